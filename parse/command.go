@@ -1,0 +1,96 @@
+package parse
+
+import "strings"
+
+// Unknown marks, inside a [Word]'s text, a part whose value cannot be known
+// without running something: a command substitution, $RANDOM, a variable
+// assigned from a command's output. It is a byte that never occurs in a
+// shell word read from argv.
+const Unknown = "\x00"
+
+// A Word is one expanded argument.
+type Word struct {
+	// Text is the expanded value. Parts that cannot be known are replaced
+	// by [Unknown].
+	Text string
+	// Vars lists the variables the word referenced, in order.
+	Vars []string
+}
+
+// IsKnown reports whether every part of the word's value is known.
+func (w Word) IsKnown() bool { return !strings.Contains(w.Text, Unknown) }
+
+// String returns the text with unknown parts shown as "?".
+func (w Word) String() string { return strings.ReplaceAll(w.Text, Unknown, "?") }
+
+// RedirOp is the kind of a redirection.
+type RedirOp uint8
+
+// Redirection kinds.
+const (
+	RedirRead   RedirOp = iota // <
+	RedirWrite                 // >, >|, &>
+	RedirAppend                // >>, &>>
+	RedirRW                    // <>
+)
+
+// A Redir is a file redirection on a command. Redirections to or from file
+// descriptors (2>&1) are not reported.
+type Redir struct {
+	Op     RedirOp
+	Fd     int
+	Target Word
+}
+
+// A Command is one simple command the script would run, with its arguments
+// expanded and the context it runs in.
+type Command struct {
+	// Args are the expanded argument fields; Args[0] is the command name.
+	Args []Word
+	// Assigns are the NAME=VALUE assignments that prefix the command.
+	Assigns []string
+	// Redirs are the command's file redirections.
+	Redirs []Redir
+	// Dir is the working directory the command runs in, or "" when it
+	// cannot be known (a cd to an unknown directory).
+	Dir string
+	// Via lists the code carriers that lead to this command, outermost
+	// first: "bash -c", "eval", "sudo", "xargs", "script run.sh", ...
+	Via []string
+	// Privileged is set when a carrier raises privileges (sudo, doas).
+	Privileged bool
+	// StdinFrom is the index in [Result.Commands] of the command whose
+	// output this command reads through a pipe, or -1.
+	StdinFrom int
+	// Code is set for a shell or interpreter whose code came through its
+	// standard input or another carrier that could not be read: the code
+	// it runs is unknown.
+	UnknownCode bool
+	// Pos is the position in the script ("line:col") the command starts at.
+	Pos string
+}
+
+// Name returns the base name of the command, or "" when it is unknown.
+func (c *Command) Name() string {
+	if len(c.Args) == 0 || !c.Args[0].IsKnown() {
+		return ""
+	}
+	name := c.Args[0].Text
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name
+}
+
+// Line returns the command's arguments as a readable line, unknown parts
+// shown as "?".
+func (c *Command) Line() string {
+	var sb strings.Builder
+	for i, w := range c.Args {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(w.String())
+	}
+	return sb.String()
+}
