@@ -15,6 +15,11 @@ type Word struct {
 	Text string
 	// Vars lists the variables the word referenced, in order.
 	Vars []string
+	// Under, for a word whose text is unknown, is a directory its value
+	// is known to lie in (find . -exec rm {} +), or "".
+	Under string
+	// Filter, with Under, is a base-name glob the value matches.
+	Filter string
 }
 
 // IsKnown reports whether every part of the word's value is known.
@@ -62,9 +67,9 @@ type Command struct {
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int
-	// Code is set for a shell or interpreter whose code came through its
-	// standard input or another carrier that could not be read: the code
-	// it runs is unknown.
+	// UnknownCode is set for a command that runs code the judge cannot
+	// see: a shell reading a script from an unknown source, eval of an
+	// unknown string, a script file that cannot be read.
 	UnknownCode bool
 	// Pos is the position in the script ("line:col") the command starts at.
 	Pos string

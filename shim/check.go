@@ -1,19 +1,140 @@
 package shim
 
-import "github.com/cordonsh/cordon/rules"
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/rules"
+)
+
+// builtinRules compiles the embedded rules once, on first use.
+var builtinRules = sync.OnceValue(rules.Builtin)
 
 // Check judges argv (what an agent would exec: a shell invocation such as
 // bash -lc '...', or a direct command) as if run in dir with env. It never
 // executes any part of argv.
 func Check(argv []string, dir string, env []string) (*rules.Judgement, error) {
-	// TODO(core): decode, parse, judge.
-	return &rules.Judgement{}, nil
+	inv, err := Decode(argv, false)
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return refusedByShell(de), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Judge(inv, dir, env)
 }
 
-// Judge judges a decoded invocation as if run in dir with env. Code it
-// cannot see (ModeStdin, ModeInteractive) is judged by what it can see.
-// It never executes any part of inv.
+// refusedByShell is the judgement on an argv the shell itself rejects:
+// nothing would run, so it is allowed, with the shell's message.
+func refusedByShell(de *DecodeError) *rules.Judgement {
+	return &rules.Judgement{Reasons: []rules.Reason{{Rule: "shell-rejects", Message: de.Msg + "; the shell would run nothing", Command: -1}}}
+}
+
+// Judge judges a decoded invocation as if run in dir with env. It never
+// executes any part of inv.
+//
+// Warning: an interactive shell or a script read from standard input is
+// not visible here; such invocations are allowed as a whole and left to
+// the sandbox until statements are judged as they arrive.
 func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) {
-	// TODO(core): parse, judge.
-	return &rules.Judgement{}, nil
+	set := builtinRules()
+	getenv := envLookup(env)
+	ws := Workspace(dir, getenv("HOME"))
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}}
+	if top := gitstate.TopLevel(ws); top != "" && top == ws {
+		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
+	}
+	cfg := &parse.Config{
+		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
+		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
+	}
+	var res *parse.Result
+	switch inv.Mode {
+	case ModeCommand:
+		res = parse.Parse(inv.Script, cfg)
+	case ModeFile, ModeExec:
+		res = parse.Exec(inv.Argv, cfg)
+	default:
+		res = &parse.Result{}
+	}
+	return set.Judge(res, ctx), nil
+}
+
+// nestedShell decodes a shell invocation found inside a script.
+func nestedShell(argv []string) (parse.ShellCall, error) {
+	inv, err := Decode(argv, false)
+	if err != nil {
+		return parse.ShellCall{}, err
+	}
+	call := parse.ShellCall{Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params, NoUnset: hasOption(inv.Options, "nounset")}
+	switch inv.Mode {
+	case ModeCommand:
+		call.Script, call.HasScript = inv.Script, true
+	case ModeFile:
+		call.File = inv.File
+	case ModeInfo:
+		call.HasScript = true
+	default:
+		call.Stdin = true
+	}
+	return call, nil
+}
+
+func hasOption(opts []string, name string) bool {
+	for _, o := range opts {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+func envLookup(env []string) func(string) string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return func(k string) string { return m[k] }
+}
+
+// refusedWorkspaces are directories never taken as a workspace: making
+// them writable would make the workspace mean everything.
+var refusedWorkspaces = []string{"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/Users", "/System", "/Library", "/Applications", "/private", "/Volumes"}
+
+// Workspace returns the workspace for a command run in dir: the git top
+// level of dir, else dir itself. The root, the home directory and system
+// directories are never a workspace: Workspace returns "" for them.
+func Workspace(dir, home string) string {
+	if dir == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if top := gitstate.TopLevel(dir); top != "" && !refusedWorkspace(top, home) {
+		return top
+	}
+	if refusedWorkspace(dir, home) {
+		return ""
+	}
+	return dir
+}
+
+func refusedWorkspace(dir, home string) bool {
+	if dir == home {
+		return true
+	}
+	for _, r := range refusedWorkspaces {
+		if dir == r {
+			return true
+		}
+	}
+	return false
 }

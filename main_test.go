@@ -1,0 +1,340 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/shim"
+)
+
+var update = flag.Bool("u", false, "update testscript output files")
+
+// shells are the shell names the scripts run cordon under.
+var shells = []string{"bash", "sh", "dash", "zsh", "ksh"}
+
+// requiredShells must be installed when CORDON_REQUIRE_SHELLS=1 (CI):
+// there, a script skipped for want of one of them fails instead.
+var requiredShells = []string{"bash", "sh", "dash", "zsh"}
+
+func TestMain(m *testing.M) {
+	cmds := map[string]func(){
+		"cordon": func() { os.Exit(run(os.Args)) },
+		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
+		"status": func() { os.Exit(statusMain(os.Args[1:])) },
+	}
+	for _, name := range shells {
+		cmds[name] = func() { os.Exit(run(os.Args)) }
+	}
+	testscript.Main(m, cmds)
+}
+
+// TestScripts runs testdata/script/*.txtar. Besides testscript's own, the
+// scripts have these commands (registered binaries, run with exec):
+//
+//	same SHELL ARGS...       run SHELL ARGS through the cordon shim and through
+//	                         the real /bin or /usr/bin SHELL with the same argv,
+//	                         stdin, environment and directory; print the shim's
+//	                         stdout and stderr; fail unless stdout, stderr and
+//	                         exit status are byte-for-byte the same
+//	status WANT PROG ARGS... run PROG ARGS with this process's stdio; fail unless
+//	                         it ends with WANT: an exit code, or signal:NAME
+//
+// and these conditions:
+//
+//	[judge]       cordon's judge is real: rm -rf / is not allowed
+//	[shell:NAME]  the real shell NAME is installed in /bin or /usr/bin
+//	[root]        the tests run as root
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 filepath.Join("testdata", "script"),
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Setup:               setupScript,
+		Condition:           condition,
+	})
+}
+
+// setupScript gives each script a home and XDG directories of its own in
+// $WORK, a fixed locale, and $SHIMBIN, the directory of the registered
+// shims (first on PATH).
+func setupScript(e *testscript.Env) error {
+	dirs := map[string]string{
+		"HOME":            "home",
+		"XDG_CONFIG_HOME": "config",
+		"XDG_STATE_HOME":  "state",
+	}
+	for key, dir := range dirs {
+		p := filepath.Join(e.WorkDir, dir)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return err
+		}
+		e.Setenv(key, p)
+	}
+	e.Setenv("LC_ALL", "C")
+	cordon, err := exec.LookPath("cordon")
+	if err != nil {
+		return fmt.Errorf("registered commands not on PATH: %v", err)
+	}
+	e.Setenv("SHIMBIN", filepath.Dir(cordon))
+	return nil
+}
+
+func condition(cond string) (bool, error) {
+	name, arg, _ := strings.Cut(cond, ":")
+	switch name {
+	case "judge":
+		return judgeIsReal(), nil
+	case "shell":
+		return hasShell(arg)
+	case "root":
+		return os.Geteuid() == 0, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+var judgeIsReal = sync.OnceValue(func() bool {
+	j, err := shim.Check([]string{"rm", "-rf", "/"}, os.TempDir(), os.Environ())
+	return err == nil && j.Verdict != rules.Allow
+})
+
+// hasShell reports whether the real shell name is installed. A required
+// shell that is missing is an error in CI.
+func hasShell(name string) (bool, error) {
+	if realShell(name) != "" {
+		return true, nil
+	}
+	if os.Getenv("CORDON_REQUIRE_SHELLS") == "1" && contains(requiredShells, name) {
+		return false, fmt.Errorf("%s is not installed and CORDON_REQUIRE_SHELLS=1", name)
+	}
+	return false, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// realShell is the real shell called name, found independently of the
+// code under test, or "".
+func realShell(name string) string {
+	for _, dir := range []string{"/bin", "/usr/bin"} {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// A result is what a process did, for comparing two runs.
+type result struct {
+	stdout, stderr []byte
+	status         string // "exit status 3", "signal: terminated"
+}
+
+// runArgv runs the program at path with argv (argv[0] as given), stdin,
+// and this process's environment and directory.
+func runArgv(path string, argv []string, stdin []byte) (result, error) {
+	var out, errOut bytes.Buffer
+	cmd := &exec.Cmd{Path: path, Args: argv, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errOut}
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return result{}, err
+	}
+	return result{out.Bytes(), errOut.Bytes(), cmd.ProcessState.String()}, nil
+}
+
+// sameMain is the "same" command. The shim is given argv[0] as it is
+// here, a bare name, because testscript passes registered commands their
+// base name anyway.
+func sameMain(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: same SHELL ARGS...")
+		return 2
+	}
+	stdin, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		return fail("same: reading stdin: %v", err)
+	}
+	shimPath, err := exec.LookPath(args[0])
+	if err != nil {
+		return fail("same: the shim: %v", err)
+	}
+	realPath := realShell(args[0])
+	if realPath == "" {
+		return fail("same: no real %s in /bin or /usr/bin", args[0])
+	}
+	viaShim, err := runArgv(shimPath, args, stdin)
+	if err != nil {
+		return fail("same: running the shim: %v", err)
+	}
+	real, err := runArgv(realPath, args, stdin)
+	if err != nil {
+		return fail("same: running %s: %v", realPath, err)
+	}
+	os.Stdout.Write(viaShim.stdout)
+	os.Stderr.Write(viaShim.stderr)
+	return compare(viaShim, real)
+}
+
+func compare(viaShim, real result) int {
+	code := 0
+	if viaShim.status != real.status {
+		fmt.Fprintf(os.Stderr, "same: status differs: shim %s, real shell %s\n", viaShim.status, real.status)
+		code = 1
+	}
+	if !bytes.Equal(viaShim.stdout, real.stdout) {
+		fmt.Fprintf(os.Stderr, "same: stdout differs:\nshim: %q\nreal: %q\n", viaShim.stdout, real.stdout)
+		code = 1
+	}
+	if !bytes.Equal(viaShim.stderr, real.stderr) {
+		fmt.Fprintf(os.Stderr, "same: stderr differs:\nshim: %q\nreal: %q\n", viaShim.stderr, real.stderr)
+		code = 1
+	}
+	return code
+}
+
+// statusMain is the "status" command.
+func statusMain(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: status WANT PROG ARGS...")
+		return 2
+	}
+	want, argv := args[0], args[1:]
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		return fail("status: %v", err)
+	}
+	if got := statusOf(cmd.ProcessState); got != want {
+		return fail("status: %s ended with %s, want %s", argv[0], got, want)
+	}
+	return 0
+}
+
+// statusOf is "3" for an exit status, "signal:TERM" for a death by signal.
+func statusOf(ps *os.ProcessState) string {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return "signal:" + strings.TrimPrefix(signalName(ws.Signal()), "SIG")
+	}
+	return strconv.Itoa(ps.ExitCode())
+}
+
+func signalName(sig syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGTERM: "TERM", syscall.SIGKILL: "KILL", syscall.SIGINT: "INT",
+		syscall.SIGHUP: "HUP", syscall.SIGQUIT: "QUIT", syscall.SIGABRT: "ABRT",
+	}
+	if n, ok := names[sig]; ok {
+		return n
+	}
+	return strconv.Itoa(int(sig))
+}
+
+func fail(format string, args ...any) int {
+	fmt.Fprintf(os.Stderr, format+"\n", args...)
+	return 1
+}
+
+// linkShim makes the test binary reachable as a shell called name, in a
+// directory of its own, and returns its path.
+func linkShim(t *testing.T, name string) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.Link(self, p); err != nil {
+		t.Skipf("cannot link the test binary: %v", err)
+	}
+	return p
+}
+
+func needShell(t *testing.T, name string) string {
+	t.Helper()
+	ok, err := hasShell(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skipf("%s is not installed", name)
+	}
+	return realShell(name)
+}
+
+// fdResult is what a shell printed and wrote to fd 4, given fd 3.
+func runWithFDs(t *testing.T, path string, argv []string) string {
+	t.Helper()
+	r3, w3, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r4, w4, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w3.WriteString("from fd 3\n")
+	w3.Close()
+	cmd := &exec.Cmd{Path: path, Args: argv, ExtraFiles: []*os.File{r3, w4}}
+	out, err := cmd.CombinedOutput()
+	r3.Close()
+	w4.Close()
+	fd4, _ := io.ReadAll(r4)
+	r4.Close()
+	return fmt.Sprintf("output: %q\nerr: %v\nfd 4: %q", out, err, fd4)
+}
+
+// TestInheritedFDs checks that fds beyond stdio reach the real shell with
+// their numbers, as Cursor's fd 3/fd 4 protocol needs.
+func TestInheritedFDs(t *testing.T) {
+	real := needShell(t, "bash")
+	shimPath := linkShim(t, "bash")
+	argv := []string{"bash", "-c", `read -r line <&3; echo "got: $line"; echo "to fd 4: $0 $1" >&4`, "zero", "one"}
+	got := runWithFDs(t, shimPath, argv)
+	want := runWithFDs(t, real, argv)
+	if got != want {
+		t.Fatalf("through the shim:\n%s\nreal bash:\n%s", got, want)
+	}
+	if !strings.Contains(got, "from fd 3") || !strings.Contains(got, "to fd 4: zero one") {
+		t.Fatalf("fds not passed:\n%s", got)
+	}
+}
+
+// TestExecKeepsProcess checks that the real shell replaces the shim: same
+// pid, so the same process group, session, terminal and signals.
+func TestExecKeepsProcess(t *testing.T) {
+	needShell(t, "bash")
+	shimPath := linkShim(t, "bash")
+	cmd := &exec.Cmd{Path: shimPath, Args: []string{"bash", "-c", "echo $$"}}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.TrimSpace(string(out)), strconv.Itoa(cmd.Process.Pid); got != want {
+		t.Fatalf("the real shell runs as pid %s, the shim was pid %s: cordon did not exec", got, want)
+	}
+}

@@ -1,0 +1,205 @@
+package parse
+
+import (
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call walks a simple command and returns its index, or -1.
+func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, stdin int) int {
+	if len(ce.Args) == 0 {
+		for _, a := range ce.Assigns {
+			w.assign(st, a, false)
+		}
+		if redirs, _ := w.redirs(st, rs); len(redirs) > 0 {
+			return w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: ce.Pos().String()})
+		}
+		return -1
+	}
+	// Assignments before a command apply to it alone.
+	cmdEnv := st.env.clone()
+	inner := *st
+	inner.env = cmdEnv
+	var assigns []string
+	for _, a := range ce.Assigns {
+		w.assign(&inner, a, true)
+		if a.Name != nil {
+			v, _ := cmdEnv.lookup(a.Name.Value)
+			assigns = append(assigns, a.Name.Value+"="+v)
+		}
+	}
+	args, err := w.fields(st, ce.Args)
+	if err != nil {
+		w.abort(st, ce.Pos(), err)
+		return -1
+	}
+	if len(args) == 0 {
+		return -1
+	}
+	redirs, input := w.redirs(st, rs)
+	c := Command{Args: args, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: ce.Pos().String()}
+	return w.run(st, c, input)
+}
+
+// run records c, applies what it does to the shell's state and follows
+// the code it carries. It returns c's index.
+func (w *walker) run(st *state, c Command, input *string) int {
+	i := w.emit(st, c)
+	if input != nil {
+		w.in[i] = input
+	}
+	w.stream(st, i)
+	w.recordWrites(st, i)
+	if w.builtin(st, i) {
+		return i
+	}
+	name := w.res.Commands[i].Name()
+	if body, ok := st.funcs[name]; ok && st.depth < maxDepth {
+		fn := st.nested(name+"()", false)
+		fn.env = st.env
+		old := st.env.params
+		st.env.params = wordTexts(c.Args[1:])
+		w.stmt(fn, body, -1)
+		st.env.params = old
+		return i
+	}
+	if alias, ok := st.aliases[name]; ok {
+		w.script(st.nested("alias "+name, false), alias+" "+quoteWords(c.Args[1:]), name)
+		return i
+	}
+	w.carry(st, i)
+	return i
+}
+
+// builtin applies the shell's own builtins that change what later
+// commands mean. It reports whether the command was fully handled.
+func (w *walker) builtin(st *state, i int) bool {
+	c := &w.res.Commands[i]
+	args := c.Args
+	switch c.Name() {
+	case "cd", "pushd", "chdir":
+		st.dir = cdTarget(st, args[1:])
+	case "set":
+		setOptions(st, args[1:])
+	case "unset":
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a.Text, "-") {
+				st.env.unset(a.Text)
+			}
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		for _, a := range args[1:] {
+			if k, v, ok := strings.Cut(a.Text, "="); ok && syntax.ValidName(k) {
+				st.env.setString(k, v, c.Name() == "export")
+			}
+		}
+	case "read", "mapfile", "readarray", "getopts", "printf":
+		markReadVars(st, c.Name(), args[1:])
+		return c.Name() != "printf"
+	case "alias":
+		for _, a := range args[1:] {
+			if k, v, ok := strings.Cut(a.Text, "="); ok {
+				st.aliases[k] = v
+			}
+		}
+	case "exit", "return", "exec":
+		if c.Name() != "exec" || len(args) == 1 {
+			*st.stop = c.Name() != "return" || st.depth == 0
+		}
+		return c.Name() != "exec"
+	}
+	return false
+}
+
+func cdTarget(st *state, args []Word) string {
+	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") && args[0].Text != "-" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		home, _ := st.env.lookup("HOME")
+		return st.absOrEmpty(home)
+	}
+	if args[0].Text == "-" {
+		old, _ := st.env.lookup("OLDPWD")
+		return st.absOrEmpty(old)
+	}
+	return st.absOrEmpty(args[0].Text)
+}
+
+func (st *state) absOrEmpty(p string) string {
+	if p == "" {
+		return ""
+	}
+	abs := st.abs(p)
+	if abs == "" {
+		return ""
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+func setOptions(st *state, args []Word) {
+	for j := 0; j < len(args); j++ {
+		a := args[j].Text
+		switch {
+		case a == "-o" || a == "+o":
+			if j+1 < len(args) && args[j+1].Text == "nounset" {
+				st.nounset = a == "-o"
+			}
+			j++
+		case strings.HasPrefix(a, "-") && strings.Contains(a, "u"):
+			st.nounset = true
+		case strings.HasPrefix(a, "+") && strings.Contains(a, "u"):
+			st.nounset = false
+		case a == "--":
+			st.env.params = wordTexts(args[j+1:])
+			return
+		}
+	}
+}
+
+func markReadVars(st *state, name string, args []Word) {
+	for j := 0; j < len(args); j++ {
+		a := args[j].Text
+		if strings.HasPrefix(a, "-") {
+			if name == "printf" && a == "-v" && j+1 < len(args) {
+				st.env.setString(args[j+1].Text, Unknown, false)
+				j++
+			}
+			continue
+		}
+		if name != "printf" && syntax.ValidName(a) {
+			st.env.setString(a, Unknown, false)
+		}
+		if name == "printf" {
+			return
+		}
+	}
+	if name == "read" {
+		st.env.setString("REPLY", Unknown, false)
+	}
+}
+
+func wordTexts(ws []Word) []string {
+	out := make([]string, len(ws))
+	for i, x := range ws {
+		out[i] = x.Text
+	}
+	return out
+}
+
+func quoteWords(ws []Word) string {
+	var parts []string
+	for _, x := range ws {
+		q, err := syntax.Quote(x.Text, syntax.LangBash)
+		if err != nil {
+			q = "'" + Unknown + "'"
+		}
+		parts = append(parts, q)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,361 @@
+package parse
+
+import (
+	"strings"
+)
+
+// carry follows the code that command i carries, as its rule knowledge
+// describes.
+func (w *walker) carry(st *state, i int) {
+	if w.cfg.Knowledge == nil || len(w.res.Commands[i].Args) == 0 {
+		return
+	}
+	k := w.cfg.Knowledge.Carrier(w.res.Commands[i].Name())
+	if k == nil {
+		return
+	}
+	w.optionCode(st, i, k)
+	switch k.Kind {
+	case CarryExec:
+		w.carryExec(st, i, k)
+	case CarryShell:
+		w.carryShell(st, i)
+	case CarryEval:
+		w.carryEval(st, i)
+	case CarrySource:
+		w.carrySource(st, i)
+	case CarryFind:
+		w.carryFind(st, i, k)
+	case CarryInterp:
+		w.carryInterp(st, i, k)
+	}
+}
+
+// unknownCode marks command i as running code the judge cannot see.
+func (w *walker) unknownCode(i int) { w.res.Commands[i].UnknownCode = true }
+
+func (w *walker) carryExec(st *state, i int, k *Carrier) {
+	c := w.res.Commands[i]
+	name := c.Name()
+	args := c.Args[1:]
+	sub := st.nested(name, k.Privileged)
+	var split []Word
+	j := 0
+	for j < len(args) {
+		a := args[j].Text
+		if a == "--" {
+			j++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		opt, val, next := optionValue(args, j, k.ValueOptions)
+		switch {
+		case contains(k.DirOptions, opt):
+			sub.dir = st.absOrEmpty(val.Text)
+		case contains(k.SplitOptions, opt):
+			split = splitWords(val.Text)
+		}
+		j = next
+	}
+	j = min(j+k.Skip, len(args))
+	for k.Assigns && j < len(args) && isAssign(args[j].Text) {
+		j++
+	}
+	inner := append(split, args[j:]...)
+	if len(inner) == 0 {
+		return
+	}
+	if k.StdinArgs {
+		inner = w.stdinArgs(c, inner)
+	}
+	w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+}
+
+// optionValue reads the option at args[j]. For an option in valued it
+// returns the value (attached or the next argument); it returns the index
+// of the argument after the option.
+func optionValue(args []Word, j int, valued []string) (string, Word, int) {
+	a := args[j].Text
+	for _, opt := range valued {
+		switch {
+		case a == opt && j+1 < len(args):
+			return opt, args[j+1], j + 2
+		case strings.HasPrefix(opt, "--") && strings.HasPrefix(a, opt+"="):
+			return opt, Word{Text: a[len(opt)+1:]}, j + 1
+		case len(opt) == 2 && !strings.HasPrefix(a, "--") && strings.HasPrefix(a, opt) && len(a) > 2:
+			return opt, Word{Text: a[2:]}, j + 1
+		}
+	}
+	return a, Word{}, j + 1
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isAssign(s string) bool {
+	k, _, ok := strings.Cut(s, "=")
+	return ok && k != "" && strings.Trim(k, "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
+
+func splitWords(s string) []Word {
+	var out []Word
+	for _, f := range strings.Fields(s) {
+		out = append(out, Word{Text: f})
+	}
+	return out
+}
+
+// stdinArgs adds the arguments xargs reads from its input: unknown, but
+// bounded when the input comes from find.
+func (w *walker) stdinArgs(c Command, inner []Word) []Word {
+	arg := Word{Text: Unknown}
+	if c.StdinFrom >= 0 {
+		up := w.res.Commands[c.StdinFrom]
+		if k := w.cfg.Knowledge.Carrier(up.Name()); k != nil && k.Kind == CarryFind {
+			arg.Under, arg.Filter = findScope(up)
+		}
+	}
+	replaced := false
+	for j, a := range c.Args {
+		if a.Text == "-I" && j+1 < len(c.Args) {
+			repl := c.Args[j+1].Text
+			for n := range inner {
+				if repl != "" && strings.Contains(inner[n].Text, repl) {
+					inner[n] = arg
+					replaced = true
+				}
+			}
+		}
+	}
+	if replaced {
+		return inner
+	}
+	return append(inner, arg)
+}
+
+// findScope returns the single search root of a find command, resolved,
+// and its -name pattern.
+func findScope(c Command) (under, filter string) {
+	var roots []string
+	j := 1
+	for ; j < len(c.Args); j++ {
+		a := c.Args[j].Text
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	for ; j+1 < len(c.Args); j++ {
+		if a := c.Args[j].Text; a == "-name" || a == "-iname" {
+			filter = c.Args[j+1].Text
+		}
+	}
+	if len(roots) == 1 {
+		st := state{dir: c.Dir}
+		under = st.abs(roots[0])
+	}
+	return under, filter
+}
+
+func (w *walker) carryShell(st *state, i int) {
+	c := w.res.Commands[i]
+	if w.cfg.Shell == nil {
+		w.unknownCode(i)
+		return
+	}
+	call, err := w.cfg.Shell(wordTexts(c.Args))
+	if err != nil {
+		w.unknownCode(i)
+		return
+	}
+	sub := st.newShell(call, c.Name()+" -c")
+	switch {
+	case call.HasScript:
+		w.code(sub, i, call.Script)
+	case call.File != "":
+		sub.via[len(sub.via)-1] = c.Name() + " " + call.File
+		w.file(sub, i, call.File)
+	default:
+		sub.via[len(sub.via)-1] = c.Name() + " <stdin"
+		if in := w.stdinOf(i); in != nil {
+			w.code(sub, i, *in)
+		} else {
+			w.unknownCode(i)
+		}
+	}
+}
+
+// code walks script text carried by command i, or marks it unknown.
+func (w *walker) code(st *state, i int, script string) {
+	switch {
+	case strings.Trim(script, Caller+" \t\n") == "":
+		// Only data the caller passed on an inherited descriptor.
+	case strings.Contains(script, Unknown):
+		w.unknownCode(i)
+	default:
+		w.script(st, script, "")
+	}
+}
+
+// file walks a script file run by command i.
+func (w *walker) file(st *state, i int, p string) {
+	data, ok := w.readKnown(st, p)
+	if !ok {
+		w.unknownCode(i)
+		return
+	}
+	w.code(st, i, data)
+}
+
+func (w *walker) carryEval(st *state, i int) {
+	c := w.res.Commands[i]
+	args := c.Args[1:]
+	if len(args) > 0 && args[0].Text == "--" {
+		args = args[1:]
+	}
+	w.code(st.nested("eval", false), i, joinLines(args))
+}
+
+func (w *walker) carrySource(st *state, i int) {
+	c := w.res.Commands[i]
+	if len(c.Args) < 2 {
+		return
+	}
+	sub := st.nested(c.Name()+" "+c.Args[1].String(), false)
+	if len(c.Args) > 2 {
+		sub.env.params = wordTexts(c.Args[2:])
+	}
+	w.file(sub, i, c.Args[1].Text)
+}
+
+func (w *walker) carryFind(st *state, i int, k *Carrier) {
+	c := w.res.Commands[i]
+	under, filter := findScope(c)
+	for j := 1; j < len(c.Args); j++ {
+		if !contains(k.ExecFlags, c.Args[j].Text) {
+			continue
+		}
+		var inner []Word
+		for j++; j < len(c.Args) && c.Args[j].Text != ";" && c.Args[j].Text != "+"; j++ {
+			a := c.Args[j]
+			if strings.Contains(a.Text, "{}") {
+				a = Word{Text: Unknown, Under: under, Filter: filter}
+			}
+			inner = append(inner, a)
+		}
+		if len(inner) > 0 {
+			w.run(st.nested(c.Name()+" "+c.Args[j-len(inner)-1].Text, false), Command{Args: inner, StdinFrom: -1, Pos: c.Pos}, nil)
+		}
+	}
+}
+
+func (w *walker) carryInterp(st *state, i int, k *Carrier) {
+	c := w.res.Commands[i]
+	code, ok := interpCode(c.Args[1:], k.CodeFlags)
+	if !ok {
+		in := w.stdinOf(i)
+		if in == nil || !readsStdin(c.Args[1:]) {
+			return
+		}
+		code = *in
+	}
+	sub := st.nested(c.Name(), false)
+	for _, t := range k.Translations {
+		for _, m := range t.Pattern.FindAllStringSubmatch(code, -1) {
+			w.translate(sub, c, t, m)
+		}
+	}
+}
+
+// interpCode finds the code given to an interpreter after one of flags:
+// "-c CODE", "-cCODE", or a cluster ending in the flag ("-ne CODE").
+func interpCode(args []Word, flags []string) (string, bool) {
+	for j, a := range args {
+		t := a.Text
+		if t == "--" || !strings.HasPrefix(t, "-") {
+			return "", false
+		}
+		for _, f := range flags {
+			switch {
+			case t == f && j+1 < len(args):
+				return args[j+1].Text, true
+			case len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasSuffix(t, f[1:]) && j+1 < len(args):
+				return args[j+1].Text, true
+			case len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, f) && len(t) > 2:
+				return t[2:], true
+			}
+		}
+	}
+	return "", false
+}
+
+// readsStdin reports whether an interpreter reads its program from
+// standard input: no operand, or "-".
+func readsStdin(args []Word) bool {
+	for _, a := range args {
+		if a.Text == "-" {
+			return true
+		}
+		if !strings.HasPrefix(a.Text, "-") {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *walker) translate(st *state, c Command, t Translation, m []string) {
+	fill := func(s string) string {
+		s = strings.ReplaceAll(s, "{unknown}", Unknown)
+		for g := len(m) - 1; g >= 1; g-- {
+			s = strings.ReplaceAll(s, "$"+string(rune('0'+g)), m[g])
+		}
+		return s
+	}
+	if t.Shell != "" {
+		w.script(st, fill(t.Shell), "")
+		return
+	}
+	args := make([]Word, len(t.Argv))
+	for n, a := range t.Argv {
+		args[n] = Word{Text: fill(a)}
+	}
+	w.run(st, Command{Args: args, StdinFrom: -1, Pos: c.Pos}, nil)
+}
+
+// optionCode follows shell code held in option values (git -c
+// alias.x='!cmd').
+func (w *walker) optionCode(st *state, i int, k *Carrier) {
+	c := w.res.Commands[i]
+	args := c.Args[1:]
+	for j := 0; j < len(args); {
+		a := args[j].Text
+		if a == "--" {
+			return
+		}
+		if !strings.HasPrefix(a, "-") {
+			j++
+			continue
+		}
+		opt, val, next := optionValue(args, j, k.ValueOptions)
+		for _, t := range k.OptionCode {
+			if !contains(t.Options, opt) {
+				continue
+			}
+			if m := t.Pattern.FindStringSubmatch(val.Text); m != nil {
+				w.translate(st.nested(c.Name()+" "+opt, k.Privileged), c, t, m)
+			}
+		}
+		j = next
+	}
+}

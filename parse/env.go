@@ -1,0 +1,135 @@
+package parse
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+)
+
+// env is the shell's variables as the judge tracks them: the real
+// environment below, assignments made by the script on top. It never runs
+// anything; values it cannot know are [Unknown].
+type env struct {
+	base   map[string]string
+	vars   map[string]expand.Variable
+	arg0   string
+	params []string
+}
+
+func newEnv(pairs []string, arg0 string, params []string) *env {
+	e := &env{base: make(map[string]string, len(pairs)), vars: map[string]expand.Variable{}, arg0: arg0, params: params}
+	for _, kv := range pairs {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			e.base[k] = v
+		}
+	}
+	return e
+}
+
+// clone copies e for a subshell: changes made there do not leak back.
+func (e *env) clone() *env {
+	c := *e
+	c.vars = make(map[string]expand.Variable, len(e.vars))
+	for k, v := range e.vars {
+		c.vars[k] = v
+	}
+	return &c
+}
+
+// child returns the environment a new shell process inherits: only
+// exported variables.
+func (e *env) child(arg0 string, params []string) *env {
+	c := &env{base: make(map[string]string, len(e.base)), vars: map[string]expand.Variable{}, arg0: arg0, params: params}
+	for k, v := range e.base {
+		c.base[k] = v
+	}
+	for k, v := range e.vars {
+		switch {
+		case !v.IsSet():
+			delete(c.base, k)
+		case v.Exported:
+			c.base[k] = v.String()
+		}
+	}
+	return c
+}
+
+// unknownVars are parameters whose value changes at run time.
+var unknownVars = map[string]bool{
+	"RANDOM": true, "SRANDOM": true, "SECONDS": true, "EPOCHSECONDS": true,
+	"EPOCHREALTIME": true, "LINENO": true, "BASHPID": true, "?": true,
+	"$": true, "!": true, "PPID": true, "REPLY": true, "_": true, "-": true,
+}
+
+func str(s string) expand.Variable {
+	return expand.Variable{Set: true, Kind: expand.String, Str: s}
+}
+
+// Get implements [expand.Environ].
+func (e *env) Get(name string) expand.Variable {
+	if v, ok := e.vars[name]; ok {
+		return v
+	}
+	if v, ok := e.base[name]; ok {
+		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
+	}
+	switch {
+	case unknownVars[name]:
+		return str(Unknown)
+	case name == "0":
+		return str(e.arg0)
+	case name == "#":
+		return str(strconv.Itoa(len(e.params)))
+	case name == "@" || name == "*":
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: e.params}
+	}
+	if n, err := strconv.Atoi(name); err == nil && n > 0 {
+		if n <= len(e.params) {
+			return str(e.params[n-1])
+		}
+	}
+	return expand.Variable{}
+}
+
+// Each implements [expand.Environ].
+func (e *env) Each(fn func(string, expand.Variable) bool) {
+	for k, v := range e.vars {
+		if !fn(k, v) {
+			return
+		}
+	}
+	for k := range e.base {
+		if _, ok := e.vars[k]; ok {
+			continue
+		}
+		if !fn(k, e.Get(k)) {
+			return
+		}
+	}
+}
+
+// Set implements [expand.WriteEnviron].
+func (e *env) Set(name string, vr expand.Variable) error {
+	if old := e.Get(name); old.Exported {
+		vr.Exported = true
+	}
+	e.vars[name] = vr
+	return nil
+}
+
+// setString assigns a string value.
+func (e *env) setString(name, value string, export bool) {
+	v := str(value)
+	v.Exported = export || e.Get(name).Exported
+	e.vars[name] = v
+}
+
+// unset removes a variable.
+func (e *env) unset(name string) { e.vars[name] = expand.Variable{} }
+
+// lookup returns a variable's value and whether it is set.
+func (e *env) lookup(name string) (string, bool) {
+	v := e.Get(name)
+	return v.String(), v.IsSet()
+}

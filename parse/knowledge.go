@@ -1,0 +1,129 @@
+package parse
+
+import "regexp"
+
+// CarrierKind says how a command carries other code.
+type CarrierKind uint8
+
+// Carrier kinds.
+const (
+	// CarryNone: the command runs no code given to it.
+	CarryNone CarrierKind = iota
+	// CarryExec: after its options (and Skip operands, and assignments
+	// when Assigns is set) the rest of the arguments are a command to run:
+	// sudo, env, nice, timeout, nohup, xargs, command, exec, busybox.
+	CarryExec
+	// CarryShell: a POSIX shell; its argv is decoded with [Config.Shell].
+	CarryShell
+	// CarryEval: the arguments joined by spaces are a script: eval.
+	CarryEval
+	// CarrySource: the first operand is a script file run in the current
+	// shell: source, ".".
+	CarrySource
+	// CarryFind: ExecFlags start an embedded command that ends at ";"
+	// or "+" (find -exec); DeleteFlags delete what the command visits.
+	CarryFind
+	// CarryInterp: an interpreter whose code, given after one of
+	// CodeFlags, is translated with Translations.
+	CarryInterp
+)
+
+// A Translation turns a pattern found in an interpreter's code into an
+// equivalent shell command, so the shell rules judge it.
+type Translation struct {
+	// Options, for [Carrier.OptionCode], are the options whose values are
+	// matched.
+	Options []string
+	// Pattern is matched against the code; its groups fill the templates.
+	Pattern *regexp.Regexp
+	// Argv is the command to judge, "$1".. replaced by the groups. Used
+	// when Shell is empty.
+	Argv []string
+	// Shell, when set, is shell code (after group substitution) parsed
+	// and judged as a nested script.
+	Shell string
+}
+
+// A Carrier describes how one command carries other code.
+type Carrier struct {
+	Kind CarrierKind
+	// ValueOptions are options that take a value ("-u", "--user"); the
+	// value is skipped when looking for the carried command.
+	ValueOptions []string
+	// DirOptions are options whose value is the directory the carried
+	// command runs in (env -C).
+	DirOptions []string
+	// SplitOptions are options whose value is a command line split into
+	// words (env -S).
+	SplitOptions []string
+	// Skip is the number of operands before the carried command
+	// (timeout's duration).
+	Skip int
+	// Assigns: leading NAME=VALUE operands are environment (env).
+	Assigns bool
+	// Privileged: the carried command runs with raised privileges.
+	Privileged bool
+	// StdinArgs: the carried command receives extra arguments read from
+	// standard input (xargs).
+	StdinArgs bool
+	// ExecFlags start an embedded command (find -exec).
+	ExecFlags []string
+	// CodeFlags are the options whose value is code (python -c).
+	CodeFlags []string
+	// Translations apply to interpreter code.
+	Translations []Translation
+	// OptionCode maps option values that hold shell code: a value
+	// matching the pattern is parsed as a script from its first group
+	// (git -c alias.x='!cmd').
+	OptionCode []Translation
+}
+
+// Filter names a transformation of a command's standard input or
+// arguments into its standard output, for following literal payloads
+// through pipelines (echo X | base64 -d | sh).
+type Filter uint8
+
+// Filters.
+const (
+	FilterNone   Filter = iota
+	FilterEcho          // prints its arguments
+	FilterPrintf        // formats its arguments
+	FilterCat           // copies its input or its file operands
+	FilterBase64        // decodes base64 from its input
+	FilterHex           // decodes hex (xxd -r -p)
+	FilterRev           // reverses each line
+)
+
+// A Stream describes how a command produces its output.
+type Stream struct {
+	Filter Filter
+	// When lists flags one of which must be present for the filter to
+	// apply (base64 -d); empty means always.
+	When []string
+}
+
+// Knowledge is what the parser needs to know about commands. Callers
+// build it from rule files.
+type Knowledge interface {
+	// Carrier returns how the named command carries code, or nil.
+	Carrier(name string) *Carrier
+	// Stream returns how the named command produces its output, or nil.
+	Stream(name string) *Stream
+}
+
+// ShellCall is a shell invocation decoded from its argv.
+type ShellCall struct {
+	Dialect Dialect
+	// Script is the code given with -c; HasScript says whether there is
+	// one.
+	Script    string
+	HasScript bool
+	// File is the script file operand, if any.
+	File string
+	// Stdin is set when the shell reads its script from standard input.
+	Stdin  bool
+	Arg0   string
+	Params []string
+	// NoUnset is set when the shell was started with -u.
+	NoUnset bool
+}

@@ -1,0 +1,102 @@
+package parse
+
+import (
+	"fmt"
+	"os"
+)
+
+// Config is what [Parse] needs besides the script.
+type Config struct {
+	// Dialect is the script's language.
+	Dialect Dialect
+	// Env is the environment as KEY=VALUE pairs.
+	Env []string
+	// Dir is the working directory the script starts in.
+	Dir string
+	// Arg0 and Params are $0 and $1...
+	Arg0   string
+	Params []string
+	// NoUnset is set when the shell runs with -u (set -o nounset).
+	NoUnset bool
+	// Knowledge describes commands that carry code; nil knows none.
+	Knowledge Knowledge
+	// Shell decodes the argv of a nested shell; nil means nested shells
+	// are not looked into (their code is reported unknown).
+	Shell func(argv []string) (ShellCall, error)
+	// ReadFile reads a script file a command runs; nil means os.ReadFile.
+	// It is never asked to run anything.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// ProblemKind is the kind of a [Problem].
+type ProblemKind uint8
+
+// Problem kinds.
+const (
+	// ProblemSyntax: the script does not parse; the shell would still run
+	// the lines before the error.
+	ProblemSyntax ProblemKind = iota
+	// ProblemAbort: an expansion aborts the shell here (${X:?}, set -u);
+	// what follows never runs.
+	ProblemAbort
+	// ProblemDepth: nesting went deeper than the judge follows.
+	ProblemDepth
+)
+
+// A Problem is something about the script that is not a command.
+type Problem struct {
+	Kind ProblemKind
+	Pos  string
+	Msg  string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Pos, p.Msg) }
+
+// Result is what a script would run.
+type Result struct {
+	Commands []Command
+	Problems []Problem
+}
+
+// maxDepth bounds how deep nested carriers are followed.
+const maxDepth = 12
+
+// maxFile bounds how much of a script file is read.
+const maxFile = 1 << 20
+
+// Parse finds every command script would run. It never runs anything.
+func Parse(script string, cfg *Config) *Result {
+	w := newWalker(cfg)
+	st := w.rootState(cfg)
+	w.script(st, script, "")
+	return w.res
+}
+
+// Exec judges a direct exec of argv (no shell involved) as one command.
+func Exec(argv []string, cfg *Config) *Result {
+	w := newWalker(cfg)
+	st := w.rootState(cfg)
+	args := make([]Word, len(argv))
+	for i, a := range argv {
+		args[i] = Word{Text: a}
+	}
+	w.run(st, Command{Args: args, StdinFrom: -1, Pos: "1:1"}, nil)
+	return w.res
+}
+
+func readFile(cfg *Config, path string) ([]byte, error) {
+	if cfg.ReadFile != nil {
+		return cfg.ReadFile(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	buf := make([]byte, maxFile)
+	n, _ := f.Read(buf)
+	return buf[:n], nil
+}

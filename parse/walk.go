@@ -1,0 +1,566 @@
+package parse
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Caller marks data the caller handed the shell on an inherited file
+// descriptor ($(cat <&3)): part of the invocation, like argv, but not
+// visible to the judge. Eval of such data alone is the agent's own
+// protocol (Cursor's state snapshot), not model-written code.
+const Caller = "\x01"
+
+// walker collects the commands of one judgement.
+type walker struct {
+	cfg   *Config
+	res   *Result
+	out   map[int]*string   // known standard output of a command, by index
+	in    map[int]*string   // known standard input from a heredoc or file
+	files map[string]string // files written earlier in the script, by path
+}
+
+// state is one shell's view while walking: a subshell gets a copy.
+type state struct {
+	dialect Dialect
+	env     *env
+	dir     string
+	nounset bool
+	funcs   map[string]*syntax.Stmt
+	aliases map[string]string
+	via     []string
+	priv    bool
+	depth   int
+	stop    *bool // set by exit or an aborting expansion: nothing after runs
+}
+
+func newWalker(cfg *Config) *walker {
+	return &walker{cfg: cfg, res: &Result{}, out: map[int]*string{}, in: map[int]*string{}, files: map[string]string{}}
+}
+
+func (w *walker) rootState(cfg *Config) *state {
+	return &state{
+		dialect: cfg.Dialect,
+		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params),
+		dir:     cfg.Dir,
+		nounset: cfg.NoUnset,
+		funcs:   map[string]*syntax.Stmt{},
+		aliases: map[string]string{},
+		stop:    new(bool),
+	}
+}
+
+// subshell returns a copy of st whose changes do not leak back.
+func (st *state) subshell() *state {
+	c := *st
+	c.env = st.env.clone()
+	stop := false
+	c.stop = &stop
+	return &c
+}
+
+// nested returns the state for code carried by a command: deeper, with
+// the carrier added to via.
+func (st *state) nested(via string, priv bool) *state {
+	c := *st
+	c.via = append(append([]string(nil), st.via...), via)
+	c.priv = st.priv || priv
+	c.depth++
+	return &c
+}
+
+// newShell returns the state of a new shell process started from st.
+func (st *state) newShell(call ShellCall, via string) *state {
+	c := st.nested(via, false)
+	c.dialect = call.Dialect
+	c.env = st.env.child(call.Arg0, call.Params)
+	c.nounset = call.NoUnset
+	c.funcs = map[string]*syntax.Stmt{}
+	c.aliases = map[string]string{}
+	stop := false
+	c.stop = &stop
+	return c
+}
+
+func (w *walker) problem(kind ProblemKind, pos, format string, args ...any) {
+	w.res.Problems = append(w.res.Problems, Problem{Kind: kind, Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+func langOf(d Dialect) syntax.LangVariant {
+	switch d {
+	case POSIX:
+		return syntax.LangPOSIX
+	case Zsh:
+		return syntax.LangZsh
+	}
+	return syntax.LangBash
+}
+
+// script parses and walks src in st. A syntax error is reported, and the
+// lines before it are still walked: the shell runs them.
+func (w *walker) script(st *state, src, name string) {
+	if st.depth > maxDepth {
+		w.problem(ProblemDepth, name, "code nested more than %d levels deep is not followed", maxDepth)
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(langOf(st.dialect))).Parse(strings.NewReader(src), name)
+	if err == nil {
+		w.stmts(st, f.Stmts)
+		return
+	}
+	pos := name
+	var perr syntax.ParseError
+	if errors.As(err, &perr) {
+		pos = perr.Pos.String()
+		w.problem(ProblemSyntax, pos, "%s does not parse: %s", st.dialect, perr.Text)
+		if line := int(perr.Pos.Line()); line > 1 {
+			before := strings.Join(strings.SplitN(src, "\n", line)[:line-1], "\n")
+			if f, err := syntax.NewParser(syntax.Variant(langOf(st.dialect))).Parse(strings.NewReader(before), name); err == nil {
+				w.stmts(st, f.Stmts)
+			}
+		}
+		return
+	}
+	w.problem(ProblemSyntax, pos, "%s does not parse: %v", st.dialect, err)
+}
+
+func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
+	last := -1
+	for _, s := range list {
+		if *st.stop {
+			break
+		}
+		last = w.stmt(st, s, -1)
+	}
+	return last
+}
+
+// stmt walks one statement and returns the index of the command whose
+// output is the statement's output, or -1. stdin is the index of the
+// command piped into it, or -1.
+func (w *walker) stmt(st *state, s *syntax.Stmt, stdin int) int {
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
+		return w.call(st, call, s.Redirs, stdin)
+	}
+	out := -1
+	if s.Cmd != nil {
+		out = w.compound(st, s.Cmd, stdin)
+	}
+	if len(s.Redirs) > 0 {
+		redirs, _ := w.redirs(st, s.Redirs)
+		if len(redirs) > 0 {
+			w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: s.Pos().String()})
+		}
+	}
+	return out
+}
+
+func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
+	switch c := cmd.(type) {
+	case *syntax.BinaryCmd:
+		return w.binary(st, c, stdin)
+	case *syntax.Block:
+		return w.stmts(st, c.Stmts)
+	case *syntax.Subshell:
+		return w.stmts(st.subshell(), c.Stmts)
+	case *syntax.IfClause:
+		for ; c != nil; c = c.Else {
+			w.stmts(st, c.Cond)
+			w.stmts(st.subshellNoLeak(), c.Then)
+		}
+	case *syntax.WhileClause:
+		w.stmts(st, c.Cond)
+		w.stmts(st.subshellNoLeak(), c.Do)
+	case *syntax.ForClause:
+		w.forClause(st, c)
+	case *syntax.CaseClause:
+		w.word(st, c.Word)
+		for _, item := range c.Items {
+			w.stmts(st.subshellNoLeak(), item.Stmts)
+		}
+	case *syntax.FuncDecl:
+		if c.Name != nil {
+			st.funcs[c.Name.Value] = c.Body
+		}
+		for _, n := range c.Names {
+			st.funcs[n.Value] = c.Body
+		}
+	case *syntax.DeclClause:
+		w.decl(st, c)
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			return w.stmt(st, c.Stmt, stdin)
+		}
+	case *syntax.CoprocClause:
+		w.stmt(st.subshell(), c.Stmt, -1)
+	default:
+		w.substitutions(st, cmd)
+	}
+	return -1
+}
+
+// subshellNoLeak is used for branches that may or may not run: they see
+// the state so far, and what they change is kept only for variables
+// (cd inside a branch is not assumed to happen).
+func (st *state) subshellNoLeak() *state {
+	c := *st
+	return &c
+}
+
+func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
+	switch c.Op {
+	case syntax.Pipe, syntax.PipeAll:
+		left := w.stmt(st.pipeSide(), c.X, stdin)
+		return w.stmt(st.pipeSide(), c.Y, left)
+	}
+	w.stmt(st, c.X, stdin)
+	if *st.stop {
+		return -1
+	}
+	return w.stmt(st, c.Y, -1)
+}
+
+// pipeSide returns the state for one side of a pipeline: bash runs each
+// in a subshell (zsh runs the last in the current shell; treating it as a
+// subshell only loses a cd, which then stays known).
+func (st *state) pipeSide() *state {
+	c := st.subshell()
+	c.stop = st.stop
+	return c
+}
+
+func (w *walker) forClause(st *state, c *syntax.ForClause) {
+	iter, ok := c.Loop.(*syntax.WordIter)
+	if !ok {
+		w.substitutions(st, c.Loop)
+		w.stmts(st.subshellNoLeak(), c.Do)
+		return
+	}
+	items, err := w.fields(st, iter.Items)
+	if err != nil || len(items) == 0 || len(items) > 16 {
+		body := st.subshellNoLeak()
+		body.env = st.env.clone()
+		body.env.setString(iter.Name.Value, Unknown, false)
+		w.stmts(body, c.Do)
+		return
+	}
+	for _, item := range items {
+		body := st.subshellNoLeak()
+		body.env = st.env.clone()
+		body.env.setString(iter.Name.Value, item.Text, false)
+		w.stmts(body, c.Do)
+	}
+}
+
+// substitutions walks the command substitutions inside any node.
+func (w *walker) substitutions(st *state, node syntax.Node) {
+	if node == nil {
+		return
+	}
+	syntax.Walk(node, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.stmts(st.subshell().nested("$(...)", false), n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			w.stmts(st.subshell().nested("<(...)", false), n.Stmts)
+			return false
+		}
+		return true
+	})
+}
+
+func (w *walker) decl(st *state, c *syntax.DeclClause) {
+	export := c.Variant.Value == "export"
+	for _, a := range c.Args {
+		if a.Name == nil || a.Naked {
+			if a.Value != nil {
+				w.word(st, a.Value)
+			}
+			continue
+		}
+		w.assign(st, a, export)
+	}
+}
+
+func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
+	if a.Value == nil {
+		if a.Array != nil {
+			w.substitutions(st, a.Array)
+		}
+		st.env.setString(a.Name.Value, "", export)
+		return
+	}
+	v, err := w.literal(st, a.Value)
+	if err != nil {
+		w.abort(st, a.Pos(), err)
+		return
+	}
+	if a.Append {
+		old, _ := st.env.lookup(a.Name.Value)
+		v.Text = old + v.Text
+	}
+	st.env.setString(a.Name.Value, v.Text, export)
+}
+
+func (w *walker) abort(st *state, pos syntax.Pos, err error) {
+	w.problem(ProblemAbort, pos.String(), "the shell stops here: %v; nothing after it runs", err)
+	*st.stop = true
+}
+
+// config returns the expansion settings for st. Command substitutions
+// are walked as commands and stand for their known output, or Unknown.
+func (w *walker) config(st *state) *expand.Config {
+	st.env.setPWD(st.dir)
+	return &expand.Config{
+		Env:      st.env,
+		NoUnset:  st.nounset,
+		ReadDir2: os.ReadDir,
+		CmdSubst: func(wr io.Writer, cs *syntax.CmdSubst) error {
+			sub := st.subshell().nested("$(...)", false)
+			out := w.stmts(sub, cs.Stmts)
+			io.WriteString(wr, w.output(out))
+			return nil
+		},
+		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
+			w.stmts(st.subshell().nested("<(...)", false), ps.Stmts)
+			return Unknown, nil
+		},
+	}
+}
+
+// output returns the known standard output of command i without its
+// trailing newlines (as a substitution sees it), or Unknown.
+func (w *walker) output(i int) string {
+	if p := w.out[i]; p != nil {
+		return strings.TrimRight(*p, "\n")
+	}
+	return Unknown
+}
+
+func (e *env) setPWD(dir string) {
+	if dir == "" {
+		e.vars["PWD"] = str(Unknown)
+		return
+	}
+	v := str(dir)
+	v.Exported = true
+	e.vars["PWD"] = v
+}
+
+// fields expands words into argument fields, like the shell would.
+func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
+	var out []Word
+	cfg := w.config(st)
+	for _, word := range words {
+		fs, err := expand.Fields(cfg, word)
+		if err != nil {
+			return nil, err
+		}
+		vars := wordVars(word)
+		for _, f := range fs {
+			out = append(out, Word{Text: f, Vars: vars})
+		}
+	}
+	return out, nil
+}
+
+// literal expands one word without splitting or globbing.
+func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
+	s, err := expand.Literal(w.config(st), word)
+	return Word{Text: s, Vars: wordVars(word)}, err
+}
+
+func (w *walker) word(st *state, word *syntax.Word) {
+	if word != nil {
+		w.literal(st, word)
+	}
+}
+
+func wordVars(word *syntax.Word) []string {
+	var vars []string
+	syntax.Walk(word, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+			vars = append(vars, pe.Param.Value)
+		}
+		return true
+	})
+	return vars
+}
+
+// redirs expands redirections to files; heredocs and here-strings give
+// the command's known input.
+func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
+	var out []Redir
+	var input *string
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			s, err := expand.Document(w.config(st), r.Hdoc)
+			if quotedHdoc(r.Word) {
+				s = hdocText(r.Hdoc)
+				err = nil
+			}
+			if err == nil {
+				input = &s
+			}
+			continue
+		case syntax.WordHdoc:
+			if v, err := w.literal(st, r.Word); err == nil {
+				s := v.Text + "\n"
+				input = &s
+			}
+			continue
+		case syntax.DplIn, syntax.DplOut:
+			if v, err := w.literal(st, r.Word); err == nil && isFdNumber(v.Text) {
+				if r.Op == syntax.DplIn && v.Text >= "3" {
+					s := Caller
+					input = &s
+				}
+				continue
+			}
+		}
+		v, err := w.literal(st, r.Word)
+		if err != nil {
+			continue
+		}
+		rd := Redir{Op: redirOp(r.Op), Fd: redirFd(r), Target: v}
+		out = append(out, rd)
+		if rd.Op == RedirRead {
+			if data, ok := w.readKnown(st, v.Text); ok {
+				input = &data
+			} else {
+				s := Unknown
+				input = &s
+			}
+		}
+	}
+	return out, input
+}
+
+func isFdNumber(s string) bool {
+	return s == "-" || (s != "" && strings.Trim(s, "0123456789") == "")
+}
+
+func quotedHdoc(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			return true
+		}
+	}
+	return false
+}
+
+func hdocText(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	var sb strings.Builder
+	syntax.NewPrinter().Print(&sb, w)
+	return sb.String()
+}
+
+func redirOp(op syntax.RedirOperator) RedirOp {
+	switch op {
+	case syntax.RdrIn:
+		return RedirRead
+	case syntax.AppOut, syntax.AppAll, syntax.AppClob, syntax.AppAllClob:
+		return RedirAppend
+	case syntax.RdrInOut:
+		return RedirRW
+	}
+	return RedirWrite
+}
+
+func redirFd(r *syntax.Redirect) int {
+	if r.N != nil && len(r.N.Value) == 1 && r.N.Value[0] >= '0' && r.N.Value[0] <= '9' {
+		return int(r.N.Value[0] - '0')
+	}
+	if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
+		return 0
+	}
+	return 1
+}
+
+// abs resolves p against st's directory; "" when it cannot be known.
+func (st *state) abs(p string) string {
+	if strings.Contains(p, Unknown) {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if st.dir == "" {
+		return ""
+	}
+	return filepath.Join(st.dir, p)
+}
+
+// readKnown returns the content of a file the script wrote earlier, or
+// of a real file on disk.
+func (w *walker) readKnown(st *state, p string) (string, bool) {
+	path := st.abs(p)
+	if path == "" {
+		return "", false
+	}
+	if s, ok := w.files[path]; ok {
+		return s, !strings.Contains(s, Unknown)
+	}
+	data, err := readFile(w.cfg, path)
+	if err != nil {
+		return "", false
+	}
+	return string(data), true
+}
+
+// emit records a command and returns its index.
+func (w *walker) emit(st *state, c Command) int {
+	c.Dir = st.dir
+	c.Via = st.via
+	c.Privileged = c.Privileged || st.priv
+	w.res.Commands = append(w.res.Commands, c)
+	return len(w.res.Commands) - 1
+}
+
+// recordWrites remembers what command i wrote to files through its
+// redirections, so a script written and then run is judged too.
+func (w *walker) recordWrites(st *state, i int) {
+	for _, r := range w.res.Commands[i].Redirs {
+		if r.Op != RedirWrite && r.Op != RedirAppend || r.Fd != 1 {
+			continue
+		}
+		path := st.abs(r.Target.Text)
+		if path == "" {
+			continue
+		}
+		data := Unknown
+		if p := w.out[i]; p != nil {
+			data = *p
+		}
+		if r.Op == RedirAppend {
+			data = w.files[path] + data
+		}
+		w.files[path] = data
+	}
+}
+
+var errNoCommand = errors.New("no command")
+
+func joinLines(ws []Word) string {
+	var b bytes.Buffer
+	for i, x := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(x.Text)
+	}
+	return b.String()
+}

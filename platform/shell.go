@@ -1,0 +1,155 @@
+package platform
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// fallbackDirs are searched for a real shell after PATH, in this order.
+var fallbackDirs = []string{"/bin", "/usr/bin"}
+
+// A NotFoundError reports that [FindShell] found no real shell.
+type NotFoundError struct {
+	// Name is the shell looked for ("bash").
+	Name string
+	// Dirs are the directories searched, in order.
+	Dirs []string
+	// Skipped are the candidates passed over because they are cordon
+	// itself.
+	Skipped []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("%s: real shell not found in %s", e.Name, strings.Join(e.Dirs, ", "))
+	if len(e.Skipped) > 0 {
+		msg += fmt.Sprintf(" (skipped %s: cordon itself)", strings.Join(e.Skipped, ", "))
+	}
+	return msg
+}
+
+// FindShell returns the path of the real shell called name: the first
+// executable regular file name in an absolute directory of pathEnv (a PATH
+// value), then in /bin and /usr/bin, that is not the cordon binary at self.
+// A candidate is cordon when it is the same file as self (through
+// symlinks and hard links) or a byte-identical copy of it. Relative PATH
+// entries are ignored. On Windows, name gets ".exe" when it has no
+// extension.
+//
+// When nothing is found, the error is a [*NotFoundError]; when self cannot
+// be read, it says so, since the search must not risk finding cordon.
+func FindShell(name, pathEnv, self string) (string, error) {
+	me, err := os.Stat(self)
+	if err != nil {
+		return "", fmt.Errorf("cannot tell cordon apart from the real shell: %w", err)
+	}
+	f := &finder{file: exeName(name), self: self, me: me}
+	dirs := searchDirs(pathEnv)
+	for _, dir := range dirs {
+		if p, ok := f.try(dir); ok {
+			return p, nil
+		}
+	}
+	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped}
+}
+
+// searchDirs is the absolute entries of pathEnv, then fallbackDirs,
+// without repeats.
+func searchDirs(pathEnv string) []string {
+	var dirs []string
+	seen := map[string]bool{}
+	for _, d := range append(filepath.SplitList(pathEnv), fallbackDirs...) {
+		if !filepath.IsAbs(d) || seen[filepath.Clean(d)] {
+			continue
+		}
+		seen[filepath.Clean(d)] = true
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+func exeName(name string) string {
+	if runtime.GOOS == "windows" && filepath.Ext(name) == "" {
+		return name + ".exe"
+	}
+	return name
+}
+
+type finder struct {
+	file    string
+	self    string
+	me      os.FileInfo
+	skipped []string
+}
+
+// try reports whether dir holds a real shell, recording cordon when it
+// finds it instead.
+func (f *finder) try(dir string) (string, bool) {
+	p := filepath.Join(dir, f.file)
+	fi, err := os.Stat(p)
+	if err != nil || !isExecutable(fi) {
+		return "", false
+	}
+	if os.SameFile(fi, f.me) || f.isCopy(p, fi) {
+		f.skipped = append(f.skipped, p)
+		return "", false
+	}
+	return p, true
+}
+
+func isExecutable(fi os.FileInfo) bool {
+	if !fi.Mode().IsRegular() {
+		return false
+	}
+	return runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0
+}
+
+// isCopy reports whether the file at p, described by fi, has the same
+// bytes as cordon. Only files of exactly cordon's size are read.
+func (f *finder) isCopy(p string, fi os.FileInfo) bool {
+	if fi.Size() != f.me.Size() {
+		return false
+	}
+	same, err := sameContent(p, f.self)
+	// A file that cannot be read cannot be told apart: treat it as
+	// cordon, so that cordon never runs itself.
+	return same || err != nil
+}
+
+func sameContent(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	return sameReaders(fa, fb)
+}
+
+func sameReaders(a, b io.Reader) (bool, error) {
+	bufA, bufB := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, errA := io.ReadFull(a, bufA)
+		nb, errB := io.ReadFull(b, bufB)
+		if !bytes.Equal(bufA[:na], bufB[:nb]) {
+			return false, nil
+		}
+		if errA == io.EOF || errA == io.ErrUnexpectedEOF {
+			return errB == io.EOF || errB == io.ErrUnexpectedEOF, nil
+		}
+		if errA != nil {
+			return false, errA
+		}
+		if errB != nil {
+			return false, errB
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package platform
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// shellDirs builds a temporary tree for FindShell: a cordon binary, and
+// one directory per entry of kinds, holding a "bash" of that kind.
+func shellDirs(t *testing.T, kinds ...string) (self string, dirs []string) {
+	t.Helper()
+	root := t.TempDir()
+	self = filepath.Join(root, "cordon")
+	writeExe(t, self, "cordon binary")
+	for i, kind := range kinds {
+		dir := filepath.Join(root, "d"+string(rune('a'+i)))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		makeShell(t, kind, self, filepath.Join(dir, "bash"))
+		dirs = append(dirs, dir)
+	}
+	return self, dirs
+}
+
+func makeShell(t *testing.T, kind, self, p string) {
+	t.Helper()
+	var err error
+	switch kind {
+	case "symlink":
+		err = os.Symlink(self, p)
+	case "hardlink":
+		err = os.Link(self, p)
+	case "copy":
+		writeExe(t, p, "cordon binary")
+	case "real":
+		writeExe(t, p, "the real bash")
+	case "samesize":
+		writeExe(t, p, "other  binary")
+	case "noexec":
+		err = os.WriteFile(p, []byte("the real bash"), 0o644)
+	case "dir":
+		err = os.Mkdir(p, 0o755)
+	case "none":
+	default:
+		t.Fatalf("unknown kind %q", kind)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeExe(t *testing.T, p, content string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func withFallback(t *testing.T, dirs ...string) {
+	old := fallbackDirs
+	fallbackDirs = dirs
+	t.Cleanup(func() { fallbackDirs = old })
+}
+
+func TestFindShell(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes and symlinks")
+	}
+	tests := []struct {
+		name    string
+		kinds   []string
+		want    int // index of the directory expected, -1 for none
+		skipped int
+	}{
+		{"first", []string{"real", "real"}, 0, 0},
+		{"skip-symlink", []string{"symlink", "real"}, 1, 1},
+		{"skip-hardlink", []string{"hardlink", "real"}, 1, 1},
+		{"skip-copy", []string{"copy", "real"}, 1, 1},
+		{"same-size-other-content", []string{"samesize", "real"}, 0, 0},
+		{"skip-all-selves", []string{"symlink", "hardlink", "copy", "real"}, 3, 3},
+		{"skip-not-executable", []string{"noexec", "real"}, 1, 0},
+		{"skip-directory", []string{"dir", "real"}, 1, 0},
+		{"skip-missing", []string{"none", "real"}, 1, 0},
+		{"only-selves", []string{"symlink", "copy"}, -1, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			withFallback(t)
+			self, dirs := shellDirs(t, tt.kinds...)
+			got, err := FindShell("bash", strings.Join(dirs, string(os.PathListSeparator)), self)
+			if tt.want < 0 {
+				checkNotFound(t, err, len(dirs), tt.skipped)
+				return
+			}
+			if want := filepath.Join(dirs[tt.want], "bash"); got != want || err != nil {
+				t.Fatalf("FindShell = %q, %v; want %q", got, err, want)
+			}
+		})
+	}
+}
+
+func checkNotFound(t *testing.T, err error, dirs, skipped int) {
+	t.Helper()
+	var nf *NotFoundError
+	if !errors.As(err, &nf) {
+		t.Fatalf("err = %v, want a *NotFoundError", err)
+	}
+	if len(nf.Dirs) != dirs || len(nf.Skipped) != skipped {
+		t.Fatalf("searched %q, skipped %q; want %d dirs, %d skipped", nf.Dirs, nf.Skipped, dirs, skipped)
+	}
+	if !strings.Contains(err.Error(), "bash: real shell not found in ") {
+		t.Fatalf("message %q", err)
+	}
+}
+
+func TestFindShellFallback(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes")
+	}
+	self, dirs := shellDirs(t, "symlink", "real")
+	withFallback(t, dirs[1])
+	got, err := FindShell("bash", dirs[0], self)
+	if want := filepath.Join(dirs[1], "bash"); got != want || err != nil {
+		t.Fatalf("FindShell = %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestFindShellIgnoresRelative(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes")
+	}
+	withFallback(t)
+	self, dirs := shellDirs(t, "real")
+	t.Chdir(dirs[0])
+	_, err := FindShell("bash", ".::bin", self)
+	checkNotFound(t, err, 0, 0)
+}
+
+func TestFindShellUnreadableSelf(t *testing.T) {
+	_, err := FindShell("bash", "", filepath.Join(t.TempDir(), "gone"))
+	if err == nil || !strings.Contains(err.Error(), "cannot tell cordon apart") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestSearchDirs(t *testing.T) {
+	withFallback(t, "/bin", "/usr/bin")
+	got := strings.Join(searchDirs("/a::rel:/bin/:/a:/usr/bin"), " ")
+	if want := "/a /bin/ /usr/bin"; got != want {
+		t.Fatalf("searchDirs = %q, want %q", got, want)
+	}
+}

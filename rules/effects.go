@@ -1,0 +1,369 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordonsh/cordon/parse"
+)
+
+// An Effect is one thing a command would do to one target.
+type Effect struct {
+	Kind string
+	// Cmd is the index of the command in the parse result.
+	Cmd int
+	// Raw is the target as the command names it, unknown parts as "?".
+	Raw string
+	// Path is the resolved absolute path, or "".
+	Path  string
+	Class string
+	// Recursive, Ignored and Filter qualify deletes and git clean.
+	Recursive bool
+	Ignored   bool
+	Filter    string
+	// Dirs is set for git clean -d.
+	Dirs bool
+}
+
+// args is a command's arguments split into flags and operands.
+type args struct {
+	flags    []string
+	operands []parse.Word
+	opIdx    []int // index in the input of each operand
+	dashdash int   // index in operands of the first one after "--", or -1
+	values   map[string][]parse.Word
+}
+
+func splitArgs(ws []parse.Word, valueOpts []string) args {
+	a := args{dashdash: -1, values: map[string][]parse.Word{}}
+	for j := 0; j < len(ws); j++ {
+		t := ws[j].Text
+		switch {
+		case a.dashdash >= 0 || t == "-" || !strings.HasPrefix(t, "-"):
+			a.operands = append(a.operands, ws[j])
+			a.opIdx = append(a.opIdx, j)
+		case t == "--":
+			a.dashdash = len(a.operands)
+		default:
+			opt, val, next, ok := option(ws, j, valueOpts)
+			a.flags = append(a.flags, opt)
+			if ok {
+				a.values[opt] = append(a.values[opt], val)
+			}
+			j = next - 1
+		}
+	}
+	return a
+}
+
+// option reads the option at ws[j]; valued options take the next word or
+// an attached value.
+func option(ws []parse.Word, j int, valued []string) (string, parse.Word, int, bool) {
+	t := ws[j].Text
+	for _, opt := range valued {
+		switch {
+		case t == opt && j+1 < len(ws):
+			return opt, ws[j+1], j + 2, true
+		case strings.HasPrefix(opt, "--") && strings.HasPrefix(t, opt+"="):
+			return opt, parse.Word{Text: t[len(opt)+1:]}, j + 1, true
+		case len(opt) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, opt) && len(t) > 2:
+			return opt, parse.Word{Text: t[2:]}, j + 1, true
+		}
+	}
+	return t, parse.Word{}, j + 1, false
+}
+
+// has reports whether one of flags was given, also inside a cluster of
+// short options ("-r" in "-rf") or with a value ("--force=...").
+func (a *args) has(flags []string) bool {
+	for _, f := range a.flags {
+		for _, want := range flags {
+			if f == want || strings.HasPrefix(f, want+"=") || inCluster(f, want) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// firstMatches reports whether the first operand matches one of globs;
+// no globs is true.
+func (a *args) firstMatches(globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	if len(a.operands) == 0 {
+		return false
+	}
+	for _, g := range globs {
+		if ok, _ := matchGlob(g, a.operands[0].Text); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func inCluster(a, f string) bool {
+	if len(f) != 2 || f[0] != '-' || len(a) < 3 || a[0] != '-' || a[1] == '-' {
+		return false
+	}
+	return strings.IndexByte(a[1:], f[1]) >= 0
+}
+
+// lookup finds the spec for a command, descending into subcommands. It
+// returns the spec and the arguments after the command or subcommand.
+func (s *Set) lookup(c *parse.Command) (*command, []parse.Word, string) {
+	cmd := s.commands[c.Name()]
+	if cmd == nil {
+		return nil, c.Args[1:], c.Dir
+	}
+	rest := c.Args[1:]
+	dir := c.Dir
+	for cmd.subs != nil {
+		a := splitArgs(rest, cmd.spec.ValueOptions)
+		for _, opt := range cmd.spec.DirOptions {
+			for _, v := range a.values[opt] {
+				dir = resolve(v.Text, dir, false)
+			}
+		}
+		if len(a.operands) == 0 {
+			return cmd, rest, dir
+		}
+		sub, idx := a.operands[0], a.opIdx[0]
+		next := cmd.subs[sub.Text]
+		if next == nil {
+			next = cmd.subs["*"]
+		}
+		if next == nil {
+			return cmd, rest[idx+1:], dir
+		}
+		cmd, rest = next, rest[idx+1:]
+	}
+	return cmd, rest, dir
+}
+
+// effects lists what command i does.
+func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
+	var out []Effect
+	for _, r := range c.Redirs {
+		out = append(out, s.redirEffect(e, c, i, r))
+	}
+	if len(c.Args) == 0 {
+		return out
+	}
+	cmd, rest, dir := s.lookup(c)
+	if cmd == nil || (len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none") {
+		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
+	}
+	a := splitArgs(rest, cmd.spec.ValueOptions)
+	for _, spec := range cmd.spec.Effects {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) {
+			continue
+		}
+		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
+	}
+	return out
+}
+
+func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) []Effect {
+	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"})}
+	words, whole := selectTargets(spec, a)
+	if whole {
+		return []Effect{s.repoEffect(e, base, dir)}
+	}
+	if words == nil {
+		base.Class = ClassNone
+		return []Effect{base}
+	}
+	var out []Effect
+	for _, w := range words {
+		if pathless[spec.Effect] {
+			eff := base
+			eff.Raw, eff.Class = w.String(), ClassNone
+			if spec.Effect == "secret-env" && s.credentialVar(w.Text) {
+				eff.Raw, eff.Class = "$"+w.Text, ClassCred
+			}
+			out = append(out, eff)
+			continue
+		}
+		if spec.Effect == "read" {
+			w.Text = dataFile(w.Text)
+		}
+		if spec.Remote && isRemote(w.Text) {
+			eff := base
+			eff.Kind = "upload"
+			eff.Raw, eff.Class = w.String(), ClassOutside
+			out = append(out, eff)
+			continue
+		}
+		if spec.Remote && spec.Effect == "upload" {
+			continue
+		}
+		out = append(out, s.target(e, base, w, dir))
+	}
+	return out
+}
+
+// pathless effects name things that are not files: branches, URLs.
+var pathless = map[string]bool{
+	"delete-branch": true, "rewrite-remote": true, "drop-stash": true,
+	"network": true, "download": true, "privilege": true, "persist": true,
+	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
+	"upload": true, "secret-env": true, "destroy-remote": true,
+}
+
+// dataFile returns the file named by a data argument in the "@file" and
+// "name=@file" conventions (curl -d @file, -F f=@file), or the argument.
+func dataFile(s string) string {
+	if i := strings.Index(s, "=@"); i >= 0 && !strings.HasPrefix(s, "@") {
+		return s[i+2:]
+	}
+	return strings.TrimPrefix(s, "@")
+}
+
+// selectTargets picks the words an effect applies to; whole is set for
+// the whole repository.
+func selectTargets(spec *EffectSpec, a *args) (words []parse.Word, whole bool) {
+	ops := a.operands
+	switch spec.Targets {
+	case "none":
+		return nil, false
+	case "repo":
+		return nil, true
+	case "first":
+		return ops[:min(1, len(ops))], false
+	case "last":
+		if len(ops) > 0 {
+			return ops[len(ops)-1:], false
+		}
+		return []parse.Word{}, false
+	case "all-but-last":
+		if len(ops) > 1 {
+			return ops[:len(ops)-1], false
+		}
+		return []parse.Word{}, false
+	case "rest":
+		if len(ops) > 1 {
+			return ops[1:], false
+		}
+		return []parse.Word{}, false
+	case "after-dashdash":
+		if a.dashdash >= 0 {
+			return ops[a.dashdash:], false
+		}
+		return []parse.Word{}, false
+	case "options":
+		return optionTargets(spec, a), false
+	}
+	if len(ops) == 0 && len(spec.Options) == 0 {
+		return []parse.Word{}, false
+	}
+	return append(optionTargets(spec, a), ops...), false
+}
+
+// optionTargets returns the values of target options, including
+// key=value operands such as dd's of=FILE.
+func optionTargets(spec *EffectSpec, a *args) []parse.Word {
+	out := []parse.Word{}
+	for _, opt := range spec.Options {
+		out = append(out, a.values[opt]...)
+		if strings.HasSuffix(opt, "=") {
+			for _, op := range a.operands {
+				if v, ok := strings.CutPrefix(op.Text, opt); ok {
+					out = append(out, parse.Word{Text: v, Vars: op.Vars})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func isRemote(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	host, _, ok := strings.Cut(s, ":")
+	return ok && host != "" && !strings.Contains(host, "/")
+}
+
+// target resolves one word into an effect on a path.
+func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
+	eff := base
+	eff.Raw = w.String()
+	if !w.IsKnown() {
+		if w.Under == "" {
+			eff.Class = ClassUnknown
+			return eff
+		}
+		eff.Path, eff.Filter, eff.Recursive = w.Under, w.Filter, true
+		eff.Raw = w.Under + "/" + cmpOr(w.Filter, "*")
+	} else {
+		eff.Path = resolve(w.Text, dir, base.Kind == "delete")
+	}
+	if eff.Path == "" {
+		eff.Class = ClassUnknown
+		return eff
+	}
+	eff.Class = s.classify(e, eff.Path)
+	return eff
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// repoEffect is an effect on the whole repository the command runs in.
+func (s *Set) repoEffect(e *Env, base Effect, dir string) Effect {
+	base.Path, base.Raw = dir, dir
+	switch {
+	case dir == "":
+		base.Class = ClassUnknown
+	case within(dir, e.Workspace):
+		base.Path, base.Class = e.Workspace, ClassWorkspace
+	default:
+		base.Class = ClassOutside
+	}
+	return base
+}
+
+func (s *Set) redirEffect(e *Env, c *parse.Command, i int, r parse.Redir) Effect {
+	kind := "modify"
+	switch r.Op {
+	case parse.RedirRead:
+		kind = "read"
+	case parse.RedirWrite:
+		kind = "overwrite"
+	}
+	return s.target(e, Effect{Kind: kind, Cmd: i}, r.Target, c.Dir)
+}
+
+// defaultEffects apply to commands the rules do not describe: operands
+// that name existing files are read.
+func (s *Set) defaultEffects(e *Env, c *parse.Command, i int, rest []parse.Word, dir string) []Effect {
+	var out []Effect
+	if !c.Args[0].IsKnown() {
+		out = append(out, Effect{Kind: "unknown-command", Cmd: i, Raw: c.Args[0].String(), Class: ClassNone})
+	}
+	for _, w := range rest {
+		if strings.HasPrefix(w.Text, "-") || !w.IsKnown() || !looksLikePath(w.Text, dir) {
+			continue
+		}
+		out = append(out, s.target(e, Effect{Kind: "read", Cmd: i}, w, dir))
+	}
+	return out
+}
+
+func looksLikePath(p, dir string) bool {
+	if strings.ContainsAny(p, "/~") {
+		return true
+	}
+	if dir == "" {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(dir, p))
+	return err == nil
+}

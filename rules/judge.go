@@ -1,0 +1,343 @@
+package rules
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/cordonsh/cordon/parse"
+)
+
+// ChangeKind is how a path differs from what git can restore.
+type ChangeKind uint8
+
+// Change kinds.
+const (
+	Modified  ChangeKind = iota // tracked, with uncommitted changes
+	Untracked                   // not tracked, not ignored
+	Ignored                     // ignored by .gitignore
+)
+
+// A Change is one path git cannot restore as it is. Directory paths end
+// in "/" when git reports a whole directory.
+type Change struct {
+	Path string
+	Kind ChangeKind
+}
+
+// Repo is the repository's real state, asked lazily: only when a verdict
+// depends on it.
+type Repo interface {
+	// Changes lists the modified, untracked and ignored paths, absolute.
+	Changes() ([]Change, error)
+	// Stashes returns the number of stash entries.
+	Stashes() (int, error)
+	// Unmerged reports whether deleting branch would lose commits: it is
+	// neither merged into HEAD nor contained in a remote-tracking branch.
+	Unmerged(branch string) (bool, error)
+}
+
+// Context is the machine and repository a script is judged against.
+type Context struct {
+	Env
+	// Repo is the workspace's repository, or nil when it is not one.
+	Repo Repo
+}
+
+// Judge judges what res would run.
+func (s *Set) Judge(res *parse.Result, ctx *Context) *Judgement {
+	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Workspace}}
+	j.run()
+	return j.j
+}
+
+type judging struct {
+	set     *Set
+	ctx     *Context
+	res     *parse.Result
+	j       *Judgement
+	effects [][]Effect
+	changes []Change
+	chErr   error
+	chDone  bool
+}
+
+func (j *judging) run() {
+	j.effects = make([][]Effect, len(j.res.Commands))
+	for i := range j.res.Commands {
+		c := &j.res.Commands[i]
+		effs := j.set.effects(&j.ctx.Env, c, i)
+		effs = append(effs, j.envEffects(c, i)...)
+		if c.UnknownCode {
+			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
+		}
+		j.effects[i] = effs
+	}
+	j.flows()
+	for _, p := range j.res.Problems {
+		kind := "syntax"
+		if p.Kind == parse.ProblemDepth {
+			kind = "unknown-code"
+		}
+		if p.Kind != parse.ProblemAbort {
+			j.apply(Effect{Kind: kind, Cmd: -1, Raw: p.String(), Class: ClassNone})
+		}
+	}
+	for i, effs := range j.effects {
+		c := &j.res.Commands[i]
+		rep := CommandReport{Line: c.Line(), Via: c.Via, Dir: c.Dir, Pos: c.Pos}
+		for _, e := range effs {
+			rep.Effects = append(rep.Effects, describe(e))
+			j.apply(e)
+		}
+		j.j.Commands = append(j.j.Commands, rep)
+	}
+}
+
+// envEffects reports credential variables a command prints or sends.
+func (j *judging) envEffects(c *parse.Command, i int) []Effect {
+	var out []Effect
+	for n, w := range c.Args {
+		for _, v := range w.Vars {
+			if n > 0 && j.set.credentialVar(v) && j.ctx.Getenv != nil && j.ctx.Getenv(v) != "" {
+				out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
+			}
+		}
+	}
+	return out
+}
+
+// flows adds effects that come from several commands together: code
+// that arrives over the network, and secrets that leave through it.
+func (j *judging) flows() {
+	network := -1
+	for i, effs := range j.effects {
+		for _, e := range effs {
+			if e.Kind == "network" || e.Kind == "download" || e.Kind == "upload" || e.Class == ClassNetDev {
+				network = i
+			}
+		}
+	}
+	if network < 0 {
+		return
+	}
+	for i, effs := range j.effects {
+		for n, e := range effs {
+			switch {
+			case e.Kind == "unknown-code":
+				effs[n].Kind = "remote-code"
+				effs[n].Raw = j.res.Commands[network].Line()
+			case j.isSecret(e):
+				j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: e.Raw, Path: e.Path, Class: ClassCred})
+			}
+		}
+	}
+}
+
+func (j *judging) isSecret(e Effect) bool {
+	return (e.Class == ClassCred || e.Class == ClassWSCred) && (e.Kind == "read" || e.Kind == "secret-env" || e.Kind == "secret-cmd") || e.Kind == "secret-cmd"
+}
+
+// apply finds the first policy that matches e and records its verdict.
+func (j *judging) apply(e Effect) {
+	priv := e.Cmd >= 0 && j.res.Commands[e.Cmd].Privileged
+	state := ""
+	for _, p := range j.set.policies {
+		if !slices.Contains(p.Effect, e.Kind) || len(p.Target) > 0 && !slices.Contains(p.Target, e.Class) {
+			continue
+		}
+		if p.Privileged != nil && *p.Privileged != priv {
+			continue
+		}
+		if len(p.State) > 0 {
+			if state == "" {
+				state = j.state(e)
+			}
+			if !slices.Contains(p.State, state) {
+				continue
+			}
+		}
+		j.record(p, e, state)
+		return
+	}
+}
+
+func (j *judging) record(p *Policy, e Effect, state string) {
+	v, _ := ParseVerdict(p.Verdict)
+	if v == Allow {
+		return
+	}
+	msg := j.message(p.Message, e, state)
+	for _, r := range j.j.Reasons {
+		if r.Rule == p.ID && r.Message == msg {
+			return
+		}
+	}
+	j.j.Reasons = append(j.j.Reasons, Reason{Rule: p.ID, Message: msg, Category: strings.Join(p.Category, ","), Verdict: v, Command: e.Cmd})
+	j.j.Verdict = max(j.j.Verdict, v)
+	for _, c := range p.Category {
+		if !slices.Contains(j.j.Categories, c) {
+			j.j.Categories = append(j.j.Categories, c)
+		}
+	}
+}
+
+func (j *judging) message(tmpl string, e Effect, state string) string {
+	name := ""
+	if e.Cmd >= 0 {
+		name = j.res.Commands[e.Cmd].Name()
+	}
+	target := e.Path
+	if target == "" {
+		target = e.Raw
+	}
+	ws := j.ctx.Workspace
+	if ws == "" {
+		ws = "(none)"
+	}
+	r := strings.NewReplacer("{cmd}", name, "{target}", target, "{workspace}", ws,
+		"{state}", stateWords[state], "{effect}", e.Kind, "{raw}", e.Raw)
+	return r.Replace(tmpl)
+}
+
+var stateWords = map[string]string{
+	"uncommitted":   "uncommitted changes",
+	"untracked":     "untracked files",
+	"irreplaceable": "ignored files that cannot be regenerated",
+	"unversioned":   "files that are not under version control",
+	"stash":         "stashed changes",
+	"unmerged":      "commits not merged or pushed anywhere",
+	"unknown":       "work whose state could not be read",
+}
+
+func describe(e Effect) string {
+	t := e.Path
+	if t == "" {
+		t = e.Raw
+	}
+	s := e.Kind
+	if e.Recursive {
+		s += " -r"
+	}
+	if t != "" {
+		s += " " + t
+	}
+	return fmt.Sprintf("%s (%s)", s, e.Class)
+}
+
+// state works out what e would lose, from the repository's real state.
+func (j *judging) state(e Effect) string {
+	switch e.Kind {
+	case "drop-stash":
+		return j.stashState()
+	case "delete-branch":
+		return j.branchState(e.Raw)
+	}
+	if e.Path == "" {
+		return "unknown"
+	}
+	if e.Kind != "discard-changes" && e.Kind != "git-clean" {
+		fi, err := os.Lstat(e.Path)
+		if err != nil {
+			return "absent"
+		}
+		if e.Kind == "overwrite" && fi.IsDir() {
+			return "recoverable" // writing into a directory replaces nothing
+		}
+	}
+	if j.ctx.Repo == nil {
+		if j.ctx.Env.matchAny(e.Path, j.set.paths.Regenerable) {
+			return "regenerable"
+		}
+		return "unversioned"
+	}
+	changes, err := j.repoChanges()
+	if err != nil {
+		return "unknown"
+	}
+	return j.loss(e, changes)
+}
+
+func (j *judging) repoChanges() ([]Change, error) {
+	if !j.chDone {
+		j.changes, j.chErr = j.ctx.Repo.Changes()
+		j.chDone = true
+	}
+	return j.changes, j.chErr
+}
+
+// loss returns the worst thing e would lose among changes.
+func (j *judging) loss(e Effect, changes []Change) string {
+	worst := "recoverable"
+	rank := map[string]int{"recoverable": 0, "irreplaceable": 1, "untracked": 2, "uncommitted": 3}
+	for _, ch := range changes {
+		p := strings.TrimSuffix(ch.Path, "/")
+		if !within(p, e.Path) && !within(e.Path, p) {
+			continue
+		}
+		if e.Filter != "" && !filterMatch(e.Filter, p) {
+			continue
+		}
+		got := j.changeLoss(e, ch, p)
+		if rank[got] > rank[worst] {
+			worst = got
+		}
+	}
+	return worst
+}
+
+func (j *judging) changeLoss(e Effect, ch Change, p string) string {
+	switch {
+	case ch.Kind == Modified && e.Kind != "git-clean":
+		return "uncommitted"
+	case ch.Kind == Untracked && e.Kind != "discard-changes":
+		if e.Kind == "git-clean" && !e.Dirs && strings.HasSuffix(ch.Path, "/") {
+			return "recoverable"
+		}
+		if j.ctx.Env.matchAny(p, j.set.paths.Regenerable) {
+			return "recoverable"
+		}
+		return "untracked"
+	case ch.Kind == Ignored && (e.Kind != "git-clean" || e.Ignored) && e.Kind != "discard-changes":
+		if j.ctx.Env.matchAny(p, j.set.paths.Regenerable) {
+			return "recoverable"
+		}
+		return "irreplaceable"
+	}
+	return "recoverable"
+}
+
+func filterMatch(glob, p string) bool {
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	ok, _ := matchGlob(glob, base)
+	return ok
+}
+
+func (j *judging) stashState() string {
+	if j.ctx.Repo == nil {
+		return "absent"
+	}
+	n, err := j.ctx.Repo.Stashes()
+	switch {
+	case err != nil:
+		return "unknown"
+	case n == 0:
+		return "absent"
+	}
+	return "stash"
+}
+
+func (j *judging) branchState(branch string) string {
+	if j.ctx.Repo == nil {
+		return "absent"
+	}
+	lost, err := j.ctx.Repo.Unmerged(branch)
+	switch {
+	case err != nil:
+		return "unknown"
+	case lost:
+		return "unmerged"
+	}
+	return "recoverable"
+}

@@ -1,0 +1,284 @@
+package rules
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+
+	"github.com/cordonsh/cordon/parse"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed builtin/*.yaml
+var builtinFS embed.FS
+
+// A Set is a compiled, immutable rule set: safe for concurrent use.
+type Set struct {
+	paths    PathClasses
+	credVars []string
+	commands map[string]*command
+	policies []*Policy
+}
+
+// command is a compiled [CmdSpec].
+type command struct {
+	spec    *CmdSpec
+	carrier *parse.Carrier
+	stream  *parse.Stream
+	subs    map[string]*command
+}
+
+// A LoadError is a problem in a rule file, with its position.
+type LoadError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *LoadError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Builtin returns the rules embedded in the binary. It panics only if the
+// embedded rules are broken, which tests rule out.
+func Builtin() *Set {
+	s, err := LoadFS(builtinFS, "builtin")
+	if err != nil {
+		panic("cordon bug: built-in rules do not load: " + err.Error())
+	}
+	return s
+}
+
+// LoadFS loads every .yaml file in dir of fsys, in name order, into one
+// set. A later file adds commands and policies; a command defined twice
+// is an error.
+func LoadFS(fsys fs.FS, dir string) (*Set, error) {
+	names, err := fs.Glob(fsys, dir+"/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	s := &Set{commands: map[string]*command{}}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.add(name, data); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// add decodes one rule file into s.
+func (s *Set) add(name string, data []byte) error {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return yamlError(name, err)
+	}
+	if f.Version != 1 {
+		return &LoadError{File: name, Msg: fmt.Sprintf("version %d is not supported; this cordon reads version 1", f.Version)}
+	}
+	s.paths = mergePaths(s.paths, f.Paths)
+	s.credVars = append(s.credVars, f.CredentialVars...)
+	for cmdName, spec := range f.Commands {
+		c, err := compile(name, cmdName, spec)
+		if err != nil {
+			return err
+		}
+		for _, n := range append([]string{cmdName}, spec.Aliases...) {
+			if _, dup := s.commands[n]; dup {
+				return &LoadError{File: name, Msg: fmt.Sprintf("command %q is defined twice", n)}
+			}
+			s.commands[n] = c
+		}
+	}
+	for _, p := range f.Policies {
+		if err := checkPolicy(name, p); err != nil {
+			return err
+		}
+		s.policies = append(s.policies, p)
+	}
+	return nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+func yamlError(name string, err error) error {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		var line int
+		fmt.Sscan(m[1], &line)
+		return &LoadError{File: name, Line: line, Msg: m[2]}
+	}
+	return &LoadError{File: name, Msg: err.Error()}
+}
+
+func mergePaths(a, b PathClasses) PathClasses {
+	a.Scratch = append(a.Scratch, b.Scratch...)
+	a.Caches = append(a.Caches, b.Caches...)
+	a.Agent = append(a.Agent, b.Agent...)
+	a.Credentials = append(a.Credentials, b.Credentials...)
+	a.NotSecret = append(a.NotSecret, b.NotSecret...)
+	a.Regenerable = append(a.Regenerable, b.Regenerable...)
+	a.System = append(a.System, b.System...)
+	a.Devices = append(a.Devices, b.Devices...)
+	a.HarmlessDevs = append(a.HarmlessDevs, b.HarmlessDevs...)
+	a.AutoRun = append(a.AutoRun, b.AutoRun...)
+	a.NetDevices = append(a.NetDevices, b.NetDevices...)
+	return a
+}
+
+var carrierKinds = map[string]parse.CarrierKind{
+	"": parse.CarryNone, "exec": parse.CarryExec, "shell": parse.CarryShell,
+	"eval": parse.CarryEval, "source": parse.CarrySource, "find": parse.CarryFind,
+	"interp": parse.CarryInterp,
+}
+
+var streamFilters = map[string]parse.Filter{
+	"": parse.FilterNone, "echo": parse.FilterEcho, "printf": parse.FilterPrintf,
+	"cat": parse.FilterCat, "base64": parse.FilterBase64, "hex": parse.FilterHex,
+	"rev": parse.FilterRev,
+}
+
+func compile(file, name string, spec *CmdSpec) (*command, error) {
+	bad := func(format string, args ...any) error {
+		return &LoadError{File: file, Msg: fmt.Sprintf("command %q: ", name) + fmt.Sprintf(format, args...)}
+	}
+	kind, ok := carrierKinds[spec.Carries]
+	if !ok {
+		return nil, bad("unknown carries %q (want exec, shell, eval, source, find or interp)", spec.Carries)
+	}
+	filter, ok := streamFilters[spec.Stream]
+	if !ok {
+		return nil, bad("unknown stream %q", spec.Stream)
+	}
+	c := &command{spec: spec}
+	if filter != parse.FilterNone {
+		c.stream = &parse.Stream{Filter: filter, When: spec.StreamWhen}
+	}
+	trans, err := compileTranslations(spec.Translate)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	optCode, err := compileTranslations(spec.OptionCode)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if kind != parse.CarryNone || len(optCode) > 0 {
+		c.carrier = &parse.Carrier{
+			Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
+			SplitOptions: spec.SplitOptions, Skip: spec.Skip, Assigns: spec.Assigns,
+			Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
+			CodeFlags: spec.CodeFlags, Translations: trans, OptionCode: optCode,
+		}
+	}
+	for _, e := range spec.Effects {
+		if !knownEffects[e.Effect] {
+			return nil, bad("unknown effect %q", e.Effect)
+		}
+		if !knownTargets[e.Targets] {
+			return nil, bad("effect %s: unknown targets %q", e.Effect, e.Targets)
+		}
+	}
+	if len(spec.Subcommands) > 0 {
+		c.subs = map[string]*command{}
+		for sub, sspec := range spec.Subcommands {
+			if len(sspec.ValueOptions) == 0 {
+				sspec.ValueOptions = spec.ValueOptions
+			}
+			sc, err := compile(file, name+" "+sub, sspec)
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range append([]string{sub}, sspec.Aliases...) {
+				c.subs[n] = sc
+			}
+		}
+	}
+	return c, nil
+}
+
+func compileTranslations(ts []Translate) ([]parse.Translation, error) {
+	var out []parse.Translation
+	for _, t := range ts {
+		re, err := regexp.Compile(t.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q does not compile: %v", t.Pattern, err)
+		}
+		if (len(t.Argv) == 0) == (t.Shell == "") {
+			return nil, fmt.Errorf("pattern %q: give exactly one of argv and shell", t.Pattern)
+		}
+		out = append(out, parse.Translation{Options: t.Options, Pattern: re, Argv: t.Argv, Shell: t.Shell})
+	}
+	return out, nil
+}
+
+var knownEffects = map[string]bool{
+	"delete": true, "overwrite": true, "modify": true, "read": true, "exec": true,
+	"network": true, "upload": true, "download": true, "remote-code": true,
+	"privilege": true, "persist": true, "discard-changes": true, "git-clean": true,
+	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
+	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
+	"unknown-code": true, "unknown-command": true, "syntax": true,
+	"exfil": true, "destroy-remote": true,
+}
+
+var knownTargets = map[string]bool{
+	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
+	"rest": true, "after-dashdash": true, "none": true, "repo": true, "options": true,
+}
+
+var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}
+
+var knownCategories = map[string]bool{
+	"": true, "destroy-ws": true, "outside": true, "secret": true,
+	"network-exfil": true, "privileged": true,
+}
+
+func checkPolicy(file string, p *Policy) error {
+	bad := func(format string, args ...any) error {
+		return &LoadError{File: file, Msg: fmt.Sprintf("policy %q: ", p.ID) + fmt.Sprintf(format, args...)}
+	}
+	if p.ID == "" {
+		return &LoadError{File: file, Msg: "a policy has no id"}
+	}
+	if !knownVerdicts[p.Verdict] {
+		return bad("unknown verdict %q (want allow, ask or deny)", p.Verdict)
+	}
+	for _, c := range p.Category {
+		if !knownCategories[c] {
+			return bad("unknown category %q", c)
+		}
+	}
+	for _, e := range p.Effect {
+		if !knownEffects[e] {
+			return bad("unknown effect %q", e)
+		}
+	}
+	return nil
+}
+
+// Carrier implements [parse.Knowledge].
+func (s *Set) Carrier(name string) *parse.Carrier {
+	if c := s.commands[name]; c != nil {
+		return c.carrier
+	}
+	return nil
+}
+
+// Stream implements [parse.Knowledge].
+func (s *Set) Stream(name string) *parse.Stream {
+	if c := s.commands[name]; c != nil {
+		return c.stream
+	}
+	return nil
+}

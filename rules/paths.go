@@ -1,0 +1,223 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Target classes: where a path lies, as policies name it.
+const (
+	ClassRoot      = "root"               // "/"
+	ClassHome      = "home"               // the home directory itself
+	ClassWSRoot    = "workspace-root"     // the workspace itself
+	ClassContainsW = "contains-workspace" // an ancestor of the workspace
+	ClassCred      = "credential"         // credential material outside the workspace
+	ClassWSCred    = "ws-credential"      // credential material inside the workspace
+	ClassAutoRun   = "autorun"            // workspace files tools run on their own
+	ClassWorkspace = "workspace"          // inside the workspace
+	ClassScratch   = "scratch"            // /tmp and friends
+	ClassCache     = "cache"              // tool caches
+	ClassAgent     = "agent"              // agents' protocol files
+	ClassNetDev    = "network-device"     // /dev/tcp/host/port
+	ClassHarmless  = "harmless-device"    // /dev/null, /dev/stdout
+	ClassDevice    = "device"             // disks and other devices
+	ClassSystem    = "system"             // system directories
+	ClassOutside   = "outside"            // anything else
+	ClassUnknown   = "unknown"            // cannot be resolved
+	ClassNone      = "none"               // the effect has no target
+)
+
+// Env is what judging needs to know about the machine.
+type Env struct {
+	// Home is the home directory.
+	Home string
+	// Workspace is the workspace root, or "" when there is none.
+	Workspace string
+	// Getenv returns an environment variable of the judged command.
+	Getenv func(string) string
+}
+
+// expandEntry turns a path-class entry into a path or glob.
+func (e *Env) expandEntry(p string) string {
+	switch {
+	case p == "~":
+		return e.Home
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(e.Home, p[2:])
+	case strings.HasPrefix(p, "$"):
+		name, rest, _ := strings.Cut(p[1:], "/")
+		v := ""
+		if e.Getenv != nil {
+			v = e.Getenv(name)
+		}
+		if v == "" {
+			return ""
+		}
+		return filepath.Join(v, rest)
+	}
+	return p
+}
+
+// matchAny reports whether path matches one of the entries: a base-name
+// glob (no "/") matches any component; a path or glob matches the path or
+// one of its ancestors.
+func (e *Env) matchAny(path string, entries []string) bool {
+	for _, entry := range entries {
+		if e.match(path, entry) {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Env) match(path, entry string) bool {
+	if !strings.Contains(entry, "/") {
+		for _, c := range strings.Split(e.below(path), "/") {
+			if ok, _ := filepath.Match(entry, c); ok && c != "" {
+				return true
+			}
+		}
+		return false
+	}
+	pat := e.expandEntry(entry)
+	if pat == "" {
+		return false
+	}
+	for p := path; ; p = filepath.Dir(p) {
+		if ok, _ := filepath.Match(pat, p); ok {
+			return true
+		}
+		if p == "/" || p == "." {
+			return false
+		}
+	}
+}
+
+// scratch reports whether path is in a scratch directory. A home
+// directory that itself lies in a scratch directory (a test's HOME under
+// /tmp) stays home: only scratch entries inside it count there.
+func (e *Env) scratch(path string, entries []string) bool {
+	for _, entry := range entries {
+		if !e.match(path, entry) {
+			continue
+		}
+		dir := e.expandEntry(entry)
+		if !within(path, e.Home) || within(dir, e.Home) {
+			return true
+		}
+	}
+	return false
+}
+
+// below returns the part of path below the workspace or the home
+// directory, so that base-name entries never match the directories a
+// workspace happens to live in.
+func (e *Env) below(path string) string {
+	for _, root := range []string{e.Workspace, e.Home} {
+		if root != "" && within(path, root) {
+			return strings.TrimPrefix(path[len(root):], "/")
+		}
+	}
+	return path
+}
+
+// within reports whether path is dir or inside it.
+func within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// classify returns the class of an absolute, resolved path.
+func (s *Set) classify(e *Env, path string) string {
+	p := &s.paths
+	switch {
+	case path == "/":
+		return ClassRoot
+	case path == e.Workspace:
+		return ClassWSRoot
+	case e.Workspace != "" && within(e.Workspace, path):
+		return ClassContainsW
+	case path == e.Home:
+		return ClassHome
+	case e.matchAny(path, p.Credentials) && !e.matchAny(path, p.NotSecret):
+		if within(path, e.Workspace) {
+			return ClassWSCred
+		}
+		return ClassCred
+	case within(path, e.Workspace) && e.matchAny(path, p.AutoRun):
+		return ClassAutoRun
+	case within(path, e.Workspace):
+		return ClassWorkspace
+	case e.matchAny(path, p.Agent):
+		return ClassAgent
+	case e.matchAny(path, p.Caches):
+		return ClassCache
+	case e.scratch(path, p.Scratch):
+		return ClassScratch
+	case e.matchAny(path, p.NetDevices):
+		return ClassNetDev
+	case e.matchAny(path, p.HarmlessDevs):
+		return ClassHarmless
+	case e.matchAny(path, p.Devices):
+		return ClassDevice
+	case within(path, e.Home):
+		return ClassOutside
+	case e.matchAny(path, p.System):
+		return ClassSystem
+	}
+	return ClassOutside
+}
+
+// resolve makes p absolute against dir and resolves symlinks in its
+// directories. The last element is resolved too unless keepLink is set
+// (rm removes a link, not what it points to) or p ends in "/".
+func resolve(p, dir string, keepLink bool) string {
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return ""
+		}
+		p = filepath.Join(dir, p)
+	}
+	trailing := strings.HasSuffix(p, "/") && len(p) > 1
+	p = filepath.Clean(p)
+	if !keepLink || trailing {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return real
+		}
+	}
+	parent, base := filepath.Split(p)
+	if real, err := filepath.EvalSymlinks(parent); err == nil {
+		return filepath.Join(real, base)
+	}
+	return resolveExisting(p)
+}
+
+// resolveExisting resolves the longest existing prefix of p.
+func resolveExisting(p string) string {
+	var rest []string
+	for cur := p; cur != "/" && cur != "."; cur = filepath.Dir(cur) {
+		if _, err := os.Lstat(cur); err == nil {
+			if real, err := filepath.EvalSymlinks(cur); err == nil {
+				return filepath.Join(append([]string{real}, rest...)...)
+			}
+			break
+		}
+		rest = append([]string{filepath.Base(cur)}, rest...)
+	}
+	return p
+}
+
+// credentialVar reports whether an environment variable holds credentials.
+func (s *Set) credentialVar(name string) bool {
+	for _, g := range s.credVars {
+		if ok, _ := filepath.Match(g, name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func matchGlob(pattern, name string) (bool, error) { return filepath.Match(pattern, name) }

@@ -1,0 +1,147 @@
+package rules
+
+import "go.yaml.in/yaml/v3"
+
+// The types in this file are the YAML rule language, version 1. They are
+// decoded strictly: an unknown key is an error with its file and line.
+
+// File is one rule file.
+type File struct {
+	Version  int                 `yaml:"version"`
+	Paths    PathClasses         `yaml:"paths"`
+	Commands map[string]*CmdSpec `yaml:"commands"`
+	Policies []*Policy           `yaml:"policies"`
+	// CredentialVars are globs of environment variable names that hold
+	// credentials (*_TOKEN, AWS_SECRET_ACCESS_KEY).
+	CredentialVars []string `yaml:"credential_vars"`
+}
+
+// PathClasses name groups of paths. Entries are paths or globs; "~"
+// means the home directory and "$NAME" an environment variable. A glob
+// without "/" matches a base name anywhere ("node_modules").
+type PathClasses struct {
+	Scratch      []string `yaml:"scratch"`
+	Caches       []string `yaml:"caches"`
+	Agent        []string `yaml:"agent"`
+	Credentials  []string `yaml:"credentials"`
+	NotSecret    []string `yaml:"not_secret"`
+	Regenerable  []string `yaml:"regenerable"`
+	System       []string `yaml:"system"`
+	Devices      []string `yaml:"devices"`
+	HarmlessDevs []string `yaml:"harmless_devices"`
+	AutoRun      []string `yaml:"autorun"`
+	NetDevices   []string `yaml:"network_devices"`
+}
+
+// CmdSpec is the knowledge about one command: how it carries code, how
+// its arguments map to effects, and its subcommands.
+type CmdSpec struct {
+	// Aliases are other names of the same command (unlink for rm).
+	Aliases []string `yaml:"aliases"`
+	// Carries says how the command carries other code: exec, shell, eval,
+	// source, find, interp.
+	Carries string `yaml:"carries"`
+	// ValueOptions take a value ("-o FILE", "--output=FILE").
+	ValueOptions []string `yaml:"value_options"`
+	DirOptions   []string `yaml:"dir_options"`
+	SplitOptions []string `yaml:"split_options"`
+	Skip         int      `yaml:"skip"`
+	Assigns      bool     `yaml:"assigns"`
+	Privileged   bool     `yaml:"privileged"`
+	StdinArgs    bool     `yaml:"stdin_args"`
+	ExecFlags    []string `yaml:"exec_flags"`
+	CodeFlags    []string `yaml:"code_flags"`
+	// Translate maps patterns in interpreter code to commands.
+	Translate []Translate `yaml:"translate"`
+	// OptionCode maps option values that hold shell code.
+	OptionCode []Translate `yaml:"option_code"`
+	// Stream says how the command produces output: echo, printf, cat,
+	// base64, hex, rev; When lists flags one of which is required.
+	Stream     string   `yaml:"stream"`
+	StreamWhen []string `yaml:"stream_when"`
+	// Effects are what the command does to its targets.
+	Effects []*EffectSpec `yaml:"effects"`
+	// Subcommands are keyed by the first operand (git reset).
+	Subcommands map[string]*CmdSpec `yaml:"subcommands"`
+	// Operands says which arguments are files when no effect lists
+	// targets: "paths" (default: operands are read), "none".
+	Operands string `yaml:"operands"`
+}
+
+// Translate is one pattern of interpreter code and the command it means.
+type Translate struct {
+	// Options, for option_code, are the options whose values are matched.
+	Options []string `yaml:"options"`
+	Pattern string   `yaml:"pattern"`
+	Argv    []string `yaml:"argv"`
+	Shell   string   `yaml:"shell"`
+}
+
+// EffectSpec is one effect of a command on its targets.
+type EffectSpec struct {
+	// Effect is one of the effect names (delete, overwrite, modify, read,
+	// exec, network, upload, download, remote-code, privilege, persist,
+	// discard-changes, git-clean, drop-stash, delete-branch,
+	// rewrite-remote, rewrite-history, secret-env, secret-cmd).
+	Effect string `yaml:"effect"`
+	// Targets selects the arguments the effect applies to: operands,
+	// first, last, all-but-last, rest (operands after the first),
+	// after-dashdash, none, repo, or an option list in Options.
+	Targets string `yaml:"targets"`
+	// Options are options whose values are targets (-o FILE, of=FILE).
+	Options []string `yaml:"options"`
+	// When: the effect applies only when one of these flags is present.
+	When []string `yaml:"when"`
+	// WhenFirst: the effect applies only when the first operand matches
+	// one of these globs (chmod u+s, tar xf).
+	WhenFirst []string `yaml:"when_first"`
+	// Unless: the effect does not apply when one of these is present.
+	Unless []string `yaml:"unless"`
+	// Recursive flags make a delete recursive.
+	Recursive []string `yaml:"recursive"`
+	// Ignored flags make git clean also remove ignored files.
+	Ignored []string `yaml:"ignored"`
+	// Remote: targets of the form host:path are network destinations.
+	Remote bool `yaml:"remote"`
+}
+
+// Policy turns an effect on a class of target into a verdict.
+type Policy struct {
+	ID string `yaml:"id"`
+	// Effect lists effect names the policy applies to.
+	Effect []string `yaml:"effect"`
+	// Target lists target classes (root, system, home, contains-workspace,
+	// credential, workspace, scratch, cache, agent, outside, device,
+	// harmless-device, unknown, none, autorun).
+	Target []string `yaml:"target"`
+	// State lists what the effect would lose, from the repository's real
+	// state (absent, recoverable, regenerable, uncommitted, untracked,
+	// irreplaceable, unversioned, stash, unmerged, unknown).
+	State []string `yaml:"state"`
+	// Privileged, when set, matches only commands run with (true) or
+	// without (false) raised privileges.
+	Privileged *bool  `yaml:"privileged"`
+	Verdict    string `yaml:"verdict"`
+	// Category is one category or a list of them.
+	Category Categories `yaml:"category"`
+	// Message is shown to the agent; {cmd}, {target}, {workspace},
+	// {state} and {effect} are filled in.
+	Message string `yaml:"message"`
+}
+
+// Categories is one category name or a list of them.
+type Categories []string
+
+// UnmarshalYAML accepts a scalar or a sequence.
+func (c *Categories) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*c = Categories{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*c = list
+	return nil
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: whole-process timings of cordon against the real shell,
+# with hyperfine. Builds cordon into a temporary directory first.
+#
+#   scripts/bench.sh [OUT.md]
+#
+# Writes a markdown table to OUT.md, or to stdout. Run from anywhere; the
+# git command is timed in this repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v hyperfine >/dev/null 2>&1; then
+	echo "bench.sh: hyperfine not found: apt-get install hyperfine (or cargo install hyperfine)" >&2
+	exit 1
+fi
+real=$(command -v -p bash)
+[ -x /bin/bash ] && real=/bin/bash
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+CGO_ENABLED=0 go build -trimpath -o "$tmp/cordon" .
+mkdir "$tmp/shims"
+for name in bash sh; do
+	ln -s "$tmp/cordon" "$tmp/shims/$name"
+done
+shim=$tmp/shims/bash
+
+# Nested shells in the timed commands go through the shims too, as under
+# an agent.
+export PATH="$tmp/shims:$PATH"
+out=${1:-$tmp/bench.md}
+
+hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
+	--command-name 'bash -c true (real)' "$real -c true" \
+	--command-name 'bash -c true (shim)' "$shim -c true" \
+	--command-name 'git status | head (real)' "$real -c 'git status --short | head -5'" \
+	--command-name 'git status | head (shim)' "$shim -c 'git status --short | head -5'" \
+	--command-name 'cordon check' "$tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
+	>&2
+
+if [ $# -eq 0 ]; then
+	cat "$out"
+fi
+{
+	echo
+	echo "Measured with \`scripts/bench.sh\` on $(uname -srm), $(nproc 2>/dev/null || echo '?') CPUs, $(go version | cut -d' ' -f3), $("$real" --version | head -1)."
+} >>"${1:-/dev/stdout}"

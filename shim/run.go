@@ -1,0 +1,276 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/rules"
+)
+
+// Exit statuses of the shim, the ones shells use for the same failures.
+const (
+	// ExitRefused: the command was refused, or could not be judged.
+	ExitRefused = 126
+	// ExitNotFound: the real shell is not installed.
+	ExitNotFound = 127
+)
+
+// Run is cordon running as the shell named by argv[0]: it decodes argv,
+// judges the script and, when it is allowed, replaces this process with the
+// real shell, given argv unchanged. Run returns only when nothing was run:
+// [ExitRefused] after printing one paragraph on stderr when the command is
+// refused or cannot be judged, [ExitNotFound] when the real shell is not
+// installed. Nothing of cordon's is printed when the command runs.
+//
+// An argv the shell itself would reject (a *DecodeError) is passed to the
+// real shell unjudged, so that the shell prints its own error.
+func Run(argv []string) int {
+	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv)}
+	return r.main()
+}
+
+// A run is one shim invocation; its fields are read from the process once.
+type run struct {
+	argv []string
+	env  []string
+	name string // the shell looked for, "bash"
+	real string // the real shell's path, once found
+}
+
+func (r *run) main() int {
+	inv, decodeErr := Decode(r.argv, platform.IsTerminal(os.Stdin.Fd()))
+	if code, ok := r.findReal(); !ok {
+		return code
+	}
+	var de *DecodeError
+	switch {
+	case errors.As(decodeErr, &de):
+		return r.exec()
+	case decodeErr != nil:
+		return r.fail("could not decode the command line: %v", decodeErr)
+	case inv.Mode == ModeInfo:
+		return r.exec()
+	}
+	return r.judgeAndRun(inv)
+}
+
+// findReal locates the real shell, or prints why not and returns the
+// exit status.
+func (r *run) findReal() (int, bool) {
+	self, err := executable()
+	if err == nil {
+		r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self)
+	}
+	var nf *platform.NotFoundError
+	switch {
+	case errors.As(err, &nf):
+		r.print(notFoundMessage(nf))
+		return ExitNotFound, false
+	case err != nil:
+		r.print(fmt.Sprintf("cordon: %s: %v; nothing was run\n", r.name, err))
+		return ExitNotFound, false
+	}
+	return 0, true
+}
+
+func (r *run) judgeAndRun(inv *Invocation) int {
+	dir, err := os.Getwd()
+	if err != nil {
+		return r.fail("cannot read the current directory: %v", err)
+	}
+	j, err := safeJudge(inv, dir, r.env)
+	switch {
+	case err != nil:
+		return r.fail("could not judge the command: %v", err)
+	case j.Verdict != rules.Allow:
+		r.print(blockedMessage(r.argv, j, r.env))
+		return ExitRefused
+	}
+	return r.exec()
+}
+
+// exec replaces the process with the real shell. The process is already
+// in the directory the command was judged for, so no directory is given.
+func (r *run) exec() int {
+	err := platform.Direct.Exec(r.real, r.argv, r.env, "")
+	return r.fail("cannot run the real shell: %v", err)
+}
+
+func (r *run) fail(format string, args ...any) int {
+	r.print(fmt.Sprintf("cordon: %s: %s; nothing was run\n", r.name, fmt.Sprintf(format, args...)))
+	return ExitRefused
+}
+
+func (r *run) print(msg string) { os.Stderr.WriteString(msg) }
+
+// safeJudge is Judge, with a panic turned into an error: a bug in cordon
+// must refuse the command, not crash with a trace the agent cannot use.
+func safeJudge(inv *Invocation, dir string, env []string) (j *rules.Judgement, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (a cordon bug, please report it): %v", p)
+		}
+	}()
+	j, err = Judge(inv, dir, env)
+	if err == nil && j == nil {
+		err = errors.New("internal error (a cordon bug, please report it): no judgement")
+	}
+	return j, err
+}
+
+// executable is the running cordon binary, symlinks resolved.
+func executable() (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("cannot locate the cordon binary itself: %w", err)
+	}
+	return filepath.EvalSymlinks(self)
+}
+
+// ShellName returns the canonical name of the shell that argv0 names
+// ("bash" for "/usr/bin/bash", "-bash" or "BASH.EXE"), and whether it is
+// one of the POSIX shells cordon stands in for.
+func ShellName(argv0 string) (string, bool) {
+	name := argv0[strings.LastIndexAny(argv0, `/\`)+1:]
+	name = strings.TrimPrefix(strings.ToLower(name), "-")
+	name = strings.TrimSuffix(name, ".exe")
+	switch name {
+	case "bash", "sh", "dash", "zsh", "ksh":
+		return name, true
+	}
+	return name, false
+}
+
+func canonicalName(argv []string) string {
+	if len(argv) == 0 {
+		return "sh"
+	}
+	name, _ := ShellName(argv[0])
+	return name
+}
+
+// getenv is the value of key in env, the last one winning as in the
+// shells; on Windows keys are case-insensitive.
+func getenv(env []string, key string) string {
+	val := ""
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
+			val = v
+		}
+	}
+	return val
+}
+
+func notFoundMessage(nf *platform.NotFoundError) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cordon: %s: real shell not found in PATH, /bin or /usr/bin", nf.Name)
+	fmt.Fprintf(&b, "; install %s, or put the directory that holds it on PATH after the cordon shims; nothing was run\n", nf.Name)
+	fmt.Fprintf(&b, "  searched: %s\n", strings.Join(nf.Dirs, " "))
+	if len(nf.Skipped) > 0 {
+		fmt.Fprintf(&b, "  skipped (cordon itself): %s\n", strings.Join(nf.Skipped, " "))
+	}
+	return b.String()
+}
+
+// blockedMessage is DESIGN §7's paragraph for a refused command: the
+// verdict, the reasons that made it, and what a person can do.
+func blockedMessage(argv []string, j *rules.Judgement, env []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cordon: refused (%s)", strings.Join(append([]string{j.Verdict.String()}, j.Categories...), ", "))
+	reasons := blockingReasons(j)
+	switch len(reasons) {
+	case 0:
+		b.WriteString(": no reason recorded (a cordon bug, please report it)\n")
+	case 1:
+		fmt.Fprintf(&b, ": %s\n", reasonLine(reasons[0]))
+	default:
+		b.WriteString(":\n")
+		for _, rs := range reasons {
+			fmt.Fprintf(&b, "  %s\n", reasonLine(rs))
+		}
+	}
+	fmt.Fprintf(&b, "  nothing was run. If this is intended, a person can run it outside the agent, "+
+		"or allow it with a rule in %s (see %s).\n", configDir(env), explainHint(argv))
+	return b.String()
+}
+
+// blockingReasons are the reasons that did not allow: the ones that
+// explain the refusal.
+func blockingReasons(j *rules.Judgement) []rules.Reason {
+	var out []rules.Reason
+	for _, rs := range j.Reasons {
+		if rs.Verdict != rules.Allow {
+			out = append(out, rs)
+		}
+	}
+	return out
+}
+
+func reasonLine(rs rules.Reason) string {
+	line := printable(rs.Message)
+	if rs.Rule != "" {
+		line += " [rule " + printable(rs.Rule) + "]"
+	}
+	return line
+}
+
+// configDir is the user's cordon rules directory, as a person would type it.
+func configDir(env []string) string {
+	if x := getenv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return printable(filepath.Join(x, "cordon")) + string(filepath.Separator)
+	}
+	return "~/.config/cordon/"
+}
+
+// maxHint is the longest command line repeated in the explain hint.
+const maxHint = 160
+
+// explainHint is the cordon explain command line for argv, or a pointer to
+// it when argv is too long to repeat.
+func explainHint(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		if i == 0 {
+			a = a[strings.LastIndexAny(a, `/\`)+1:]
+		}
+		words[i] = quote(a)
+	}
+	line := strings.Join(words, " ")
+	if len(line) > maxHint || strings.ContainsAny(line, "\n\r") {
+		return "`cordon explain -- ` followed by the same command"
+	}
+	return "`cordon explain -- " + printable(line) + "`"
+}
+
+// quote quotes s as one POSIX shell word.
+func quote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// printable escapes control characters, so that a file name cannot move
+// the cursor or retitle the terminal of the person reading the message.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if isControl(c) {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func isControl(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }
