@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -39,6 +40,9 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		return -1
 	}
 	redirs, input := w.redirs(st, rs)
+	if input == nil && stdin < 0 {
+		input = st.input
+	}
 	c := Command{Args: args, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: ce.Pos().String()}
 	return w.run(st, c, input)
 }
@@ -95,9 +99,11 @@ func (w *walker) builtin(st *state, i int) bool {
 				st.env.setString(k, v, c.Name() == "export")
 			}
 		}
-	case "read", "mapfile", "readarray", "getopts", "printf":
-		markReadVars(st, c.Name(), args[1:])
-		return c.Name() != "printf"
+	case "printf":
+		w.printfVar(st, args[1:])
+	case "read", "mapfile", "readarray", "getopts":
+		w.readVars(st, i, c.Name(), args[1:])
+		return true
 	case "alias":
 		for _, a := range args[1:] {
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
@@ -162,25 +168,49 @@ func setOptions(st *state, args []Word) {
 	}
 }
 
-func markReadVars(st *state, name string, args []Word) {
+// printfVar applies printf -v NAME FORMAT ARGS.
+func (w *walker) printfVar(st *state, args []Word) {
+	if len(args) < 3 || args[0].Text != "-v" {
+		return
+	}
+	out, _, err := expand.Format(w.config(st), args[2].Text, wordTexts(args[3:]))
+	if err != nil {
+		out = Unknown
+	}
+	st.env.setString(args[1].Text, out, false)
+}
+
+// readVars sets the variables read assigns: from its known input's first
+// line, or unknown.
+func (w *walker) readVars(st *state, i int, name string, args []Word) {
+	var names []string
 	for j := 0; j < len(args); j++ {
 		a := args[j].Text
-		if strings.HasPrefix(a, "-") {
-			if name == "printf" && a == "-v" && j+1 < len(args) {
-				st.env.setString(args[j+1].Text, Unknown, false)
-				j++
-			}
-			continue
-		}
-		if name != "printf" && syntax.ValidName(a) {
-			st.env.setString(a, Unknown, false)
-		}
-		if name == "printf" {
-			return
+		switch {
+		case a == "-d" || a == "-n" || a == "-N" || a == "-p" || a == "-t" || a == "-u" || a == "-a":
+			j++
+		case strings.HasPrefix(a, "-"):
+		case syntax.ValidName(a):
+			names = append(names, a)
 		}
 	}
-	if name == "read" {
-		st.env.setString("REPLY", Unknown, false)
+	if len(names) == 0 && name == "read" {
+		names = []string{"REPLY"}
+	}
+	line := Unknown
+	if in := w.stdinOf(i); in != nil && name == "read" {
+		line, _, _ = strings.Cut(*in, "\n")
+	}
+	for n, v := range names {
+		val := line
+		if n < len(names)-1 && line != Unknown {
+			f := strings.Fields(line)
+			val = ""
+			if n < len(f) {
+				val = f[n]
+			}
+		}
+		st.env.setString(v, val, false)
 	}
 }
 

@@ -1,13 +1,17 @@
 package parse
 
 import (
+	"os"
 	"strings"
 )
 
 // carry follows the code that command i carries, as its rule knowledge
 // describes.
 func (w *walker) carry(st *state, i int) {
-	if w.cfg.Knowledge == nil || len(w.res.Commands[i].Args) == 0 {
+	if len(w.res.Commands[i].Args) == 0 {
+		return
+	}
+	if w.scriptFile(st, i) || w.cfg.Knowledge == nil {
 		return
 	}
 	k := w.cfg.Knowledge.Carrier(w.res.Commands[i].Name())
@@ -29,6 +33,64 @@ func (w *walker) carry(st *state, i int) {
 	case CarryInterp:
 		w.carryInterp(st, i, k)
 	}
+}
+
+// scriptFile follows a command run by its path ("./x.sh", "/tmp/x")
+// when the file is a shell script: one the script wrote earlier, or one
+// on disk whose "#!" line names a POSIX shell. It reports whether it did.
+func (w *walker) scriptFile(st *state, i int) bool {
+	c := w.res.Commands[i]
+	name := c.Args[0].Text
+	if !strings.Contains(name, "/") || !c.Args[0].IsKnown() {
+		return false
+	}
+	path := st.abs(name)
+	data, written := w.files[path]
+	if !written {
+		b, err := readFile(w.cfg, path)
+		if err != nil || !shellShebang(b) {
+			return false
+		}
+		data = string(b)
+	}
+	sub := st.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
+	w.code(sub, i, data)
+	return true
+}
+
+// shellShebang reports whether a file starts with a "#!" line that runs
+// a POSIX shell.
+func shellShebang(b []byte) bool {
+	if len(b) < 2 || b[0] != '#' || b[1] != '!' {
+		return false
+	}
+	line, _, _ := strings.Cut(string(b[2:min(len(b), 256)]), "\n")
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return false
+	}
+	prog := f[0]
+	if strings.HasSuffix(prog, "/env") && len(f) > 1 {
+		prog = f[1]
+	}
+	switch prog[strings.LastIndexByte(prog, '/')+1:] {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
+		return true
+	}
+	return false
+}
+
+func dialectOf(script string, def Dialect) Dialect {
+	line, _, _ := strings.Cut(script, "\n")
+	switch {
+	case !strings.HasPrefix(line, "#!"):
+		return def
+	case strings.Contains(line, "zsh"):
+		return Zsh
+	case strings.Contains(line, "bash"), strings.Contains(line, "ksh"):
+		return Bash
+	}
+	return POSIX
 }
 
 // unknownCode marks command i as running code the judge cannot see.
@@ -55,7 +117,10 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		case contains(k.DirOptions, opt):
 			sub.dir = st.absOrEmpty(val.Text)
 		case contains(k.SplitOptions, opt):
-			split = splitWords(val.Text)
+			split = splitWords(os.Expand(val.Text, func(v string) string {
+				s, _ := st.env.lookup(strings.Trim(v, "{}"))
+				return s
+			}))
 		}
 		j = next
 	}
@@ -68,6 +133,7 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		return
 	}
 	if k.StdinArgs {
+		c.index = i
 		inner = w.stdinArgs(c, inner)
 	}
 	w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
@@ -116,6 +182,9 @@ func splitWords(s string) []Word {
 // stdinArgs adds the arguments xargs reads from its input: unknown, but
 // bounded when the input comes from find.
 func (w *walker) stdinArgs(c Command, inner []Word) []Word {
+	if in := w.stdinOf(c.index); in != nil && !strings.Contains(*in, Unknown) {
+		return xargsKnown(c, inner, *in)
+	}
 	arg := Word{Text: Unknown}
 	if c.StdinFrom >= 0 {
 		up := w.res.Commands[c.StdinFrom]
@@ -139,6 +208,27 @@ func (w *walker) stdinArgs(c Command, inner []Word) []Word {
 		return inner
 	}
 	return append(inner, arg)
+}
+
+// xargsKnown builds the command xargs runs from input it knows: with -I
+// the first line replaces the placeholder, otherwise the input's words
+// are appended.
+func xargsKnown(c Command, inner []Word, in string) []Word {
+	for j, a := range c.Args {
+		if (a.Text == "-I" || a.Text == "-i" || a.Text == "--replace") && j+1 < len(c.Args) {
+			repl := c.Args[j+1].Text
+			line, _, _ := strings.Cut(strings.TrimLeft(in, "\n"), "\n")
+			out := make([]Word, len(inner))
+			for n, x := range inner {
+				out[n] = Word{Text: strings.ReplaceAll(x.Text, repl, line)}
+			}
+			return out
+		}
+		if strings.HasPrefix(a.Text, "-I") && len(a.Text) > 2 {
+			return xargsKnown(Command{Args: []Word{{Text: "-I"}, {Text: a.Text[2:]}}}, inner, in)
+		}
+	}
+	return append(inner, splitWords(in)...)
 }
 
 // findScope returns the single search root of a find command, resolved,
@@ -263,12 +353,25 @@ func (w *walker) carryFind(st *state, i int, k *Carrier) {
 func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	c := w.res.Commands[i]
 	code, ok := interpCode(c.Args[1:], k.CodeFlags)
+	if !ok && k.CodeOperand {
+		code, ok = firstOperand(c.Args[1:], k.ValueOptions)
+	}
 	if !ok {
+		if !readsStdin(c.Args[1:]) {
+			return
+		}
 		in := w.stdinOf(i)
-		if in == nil || !readsStdin(c.Args[1:]) {
+		if in == nil || strings.Contains(*in, Unknown) {
+			if c.StdinFrom >= 0 || in != nil {
+				w.unknownCode(i)
+			}
 			return
 		}
 		code = *in
+	}
+	home, _ := st.env.lookup("HOME")
+	for _, r := range k.Rewrites {
+		code = r.Pattern.ReplaceAllString(code, strings.ReplaceAll(r.With, "{home}", home))
 	}
 	sub := st.nested(c.Name(), false)
 	for _, t := range k.Translations {
@@ -300,6 +403,28 @@ func interpCode(args []Word, flags []string) (string, bool) {
 	return "", false
 }
 
+// firstOperand returns the first argument that is not an option or an
+// option's value (awk's program).
+func firstOperand(args []Word, valued []string) (string, bool) {
+	for j := 0; j < len(args); j++ {
+		a := args[j].Text
+		switch {
+		case a == "--":
+			if j+1 < len(args) {
+				return args[j+1].Text, true
+			}
+			return "", false
+		case strings.HasPrefix(a, "-") && a != "-":
+			if contains(valued, a) {
+				j++
+			}
+		default:
+			return a, true
+		}
+	}
+	return "", false
+}
+
 // readsStdin reports whether an interpreter reads its program from
 // standard input: no operand, or "-".
 func readsStdin(args []Word) bool {
@@ -326,9 +451,14 @@ func (w *walker) translate(st *state, c Command, t Translation, m []string) {
 		w.script(st, fill(t.Shell), "")
 		return
 	}
+	home, _ := st.env.lookup("HOME")
 	args := make([]Word, len(t.Argv))
 	for n, a := range t.Argv {
-		args[n] = Word{Text: fill(a)}
+		text := fill(a)
+		if text == "~" || strings.HasPrefix(text, "~/") {
+			text = home + text[1:]
+		}
+		args[n] = Word{Text: text}
 	}
 	w.run(st, Command{Args: args, StdinFrom: -1, Pos: c.Pos}, nil)
 }
@@ -343,13 +473,12 @@ func (w *walker) optionCode(st *state, i int, k *Carrier) {
 		if a == "--" {
 			return
 		}
-		if !strings.HasPrefix(a, "-") {
-			j++
-			continue
-		}
 		opt, val, next := optionValue(args, j, k.ValueOptions)
+		if !strings.HasPrefix(a, "-") {
+			opt, val, next = "", args[j], j+1
+		}
 		for _, t := range k.OptionCode {
-			if !contains(t.Options, opt) {
+			if len(t.Options) > 0 && !contains(t.Options, opt) {
 				continue
 			}
 			if m := t.Pattern.FindStringSubmatch(val.Text); m != nil {

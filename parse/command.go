@@ -73,6 +73,8 @@ type Command struct {
 	UnknownCode bool
 	// Pos is the position in the script ("line:col") the command starts at.
 	Pos string
+
+	index int // position in Result.Commands, while walking
 }
 
 // Name returns the base name of the command, or "" when it is unknown.

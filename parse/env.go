@@ -133,3 +133,10 @@ func (e *env) lookup(name string) (string, bool) {
 	v := e.Get(name)
 	return v.String(), v.IsSet()
 }
+
+// shellStart sets what every shell sets for itself at start, whatever
+// the environment says: bash and dash reset IFS.
+func (e *env) shellStart() *env {
+	e.vars["IFS"] = str(" \t\n")
+	return e
+}

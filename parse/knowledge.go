@@ -44,6 +44,13 @@ type Translation struct {
 	Shell string
 }
 
+// A Rewrite replaces matches of Pattern in interpreter code by With
+// ($1 for groups).
+type Rewrite struct {
+	Pattern *regexp.Regexp
+	With    string
+}
+
 // A Carrier describes how one command carries other code.
 type Carrier struct {
 	Kind CarrierKind
@@ -70,6 +77,13 @@ type Carrier struct {
 	ExecFlags []string
 	// CodeFlags are the options whose value is code (python -c).
 	CodeFlags []string
+	// CodeOperand: without a code flag, the first operand is the code
+	// (awk 'prog', sed 'script').
+	CodeOperand bool
+	// Rewrites normalise interpreter code before Translations: a home
+	// directory expression becomes the path, literal concatenations are
+	// joined. "{home}" in With is the home directory.
+	Rewrites []Rewrite
 	// Translations apply to interpreter code.
 	Translations []Translation
 	// OptionCode maps option values that hold shell code: a value
@@ -85,13 +99,19 @@ type Filter uint8
 
 // Filters.
 const (
-	FilterNone   Filter = iota
-	FilterEcho          // prints its arguments
-	FilterPrintf        // formats its arguments
-	FilterCat           // copies its input or its file operands
-	FilterBase64        // decodes base64 from its input
-	FilterHex           // decodes hex (xxd -r -p)
-	FilterRev           // reverses each line
+	FilterNone     Filter = iota
+	FilterEcho            // prints its arguments
+	FilterPrintf          // formats its arguments
+	FilterCat             // copies its input or its file operands
+	FilterBase64          // decodes base64 from its input
+	FilterHex             // decodes hex (xxd -r -p)
+	FilterRev             // reverses each line
+	FilterPwd             // prints the working directory
+	FilterDirname         // prints its operands' directories
+	FilterBasename        // prints its operand's last element
+	FilterRealpath        // prints its operands resolved
+	FilterTr              // translates characters of its input
+	FilterMktemp          // creates a file in the temporary directory and prints its name
 )
 
 // A Stream describes how a command produces its output.

@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -51,6 +52,14 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 		return s, err == nil
 	case FilterCat:
 		return w.cat(st, i, args)
+	case FilterPwd:
+		return st.dir + "\n", st.dir != ""
+	case FilterDirname, FilterBasename, FilterRealpath:
+		return pathFilter(st, f, operandsOf(args))
+	case FilterMktemp:
+		return mktemp(st, args), true
+	case FilterTr:
+		return w.tr(i, operandsOf(args))
 	}
 	in := w.stdinOf(i)
 	if in == nil || strings.Contains(*in, Unknown) {
@@ -152,4 +161,109 @@ func inCluster(a, f string) bool {
 		return false
 	}
 	return strings.IndexByte(a[1:], f[1]) >= 0
+}
+
+// operandsOf returns the arguments that are not options.
+func operandsOf(args []Word) []string {
+	var out []string
+	for _, a := range args {
+		if !strings.HasPrefix(a.Text, "-") || a.Text == "-" {
+			out = append(out, a.Text)
+		}
+	}
+	return out
+}
+
+func pathFilter(st *state, f Filter, ops []string) (string, bool) {
+	if len(ops) == 0 {
+		return "", false
+	}
+	var sb strings.Builder
+	for _, op := range ops {
+		if strings.Contains(op, Unknown) {
+			return "", false
+		}
+		switch f {
+		case FilterDirname:
+			sb.WriteString(filepath.Dir(strings.TrimSuffix(op, "/")))
+		case FilterBasename:
+			sb.WriteString(filepath.Base(op))
+		case FilterRealpath:
+			p := st.absOrEmpty(op)
+			if p == "" {
+				return "", false
+			}
+			sb.WriteString(p)
+		}
+		sb.WriteByte('\n')
+		if f == FilterBasename {
+			break
+		}
+	}
+	return sb.String(), true
+}
+
+// mktemp names the file mktemp would create: its name is random, its
+// directory is known.
+func mktemp(st *state, args []Word) string {
+	dir, _ := st.env.lookup("TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	name := "tmp.XXXXXXXXXX"
+	for j := 0; j < len(args); j++ {
+		a := args[j].Text
+		switch {
+		case (a == "-p" || a == "--tmpdir") && j+1 < len(args):
+			dir = args[j+1].Text
+			j++
+		case strings.HasPrefix(a, "--tmpdir="):
+			dir = strings.TrimPrefix(a, "--tmpdir=")
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "/"):
+			return a + "\n"
+		default:
+			name = a
+		}
+	}
+	return filepath.Join(dir, name) + "\n"
+}
+
+// tr translates characters of the known input (tr SET1 SET2).
+func (w *walker) tr(i int, sets []string) (string, bool) {
+	in := w.stdinOf(i)
+	if in == nil || strings.Contains(*in, Unknown) || len(sets) != 2 {
+		return "", false
+	}
+	from, to := []rune(trSet(sets[0])), []rune(trSet(sets[1]))
+	if len(from) == 0 || len(to) == 0 {
+		return "", false
+	}
+	m := map[rune]rune{}
+	for n, r := range from {
+		m[r] = to[min(n, len(to)-1)]
+	}
+	return strings.Map(func(r rune) rune {
+		if t, ok := m[r]; ok {
+			return t
+		}
+		return r
+	}, *in), true
+}
+
+// trSet expands ranges in a tr set ("a-z").
+func trSet(s string) string {
+	r := []rune(s)
+	var out []rune
+	for n := 0; n < len(r); n++ {
+		if n+2 < len(r) && r[n+1] == '-' && r[n] <= r[n+2] && r[n+2]-r[n] < 1024 {
+			for c := r[n]; c <= r[n+2]; c++ {
+				out = append(out, c)
+			}
+			n += 2
+			continue
+		}
+		out = append(out, r[n])
+	}
+	return string(out)
 }

@@ -39,7 +39,8 @@ type state struct {
 	via     []string
 	priv    bool
 	depth   int
-	stop    *bool // set by exit or an aborting expansion: nothing after runs
+	stop    *bool   // set by exit or an aborting expansion: nothing after runs
+	input   *string // known standard input of a compound command's body
 }
 
 func newWalker(cfg *Config) *walker {
@@ -49,7 +50,7 @@ func newWalker(cfg *Config) *walker {
 func (w *walker) rootState(cfg *Config) *state {
 	return &state{
 		dialect: cfg.Dialect,
-		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params),
+		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(),
 		dir:     cfg.Dir,
 		nounset: cfg.NoUnset,
 		funcs:   map[string]*syntax.Stmt{},
@@ -81,7 +82,7 @@ func (st *state) nested(via string, priv bool) *state {
 func (st *state) newShell(call ShellCall, via string) *state {
 	c := st.nested(via, false)
 	c.dialect = call.Dialect
-	c.env = st.env.child(call.Arg0, call.Params)
+	c.env = st.env.child(call.Arg0, call.Params).shellStart()
 	c.nounset = call.NoUnset
 	c.funcs = map[string]*syntax.Stmt{}
 	c.aliases = map[string]string{}
@@ -150,15 +151,23 @@ func (w *walker) stmt(st *state, s *syntax.Stmt, stdin int) int {
 	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
 		return w.call(st, call, s.Redirs, stdin)
 	}
+	var redirs []Redir
+	body := st
+	if len(s.Redirs) > 0 {
+		var input *string
+		redirs, input = w.redirs(st, s.Redirs)
+		if input != nil {
+			c := *st
+			c.input = input
+			body = &c
+		}
+	}
 	out := -1
 	if s.Cmd != nil {
-		out = w.compound(st, s.Cmd, stdin)
+		out = w.compound(body, s.Cmd, stdin)
 	}
-	if len(s.Redirs) > 0 {
-		redirs, _ := w.redirs(st, s.Redirs)
-		if len(redirs) > 0 {
-			w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: s.Pos().String()})
-		}
+	if len(redirs) > 0 {
+		w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: s.Pos().String()})
 	}
 	return out
 }
@@ -292,10 +301,23 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 }
 
 func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
-	if a.Value == nil {
-		if a.Array != nil {
-			w.substitutions(st, a.Array)
+	if a.Value == nil && a.Array != nil {
+		var list []string
+		for _, el := range a.Array.Elems {
+			if el.Value == nil {
+				continue
+			}
+			fs, err := w.fields(st, []*syntax.Word{el.Value})
+			if err != nil {
+				w.abort(st, a.Pos(), err)
+				return
+			}
+			list = append(list, wordTexts(fs)...)
 		}
+		st.env.Set(a.Name.Value, expand.Variable{Set: true, Kind: expand.Indexed, List: list})
+		return
+	}
+	if a.Value == nil {
 		st.env.setString(a.Name.Value, "", export)
 		return
 	}
@@ -331,8 +353,10 @@ func (w *walker) config(st *state) *expand.Config {
 			return nil
 		},
 		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
-			w.stmts(st.subshell().nested("<(...)", false), ps.Stmts)
-			return Unknown, nil
+			out := w.stmts(st.subshell().nested("<(...)", false), ps.Stmts)
+			path := fmt.Sprintf("/dev/fd/%d", 63+len(w.files))
+			w.files[path] = w.rawOutput(out)
+			return path, nil
 		},
 	}
 }
@@ -342,6 +366,14 @@ func (w *walker) config(st *state) *expand.Config {
 func (w *walker) output(i int) string {
 	if p := w.out[i]; p != nil {
 		return strings.TrimRight(*p, "\n")
+	}
+	return Unknown
+}
+
+// rawOutput returns the known output of command i, or Unknown.
+func (w *walker) rawOutput(i int) string {
+	if p := w.out[i]; p != nil {
+		return *p
 	}
 	return Unknown
 }
@@ -361,16 +393,51 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 	var out []Word
 	cfg := w.config(st)
 	for _, word := range words {
-		fs, err := expand.Fields(cfg, word)
-		if err != nil {
-			return nil, err
-		}
 		vars := wordVars(word)
-		for _, f := range fs {
-			out = append(out, Word{Text: f, Vars: vars})
+		for _, bw := range w.braces(st, word) {
+			fs, err := expand.Fields(cfg, bw)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range fs {
+				out = append(out, w.word0(st, f, vars))
+			}
 		}
 	}
 	return out, nil
+}
+
+// braces performs brace expansion ({a,b}, {1..3}) where the dialect
+// has it.
+func (w *walker) braces(st *state, word *syntax.Word) []*syntax.Word {
+	if st.dialect == POSIX || !syntax.SplitBraces(word) {
+		return []*syntax.Word{word}
+	}
+	var out []*syntax.Word
+	for bw, err := range expand.BracesSeq(nil, word) {
+		if err != nil {
+			return []*syntax.Word{word}
+		}
+		out = append(out, bw)
+	}
+	return out
+}
+
+// word0 builds a Word from an expanded field. A field whose value is
+// unknown past a known directory ("$HOME/$(ls)") is known to lie under
+// that directory.
+func (w *walker) word0(st *state, text string, vars []string) Word {
+	wd := Word{Text: text, Vars: vars}
+	i := strings.Index(text, Unknown)
+	if i < 0 {
+		return wd
+	}
+	if j := strings.LastIndexByte(text[:i], '/'); j >= 0 {
+		if dir := st.abs(text[:max(j, 1)]); dir != "" {
+			wd.Under = dir
+		}
+	}
+	return wd
 }
 
 // literal expands one word without splitting or globbing.
@@ -388,7 +455,7 @@ func (w *walker) word(st *state, word *syntax.Word) {
 func wordVars(word *syntax.Word) []string {
 	var vars []string
 	syntax.Walk(word, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && !pe.Length {
 			vars = append(vars, pe.Param.Value)
 		}
 		return true

@@ -104,6 +104,22 @@ func (a *args) firstMatches(globs []string) bool {
 	return false
 }
 
+// anyMatches reports whether some operand matches one of globs; no globs
+// is true.
+func (a *args) anyMatches(globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, op := range a.operands {
+		for _, g := range globs {
+			if ok, _ := matchGlob(g, op.Text); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func inCluster(a, f string) bool {
 	if len(f) != 2 || f[0] != '-' || len(a) < 3 || a[0] != '-' || a[1] == '-' {
 		return false
@@ -157,8 +173,13 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
 	a := splitArgs(rest, cmd.spec.ValueOptions)
+	for _, opt := range cmd.spec.DirOptions {
+		for _, v := range a.values[opt] {
+			dir = resolve(v.Text, dir, false)
+		}
+	}
 	for _, spec := range cmd.spec.Effects {
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
@@ -168,6 +189,11 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 
 func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) []Effect {
 	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"})}
+	for _, opt := range spec.Filter {
+		for _, v := range a.values[opt] {
+			base.Filter = v.Text
+		}
+	}
 	words, whole := selectTargets(spec, a)
 	if whole {
 		return []Effect{s.repoEffect(e, base, dir)}
@@ -180,7 +206,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 	for _, w := range words {
 		if pathless[spec.Effect] {
 			eff := base
-			eff.Raw, eff.Class = w.String(), ClassNone
+			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
 			if spec.Effect == "secret-env" && s.credentialVar(w.Text) {
 				eff.Raw, eff.Class = "$"+w.Text, ClassCred
 			}
@@ -211,6 +237,29 @@ var pathless = map[string]bool{
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "secret-env": true, "destroy-remote": true,
+}
+
+// hostClass classifies the target of a network effect: a URL or host on
+// this machine is ClassLocal.
+func hostClass(s string) string {
+	host := s
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		host = rest
+	}
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if strings.HasPrefix(host, "[") {
+		host, _, _ = strings.Cut(host[1:], "]")
+	} else {
+		host, _, _ = strings.Cut(host, ":")
+	}
+	switch {
+	case host == "localhost", host == "::1", host == "0.0.0.0", strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
+		return ClassLocal
+	}
+	return ClassNone
 }
 
 // dataFile returns the file named by a data argument in the "@file" and
@@ -248,6 +297,11 @@ func selectTargets(spec *EffectSpec, a *args) (words []parse.Word, whole bool) {
 			return ops[1:], false
 		}
 		return []parse.Word{}, false
+	case "operands-or-repo":
+		if len(ops) == 0 {
+			return nil, true
+		}
+		return ops, false
 	case "after-dashdash":
 		if a.dashdash >= 0 {
 			return ops[a.dashdash:], false
@@ -305,8 +359,40 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		eff.Class = ClassUnknown
 		return eff
 	}
+	fi, statErr := os.Stat(eff.Path)
+	isDir := statErr == nil && fi.IsDir()
+	switch {
+	case eff.Filter != "":
+		// Only what lies below the root and matches the filter.
+		eff.Recursive = true
+		eff.Class = s.classify(e, filepath.Join(eff.Path, "_"))
+		return eff
+	case eff.Kind == "overwrite" && isDir:
+		eff.Kind = "modify" // writing into a directory replaces nothing
+	}
 	eff.Class = s.classify(e, eff.Path)
+	if eff.Kind == "read" && isDir && eff.Class != ClassCred && s.holdsCredentials(e, eff.Path) {
+		eff.Class = ClassCred
+	}
 	return eff
+}
+
+// holdsCredentials reports whether dir contains credential files of the
+// home directory (reading it recursively reads them).
+func (s *Set) holdsCredentials(e *Env, dir string) bool {
+	for _, entry := range s.paths.Credentials {
+		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") {
+			continue
+		}
+		p := e.expandEntry(entry)
+		if p == "" || strings.ContainsAny(p, "*?[") || !within(p, dir) || p == dir {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpOr(a, b string) string {

@@ -68,7 +68,7 @@ func (j *judging) run() {
 	for i := range j.res.Commands {
 		c := &j.res.Commands[i]
 		effs := j.set.effects(&j.ctx.Env, c, i)
-		effs = append(effs, j.envEffects(c, i)...)
+		effs = append(effs, j.envEffects(c, i, effs)...)
 		if c.UnknownCode {
 			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
 		}
@@ -96,7 +96,10 @@ func (j *judging) run() {
 }
 
 // envEffects reports credential variables a command prints or sends.
-func (j *judging) envEffects(c *parse.Command, i int) []Effect {
+func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
+	if !j.set.printsArgs(c.Name()) && !isNetwork(effs) {
+		return nil
+	}
 	var out []Effect
 	for n, w := range c.Args {
 		for _, v := range w.Vars {
@@ -108,21 +111,42 @@ func (j *judging) envEffects(c *parse.Command, i int) []Effect {
 	return out
 }
 
+func isNetwork(effs []Effect) bool {
+	for _, e := range effs {
+		switch e.Kind {
+		case "network", "download", "upload":
+			return true
+		}
+	}
+	return false
+}
+
 // flows adds effects that come from several commands together: code
-// that arrives over the network, and secrets that leave through it.
+// that arrives over the network, secrets that leave through it, data
+// piped into a network tool, discards made safe by an earlier checkpoint.
 func (j *judging) flows() {
 	network := -1
+	downloads := map[string]bool{}
 	for i, effs := range j.effects {
-		for _, e := range effs {
-			if e.Kind == "network" || e.Kind == "download" || e.Kind == "upload" || e.Class == ClassNetDev {
-				network = i
+		if isNetwork(effs) || hasClass(effs, ClassNetDev) {
+			network = i
+			j.piped(i)
+			for _, e := range effs {
+				if e.Kind == "overwrite" && e.Path != "" {
+					downloads[e.Path] = true
+				}
 			}
 		}
 	}
+	j.checkpoints()
 	if network < 0 {
 		return
 	}
 	for i, effs := range j.effects {
+		c := &j.res.Commands[i]
+		if len(c.Args) > 0 && c.Args[0].IsKnown() && downloads[resolve(c.Args[0].Text, c.Dir, false)] {
+			j.effects[i] = append(j.effects[i], Effect{Kind: "remote-code", Cmd: i, Raw: c.Args[0].Text, Class: ClassNone})
+		}
 		for n, e := range effs {
 			switch {
 			case e.Kind == "unknown-code":
@@ -135,8 +159,60 @@ func (j *judging) flows() {
 	}
 }
 
+// piped adds an upload to network command i when data flows into it.
+func (j *judging) piped(i int) {
+	c := &j.res.Commands[i]
+	in := c.StdinFrom >= 0
+	for _, r := range c.Redirs {
+		in = in || r.Op == parse.RedirRead
+	}
+	if in && !hasKind(j.effects[i], "upload") {
+		j.effects[i] = append(j.effects[i], Effect{Kind: "upload", Cmd: i, Raw: c.Line(), Class: ClassNone})
+	}
+}
+
+// checkpoints makes discards recoverable when an earlier command saved
+// the work they would throw away (git stash, git commit).
+func (j *judging) checkpoints() {
+	saved := false
+	for i, effs := range j.effects {
+		for n, e := range effs {
+			switch {
+			case e.Kind == "checkpoint":
+				saved = true
+			case saved && e.Kind == "discard-changes":
+				j.effects[i][n].Kind = "discard-saved"
+			}
+		}
+	}
+}
+
+func hasClass(effs []Effect, class string) bool {
+	for _, e := range effs {
+		if e.Class == class {
+			return true
+		}
+	}
+	return false
+}
+
+func hasKind(effs []Effect, kind string) bool {
+	for _, e := range effs {
+		if e.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
 func (j *judging) isSecret(e Effect) bool {
-	return (e.Class == ClassCred || e.Class == ClassWSCred) && (e.Kind == "read" || e.Kind == "secret-env" || e.Kind == "secret-cmd") || e.Kind == "secret-cmd"
+	switch e.Kind {
+	case "secret-cmd", "env-dump":
+		return true
+	case "read", "secret-env":
+		return e.Class == ClassCred || e.Class == ClassWSCred
+	}
+	return false
 }
 
 // apply finds the first policy that matches e and records its verdict.
@@ -147,7 +223,7 @@ func (j *judging) apply(e Effect) {
 		if !slices.Contains(p.Effect, e.Kind) || len(p.Target) > 0 && !slices.Contains(p.Target, e.Class) {
 			continue
 		}
-		if p.Privileged != nil && *p.Privileged != priv {
+		if p.Privileged != nil && *p.Privileged != priv || p.Recursive && !e.Recursive {
 			continue
 		}
 		if len(p.State) > 0 {

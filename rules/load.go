@@ -134,6 +134,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.HarmlessDevs = append(a.HarmlessDevs, b.HarmlessDevs...)
 	a.AutoRun = append(a.AutoRun, b.AutoRun...)
 	a.NetDevices = append(a.NetDevices, b.NetDevices...)
+	a.History = append(a.History, b.History...)
 	return a
 }
 
@@ -146,7 +147,9 @@ var carrierKinds = map[string]parse.CarrierKind{
 var streamFilters = map[string]parse.Filter{
 	"": parse.FilterNone, "echo": parse.FilterEcho, "printf": parse.FilterPrintf,
 	"cat": parse.FilterCat, "base64": parse.FilterBase64, "hex": parse.FilterHex,
-	"rev": parse.FilterRev,
+	"rev": parse.FilterRev, "pwd": parse.FilterPwd, "dirname": parse.FilterDirname,
+	"basename": parse.FilterBasename, "realpath": parse.FilterRealpath,
+	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp,
 }
 
 func compile(file, name string, spec *CmdSpec) (*command, error) {
@@ -173,12 +176,17 @@ func compile(file, name string, spec *CmdSpec) (*command, error) {
 	if err != nil {
 		return nil, bad("%v", err)
 	}
+	rewrites, err := compileRewrites(spec.Rewrite)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
 	if kind != parse.CarryNone || len(optCode) > 0 {
 		c.carrier = &parse.Carrier{
 			Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
 			SplitOptions: spec.SplitOptions, Skip: spec.Skip, Assigns: spec.Assigns,
 			Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-			CodeFlags: spec.CodeFlags, Translations: trans, OptionCode: optCode,
+			CodeFlags: spec.CodeFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
+			Translations: trans, OptionCode: optCode,
 		}
 	}
 	for _, e := range spec.Effects {
@@ -222,6 +230,18 @@ func compileTranslations(ts []Translate) ([]parse.Translation, error) {
 	return out, nil
 }
 
+func compileRewrites(rs []Rewrite) ([]parse.Rewrite, error) {
+	var out []parse.Rewrite
+	for _, r := range rs {
+		re, err := regexp.Compile(r.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("rewrite pattern %q does not compile: %v", r.Pattern, err)
+		}
+		out = append(out, parse.Rewrite{Pattern: re, With: r.With})
+	}
+	return out, nil
+}
+
 var knownEffects = map[string]bool{
 	"delete": true, "overwrite": true, "modify": true, "read": true, "exec": true,
 	"network": true, "upload": true, "download": true, "remote-code": true,
@@ -229,12 +249,12 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true,
 }
 
 var knownTargets = map[string]bool{
 	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
-	"rest": true, "after-dashdash": true, "none": true, "repo": true, "options": true,
+	"rest": true, "after-dashdash": true, "operands-or-repo": true, "none": true, "repo": true, "options": true,
 }
 
 var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}
@@ -265,6 +285,13 @@ func checkPolicy(file string, p *Policy) error {
 		}
 	}
 	return nil
+}
+
+// printsArgs reports whether the named command prints its arguments
+// (echo, printf).
+func (s *Set) printsArgs(name string) bool {
+	c := s.commands[name]
+	return c != nil && c.stream != nil && (c.stream.Filter == parse.FilterEcho || c.stream.Filter == parse.FilterPrintf)
 }
 
 // Carrier implements [parse.Knowledge].

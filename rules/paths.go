@@ -26,6 +26,8 @@ const (
 	ClassOutside   = "outside"            // anything else
 	ClassUnknown   = "unknown"            // cannot be resolved
 	ClassNone      = "none"               // the effect has no target
+	ClassLocal     = "local"              // a network peer on this machine
+	ClassHistory   = "history"            // the repository's history (.git)
 )
 
 // Env is what judging needs to know about the machine.
@@ -122,6 +124,19 @@ func (e *Env) below(path string) string {
 	return path
 }
 
+// history reports whether path is the repository's history: one of the
+// entries, relative to the workspace ("dir/" entries include what is
+// inside them).
+func (e *Env) history(path string, entries []string) bool {
+	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
+	for _, entry := range entries {
+		if rel == strings.TrimSuffix(entry, "/") || strings.HasSuffix(entry, "/") && strings.HasPrefix(rel, entry) {
+			return true
+		}
+	}
+	return false
+}
+
 // within reports whether path is dir or inside it.
 func within(path, dir string) bool {
 	if dir == "" {
@@ -149,6 +164,8 @@ func (s *Set) classify(e *Env, path string) string {
 		return ClassCred
 	case within(path, e.Workspace) && e.matchAny(path, p.AutoRun):
 		return ClassAutoRun
+	case within(path, e.Workspace) && e.history(path, p.History):
+		return ClassHistory
 	case within(path, e.Workspace):
 		return ClassWorkspace
 	case e.matchAny(path, p.Agent):
@@ -175,13 +192,13 @@ func (s *Set) classify(e *Env, path string) string {
 // directories. The last element is resolved too unless keepLink is set
 // (rm removes a link, not what it points to) or p ends in "/".
 func resolve(p, dir string, keepLink bool) string {
+	trailing := strings.HasSuffix(p, "/") && len(p) > 1
 	if !filepath.IsAbs(p) {
 		if dir == "" {
 			return ""
 		}
 		p = filepath.Join(dir, p)
 	}
-	trailing := strings.HasSuffix(p, "/") && len(p) > 1
 	p = filepath.Clean(p)
 	if !keepLink || trailing {
 		if real, err := filepath.EvalSymlinks(p); err == nil {

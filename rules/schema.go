@@ -31,6 +31,8 @@ type PathClasses struct {
 	HarmlessDevs []string `yaml:"harmless_devices"`
 	AutoRun      []string `yaml:"autorun"`
 	NetDevices   []string `yaml:"network_devices"`
+	// History entries are relative to the workspace root.
+	History []string `yaml:"history"`
 }
 
 // CmdSpec is the knowledge about one command: how it carries code, how
@@ -51,6 +53,10 @@ type CmdSpec struct {
 	StdinArgs    bool     `yaml:"stdin_args"`
 	ExecFlags    []string `yaml:"exec_flags"`
 	CodeFlags    []string `yaml:"code_flags"`
+	// CodeOperand: without a code flag the first operand is code.
+	CodeOperand bool `yaml:"code_operand"`
+	// Rewrite normalises interpreter code before Translate.
+	Rewrite []Rewrite `yaml:"rewrite"`
 	// Translate maps patterns in interpreter code to commands.
 	Translate []Translate `yaml:"translate"`
 	// OptionCode maps option values that hold shell code.
@@ -66,6 +72,13 @@ type CmdSpec struct {
 	// Operands says which arguments are files when no effect lists
 	// targets: "paths" (default: operands are read), "none".
 	Operands string `yaml:"operands"`
+}
+
+// Rewrite replaces a pattern in interpreter code ("{home}" is the home
+// directory, $1 a group).
+type Rewrite struct {
+	Pattern string `yaml:"pattern"`
+	With    string `yaml:"with"`
 }
 
 // Translate is one pattern of interpreter code and the command it means.
@@ -92,6 +105,12 @@ type EffectSpec struct {
 	Options []string `yaml:"options"`
 	// When: the effect applies only when one of these flags is present.
 	When []string `yaml:"when"`
+	// WhenArg: the effect applies only when some operand matches one of
+	// these globs (socat EXEC:...).
+	WhenArg []string `yaml:"when_arg"`
+	// Filter options give a base-name pattern the targets are limited to
+	// (find -name).
+	Filter []string `yaml:"filter"`
 	// WhenFirst: the effect applies only when the first operand matches
 	// one of these globs (chmod u+s, tar xf).
 	WhenFirst []string `yaml:"when_first"`
@@ -120,8 +139,10 @@ type Policy struct {
 	State []string `yaml:"state"`
 	// Privileged, when set, matches only commands run with (true) or
 	// without (false) raised privileges.
-	Privileged *bool  `yaml:"privileged"`
-	Verdict    string `yaml:"verdict"`
+	Privileged *bool `yaml:"privileged"`
+	// Recursive, when set, matches only recursive effects.
+	Recursive bool   `yaml:"recursive"`
+	Verdict   string `yaml:"verdict"`
 	// Category is one category or a list of them.
 	Category Categories `yaml:"category"`
 	// Message is shown to the agent; {cmd}, {target}, {workspace},

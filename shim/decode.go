@@ -40,6 +40,16 @@ func (e *DecodeError) Error() string { return e.Msg }
 // [IsWindowsShell]), is a direct exec: [ModeExec] with Shell "", never an
 // error. An empty argv is ModeExec too.
 //
+// Options uses set -o names for letters ("-e" is "errexit"), -o and -O
+// names as given, "posix", "verbose" and "restricted" for the long options
+// and -r, and "noexec" for -D and --dump-strings (bash parses the script
+// but runs nothing). zsh's options are listed by zsh's names, lowercase
+// without underscores; one on by default that is turned off gets a "no"
+// prefix, so zsh's -u is "nounset" as in bash. As /bin/sh may be dash,
+// bash, busybox or mksh, sh takes bash's long options and -O and any option
+// letter; ksh is read likewise, with ksh93's -R FILE and mksh's -T TTY, an
+// approximation of both.
+//
 // When the shell itself would reject argv, Decode returns a *[DecodeError]
 // and an Invocation with only Argv, Shell, Dialect and Arg0 set and Mode
 // [ModeInfo]: the shell prints its message and runs nothing.
@@ -498,11 +508,13 @@ func (d *decoder) zshLetter(c byte, on bool) error {
 
 // zshSet applies a zsh option spelled any way zsh accepts: any case,
 // underscores anywhere, a "no" prefix turning it off. login, interactive
-// and shinstdin (stdin) set Login, Interactive and -s; any other option is
-// listed in Options under its lowercase name without underscores, with
-// "no" in front when it ends up off, zsh's own spelling: NO_UNSET is
-// "nounset", NO_GLOB "noglob", as in bash. Names zsh does not know are kept
-// as given (newer versions add options); zsh itself refuses them.
+// and shinstdin (stdin) set Login, Interactive and -s. Any other option is
+// listed in Options by its lowercase name without underscores; one that is
+// on by default and turned off is listed with "no" in front, zsh's own
+// spelling, which agrees with bash's names: NO_UNSET (-u) is "nounset",
+// NO_GLOB "noglob", NO_CLOBBER "noclobber", NO_EXEC (-n) "noexec". Names
+// are not checked, as newer versions add options; zsh itself refuses the
+// ones it does not know.
 func (d *decoder) zshSet(name string, on bool) error {
 	n := strings.ToLower(strings.ReplaceAll(name, "_", ""))
 	if strings.HasPrefix(n, "no") && n != "nomatch" && n != "notify" {
@@ -518,10 +530,24 @@ func (d *decoder) zshSet(name string, on bool) error {
 	case "shinstdin", "stdin":
 		d.stdin = on
 	default:
-		d.set("no"+n, !on)
+		_, defaultOn := slices.BinarySearch(zshDefaultOn[:], n)
+		d.set("no"+n, !on && defaultOn)
 		d.set(n, on)
 	}
 	return nil
+}
+
+// zshDefaultOn are the options on by default in a non-interactive zsh
+// (options.c: OPT_ALL, OPT_BSHELL, OPT_NONBOURNE or OPT_ZSH), sorted.
+var zshDefaultOn = [...]string{
+	"aliases", "alwayslastprompt", "appendhistory", "autolist", "automenu",
+	"autoparamkeys", "autoparamslash", "autoremoveslash", "badpattern", "banghist",
+	"bareglobqual", "beep", "bgnice", "caseglob", "casematch", "checkjobs",
+	"checkrunningjobs", "clobber", "debugbeforecmd", "equals", "evallineno", "exec",
+	"flowcontrol", "functionargzero", "glob", "globalexport", "globalrcs", "hashcmds",
+	"hashdirs", "hashlistall", "histbeep", "histsavebycopy", "hup", "listambiguous",
+	"listbeep", "listtypes", "multibyte", "multifuncdef", "multios", "nomatch",
+	"notify", "promptcr", "promptpercent", "promptsp", "rcs", "shortloops", "unset",
 }
 
 // zshLetters are zsh's option letters (zshletters in options.c), by the

@@ -14,17 +14,15 @@ import (
 
 // Exit statuses of the shim, the ones shells use for the same failures.
 const (
-	// ExitRefused: the command was refused, or could not be judged.
-	ExitRefused = 126
-	// ExitNotFound: the real shell is not installed.
-	ExitNotFound = 127
+	exitRefused  = 126 // the command was refused, or could not be judged
+	exitNotFound = 127 // the real shell is not installed
 )
 
 // Run is cordon running as the shell named by argv[0]: it decodes argv,
 // judges the script and, when it is allowed, replaces this process with the
 // real shell, given argv unchanged. Run returns only when nothing was run:
-// [ExitRefused] after printing one paragraph on stderr when the command is
-// refused or cannot be judged, [ExitNotFound] when the real shell is not
+// 126 after printing one paragraph on stderr when the command is refused
+// or cannot be judged, 127 (with a message) when the real shell is not
 // installed. Nothing of cordon's is printed when the command runs.
 //
 // An argv the shell itself would reject (a *DecodeError) is passed to the
@@ -70,10 +68,10 @@ func (r *run) findReal() (int, bool) {
 	switch {
 	case errors.As(err, &nf):
 		r.print(notFoundMessage(nf))
-		return ExitNotFound, false
+		return exitNotFound, false
 	case err != nil:
 		r.print(fmt.Sprintf("cordon: %s: %v; nothing was run\n", r.name, err))
-		return ExitNotFound, false
+		return exitNotFound, false
 	}
 	return 0, true
 }
@@ -89,7 +87,7 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 		return r.fail("could not judge the command: %v", err)
 	case j.Verdict != rules.Allow:
 		r.print(blockedMessage(r.argv, j, r.env))
-		return ExitRefused
+		return exitRefused
 	}
 	return r.exec()
 }
@@ -103,7 +101,7 @@ func (r *run) exec() int {
 
 func (r *run) fail(format string, args ...any) int {
 	r.print(fmt.Sprintf("cordon: %s: %s; nothing was run\n", r.name, fmt.Sprintf(format, args...)))
-	return ExitRefused
+	return exitRefused
 }
 
 func (r *run) print(msg string) { os.Stderr.WriteString(msg) }
