@@ -61,6 +61,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 	}
 	name := w.res.Commands[i].Name()
 	if body, ok := st.funcs[name]; ok && st.depth < maxDepth {
+		w.res.Commands[i].Function = true
 		fn := st.nested(name+"()", false)
 		fn.env = st.env
 		old := st.env.params

@@ -393,7 +393,7 @@ func interpCode(args []Word, flags []string) (string, bool) {
 			switch {
 			case t == f && j+1 < len(args):
 				return args[j+1].Text, true
-			case len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasSuffix(t, f[1:]) && j+1 < len(args):
+			case len(f) == 2 && isCluster(t) && strings.HasSuffix(t, f[1:]) && j+1 < len(args):
 				return args[j+1].Text, true
 			case len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, f) && len(t) > 2:
 				return t[2:], true
@@ -423,6 +423,20 @@ func firstOperand(args []Word, valued []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// isCluster reports whether t is a cluster of short option letters
+// ("-lne").
+func isCluster(t string) bool {
+	if len(t) < 3 || t[0] != '-' || t[1] == '-' {
+		return false
+	}
+	for _, r := range t[1:] {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 // readsStdin reports whether an interpreter reads its program from

@@ -67,6 +67,9 @@ type Command struct {
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int
+	// Function is set when the name is a shell function defined earlier
+	// in the script; its body's commands follow it.
+	Function bool
 	// UnknownCode is set for a command that runs code the judge cannot
 	// see: a shell reading a script from an unknown source, eval of an
 	// unknown string, a script file that cannot be read.

@@ -418,9 +418,32 @@ func (w *walker) braces(st *state, word *syntax.Word) []*syntax.Word {
 		if err != nil {
 			return []*syntax.Word{word}
 		}
-		out = append(out, bw)
+		out = append(out, joinLits(bw))
 	}
 	return out
+}
+
+// joinLits merges adjacent literal parts, so that a word produced by
+// brace expansion ("~" and "") gets tilde expansion like the shell's.
+func joinLits(w *syntax.Word) *syntax.Word {
+	var parts []syntax.WordPart
+	for _, p := range w.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if prev, pok := lastLit(parts); ok && pok {
+			parts[len(parts)-1] = &syntax.Lit{ValuePos: prev.ValuePos, ValueEnd: lit.ValueEnd, Value: prev.Value + lit.Value}
+			continue
+		}
+		parts = append(parts, p)
+	}
+	return &syntax.Word{Parts: parts}
+}
+
+func lastLit(parts []syntax.WordPart) (*syntax.Lit, bool) {
+	if len(parts) == 0 {
+		return nil, false
+	}
+	lit, ok := parts[len(parts)-1].(*syntax.Lit)
+	return lit, ok
 }
 
 // word0 builds a Word from an expanded field. A field whose value is

@@ -169,6 +169,9 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		return out
 	}
 	cmd, rest, dir := s.lookup(c)
+	if c.Function {
+		return out
+	}
 	if cmd == nil || (len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none") {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
@@ -179,7 +182,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		}
 	}
 	for _, spec := range cmd.spec.Effects {
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
@@ -188,7 +191,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 }
 
 func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) []Effect {
-	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"})}
+	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
 	for _, opt := range spec.Filter {
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text
@@ -204,6 +207,16 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 	}
 	var out []Effect
 	for _, w := range words {
+		if spec.Remote && isRemote(w.Text) {
+			eff := base
+			eff.Kind = "upload"
+			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
+			out = append(out, eff)
+			continue
+		}
+		if spec.Remote && spec.Effect == "upload" {
+			continue
+		}
 		if pathless[spec.Effect] {
 			eff := base
 			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
@@ -215,16 +228,6 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		}
 		if spec.Effect == "read" {
 			w.Text = dataFile(w.Text)
-		}
-		if spec.Remote && isRemote(w.Text) {
-			eff := base
-			eff.Kind = "upload"
-			eff.Raw, eff.Class = w.String(), ClassOutside
-			out = append(out, eff)
-			continue
-		}
-		if spec.Remote && spec.Effect == "upload" {
-			continue
 		}
 		out = append(out, s.target(e, base, w, dir))
 	}

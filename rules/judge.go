@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -154,9 +156,35 @@ func (j *judging) flows() {
 				effs[n].Raw = j.res.Commands[network].Line()
 			case j.isSecret(e):
 				j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: e.Raw, Path: e.Path, Class: ClassCred})
+			case e.Kind == "read" && (e.Class == ClassWorkspace || e.Class == ClassWSRoot):
+				if cred := j.credentialIn(e.Path); cred != "" {
+					j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: cred, Path: cred, Class: ClassWSCred})
+				}
 			}
 		}
 	}
+}
+
+// credentialIn returns a credential file that git reports inside dir
+// (an ignored .env), or "".
+func (j *judging) credentialIn(dir string) string {
+	if j.ctx.Repo == nil {
+		return ""
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	changes, err := j.repoChanges()
+	if err != nil {
+		return ""
+	}
+	for _, ch := range changes {
+		p := strings.TrimSuffix(ch.Path, "/")
+		if within(p, dir) && j.set.classify(&j.ctx.Env, p) == ClassWSCred {
+			return p
+		}
+	}
+	return ""
 }
 
 // piped adds an upload to network command i when data flows into it.
@@ -167,24 +195,45 @@ func (j *judging) piped(i int) {
 		in = in || r.Op == parse.RedirRead
 	}
 	if in && !hasKind(j.effects[i], "upload") {
-		j.effects[i] = append(j.effects[i], Effect{Kind: "upload", Cmd: i, Raw: c.Line(), Class: ClassNone})
+		class := ClassNone
+		if allLocal(j.effects[i]) {
+			class = ClassLocal
+		}
+		j.effects[i] = append(j.effects[i], Effect{Kind: "upload", Cmd: i, Raw: c.Line(), Class: class})
 	}
 }
 
 // checkpoints makes discards recoverable when an earlier command saved
 // the work they would throw away (git stash, git commit).
 func (j *judging) checkpoints() {
-	saved := false
+	saved, staged := false, false
 	for i, effs := range j.effects {
 		for n, e := range effs {
 			switch {
-			case e.Kind == "checkpoint":
+			case e.Kind == "stage-all":
+				staged = true
+			case e.Kind == "checkpoint", e.Kind == "commit" && staged:
 				saved = true
 			case saved && e.Kind == "discard-changes":
 				j.effects[i][n].Kind = "discard-saved"
 			}
 		}
 	}
+}
+
+// allLocal reports whether every network target is on this machine.
+func allLocal(effs []Effect) bool {
+	local := false
+	for _, e := range effs {
+		switch {
+		case e.Kind != "network" && e.Kind != "download" && e.Kind != "upload":
+		case e.Class == ClassLocal:
+			local = true
+		default:
+			return false
+		}
+	}
+	return local
 }
 
 func hasClass(effs []Effect, class string) bool {
@@ -352,7 +401,7 @@ func (j *judging) loss(e Effect, changes []Change) string {
 		if !within(p, e.Path) && !within(e.Path, p) {
 			continue
 		}
-		if e.Filter != "" && !filterMatch(e.Filter, p) {
+		if e.Filter != "" && !filterMatch(e.Filter, p) && !(strings.HasSuffix(ch.Path, "/") && dirHolds(p, e.Filter)) {
 			continue
 		}
 		got := j.changeLoss(e, ch, p)
@@ -382,6 +431,23 @@ func (j *judging) changeLoss(e Effect, ch Change, p string) string {
 		return "irreplaceable"
 	}
 	return "recoverable"
+}
+
+// dirHolds reports whether a directory git reports as a whole holds a
+// file whose name matches glob (looking at most at 10000 entries).
+func dirHolds(dir, glob string) bool {
+	n, found := 0, false
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		n++
+		if n > 10000 || found {
+			return filepath.SkipAll
+		}
+		if err == nil && filterMatch(glob, p) {
+			found = true
+		}
+		return nil
+	})
+	return found || n > 10000
 }
 
 func filterMatch(glob, p string) bool {

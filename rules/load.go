@@ -249,7 +249,7 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true,
 }
 
 var knownTargets = map[string]bool{

@@ -3,7 +3,11 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/pattern"
 )
 
 // Target classes: where a path lies, as policies name it.
@@ -237,4 +241,23 @@ func (s *Set) credentialVar(name string) bool {
 	return false
 }
 
-func matchGlob(pattern, name string) (bool, error) { return filepath.Match(pattern, name) }
+// globs caches compiled shell patterns.
+var globs sync.Map
+
+// matchGlob matches name against a shell pattern in which "*" also
+// matches "/".
+func matchGlob(pat, name string) (bool, error) {
+	if re, ok := globs.Load(pat); ok {
+		return re.(*regexp.Regexp).MatchString(name), nil
+	}
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return false, err
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return false, err
+	}
+	globs.Store(pat, re)
+	return re.MatchString(name), nil
+}

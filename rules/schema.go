@@ -105,6 +105,9 @@ type EffectSpec struct {
 	Options []string `yaml:"options"`
 	// When: the effect applies only when one of these flags is present.
 	When []string `yaml:"when"`
+	// Alone: the effect applies only when there are no operands (env
+	// with no command prints the environment).
+	Alone bool `yaml:"alone"`
 	// WhenArg: the effect applies only when some operand matches one of
 	// these globs (socat EXEC:...).
 	WhenArg []string `yaml:"when_arg"`
