@@ -20,10 +20,13 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		return -1
 	}
 	// Assignments before a command apply to it alone.
-	cmdEnv := st.env.clone()
-	inner := *st
-	inner.env = cmdEnv
 	var assigns []string
+	inner := *st
+	cmdEnv := st.env
+	if len(ce.Assigns) > 0 {
+		cmdEnv = st.env.clone()
+		inner.env = cmdEnv
+	}
 	for _, a := range ce.Assigns {
 		w.assign(&inner, a, true)
 		if a.Name != nil {

@@ -140,8 +140,9 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 }
 
 // optionValue reads the option at args[j]. For an option in valued it
-// returns the value (attached or the next argument); it returns the index
-// of the argument after the option.
+// returns the value (attached, the next argument, or after a cluster of
+// short options: "-Eu root"); it returns the index of the argument after
+// the option.
 func optionValue(args []Word, j int, valued []string) (string, Word, int) {
 	a := args[j].Text
 	for _, opt := range valued {
@@ -152,6 +153,20 @@ func optionValue(args []Word, j int, valued []string) (string, Word, int) {
 			return opt, Word{Text: a[len(opt)+1:]}, j + 1
 		case len(opt) == 2 && !strings.HasPrefix(a, "--") && strings.HasPrefix(a, opt) && len(a) > 2:
 			return opt, Word{Text: a[2:]}, j + 1
+		}
+	}
+	if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+		for k := 2; k < len(a); k++ {
+			opt := "-" + a[k:k+1]
+			if !contains(valued, opt) {
+				continue
+			}
+			if k+1 < len(a) {
+				return opt, Word{Text: a[k+1:]}, j + 1
+			}
+			if j+1 < len(args) {
+				return opt, args[j+1], j + 2
+			}
 		}
 	}
 	return a, Word{}, j + 1
@@ -298,14 +313,25 @@ func (w *walker) code(st *state, i int, script string) {
 	}
 }
 
-// file walks a script file run by command i.
+// file walks a script file run by command i. A file that does not exist
+// runs nothing (the shell reports it missing); one the script wrote with
+// content the judge cannot know runs unknown code.
 func (w *walker) file(st *state, i int, p string) {
+	path := st.abs(p)
+	w.res.Commands[i].ScriptFile = path
 	data, ok := w.readKnown(st, p)
-	if !ok {
+	switch {
+	case ok:
+		w.code(st, i, data)
+	case path == "":
 		w.unknownCode(i)
-		return
+	default:
+		if _, written := w.files[path]; written {
+			w.unknownCode(i)
+		} else if _, err := os.Stat(path); err == nil {
+			w.unknownCode(i)
+		}
 	}
-	w.code(st, i, data)
 }
 
 func (w *walker) carryEval(st *state, i int) {

@@ -67,6 +67,9 @@ type Command struct {
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int
+	// ScriptFile is the script file the command runs (bash x.sh, source
+	// x.sh), resolved, or "".
+	ScriptFile string
 	// Function is set when the name is a shell function defined earlier
 	// in the script; its body's commands follow it.
 	Function bool

@@ -10,15 +10,19 @@ import (
 // env is the shell's variables as the judge tracks them: the real
 // environment below, assignments made by the script on top. It never runs
 // anything; values it cannot know are [Unknown].
+//
+// A subshell's env is a new layer over its parent's, so that taking one
+// costs nothing until it assigns.
 type env struct {
 	base   map[string]string
+	parent *env
 	vars   map[string]expand.Variable
 	arg0   string
 	params []string
 }
 
 func newEnv(pairs []string, arg0 string, params []string) *env {
-	e := &env{base: make(map[string]string, len(pairs)), vars: map[string]expand.Variable{}, arg0: arg0, params: params}
+	e := &env{base: make(map[string]string, len(pairs)), arg0: arg0, params: params}
 	for _, kv := range pairs {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			e.base[k] = v
@@ -27,31 +31,28 @@ func newEnv(pairs []string, arg0 string, params []string) *env {
 	return e
 }
 
-// clone copies e for a subshell: changes made there do not leak back.
+// clone returns a layer over e for a subshell: changes made there do not
+// leak back. e must not change while the layer is in use.
 func (e *env) clone() *env {
-	c := *e
-	c.vars = make(map[string]expand.Variable, len(e.vars))
-	for k, v := range e.vars {
-		c.vars[k] = v
-	}
-	return &c
+	return &env{base: e.base, parent: e, arg0: e.arg0, params: e.params}
 }
 
 // child returns the environment a new shell process inherits: only
 // exported variables.
 func (e *env) child(arg0 string, params []string) *env {
-	c := &env{base: make(map[string]string, len(e.base)), vars: map[string]expand.Variable{}, arg0: arg0, params: params}
+	c := &env{base: make(map[string]string, len(e.base)), arg0: arg0, params: params}
 	for k, v := range e.base {
 		c.base[k] = v
 	}
-	for k, v := range e.vars {
+	e.Each(func(k string, v expand.Variable) bool {
 		switch {
 		case !v.IsSet():
 			delete(c.base, k)
 		case v.Exported:
 			c.base[k] = v.String()
 		}
-	}
+		return true
+	})
 	return c
 }
 
@@ -66,9 +67,19 @@ func str(s string) expand.Variable {
 	return expand.Variable{Set: true, Kind: expand.String, Str: s}
 }
 
+// own returns the variable assigned in e or a layer below, if any.
+func (e *env) own(name string) (expand.Variable, bool) {
+	for l := e; l != nil; l = l.parent {
+		if v, ok := l.vars[name]; ok {
+			return v, true
+		}
+	}
+	return expand.Variable{}, false
+}
+
 // Get implements [expand.Environ].
 func (e *env) Get(name string) expand.Variable {
-	if v, ok := e.vars[name]; ok {
+	if v, ok := e.own(name); ok {
 		return v
 	}
 	if v, ok := e.base[name]; ok {
@@ -94,13 +105,20 @@ func (e *env) Get(name string) expand.Variable {
 
 // Each implements [expand.Environ].
 func (e *env) Each(fn func(string, expand.Variable) bool) {
-	for k, v := range e.vars {
-		if !fn(k, v) {
-			return
+	seen := map[string]bool{}
+	for l := e; l != nil; l = l.parent {
+		for k, v := range l.vars {
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if !fn(k, v) {
+				return
+			}
 		}
 	}
 	for k := range e.base {
-		if _, ok := e.vars[k]; ok {
+		if seen[k] {
 			continue
 		}
 		if !fn(k, e.Get(k)) {
@@ -114,19 +132,26 @@ func (e *env) Set(name string, vr expand.Variable) error {
 	if old := e.Get(name); old.Exported {
 		vr.Exported = true
 	}
-	e.vars[name] = vr
+	e.put(name, vr)
 	return nil
+}
+
+func (e *env) put(name string, vr expand.Variable) {
+	if e.vars == nil {
+		e.vars = map[string]expand.Variable{}
+	}
+	e.vars[name] = vr
 }
 
 // setString assigns a string value.
 func (e *env) setString(name, value string, export bool) {
 	v := str(value)
 	v.Exported = export || e.Get(name).Exported
-	e.vars[name] = v
+	e.put(name, v)
 }
 
 // unset removes a variable.
-func (e *env) unset(name string) { e.vars[name] = expand.Variable{} }
+func (e *env) unset(name string) { e.put(name, expand.Variable{}) }
 
 // lookup returns a variable's value and whether it is set.
 func (e *env) lookup(name string) (string, bool) {
@@ -137,6 +162,21 @@ func (e *env) lookup(name string) (string, bool) {
 // shellStart sets what every shell sets for itself at start, whatever
 // the environment says: bash and dash reset IFS.
 func (e *env) shellStart() *env {
-	e.vars["IFS"] = str(" \t\n")
+	e.put("IFS", str(" \t\n"))
 	return e
+}
+
+// setPWD records the working directory for expansions (globs are
+// relative to it).
+func (e *env) setPWD(dir string) {
+	if dir == "" {
+		e.put("PWD", str(Unknown))
+		return
+	}
+	if v, ok := e.own("PWD"); ok && v.Str == dir {
+		return
+	}
+	v := str(dir)
+	v.Exported = true
+	e.put("PWD", v)
 }

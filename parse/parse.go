@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -96,7 +97,5 @@ func readFile(cfg *Config, path string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	buf := make([]byte, maxFile)
-	n, _ := f.Read(buf)
-	return buf[:n], nil
+	return io.ReadAll(io.LimitReader(f, maxFile))
 }

@@ -26,6 +26,8 @@ type walker struct {
 	out   map[int]*string   // known standard output of a command, by index
 	in    map[int]*string   // known standard input from a heredoc or file
 	files map[string]string // files written earlier in the script, by path
+
+	parsers [PowerShell + 1]*syntax.Parser
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -112,7 +114,7 @@ func (w *walker) script(st *state, src, name string) {
 		w.problem(ProblemDepth, name, "code nested more than %d levels deep is not followed", maxDepth)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(langOf(st.dialect))).Parse(strings.NewReader(src), name)
+	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
 	if err == nil {
 		w.stmts(st, f.Stmts)
 		return
@@ -124,13 +126,21 @@ func (w *walker) script(st *state, src, name string) {
 		w.problem(ProblemSyntax, pos, "%s does not parse: %s", st.dialect, perr.Text)
 		if line := int(perr.Pos.Line()); line > 1 {
 			before := strings.Join(strings.SplitN(src, "\n", line)[:line-1], "\n")
-			if f, err := syntax.NewParser(syntax.Variant(langOf(st.dialect))).Parse(strings.NewReader(before), name); err == nil {
+			if f, err := w.parser(st.dialect).Parse(strings.NewReader(before), name); err == nil {
 				w.stmts(st, f.Stmts)
 			}
 		}
 		return
 	}
 	w.problem(ProblemSyntax, pos, "%s does not parse: %v", st.dialect, err)
+}
+
+// parser returns the walker's parser for a dialect, made once.
+func (w *walker) parser(d Dialect) *syntax.Parser {
+	if w.parsers[d] == nil {
+		w.parsers[d] = syntax.NewParser(syntax.Variant(langOf(d)))
+	}
+	return w.parsers[d]
 }
 
 func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
@@ -378,15 +388,6 @@ func (w *walker) rawOutput(i int) string {
 	return Unknown
 }
 
-func (e *env) setPWD(dir string) {
-	if dir == "" {
-		e.vars["PWD"] = str(Unknown)
-		return
-	}
-	v := str(dir)
-	v.Exported = true
-	e.vars["PWD"] = v
-}
 
 // fields expands words into argument fields, like the shell would.
 func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"os"
+	"slices"
 	"path/filepath"
 	"strings"
 
@@ -47,7 +48,7 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 			a.dashdash = len(a.operands)
 		default:
 			opt, val, next, ok := option(ws, j, valueOpts)
-			a.flags = append(a.flags, opt)
+			a.flags = append(a.flags, t)
 			if ok {
 				a.values[opt] = append(a.values[opt], val)
 			}
@@ -58,7 +59,9 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 }
 
 // option reads the option at ws[j]; valued options take the next word or
-// an attached value.
+// an attached value, also at the end of a cluster of short options
+// ("-so FILE" is -s -o FILE). It returns the option, its value, the index
+// after it, and whether it had a value.
 func option(ws []parse.Word, j int, valued []string) (string, parse.Word, int, bool) {
 	t := ws[j].Text
 	for _, opt := range valued {
@@ -69,6 +72,20 @@ func option(ws []parse.Word, j int, valued []string) (string, parse.Word, int, b
 			return opt, parse.Word{Text: t[len(opt)+1:]}, j + 1, true
 		case len(opt) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, opt) && len(t) > 2:
 			return opt, parse.Word{Text: t[2:]}, j + 1, true
+		}
+	}
+	if len(t) > 2 && t[0] == '-' && t[1] != '-' {
+		for k := 2; k < len(t); k++ {
+			opt := "-" + t[k:k+1]
+			if !slices.Contains(valued, opt) {
+				continue
+			}
+			if k+1 < len(t) {
+				return opt, parse.Word{Text: t[k+1:]}, j + 1, true
+			}
+			if j+1 < len(ws) {
+				return opt, ws[j+1], j + 2, true
+			}
 		}
 	}
 	return t, parse.Word{}, j + 1, false
@@ -129,7 +146,7 @@ func inCluster(a, f string) bool {
 
 // lookup finds the spec for a command, descending into subcommands. It
 // returns the spec and the arguments after the command or subcommand.
-func (s *Set) lookup(c *parse.Command) (*command, []parse.Word, string) {
+func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) {
 	cmd := s.commands[c.Name()]
 	if cmd == nil {
 		return nil, c.Args[1:], c.Dir
@@ -140,7 +157,7 @@ func (s *Set) lookup(c *parse.Command) (*command, []parse.Word, string) {
 		a := splitArgs(rest, cmd.spec.ValueOptions)
 		for _, opt := range cmd.spec.DirOptions {
 			for _, v := range a.values[opt] {
-				dir = resolve(v.Text, dir, false)
+				dir = e.resolve(v.Text, dir, false)
 			}
 		}
 		if len(a.operands) == 0 {
@@ -168,7 +185,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 	if len(c.Args) == 0 {
 		return out
 	}
-	cmd, rest, dir := s.lookup(c)
+	cmd, rest, dir := s.lookup(e, c)
 	if c.Function {
 		return out
 	}
@@ -178,7 +195,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 	a := splitArgs(rest, cmd.spec.ValueOptions)
 	for _, opt := range cmd.spec.DirOptions {
 		for _, v := range a.values[opt] {
-			dir = resolve(v.Text, dir, false)
+			dir = e.resolve(v.Text, dir, false)
 		}
 	}
 	for _, spec := range cmd.spec.Effects {
@@ -356,7 +373,7 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		eff.Path, eff.Filter, eff.Recursive = w.Under, w.Filter, true
 		eff.Raw = w.Under + "/" + cmpOr(w.Filter, "*")
 	} else {
-		eff.Path = resolve(w.Text, dir, base.Kind == "delete")
+		eff.Path = e.resolve(w.Text, dir, base.Kind == "delete")
 	}
 	if eff.Path == "" {
 		eff.Class = ClassUnknown

@@ -45,6 +45,8 @@ type Context struct {
 	Env
 	// Repo is the workspace's repository, or nil when it is not one.
 	Repo Repo
+	// Report asks for [Judgement.Commands], the per-command report.
+	Report bool
 }
 
 // Judge judges what res would run.
@@ -86,12 +88,23 @@ func (j *judging) run() {
 			j.apply(Effect{Kind: kind, Cmd: -1, Raw: p.String(), Class: ClassNone})
 		}
 	}
+	for _, effs := range j.effects {
+		for _, e := range effs {
+			j.apply(e)
+		}
+	}
+	if j.ctx.Report {
+		j.report()
+	}
+}
+
+// report describes every command and its effects, for people.
+func (j *judging) report() {
 	for i, effs := range j.effects {
 		c := &j.res.Commands[i]
 		rep := CommandReport{Line: c.Line(), Via: c.Via, Dir: c.Dir, Pos: c.Pos}
 		for _, e := range effs {
 			rep.Effects = append(rep.Effects, describe(e))
-			j.apply(e)
 		}
 		j.j.Commands = append(j.j.Commands, rep)
 	}
@@ -128,14 +141,14 @@ func isNetwork(effs []Effect) bool {
 // piped into a network tool, discards made safe by an earlier checkpoint.
 func (j *judging) flows() {
 	network := -1
-	downloads := map[string]bool{}
+	downloads := map[string]string{} // path -> the command that fetched it
 	for i, effs := range j.effects {
 		if isNetwork(effs) || hasClass(effs, ClassNetDev) {
 			network = i
 			j.piped(i)
 			for _, e := range effs {
 				if e.Kind == "overwrite" && e.Path != "" {
-					downloads[e.Path] = true
+					downloads[e.Path] = j.res.Commands[i].Line()
 				}
 			}
 		}
@@ -146,8 +159,8 @@ func (j *judging) flows() {
 	}
 	for i, effs := range j.effects {
 		c := &j.res.Commands[i]
-		if len(c.Args) > 0 && c.Args[0].IsKnown() && downloads[resolve(c.Args[0].Text, c.Dir, false)] {
-			j.effects[i] = append(j.effects[i], Effect{Kind: "remote-code", Cmd: i, Raw: c.Args[0].Text, Class: ClassNone})
+		if from := j.fetched(c, downloads); from != "" {
+			j.effects[i] = append(j.effects[i], Effect{Kind: "remote-code", Cmd: i, Raw: from, Class: ClassNone})
 		}
 		for n, e := range effs {
 			switch {
@@ -185,6 +198,18 @@ func (j *judging) credentialIn(dir string) string {
 		}
 	}
 	return ""
+}
+
+// fetched returns the command that downloaded the program or script c
+// runs, or "".
+func (j *judging) fetched(c *parse.Command, downloads map[string]string) string {
+	if from := downloads[c.ScriptFile]; c.ScriptFile != "" && from != "" {
+		return from
+	}
+	if len(c.Args) == 0 || !c.Args[0].IsKnown() {
+		return ""
+	}
+	return downloads[j.ctx.Env.resolve(c.Args[0].Text, c.Dir, false)]
 }
 
 // piped adds an upload to network command i when data flows into it.

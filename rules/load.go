@@ -2,18 +2,18 @@ package rules
 
 import (
 	"bytes"
-	"embed"
 	"fmt"
 	"io/fs"
 	"regexp"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/parse"
 	"go.yaml.in/yaml/v3"
 )
 
-//go:embed builtin/*.yaml
-var builtinFS embed.FS
+//go:generate go run ./internal/genrules -o zbuiltin.go builtin
 
 // A Set is a compiled, immutable rule set: safe for concurrent use.
 type Set struct {
@@ -23,12 +23,50 @@ type Set struct {
 	policies []*Policy
 }
 
-// command is a compiled [CmdSpec].
+// command is a compiled [CmdSpec]. Its carrier, with the regular
+// expressions of its code patterns, is built on first use: most
+// invocations never meet an interpreter.
 type command struct {
-	spec    *CmdSpec
-	carrier *parse.Carrier
-	stream  *parse.Stream
-	subs    map[string]*command
+	spec   *CmdSpec
+	stream *parse.Stream
+	subs   map[string]*command
+	kind   parse.CarrierKind
+	file   string
+
+	once       sync.Once
+	carrier    *parse.Carrier
+	carrierErr error
+}
+
+// carrierOf returns how the command carries code, building it once.
+func (c *command) carrierOf() (*parse.Carrier, error) {
+	c.once.Do(func() { c.carrier, c.carrierErr = buildCarrier(c.spec, c.kind) })
+	return c.carrier, c.carrierErr
+}
+
+func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error) {
+	trans, err := compileTranslations(spec.Translate)
+	if err != nil {
+		return nil, err
+	}
+	optCode, err := compileTranslations(spec.OptionCode)
+	if err != nil {
+		return nil, err
+	}
+	rewrites, err := compileRewrites(spec.Rewrite)
+	if err != nil {
+		return nil, err
+	}
+	if kind == parse.CarryNone && len(optCode) == 0 {
+		return nil, nil
+	}
+	return &parse.Carrier{
+		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
+		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Assigns: spec.Assigns,
+		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
+		CodeFlags: spec.CodeFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
+		Translations: trans, OptionCode: optCode,
+	}, nil
 }
 
 // A LoadError is a problem in a rule file, with its position.
@@ -45,10 +83,12 @@ func (e *LoadError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// Builtin returns the rules embedded in the binary. It panics only if the
-// embedded rules are broken, which tests rule out.
+// Builtin returns the built-in rules: the YAML files in builtin/,
+// decoded at build time into zbuiltin.go so that no YAML is parsed when a
+// shim starts. It panics only if those rules do not compile, which tests
+// rule out.
 func Builtin() *Set {
-	s, err := LoadFS(builtinFS, "builtin")
+	s, err := compileFiles(builtinNames, builtinFiles)
 	if err != nil {
 		panic("cordon bug: built-in rules do not load: " + err.Error())
 	}
@@ -59,35 +99,72 @@ func Builtin() *Set {
 // set. A later file adds commands and policies; a command defined twice
 // is an error.
 func LoadFS(fsys fs.FS, dir string) (*Set, error) {
-	names, err := fs.Glob(fsys, dir+"/*.yaml")
+	names, files, err := DecodeFS(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
+	s, err := compileFiles(names, files)
+	if err != nil {
+		return nil, err
+	}
+	for name, c := range s.commands {
+		if _, err := c.carrierOf(); err != nil {
+			return nil, &LoadError{File: c.file, Msg: fmt.Sprintf("command %q: %v", name, err)}
+		}
+	}
+	return s, nil
+}
+
+// DecodeFS decodes every .yaml file in dir of fsys, in name order,
+// without compiling them.
+func DecodeFS(fsys fs.FS, dir string) ([]string, []*File, error) {
+	names, err := fs.Glob(fsys, dir+"/*.yaml")
+	if err != nil {
+		return nil, nil, err
+	}
 	sort.Strings(names)
-	s := &Set{commands: map[string]*command{}}
+	var files []*File
 	for _, name := range names {
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := s.add(name, data); err != nil {
+		f, err := Decode(name, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		files = append(files, f)
+	}
+	return names, files, nil
+}
+
+// Decode decodes one rule file strictly: an unknown key, a wrong type or
+// an unsupported version is a *[LoadError] with the file and line.
+func Decode(name string, data []byte) (*File, error) {
+	var f File
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if f.Version != 1 {
+		return nil, &LoadError{File: name, Msg: fmt.Sprintf("version %d is not supported; this cordon reads version 1", f.Version)}
+	}
+	return &f, nil
+}
+
+func compileFiles(names []string, files []*File) (*Set, error) {
+	s := &Set{commands: map[string]*command{}}
+	for i, f := range files {
+		if err := s.add(names[i], f); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
 }
 
-// add decodes one rule file into s.
-func (s *Set) add(name string, data []byte) error {
-	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return yamlError(name, err)
-	}
-	if f.Version != 1 {
-		return &LoadError{File: name, Msg: fmt.Sprintf("version %d is not supported; this cordon reads version 1", f.Version)}
-	}
+// add compiles one decoded rule file into s.
+func (s *Set) add(name string, f *File) error {
 	s.paths = mergePaths(s.paths, f.Paths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	for cmdName, spec := range f.Commands {
@@ -111,15 +188,20 @@ func (s *Set) add(name string, data []byte) error {
 	return nil
 }
 
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
-
+// yamlError turns a YAML decoding error ("yaml: line 4: ...") into a
+// LoadError with the file and line.
 func yamlError(name string, err error) error {
-	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-		var line int
-		fmt.Sscan(m[1], &line)
-		return &LoadError{File: name, Line: line, Msg: m[2]}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	var line int
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if n, after, ok := strings.Cut(rest, ": "); ok {
+			if _, err := fmt.Sscan(n, &line); err == nil {
+				msg = after
+			}
+		}
 	}
-	return &LoadError{File: name, Msg: err.Error()}
+	return &LoadError{File: name, Line: line, Msg: msg}
 }
 
 func mergePaths(a, b PathClasses) PathClasses {
@@ -168,27 +250,7 @@ func compile(file, name string, spec *CmdSpec) (*command, error) {
 	if filter != parse.FilterNone {
 		c.stream = &parse.Stream{Filter: filter, When: spec.StreamWhen}
 	}
-	trans, err := compileTranslations(spec.Translate)
-	if err != nil {
-		return nil, bad("%v", err)
-	}
-	optCode, err := compileTranslations(spec.OptionCode)
-	if err != nil {
-		return nil, bad("%v", err)
-	}
-	rewrites, err := compileRewrites(spec.Rewrite)
-	if err != nil {
-		return nil, bad("%v", err)
-	}
-	if kind != parse.CarryNone || len(optCode) > 0 {
-		c.carrier = &parse.Carrier{
-			Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
-			SplitOptions: spec.SplitOptions, Skip: spec.Skip, Assigns: spec.Assigns,
-			Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-			CodeFlags: spec.CodeFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
-			Translations: trans, OptionCode: optCode,
-		}
-	}
+	c.kind, c.file = kind, file
 	for _, e := range spec.Effects {
 		if !knownEffects[e.Effect] {
 			return nil, bad("unknown effect %q", e.Effect)
@@ -294,12 +356,19 @@ func (s *Set) printsArgs(name string) bool {
 	return c != nil && c.stream != nil && (c.stream.Filter == parse.FilterEcho || c.stream.Filter == parse.FilterPrintf)
 }
 
-// Carrier implements [parse.Knowledge].
+// Carrier implements [parse.Knowledge]. It panics if the command's code
+// patterns do not compile, which [LoadFS] rules out for the files it
+// loads and the tests rule out for the built-in rules.
 func (s *Set) Carrier(name string) *parse.Carrier {
-	if c := s.commands[name]; c != nil {
-		return c.carrier
+	c := s.commands[name]
+	if c == nil {
+		return nil
 	}
-	return nil
+	k, err := c.carrierOf()
+	if err != nil {
+		panic("cordon bug: rules for " + name + " do not compile: " + err.Error())
+	}
+	return k
 }
 
 // Stream implements [parse.Knowledge].

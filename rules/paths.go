@@ -42,6 +42,101 @@ type Env struct {
 	Workspace string
 	// Getenv returns an environment variable of the judged command.
 	Getenv func(string) string
+
+	sets    map[*string]*pathSet // compiled class entries, by their slice
+	classes map[string]string    // classify's answers, by path
+	paths   map[resolveKey]string // resolve's answers
+}
+
+type resolveKey struct {
+	p, dir   string
+	keepLink bool
+}
+
+// resolve is [resolve] remembered for the judgement: the same targets
+// recur in long scripts.
+func (e *Env) resolve(p, dir string, keepLink bool) string {
+	k := resolveKey{p, dir, keepLink}
+	if r, ok := e.paths[k]; ok {
+		return r
+	}
+	r := resolve(p, dir, keepLink)
+	if e.paths == nil {
+		e.paths = map[resolveKey]string{}
+	}
+	e.paths[k] = r
+	return r
+}
+
+// A pathSet is a list of class entries compiled for one Env.
+type pathSet struct {
+	exact     map[string]bool // paths: match the path or an ancestor
+	globs     []string        // path globs: match the path or an ancestor
+	names     map[string]bool // base names: match a component
+	nameGlobs []string        // base-name globs
+}
+
+// compiled returns entries compiled for e, building them once.
+func (e *Env) compiled(entries []string) *pathSet {
+	if len(entries) == 0 {
+		return &pathSet{}
+	}
+	if ps := e.sets[&entries[0]]; ps != nil {
+		return ps
+	}
+	ps := &pathSet{exact: map[string]bool{}, names: map[string]bool{}}
+	for _, entry := range entries {
+		glob := strings.ContainsAny(entry, "*?[")
+		switch {
+		case !strings.Contains(entry, "/") && glob:
+			ps.nameGlobs = append(ps.nameGlobs, entry)
+		case !strings.Contains(entry, "/"):
+			ps.names[entry] = true
+		case glob:
+			if p := e.expandEntry(entry); p != "" {
+				ps.globs = append(ps.globs, p)
+			}
+		default:
+			if p := e.expandEntry(entry); p != "" {
+				ps.exact[filepath.Clean(p)] = true
+			}
+		}
+	}
+	if e.sets == nil {
+		e.sets = map[*string]*pathSet{}
+	}
+	e.sets[&entries[0]] = ps
+	return ps
+}
+
+func (ps *pathSet) match(e *Env, path string) bool {
+	if len(ps.names) > 0 || len(ps.nameGlobs) > 0 {
+		for _, c := range strings.Split(e.below(path), "/") {
+			if c != "" && (ps.names[c] || anyGlob(ps.nameGlobs, c)) {
+				return true
+			}
+		}
+	}
+	if len(ps.exact) == 0 && len(ps.globs) == 0 {
+		return false
+	}
+	for p := path; ; p = filepath.Dir(p) {
+		if ps.exact[p] || anyGlob(ps.globs, p) {
+			return true
+		}
+		if p == "/" || p == "." {
+			return false
+		}
+	}
+}
+
+func anyGlob(globs []string, s string) bool {
+	for _, g := range globs {
+		if ok, _ := filepath.Match(g, s); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // expandEntry turns a path-class entry into a path or glob.
@@ -69,12 +164,7 @@ func (e *Env) expandEntry(p string) string {
 // glob (no "/") matches any component; a path or glob matches the path or
 // one of its ancestors.
 func (e *Env) matchAny(path string, entries []string) bool {
-	for _, entry := range entries {
-		if e.match(path, entry) {
-			return true
-		}
-	}
-	return false
+	return e.compiled(entries).match(e, path)
 }
 
 func (e *Env) match(path, entry string) bool {
@@ -146,11 +236,26 @@ func within(path, dir string) bool {
 	if dir == "" {
 		return false
 	}
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
+	if dir == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == dir || len(path) > len(dir) && path[len(dir)] == '/' && path[:len(dir)] == dir
 }
 
 // classify returns the class of an absolute, resolved path.
 func (s *Set) classify(e *Env, path string) string {
+	if c, ok := e.classes[path]; ok {
+		return c
+	}
+	c := s.classify1(e, path)
+	if e.classes == nil {
+		e.classes = map[string]string{}
+	}
+	e.classes[path] = c
+	return c
+}
+
+func (s *Set) classify1(e *Env, path string) string {
 	p := &s.paths
 	switch {
 	case path == "/":

@@ -26,7 +26,7 @@ func Check(argv []string, dir string, env []string) (*rules.Judgement, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Judge(inv, dir, env)
+	return judge(inv, dir, env, true)
 }
 
 // refusedByShell is the judgement on an argv the shell itself rejects:
@@ -41,11 +41,18 @@ func refusedByShell(de *DecodeError) *rules.Judgement {
 // Warning: an interactive shell or a script read from standard input is
 // not visible here; such invocations are allowed as a whole and left to
 // the sandbox until statements are judged as they arrive.
+//
+// The judgement carries the reasons but not the per-command report
+// ([rules.Judgement.Commands]), which only [Check] builds.
 func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) {
+	return judge(inv, dir, env, false)
+}
+
+func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
 	set := builtinRules()
 	getenv := envLookup(env)
 	ws := Workspace(dir, getenv("HOME"))
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}}
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}, Report: report}
 	if top := gitstate.TopLevel(ws); top != "" && top == ws {
 		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
 	}

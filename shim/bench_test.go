@@ -1,0 +1,64 @@
+package shim
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/cordonsh/cordon/rules"
+)
+
+// BenchmarkLoadRules measures compiling the built-in rules, which every
+// shim process does once.
+func BenchmarkLoadRules(b *testing.B) {
+	for b.Loop() {
+		rules.Builtin()
+	}
+}
+
+// BenchmarkShimJudgeTypical is the shim's work for a typical agent
+// command (Claude Code's wrapper around a build): decode and judge, rules
+// already loaded.
+func BenchmarkShimJudgeTypical(b *testing.B) {
+	dir, env := benchDirs(b)
+	argv := []string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}
+	benchJudge(b, argv, dir, env)
+}
+
+// BenchmarkShimJudgeLongScript judges a 2,000-command script.
+func BenchmarkShimJudgeLongScript(b *testing.B) {
+	dir, env := benchDirs(b)
+	lines := []string{"set -e", "cd src", "X=build"}
+	for i := 0; len(lines) < 2000; i++ {
+		lines = append(lines, "echo step "+strings.Repeat("x", i%7), `grep -rn "TODO" . | head -5`, "mkdir -p $X/out && cp a.txt $X/out/", "go test ./... && git status --short")
+	}
+	argv := []string{"bash", "-c", strings.Join(lines[:2000], "\n")}
+	benchJudge(b, argv, dir, env)
+}
+
+func benchJudge(b *testing.B, argv []string, dir string, env []string) {
+	builtinRules()
+	b.ReportAllocs()
+	for b.Loop() {
+		inv, err := Decode(argv, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		j, err := Judge(inv, dir, env)
+		if err != nil || j.Verdict != 0 {
+			b.Fatalf("verdict %v, err %v", j.Verdict, err)
+		}
+	}
+}
+
+// benchDirs makes a workspace with a src directory and a separate home.
+func benchDirs(b *testing.B) (string, []string) {
+	root := b.TempDir()
+	ws, home := root+"/ws", root+"/home"
+	for _, d := range []string{ws + "/src", home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return ws, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+}
