@@ -388,7 +388,6 @@ func (w *walker) rawOutput(i int) string {
 	return Unknown
 }
 
-
 // fields expands words into argument fields, like the shell would.
 func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 	var out []Word

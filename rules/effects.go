@@ -2,8 +2,8 @@ package rules
 
 import (
 	"os"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/parse"

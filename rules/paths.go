@@ -43,8 +43,8 @@ type Env struct {
 	// Getenv returns an environment variable of the judged command.
 	Getenv func(string) string
 
-	sets    map[*string]*pathSet // compiled class entries, by their slice
-	classes map[string]string    // classify's answers, by path
+	sets    map[*string]*pathSet  // compiled class entries, by their slice
+	classes map[string]string     // classify's answers, by path
 	paths   map[resolveKey]string // resolve's answers
 }
 
