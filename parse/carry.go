@@ -136,7 +136,10 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		c.index = i
 		inner = w.stdinArgs(c, inner)
 	}
-	w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+	n := w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+	if out := w.out[n]; out != nil && !k.StdinArgs {
+		w.out[i] = out // the wrapper prints what the command prints
+	}
 }
 
 // optionValue reads the option at args[j]. For an option in valued it

@@ -4,9 +4,10 @@ import "strings"
 
 // Unknown marks, inside a [Word]'s text, a part whose value cannot be known
 // without running something: a command substitution, $RANDOM, a variable
-// assigned from a command's output. It is a byte that never occurs in a
-// shell word read from argv.
-const Unknown = "\x00"
+// assigned from a command's output. It is a Unicode noncharacter, which
+// shell text has no reason to hold (NUL would not do: the shell drops NUL
+// bytes from command substitutions, and so does expansion).
+const Unknown = "\uFDD0"
 
 // A Word is one expanded argument.
 type Word struct {

@@ -17,7 +17,7 @@ import (
 // descriptor ($(cat <&3)): part of the invocation, like argv, but not
 // visible to the judge. Eval of such data alone is the agent's own
 // protocol (Cursor's state snapshot), not model-written code.
-const Caller = "\x01"
+const Caller = "\uFDD1"
 
 // walker collects the commands of one judgement.
 type walker struct {
@@ -344,6 +344,14 @@ func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
 }
 
 func (w *walker) abort(st *state, pos syntax.Pos, err error) {
+	var unset expand.UnsetParameterError
+	if errors.As(err, &unset) && unset.Node != nil && unset.Node.Param != nil {
+		why := unset.Message
+		if why == "" {
+			why = "parameter null or not set"
+		}
+		err = fmt.Errorf("%s: %s", unset.Node.Param.Value, why)
+	}
 	w.problem(ProblemAbort, pos.String(), "the shell stops here: %v; nothing after it runs", err)
 	*st.stop = true
 }

@@ -262,6 +262,9 @@ var pathless = map[string]bool{
 // hostClass classifies the target of a network effect: a URL or host on
 // this machine is ClassLocal.
 func hostClass(s string) string {
+	if s != "" && strings.Trim(s, "0123456789") == "" {
+		return ClassLocal // a port number names no other host
+	}
 	host := s
 	if _, rest, ok := strings.Cut(s, "://"); ok {
 		host = rest

@@ -13,7 +13,7 @@ var builtinNames = []string{
 }
 
 var builtinFiles = []*File{
-	&File{
+	{
 		Version: 1,
 		Paths: PathClasses{
 			Scratch: []string{
@@ -248,10 +248,10 @@ var builtinFiles = []*File{
 			"*_CREDENTIALS",
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Commands: map[string]*CmdSpec{
-			"awk": &CmdSpec{
+			"awk": {
 				Aliases: []string{
 					"gawk",
 					"mawk",
@@ -272,11 +272,11 @@ var builtinFiles = []*File{
 				},
 				CodeOperand: true,
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "system\\(\\s*\"([^\"]+)\"",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "\\|\\s*\"(?:sh|bash)\"",
 						Argv: []string{
 							"sh",
@@ -286,7 +286,7 @@ var builtinFiles = []*File{
 					},
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "rest",
 						Unless: []string{
@@ -299,7 +299,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"base64": &CmdSpec{
+			"base64": {
 				Aliases: []string{
 					"gbase64",
 					"base32",
@@ -312,17 +312,17 @@ var builtinFiles = []*File{
 					"-D",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 					},
 				},
 			},
-			"basename": &CmdSpec{
+			"basename": {
 				Stream:   "basename",
 				Operands: "none",
 			},
-			"bash": &CmdSpec{
+			"bash": {
 				Aliases: []string{
 					"sh",
 					"dash",
@@ -335,11 +335,11 @@ var builtinFiles = []*File{
 				},
 				Carries: "shell",
 			},
-			"busybox": &CmdSpec{
+			"busybox": {
 				Carries:  "exec",
 				Operands: "none",
 			},
-			"cat": &CmdSpec{
+			"cat": {
 				Aliases: []string{
 					"tac",
 					"zcat",
@@ -371,13 +371,13 @@ var builtinFiles = []*File{
 				},
 				Stream: "cat",
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 					},
 				},
 			},
-			"command": &CmdSpec{
+			"command": {
 				Aliases: []string{
 					"builtin",
 					"exec",
@@ -425,11 +425,11 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"dirname": &CmdSpec{
+			"dirname": {
 				Stream:   "dirname",
 				Operands: "none",
 			},
-			"doas": &CmdSpec{
+			"doas": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-u",
@@ -437,17 +437,17 @@ var builtinFiles = []*File{
 				},
 				Privileged: true,
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 			},
-			"echo": &CmdSpec{
+			"echo": {
 				Stream:   "echo",
 				Operands: "none",
 			},
-			"env": &CmdSpec{
+			"env": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-u",
@@ -472,17 +472,17 @@ var builtinFiles = []*File{
 				},
 				Assigns: true,
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "env-dump",
 						Targets: "none",
 						Alone:   true,
 					},
 				},
 			},
-			"eval": &CmdSpec{
+			"eval": {
 				Carries: "eval",
 			},
-			"fd": &CmdSpec{
+			"fd": {
 				Aliases: []string{
 					"fdfind",
 				},
@@ -495,7 +495,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"find": &CmdSpec{
+			"find": {
 				Aliases: []string{
 					"gfind",
 					"bfs",
@@ -545,7 +545,7 @@ var builtinFiles = []*File{
 					"-okdir",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "first",
 						When: []string{
@@ -562,7 +562,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"flock": &CmdSpec{
+			"flock": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-w",
@@ -573,7 +573,7 @@ var builtinFiles = []*File{
 				Skip:     1,
 				Operands: "none",
 			},
-			"ionice": &CmdSpec{
+			"ionice": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-c",
@@ -589,11 +589,11 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"mktemp": &CmdSpec{
+			"mktemp": {
 				Stream:   "mktemp",
 				Operands: "none",
 			},
-			"nice": &CmdSpec{
+			"nice": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-n",
@@ -601,7 +601,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"node": &CmdSpec{
+			"node": {
 				Aliases: []string{
 					"nodejs",
 					"bun",
@@ -615,25 +615,25 @@ var builtinFiles = []*File{
 					"--print",
 				},
 				Rewrite: []Rewrite{
-					Rewrite{
+					{
 						Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.homedir\\(\\)|process\\.env\\.HOME",
 						With:    "'{home}'",
 					},
-					Rewrite{
+					{
 						Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.tmpdir\\(\\)",
 						With:    "'/tmp'",
 					},
-					Rewrite{
+					{
 						Pattern: "['\"`]([^'\"`]*)['\"`]\\s*\\+\\s*['\"`]([^'\"`]*)['\"`]",
 						With:    "'$1$2'",
 					},
-					Rewrite{
+					{
 						Pattern: "path\\.join\\(\\s*['\"`]([^'\"`]*)['\"`]\\s*,\\s*['\"`]([^'\"`]*)['\"`]\\s*\\)",
 						With:    "'$1/$2'",
 					},
 				},
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "(?:rmSync|rmdirSync|rm|rmdir)\\(\\s*['\"`]([^'\"`]+)['\"`]",
 						Argv: []string{
 							"rm",
@@ -641,7 +641,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:unlinkSync|unlink)\\(\\s*['\"`]([^'\"`]+)['\"`]",
 						Argv: []string{
 							"rm",
@@ -649,7 +649,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:rmSync|rmdirSync|unlinkSync)\\(\\s*[^'\"`\\s)]",
 						Argv: []string{
 							"rm",
@@ -657,11 +657,11 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*['\"`]([^'\"`]+)['\"`]",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*[^'\"`\\s)]",
 						Argv: []string{
 							"sh",
@@ -669,21 +669,21 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:writeFileSync|appendFileSync|writeFile)\\(\\s*['\"`]([^'\"`]+)['\"`]",
 						Argv: []string{
 							"tee",
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "readFileSync\\(\\s*['\"`]([^'\"`]+)['\"`]",
 						Argv: []string{
 							"cat",
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "eval\\(\\s*(?:atob|Buffer\\.from)",
 						Argv: []string{
 							"sh",
@@ -694,11 +694,11 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"nohup": &CmdSpec{
+			"nohup": {
 				Carries:  "exec",
 				Operands: "none",
 			},
-			"parallel": &CmdSpec{
+			"parallel": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-j",
@@ -716,24 +716,24 @@ var builtinFiles = []*File{
 				StdinArgs: true,
 				Operands:  "none",
 			},
-			"perl": &CmdSpec{
+			"perl": {
 				Carries: "interp",
 				CodeFlags: []string{
 					"-e",
 					"-E",
 				},
 				Rewrite: []Rewrite{
-					Rewrite{
+					{
 						Pattern: "\\$ENV\\{\\s*['\"]?HOME['\"]?\\s*\\}",
 						With:    "{home}",
 					},
-					Rewrite{
+					{
 						Pattern: "\\b(remove_tree|rmtree|rmdir)\\s*\\(\\s*([^'\"\\s)][^)]*)\\)",
 						With:    "$1('$2')",
 					},
 				},
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -741,7 +741,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:rmtree|remove_tree)\\(\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -749,7 +749,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*glob\\(\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -757,26 +757,26 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:system|exec)\\s*\\(?\\s*\"([^\"]+)\"",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "(?:system|exec)\\s*\\(?\\s*'([^']+)'",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "qx\\{([^}]+)\\}|qx\\(([^)]+)\\)|`([^`]+)`",
 						Shell:   "$1$2$3",
 					},
-					Translate{
+					{
 						Pattern: "open\\s*\\(?\\s*\\w+\\s*,\\s*['\"]>{1,2}\\s*([^'\"]+)['\"]",
 						Argv: []string{
 							"tee",
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "eval\\s*\\(?\\s*decode_base64",
 						Argv: []string{
 							"sh",
@@ -787,13 +787,13 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"php": &CmdSpec{
+			"php": {
 				Carries: "interp",
 				CodeFlags: []string{
 					"-r",
 				},
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "(?:unlink|rmdir)\\(\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -801,35 +801,35 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
 						Shell:   "$1",
 					},
 				},
 				Operands: "none",
 			},
-			"pkexec": &CmdSpec{
+			"pkexec": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"--user",
 				},
 				Privileged: true,
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 			},
-			"printf": &CmdSpec{
+			"printf": {
 				Stream:   "printf",
 				Operands: "none",
 			},
-			"pwd": &CmdSpec{
+			"pwd": {
 				Stream:   "pwd",
 				Operands: "none",
 			},
-			"python": &CmdSpec{
+			"python": {
 				Aliases: []string{
 					"python2",
 					"python3",
@@ -848,29 +848,29 @@ var builtinFiles = []*File{
 					"-c",
 				},
 				Rewrite: []Rewrite{
-					Rewrite{
+					{
 						Pattern: "os\\.path\\.expanduser\\(\\s*['\"]~([^'\"]*)['\"]\\s*\\)",
 						With:    "'{home}$1'",
 					},
-					Rewrite{
+					{
 						Pattern: "os\\.environ(?:\\[\\s*['\"]HOME['\"]\\s*\\]|\\.get\\(\\s*['\"]HOME['\"]\\s*\\))|os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)|(?:pathlib\\.)?Path\\.home\\(\\)",
 						With:    "'{home}'",
 					},
-					Rewrite{
+					{
 						Pattern: "tempfile\\.gettempdir\\(\\)",
 						With:    "'/tmp'",
 					},
-					Rewrite{
+					{
 						Pattern: "['\"]([^'\"]*)['\"]\\s*\\+\\s*['\"]([^'\"]*)['\"]",
 						With:    "'$1$2'",
 					},
-					Rewrite{
+					{
 						Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
 						With:    "'$1/$2'",
 					},
 				},
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "shutil\\.rmtree\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -878,7 +878,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "shutil\\.rmtree\\(\\s*[^'\"\\s)]",
 						Argv: []string{
 							"rm",
@@ -886,7 +886,7 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "os\\.(?:remove|unlink|rmdir)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -894,7 +894,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "os\\.(?:remove|unlink)\\(\\s*[^'\"\\s)]",
 						Argv: []string{
 							"rm",
@@ -902,7 +902,7 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:Path|pathlib\\.Path)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*\\)\\.(?:unlink|rmdir)\\(",
 						Argv: []string{
 							"rm",
@@ -910,19 +910,19 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?\"([^\"]+)\"",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?'([^']+)'",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "subprocess\\.\\w+\\(\\s*\\[([^\\]]*)\\]",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
 						Argv: []string{
 							"sh",
@@ -930,21 +930,21 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,\\s*['\"][wa]",
 						Argv: []string{
 							"tee",
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,\\s*['\"]r)",
 						Argv: []string{
 							"cat",
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:exec|eval)\\(\\s*(?:base64\\.b64decode|codecs\\.decode|bytes\\.fromhex|__import__)",
 						Argv: []string{
 							"sh",
@@ -952,14 +952,14 @@ var builtinFiles = []*File{
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "urlopen\\(|requests\\.(?:get|post|put)\\(|http\\.client|socket\\.socket\\(",
 						Argv: []string{
 							"curl",
 							"{unknown}",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:exec|eval)\\([^)]*(?:urlopen|requests\\.get)",
 						Argv: []string{
 							"sh",
@@ -970,35 +970,35 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"realpath": &CmdSpec{
+			"realpath": {
 				Aliases: []string{
 					"grealpath",
 				},
 				Stream:   "realpath",
 				Operands: "none",
 			},
-			"rev": &CmdSpec{
+			"rev": {
 				Stream: "rev",
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 					},
 				},
 			},
-			"ruby": &CmdSpec{
+			"ruby": {
 				Carries: "interp",
 				CodeFlags: []string{
 					"-e",
 				},
 				Rewrite: []Rewrite{
-					Rewrite{
+					{
 						Pattern: "Dir\\.home|ENV\\[\\s*['\"]HOME['\"]\\s*\\]|File\\.expand_path\\(\\s*['\"]~['\"]\\s*\\)",
 						With:    "'{home}'",
 					},
 				},
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|rmtree)\\(?\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -1006,7 +1006,7 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:File\\.(?:delete|unlink)|FileUtils\\.rm(?:_f)?)\\(?\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"rm",
@@ -1014,19 +1014,19 @@ var builtinFiles = []*File{
 							"$1",
 						},
 					},
-					Translate{
+					{
 						Pattern: "(?:system|exec|spawn|%x)\\s*\\(?\\s*\"([^\"]+)\"",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "(?:system|exec|spawn)\\s*\\(?\\s*'([^']+)'",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "`([^`]+)`",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Pattern: "File\\.write\\(\\s*['\"]([^'\"]+)['\"]",
 						Argv: []string{
 							"tee",
@@ -1036,7 +1036,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"run0": &CmdSpec{
+			"run0": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"--user",
@@ -1048,13 +1048,13 @@ var builtinFiles = []*File{
 				},
 				Privileged: true,
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 			},
-			"script": &CmdSpec{
+			"script": {
 				ValueOptions: []string{
 					"-c",
 					"--command",
@@ -1072,7 +1072,7 @@ var builtinFiles = []*File{
 					"--logging-format",
 				},
 				OptionCode: []Translate{
-					Translate{
+					{
 						Options: []string{
 							"-c",
 							"--command",
@@ -1083,17 +1083,17 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"setsid": &CmdSpec{
+			"setsid": {
 				Carries:  "exec",
 				Operands: "none",
 			},
-			"source": &CmdSpec{
+			"source": {
 				Aliases: []string{
 					".",
 				},
 				Carries: "source",
 			},
-			"stdbuf": &CmdSpec{
+			"stdbuf": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-i",
@@ -1105,7 +1105,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"su": &CmdSpec{
+			"su": {
 				ValueOptions: []string{
 					"-c",
 					"--command",
@@ -1120,7 +1120,7 @@ var builtinFiles = []*File{
 				},
 				Privileged: true,
 				OptionCode: []Translate{
-					Translate{
+					{
 						Options: []string{
 							"-c",
 							"--command",
@@ -1130,13 +1130,13 @@ var builtinFiles = []*File{
 					},
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 			},
-			"sudo": &CmdSpec{
+			"sudo": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-u",
@@ -1166,13 +1166,13 @@ var builtinFiles = []*File{
 				},
 				Privileged: true,
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 			},
-			"time": &CmdSpec{
+			"time": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-f",
@@ -1182,7 +1182,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"timeout": &CmdSpec{
+			"timeout": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-k",
@@ -1193,11 +1193,11 @@ var builtinFiles = []*File{
 				Skip:     1,
 				Operands: "none",
 			},
-			"tr": &CmdSpec{
+			"tr": {
 				Stream:   "tr",
 				Operands: "none",
 			},
-			"xargs": &CmdSpec{
+			"xargs": {
 				Carries: "exec",
 				ValueOptions: []string{
 					"-a",
@@ -1224,14 +1224,14 @@ var builtinFiles = []*File{
 				StdinArgs: true,
 				Operands:  "none",
 			},
-			"xxd": &CmdSpec{
+			"xxd": {
 				Stream: "hex",
 				StreamWhen: []string{
 					"-r",
 					"-revert",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 					},
@@ -1239,23 +1239,23 @@ var builtinFiles = []*File{
 			},
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Commands: map[string]*CmdSpec{
-			"chattr": &CmdSpec{
+			"chattr": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "rest",
 					},
 				},
 			},
-			"chmod": &CmdSpec{
+			"chmod": {
 				ValueOptions: []string{
 					"--reference",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "rest",
 						Recursive: []string{
@@ -1263,7 +1263,7 @@ var builtinFiles = []*File{
 							"--recursive",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 						WhenFirst: []string{
@@ -1274,7 +1274,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"chown": &CmdSpec{
+			"chown": {
 				Aliases: []string{
 					"chgrp",
 				},
@@ -1283,7 +1283,7 @@ var builtinFiles = []*File{
 					"--from",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "rest",
 						Recursive: []string{
@@ -1293,7 +1293,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"cp": &CmdSpec{
+			"cp": {
 				Aliases: []string{
 					"gcp",
 				},
@@ -1309,7 +1309,7 @@ var builtinFiles = []*File{
 					"--no-preserve",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "all-but-last",
 						Unless: []string{
@@ -1317,7 +1317,7 @@ var builtinFiles = []*File{
 							"--target-directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 						When: []string{
@@ -1325,7 +1325,7 @@ var builtinFiles = []*File{
 							"--target-directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "last",
 						Unless: []string{
@@ -1336,7 +1336,7 @@ var builtinFiles = []*File{
 							"--update=none",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "options",
 						Options: []string{
@@ -1346,16 +1346,16 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"dd": &CmdSpec{
+			"dd": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
 							"of=",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "options",
 						Options: []string{
@@ -1364,7 +1364,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"diff": &CmdSpec{
+			"diff": {
 				Aliases: []string{
 					"cmp",
 					"comm",
@@ -1426,11 +1426,11 @@ var builtinFiles = []*File{
 					"--jsonargs",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -1440,7 +1440,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"grep": &CmdSpec{
+			"grep": {
 				Aliases: []string{
 					"egrep",
 					"fgrep",
@@ -1484,7 +1484,7 @@ var builtinFiles = []*File{
 					"--binary-files",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "rest",
 						Unless: []string{
@@ -1494,7 +1494,7 @@ var builtinFiles = []*File{
 							"--file",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 						When: []string{
@@ -1506,7 +1506,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"install": &CmdSpec{
+			"install": {
 				ValueOptions: []string{
 					"-m",
 					"--mode",
@@ -1520,7 +1520,7 @@ var builtinFiles = []*File{
 					"--suffix",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "last",
 						Unless: []string{
@@ -1530,7 +1530,7 @@ var builtinFiles = []*File{
 							"--directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 						When: []string{
@@ -1538,7 +1538,7 @@ var builtinFiles = []*File{
 							"--directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "options",
 						Options: []string{
@@ -1548,15 +1548,15 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"link": &CmdSpec{
+			"link": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "last",
 					},
 				},
 			},
-			"ln": &CmdSpec{
+			"ln": {
 				ValueOptions: []string{
 					"-t",
 					"--target-directory",
@@ -1564,7 +1564,7 @@ var builtinFiles = []*File{
 					"--suffix",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "last",
 						When: []string{
@@ -1572,7 +1572,7 @@ var builtinFiles = []*File{
 							"--force",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "last",
 						Unless: []string{
@@ -1582,7 +1582,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"ls": &CmdSpec{
+			"ls": {
 				Aliases: []string{
 					"stat",
 					"du",
@@ -1717,20 +1717,20 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"mkdir": &CmdSpec{
+			"mkdir": {
 				ValueOptions: []string{
 					"-m",
 					"--mode",
 					"--context",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 					},
 				},
 			},
-			"mv": &CmdSpec{
+			"mv": {
 				Aliases: []string{
 					"gmv",
 				},
@@ -1742,7 +1742,7 @@ var builtinFiles = []*File{
 					"--backup",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "all-but-last",
 						Unless: []string{
@@ -1750,7 +1750,7 @@ var builtinFiles = []*File{
 							"--target-directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 						When: []string{
@@ -1758,7 +1758,7 @@ var builtinFiles = []*File{
 							"--target-directory",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "last",
 						Unless: []string{
@@ -1768,7 +1768,7 @@ var builtinFiles = []*File{
 							"--no-clobber",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "options",
 						Options: []string{
@@ -1778,12 +1778,12 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"rm": &CmdSpec{
+			"rm": {
 				Aliases: []string{
 					"grm",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 						Recursive: []string{
@@ -1794,15 +1794,15 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"rmdir": &CmdSpec{
+			"rmdir": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 					},
 				},
 			},
-			"rsync": &CmdSpec{
+			"rsync": {
 				ValueOptions: []string{
 					"-e",
 					"--rsh",
@@ -1833,16 +1833,16 @@ var builtinFiles = []*File{
 					"--remote-option",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "last",
 						Remote:  true,
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "all-but-last",
 					},
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "last",
 						When: []string{
@@ -1864,11 +1864,11 @@ var builtinFiles = []*File{
 							"--del",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "last",
 					},
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "all-but-last",
 						When: []string{
@@ -1877,7 +1877,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"scp": &CmdSpec{
+			"scp": {
 				ValueOptions: []string{
 					"-P",
 					"-i",
@@ -1889,16 +1889,16 @@ var builtinFiles = []*File{
 					"-S",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "last",
 						Remote:  true,
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "all-but-last",
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "options",
 						Options: []string{
@@ -1907,7 +1907,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"sed": &CmdSpec{
+			"sed": {
 				Aliases: []string{
 					"gsed",
 				},
@@ -1927,13 +1927,13 @@ var builtinFiles = []*File{
 				},
 				CodeOperand: true,
 				Translate: []Translate{
-					Translate{
+					{
 						Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
 						Shell:   "$1",
 					},
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "rest",
 						When: []string{
@@ -1947,7 +1947,7 @@ var builtinFiles = []*File{
 							"--file",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 						When: []string{
@@ -1955,7 +1955,7 @@ var builtinFiles = []*File{
 							"--in-place",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "rest",
 						Unless: []string{
@@ -1967,7 +1967,7 @@ var builtinFiles = []*File{
 							"--file",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 						When: []string{
@@ -1983,7 +1983,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"setfacl": &CmdSpec{
+			"setfacl": {
 				ValueOptions: []string{
 					"-m",
 					"--modify",
@@ -1997,13 +1997,13 @@ var builtinFiles = []*File{
 					"--set-file",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 					},
 				},
 			},
-			"shred": &CmdSpec{
+			"shred": {
 				ValueOptions: []string{
 					"-n",
 					"--iterations",
@@ -2012,18 +2012,18 @@ var builtinFiles = []*File{
 					"--random-source",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 					},
 				},
 			},
-			"srm": &CmdSpec{
+			"srm": {
 				Aliases: []string{
 					"wipe",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 						Recursive: []string{
@@ -2034,7 +2034,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"ssh-keygen": &CmdSpec{
+			"ssh-keygen": {
 				ValueOptions: []string{
 					"-f",
 					"-t",
@@ -2062,16 +2062,40 @@ var builtinFiles = []*File{
 					"-w",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
 							"-f",
 						},
+						Unless: []string{
+							"-l",
+							"-y",
+							"-e",
+							"-i",
+							"-B",
+							"-F",
+							"-H",
+							"-R",
+							"-Y",
+							"-Q",
+							"-D",
+						},
+					},
+					{
+						Effect:  "read",
+						Targets: "options",
+						Options: []string{
+							"-f",
+						},
+						When: []string{
+							"-y",
+							"-e",
+						},
 					},
 				},
 			},
-			"tar": &CmdSpec{
+			"tar": {
 				Aliases: []string{
 					"gtar",
 					"bsdtar",
@@ -2105,14 +2129,14 @@ var builtinFiles = []*File{
 					"--directory",
 				},
 				OptionCode: []Translate{
-					Translate{
+					{
 						Options: []string{
 							"--checkpoint-action",
 						},
 						Pattern: "^exec=(?s)(.+)$",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Options: []string{
 							"--to-command",
 							"--use-compress-program",
@@ -2126,14 +2150,14 @@ var builtinFiles = []*File{
 					},
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 						When: []string{
 							"--remove-files",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -2146,7 +2170,7 @@ var builtinFiles = []*File{
 							"--get",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -2157,7 +2181,7 @@ var builtinFiles = []*File{
 							"*x*",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -2169,7 +2193,7 @@ var builtinFiles = []*File{
 							"--create",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "operands",
 						Unless: []string{
@@ -2182,9 +2206,9 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"tee": &CmdSpec{
+			"tee": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "operands",
 						Unless: []string{
@@ -2192,7 +2216,7 @@ var builtinFiles = []*File{
 							"--append",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 						When: []string{
@@ -2202,7 +2226,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"touch": &CmdSpec{
+			"touch": {
 				ValueOptions: []string{
 					"-d",
 					"--date",
@@ -2211,20 +2235,20 @@ var builtinFiles = []*File{
 					"-t",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "modify",
 						Targets: "operands",
 					},
 				},
 			},
-			"trash": &CmdSpec{
+			"trash": {
 				Aliases: []string{
 					"trash-put",
 					"gio-trash",
 				},
 				Operands: "none",
 			},
-			"truncate": &CmdSpec{
+			"truncate": {
 				ValueOptions: []string{
 					"-s",
 					"--size",
@@ -2232,27 +2256,27 @@ var builtinFiles = []*File{
 					"--reference",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "operands",
 					},
 				},
 			},
-			"unlink": &CmdSpec{
+			"unlink": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "operands",
 					},
 				},
 			},
-			"unzip": &CmdSpec{
+			"unzip": {
 				ValueOptions: []string{
 					"-d",
 					"-x",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -2264,7 +2288,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"zip": &CmdSpec{
+			"zip": {
 				ValueOptions: []string{
 					"-x",
 					"-i",
@@ -2274,15 +2298,15 @@ var builtinFiles = []*File{
 					"-tt",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "first",
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "rest",
 					},
-					&EffectSpec{
+					{
 						Effect:  "delete",
 						Targets: "rest",
 						When: []string{
@@ -2294,10 +2318,10 @@ var builtinFiles = []*File{
 			},
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Commands: map[string]*CmdSpec{
-			"git": &CmdSpec{
+			"git": {
 				ValueOptions: []string{
 					"-C",
 					"-c",
@@ -2312,21 +2336,21 @@ var builtinFiles = []*File{
 					"-C",
 				},
 				OptionCode: []Translate{
-					Translate{
+					{
 						Options: []string{
 							"-c",
 						},
 						Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Options: []string{
 							"-c",
 						},
 						Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
 						Shell:   "$1",
 					},
-					Translate{
+					{
 						Options: []string{
 							"-c",
 						},
@@ -2335,16 +2359,16 @@ var builtinFiles = []*File{
 					},
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"add": &CmdSpec{
+					"add": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "modify",
 								Targets: "repo",
 							},
-							&EffectSpec{
+							{
 								Effect:  "stage-all",
 								Targets: "none",
 								When: []string{
@@ -2354,7 +2378,7 @@ var builtinFiles = []*File{
 									"--update",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "stage-all",
 								Targets: "none",
 								WhenArg: []string{
@@ -2364,7 +2388,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"branch": &CmdSpec{
+					"branch": {
 						ValueOptions: []string{
 							"-u",
 							"--set-upstream-to",
@@ -2379,14 +2403,14 @@ var builtinFiles = []*File{
 							"--track",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "delete-branch",
 								Targets: "operands",
 								When: []string{
 									"-D",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "delete-branch",
 								Targets: "operands",
 								When: []string{
@@ -2399,7 +2423,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"checkout": &CmdSpec{
+					"checkout": {
 						Aliases: []string{
 							"co",
 						},
@@ -2411,7 +2435,7 @@ var builtinFiles = []*File{
 							"--pathspec-from-file",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "operands",
 								Unless: []string{
@@ -2422,7 +2446,7 @@ var builtinFiles = []*File{
 									"--force",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "repo",
 								When: []string{
@@ -2430,7 +2454,7 @@ var builtinFiles = []*File{
 									"--force",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "delete-branch",
 								Targets: "options",
 								Options: []string{
@@ -2439,13 +2463,13 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"clean": &CmdSpec{
+					"clean": {
 						ValueOptions: []string{
 							"-e",
 							"--exclude",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "git-clean",
 								Targets: "operands-or-repo",
 								When: []string{
@@ -2463,7 +2487,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"clone": &CmdSpec{
+					"clone": {
 						ValueOptions: []string{
 							"-b",
 							"--branch",
@@ -2482,17 +2506,17 @@ var builtinFiles = []*File{
 							"--jobs",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "download",
 								Targets: "none",
 							},
-							&EffectSpec{
+							{
 								Effect:  "modify",
 								Targets: "rest",
 							},
 						},
 					},
-					"commit": &CmdSpec{
+					"commit": {
 						ValueOptions: []string{
 							"-m",
 							"--message",
@@ -2512,15 +2536,15 @@ var builtinFiles = []*File{
 							"--trailer",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "modify",
 								Targets: "repo",
 							},
-							&EffectSpec{
+							{
 								Effect:  "commit",
 								Targets: "none",
 							},
-							&EffectSpec{
+							{
 								Effect:  "checkpoint",
 								Targets: "none",
 								When: []string{
@@ -2530,7 +2554,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"config": &CmdSpec{
+					"config": {
 						ValueOptions: []string{
 							"-f",
 							"--file",
@@ -2539,7 +2563,7 @@ var builtinFiles = []*File{
 							"--default",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "persist",
 								Targets: "none",
 								When: []string{
@@ -2559,43 +2583,43 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"credential": &CmdSpec{
+					"credential": {
 						Aliases: []string{
 							"credential-store",
 							"credential-cache",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
 						},
 					},
-					"fetch": &CmdSpec{
+					"fetch": {
 						Aliases: []string{
 							"pull",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "download",
 								Targets: "none",
 							},
 						},
 					},
-					"filter-branch": &CmdSpec{
+					"filter-branch": {
 						Aliases: []string{
 							"filter-repo",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "rewrite-history",
 								Targets: "none",
 							},
 						},
 					},
-					"gc": &CmdSpec{
+					"gc": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "rewrite-history",
 								Targets: "none",
 								When: []string{
@@ -2605,7 +2629,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"merge": &CmdSpec{
+					"merge": {
 						Aliases: []string{
 							"rebase",
 							"cherry-pick",
@@ -2640,13 +2664,13 @@ var builtinFiles = []*File{
 							"--exec",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "modify",
 								Targets: "repo",
 							},
 						},
 					},
-					"push": &CmdSpec{
+					"push": {
 						ValueOptions: []string{
 							"--repo",
 							"--receive-pack",
@@ -2658,7 +2682,7 @@ var builtinFiles = []*File{
 							"--force-if-includes",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "rewrite-remote",
 								Targets: "none",
 								When: []string{
@@ -2671,7 +2695,7 @@ var builtinFiles = []*File{
 									"--prune",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "upload",
 								Targets: "first",
 								WhenFirst: []string{
@@ -2679,7 +2703,7 @@ var builtinFiles = []*File{
 									"*@*:*",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "rewrite-remote",
 								Targets: "none",
 								WhenArg: []string{
@@ -2689,22 +2713,22 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"reflog": &CmdSpec{
+					"reflog": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"delete": &CmdSpec{
+							"delete": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "rewrite-history",
 										Targets: "none",
 									},
 								},
 							},
-							"expire": &CmdSpec{
+							"expire": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "rewrite-history",
 										Targets: "none",
 									},
@@ -2712,12 +2736,12 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"remote": &CmdSpec{
+					"remote": {
 						Operands: "none",
 					},
-					"reset": &CmdSpec{
+					"reset": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "repo",
 								When: []string{
@@ -2728,14 +2752,14 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"restore": &CmdSpec{
+					"restore": {
 						ValueOptions: []string{
 							"-s",
 							"--source",
 							"--pathspec-from-file",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "operands",
 								Unless: []string{
@@ -2743,7 +2767,7 @@ var builtinFiles = []*File{
 									"--staged",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "operands",
 								When: []string{
@@ -2753,12 +2777,12 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"rm": &CmdSpec{
+					"rm": {
 						ValueOptions: []string{
 							"--pathspec-from-file",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "delete",
 								Targets: "operands",
 								When: []string{
@@ -2774,39 +2798,39 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"stash": &CmdSpec{
+					"stash": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "checkpoint",
 								Targets: "none",
 							},
 						},
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"clear": &CmdSpec{
+							"clear": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "drop-stash",
 										Targets: "none",
 									},
 								},
 							},
-							"drop": &CmdSpec{
+							"drop": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "drop-stash",
 										Targets: "none",
 									},
 								},
 							},
-							"push": &CmdSpec{
+							"push": {
 								Aliases: []string{
 									"save",
 								},
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "checkpoint",
 										Targets: "none",
 									},
@@ -2814,7 +2838,7 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"switch": &CmdSpec{
+					"switch": {
 						Aliases: []string{
 							"sw",
 						},
@@ -2826,7 +2850,7 @@ var builtinFiles = []*File{
 							"--orphan",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "discard-changes",
 								Targets: "repo",
 								When: []string{
@@ -2835,7 +2859,7 @@ var builtinFiles = []*File{
 									"--discard-changes",
 								},
 							},
-							&EffectSpec{
+							{
 								Effect:  "delete-branch",
 								Targets: "options",
 								Options: []string{
@@ -2845,9 +2869,9 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"update-ref": &CmdSpec{
+					"update-ref": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "rewrite-history",
 								Targets: "none",
 								When: []string{
@@ -2860,10 +2884,10 @@ var builtinFiles = []*File{
 			},
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Commands: map[string]*CmdSpec{
-			"aws": &CmdSpec{
+			"aws": {
 				ValueOptions: []string{
 					"--profile",
 					"--region",
@@ -2872,25 +2896,25 @@ var builtinFiles = []*File{
 					"--query",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"configure": &CmdSpec{
+					"configure": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"export-credentials": &CmdSpec{
+							"export-credentials": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 									},
 								},
 							},
-							"get": &CmdSpec{
+							"get": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 									},
@@ -2898,18 +2922,18 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"s3": &CmdSpec{
+					"s3": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"cp": &CmdSpec{
+							"cp": {
 								Aliases: []string{
 									"mv",
 									"sync",
 								},
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "upload",
 										Targets: "last",
 										WhenFirst: []string{
@@ -2917,18 +2941,18 @@ var builtinFiles = []*File{
 											"s[!3]*",
 										},
 									},
-									&EffectSpec{
+									{
 										Effect:  "read",
 										Targets: "all-but-last",
 									},
 								},
 							},
-							"rm": &CmdSpec{
+							"rm": {
 								Aliases: []string{
 									"rb",
 								},
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "destroy-remote",
 										Targets: "none",
 									},
@@ -2936,14 +2960,14 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"sts": &CmdSpec{
+					"sts": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"get-session-token": &CmdSpec{
+							"get-session-token": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 									},
@@ -2953,7 +2977,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"curl": &CmdSpec{
+			"curl": {
 				ValueOptions: []string{
 					"-d",
 					"--data",
@@ -3009,11 +3033,11 @@ var builtinFiles = []*File{
 					"--dump-header",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "download",
 						Targets: "operands",
 					},
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "operands",
 						When: []string{
@@ -3031,7 +3055,7 @@ var builtinFiles = []*File{
 							"--json",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "options",
 						Options: []string{
@@ -3049,7 +3073,7 @@ var builtinFiles = []*File{
 							"--json",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -3063,7 +3087,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"dig": &CmdSpec{
+			"dig": {
 				Aliases: []string{
 					"nslookup",
 					"host",
@@ -3078,37 +3102,37 @@ var builtinFiles = []*File{
 					"arping",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "network",
 						Targets: "none",
 					},
 				},
 				Operands: "none",
 			},
-			"docker": &CmdSpec{
+			"docker": {
 				Aliases: []string{
 					"podman",
 					"nerdctl",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"push": &CmdSpec{
+					"push": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "upload",
 								Targets: "none",
 							},
 						},
 					},
-					"run": &CmdSpec{
+					"run": {
 						Aliases: []string{
 							"create",
 							"exec",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "privilege",
 								Targets: "none",
 								When: []string{
@@ -3126,39 +3150,39 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"dropdb": &CmdSpec{
+			"dropdb": {
 				Aliases: []string{
 					"dropuser",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "destroy-remote",
 						Targets: "none",
 					},
 				},
 			},
-			"gh": &CmdSpec{
+			"gh": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"api": &CmdSpec{
+					"api": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "network",
 								Targets: "none",
 							},
 						},
 						Operands: "none",
 					},
-					"auth": &CmdSpec{
+					"auth": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"status": &CmdSpec{
+							"status": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 										When: []string{
@@ -3168,9 +3192,9 @@ var builtinFiles = []*File{
 									},
 								},
 							},
-							"token": &CmdSpec{
+							"token": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 									},
@@ -3178,21 +3202,21 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"gist": &CmdSpec{
+					"gist": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"create": &CmdSpec{
+							"create": {
 								Aliases: []string{
 									"new",
 								},
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "upload",
 										Targets: "none",
 									},
-									&EffectSpec{
+									{
 										Effect:  "read",
 										Targets: "operands",
 									},
@@ -3200,14 +3224,14 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"repo": &CmdSpec{
+					"repo": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"delete": &CmdSpec{
+							"delete": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "destroy-remote",
 										Targets: "none",
 									},
@@ -3215,17 +3239,17 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"secret": &CmdSpec{
+					"secret": {
 						Operands: "none",
 					},
 				},
 			},
-			"gpg": &CmdSpec{
+			"gpg": {
 				Aliases: []string{
 					"gpg2",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "secret-cmd",
 						Targets: "none",
 						When: []string{
@@ -3237,19 +3261,19 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"helm": &CmdSpec{
+			"helm": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"uninstall": &CmdSpec{
+					"uninstall": {
 						Aliases: []string{
 							"delete",
 							"del",
 							"un",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "destroy-remote",
 								Targets: "none",
 							},
@@ -3257,36 +3281,36 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"http": &CmdSpec{
+			"http": {
 				Aliases: []string{
 					"https",
 					"xh",
 					"httpie",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "download",
 						Targets: "none",
 					},
 				},
 			},
-			"kubectl": &CmdSpec{
+			"kubectl": {
 				Aliases: []string{
 					"oc",
 					"k",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"config": &CmdSpec{
+					"config": {
 						Subcommands: map[string]*CmdSpec{
-							"*": &CmdSpec{
+							"*": {
 								Operands: "none",
 							},
-							"view": &CmdSpec{
+							"view": {
 								Effects: []*EffectSpec{
-									&EffectSpec{
+									{
 										Effect:  "secret-cmd",
 										Targets: "none",
 										When: []string{
@@ -3298,17 +3322,17 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"delete": &CmdSpec{
+					"delete": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "destroy-remote",
 								Targets: "none",
 							},
 						},
 					},
-					"get": &CmdSpec{
+					"get": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 								WhenFirst: []string{
@@ -3322,7 +3346,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"nc": &CmdSpec{
+			"nc": {
 				Aliases: []string{
 					"ncat",
 					"netcat",
@@ -3348,11 +3372,11 @@ var builtinFiles = []*File{
 					"-V",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "network",
 						Targets: "operands",
 					},
-					&EffectSpec{
+					{
 						Effect:  "remote-code",
 						Targets: "none",
 						When: []string{
@@ -3363,7 +3387,7 @@ var builtinFiles = []*File{
 							"--lua-exec",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "remote-code",
 						Targets: "none",
 						WhenArg: []string{
@@ -3375,23 +3399,23 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"npm": &CmdSpec{
+			"npm": {
 				Aliases: []string{
 					"pnpm",
 					"yarn",
 					"bun-pm",
 				},
 				OptionCode: []Translate{
-					Translate{
+					{
 						Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
 						Shell:   "$1",
 					},
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"install": &CmdSpec{
+					"install": {
 						Aliases: []string{
 							"i",
 							"add",
@@ -3403,7 +3427,7 @@ var builtinFiles = []*File{
 							"link",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "persist",
 								Targets: "none",
 								When: []string{
@@ -3414,9 +3438,9 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"publish": &CmdSpec{
+					"publish": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "upload",
 								Targets: "none",
 							},
@@ -3424,22 +3448,22 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"op": &CmdSpec{
+			"op": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"item": &CmdSpec{
+					"item": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
 						},
 					},
-					"read": &CmdSpec{
+					"read": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
@@ -3447,17 +3471,17 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"pass": &CmdSpec{
+			"pass": {
 				Aliases: []string{
 					"gopass",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"show": &CmdSpec{
+					"show": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
@@ -3465,39 +3489,39 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"printenv": &CmdSpec{
+			"printenv": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "secret-env",
 						Targets: "operands",
 					},
-					&EffectSpec{
+					{
 						Effect:  "env-dump",
 						Targets: "none",
 					},
 				},
 			},
-			"rclone": &CmdSpec{
+			"rclone": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "none",
 					},
 				},
 			},
-			"security": &CmdSpec{
+			"security": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"find-generic-password": &CmdSpec{
+					"find-generic-password": {
 						Aliases: []string{
 							"find-internet-password",
 							"dump-keychain",
 							"export",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
@@ -3505,7 +3529,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"sftp": &CmdSpec{
+			"sftp": {
 				Aliases: []string{
 					"ftp",
 					"lftp",
@@ -3513,13 +3537,13 @@ var builtinFiles = []*File{
 					"smbclient",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "none",
 					},
 				},
 			},
-			"ssh": &CmdSpec{
+			"ssh": {
 				Aliases: []string{
 					"mosh",
 					"autossh",
@@ -3548,11 +3572,11 @@ var builtinFiles = []*File{
 					"-B",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "network",
 						Targets: "none",
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "options",
 						Options: []string{
@@ -3562,18 +3586,18 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"terraform": &CmdSpec{
+			"terraform": {
 				Aliases: []string{
 					"tofu",
 					"terragrunt",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"apply": &CmdSpec{
+					"apply": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "destroy-remote",
 								Targets: "none",
 								When: []string{
@@ -3583,9 +3607,9 @@ var builtinFiles = []*File{
 							},
 						},
 					},
-					"destroy": &CmdSpec{
+					"destroy": {
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "destroy-remote",
 								Targets: "none",
 							},
@@ -3593,17 +3617,17 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"vault": &CmdSpec{
+			"vault": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"read": &CmdSpec{
+					"read": {
 						Aliases: []string{
 							"kv",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "secret-cmd",
 								Targets: "none",
 							},
@@ -3611,7 +3635,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"wget": &CmdSpec{
+			"wget": {
 				Aliases: []string{
 					"wget2",
 				},
@@ -3644,11 +3668,11 @@ var builtinFiles = []*File{
 					"--method",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "download",
 						Targets: "operands",
 					},
-					&EffectSpec{
+					{
 						Effect:  "upload",
 						Targets: "operands",
 						When: []string{
@@ -3658,7 +3682,7 @@ var builtinFiles = []*File{
 							"--body-file",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "read",
 						Targets: "options",
 						Options: []string{
@@ -3666,7 +3690,7 @@ var builtinFiles = []*File{
 							"--body-file",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "options",
 						Options: []string{
@@ -3678,10 +3702,10 @@ var builtinFiles = []*File{
 			},
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Commands: map[string]*CmdSpec{
-			"apt-get": &CmdSpec{
+			"apt-get": {
 				Aliases: []string{
 					"apt",
 					"yum",
@@ -3700,27 +3724,27 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"at": &CmdSpec{
+			"at": {
 				Aliases: []string{
 					"batch",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "persist",
 						Targets: "none",
 					},
 				},
 				Operands: "none",
 			},
-			"brew": &CmdSpec{
+			"brew": {
 				Operands: "none",
 			},
-			"crontab": &CmdSpec{
+			"crontab": {
 				ValueOptions: []string{
 					"-u",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "persist",
 						Targets: "none",
 						Unless: []string{
@@ -3730,7 +3754,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"insmod": &CmdSpec{
+			"insmod": {
 				Aliases: []string{
 					"swapon",
 					"swapoff",
@@ -3789,16 +3813,16 @@ var builtinFiles = []*File{
 					"semanage",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 				Operands: "none",
 			},
-			"kill": &CmdSpec{
+			"kill": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 						WhenFirst: []string{
@@ -3809,12 +3833,12 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"launchctl": &CmdSpec{
+			"launchctl": {
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"load": &CmdSpec{
+					"load": {
 						Aliases: []string{
 							"bootstrap",
 							"enable",
@@ -3825,7 +3849,7 @@ var builtinFiles = []*File{
 							"remove",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "persist",
 								Targets: "none",
 							},
@@ -3833,7 +3857,7 @@ var builtinFiles = []*File{
 					},
 				},
 			},
-			"mkfs": &CmdSpec{
+			"mkfs": {
 				Aliases: []string{
 					"mkfs.ext4",
 					"mkfs.ext3",
@@ -3858,18 +3882,18 @@ var builtinFiles = []*File{
 					"newfs_hfs",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "overwrite",
 						Targets: "operands",
 					},
 				},
 			},
-			"mount": &CmdSpec{
+			"mount": {
 				Aliases: []string{
 					"umount",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 						WhenFirst: []string{
@@ -3879,7 +3903,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"pip": &CmdSpec{
+			"pip": {
 				Aliases: []string{
 					"pip3",
 					"pipx",
@@ -3989,13 +4013,13 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"pkill": &CmdSpec{
+			"pkill": {
 				Aliases: []string{
 					"killall",
 				},
 				Operands: "none",
 			},
-			"shutdown": &CmdSpec{
+			"shutdown": {
 				Aliases: []string{
 					"reboot",
 					"halt",
@@ -4005,16 +4029,16 @@ var builtinFiles = []*File{
 					"kexec",
 				},
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 					},
 				},
 				Operands: "none",
 			},
-			"sysctl": &CmdSpec{
+			"sysctl": {
 				Effects: []*EffectSpec{
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 						When: []string{
@@ -4025,7 +4049,7 @@ var builtinFiles = []*File{
 							"--system",
 						},
 					},
-					&EffectSpec{
+					{
 						Effect:  "privilege",
 						Targets: "none",
 						WhenArg: []string{
@@ -4035,7 +4059,7 @@ var builtinFiles = []*File{
 				},
 				Operands: "none",
 			},
-			"systemctl": &CmdSpec{
+			"systemctl": {
 				ValueOptions: []string{
 					"-H",
 					"--host",
@@ -4055,10 +4079,10 @@ var builtinFiles = []*File{
 					"--root",
 				},
 				Subcommands: map[string]*CmdSpec{
-					"*": &CmdSpec{
+					"*": {
 						Operands: "none",
 					},
-					"enable": &CmdSpec{
+					"enable": {
 						Aliases: []string{
 							"disable",
 							"mask",
@@ -4073,13 +4097,13 @@ var builtinFiles = []*File{
 							"set-property",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "persist",
 								Targets: "none",
 							},
 						},
 					},
-					"start": &CmdSpec{
+					"start": {
 						Aliases: []string{
 							"stop",
 							"restart",
@@ -4098,7 +4122,7 @@ var builtinFiles = []*File{
 							"rescue",
 						},
 						Effects: []*EffectSpec{
-							&EffectSpec{
+							{
 								Effect:  "privilege",
 								Targets: "none",
 								Unless: []string{
@@ -4111,10 +4135,10 @@ var builtinFiles = []*File{
 			},
 		},
 	},
-	&File{
+	{
 		Version: 1,
 		Policies: []*Policy{
-			&Policy{
+			{
 				ID: "destroy-root",
 				Effect: []string{
 					"delete",
@@ -4131,7 +4155,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}, which holds the workspace {workspace} and everything around it",
 			},
-			&Policy{
+			{
 				ID: "destroy-home",
 				Effect: []string{
 					"delete",
@@ -4146,7 +4170,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} the home directory {target}: outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "destroy-workspace",
 				Effect: []string{
 					"delete",
@@ -4160,7 +4184,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would delete the whole workspace {target}, including its git history",
 			},
-			&Policy{
+			{
 				ID: "destroy-system",
 				Effect: []string{
 					"delete",
@@ -4175,7 +4199,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}: a system path outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "destroy-device",
 				Effect: []string{
 					"delete",
@@ -4191,7 +4215,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would write to the device {target}",
 			},
-			&Policy{
+			{
 				ID: "create-credential",
 				Effect: []string{
 					"overwrite",
@@ -4209,7 +4233,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would create {target} among credentials, outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "destroy-credential",
 				Effect: []string{
 					"delete",
@@ -4225,7 +4249,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "write-outside",
 				Effect: []string{
 					"delete",
@@ -4241,7 +4265,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}: outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "modify-home",
 				Effect: []string{
 					"modify",
@@ -4258,7 +4282,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would change everything in {target}",
 			},
-			&Policy{
+			{
 				ID: "write-system",
 				Effect: []string{
 					"modify",
@@ -4272,7 +4296,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would modify {target}: a system path outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "write-autorun",
 				Effect: []string{
 					"delete",
@@ -4288,7 +4312,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}, which tools run on their own (hooks, tasks, agent settings)",
 			},
-			&Policy{
+			{
 				ID: "network-device",
 				Effect: []string{
 					"overwrite",
@@ -4304,7 +4328,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} opens a network connection through {raw}",
 			},
-			&Policy{
+			{
 				ID: "destroy-history",
 				Effect: []string{
 					"delete",
@@ -4319,7 +4343,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}: the repository's history",
 			},
-			&Policy{
+			{
 				ID: "delete-uncommitted",
 				Effect: []string{
 					"delete",
@@ -4341,7 +4365,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}, which holds {state} that git cannot restore",
 			},
-			&Policy{
+			{
 				ID: "delete-unknown-state",
 				Effect: []string{
 					"delete",
@@ -4360,7 +4384,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
 			},
-			&Policy{
+			{
 				ID: "delete-unresolved",
 				Effect: []string{
 					"delete",
@@ -4372,7 +4396,7 @@ var builtinFiles = []*File{
 				Verdict: "ask",
 				Message: "{cmd} would {effect} {raw}, which cannot be resolved before it runs",
 			},
-			&Policy{
+			{
 				ID: "discard-changes",
 				Effect: []string{
 					"discard-changes",
@@ -4392,7 +4416,7 @@ var builtinFiles = []*File{
 				},
 				Message: "git {effect} would throw away {state} in {target}",
 			},
-			&Policy{
+			{
 				ID: "git-outside",
 				Effect: []string{
 					"discard-changes",
@@ -4407,7 +4431,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would throw away work in {target}, a repository outside the workspace {workspace}",
 			},
-			&Policy{
+			{
 				ID: "git-clean",
 				Effect: []string{
 					"git-clean",
@@ -4423,7 +4447,7 @@ var builtinFiles = []*File{
 				},
 				Message: "git clean would delete {state} in {target}",
 			},
-			&Policy{
+			{
 				ID: "drop-stash",
 				Effect: []string{
 					"drop-stash",
@@ -4438,7 +4462,7 @@ var builtinFiles = []*File{
 				},
 				Message: "git stash would drop stashed changes",
 			},
-			&Policy{
+			{
 				ID: "delete-branch",
 				Effect: []string{
 					"delete-branch",
@@ -4453,7 +4477,7 @@ var builtinFiles = []*File{
 				},
 				Message: "git branch would delete {raw}, which has {state}",
 			},
-			&Policy{
+			{
 				ID: "rewrite-remote",
 				Effect: []string{
 					"rewrite-remote",
@@ -4464,7 +4488,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would rewrite or delete history on a remote",
 			},
-			&Policy{
+			{
 				ID: "rewrite-history",
 				Effect: []string{
 					"rewrite-history",
@@ -4475,7 +4499,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would rewrite history or drop what the reflog keeps",
 			},
-			&Policy{
+			{
 				ID: "destroy-remote",
 				Effect: []string{
 					"destroy-remote",
@@ -4486,7 +4510,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would delete resources outside this machine",
 			},
-			&Policy{
+			{
 				ID: "persist",
 				Effect: []string{
 					"persist",
@@ -4497,7 +4521,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would change configuration outside the workspace that persists",
 			},
-			&Policy{
+			{
 				ID: "remote-code",
 				Effect: []string{
 					"remote-code",
@@ -4508,7 +4532,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would run code fetched from the network ({raw})",
 			},
-			&Policy{
+			{
 				ID: "exfil",
 				Effect: []string{
 					"exfil",
@@ -4520,7 +4544,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} reads the credential {target} in a command that also talks to the network",
 			},
-			&Policy{
+			{
 				ID: "secret-read",
 				Effect: []string{
 					"read",
@@ -4535,7 +4559,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would read the credential {target}",
 			},
-			&Policy{
+			{
 				ID: "secret-env",
 				Effect: []string{
 					"secret-env",
@@ -4549,7 +4573,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would print or pass on the credential variable {raw}",
 			},
-			&Policy{
+			{
 				ID: "secret-cmd",
 				Effect: []string{
 					"secret-cmd",
@@ -4560,7 +4584,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would print stored credentials",
 			},
-			&Policy{
+			{
 				ID: "upload",
 				Effect: []string{
 					"upload",
@@ -4576,7 +4600,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} would send data off this machine",
 			},
-			&Policy{
+			{
 				ID: "privilege",
 				Effect: []string{
 					"privilege",
@@ -4587,7 +4611,7 @@ var builtinFiles = []*File{
 				},
 				Message: "{cmd} uses or changes administrator privileges",
 			},
-			&Policy{
+			{
 				ID: "unknown-code",
 				Effect: []string{
 					"unknown-code",
@@ -4595,7 +4619,7 @@ var builtinFiles = []*File{
 				Verdict: "ask",
 				Message: "{cmd} runs code that cannot be seen before it runs",
 			},
-			&Policy{
+			{
 				ID: "unknown-command",
 				Effect: []string{
 					"unknown-command",
@@ -4603,7 +4627,7 @@ var builtinFiles = []*File{
 				Verdict: "ask",
 				Message: "the command name {raw} cannot be known before it runs",
 			},
-			&Policy{
+			{
 				ID: "syntax",
 				Effect: []string{
 					"syntax",

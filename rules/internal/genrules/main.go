@@ -43,6 +43,18 @@ func run(out, dir string) error {
 	return os.WriteFile(out, src, 0o644)
 }
 
+// element writes v as an element of a composite literal, with its type
+// elided where gofmt -s would elide it.
+func element(v reflect.Value) string {
+	switch {
+	case v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct:
+		return strings.TrimPrefix(literal(v.Elem()), typeName(v.Elem().Type()))
+	case v.Kind() == reflect.Struct:
+		return strings.TrimPrefix(literal(v), typeName(v.Type()))
+	}
+	return literal(v)
+}
+
 // literal writes v as a Go expression in package rules.
 func literal(v reflect.Value) string {
 	switch v.Kind() {
@@ -62,7 +74,7 @@ func literal(v reflect.Value) string {
 		}
 		var parts []string
 		for i := 0; i < v.Len(); i++ {
-			parts = append(parts, literal(v.Index(i)))
+			parts = append(parts, element(v.Index(i)))
 		}
 		return typeName(v.Type()) + "{\n" + strings.Join(parts, ",\n") + ",\n}"
 	case reflect.Map:
@@ -73,7 +85,7 @@ func literal(v reflect.Value) string {
 		sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 		var parts []string
 		for _, k := range keys {
-			parts = append(parts, strconv.Quote(k.String())+": "+literal(v.MapIndex(k)))
+			parts = append(parts, strconv.Quote(k.String())+": "+element(v.MapIndex(k)))
 		}
 		return typeName(v.Type()) + "{\n" + strings.Join(parts, ",\n") + ",\n}"
 	case reflect.String:
