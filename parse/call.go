@@ -10,12 +10,14 @@ import (
 
 // call walks a simple command and returns its index, or -1.
 func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, stdin int) int {
+	// The position is taken first: brace expansion rewrites the words.
+	pos := ce.Pos()
 	if len(ce.Args) == 0 {
 		for _, a := range ce.Assigns {
 			w.assign(st, a, false)
 		}
 		if redirs, _ := w.redirs(st, rs); len(redirs) > 0 {
-			return w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: ce.Pos().String()})
+			return w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: pos.String()})
 		}
 		return -1
 	}
@@ -36,7 +38,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	}
 	args, err := w.fields(st, ce.Args)
 	if err != nil {
-		w.abort(st, ce.Pos(), err)
+		w.abort(st, pos, err)
 		return -1
 	}
 	if len(args) == 0 {
@@ -46,7 +48,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	if input == nil && stdin < 0 {
 		input = st.input
 	}
-	c := Command{Args: args, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: ce.Pos().String()}
+	c := Command{Args: args, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: pos.String()}
 	return w.run(st, c, input)
 }
 

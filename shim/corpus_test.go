@@ -282,7 +282,8 @@ func buildScenario(t testing.TB) *scenario {
 //	root/home                 HOME: credentials, dotfiles, other-repo, caches,
 //	                          agents' snapshot dirs
 //	root/home/src/app         the workspace (git; origin = root/remotes/app.git)
-//	root/remotes/app.git      bare remote, main pushed
+//	root/remotes/app.git      bare remote: main pushed, plus a collaborator's
+//	                          commit on top
 //	root/tmp                  TMPDIR
 //
 // Workspace state:
@@ -297,8 +298,10 @@ func buildScenario(t testing.TB) *scenario {
 //	                         coverage/ __pycache__/
 //	ignored, irreplaceable   .env secrets/prod.key data/local.db
 //	stash            stash@{0}: a docs/README.md edit
-//	branches         main (pushed), merged-topic (merged into main, not
-//	                 pushed), feature/wip (one commit, not merged, not pushed)
+//	branches         main (pushed; origin's main has one more commit, from a
+//	                 collaborator, not fetched), merged-topic (merged into
+//	                 main, not pushed), feature/wip (one commit, not merged,
+//	                 not pushed)
 func makeScenario(root string) (*scenario, error) {
 	if _, err := os.Lstat(root); err == nil {
 		return nil, fmt.Errorf("%s already exists", root)
@@ -565,6 +568,19 @@ func (b *scenarioBuilder) workspace() {
 	b.git(ws, "merge", "-q", "--no-ff", "-m", "Merge branch 'merged-topic'", "merged-topic")
 	b.git(ws, "push", "-q", "-u", "origin", "main")
 
+	// A collaborator pushes a commit this clone has not fetched: origin's
+	// main is one commit ahead of what the workspace knows, so a force push
+	// of main really drops remote history.
+	collab := filepath.Join(b.s.Root, "collab")
+	b.git(b.s.Root, "clone", "-q", remote, collab)
+	b.write(filepath.Join(collab, "CONTRIBUTING.md"), "# Contributing\n\nOpen a pull request.\n", 0o644)
+	b.git(collab, "add", "CONTRIBUTING.md")
+	b.git(collab, "commit", "-q", "-m", "docs: contributing guide")
+	b.git(collab, "push", "-q", "origin", "main")
+	if b.err == nil {
+		b.err = os.RemoveAll(collab)
+	}
+
 	// feature/wip: one commit that exists nowhere else.
 	b.git(ws, "switch", "-q", "-c", "feature/wip")
 	w("src/wip.go", "package main\n\n// half-done feature, only on this branch\nfunc wip() {}\n")
@@ -645,6 +661,12 @@ func TestCorpusScenario(t *testing.T) {
 	}
 	if out := git("ls-remote", "origin"); !strings.Contains(out, "refs/heads/main") || strings.Contains(out, "feature/wip") {
 		t.Errorf("remote refs = %q", out)
+	}
+	// origin's main is ahead by the collaborator's unfetched commit.
+	remote := filepath.Join(s.Root, "remotes", "app.git")
+	local := strings.TrimSpace(git("rev-parse", "main"))
+	if out := b.git(remote, "rev-list", "--count", local+"..main"); b.err != nil || strings.TrimSpace(out) != "1" {
+		t.Errorf("origin's main is not one commit ahead of the local main: %q %v", out, b.err)
 	}
 	if out := git("config", "--global", "user.email"); strings.TrimSpace(out) != "dev@example.com" {
 		t.Errorf("global user.email = %q", out)

@@ -3,6 +3,7 @@ package shim
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -81,6 +82,17 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
+	if inv.Mode == ModeStdin {
+		script, ok, err := regularStdin()
+		if err != nil {
+			return r.fail("%v", err)
+		}
+		if ok {
+			c := *inv
+			c.Mode, c.Script = ModeCommand, script
+			inv = &c
+		}
+	}
 	j, err := safeJudge(inv, dir, r.env)
 	switch {
 	case err != nil:
@@ -105,6 +117,33 @@ func (r *run) fail(format string, args ...any) int {
 }
 
 func (r *run) print(msg string) { os.Stderr.WriteString(msg) }
+
+// maxStdinScript bounds the script read from a regular file on stdin.
+const maxStdinScript = 1 << 20
+
+// regularStdin reads the script a shell would read from standard input
+// when that is a regular file (bash < script.sh), without moving the
+// file offset, so the real shell still reads all of it. A pipe or a
+// terminal is not read: ok is false.
+func regularStdin() (script string, ok bool, err error) {
+	fi, err := os.Stdin.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return "", false, nil
+	}
+	off, err := os.Stdin.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return "", false, nil
+	}
+	if fi.Size()-off > maxStdinScript {
+		return "", false, fmt.Errorf("the script on standard input is larger than %d bytes; cordon does not judge scripts that large", maxStdinScript)
+	}
+	buf := make([]byte, max(fi.Size()-off, 0))
+	n, err := os.Stdin.ReadAt(buf, off)
+	if err != nil && err != io.EOF {
+		return "", false, fmt.Errorf("cannot read the script on standard input: %v", err)
+	}
+	return string(buf[:n]), true, nil
+}
 
 // safeJudge is Judge, with a panic turned into an error: a bug in cordon
 // must refuse the command, not crash with a trace the agent cannot use.
