@@ -351,6 +351,11 @@ func (w *walker) carrySource(st *state, i int) {
 	if len(c.Args) < 2 {
 		return
 	}
+	if path := st.abs(c.Args[1].Text); path != "" && w.cfg.Startup != nil && w.cfg.Startup(path) {
+		if _, written := w.files[path]; !written {
+			return // the user's own startup file, as a login shell runs it
+		}
+	}
 	sub := st.nested(c.Name()+" "+c.Args[1].String(), false)
 	if len(c.Args) > 2 {
 		sub.env.params = wordTexts(c.Args[2:])

@@ -24,6 +24,10 @@ type Config struct {
 	// Shell decodes the argv of a nested shell; nil means nested shells
 	// are not looked into (their code is reported unknown).
 	Shell func(argv []string) (ShellCall, error)
+	// Startup reports whether a sourced file is one of the user's shell
+	// startup files (~/.bashrc): the user's own configuration, which a
+	// login shell runs unjudged too. Nil means none is.
+	Startup func(path string) bool
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)

@@ -217,6 +217,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.AutoRun = append(a.AutoRun, b.AutoRun...)
 	a.NetDevices = append(a.NetDevices, b.NetDevices...)
 	a.History = append(a.History, b.History...)
+	a.Startup = append(a.Startup, b.Startup...)
 	return a
 }
 

@@ -366,3 +366,9 @@ func matchGlob(pat, name string) (bool, error) {
 	globs.Store(pat, re)
 	return re.MatchString(name), nil
 }
+
+// IsStartup reports whether path is one of the user's shell startup
+// files.
+func (s *Set) IsStartup(e *Env, path string) bool {
+	return s.paths.Startup != nil && e.matchAny(path, s.paths.Startup)
+}

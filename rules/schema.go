@@ -31,6 +31,9 @@ type PathClasses struct {
 	HarmlessDevs []string `yaml:"harmless_devices"`
 	AutoRun      []string `yaml:"autorun"`
 	NetDevices   []string `yaml:"network_devices"`
+	// Startup files are the user's shell configuration: sourcing one runs
+	// the user's own code, as a login shell does.
+	Startup []string `yaml:"startup"`
 	// History entries are relative to the workspace root.
 	History []string `yaml:"history"`
 }

@@ -59,6 +59,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
 		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
+		Startup: func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 	}
 	var res *parse.Result
 	switch inv.Mode {
