@@ -125,6 +125,11 @@ func decodeCorpusFile(data []byte) ([]*corpusCase, error) {
 	if err := dec.Decode(&cases); err != nil {
 		return nil, err
 	}
+	for i, c := range cases {
+		if c == nil {
+			return nil, fmt.Errorf("case %d is empty", i+1)
+		}
+	}
 	// Decode again as nodes for line numbers (Node.Decode cannot check
 	// unknown fields, the decoder above did).
 	var doc yaml.Node
@@ -135,11 +140,6 @@ func decodeCorpusFile(data []byte) ([]*corpusCase, error) {
 		len(doc.Content[0].Content) == len(cases) {
 		for i, n := range doc.Content[0].Content {
 			cases[i].line = n.Line
-		}
-	}
-	for i, c := range cases {
-		if c == nil {
-			return nil, fmt.Errorf("case %d is empty", i+1)
 		}
 	}
 	return cases, nil
