@@ -398,9 +398,16 @@ func (w *walker) rawOutput(i int) string {
 
 // fields expands words into argument fields, like the shell would.
 func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
-	var out []Word
-	cfg := w.config(st)
+	out := make([]Word, 0, len(words))
+	var cfg *expand.Config
 	for _, word := range words {
+		if lit, ok := plainLit(word); ok {
+			out = append(out, Word{Text: lit})
+			continue
+		}
+		if cfg == nil {
+			cfg = w.config(st)
+		}
 		vars := wordVars(word)
 		for _, bw := range w.braces(st, word) {
 			fs, err := expand.Fields(cfg, bw)
@@ -413,6 +420,19 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		}
 	}
 	return out, nil
+}
+
+// plainLit returns the value of a word that expansion leaves as it is:
+// one literal part with nothing to expand, split or match.
+func plainLit(word *syntax.Word) (string, bool) {
+	if len(word.Parts) != 1 {
+		return "", false
+	}
+	lit, ok := word.Parts[0].(*syntax.Lit)
+	if !ok || strings.ContainsAny(lit.Value, "*?[{~\\") {
+		return "", false
+	}
+	return lit.Value, true
 }
 
 // braces performs brace expansion ({a,b}, {1..3}) where the dialect

@@ -382,8 +382,7 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		eff.Class = ClassUnknown
 		return eff
 	}
-	fi, statErr := os.Stat(eff.Path)
-	isDir := statErr == nil && fi.IsDir()
+	isDir := e.stat(eff.Path) == kindDir
 	switch {
 	case eff.Filter != "":
 		// Only what lies below the root and matches the filter.

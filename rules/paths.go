@@ -46,6 +46,36 @@ type Env struct {
 	sets    map[*string]*pathSet  // compiled class entries, by their slice
 	classes map[string]string     // classify's answers, by path
 	paths   map[resolveKey]string // resolve's answers
+	stats   map[string]fileKind   // stat's answers, by path
+}
+
+// fileKind is what a path is on disk.
+type fileKind uint8
+
+const (
+	kindMissing fileKind = iota
+	kindFile
+	kindDir
+)
+
+// stat returns what path is, following symlinks, remembered for the
+// judgement.
+func (e *Env) stat(path string) fileKind {
+	if k, ok := e.stats[path]; ok {
+		return k
+	}
+	k := kindMissing
+	if fi, err := os.Stat(path); err == nil {
+		k = kindFile
+		if fi.IsDir() {
+			k = kindDir
+		}
+	}
+	if e.stats == nil {
+		e.stats = map[string]fileKind{}
+	}
+	e.stats[path] = k
+	return k
 }
 
 type resolveKey struct {
