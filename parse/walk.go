@@ -409,7 +409,11 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			cfg = w.config(st)
 		}
 		vars := wordVars(word)
-		for _, bw := range w.braces(st, word) {
+		words := []*syntax.Word{word}
+		if st.dialect != POSIX && hasBrace(word) {
+			words = w.braces(word)
+		}
+		for _, bw := range words {
 			fs, err := expand.Fields(cfg, bw)
 			if err != nil {
 				return nil, err
@@ -420,6 +424,17 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		}
 	}
 	return out, nil
+}
+
+// hasBrace reports whether a word has an unquoted "{", the start of a
+// possible brace expansion.
+func hasBrace(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		if lit, ok := p.(*syntax.Lit); ok && strings.Contains(lit.Value, "{") {
+			return true
+		}
+	}
+	return false
 }
 
 // plainLit returns the value of a word that expansion leaves as it is:
@@ -437,8 +452,8 @@ func plainLit(word *syntax.Word) (string, bool) {
 
 // braces performs brace expansion ({a,b}, {1..3}) where the dialect
 // has it.
-func (w *walker) braces(st *state, word *syntax.Word) []*syntax.Word {
-	if st.dialect == POSIX || !syntax.SplitBraces(word) {
+func (w *walker) braces(word *syntax.Word) []*syntax.Word {
+	if !syntax.SplitBraces(word) {
 		return []*syntax.Word{word}
 	}
 	var out []*syntax.Word
@@ -504,6 +519,9 @@ func (w *walker) word(st *state, word *syntax.Word) {
 }
 
 func wordVars(word *syntax.Word) []string {
+	if _, ok := plainLit(word); ok {
+		return nil
+	}
 	var vars []string
 	syntax.Walk(word, func(n syntax.Node) bool {
 		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && !pe.Length {
