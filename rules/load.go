@@ -1,16 +1,11 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"regexp"
-	"sort"
-	"strings"
 	"sync"
 
 	"github.com/cordonsh/cordon/parse"
-	"go.yaml.in/yaml/v3"
 )
 
 //go:generate go run ./internal/genrules -o zbuiltin.go builtin
@@ -88,21 +83,18 @@ func (e *LoadError) Error() string {
 // shim starts. It panics only if those rules do not compile, which tests
 // rule out.
 func Builtin() *Set {
-	s, err := compileFiles(builtinNames, builtinFiles)
+	s, err := compileFiles(builtinNames, builtinFiles())
 	if err != nil {
 		panic("cordon bug: built-in rules do not load: " + err.Error())
 	}
 	return s
 }
 
-// LoadFS loads every .yaml file in dir of fsys, in name order, into one
-// set. A later file adds commands and policies; a command defined twice
-// is an error.
-func LoadFS(fsys fs.FS, dir string) (*Set, error) {
-	names, files, err := DecodeFS(fsys, dir)
-	if err != nil {
-		return nil, err
-	}
+// Compile compiles decoded rule files (names give their paths, for
+// errors) into a set, checking everything a file can get wrong that
+// decoding cannot: unknown effects, targets and verdicts, patterns that do
+// not compile, commands defined twice.
+func Compile(names []string, files []*File) (*Set, error) {
 	s, err := compileFiles(names, files)
 	if err != nil {
 		return nil, err
@@ -115,43 +107,10 @@ func LoadFS(fsys fs.FS, dir string) (*Set, error) {
 	return s, nil
 }
 
-// DecodeFS decodes every .yaml file in dir of fsys, in name order,
-// without compiling them.
-func DecodeFS(fsys fs.FS, dir string) ([]string, []*File, error) {
-	names, err := fs.Glob(fsys, dir+"/*.yaml")
-	if err != nil {
-		return nil, nil, err
-	}
-	sort.Strings(names)
-	var files []*File
-	for _, name := range names {
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, nil, err
-		}
-		f, err := Decode(name, data)
-		if err != nil {
-			return nil, nil, err
-		}
-		files = append(files, f)
-	}
-	return names, files, nil
-}
-
-// Decode decodes one rule file strictly: an unknown key, a wrong type or
-// an unsupported version is a *[LoadError] with the file and line.
-func Decode(name string, data []byte) (*File, error) {
-	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return nil, yamlError(name, err)
-	}
-	if f.Version != 1 {
-		return nil, &LoadError{File: name, Msg: fmt.Sprintf("version %d is not supported; this cordon reads version 1", f.Version)}
-	}
-	return &f, nil
-}
+// BuiltinSource returns the built-in rule files as they were decoded at
+// build time, with their paths, for tools and tests that compare them
+// with the YAML.
+func BuiltinSource() ([]string, []*File) { return builtinNames, builtinFiles() }
 
 func compileFiles(names []string, files []*File) (*Set, error) {
 	s := &Set{commands: map[string]*command{}}
@@ -188,21 +147,6 @@ func (s *Set) add(name string, f *File) error {
 	return nil
 }
 
-// yamlError turns a YAML decoding error ("yaml: line 4: ...") into a
-// LoadError with the file and line.
-func yamlError(name string, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-	var line int
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if n, after, ok := strings.Cut(rest, ": "); ok {
-			if _, err := fmt.Sscan(n, &line); err == nil {
-				msg = after
-			}
-		}
-	}
-	return &LoadError{File: name, Line: line, Msg: msg}
-}
 
 func mergePaths(a, b PathClasses) PathClasses {
 	a.Scratch = append(a.Scratch, b.Scratch...)

@@ -1,6 +1,5 @@
 package rules
 
-import "go.yaml.in/yaml/v3"
 
 // The types in this file are the YAML rule language, version 1. They are
 // decoded strictly: an unknown key is an error with its file and line.
@@ -159,14 +158,17 @@ type Policy struct {
 // Categories is one category name or a list of them.
 type Categories []string
 
-// UnmarshalYAML accepts a scalar or a sequence.
-func (c *Categories) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*c = Categories{n.Value}
+// UnmarshalYAML accepts a scalar or a sequence. It uses the YAML
+// package's callback form, so that this package does not link a YAML
+// decoder: shims compile built-in rules decoded at build time.
+func (c *Categories) UnmarshalYAML(unmarshal func(any) error) error {
+	var one string
+	if err := unmarshal(&one); err == nil {
+		*c = Categories{one}
 		return nil
 	}
 	var list []string
-	if err := n.Decode(&list); err != nil {
+	if err := unmarshal(&list); err != nil {
 		return err
 	}
 	*c = list

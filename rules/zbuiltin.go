@@ -12,4648 +12,4652 @@ var builtinNames = []string{
 	"builtin/90-policies.yaml",
 }
 
-var builtinFiles = []*File{
-	{
-		Version: 1,
-		Paths: PathClasses{
-			Scratch: []string{
-				"/tmp",
-				"/var/tmp",
-				"/dev/shm",
-				"$TMPDIR",
-				"/private/tmp",
-				"/private/var/folders",
-			},
-			Caches: []string{
-				"~/.cache",
-				"~/go/pkg/mod",
-				"~/go/bin",
-				"~/.npm",
-				"~/.pnpm-store",
-				"~/.yarn",
-				"~/.bun/install/cache",
-				"~/.cargo/registry",
-				"~/.cargo/git",
-				"~/.rustup/toolchains",
-				"~/.m2/repository",
-				"~/.gradle/caches",
-				"~/.ivy2/cache",
-				"~/.nuget/packages",
-				"~/.local/share/pnpm",
-				"~/.pyenv/versions",
-				"~/.local/pipx",
-				"~/Library/Caches",
-				"~/.deno",
-				"~/.node-gyp",
-				"~/.terraform.d/plugin-cache",
-			},
-			Agent: []string{
-				"~/.claude/shell-snapshots",
-				"~/.claude/todos",
-				"~/.codex/shell_snapshots",
-				"$CODEX_HOME/shell_snapshots",
-				"/tmp/claude-*",
-				"$TMPDIR/claude-*",
-				"/tmp/qoder-*",
-			},
-			Credentials: []string{
-				"~/.ssh",
-				"~/.aws",
-				"~/.azure",
-				"~/.config/gcloud",
-				"~/.kube",
-				"~/.docker/config.json",
-				"~/.gnupg",
-				"~/.netrc",
-				"~/.git-credentials",
-				"~/.npmrc",
-				"~/.pypirc",
-				"~/.config/gh",
-				"~/.config/hub",
-				"~/.password-store",
-				"~/.vault-token",
-				"~/.terraform.d/credentials.tfrc.json",
-				"~/.config/op",
-				"~/.local/share/keyrings",
-				"~/Library/Keychains",
-				"~/.mozilla",
-				"~/.config/google-chrome",
-				"~/.config/chromium",
-				"~/.gem/credentials",
-				"~/.cargo/credentials",
-				"~/.cargo/credentials.toml",
-				"~/.config/rclone",
-				"/etc/shadow",
-				"/etc/gshadow",
-				"/etc/sudoers",
-				"/etc/ssh/ssh_host_*_key",
-				"/root/.ssh",
-				".env",
-				".env.*",
-				"*.pem",
-				"*.key",
-				"*.p12",
-				"*.pfx",
-				"id_rsa",
-				"id_ed25519",
-				"id_ecdsa",
-				"id_dsa",
-				"secrets",
-				".secrets",
-				"credentials.json",
-				"service-account*.json",
-				".htpasswd",
-			},
-			NotSecret: []string{
-				"~/.aws/config",
-				"~/.ssh/known_hosts",
-				"~/.ssh/known_hosts.old",
-				"~/.ssh/*.pub",
-				"~/.ssh/config",
-				".env.example",
-				".env.sample",
-				".env.template",
-				".env.dist",
-				"*.pub",
-			},
-			Regenerable: []string{
-				"node_modules",
-				"build",
-				"dist",
-				"out",
-				"target",
-				".cache",
-				"coverage",
-				".nyc_output",
-				"__pycache__",
-				"*.pyc",
-				"*.o",
-				"*.class",
-				".pytest_cache",
-				".mypy_cache",
-				".ruff_cache",
-				".tox",
-				".next",
-				".nuxt",
-				".turbo",
-				".parcel-cache",
-				".gradle",
-				".svelte-kit",
-				".angular",
-				".expo",
-				".dart_tool",
-				".eggs",
-				"*.egg-info",
-				"obj",
-				".tmp",
-				"*.log",
-				".DS_Store",
-				".terraform",
-				".venv",
-				"venv",
-				"vendor/bundle",
-				".bundle",
-				"_build",
-				"cmake-build-*",
-				".webpack",
-				"storybook-static",
-			},
-			System: []string{
-				"/bin",
-				"/boot",
-				"/dev",
-				"/etc",
-				"/lib",
-				"/lib32",
-				"/lib64",
-				"/libx32",
-				"/opt",
-				"/proc",
-				"/root",
-				"/sbin",
-				"/srv",
-				"/sys",
-				"/usr",
-				"/var",
-				"/home",
-				"/Users",
-				"/System",
-				"/Library",
-				"/Applications",
-				"/private",
-				"/snap",
-				"/mnt",
-				"/media",
-			},
-			Devices: []string{
-				"/dev",
-			},
-			HarmlessDevs: []string{
-				"/dev/null",
-				"/dev/zero",
-				"/dev/stdin",
-				"/dev/stdout",
-				"/dev/stderr",
-				"/dev/tty",
-				"/dev/fd",
-				"/dev/random",
-				"/dev/urandom",
-				"/dev/full",
-				"/dev/pts",
-				"/proc/self/fd",
-			},
-			AutoRun: []string{
-				".git/hooks",
-				".git/config",
-				".husky",
-				".envrc",
-				".vscode/tasks.json",
-				".vscode/settings.json",
-				".idea/workspace.xml",
-				".cordon",
-				".claude/settings.json",
-				".claude/settings.local.json",
-				".pre-commit-config.yaml",
-			},
-			NetDevices: []string{
-				"/dev/tcp",
-				"/dev/udp",
-			},
-			Startup: []string{
-				"~/.bashrc",
-				"~/.bash_profile",
-				"~/.bash_login",
-				"~/.profile",
-				"~/.zshrc",
-				"~/.zshenv",
-				"~/.zprofile",
-				"~/.zlogin",
-				"$ZDOTDIR/.zshrc",
-				"$ZDOTDIR/.zshenv",
-				"/etc/profile",
-				"/etc/bash.bashrc",
-				"/etc/bashrc",
-				"/etc/zsh/zshrc",
-				"/etc/zsh/zshenv",
-			},
-			History: []string{
-				".git",
-				".git/objects/",
-				".git/refs/",
-				".git/logs/",
-				".git/packed-refs",
-			},
-		},
-		CredentialVars: []string{
-			"*_TOKEN",
-			"*_TOKEN_*",
-			"*_SECRET",
-			"*_SECRET_*",
-			"*SECRET_KEY*",
-			"*_API_KEY",
-			"*_APIKEY",
-			"*PASSWORD*",
-			"*PASSWD*",
-			"*_PRIVATE_KEY",
-			"*_ACCESS_KEY*",
-			"AWS_SESSION_TOKEN",
-			"GITHUB_TOKEN",
-			"GH_TOKEN",
-			"NPM_TOKEN",
-			"SSH_AUTH_SOCK",
-			"DATABASE_URL",
-			"*_CREDENTIALS",
-		},
-	},
-	{
-		Version: 1,
-		Commands: map[string]*CmdSpec{
-			"awk": {
-				Aliases: []string{
-					"gawk",
-					"mawk",
-					"nawk",
+// builtinFiles builds the decoded files when called, not at init: a
+// process that judges nothing pays nothing.
+func builtinFiles() []*File {
+	return []*File{
+		{
+			Version: 1,
+			Paths: PathClasses{
+				Scratch: []string{
+					"/tmp",
+					"/var/tmp",
+					"/dev/shm",
+					"$TMPDIR",
+					"/private/tmp",
+					"/private/var/folders",
 				},
-				Carries: "interp",
-				ValueOptions: []string{
-					"-F",
-					"-v",
-					"-f",
-					"--field-separator",
-					"--assign",
-					"--file",
+				Caches: []string{
+					"~/.cache",
+					"~/go/pkg/mod",
+					"~/go/bin",
+					"~/.npm",
+					"~/.pnpm-store",
+					"~/.yarn",
+					"~/.bun/install/cache",
+					"~/.cargo/registry",
+					"~/.cargo/git",
+					"~/.rustup/toolchains",
+					"~/.m2/repository",
+					"~/.gradle/caches",
+					"~/.ivy2/cache",
+					"~/.nuget/packages",
+					"~/.local/share/pnpm",
+					"~/.pyenv/versions",
+					"~/.local/pipx",
+					"~/Library/Caches",
+					"~/.deno",
+					"~/.node-gyp",
+					"~/.terraform.d/plugin-cache",
 				},
-				CodeFlags: []string{
-					"-e",
-					"--source",
+				Agent: []string{
+					"~/.claude/shell-snapshots",
+					"~/.claude/todos",
+					"~/.codex/shell_snapshots",
+					"$CODEX_HOME/shell_snapshots",
+					"/tmp/claude-*",
+					"$TMPDIR/claude-*",
+					"/tmp/qoder-*",
 				},
-				CodeOperand: true,
-				Translate: []Translate{
-					{
-						Pattern: "system\\(\\s*\"([^\"]+)\"",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "\\|\\s*\"(?:sh|bash)\"",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
+				Credentials: []string{
+					"~/.ssh",
+					"~/.aws",
+					"~/.azure",
+					"~/.config/gcloud",
+					"~/.kube",
+					"~/.docker/config.json",
+					"~/.gnupg",
+					"~/.netrc",
+					"~/.git-credentials",
+					"~/.npmrc",
+					"~/.pypirc",
+					"~/.config/gh",
+					"~/.config/hub",
+					"~/.password-store",
+					"~/.vault-token",
+					"~/.terraform.d/credentials.tfrc.json",
+					"~/.config/op",
+					"~/.local/share/keyrings",
+					"~/Library/Keychains",
+					"~/.mozilla",
+					"~/.config/google-chrome",
+					"~/.config/chromium",
+					"~/.gem/credentials",
+					"~/.cargo/credentials",
+					"~/.cargo/credentials.toml",
+					"~/.config/rclone",
+					"/etc/shadow",
+					"/etc/gshadow",
+					"/etc/sudoers",
+					"/etc/ssh/ssh_host_*_key",
+					"/root/.ssh",
+					".env",
+					".env.*",
+					"*.pem",
+					"*.key",
+					"*.p12",
+					"*.pfx",
+					"id_rsa",
+					"id_ed25519",
+					"id_ecdsa",
+					"id_dsa",
+					"secrets",
+					".secrets",
+					"credentials.json",
+					"service-account*.json",
+					".htpasswd",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "rest",
-						Unless: []string{
-							"-f",
-							"--file",
-							"-e",
-							"--source",
-						},
-					},
+				NotSecret: []string{
+					"~/.aws/config",
+					"~/.ssh/known_hosts",
+					"~/.ssh/known_hosts.old",
+					"~/.ssh/*.pub",
+					"~/.ssh/config",
+					".env.example",
+					".env.sample",
+					".env.template",
+					".env.dist",
+					"*.pub",
 				},
-				Operands: "none",
-			},
-			"base64": {
-				Aliases: []string{
-					"gbase64",
-					"base32",
-					"basenc",
+				Regenerable: []string{
+					"node_modules",
+					"build",
+					"dist",
+					"out",
+					"target",
+					".cache",
+					"coverage",
+					".nyc_output",
+					"__pycache__",
+					"*.pyc",
+					"*.o",
+					"*.class",
+					".pytest_cache",
+					".mypy_cache",
+					".ruff_cache",
+					".tox",
+					".next",
+					".nuxt",
+					".turbo",
+					".parcel-cache",
+					".gradle",
+					".svelte-kit",
+					".angular",
+					".expo",
+					".dart_tool",
+					".eggs",
+					"*.egg-info",
+					"obj",
+					".tmp",
+					"*.log",
+					".DS_Store",
+					".terraform",
+					".venv",
+					"venv",
+					"vendor/bundle",
+					".bundle",
+					"_build",
+					"cmake-build-*",
+					".webpack",
+					"storybook-static",
 				},
-				Stream: "base64",
-				StreamWhen: []string{
-					"-d",
-					"--decode",
-					"-D",
+				System: []string{
+					"/bin",
+					"/boot",
+					"/dev",
+					"/etc",
+					"/lib",
+					"/lib32",
+					"/lib64",
+					"/libx32",
+					"/opt",
+					"/proc",
+					"/root",
+					"/sbin",
+					"/srv",
+					"/sys",
+					"/usr",
+					"/var",
+					"/home",
+					"/Users",
+					"/System",
+					"/Library",
+					"/Applications",
+					"/private",
+					"/snap",
+					"/mnt",
+					"/media",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "operands",
-					},
+				Devices: []string{
+					"/dev",
+				},
+				HarmlessDevs: []string{
+					"/dev/null",
+					"/dev/zero",
+					"/dev/stdin",
+					"/dev/stdout",
+					"/dev/stderr",
+					"/dev/tty",
+					"/dev/fd",
+					"/dev/random",
+					"/dev/urandom",
+					"/dev/full",
+					"/dev/pts",
+					"/proc/self/fd",
+				},
+				AutoRun: []string{
+					".git/hooks",
+					".git/config",
+					".husky",
+					".envrc",
+					".vscode/tasks.json",
+					".vscode/settings.json",
+					".idea/workspace.xml",
+					".cordon",
+					".claude/settings.json",
+					".claude/settings.local.json",
+					".pre-commit-config.yaml",
+				},
+				NetDevices: []string{
+					"/dev/tcp",
+					"/dev/udp",
+				},
+				Startup: []string{
+					"~/.bashrc",
+					"~/.bash_profile",
+					"~/.bash_login",
+					"~/.profile",
+					"~/.zshrc",
+					"~/.zshenv",
+					"~/.zprofile",
+					"~/.zlogin",
+					"$ZDOTDIR/.zshrc",
+					"$ZDOTDIR/.zshenv",
+					"/etc/profile",
+					"/etc/bash.bashrc",
+					"/etc/bashrc",
+					"/etc/zsh/zshrc",
+					"/etc/zsh/zshenv",
+				},
+				History: []string{
+					".git",
+					".git/objects/",
+					".git/refs/",
+					".git/logs/",
+					".git/packed-refs",
 				},
 			},
-			"basename": {
-				Stream:   "basename",
-				Operands: "none",
-			},
-			"bash": {
-				Aliases: []string{
-					"sh",
-					"dash",
-					"zsh",
-					"ksh",
-					"mksh",
-					"ash",
-					"rbash",
-					"busybox-sh",
-				},
-				Carries: "shell",
-			},
-			"busybox": {
-				Carries:  "exec",
-				Operands: "none",
-			},
-			"cat": {
-				Aliases: []string{
-					"tac",
-					"zcat",
-					"bat",
-					"batcat",
-					"more",
-					"less",
-					"head",
-					"tail",
-					"nl",
-					"strings",
-					"od",
-					"hexdump",
-					"xxd-dump",
-				},
-				ValueOptions: []string{
-					"-n",
-					"-c",
-					"--lines",
-					"--bytes",
-					"-s",
-					"--sleep-interval",
-					"--pid",
-					"-t",
-					"-A",
-					"-N",
-					"-j",
-					"-l",
-				},
-				Stream: "cat",
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "operands",
-					},
-				},
-			},
-			"command": {
-				Aliases: []string{
-					"builtin",
-					"exec",
-					"chronic",
-					"caffeinate",
-					"unbuffer",
-					"systemd-run",
-					"faketime",
-					"proxychains",
-					"proxychains4",
-					"torsocks",
-					"firejail",
-					"watch",
-					"xvfb-run",
-					"dbus-run-session",
-					"tini",
-					"dumb-init",
-					"catchsegv",
-					"strace",
-					"ltrace",
-					"valgrind",
-					"unshare",
-					"rlwrap",
-				},
-				Carries: "exec",
-				ValueOptions: []string{
-					"-a",
-					"-o",
-					"-n",
-					"-u",
-					"-s",
-					"-t",
-					"-E",
-					"-e",
-					"-w",
-					"-O",
-					"-P",
-					"-S",
-					"-T",
-					"--unit",
-					"--property",
-					"-m",
-					"-x",
-					"-p",
-				},
-				Operands: "none",
-			},
-			"dirname": {
-				Stream:   "dirname",
-				Operands: "none",
-			},
-			"doas": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-u",
-					"-C",
-				},
-				Privileged: true,
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-			},
-			"echo": {
-				Stream:   "echo",
-				Operands: "none",
-			},
-			"env": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-u",
-					"--unset",
-					"-C",
-					"--chdir",
-					"-S",
-					"--split-string",
-					"-a",
-					"--argv0",
-					"--block-signal",
-					"--default-signal",
-					"--ignore-signal",
-				},
-				DirOptions: []string{
-					"-C",
-					"--chdir",
-				},
-				SplitOptions: []string{
-					"-S",
-					"--split-string",
-				},
-				Assigns: true,
-				Effects: []*EffectSpec{
-					{
-						Effect:  "env-dump",
-						Targets: "none",
-						Alone:   true,
-					},
-				},
-			},
-			"eval": {
-				Carries: "eval",
-			},
-			"fd": {
-				Aliases: []string{
-					"fdfind",
-				},
-				Carries: "find",
-				ExecFlags: []string{
-					"-x",
-					"--exec",
-					"-X",
-					"--exec-batch",
-				},
-				Operands: "none",
-			},
-			"find": {
-				Aliases: []string{
-					"gfind",
-					"bfs",
-				},
-				Carries: "find",
-				ValueOptions: []string{
-					"-name",
-					"-iname",
-					"-path",
-					"-ipath",
-					"-regex",
-					"-iregex",
-					"-maxdepth",
-					"-mindepth",
-					"-type",
-					"-newer",
-					"-mtime",
-					"-mmin",
-					"-atime",
-					"-size",
-					"-perm",
-					"-user",
-					"-group",
-					"-printf",
-					"-fprintf",
-					"-wholename",
-					"-iwholename",
-					"-samefile",
-					"-links",
-					"-inum",
-					"-uid",
-					"-gid",
-					"-cmin",
-					"-ctime",
-					"-amin",
-					"-used",
-					"-context",
-					"-fstype",
-					"-fprint",
-					"-fls",
-					"-files0-from",
-				},
-				ExecFlags: []string{
-					"-exec",
-					"-execdir",
-					"-ok",
-					"-okdir",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "first",
-						When: []string{
-							"-delete",
-						},
-						Filter: []string{
-							"-name",
-							"-iname",
-						},
-						Recursive: []string{
-							"-delete",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"flock": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-w",
-					"--timeout",
-					"-E",
-					"--conflict-exit-code",
-				},
-				Skip:     1,
-				Operands: "none",
-			},
-			"ionice": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-c",
-					"--class",
-					"-n",
-					"--classdata",
-					"-p",
-					"--pid",
-					"-P",
-					"--pgid",
-					"-u",
-					"--uid",
-				},
-				Operands: "none",
-			},
-			"mktemp": {
-				Stream:   "mktemp",
-				Operands: "none",
-			},
-			"nice": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-n",
-					"--adjustment",
-				},
-				Operands: "none",
-			},
-			"node": {
-				Aliases: []string{
-					"nodejs",
-					"bun",
-					"deno",
-				},
-				Carries: "interp",
-				CodeFlags: []string{
-					"-e",
-					"--eval",
-					"-p",
-					"--print",
-				},
-				Rewrite: []Rewrite{
-					{
-						Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.homedir\\(\\)|process\\.env\\.HOME",
-						With:    "'{home}'",
-					},
-					{
-						Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.tmpdir\\(\\)",
-						With:    "'/tmp'",
-					},
-					{
-						Pattern: "['\"`]([^'\"`]*)['\"`]\\s*\\+\\s*['\"`]([^'\"`]*)['\"`]",
-						With:    "'$1$2'",
-					},
-					{
-						Pattern: "path\\.join\\(\\s*['\"`]([^'\"`]*)['\"`]\\s*,\\s*['\"`]([^'\"`]*)['\"`]\\s*\\)",
-						With:    "'$1/$2'",
-					},
-				},
-				Translate: []Translate{
-					{
-						Pattern: "(?:rmSync|rmdirSync|rm|rmdir)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:unlinkSync|unlink)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:rmSync|rmdirSync|unlinkSync)\\(\\s*[^'\"`\\s)]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*[^'\"`\\s)]",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "(?:writeFileSync|appendFileSync|writeFile)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-						Argv: []string{
-							"tee",
-							"$1",
-						},
-					},
-					{
-						Pattern: "readFileSync\\(\\s*['\"`]([^'\"`]+)['\"`]",
-						Argv: []string{
-							"cat",
-							"$1",
-						},
-					},
-					{
-						Pattern: "eval\\(\\s*(?:atob|Buffer\\.from)",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"nohup": {
-				Carries:  "exec",
-				Operands: "none",
-			},
-			"parallel": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-j",
-					"--jobs",
-					"-S",
-					"--sshlogin",
-					"--delay",
-					"--timeout",
-					"-a",
-					"--arg-file",
-					"--colsep",
-					"-d",
-					"--delimiter",
-				},
-				StdinArgs: true,
-				Operands:  "none",
-			},
-			"perl": {
-				Carries: "interp",
-				CodeFlags: []string{
-					"-e",
-					"-E",
-				},
-				Rewrite: []Rewrite{
-					{
-						Pattern: "\\$ENV\\{\\s*['\"]?HOME['\"]?\\s*\\}",
-						With:    "{home}",
-					},
-					{
-						Pattern: "\\b(remove_tree|rmtree|rmdir)\\s*\\(\\s*([^'\"\\s)][^)]*)\\)",
-						With:    "$1('$2')",
-					},
-				},
-				Translate: []Translate{
-					{
-						Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:rmtree|remove_tree)\\(\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*glob\\(\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:system|exec)\\s*\\(?\\s*\"([^\"]+)\"",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "(?:system|exec)\\s*\\(?\\s*'([^']+)'",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "qx\\{([^}]+)\\}|qx\\(([^)]+)\\)|`([^`]+)`",
-						Shell:   "$1$2$3",
-					},
-					{
-						Pattern: "open\\s*\\(?\\s*\\w+\\s*,\\s*['\"]>{1,2}\\s*([^'\"]+)['\"]",
-						Argv: []string{
-							"tee",
-							"$1",
-						},
-					},
-					{
-						Pattern: "eval\\s*\\(?\\s*decode_base64",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"php": {
-				Carries: "interp",
-				CodeFlags: []string{
-					"-r",
-				},
-				Translate: []Translate{
-					{
-						Pattern: "(?:unlink|rmdir)\\(\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
-						Shell:   "$1",
-					},
-				},
-				Operands: "none",
-			},
-			"pkexec": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"--user",
-				},
-				Privileged: true,
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-			},
-			"printf": {
-				Stream:   "printf",
-				Operands: "none",
-			},
-			"pwd": {
-				Stream:   "pwd",
-				Operands: "none",
-			},
-			"python": {
-				Aliases: []string{
-					"python2",
-					"python3",
-					"python3.8",
-					"python3.9",
-					"python3.10",
-					"python3.11",
-					"python3.12",
-					"python3.13",
-					"python3.14",
-					"pypy",
-					"pypy3",
-				},
-				Carries: "interp",
-				CodeFlags: []string{
-					"-c",
-				},
-				Rewrite: []Rewrite{
-					{
-						Pattern: "os\\.path\\.expanduser\\(\\s*['\"]~([^'\"]*)['\"]\\s*\\)",
-						With:    "'{home}$1'",
-					},
-					{
-						Pattern: "os\\.environ(?:\\[\\s*['\"]HOME['\"]\\s*\\]|\\.get\\(\\s*['\"]HOME['\"]\\s*\\))|os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)|(?:pathlib\\.)?Path\\.home\\(\\)",
-						With:    "'{home}'",
-					},
-					{
-						Pattern: "tempfile\\.gettempdir\\(\\)",
-						With:    "'/tmp'",
-					},
-					{
-						Pattern: "['\"]([^'\"]*)['\"]\\s*\\+\\s*['\"]([^'\"]*)['\"]",
-						With:    "'$1$2'",
-					},
-					{
-						Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
-						With:    "'$1/$2'",
-					},
-				},
-				Translate: []Translate{
-					{
-						Pattern: "shutil\\.rmtree\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"$1",
-						},
-					},
-					{
-						Pattern: "shutil\\.rmtree\\(\\s*[^'\"\\s)]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "os\\.(?:remove|unlink|rmdir)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "os\\.(?:remove|unlink)\\(\\s*[^'\"\\s)]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "(?:Path|pathlib\\.Path)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*\\)\\.(?:unlink|rmdir)\\(",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?\"([^\"]+)\"",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?'([^']+)'",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "subprocess\\.\\w+\\(\\s*\\[([^\\]]*)\\]",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,\\s*['\"][wa]",
-						Argv: []string{
-							"tee",
-							"$1",
-						},
-					},
-					{
-						Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,\\s*['\"]r)",
-						Argv: []string{
-							"cat",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:exec|eval)\\(\\s*(?:base64\\.b64decode|codecs\\.decode|bytes\\.fromhex|__import__)",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "urlopen\\(|requests\\.(?:get|post|put)\\(|http\\.client|socket\\.socket\\(",
-						Argv: []string{
-							"curl",
-							"{unknown}",
-						},
-					},
-					{
-						Pattern: "(?:exec|eval)\\([^)]*(?:urlopen|requests\\.get)",
-						Argv: []string{
-							"sh",
-							"-c",
-							"{unknown}",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"realpath": {
-				Aliases: []string{
-					"grealpath",
-				},
-				Stream:   "realpath",
-				Operands: "none",
-			},
-			"rev": {
-				Stream: "rev",
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "operands",
-					},
-				},
-			},
-			"ruby": {
-				Carries: "interp",
-				CodeFlags: []string{
-					"-e",
-				},
-				Rewrite: []Rewrite{
-					{
-						Pattern: "Dir\\.home|ENV\\[\\s*['\"]HOME['\"]\\s*\\]|File\\.expand_path\\(\\s*['\"]~['\"]\\s*\\)",
-						With:    "'{home}'",
-					},
-				},
-				Translate: []Translate{
-					{
-						Pattern: "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|rmtree)\\(?\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-rf",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:File\\.(?:delete|unlink)|FileUtils\\.rm(?:_f)?)\\(?\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"rm",
-							"-f",
-							"$1",
-						},
-					},
-					{
-						Pattern: "(?:system|exec|spawn|%x)\\s*\\(?\\s*\"([^\"]+)\"",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "(?:system|exec|spawn)\\s*\\(?\\s*'([^']+)'",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "`([^`]+)`",
-						Shell:   "$1",
-					},
-					{
-						Pattern: "File\\.write\\(\\s*['\"]([^'\"]+)['\"]",
-						Argv: []string{
-							"tee",
-							"$1",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"run0": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"--user",
-					"-u",
-					"--group",
-					"-g",
-					"--chdir",
-					"-D",
-				},
-				Privileged: true,
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-			},
-			"script": {
-				ValueOptions: []string{
-					"-c",
-					"--command",
-					"-E",
-					"--echo",
-					"-I",
-					"--log-in",
-					"-O",
-					"--log-out",
-					"-B",
-					"--log-io",
-					"-T",
-					"--log-timing",
-					"-m",
-					"--logging-format",
-				},
-				OptionCode: []Translate{
-					{
-						Options: []string{
-							"-c",
-							"--command",
-						},
-						Pattern: "^(?s)(.+)$",
-						Shell:   "$1",
-					},
-				},
-				Operands: "none",
-			},
-			"setsid": {
-				Carries:  "exec",
-				Operands: "none",
-			},
-			"source": {
-				Aliases: []string{
-					".",
-				},
-				Carries: "source",
-			},
-			"stdbuf": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-i",
-					"--input",
-					"-o",
-					"--output",
-					"-e",
-					"--error",
-				},
-				Operands: "none",
-			},
-			"su": {
-				ValueOptions: []string{
-					"-c",
-					"--command",
-					"-s",
-					"--shell",
-					"-g",
-					"--group",
-					"-G",
-					"--supp-group",
-					"-w",
-					"--whitelist-environment",
-				},
-				Privileged: true,
-				OptionCode: []Translate{
-					{
-						Options: []string{
-							"-c",
-							"--command",
-						},
-						Pattern: "^(?s)(.+)$",
-						Shell:   "$1",
-					},
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-			},
-			"sudo": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-u",
-					"--user",
-					"-g",
-					"--group",
-					"-C",
-					"--close-from",
-					"-D",
-					"--chdir",
-					"-h",
-					"--host",
-					"-p",
-					"--prompt",
-					"-r",
-					"--role",
-					"-t",
-					"--type",
-					"-U",
-					"--other-user",
-					"-T",
-					"--command-timeout",
-				},
-				DirOptions: []string{
-					"-D",
-					"--chdir",
-				},
-				Privileged: true,
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-			},
-			"time": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-f",
-					"--format",
-					"-o",
-					"--output",
-				},
-				Operands: "none",
-			},
-			"timeout": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-k",
-					"--kill-after",
-					"-s",
-					"--signal",
-				},
-				Skip:     1,
-				Operands: "none",
-			},
-			"tr": {
-				Stream:   "tr",
-				Operands: "none",
-			},
-			"xargs": {
-				Carries: "exec",
-				ValueOptions: []string{
-					"-a",
-					"--arg-file",
-					"-d",
-					"--delimiter",
-					"-E",
-					"-e",
-					"--eof",
-					"-I",
-					"-i",
-					"--replace",
-					"-L",
-					"-l",
-					"--max-lines",
-					"-n",
-					"--max-args",
-					"-P",
-					"--max-procs",
-					"-s",
-					"--max-chars",
-					"--process-slot-var",
-				},
-				StdinArgs: true,
-				Operands:  "none",
-			},
-			"xxd": {
-				Stream: "hex",
-				StreamWhen: []string{
-					"-r",
-					"-revert",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "operands",
-					},
-				},
+			CredentialVars: []string{
+				"*_TOKEN",
+				"*_TOKEN_*",
+				"*_SECRET",
+				"*_SECRET_*",
+				"*SECRET_KEY*",
+				"*_API_KEY",
+				"*_APIKEY",
+				"*PASSWORD*",
+				"*PASSWD*",
+				"*_PRIVATE_KEY",
+				"*_ACCESS_KEY*",
+				"AWS_SESSION_TOKEN",
+				"GITHUB_TOKEN",
+				"GH_TOKEN",
+				"NPM_TOKEN",
+				"SSH_AUTH_SOCK",
+				"DATABASE_URL",
+				"*_CREDENTIALS",
 			},
 		},
-	},
-	{
-		Version: 1,
-		Commands: map[string]*CmdSpec{
-			"chattr": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "rest",
+		{
+			Version: 1,
+			Commands: map[string]*CmdSpec{
+				"awk": {
+					Aliases: []string{
+						"gawk",
+						"mawk",
+						"nawk",
 					},
-				},
-			},
-			"chmod": {
-				ValueOptions: []string{
-					"--reference",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "rest",
-						Recursive: []string{
-							"-R",
-							"--recursive",
+					Carries: "interp",
+					ValueOptions: []string{
+						"-F",
+						"-v",
+						"-f",
+						"--field-separator",
+						"--assign",
+						"--file",
+					},
+					CodeFlags: []string{
+						"-e",
+						"--source",
+					},
+					CodeOperand: true,
+					Translate: []Translate{
+						{
+							Pattern: "system\\(\\s*\"([^\"]+)\"",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "\\|\\s*\"(?:sh|bash)\"",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
 						},
 					},
-					{
-						Effect:  "privilege",
-						Targets: "none",
-						WhenFirst: []string{
-							"*+*s*",
-							"*=*s*",
-							"[2-7][0-7][0-7][0-7]",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "rest",
+							Unless: []string{
+								"-f",
+								"--file",
+								"-e",
+								"--source",
+							},
 						},
 					},
+					Operands: "none",
 				},
-			},
-			"chown": {
-				Aliases: []string{
-					"chgrp",
-				},
-				ValueOptions: []string{
-					"--reference",
-					"--from",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "rest",
-						Recursive: []string{
-							"-R",
-							"--recursive",
-						},
+				"base64": {
+					Aliases: []string{
+						"gbase64",
+						"base32",
+						"basenc",
 					},
-				},
-			},
-			"cp": {
-				Aliases: []string{
-					"gcp",
-				},
-				ValueOptions: []string{
-					"-t",
-					"--target-directory",
-					"-S",
-					"--suffix",
-					"--backup",
-					"--reflink",
-					"--sparse",
-					"--preserve",
-					"--no-preserve",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "all-but-last",
-						Unless: []string{
-							"-t",
-							"--target-directory",
-						},
+					Stream: "base64",
+					StreamWhen: []string{
+						"-d",
+						"--decode",
+						"-D",
 					},
-					{
-						Effect:  "read",
-						Targets: "operands",
-						When: []string{
-							"-t",
-							"--target-directory",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "last",
-						Unless: []string{
-							"-t",
-							"--target-directory",
-							"-n",
-							"--no-clobber",
-							"--update=none",
-						},
-					},
-					{
-						Effect:  "modify",
-						Targets: "options",
-						Options: []string{
-							"-t",
-							"--target-directory",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
 					},
 				},
-			},
-			"dd": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"of=",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"if=",
-						},
-					},
+				"basename": {
+					Stream:   "basename",
+					Operands: "none",
 				},
-			},
-			"diff": {
-				Aliases: []string{
-					"cmp",
-					"comm",
-					"colordiff",
-					"sdiff",
-					"diff3",
-					"wc",
-					"sort",
-					"uniq",
-					"cut",
-					"paste",
-					"join",
-					"md5sum",
-					"sha1sum",
-					"sha256sum",
-					"sha512sum",
-					"b2sum",
-					"cksum",
-					"file",
-					"jq",
-					"yq",
-					"column",
-					"fold",
-					"fmt",
-					"expand",
-					"unexpand",
-					"iconv",
-					"openssl-dgst",
-					"split",
-					"csplit",
-					"source-highlight",
-					"gpg-verify",
-				},
-				ValueOptions: []string{
-					"-n",
-					"-k",
-					"-t",
-					"-f",
-					"-d",
-					"-c",
-					"-s",
-					"-w",
-					"-o",
-					"--output",
-					"-L",
-					"--label",
-					"-F",
-					"--field-separator",
-					"-b",
-					"-C",
-					"-U",
-					"--unified",
-					"--context",
-					"--arg",
-					"--argjson",
-					"--slurpfile",
-					"--rawfile",
-					"--args",
-					"--jsonargs",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "operands",
+				"bash": {
+					Aliases: []string{
+						"sh",
+						"dash",
+						"zsh",
+						"ksh",
+						"mksh",
+						"ash",
+						"rbash",
+						"busybox-sh",
 					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-o",
-							"--output",
+					Carries: "shell",
+				},
+				"busybox": {
+					Carries:  "exec",
+					Operands: "none",
+				},
+				"cat": {
+					Aliases: []string{
+						"tac",
+						"zcat",
+						"bat",
+						"batcat",
+						"more",
+						"less",
+						"head",
+						"tail",
+						"nl",
+						"strings",
+						"od",
+						"hexdump",
+						"xxd-dump",
+					},
+					ValueOptions: []string{
+						"-n",
+						"-c",
+						"--lines",
+						"--bytes",
+						"-s",
+						"--sleep-interval",
+						"--pid",
+						"-t",
+						"-A",
+						"-N",
+						"-j",
+						"-l",
+					},
+					Stream: "cat",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
 					},
 				},
-			},
-			"grep": {
-				Aliases: []string{
-					"egrep",
-					"fgrep",
-					"rg",
-					"ag",
-					"ack",
-					"zgrep",
-				},
-				ValueOptions: []string{
-					"-e",
-					"--regexp",
-					"-f",
-					"--file",
-					"-m",
-					"--max-count",
-					"-A",
-					"-B",
-					"-C",
-					"--after-context",
-					"--before-context",
-					"--context",
-					"--include",
-					"--exclude",
-					"--exclude-dir",
-					"-g",
-					"--glob",
-					"-t",
-					"--type",
-					"-T",
-					"--type-not",
-					"--color",
-					"--colour",
-					"-d",
-					"-D",
-					"-j",
-					"--threads",
-					"--max-depth",
-					"--sort",
-					"--sortr",
-					"--label",
-					"--binary-files",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "read",
-						Targets: "rest",
-						Unless: []string{
-							"-e",
-							"--regexp",
-							"-f",
-							"--file",
-						},
+				"command": {
+					Aliases: []string{
+						"builtin",
+						"exec",
+						"chronic",
+						"caffeinate",
+						"unbuffer",
+						"systemd-run",
+						"faketime",
+						"proxychains",
+						"proxychains4",
+						"torsocks",
+						"firejail",
+						"watch",
+						"xvfb-run",
+						"dbus-run-session",
+						"tini",
+						"dumb-init",
+						"catchsegv",
+						"strace",
+						"ltrace",
+						"valgrind",
+						"unshare",
+						"rlwrap",
 					},
-					{
-						Effect:  "read",
-						Targets: "operands",
-						When: []string{
-							"-e",
-							"--regexp",
-							"-f",
-							"--file",
-						},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-a",
+						"-o",
+						"-n",
+						"-u",
+						"-s",
+						"-t",
+						"-E",
+						"-e",
+						"-w",
+						"-O",
+						"-P",
+						"-S",
+						"-T",
+						"--unit",
+						"--property",
+						"-m",
+						"-x",
+						"-p",
 					},
+					Operands: "none",
 				},
-			},
-			"install": {
-				ValueOptions: []string{
-					"-m",
-					"--mode",
-					"-o",
-					"--owner",
-					"-g",
-					"--group",
-					"-t",
-					"--target-directory",
-					"-S",
-					"--suffix",
+				"dirname": {
+					Stream:   "dirname",
+					Operands: "none",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "last",
-						Unless: []string{
-							"-t",
-							"--target-directory",
-							"-d",
-							"--directory",
-						},
+				"doas": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-u",
+						"-C",
 					},
-					{
-						Effect:  "modify",
-						Targets: "operands",
-						When: []string{
-							"-d",
-							"--directory",
-						},
-					},
-					{
-						Effect:  "modify",
-						Targets: "options",
-						Options: []string{
-							"-t",
-							"--target-directory",
+					Privileged: true,
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
 						},
 					},
 				},
-			},
-			"link": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "last",
+				"echo": {
+					Stream:   "echo",
+					Operands: "none",
+				},
+				"env": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-u",
+						"--unset",
+						"-C",
+						"--chdir",
+						"-S",
+						"--split-string",
+						"-a",
+						"--argv0",
+						"--block-signal",
+						"--default-signal",
+						"--ignore-signal",
 					},
-				},
-			},
-			"ln": {
-				ValueOptions: []string{
-					"-t",
-					"--target-directory",
-					"-S",
-					"--suffix",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "last",
-						When: []string{
-							"-f",
-							"--force",
-						},
+					DirOptions: []string{
+						"-C",
+						"--chdir",
 					},
-					{
-						Effect:  "modify",
-						Targets: "last",
-						Unless: []string{
-							"-f",
-							"--force",
-						},
+					SplitOptions: []string{
+						"-S",
+						"--split-string",
 					},
-				},
-			},
-			"ls": {
-				Aliases: []string{
-					"stat",
-					"du",
-					"df",
-					"tree",
-					"readlink",
-					"test",
-					"[",
-					"[[",
-					"exa",
-					"eza",
-					"lsattr",
-					"getfacl",
-					"namei",
-					"which",
-					"type",
-					"whereis",
-					"true",
-					"false",
-					":",
-					"sleep",
-					"date",
-					"whoami",
-					"id",
-					"hostname",
-					"uname",
-					"uptime",
-					"nproc",
-					"free",
-					"ps",
-					"top",
-					"htop",
-					"pgrep",
-					"lsof",
-					"env-print",
-					"seq",
-					"yes",
-					"expr",
-					"let",
-					"wait",
-					"jobs",
-					"fg",
-					"bg",
-					"disown",
-					"trap",
-					"shopt",
-					"setopt",
-					"unsetopt",
-					"emulate",
-					"ulimit",
-					"umask",
-					"hash",
-					"help",
-					"history",
-					"compgen",
-					"complete",
-					"bind",
-					"clear",
-					"tput",
-					"stty",
-					"locale",
-					"tty",
-					"sync",
-					"getconf",
-					"printenv-all",
-					"man",
-					"info",
-					"apropos",
-					"whatis",
-					"tldr",
-					"cal",
-					"bc",
-					"dc",
-					"factor",
-					"lsblk",
-					"lscpu",
-					"lsusb",
-					"lspci",
-					"lsmod",
-					"dmesg",
-					"journalctl",
-					"ip",
-					"ifconfig",
-					"ss",
-					"netstat",
-					"arp",
-					"route",
-					"getent",
-					"groups",
-					"users",
-					"who",
-					"w",
-					"last",
-					"finger",
-					"pinky",
-					"logname",
-					"arch",
-					"sw_vers",
-					"vm_stat",
-					"sysctl-read",
-					"xdg-user-dir",
-					"gsettings-get",
-					"cd",
-					"pushd",
-					"popd",
-					"dirs",
-					"read",
-					"local",
-					"declare",
-					"typeset",
-					"export",
-					"readonly",
-					"unset",
-					"set",
-					"alias",
-					"unalias",
-					"return",
-					"exit",
-					"shift",
-					"getopts",
-					"mapfile",
-					"readarray",
-					"caller",
-					"enable",
-					"logout",
-					"times",
-					"suspend",
-					"kill-l",
-					"pidof",
-					"fuser",
-					"pstree",
-				},
-				Operands: "none",
-			},
-			"mkdir": {
-				ValueOptions: []string{
-					"-m",
-					"--mode",
-					"--context",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "operands",
-					},
-				},
-			},
-			"mv": {
-				Aliases: []string{
-					"gmv",
-				},
-				ValueOptions: []string{
-					"-t",
-					"--target-directory",
-					"-S",
-					"--suffix",
-					"--backup",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "all-but-last",
-						Unless: []string{
-							"-t",
-							"--target-directory",
-						},
-					},
-					{
-						Effect:  "modify",
-						Targets: "operands",
-						When: []string{
-							"-t",
-							"--target-directory",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "last",
-						Unless: []string{
-							"-t",
-							"--target-directory",
-							"-n",
-							"--no-clobber",
-						},
-					},
-					{
-						Effect:  "modify",
-						Targets: "options",
-						Options: []string{
-							"-t",
-							"--target-directory",
+					Assigns: true,
+					Effects: []*EffectSpec{
+						{
+							Effect:  "env-dump",
+							Targets: "none",
+							Alone:   true,
 						},
 					},
 				},
-			},
-			"rm": {
-				Aliases: []string{
-					"grm",
+				"eval": {
+					Carries: "eval",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
-						Recursive: []string{
-							"-r",
-							"-R",
-							"--recursive",
+				"fd": {
+					Aliases: []string{
+						"fdfind",
+					},
+					Carries: "find",
+					ExecFlags: []string{
+						"-x",
+						"--exec",
+						"-X",
+						"--exec-batch",
+					},
+					Operands: "none",
+				},
+				"find": {
+					Aliases: []string{
+						"gfind",
+						"bfs",
+					},
+					Carries: "find",
+					ValueOptions: []string{
+						"-name",
+						"-iname",
+						"-path",
+						"-ipath",
+						"-regex",
+						"-iregex",
+						"-maxdepth",
+						"-mindepth",
+						"-type",
+						"-newer",
+						"-mtime",
+						"-mmin",
+						"-atime",
+						"-size",
+						"-perm",
+						"-user",
+						"-group",
+						"-printf",
+						"-fprintf",
+						"-wholename",
+						"-iwholename",
+						"-samefile",
+						"-links",
+						"-inum",
+						"-uid",
+						"-gid",
+						"-cmin",
+						"-ctime",
+						"-amin",
+						"-used",
+						"-context",
+						"-fstype",
+						"-fprint",
+						"-fls",
+						"-files0-from",
+					},
+					ExecFlags: []string{
+						"-exec",
+						"-execdir",
+						"-ok",
+						"-okdir",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "first",
+							When: []string{
+								"-delete",
+							},
+							Filter: []string{
+								"-name",
+								"-iname",
+							},
+							Recursive: []string{
+								"-delete",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"flock": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-w",
+						"--timeout",
+						"-E",
+						"--conflict-exit-code",
+					},
+					Skip:     1,
+					Operands: "none",
+				},
+				"ionice": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-c",
+						"--class",
+						"-n",
+						"--classdata",
+						"-p",
+						"--pid",
+						"-P",
+						"--pgid",
+						"-u",
+						"--uid",
+					},
+					Operands: "none",
+				},
+				"mktemp": {
+					Stream:   "mktemp",
+					Operands: "none",
+				},
+				"nice": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-n",
+						"--adjustment",
+					},
+					Operands: "none",
+				},
+				"node": {
+					Aliases: []string{
+						"nodejs",
+						"bun",
+						"deno",
+					},
+					Carries: "interp",
+					CodeFlags: []string{
+						"-e",
+						"--eval",
+						"-p",
+						"--print",
+					},
+					Rewrite: []Rewrite{
+						{
+							Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.homedir\\(\\)|process\\.env\\.HOME",
+							With:    "'{home}'",
+						},
+						{
+							Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.tmpdir\\(\\)",
+							With:    "'/tmp'",
+						},
+						{
+							Pattern: "['\"`]([^'\"`]*)['\"`]\\s*\\+\\s*['\"`]([^'\"`]*)['\"`]",
+							With:    "'$1$2'",
+						},
+						{
+							Pattern: "path\\.join\\(\\s*['\"`]([^'\"`]*)['\"`]\\s*,\\s*['\"`]([^'\"`]*)['\"`]\\s*\\)",
+							With:    "'$1/$2'",
+						},
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?:rmSync|rmdirSync|rm|rmdir)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:unlinkSync|unlink)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:rmSync|rmdirSync|unlinkSync)\\(\\s*[^'\"`\\s)]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*[^'\"`\\s)]",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "(?:writeFileSync|appendFileSync|writeFile)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+							Argv: []string{
+								"tee",
+								"$1",
+							},
+						},
+						{
+							Pattern: "readFileSync\\(\\s*['\"`]([^'\"`]+)['\"`]",
+							Argv: []string{
+								"cat",
+								"$1",
+							},
+						},
+						{
+							Pattern: "eval\\(\\s*(?:atob|Buffer\\.from)",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"nohup": {
+					Carries:  "exec",
+					Operands: "none",
+				},
+				"parallel": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-j",
+						"--jobs",
+						"-S",
+						"--sshlogin",
+						"--delay",
+						"--timeout",
+						"-a",
+						"--arg-file",
+						"--colsep",
+						"-d",
+						"--delimiter",
+					},
+					StdinArgs: true,
+					Operands:  "none",
+				},
+				"perl": {
+					Carries: "interp",
+					CodeFlags: []string{
+						"-e",
+						"-E",
+					},
+					Rewrite: []Rewrite{
+						{
+							Pattern: "\\$ENV\\{\\s*['\"]?HOME['\"]?\\s*\\}",
+							With:    "{home}",
+						},
+						{
+							Pattern: "\\b(remove_tree|rmtree|rmdir)\\s*\\(\\s*([^'\"\\s)][^)]*)\\)",
+							With:    "$1('$2')",
+						},
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:rmtree|remove_tree)\\(\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*glob\\(\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:system|exec)\\s*\\(?\\s*\"([^\"]+)\"",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?:system|exec)\\s*\\(?\\s*'([^']+)'",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "qx\\{([^}]+)\\}|qx\\(([^)]+)\\)|`([^`]+)`",
+							Shell:   "$1$2$3",
+						},
+						{
+							Pattern: "open\\s*\\(?\\s*\\w+\\s*,\\s*['\"]>{1,2}\\s*([^'\"]+)['\"]",
+							Argv: []string{
+								"tee",
+								"$1",
+							},
+						},
+						{
+							Pattern: "eval\\s*\\(?\\s*decode_base64",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"php": {
+					Carries: "interp",
+					CodeFlags: []string{
+						"-r",
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?:unlink|rmdir)\\(\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
+							Shell:   "$1",
+						},
+					},
+					Operands: "none",
+				},
+				"pkexec": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"--user",
+					},
+					Privileged: true,
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
 						},
 					},
 				},
-			},
-			"rmdir": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
-					},
+				"printf": {
+					Stream:   "printf",
+					Operands: "none",
 				},
-			},
-			"rsync": {
-				ValueOptions: []string{
-					"-e",
-					"--rsh",
-					"--exclude",
-					"--include",
-					"--exclude-from",
-					"--include-from",
-					"--filter",
-					"-f",
-					"--files-from",
-					"--rsync-path",
-					"--port",
-					"--password-file",
-					"--backup-dir",
-					"--suffix",
-					"--chmod",
-					"--chown",
-					"--timeout",
-					"--bwlimit",
-					"--log-file",
-					"--partial-dir",
-					"--temp-dir",
-					"-T",
-					"--compare-dest",
-					"--link-dest",
-					"--copy-dest",
-					"-M",
-					"--remote-option",
+				"pwd": {
+					Stream:   "pwd",
+					Operands: "none",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "upload",
-						Targets: "last",
-						Remote:  true,
+				"python": {
+					Aliases: []string{
+						"python2",
+						"python3",
+						"python3.8",
+						"python3.9",
+						"python3.10",
+						"python3.11",
+						"python3.12",
+						"python3.13",
+						"python3.14",
+						"pypy",
+						"pypy3",
 					},
-					{
-						Effect:  "read",
-						Targets: "all-but-last",
+					Carries: "interp",
+					CodeFlags: []string{
+						"-c",
 					},
-					{
-						Effect:  "delete",
-						Targets: "last",
-						When: []string{
-							"--delete",
-							"--delete-before",
-							"--delete-during",
-							"--delete-after",
-							"--delete-delay",
-							"--delete-excluded",
-							"--del",
+					Rewrite: []Rewrite{
+						{
+							Pattern: "os\\.path\\.expanduser\\(\\s*['\"]~([^'\"]*)['\"]\\s*\\)",
+							With:    "'{home}$1'",
 						},
-						Recursive: []string{
-							"--delete",
-							"--delete-before",
-							"--delete-during",
-							"--delete-after",
-							"--delete-delay",
-							"--delete-excluded",
-							"--del",
+						{
+							Pattern: "os\\.environ(?:\\[\\s*['\"]HOME['\"]\\s*\\]|\\.get\\(\\s*['\"]HOME['\"]\\s*\\))|os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)|(?:pathlib\\.)?Path\\.home\\(\\)",
+							With:    "'{home}'",
+						},
+						{
+							Pattern: "tempfile\\.gettempdir\\(\\)",
+							With:    "'/tmp'",
+						},
+						{
+							Pattern: "['\"]([^'\"]*)['\"]\\s*\\+\\s*['\"]([^'\"]*)['\"]",
+							With:    "'$1$2'",
+						},
+						{
+							Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
+							With:    "'$1/$2'",
 						},
 					},
-					{
-						Effect:  "modify",
-						Targets: "last",
-					},
-					{
-						Effect:  "delete",
-						Targets: "all-but-last",
-						When: []string{
-							"--remove-source-files",
+					Translate: []Translate{
+						{
+							Pattern: "shutil\\.rmtree\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"$1",
+							},
+						},
+						{
+							Pattern: "shutil\\.rmtree\\(\\s*[^'\"\\s)]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "os\\.(?:remove|unlink|rmdir)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "os\\.(?:remove|unlink)\\(\\s*[^'\"\\s)]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "(?:Path|pathlib\\.Path)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*\\)\\.(?:unlink|rmdir)\\(",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?\"([^\"]+)\"",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?'([^']+)'",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "subprocess\\.\\w+\\(\\s*\\[([^\\]]*)\\]",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,\\s*['\"][wa]",
+							Argv: []string{
+								"tee",
+								"$1",
+							},
+						},
+						{
+							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,\\s*['\"]r)",
+							Argv: []string{
+								"cat",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:exec|eval)\\(\\s*(?:base64\\.b64decode|codecs\\.decode|bytes\\.fromhex|__import__)",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "urlopen\\(|requests\\.(?:get|post|put)\\(|http\\.client|socket\\.socket\\(",
+							Argv: []string{
+								"curl",
+								"{unknown}",
+							},
+						},
+						{
+							Pattern: "(?:exec|eval)\\([^)]*(?:urlopen|requests\\.get)",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
 						},
 					},
+					Operands: "none",
 				},
-			},
-			"scp": {
-				ValueOptions: []string{
-					"-P",
-					"-i",
-					"-o",
-					"-F",
-					"-c",
-					"-l",
-					"-J",
-					"-S",
+				"realpath": {
+					Aliases: []string{
+						"grealpath",
+					},
+					Stream:   "realpath",
+					Operands: "none",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "upload",
-						Targets: "last",
-						Remote:  true,
-					},
-					{
-						Effect:  "read",
-						Targets: "all-but-last",
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"-i",
-						},
-					},
-				},
-			},
-			"sed": {
-				Aliases: []string{
-					"gsed",
-				},
-				Carries: "interp",
-				ValueOptions: []string{
-					"-e",
-					"--expression",
-					"-f",
-					"--file",
-					"-l",
-					"--line-length",
-					"-s",
-				},
-				CodeFlags: []string{
-					"-e",
-					"--expression",
-				},
-				CodeOperand: true,
-				Translate: []Translate{
-					{
-						Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
-						Shell:   "$1",
-					},
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "rest",
-						When: []string{
-							"-i",
-							"--in-place",
-						},
-						Unless: []string{
-							"-e",
-							"--expression",
-							"-f",
-							"--file",
-						},
-					},
-					{
-						Effect:  "modify",
-						Targets: "operands",
-						When: []string{
-							"-i",
-							"--in-place",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "rest",
-						Unless: []string{
-							"-i",
-							"--in-place",
-							"-e",
-							"--expression",
-							"-f",
-							"--file",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "operands",
-						When: []string{
-							"-e",
-							"--expression",
-							"-f",
-							"--file",
-						},
-						Unless: []string{
-							"-i",
-							"--in-place",
+				"rev": {
+					Stream: "rev",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
 					},
 				},
-			},
-			"setfacl": {
-				ValueOptions: []string{
-					"-m",
-					"--modify",
-					"-x",
-					"--remove",
-					"-M",
-					"--modify-file",
-					"-X",
-					"--remove-file",
-					"--set",
-					"--set-file",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "operands",
+				"ruby": {
+					Carries: "interp",
+					CodeFlags: []string{
+						"-e",
 					},
-				},
-			},
-			"shred": {
-				ValueOptions: []string{
-					"-n",
-					"--iterations",
-					"-s",
-					"--size",
-					"--random-source",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
+					Rewrite: []Rewrite{
+						{
+							Pattern: "Dir\\.home|ENV\\[\\s*['\"]HOME['\"]\\s*\\]|File\\.expand_path\\(\\s*['\"]~['\"]\\s*\\)",
+							With:    "'{home}'",
+						},
 					},
+					Translate: []Translate{
+						{
+							Pattern: "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|rmtree)\\(?\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-rf",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:File\\.(?:delete|unlink)|FileUtils\\.rm(?:_f)?)\\(?\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"rm",
+								"-f",
+								"$1",
+							},
+						},
+						{
+							Pattern: "(?:system|exec|spawn|%x)\\s*\\(?\\s*\"([^\"]+)\"",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?:system|exec|spawn)\\s*\\(?\\s*'([^']+)'",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "`([^`]+)`",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "File\\.write\\(\\s*['\"]([^'\"]+)['\"]",
+							Argv: []string{
+								"tee",
+								"$1",
+							},
+						},
+					},
+					Operands: "none",
 				},
-			},
-			"srm": {
-				Aliases: []string{
-					"wipe",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
-						Recursive: []string{
-							"-r",
-							"-R",
-							"--recursive",
+				"run0": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"--user",
+						"-u",
+						"--group",
+						"-g",
+						"--chdir",
+						"-D",
+					},
+					Privileged: true,
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
 						},
 					},
 				},
-			},
-			"ssh-keygen": {
-				ValueOptions: []string{
-					"-f",
-					"-t",
-					"-b",
-					"-C",
-					"-N",
-					"-P",
-					"-a",
-					"-Z",
-					"-O",
-					"-n",
-					"-I",
-					"-V",
-					"-z",
-					"-s",
-					"-h",
-					"-D",
-					"-E",
-					"-F",
-					"-R",
-					"-G",
-					"-T",
-					"-m",
-					"-r",
-					"-w",
+				"script": {
+					ValueOptions: []string{
+						"-c",
+						"--command",
+						"-E",
+						"--echo",
+						"-I",
+						"--log-in",
+						"-O",
+						"--log-out",
+						"-B",
+						"--log-io",
+						"-T",
+						"--log-timing",
+						"-m",
+						"--logging-format",
+					},
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"-c",
+								"--command",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Operands: "none",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-f",
-						},
-						Unless: []string{
-							"-l",
-							"-y",
-							"-e",
-							"-i",
-							"-B",
-							"-F",
-							"-H",
-							"-R",
-							"-Y",
-							"-Q",
-							"-D",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"-f",
-						},
-						When: []string{
-							"-y",
-							"-e",
-						},
-					},
+				"setsid": {
+					Carries:  "exec",
+					Operands: "none",
 				},
-			},
-			"tar": {
-				Aliases: []string{
-					"gtar",
-					"bsdtar",
+				"source": {
+					Aliases: []string{
+						".",
+					},
+					Carries: "source",
 				},
-				ValueOptions: []string{
-					"-f",
-					"--file",
-					"-C",
-					"--directory",
-					"-T",
-					"--files-from",
-					"-X",
-					"--exclude-from",
-					"--exclude",
-					"-b",
-					"--blocking-factor",
-					"-H",
-					"--format",
-					"-I",
-					"--use-compress-program",
-					"--transform",
-					"--xform",
-					"--checkpoint-action",
-					"--owner",
-					"--group",
-					"--mode",
-					"--mtime",
+				"stdbuf": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-i",
+						"--input",
+						"-o",
+						"--output",
+						"-e",
+						"--error",
+					},
+					Operands: "none",
 				},
-				DirOptions: []string{
-					"-C",
-					"--directory",
-				},
-				OptionCode: []Translate{
-					{
-						Options: []string{
-							"--checkpoint-action",
-						},
-						Pattern: "^exec=(?s)(.+)$",
-						Shell:   "$1",
+				"su": {
+					ValueOptions: []string{
+						"-c",
+						"--command",
+						"-s",
+						"--shell",
+						"-g",
+						"--group",
+						"-G",
+						"--supp-group",
+						"-w",
+						"--whitelist-environment",
 					},
-					{
-						Options: []string{
-							"--to-command",
-							"--use-compress-program",
-							"-I",
-							"--info-script",
-							"--new-volume-script",
-							"-F",
-						},
-						Pattern: "^(?s)(.+)$",
-						Shell:   "$1",
-					},
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
-						When: []string{
-							"--remove-files",
+					Privileged: true,
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"-c",
+								"--command",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
 						},
 					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-C",
-							"--directory",
-						},
-						When: []string{
-							"-x",
-							"--extract",
-							"--get",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-C",
-							"--directory",
-						},
-						WhenFirst: []string{
-							"*x*",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-f",
-							"--file",
-						},
-						When: []string{
-							"-c",
-							"--create",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "operands",
-						Unless: []string{
-							"-x",
-							"--extract",
-							"--get",
-							"-t",
-							"--list",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
 						},
 					},
 				},
-			},
-			"tee": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "operands",
-						Unless: []string{
-							"-a",
-							"--append",
-						},
+				"sudo": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-u",
+						"--user",
+						"-g",
+						"--group",
+						"-C",
+						"--close-from",
+						"-D",
+						"--chdir",
+						"-h",
+						"--host",
+						"-p",
+						"--prompt",
+						"-r",
+						"--role",
+						"-t",
+						"--type",
+						"-U",
+						"--other-user",
+						"-T",
+						"--command-timeout",
 					},
-					{
-						Effect:  "modify",
-						Targets: "operands",
-						When: []string{
-							"-a",
-							"--append",
-						},
+					DirOptions: []string{
+						"-D",
+						"--chdir",
 					},
-				},
-			},
-			"touch": {
-				ValueOptions: []string{
-					"-d",
-					"--date",
-					"-r",
-					"--reference",
-					"-t",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "modify",
-						Targets: "operands",
-					},
-				},
-			},
-			"trash": {
-				Aliases: []string{
-					"trash-put",
-					"gio-trash",
-				},
-				Operands: "none",
-			},
-			"truncate": {
-				ValueOptions: []string{
-					"-s",
-					"--size",
-					"-r",
-					"--reference",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "operands",
-					},
-				},
-			},
-			"unlink": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "delete",
-						Targets: "operands",
-					},
-				},
-			},
-			"unzip": {
-				ValueOptions: []string{
-					"-d",
-					"-x",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-d",
-						},
-						When: []string{
-							"-o",
+					Privileged: true,
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
 						},
 					},
 				},
-			},
-			"zip": {
-				ValueOptions: []string{
-					"-x",
-					"-i",
-					"-b",
-					"-n",
-					"-t",
-					"-tt",
+				"time": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-f",
+						"--format",
+						"-o",
+						"--output",
+					},
+					Operands: "none",
 				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "first",
+				"timeout": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-k",
+						"--kill-after",
+						"-s",
+						"--signal",
 					},
-					{
-						Effect:  "read",
-						Targets: "rest",
+					Skip:     1,
+					Operands: "none",
+				},
+				"tr": {
+					Stream:   "tr",
+					Operands: "none",
+				},
+				"xargs": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-a",
+						"--arg-file",
+						"-d",
+						"--delimiter",
+						"-E",
+						"-e",
+						"--eof",
+						"-I",
+						"-i",
+						"--replace",
+						"-L",
+						"-l",
+						"--max-lines",
+						"-n",
+						"--max-args",
+						"-P",
+						"--max-procs",
+						"-s",
+						"--max-chars",
+						"--process-slot-var",
 					},
-					{
-						Effect:  "delete",
-						Targets: "rest",
-						When: []string{
-							"-m",
-							"--move",
+					StdinArgs: true,
+					Operands:  "none",
+				},
+				"xxd": {
+					Stream: "hex",
+					StreamWhen: []string{
+						"-r",
+						"-revert",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
 					},
 				},
 			},
 		},
-	},
-	{
-		Version: 1,
-		Commands: map[string]*CmdSpec{
-			"git": {
-				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-				},
-				DirOptions: []string{
-					"-C",
-				},
-				OptionCode: []Translate{
-					{
-						Options: []string{
-							"-c",
+		{
+			Version: 1,
+			Commands: map[string]*CmdSpec{
+				"chattr": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "rest",
 						},
-						Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
-						Shell:   "$1",
-					},
-					{
-						Options: []string{
-							"-c",
-						},
-						Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
-						Shell:   "$1",
-					},
-					{
-						Options: []string{
-							"-c",
-						},
-						Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
-						Shell:   "git $1",
 					},
 				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
+				"chmod": {
+					ValueOptions: []string{
+						"--reference",
 					},
-					"add": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "modify",
-								Targets: "repo",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "rest",
+							Recursive: []string{
+								"-R",
+								"--recursive",
 							},
-							{
-								Effect:  "stage-all",
-								Targets: "none",
-								When: []string{
-									"-A",
-									"--all",
-									"-u",
-									"--update",
-								},
-							},
-							{
-								Effect:  "stage-all",
-								Targets: "none",
-								WhenArg: []string{
-									".",
-									":/",
-								},
+						},
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							WhenFirst: []string{
+								"*+*s*",
+								"*=*s*",
+								"[2-7][0-7][0-7][0-7]",
 							},
 						},
 					},
-					"branch": {
-						ValueOptions: []string{
-							"-u",
-							"--set-upstream-to",
-							"--contains",
-							"--no-contains",
-							"--merged",
-							"--no-merged",
-							"--points-at",
-							"--sort",
-							"--format",
-							"-t",
-							"--track",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "delete-branch",
-								Targets: "operands",
-								When: []string{
-									"-D",
-								},
-							},
-							{
-								Effect:  "delete-branch",
-								Targets: "operands",
-								When: []string{
-									"-f",
-									"--force",
-								},
-								Unless: []string{
-									"-D",
-								},
+				},
+				"chown": {
+					Aliases: []string{
+						"chgrp",
+					},
+					ValueOptions: []string{
+						"--reference",
+						"--from",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "rest",
+							Recursive: []string{
+								"-R",
+								"--recursive",
 							},
 						},
 					},
-					"checkout": {
-						Aliases: []string{
-							"co",
-						},
-						ValueOptions: []string{
-							"-b",
-							"-B",
-							"--orphan",
-							"--conflict",
-							"--pathspec-from-file",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "discard-changes",
-								Targets: "operands",
-								Unless: []string{
-									"-b",
-									"-B",
-									"--orphan",
-									"-f",
-									"--force",
-								},
+				},
+				"cp": {
+					Aliases: []string{
+						"gcp",
+					},
+					ValueOptions: []string{
+						"-t",
+						"--target-directory",
+						"-S",
+						"--suffix",
+						"--backup",
+						"--reflink",
+						"--sparse",
+						"--preserve",
+						"--no-preserve",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "all-but-last",
+							Unless: []string{
+								"-t",
+								"--target-directory",
 							},
-							{
-								Effect:  "discard-changes",
-								Targets: "repo",
-								When: []string{
-									"-f",
-									"--force",
-								},
+						},
+						{
+							Effect:  "read",
+							Targets: "operands",
+							When: []string{
+								"-t",
+								"--target-directory",
 							},
-							{
-								Effect:  "delete-branch",
-								Targets: "options",
-								Options: []string{
-									"-B",
-								},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "last",
+							Unless: []string{
+								"-t",
+								"--target-directory",
+								"-n",
+								"--no-clobber",
+								"--update=none",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "options",
+							Options: []string{
+								"-t",
+								"--target-directory",
 							},
 						},
 					},
-					"clean": {
-						ValueOptions: []string{
-							"-e",
-							"--exclude",
+				},
+				"dd": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"of=",
+							},
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "git-clean",
-								Targets: "operands-or-repo",
-								When: []string{
-									"-f",
-									"--force",
-								},
-								Unless: []string{
-									"-n",
-									"--dry-run",
-								},
-								Ignored: []string{
-									"-x",
-									"-X",
-								},
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"if=",
 							},
 						},
 					},
-					"clone": {
-						ValueOptions: []string{
-							"-b",
-							"--branch",
-							"-o",
-							"--origin",
-							"--depth",
-							"--reference",
-							"-c",
-							"--config",
-							"--template",
-							"-u",
-							"--upload-pack",
-							"--separate-git-dir",
-							"--filter",
-							"-j",
-							"--jobs",
+				},
+				"diff": {
+					Aliases: []string{
+						"cmp",
+						"comm",
+						"colordiff",
+						"sdiff",
+						"diff3",
+						"wc",
+						"sort",
+						"uniq",
+						"cut",
+						"paste",
+						"join",
+						"md5sum",
+						"sha1sum",
+						"sha256sum",
+						"sha512sum",
+						"b2sum",
+						"cksum",
+						"file",
+						"jq",
+						"yq",
+						"column",
+						"fold",
+						"fmt",
+						"expand",
+						"unexpand",
+						"iconv",
+						"openssl-dgst",
+						"split",
+						"csplit",
+						"source-highlight",
+						"gpg-verify",
+					},
+					ValueOptions: []string{
+						"-n",
+						"-k",
+						"-t",
+						"-f",
+						"-d",
+						"-c",
+						"-s",
+						"-w",
+						"-o",
+						"--output",
+						"-L",
+						"--label",
+						"-F",
+						"--field-separator",
+						"-b",
+						"-C",
+						"-U",
+						"--unified",
+						"--context",
+						"--arg",
+						"--argjson",
+						"--slurpfile",
+						"--rawfile",
+						"--args",
+						"--jsonargs",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "download",
-								Targets: "none",
-							},
-							{
-								Effect:  "modify",
-								Targets: "rest",
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-o",
+								"--output",
 							},
 						},
 					},
-					"commit": {
-						ValueOptions: []string{
-							"-m",
-							"--message",
-							"-F",
-							"--file",
-							"-C",
-							"-c",
-							"--author",
-							"--date",
-							"-S",
-							"--gpg-sign",
-							"--fixup",
-							"--squash",
-							"-t",
-							"--template",
-							"--cleanup",
-							"--trailer",
+				},
+				"grep": {
+					Aliases: []string{
+						"egrep",
+						"fgrep",
+						"rg",
+						"ag",
+						"ack",
+						"zgrep",
+					},
+					ValueOptions: []string{
+						"-e",
+						"--regexp",
+						"-f",
+						"--file",
+						"-m",
+						"--max-count",
+						"-A",
+						"-B",
+						"-C",
+						"--after-context",
+						"--before-context",
+						"--context",
+						"--include",
+						"--exclude",
+						"--exclude-dir",
+						"-g",
+						"--glob",
+						"-t",
+						"--type",
+						"-T",
+						"--type-not",
+						"--color",
+						"--colour",
+						"-d",
+						"-D",
+						"-j",
+						"--threads",
+						"--max-depth",
+						"--sort",
+						"--sortr",
+						"--label",
+						"--binary-files",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "rest",
+							Unless: []string{
+								"-e",
+								"--regexp",
+								"-f",
+								"--file",
+							},
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "modify",
-								Targets: "repo",
-							},
-							{
-								Effect:  "commit",
-								Targets: "none",
-							},
-							{
-								Effect:  "checkpoint",
-								Targets: "none",
-								When: []string{
-									"-a",
-									"--all",
-								},
+						{
+							Effect:  "read",
+							Targets: "operands",
+							When: []string{
+								"-e",
+								"--regexp",
+								"-f",
+								"--file",
 							},
 						},
 					},
-					"config": {
-						ValueOptions: []string{
-							"-f",
-							"--file",
-							"--blob",
-							"--type",
-							"--default",
+				},
+				"install": {
+					ValueOptions: []string{
+						"-m",
+						"--mode",
+						"-o",
+						"--owner",
+						"-g",
+						"--group",
+						"-t",
+						"--target-directory",
+						"-S",
+						"--suffix",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "last",
+							Unless: []string{
+								"-t",
+								"--target-directory",
+								"-d",
+								"--directory",
+							},
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "persist",
-								Targets: "none",
-								When: []string{
-									"--global",
-									"--system",
-								},
-								Unless: []string{
-									"--get",
-									"--get-all",
-									"--get-regexp",
-									"--get-urlmatch",
-									"--list",
-									"-l",
-									"--show-origin",
-									"--show-scope",
-								},
+						{
+							Effect:  "modify",
+							Targets: "operands",
+							When: []string{
+								"-d",
+								"--directory",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "options",
+							Options: []string{
+								"-t",
+								"--target-directory",
 							},
 						},
 					},
-					"credential": {
-						Aliases: []string{
-							"credential-store",
-							"credential-cache",
+				},
+				"link": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "last",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
+					},
+				},
+				"ln": {
+					ValueOptions: []string{
+						"-t",
+						"--target-directory",
+						"-S",
+						"--suffix",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "last",
+							When: []string{
+								"-f",
+								"--force",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "last",
+							Unless: []string{
+								"-f",
+								"--force",
 							},
 						},
 					},
-					"fetch": {
-						Aliases: []string{
-							"pull",
+				},
+				"ls": {
+					Aliases: []string{
+						"stat",
+						"du",
+						"df",
+						"tree",
+						"readlink",
+						"test",
+						"[",
+						"[[",
+						"exa",
+						"eza",
+						"lsattr",
+						"getfacl",
+						"namei",
+						"which",
+						"type",
+						"whereis",
+						"true",
+						"false",
+						":",
+						"sleep",
+						"date",
+						"whoami",
+						"id",
+						"hostname",
+						"uname",
+						"uptime",
+						"nproc",
+						"free",
+						"ps",
+						"top",
+						"htop",
+						"pgrep",
+						"lsof",
+						"env-print",
+						"seq",
+						"yes",
+						"expr",
+						"let",
+						"wait",
+						"jobs",
+						"fg",
+						"bg",
+						"disown",
+						"trap",
+						"shopt",
+						"setopt",
+						"unsetopt",
+						"emulate",
+						"ulimit",
+						"umask",
+						"hash",
+						"help",
+						"history",
+						"compgen",
+						"complete",
+						"bind",
+						"clear",
+						"tput",
+						"stty",
+						"locale",
+						"tty",
+						"sync",
+						"getconf",
+						"printenv-all",
+						"man",
+						"info",
+						"apropos",
+						"whatis",
+						"tldr",
+						"cal",
+						"bc",
+						"dc",
+						"factor",
+						"lsblk",
+						"lscpu",
+						"lsusb",
+						"lspci",
+						"lsmod",
+						"dmesg",
+						"journalctl",
+						"ip",
+						"ifconfig",
+						"ss",
+						"netstat",
+						"arp",
+						"route",
+						"getent",
+						"groups",
+						"users",
+						"who",
+						"w",
+						"last",
+						"finger",
+						"pinky",
+						"logname",
+						"arch",
+						"sw_vers",
+						"vm_stat",
+						"sysctl-read",
+						"xdg-user-dir",
+						"gsettings-get",
+						"cd",
+						"pushd",
+						"popd",
+						"dirs",
+						"read",
+						"local",
+						"declare",
+						"typeset",
+						"export",
+						"readonly",
+						"unset",
+						"set",
+						"alias",
+						"unalias",
+						"return",
+						"exit",
+						"shift",
+						"getopts",
+						"mapfile",
+						"readarray",
+						"caller",
+						"enable",
+						"logout",
+						"times",
+						"suspend",
+						"kill-l",
+						"pidof",
+						"fuser",
+						"pstree",
+					},
+					Operands: "none",
+				},
+				"mkdir": {
+					ValueOptions: []string{
+						"-m",
+						"--mode",
+						"--context",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "operands",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "download",
-								Targets: "none",
+					},
+				},
+				"mv": {
+					Aliases: []string{
+						"gmv",
+					},
+					ValueOptions: []string{
+						"-t",
+						"--target-directory",
+						"-S",
+						"--suffix",
+						"--backup",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "all-but-last",
+							Unless: []string{
+								"-t",
+								"--target-directory",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "operands",
+							When: []string{
+								"-t",
+								"--target-directory",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "last",
+							Unless: []string{
+								"-t",
+								"--target-directory",
+								"-n",
+								"--no-clobber",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "options",
+							Options: []string{
+								"-t",
+								"--target-directory",
 							},
 						},
 					},
-					"filter-branch": {
-						Aliases: []string{
-							"filter-repo",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "rewrite-history",
-								Targets: "none",
+				},
+				"rm": {
+					Aliases: []string{
+						"grm",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+							Recursive: []string{
+								"-r",
+								"-R",
+								"--recursive",
 							},
 						},
 					},
-					"gc": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "rewrite-history",
-								Targets: "none",
-								When: []string{
-									"--prune=now",
-									"--prune=all",
-								},
+				},
+				"rmdir": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+						},
+					},
+				},
+				"rsync": {
+					ValueOptions: []string{
+						"-e",
+						"--rsh",
+						"--exclude",
+						"--include",
+						"--exclude-from",
+						"--include-from",
+						"--filter",
+						"-f",
+						"--files-from",
+						"--rsync-path",
+						"--port",
+						"--password-file",
+						"--backup-dir",
+						"--suffix",
+						"--chmod",
+						"--chown",
+						"--timeout",
+						"--bwlimit",
+						"--log-file",
+						"--partial-dir",
+						"--temp-dir",
+						"-T",
+						"--compare-dest",
+						"--link-dest",
+						"--copy-dest",
+						"-M",
+						"--remote-option",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "last",
+							Remote:  true,
+						},
+						{
+							Effect:  "read",
+							Targets: "all-but-last",
+						},
+						{
+							Effect:  "delete",
+							Targets: "last",
+							When: []string{
+								"--delete",
+								"--delete-before",
+								"--delete-during",
+								"--delete-after",
+								"--delete-delay",
+								"--delete-excluded",
+								"--del",
+							},
+							Recursive: []string{
+								"--delete",
+								"--delete-before",
+								"--delete-during",
+								"--delete-after",
+								"--delete-delay",
+								"--delete-excluded",
+								"--del",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "last",
+						},
+						{
+							Effect:  "delete",
+							Targets: "all-but-last",
+							When: []string{
+								"--remove-source-files",
 							},
 						},
 					},
-					"merge": {
-						Aliases: []string{
-							"rebase",
-							"cherry-pick",
-							"revert",
-							"am",
-							"apply",
-							"tag",
-							"mv",
-							"init",
-							"notes",
-							"worktree",
+				},
+				"scp": {
+					ValueOptions: []string{
+						"-P",
+						"-i",
+						"-o",
+						"-F",
+						"-c",
+						"-l",
+						"-J",
+						"-S",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "last",
+							Remote:  true,
 						},
-						ValueOptions: []string{
-							"-m",
-							"--message",
-							"-F",
-							"--file",
-							"-C",
-							"-c",
-							"--author",
-							"--date",
-							"-S",
-							"--gpg-sign",
-							"--fixup",
-							"--squash",
-							"-X",
-							"--strategy-option",
-							"-s",
-							"--strategy",
-							"--onto",
-							"-x",
-							"--exec",
+						{
+							Effect:  "read",
+							Targets: "all-but-last",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "modify",
-								Targets: "repo",
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"-i",
 							},
 						},
 					},
-					"push": {
-						ValueOptions: []string{
-							"--repo",
-							"--receive-pack",
-							"--exec",
-							"-o",
-							"--push-option",
-							"--signed",
-							"--force-with-lease",
-							"--force-if-includes",
+				},
+				"sed": {
+					Aliases: []string{
+						"gsed",
+					},
+					Carries: "interp",
+					ValueOptions: []string{
+						"-e",
+						"--expression",
+						"-f",
+						"--file",
+						"-l",
+						"--line-length",
+						"-s",
+					},
+					CodeFlags: []string{
+						"-e",
+						"--expression",
+					},
+					CodeOperand: true,
+					Translate: []Translate{
+						{
+							Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
+							Shell:   "$1",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "rewrite-remote",
-								Targets: "none",
-								When: []string{
-									"-f",
-									"--force",
-									"--force-with-lease",
-									"--mirror",
-									"--delete",
-									"-d",
-									"--prune",
-								},
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "rest",
+							When: []string{
+								"-i",
+								"--in-place",
 							},
-							{
-								Effect:  "upload",
-								Targets: "first",
-								WhenFirst: []string{
-									"*://*",
-									"*@*:*",
-								},
+							Unless: []string{
+								"-e",
+								"--expression",
+								"-f",
+								"--file",
 							},
-							{
-								Effect:  "rewrite-remote",
-								Targets: "none",
-								WhenArg: []string{
-									"+*",
-									":*",
-								},
+						},
+						{
+							Effect:  "modify",
+							Targets: "operands",
+							When: []string{
+								"-i",
+								"--in-place",
+							},
+						},
+						{
+							Effect:  "read",
+							Targets: "rest",
+							Unless: []string{
+								"-i",
+								"--in-place",
+								"-e",
+								"--expression",
+								"-f",
+								"--file",
+							},
+						},
+						{
+							Effect:  "read",
+							Targets: "operands",
+							When: []string{
+								"-e",
+								"--expression",
+								"-f",
+								"--file",
+							},
+							Unless: []string{
+								"-i",
+								"--in-place",
 							},
 						},
 					},
-					"reflog": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"delete": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "rewrite-history",
-										Targets: "none",
-									},
-								},
-							},
-							"expire": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "rewrite-history",
-										Targets: "none",
-									},
-								},
+				},
+				"setfacl": {
+					ValueOptions: []string{
+						"-m",
+						"--modify",
+						"-x",
+						"--remove",
+						"-M",
+						"--modify-file",
+						"-X",
+						"--remove-file",
+						"--set",
+						"--set-file",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "operands",
+						},
+					},
+				},
+				"shred": {
+					ValueOptions: []string{
+						"-n",
+						"--iterations",
+						"-s",
+						"--size",
+						"--random-source",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+						},
+					},
+				},
+				"srm": {
+					Aliases: []string{
+						"wipe",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+							Recursive: []string{
+								"-r",
+								"-R",
+								"--recursive",
 							},
 						},
 					},
-					"remote": {
-						Operands: "none",
+				},
+				"ssh-keygen": {
+					ValueOptions: []string{
+						"-f",
+						"-t",
+						"-b",
+						"-C",
+						"-N",
+						"-P",
+						"-a",
+						"-Z",
+						"-O",
+						"-n",
+						"-I",
+						"-V",
+						"-z",
+						"-s",
+						"-h",
+						"-D",
+						"-E",
+						"-F",
+						"-R",
+						"-G",
+						"-T",
+						"-m",
+						"-r",
+						"-w",
 					},
-					"reset": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "discard-changes",
-								Targets: "repo",
-								When: []string{
-									"--hard",
-									"--merge",
-									"--keep",
-								},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-f",
+							},
+							Unless: []string{
+								"-l",
+								"-y",
+								"-e",
+								"-i",
+								"-B",
+								"-F",
+								"-H",
+								"-R",
+								"-Y",
+								"-Q",
+								"-D",
 							},
 						},
-					},
-					"restore": {
-						ValueOptions: []string{
-							"-s",
-							"--source",
-							"--pathspec-from-file",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "discard-changes",
-								Targets: "operands",
-								Unless: []string{
-									"-S",
-									"--staged",
-								},
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"-f",
 							},
-							{
-								Effect:  "discard-changes",
-								Targets: "operands",
-								When: []string{
-									"-W",
-									"--worktree",
-								},
-							},
-						},
-					},
-					"rm": {
-						ValueOptions: []string{
-							"--pathspec-from-file",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "delete",
-								Targets: "operands",
-								When: []string{
-									"-f",
-									"--force",
-								},
-								Unless: []string{
-									"--cached",
-								},
-								Recursive: []string{
-									"-r",
-								},
-							},
-						},
-					},
-					"stash": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "checkpoint",
-								Targets: "none",
-							},
-						},
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"clear": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "drop-stash",
-										Targets: "none",
-									},
-								},
-							},
-							"drop": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "drop-stash",
-										Targets: "none",
-									},
-								},
-							},
-							"push": {
-								Aliases: []string{
-									"save",
-								},
-								Effects: []*EffectSpec{
-									{
-										Effect:  "checkpoint",
-										Targets: "none",
-									},
-								},
+							When: []string{
+								"-y",
+								"-e",
 							},
 						},
 					},
-					"switch": {
-						Aliases: []string{
-							"sw",
-						},
-						ValueOptions: []string{
-							"-c",
-							"-C",
-							"--create",
-							"--force-create",
-							"--orphan",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "discard-changes",
-								Targets: "repo",
-								When: []string{
-									"-f",
-									"--force",
-									"--discard-changes",
-								},
+				},
+				"tar": {
+					Aliases: []string{
+						"gtar",
+						"bsdtar",
+					},
+					ValueOptions: []string{
+						"-f",
+						"--file",
+						"-C",
+						"--directory",
+						"-T",
+						"--files-from",
+						"-X",
+						"--exclude-from",
+						"--exclude",
+						"-b",
+						"--blocking-factor",
+						"-H",
+						"--format",
+						"-I",
+						"--use-compress-program",
+						"--transform",
+						"--xform",
+						"--checkpoint-action",
+						"--owner",
+						"--group",
+						"--mode",
+						"--mtime",
+					},
+					DirOptions: []string{
+						"-C",
+						"--directory",
+					},
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"--checkpoint-action",
 							},
-							{
-								Effect:  "delete-branch",
-								Targets: "options",
-								Options: []string{
-									"-C",
-									"--force-create",
-								},
+							Pattern: "^exec=(?s)(.+)$",
+							Shell:   "$1",
+						},
+						{
+							Options: []string{
+								"--to-command",
+								"--use-compress-program",
+								"-I",
+								"--info-script",
+								"--new-volume-script",
+								"-F",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+							When: []string{
+								"--remove-files",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-C",
+								"--directory",
+							},
+							When: []string{
+								"-x",
+								"--extract",
+								"--get",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-C",
+								"--directory",
+							},
+							WhenFirst: []string{
+								"*x*",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-f",
+								"--file",
+							},
+							When: []string{
+								"-c",
+								"--create",
+							},
+						},
+						{
+							Effect:  "read",
+							Targets: "operands",
+							Unless: []string{
+								"-x",
+								"--extract",
+								"--get",
+								"-t",
+								"--list",
 							},
 						},
 					},
-					"update-ref": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "rewrite-history",
-								Targets: "none",
-								When: []string{
-									"-d",
-								},
+				},
+				"tee": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "operands",
+							Unless: []string{
+								"-a",
+								"--append",
+							},
+						},
+						{
+							Effect:  "modify",
+							Targets: "operands",
+							When: []string{
+								"-a",
+								"--append",
+							},
+						},
+					},
+				},
+				"touch": {
+					ValueOptions: []string{
+						"-d",
+						"--date",
+						"-r",
+						"--reference",
+						"-t",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "modify",
+							Targets: "operands",
+						},
+					},
+				},
+				"trash": {
+					Aliases: []string{
+						"trash-put",
+						"gio-trash",
+					},
+					Operands: "none",
+				},
+				"truncate": {
+					ValueOptions: []string{
+						"-s",
+						"--size",
+						"-r",
+						"--reference",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "operands",
+						},
+					},
+				},
+				"unlink": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+						},
+					},
+				},
+				"unzip": {
+					ValueOptions: []string{
+						"-d",
+						"-x",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-d",
+							},
+							When: []string{
+								"-o",
+							},
+						},
+					},
+				},
+				"zip": {
+					ValueOptions: []string{
+						"-x",
+						"-i",
+						"-b",
+						"-n",
+						"-t",
+						"-tt",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "first",
+						},
+						{
+							Effect:  "read",
+							Targets: "rest",
+						},
+						{
+							Effect:  "delete",
+							Targets: "rest",
+							When: []string{
+								"-m",
+								"--move",
 							},
 						},
 					},
 				},
 			},
 		},
-	},
-	{
-		Version: 1,
-		Commands: map[string]*CmdSpec{
-			"aws": {
-				ValueOptions: []string{
-					"--profile",
-					"--region",
-					"--output",
-					"--endpoint-url",
-					"--query",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
+		{
+			Version: 1,
+			Commands: map[string]*CmdSpec{
+				"git": {
+					ValueOptions: []string{
+						"-C",
+						"-c",
+						"--git-dir",
+						"--work-tree",
+						"--namespace",
+						"--exec-path",
+						"--config-env",
+						"--super-prefix",
 					},
-					"configure": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
+					DirOptions: []string{
+						"-C",
+					},
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"-c",
 							},
-							"export-credentials": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
+							Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
+							Shell:   "$1",
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
+							Shell:   "$1",
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
+							Shell:   "git $1",
+						},
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"add": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "repo",
+								},
+								{
+									Effect:  "stage-all",
+									Targets: "none",
+									When: []string{
+										"-A",
+										"--all",
+										"-u",
+										"--update",
 									},
 								},
-							},
-							"get": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
+								{
+									Effect:  "stage-all",
+									Targets: "none",
+									WhenArg: []string{
+										".",
+										":/",
 									},
 								},
 							},
 						},
-					},
-					"s3": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
+						"branch": {
+							ValueOptions: []string{
+								"-u",
+								"--set-upstream-to",
+								"--contains",
+								"--no-contains",
+								"--merged",
+								"--no-merged",
+								"--points-at",
+								"--sort",
+								"--format",
+								"-t",
+								"--track",
 							},
-							"cp": {
-								Aliases: []string{
-									"mv",
-									"sync",
+							Effects: []*EffectSpec{
+								{
+									Effect:  "delete-branch",
+									Targets: "operands",
+									When: []string{
+										"-D",
+									},
 								},
-								Effects: []*EffectSpec{
-									{
-										Effect:  "upload",
-										Targets: "last",
-										WhenFirst: []string{
-											"[!s]*",
-											"s[!3]*",
+								{
+									Effect:  "delete-branch",
+									Targets: "operands",
+									When: []string{
+										"-f",
+										"--force",
+									},
+									Unless: []string{
+										"-D",
+									},
+								},
+							},
+						},
+						"checkout": {
+							Aliases: []string{
+								"co",
+							},
+							ValueOptions: []string{
+								"-b",
+								"-B",
+								"--orphan",
+								"--conflict",
+								"--pathspec-from-file",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "operands",
+									Unless: []string{
+										"-b",
+										"-B",
+										"--orphan",
+										"-f",
+										"--force",
+									},
+								},
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"-f",
+										"--force",
+									},
+								},
+								{
+									Effect:  "delete-branch",
+									Targets: "options",
+									Options: []string{
+										"-B",
+									},
+								},
+							},
+						},
+						"clean": {
+							ValueOptions: []string{
+								"-e",
+								"--exclude",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "git-clean",
+									Targets: "operands-or-repo",
+									When: []string{
+										"-f",
+										"--force",
+									},
+									Unless: []string{
+										"-n",
+										"--dry-run",
+									},
+									Ignored: []string{
+										"-x",
+										"-X",
+									},
+								},
+							},
+						},
+						"clone": {
+							ValueOptions: []string{
+								"-b",
+								"--branch",
+								"-o",
+								"--origin",
+								"--depth",
+								"--reference",
+								"-c",
+								"--config",
+								"--template",
+								"-u",
+								"--upload-pack",
+								"--separate-git-dir",
+								"--filter",
+								"-j",
+								"--jobs",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "download",
+									Targets: "none",
+								},
+								{
+									Effect:  "modify",
+									Targets: "rest",
+								},
+							},
+						},
+						"commit": {
+							ValueOptions: []string{
+								"-m",
+								"--message",
+								"-F",
+								"--file",
+								"-C",
+								"-c",
+								"--author",
+								"--date",
+								"-S",
+								"--gpg-sign",
+								"--fixup",
+								"--squash",
+								"-t",
+								"--template",
+								"--cleanup",
+								"--trailer",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "repo",
+								},
+								{
+									Effect:  "commit",
+									Targets: "none",
+								},
+								{
+									Effect:  "checkpoint",
+									Targets: "none",
+									When: []string{
+										"-a",
+										"--all",
+									},
+								},
+							},
+						},
+						"config": {
+							ValueOptions: []string{
+								"-f",
+								"--file",
+								"--blob",
+								"--type",
+								"--default",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+									When: []string{
+										"--global",
+										"--system",
+									},
+									Unless: []string{
+										"--get",
+										"--get-all",
+										"--get-regexp",
+										"--get-urlmatch",
+										"--list",
+										"-l",
+										"--show-origin",
+										"--show-scope",
+									},
+								},
+							},
+						},
+						"credential": {
+							Aliases: []string{
+								"credential-store",
+								"credential-cache",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+								},
+							},
+						},
+						"fetch": {
+							Aliases: []string{
+								"pull",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "download",
+									Targets: "none",
+								},
+							},
+						},
+						"filter-branch": {
+							Aliases: []string{
+								"filter-repo",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "rewrite-history",
+									Targets: "none",
+								},
+							},
+						},
+						"gc": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "rewrite-history",
+									Targets: "none",
+									When: []string{
+										"--prune=now",
+										"--prune=all",
+									},
+								},
+							},
+						},
+						"merge": {
+							Aliases: []string{
+								"rebase",
+								"cherry-pick",
+								"revert",
+								"am",
+								"apply",
+								"tag",
+								"mv",
+								"init",
+								"notes",
+								"worktree",
+							},
+							ValueOptions: []string{
+								"-m",
+								"--message",
+								"-F",
+								"--file",
+								"-C",
+								"-c",
+								"--author",
+								"--date",
+								"-S",
+								"--gpg-sign",
+								"--fixup",
+								"--squash",
+								"-X",
+								"--strategy-option",
+								"-s",
+								"--strategy",
+								"--onto",
+								"-x",
+								"--exec",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "repo",
+								},
+							},
+						},
+						"push": {
+							ValueOptions: []string{
+								"--repo",
+								"--receive-pack",
+								"--exec",
+								"-o",
+								"--push-option",
+								"--signed",
+								"--force-with-lease",
+								"--force-if-includes",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "rewrite-remote",
+									Targets: "none",
+									When: []string{
+										"-f",
+										"--force",
+										"--force-with-lease",
+										"--mirror",
+										"--delete",
+										"-d",
+										"--prune",
+									},
+								},
+								{
+									Effect:  "upload",
+									Targets: "first",
+									WhenFirst: []string{
+										"*://*",
+										"*@*:*",
+									},
+								},
+								{
+									Effect:  "rewrite-remote",
+									Targets: "none",
+									WhenArg: []string{
+										"+*",
+										":*",
+									},
+								},
+							},
+						},
+						"reflog": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"delete": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "rewrite-history",
+											Targets: "none",
 										},
 									},
-									{
-										Effect:  "read",
-										Targets: "all-but-last",
-									},
 								},
-							},
-							"rm": {
-								Aliases: []string{
-									"rb",
-								},
-								Effects: []*EffectSpec{
-									{
-										Effect:  "destroy-remote",
-										Targets: "none",
-									},
-								},
-							},
-						},
-					},
-					"sts": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"get-session-token": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
-									},
-								},
-							},
-						},
-					},
-				},
-			},
-			"curl": {
-				ValueOptions: []string{
-					"-d",
-					"--data",
-					"--data-raw",
-					"--data-binary",
-					"--data-urlencode",
-					"--data-ascii",
-					"-F",
-					"--form",
-					"--form-string",
-					"-T",
-					"--upload-file",
-					"-o",
-					"--output",
-					"-H",
-					"--header",
-					"-X",
-					"--request",
-					"-u",
-					"--user",
-					"-A",
-					"--user-agent",
-					"-e",
-					"--referer",
-					"-b",
-					"--cookie",
-					"-c",
-					"--cookie-jar",
-					"-K",
-					"--config",
-					"-x",
-					"--proxy",
-					"--connect-timeout",
-					"-m",
-					"--max-time",
-					"--retry",
-					"-w",
-					"--write-out",
-					"-E",
-					"--cert",
-					"--key",
-					"--cacert",
-					"-r",
-					"--range",
-					"--resolve",
-					"--json",
-					"-Y",
-					"-y",
-					"--url",
-					"--create-dirs",
-					"--output-dir",
-					"-D",
-					"--dump-header",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "download",
-						Targets: "operands",
-					},
-					{
-						Effect:  "upload",
-						Targets: "operands",
-						When: []string{
-							"-d",
-							"--data",
-							"--data-raw",
-							"--data-binary",
-							"--data-urlencode",
-							"--data-ascii",
-							"-F",
-							"--form",
-							"--form-string",
-							"-T",
-							"--upload-file",
-							"--json",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"-d",
-							"--data",
-							"--data-binary",
-							"--data-urlencode",
-							"--data-ascii",
-							"-F",
-							"--form",
-							"-T",
-							"--upload-file",
-							"-K",
-							"--config",
-							"--json",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-o",
-							"--output",
-							"-c",
-							"--cookie-jar",
-							"-D",
-							"--dump-header",
-						},
-					},
-				},
-			},
-			"dig": {
-				Aliases: []string{
-					"nslookup",
-					"host",
-					"drill",
-					"ping",
-					"ping6",
-					"traceroute",
-					"tracepath",
-					"mtr",
-					"whois",
-					"nmap",
-					"arping",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "network",
-						Targets: "none",
-					},
-				},
-				Operands: "none",
-			},
-			"docker": {
-				Aliases: []string{
-					"podman",
-					"nerdctl",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"push": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "upload",
-								Targets: "none",
-							},
-						},
-					},
-					"run": {
-						Aliases: []string{
-							"create",
-							"exec",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "privilege",
-								Targets: "none",
-								When: []string{
-									"--privileged",
-									"--pid=host",
-									"--net=host",
-									"--network=host",
-									"--cap-add",
-									"--cap-add=ALL",
-									"--cap-add=SYS_ADMIN",
-								},
-							},
-						},
-						Operands: "none",
-					},
-				},
-			},
-			"dropdb": {
-				Aliases: []string{
-					"dropuser",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "destroy-remote",
-						Targets: "none",
-					},
-				},
-			},
-			"gh": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"api": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "network",
-								Targets: "none",
-							},
-						},
-						Operands: "none",
-					},
-					"auth": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"status": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
-										When: []string{
-											"-t",
-											"--show-token",
+								"expire": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "rewrite-history",
+											Targets: "none",
 										},
 									},
 								},
 							},
-							"token": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
+						},
+						"remote": {
+							Operands: "none",
+						},
+						"reset": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"--hard",
+										"--merge",
+										"--keep",
+									},
+								},
+							},
+						},
+						"restore": {
+							ValueOptions: []string{
+								"-s",
+								"--source",
+								"--pathspec-from-file",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "operands",
+									Unless: []string{
+										"-S",
+										"--staged",
+									},
+								},
+								{
+									Effect:  "discard-changes",
+									Targets: "operands",
+									When: []string{
+										"-W",
+										"--worktree",
+									},
+								},
+							},
+						},
+						"rm": {
+							ValueOptions: []string{
+								"--pathspec-from-file",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "delete",
+									Targets: "operands",
+									When: []string{
+										"-f",
+										"--force",
+									},
+									Unless: []string{
+										"--cached",
+									},
+									Recursive: []string{
+										"-r",
+									},
+								},
+							},
+						},
+						"stash": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "checkpoint",
+									Targets: "none",
+								},
+							},
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"clear": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "drop-stash",
+											Targets: "none",
+										},
+									},
+								},
+								"drop": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "drop-stash",
+											Targets: "none",
+										},
+									},
+								},
+								"push": {
+									Aliases: []string{
+										"save",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "checkpoint",
+											Targets: "none",
+										},
+									},
+								},
+							},
+						},
+						"switch": {
+							Aliases: []string{
+								"sw",
+							},
+							ValueOptions: []string{
+								"-c",
+								"-C",
+								"--create",
+								"--force-create",
+								"--orphan",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"-f",
+										"--force",
+										"--discard-changes",
+									},
+								},
+								{
+									Effect:  "delete-branch",
+									Targets: "options",
+									Options: []string{
+										"-C",
+										"--force-create",
+									},
+								},
+							},
+						},
+						"update-ref": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "rewrite-history",
+									Targets: "none",
+									When: []string{
+										"-d",
 									},
 								},
 							},
 						},
 					},
-					"gist": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"create": {
-								Aliases: []string{
-									"new",
-								},
-								Effects: []*EffectSpec{
-									{
-										Effect:  "upload",
-										Targets: "none",
-									},
-									{
-										Effect:  "read",
-										Targets: "operands",
-									},
-								},
-							},
-						},
+				},
+			},
+		},
+		{
+			Version: 1,
+			Commands: map[string]*CmdSpec{
+				"aws": {
+					ValueOptions: []string{
+						"--profile",
+						"--region",
+						"--output",
+						"--endpoint-url",
+						"--query",
 					},
-					"repo": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"delete": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "destroy-remote",
-										Targets: "none",
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"configure": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"export-credentials": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
+										},
 									},
 								},
+								"get": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
+										},
+									},
+								},
 							},
 						},
-					},
-					"secret": {
-						Operands: "none",
-					},
-				},
-			},
-			"gpg": {
-				Aliases: []string{
-					"gpg2",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "secret-cmd",
-						Targets: "none",
-						When: []string{
-							"--export-secret-keys",
-							"--export-secret-subkeys",
-							"--export-ssh-key",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"helm": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"uninstall": {
-						Aliases: []string{
-							"delete",
-							"del",
-							"un",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "destroy-remote",
-								Targets: "none",
+						"s3": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"cp": {
+									Aliases: []string{
+										"mv",
+										"sync",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "upload",
+											Targets: "last",
+											WhenFirst: []string{
+												"[!s]*",
+												"s[!3]*",
+											},
+										},
+										{
+											Effect:  "read",
+											Targets: "all-but-last",
+										},
+									},
+								},
+								"rm": {
+									Aliases: []string{
+										"rb",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "destroy-remote",
+											Targets: "none",
+										},
+									},
+								},
 							},
 						},
-					},
-				},
-			},
-			"http": {
-				Aliases: []string{
-					"https",
-					"xh",
-					"httpie",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "download",
-						Targets: "none",
-					},
-				},
-			},
-			"kubectl": {
-				Aliases: []string{
-					"oc",
-					"k",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"config": {
-						Subcommands: map[string]*CmdSpec{
-							"*": {
-								Operands: "none",
-							},
-							"view": {
-								Effects: []*EffectSpec{
-									{
-										Effect:  "secret-cmd",
-										Targets: "none",
-										When: []string{
-											"--raw",
-											"--flatten",
+						"sts": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"get-session-token": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
 										},
 									},
 								},
 							},
 						},
 					},
-					"delete": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "destroy-remote",
-								Targets: "none",
+				},
+				"curl": {
+					ValueOptions: []string{
+						"-d",
+						"--data",
+						"--data-raw",
+						"--data-binary",
+						"--data-urlencode",
+						"--data-ascii",
+						"-F",
+						"--form",
+						"--form-string",
+						"-T",
+						"--upload-file",
+						"-o",
+						"--output",
+						"-H",
+						"--header",
+						"-X",
+						"--request",
+						"-u",
+						"--user",
+						"-A",
+						"--user-agent",
+						"-e",
+						"--referer",
+						"-b",
+						"--cookie",
+						"-c",
+						"--cookie-jar",
+						"-K",
+						"--config",
+						"-x",
+						"--proxy",
+						"--connect-timeout",
+						"-m",
+						"--max-time",
+						"--retry",
+						"-w",
+						"--write-out",
+						"-E",
+						"--cert",
+						"--key",
+						"--cacert",
+						"-r",
+						"--range",
+						"--resolve",
+						"--json",
+						"-Y",
+						"-y",
+						"--url",
+						"--create-dirs",
+						"--output-dir",
+						"-D",
+						"--dump-header",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "download",
+							Targets: "operands",
+						},
+						{
+							Effect:  "upload",
+							Targets: "operands",
+							When: []string{
+								"-d",
+								"--data",
+								"--data-raw",
+								"--data-binary",
+								"--data-urlencode",
+								"--data-ascii",
+								"-F",
+								"--form",
+								"--form-string",
+								"-T",
+								"--upload-file",
+								"--json",
+							},
+						},
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"-d",
+								"--data",
+								"--data-binary",
+								"--data-urlencode",
+								"--data-ascii",
+								"-F",
+								"--form",
+								"-T",
+								"--upload-file",
+								"-K",
+								"--config",
+								"--json",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-o",
+								"--output",
+								"-c",
+								"--cookie-jar",
+								"-D",
+								"--dump-header",
 							},
 						},
 					},
-					"get": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
-								WhenFirst: []string{
-									"secret",
-									"secrets",
-									"secret/*",
+				},
+				"dig": {
+					Aliases: []string{
+						"nslookup",
+						"host",
+						"drill",
+						"ping",
+						"ping6",
+						"traceroute",
+						"tracepath",
+						"mtr",
+						"whois",
+						"nmap",
+						"arping",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "network",
+							Targets: "none",
+						},
+					},
+					Operands: "none",
+				},
+				"docker": {
+					Aliases: []string{
+						"podman",
+						"nerdctl",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"push": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "upload",
+									Targets: "none",
 								},
 							},
 						},
-						Operands: "none",
-					},
-				},
-			},
-			"nc": {
-				Aliases: []string{
-					"ncat",
-					"netcat",
-					"nc.openbsd",
-					"nc.traditional",
-					"socat",
-					"telnet",
-					"openssl-s_client",
-					"cryptcat",
-					"pwncat",
-				},
-				ValueOptions: []string{
-					"-p",
-					"-s",
-					"-w",
-					"-i",
-					"-q",
-					"-x",
-					"-X",
-					"-O",
-					"-P",
-					"-T",
-					"-V",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "network",
-						Targets: "operands",
-					},
-					{
-						Effect:  "remote-code",
-						Targets: "none",
-						When: []string{
-							"-e",
-							"-c",
-							"--exec",
-							"--sh-exec",
-							"--lua-exec",
-						},
-					},
-					{
-						Effect:  "remote-code",
-						Targets: "none",
-						WhenArg: []string{
-							"EXEC:*",
-							"exec:*",
-							"SYSTEM:*",
-							"system:*",
+						"run": {
+							Aliases: []string{
+								"create",
+								"exec",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "privilege",
+									Targets: "none",
+									When: []string{
+										"--privileged",
+										"--pid=host",
+										"--net=host",
+										"--network=host",
+										"--cap-add",
+										"--cap-add=ALL",
+										"--cap-add=SYS_ADMIN",
+									},
+								},
+							},
+							Operands: "none",
 						},
 					},
 				},
-			},
-			"npm": {
-				Aliases: []string{
-					"pnpm",
-					"yarn",
-					"bun-pm",
-				},
-				OptionCode: []Translate{
-					{
-						Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
-						Shell:   "$1",
+				"dropdb": {
+					Aliases: []string{
+						"dropuser",
 					},
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"install": {
-						Aliases: []string{
-							"i",
-							"add",
-							"update",
-							"up",
-							"uninstall",
-							"remove",
-							"rm",
-							"link",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "destroy-remote",
+							Targets: "none",
 						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "persist",
-								Targets: "none",
-								When: []string{
-									"-g",
-									"--global",
-									"--location=global",
+					},
+				},
+				"gh": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"api": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "network",
+									Targets: "none",
+								},
+							},
+							Operands: "none",
+						},
+						"auth": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"status": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
+											When: []string{
+												"-t",
+												"--show-token",
+											},
+										},
+									},
+								},
+								"token": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
+										},
+									},
+								},
+							},
+						},
+						"gist": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"create": {
+									Aliases: []string{
+										"new",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "upload",
+											Targets: "none",
+										},
+										{
+											Effect:  "read",
+											Targets: "operands",
+										},
+									},
+								},
+							},
+						},
+						"repo": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"delete": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "destroy-remote",
+											Targets: "none",
+										},
+									},
+								},
+							},
+						},
+						"secret": {
+							Operands: "none",
+						},
+					},
+				},
+				"gpg": {
+					Aliases: []string{
+						"gpg2",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "secret-cmd",
+							Targets: "none",
+							When: []string{
+								"--export-secret-keys",
+								"--export-secret-subkeys",
+								"--export-ssh-key",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"helm": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"uninstall": {
+							Aliases: []string{
+								"delete",
+								"del",
+								"un",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
 								},
 							},
 						},
 					},
-					"publish": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "upload",
-								Targets: "none",
+				},
+				"http": {
+					Aliases: []string{
+						"https",
+						"xh",
+						"httpie",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "download",
+							Targets: "none",
+						},
+					},
+				},
+				"kubectl": {
+					Aliases: []string{
+						"oc",
+						"k",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"config": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"view": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "secret-cmd",
+											Targets: "none",
+											When: []string{
+												"--raw",
+												"--flatten",
+											},
+										},
+									},
+								},
+							},
+						},
+						"delete": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
+								},
+							},
+						},
+						"get": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+									WhenFirst: []string{
+										"secret",
+										"secrets",
+										"secret/*",
+									},
+								},
+							},
+							Operands: "none",
+						},
+					},
+				},
+				"nc": {
+					Aliases: []string{
+						"ncat",
+						"netcat",
+						"nc.openbsd",
+						"nc.traditional",
+						"socat",
+						"telnet",
+						"openssl-s_client",
+						"cryptcat",
+						"pwncat",
+					},
+					ValueOptions: []string{
+						"-p",
+						"-s",
+						"-w",
+						"-i",
+						"-q",
+						"-x",
+						"-X",
+						"-O",
+						"-P",
+						"-T",
+						"-V",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "network",
+							Targets: "operands",
+						},
+						{
+							Effect:  "remote-code",
+							Targets: "none",
+							When: []string{
+								"-e",
+								"-c",
+								"--exec",
+								"--sh-exec",
+								"--lua-exec",
+							},
+						},
+						{
+							Effect:  "remote-code",
+							Targets: "none",
+							WhenArg: []string{
+								"EXEC:*",
+								"exec:*",
+								"SYSTEM:*",
+								"system:*",
 							},
 						},
 					},
 				},
-			},
-			"op": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
+				"npm": {
+					Aliases: []string{
+						"pnpm",
+						"yarn",
+						"bun-pm",
 					},
-					"item": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
+					OptionCode: []Translate{
+						{
+							Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"install": {
+							Aliases: []string{
+								"i",
+								"add",
+								"update",
+								"up",
+								"uninstall",
+								"remove",
+								"rm",
+								"link",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+									When: []string{
+										"-g",
+										"--global",
+										"--location=global",
+									},
+								},
 							},
 						},
-					},
-					"read": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
-							},
-						},
-					},
-				},
-			},
-			"pass": {
-				Aliases: []string{
-					"gopass",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"show": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
-							},
-						},
-					},
-				},
-			},
-			"printenv": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "secret-env",
-						Targets: "operands",
-					},
-					{
-						Effect:  "env-dump",
-						Targets: "none",
-					},
-				},
-			},
-			"rclone": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "upload",
-						Targets: "none",
-					},
-				},
-			},
-			"security": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"find-generic-password": {
-						Aliases: []string{
-							"find-internet-password",
-							"dump-keychain",
-							"export",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
-							},
-						},
-					},
-				},
-			},
-			"sftp": {
-				Aliases: []string{
-					"ftp",
-					"lftp",
-					"tftp",
-					"smbclient",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "upload",
-						Targets: "none",
-					},
-				},
-			},
-			"ssh": {
-				Aliases: []string{
-					"mosh",
-					"autossh",
-				},
-				ValueOptions: []string{
-					"-b",
-					"-c",
-					"-D",
-					"-E",
-					"-e",
-					"-F",
-					"-I",
-					"-i",
-					"-J",
-					"-L",
-					"-l",
-					"-m",
-					"-O",
-					"-o",
-					"-p",
-					"-Q",
-					"-R",
-					"-S",
-					"-W",
-					"-w",
-					"-B",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "network",
-						Targets: "none",
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"-i",
-							"-F",
-						},
-					},
-				},
-			},
-			"terraform": {
-				Aliases: []string{
-					"tofu",
-					"terragrunt",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"apply": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "destroy-remote",
-								Targets: "none",
-								When: []string{
-									"-destroy",
-									"--destroy",
+						"publish": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "upload",
+									Targets: "none",
 								},
 							},
 						},
 					},
-					"destroy": {
-						Effects: []*EffectSpec{
-							{
-								Effect:  "destroy-remote",
-								Targets: "none",
-							},
+				},
+				"op": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
 						},
-					},
-				},
-			},
-			"vault": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"read": {
-						Aliases: []string{
-							"kv",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "secret-cmd",
-								Targets: "none",
-							},
-						},
-					},
-				},
-			},
-			"wget": {
-				Aliases: []string{
-					"wget2",
-				},
-				ValueOptions: []string{
-					"-O",
-					"--output-document",
-					"-o",
-					"--output-file",
-					"-a",
-					"--append-output",
-					"-P",
-					"--directory-prefix",
-					"--post-data",
-					"--post-file",
-					"--body-data",
-					"--body-file",
-					"--header",
-					"-U",
-					"--user-agent",
-					"--user",
-					"--password",
-					"-e",
-					"--execute",
-					"-i",
-					"--input-file",
-					"-t",
-					"--tries",
-					"-T",
-					"--timeout",
-					"--method",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "download",
-						Targets: "operands",
-					},
-					{
-						Effect:  "upload",
-						Targets: "operands",
-						When: []string{
-							"--post-data",
-							"--post-file",
-							"--body-data",
-							"--body-file",
-						},
-					},
-					{
-						Effect:  "read",
-						Targets: "options",
-						Options: []string{
-							"--post-file",
-							"--body-file",
-						},
-					},
-					{
-						Effect:  "overwrite",
-						Targets: "options",
-						Options: []string{
-							"-O",
-							"--output-document",
-						},
-					},
-				},
-			},
-		},
-	},
-	{
-		Version: 1,
-		Commands: map[string]*CmdSpec{
-			"apt-get": {
-				Aliases: []string{
-					"apt",
-					"yum",
-					"dnf",
-					"zypper",
-					"pacman",
-					"apk",
-					"snap",
-					"flatpak",
-					"dpkg",
-					"rpm",
-					"port",
-					"emerge",
-					"xbps-install",
-					"nix-env",
-				},
-				Operands: "none",
-			},
-			"at": {
-				Aliases: []string{
-					"batch",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "persist",
-						Targets: "none",
-					},
-				},
-				Operands: "none",
-			},
-			"brew": {
-				Operands: "none",
-			},
-			"crontab": {
-				ValueOptions: []string{
-					"-u",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "persist",
-						Targets: "none",
-						Unless: []string{
-							"-l",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"insmod": {
-				Aliases: []string{
-					"swapon",
-					"swapoff",
-					"mkswap",
-					"losetup",
-					"rmmod",
-					"modprobe",
-					"depmod",
-					"nsenter",
-					"iptables",
-					"ip6tables",
-					"nft",
-					"ufw",
-					"firewall-cmd",
-					"setcap",
-					"setenforce",
-					"aa-disable",
-					"chroot",
-					"useradd",
-					"userdel",
-					"usermod",
-					"groupadd",
-					"groupdel",
-					"groupmod",
-					"adduser",
-					"deluser",
-					"addgroup",
-					"delgroup",
-					"passwd",
-					"chpasswd",
-					"chsh",
-					"chfn",
-					"visudo",
-					"vipw",
-					"pwck",
-					"dscl",
-					"sysadminctl",
-					"csrutil",
-					"spctl",
-					"nvram",
-					"bless",
-					"update-grub",
-					"grub-install",
-					"efibootmgr",
-					"dmsetup",
-					"lvremove",
-					"vgremove",
-					"pvremove",
-					"zpool",
-					"zfs",
-					"mdadm",
-					"tune2fs",
-					"debugfs",
-					"hdparm",
-					"auditctl",
-					"semanage",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-				Operands: "none",
-			},
-			"kill": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-						WhenFirst: []string{
-							"-1",
-							"1",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"launchctl": {
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"load": {
-						Aliases: []string{
-							"bootstrap",
-							"enable",
-							"submit",
-							"unload",
-							"bootout",
-							"disable",
-							"remove",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "persist",
-								Targets: "none",
-							},
-						},
-					},
-				},
-			},
-			"mkfs": {
-				Aliases: []string{
-					"mkfs.ext4",
-					"mkfs.ext3",
-					"mkfs.ext2",
-					"mkfs.xfs",
-					"mkfs.btrfs",
-					"mkfs.vfat",
-					"mkfs.fat",
-					"mkfs.ntfs",
-					"mke2fs",
-					"fdisk",
-					"sfdisk",
-					"gdisk",
-					"sgdisk",
-					"parted",
-					"wipefs",
-					"cryptsetup",
-					"blkdiscard",
-					"badblocks",
-					"diskutil",
-					"newfs_apfs",
-					"newfs_hfs",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "overwrite",
-						Targets: "operands",
-					},
-				},
-			},
-			"mount": {
-				Aliases: []string{
-					"umount",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-						WhenFirst: []string{
-							"*",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"pip": {
-				Aliases: []string{
-					"pip3",
-					"pipx",
-					"uv",
-					"poetry",
-					"pdm",
-					"conda",
-					"mamba",
-					"gem",
-					"cargo",
-					"go",
-					"rustup",
-					"npx",
-					"pnpx",
-					"bunx",
-					"make",
-					"cmake",
-					"ninja",
-					"meson",
-					"gradle",
-					"gradlew",
-					"mvn",
-					"mvnw",
-					"sbt",
-					"ant",
-					"dotnet",
-					"msbuild",
-					"bazel",
-					"buck",
-					"pytest",
-					"tox",
-					"nox",
-					"jest",
-					"vitest",
-					"mocha",
-					"tsc",
-					"eslint",
-					"prettier",
-					"black",
-					"ruff",
-					"mypy",
-					"flake8",
-					"pylint",
-					"rustc",
-					"gcc",
-					"g++",
-					"cc",
-					"c++",
-					"clang",
-					"clang++",
-					"ld",
-					"javac",
-					"java",
-					"kotlinc",
-					"scalac",
-					"swift",
-					"swiftc",
-					"zig",
-					"nim",
-					"ghc",
-					"stack",
-					"cabal",
-					"mix",
-					"elixir",
-					"erl",
-					"rebar3",
-					"composer",
-					"bundle",
-					"rake",
-					"rails",
-					"django-admin",
-					"manage.py",
-					"flask",
-					"uvicorn",
-					"gunicorn",
-					"hugo",
-					"jekyll",
-					"terraform-fmt",
-					"kubectl-apply",
-					"docker-compose",
-					"vagrant",
-					"ansible",
-					"ansible-playbook",
-					"packer",
-					"direnv",
-					"asdf",
-					"mise",
-					"nvm",
-					"fnm",
-					"volta",
-					"sdk",
-					"pyenv",
-					"rbenv",
-					"jenv",
-					"goenv",
-					"code",
-					"cursor",
-					"vim",
-					"nvim",
-					"vi",
-					"nano",
-					"emacs",
-					"open",
-					"xdg-open",
-					"tmux",
-					"screen",
-				},
-				Operands: "none",
-			},
-			"pkill": {
-				Aliases: []string{
-					"killall",
-				},
-				Operands: "none",
-			},
-			"shutdown": {
-				Aliases: []string{
-					"reboot",
-					"halt",
-					"poweroff",
-					"init",
-					"telinit",
-					"kexec",
-				},
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-					},
-				},
-				Operands: "none",
-			},
-			"sysctl": {
-				Effects: []*EffectSpec{
-					{
-						Effect:  "privilege",
-						Targets: "none",
-						When: []string{
-							"-w",
-							"--write",
-							"-p",
-							"--load",
-							"--system",
-						},
-					},
-					{
-						Effect:  "privilege",
-						Targets: "none",
-						WhenArg: []string{
-							"*=*",
-						},
-					},
-				},
-				Operands: "none",
-			},
-			"systemctl": {
-				ValueOptions: []string{
-					"-H",
-					"--host",
-					"-M",
-					"--machine",
-					"-t",
-					"--type",
-					"-p",
-					"--property",
-					"-s",
-					"--signal",
-					"--state",
-					"-n",
-					"--lines",
-					"-o",
-					"--output",
-					"--root",
-				},
-				Subcommands: map[string]*CmdSpec{
-					"*": {
-						Operands: "none",
-					},
-					"enable": {
-						Aliases: []string{
-							"disable",
-							"mask",
-							"unmask",
-							"link",
-							"preset",
-							"set-default",
-							"edit",
-							"add-wants",
-							"add-requires",
-							"revert",
-							"set-property",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "persist",
-								Targets: "none",
-							},
-						},
-					},
-					"start": {
-						Aliases: []string{
-							"stop",
-							"restart",
-							"reload",
-							"kill",
-							"isolate",
-							"try-restart",
-							"reload-or-restart",
-							"daemon-reload",
-							"reboot",
-							"poweroff",
-							"halt",
-							"suspend",
-							"hibernate",
-							"emergency",
-							"rescue",
-						},
-						Effects: []*EffectSpec{
-							{
-								Effect:  "privilege",
-								Targets: "none",
-								Unless: []string{
-									"--user",
+						"item": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
 								},
+							},
+						},
+						"read": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"pass": {
+					Aliases: []string{
+						"gopass",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"show": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"printenv": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "secret-env",
+							Targets: "operands",
+						},
+						{
+							Effect:  "env-dump",
+							Targets: "none",
+						},
+					},
+				},
+				"rclone": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "none",
+						},
+					},
+				},
+				"security": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"find-generic-password": {
+							Aliases: []string{
+								"find-internet-password",
+								"dump-keychain",
+								"export",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"sftp": {
+					Aliases: []string{
+						"ftp",
+						"lftp",
+						"tftp",
+						"smbclient",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "none",
+						},
+					},
+				},
+				"ssh": {
+					Aliases: []string{
+						"mosh",
+						"autossh",
+					},
+					ValueOptions: []string{
+						"-b",
+						"-c",
+						"-D",
+						"-E",
+						"-e",
+						"-F",
+						"-I",
+						"-i",
+						"-J",
+						"-L",
+						"-l",
+						"-m",
+						"-O",
+						"-o",
+						"-p",
+						"-Q",
+						"-R",
+						"-S",
+						"-W",
+						"-w",
+						"-B",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "network",
+							Targets: "none",
+						},
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"-i",
+								"-F",
+							},
+						},
+					},
+				},
+				"terraform": {
+					Aliases: []string{
+						"tofu",
+						"terragrunt",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"apply": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
+									When: []string{
+										"-destroy",
+										"--destroy",
+									},
+								},
+							},
+						},
+						"destroy": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"vault": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"read": {
+							Aliases: []string{
+								"kv",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"wget": {
+					Aliases: []string{
+						"wget2",
+					},
+					ValueOptions: []string{
+						"-O",
+						"--output-document",
+						"-o",
+						"--output-file",
+						"-a",
+						"--append-output",
+						"-P",
+						"--directory-prefix",
+						"--post-data",
+						"--post-file",
+						"--body-data",
+						"--body-file",
+						"--header",
+						"-U",
+						"--user-agent",
+						"--user",
+						"--password",
+						"-e",
+						"--execute",
+						"-i",
+						"--input-file",
+						"-t",
+						"--tries",
+						"-T",
+						"--timeout",
+						"--method",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "download",
+							Targets: "operands",
+						},
+						{
+							Effect:  "upload",
+							Targets: "operands",
+							When: []string{
+								"--post-data",
+								"--post-file",
+								"--body-data",
+								"--body-file",
+							},
+						},
+						{
+							Effect:  "read",
+							Targets: "options",
+							Options: []string{
+								"--post-file",
+								"--body-file",
+							},
+						},
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-O",
+								"--output-document",
 							},
 						},
 					},
 				},
 			},
 		},
-	},
-	{
-		Version: 1,
-		Policies: []*Policy{
-			{
-				ID: "destroy-root",
-				Effect: []string{
-					"delete",
-					"overwrite",
+		{
+			Version: 1,
+			Commands: map[string]*CmdSpec{
+				"apt-get": {
+					Aliases: []string{
+						"apt",
+						"yum",
+						"dnf",
+						"zypper",
+						"pacman",
+						"apk",
+						"snap",
+						"flatpak",
+						"dpkg",
+						"rpm",
+						"port",
+						"emerge",
+						"xbps-install",
+						"nix-env",
+					},
+					Operands: "none",
+				},
+				"at": {
+					Aliases: []string{
+						"batch",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "persist",
+							Targets: "none",
+						},
+					},
+					Operands: "none",
+				},
+				"brew": {
+					Operands: "none",
+				},
+				"crontab": {
+					ValueOptions: []string{
+						"-u",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "persist",
+							Targets: "none",
+							Unless: []string{
+								"-l",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"insmod": {
+					Aliases: []string{
+						"swapon",
+						"swapoff",
+						"mkswap",
+						"losetup",
+						"rmmod",
+						"modprobe",
+						"depmod",
+						"nsenter",
+						"iptables",
+						"ip6tables",
+						"nft",
+						"ufw",
+						"firewall-cmd",
+						"setcap",
+						"setenforce",
+						"aa-disable",
+						"chroot",
+						"useradd",
+						"userdel",
+						"usermod",
+						"groupadd",
+						"groupdel",
+						"groupmod",
+						"adduser",
+						"deluser",
+						"addgroup",
+						"delgroup",
+						"passwd",
+						"chpasswd",
+						"chsh",
+						"chfn",
+						"visudo",
+						"vipw",
+						"pwck",
+						"dscl",
+						"sysadminctl",
+						"csrutil",
+						"spctl",
+						"nvram",
+						"bless",
+						"update-grub",
+						"grub-install",
+						"efibootmgr",
+						"dmsetup",
+						"lvremove",
+						"vgremove",
+						"pvremove",
+						"zpool",
+						"zfs",
+						"mdadm",
+						"tune2fs",
+						"debugfs",
+						"hdparm",
+						"auditctl",
+						"semanage",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+						},
+					},
+					Operands: "none",
+				},
+				"kill": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							WhenFirst: []string{
+								"-1",
+								"1",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"launchctl": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"load": {
+							Aliases: []string{
+								"bootstrap",
+								"enable",
+								"submit",
+								"unload",
+								"bootout",
+								"disable",
+								"remove",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"mkfs": {
+					Aliases: []string{
+						"mkfs.ext4",
+						"mkfs.ext3",
+						"mkfs.ext2",
+						"mkfs.xfs",
+						"mkfs.btrfs",
+						"mkfs.vfat",
+						"mkfs.fat",
+						"mkfs.ntfs",
+						"mke2fs",
+						"fdisk",
+						"sfdisk",
+						"gdisk",
+						"sgdisk",
+						"parted",
+						"wipefs",
+						"cryptsetup",
+						"blkdiscard",
+						"badblocks",
+						"diskutil",
+						"newfs_apfs",
+						"newfs_hfs",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "operands",
+						},
+					},
+				},
+				"mount": {
+					Aliases: []string{
+						"umount",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							WhenFirst: []string{
+								"*",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"pip": {
+					Aliases: []string{
+						"pip3",
+						"pipx",
+						"uv",
+						"poetry",
+						"pdm",
+						"conda",
+						"mamba",
+						"gem",
+						"cargo",
+						"go",
+						"rustup",
+						"npx",
+						"pnpx",
+						"bunx",
+						"make",
+						"cmake",
+						"ninja",
+						"meson",
+						"gradle",
+						"gradlew",
+						"mvn",
+						"mvnw",
+						"sbt",
+						"ant",
+						"dotnet",
+						"msbuild",
+						"bazel",
+						"buck",
+						"pytest",
+						"tox",
+						"nox",
+						"jest",
+						"vitest",
+						"mocha",
+						"tsc",
+						"eslint",
+						"prettier",
+						"black",
+						"ruff",
+						"mypy",
+						"flake8",
+						"pylint",
+						"rustc",
+						"gcc",
+						"g++",
+						"cc",
+						"c++",
+						"clang",
+						"clang++",
+						"ld",
+						"javac",
+						"java",
+						"kotlinc",
+						"scalac",
+						"swift",
+						"swiftc",
+						"zig",
+						"nim",
+						"ghc",
+						"stack",
+						"cabal",
+						"mix",
+						"elixir",
+						"erl",
+						"rebar3",
+						"composer",
+						"bundle",
+						"rake",
+						"rails",
+						"django-admin",
+						"manage.py",
+						"flask",
+						"uvicorn",
+						"gunicorn",
+						"hugo",
+						"jekyll",
+						"terraform-fmt",
+						"kubectl-apply",
+						"docker-compose",
+						"vagrant",
+						"ansible",
+						"ansible-playbook",
+						"packer",
+						"direnv",
+						"asdf",
+						"mise",
+						"nvm",
+						"fnm",
+						"volta",
+						"sdk",
+						"pyenv",
+						"rbenv",
+						"jenv",
+						"goenv",
+						"code",
+						"cursor",
+						"vim",
+						"nvim",
+						"vi",
+						"nano",
+						"emacs",
+						"open",
+						"xdg-open",
+						"tmux",
+						"screen",
+					},
+					Operands: "none",
+				},
+				"pkill": {
+					Aliases: []string{
+						"killall",
+					},
+					Operands: "none",
+				},
+				"shutdown": {
+					Aliases: []string{
+						"reboot",
+						"halt",
+						"poweroff",
+						"init",
+						"telinit",
+						"kexec",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+						},
+					},
+					Operands: "none",
+				},
+				"sysctl": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							When: []string{
+								"-w",
+								"--write",
+								"-p",
+								"--load",
+								"--system",
+							},
+						},
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							WhenArg: []string{
+								"*=*",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"systemctl": {
+					ValueOptions: []string{
+						"-H",
+						"--host",
+						"-M",
+						"--machine",
+						"-t",
+						"--type",
+						"-p",
+						"--property",
+						"-s",
+						"--signal",
+						"--state",
+						"-n",
+						"--lines",
+						"-o",
+						"--output",
+						"--root",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"enable": {
+							Aliases: []string{
+								"disable",
+								"mask",
+								"unmask",
+								"link",
+								"preset",
+								"set-default",
+								"edit",
+								"add-wants",
+								"add-requires",
+								"revert",
+								"set-property",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+								},
+							},
+						},
+						"start": {
+							Aliases: []string{
+								"stop",
+								"restart",
+								"reload",
+								"kill",
+								"isolate",
+								"try-restart",
+								"reload-or-restart",
+								"daemon-reload",
+								"reboot",
+								"poweroff",
+								"halt",
+								"suspend",
+								"hibernate",
+								"emergency",
+								"rescue",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "privilege",
+									Targets: "none",
+									Unless: []string{
+										"--user",
+									},
+								},
+							},
+						},
+					},
 				},
-				Target: []string{
-					"root",
-					"contains-workspace",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"outside",
-					"destroy-ws",
-				},
-				Message: "{cmd} would {effect} {target}, which holds the workspace {workspace} and everything around it",
-			},
-			{
-				ID: "destroy-home",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"home",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would {effect} the home directory {target}: outside the workspace {workspace}",
-			},
-			{
-				ID: "destroy-workspace",
-				Effect: []string{
-					"delete",
-				},
-				Target: []string{
-					"workspace-root",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would delete the whole workspace {target}, including its git history",
-			},
-			{
-				ID: "destroy-system",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"system",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would {effect} {target}: a system path outside the workspace {workspace}",
-			},
-			{
-				ID: "destroy-device",
-				Effect: []string{
-					"delete",
-					"overwrite",
-					"modify",
-				},
-				Target: []string{
-					"device",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would write to the device {target}",
-			},
-			{
-				ID: "create-credential",
-				Effect: []string{
-					"overwrite",
-					"modify",
-				},
-				Target: []string{
-					"credential",
-				},
-				State: []string{
-					"absent",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would create {target} among credentials, outside the workspace {workspace}",
-			},
-			{
-				ID: "destroy-credential",
-				Effect: []string{
-					"delete",
-					"overwrite",
-					"modify",
-				},
-				Target: []string{
-					"credential",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
-			},
-			{
-				ID: "write-outside",
-				Effect: []string{
-					"delete",
-					"overwrite",
-					"modify",
-				},
-				Target: []string{
-					"outside",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would {effect} {target}: outside the workspace {workspace}",
-			},
-			{
-				ID: "modify-home",
-				Effect: []string{
-					"modify",
-				},
-				Target: []string{
-					"home",
-					"root",
-					"contains-workspace",
-				},
-				Recursive: true,
-				Verdict:   "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would change everything in {target}",
-			},
-			{
-				ID: "write-system",
-				Effect: []string{
-					"modify",
-				},
-				Target: []string{
-					"system",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would modify {target}: a system path outside the workspace {workspace}",
-			},
-			{
-				ID: "write-autorun",
-				Effect: []string{
-					"delete",
-					"overwrite",
-					"modify",
-				},
-				Target: []string{
-					"autorun",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would {effect} {target}, which tools run on their own (hooks, tasks, agent settings)",
-			},
-			{
-				ID: "network-device",
-				Effect: []string{
-					"overwrite",
-					"modify",
-					"read",
-				},
-				Target: []string{
-					"network-device",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"network-exfil",
-				},
-				Message: "{cmd} opens a network connection through {raw}",
-			},
-			{
-				ID: "destroy-history",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"history",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would {effect} {target}: the repository's history",
-			},
-			{
-				ID: "delete-uncommitted",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"workspace",
-					"ws-credential",
-				},
-				State: []string{
-					"uncommitted",
-					"untracked",
-					"irreplaceable",
-					"unversioned",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would {effect} {target}, which holds {state} that git cannot restore",
-			},
-			{
-				ID: "delete-unknown-state",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"workspace",
-					"ws-credential",
-				},
-				State: []string{
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
-			},
-			{
-				ID: "delete-unresolved",
-				Effect: []string{
-					"delete",
-					"overwrite",
-				},
-				Target: []string{
-					"unknown",
-				},
-				Verdict: "ask",
-				Message: "{cmd} would {effect} {raw}, which cannot be resolved before it runs",
-			},
-			{
-				ID: "discard-changes",
-				Effect: []string{
-					"discard-changes",
-				},
-				Target: []string{
-					"workspace",
-					"workspace-root",
-					"unknown",
-				},
-				State: []string{
-					"uncommitted",
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "git {effect} would throw away {state} in {target}",
-			},
-			{
-				ID: "git-outside",
-				Effect: []string{
-					"discard-changes",
-					"git-clean",
-				},
-				Target: []string{
-					"outside",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would throw away work in {target}, a repository outside the workspace {workspace}",
-			},
-			{
-				ID: "git-clean",
-				Effect: []string{
-					"git-clean",
-				},
-				State: []string{
-					"untracked",
-					"irreplaceable",
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "git clean would delete {state} in {target}",
-			},
-			{
-				ID: "drop-stash",
-				Effect: []string{
-					"drop-stash",
-				},
-				State: []string{
-					"stash",
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "git stash would drop stashed changes",
-			},
-			{
-				ID: "delete-branch",
-				Effect: []string{
-					"delete-branch",
-				},
-				State: []string{
-					"unmerged",
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "git branch would delete {raw}, which has {state}",
-			},
-			{
-				ID: "rewrite-remote",
-				Effect: []string{
-					"rewrite-remote",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would rewrite or delete history on a remote",
-			},
-			{
-				ID: "rewrite-history",
-				Effect: []string{
-					"rewrite-history",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"destroy-ws",
-				},
-				Message: "{cmd} would rewrite history or drop what the reflog keeps",
-			},
-			{
-				ID: "destroy-remote",
-				Effect: []string{
-					"destroy-remote",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would delete resources outside this machine",
-			},
-			{
-				ID: "persist",
-				Effect: []string{
-					"persist",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"outside",
-				},
-				Message: "{cmd} would change configuration outside the workspace that persists",
-			},
-			{
-				ID: "remote-code",
-				Effect: []string{
-					"remote-code",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"network-exfil",
-				},
-				Message: "{cmd} would run code fetched from the network ({raw})",
-			},
-			{
-				ID: "exfil",
-				Effect: []string{
-					"exfil",
-				},
-				Verdict: "deny",
-				Category: Categories{
-					"network-exfil",
-					"secret",
-				},
-				Message: "{cmd} reads the credential {target} in a command that also talks to the network",
-			},
-			{
-				ID: "secret-read",
-				Effect: []string{
-					"read",
-				},
-				Target: []string{
-					"credential",
-					"ws-credential",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"secret",
-				},
-				Message: "{cmd} would read the credential {target}",
-			},
-			{
-				ID: "secret-env",
-				Effect: []string{
-					"secret-env",
-				},
-				Target: []string{
-					"credential",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"secret",
-				},
-				Message: "{cmd} would print or pass on the credential variable {raw}",
-			},
-			{
-				ID: "secret-cmd",
-				Effect: []string{
-					"secret-cmd",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"secret",
-				},
-				Message: "{cmd} would print stored credentials",
-			},
-			{
-				ID: "upload",
-				Effect: []string{
-					"upload",
-				},
-				Target: []string{
-					"none",
-					"outside",
-					"unknown",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"network-exfil",
-				},
-				Message: "{cmd} would send data off this machine",
-			},
-			{
-				ID: "privilege",
-				Effect: []string{
-					"privilege",
-				},
-				Verdict: "ask",
-				Category: Categories{
-					"privileged",
-				},
-				Message: "{cmd} uses or changes administrator privileges",
-			},
-			{
-				ID: "unknown-code",
-				Effect: []string{
-					"unknown-code",
-				},
-				Verdict: "ask",
-				Message: "{cmd} runs code that cannot be seen before it runs",
-			},
-			{
-				ID: "unknown-command",
-				Effect: []string{
-					"unknown-command",
-				},
-				Verdict: "ask",
-				Message: "the command name {raw} cannot be known before it runs",
-			},
-			{
-				ID: "syntax",
-				Effect: []string{
-					"syntax",
-				},
-				Verdict: "ask",
-				Message: "the script does not parse ({raw}); the shell would still run the lines before the error",
 			},
 		},
-	},
+		{
+			Version: 1,
+			Policies: []*Policy{
+				{
+					ID: "destroy-root",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"root",
+						"contains-workspace",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"outside",
+						"destroy-ws",
+					},
+					Message: "{cmd} would {effect} {target}, which holds the workspace {workspace} and everything around it",
+				},
+				{
+					ID: "destroy-home",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"home",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would {effect} the home directory {target}: outside the workspace {workspace}",
+				},
+				{
+					ID: "destroy-workspace",
+					Effect: []string{
+						"delete",
+					},
+					Target: []string{
+						"workspace-root",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would delete the whole workspace {target}, including its git history",
+				},
+				{
+					ID: "destroy-system",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"system",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would {effect} {target}: a system path outside the workspace {workspace}",
+				},
+				{
+					ID: "destroy-device",
+					Effect: []string{
+						"delete",
+						"overwrite",
+						"modify",
+					},
+					Target: []string{
+						"device",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would write to the device {target}",
+				},
+				{
+					ID: "create-credential",
+					Effect: []string{
+						"overwrite",
+						"modify",
+					},
+					Target: []string{
+						"credential",
+					},
+					State: []string{
+						"absent",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would create {target} among credentials, outside the workspace {workspace}",
+				},
+				{
+					ID: "destroy-credential",
+					Effect: []string{
+						"delete",
+						"overwrite",
+						"modify",
+					},
+					Target: []string{
+						"credential",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
+				},
+				{
+					ID: "write-outside",
+					Effect: []string{
+						"delete",
+						"overwrite",
+						"modify",
+					},
+					Target: []string{
+						"outside",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would {effect} {target}: outside the workspace {workspace}",
+				},
+				{
+					ID: "modify-home",
+					Effect: []string{
+						"modify",
+					},
+					Target: []string{
+						"home",
+						"root",
+						"contains-workspace",
+					},
+					Recursive: true,
+					Verdict:   "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would change everything in {target}",
+				},
+				{
+					ID: "write-system",
+					Effect: []string{
+						"modify",
+					},
+					Target: []string{
+						"system",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would modify {target}: a system path outside the workspace {workspace}",
+				},
+				{
+					ID: "write-autorun",
+					Effect: []string{
+						"delete",
+						"overwrite",
+						"modify",
+					},
+					Target: []string{
+						"autorun",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would {effect} {target}, which tools run on their own (hooks, tasks, agent settings)",
+				},
+				{
+					ID: "network-device",
+					Effect: []string{
+						"overwrite",
+						"modify",
+						"read",
+					},
+					Target: []string{
+						"network-device",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"network-exfil",
+					},
+					Message: "{cmd} opens a network connection through {raw}",
+				},
+				{
+					ID: "destroy-history",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"history",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would {effect} {target}: the repository's history",
+				},
+				{
+					ID: "delete-uncommitted",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"workspace",
+						"ws-credential",
+					},
+					State: []string{
+						"uncommitted",
+						"untracked",
+						"irreplaceable",
+						"unversioned",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would {effect} {target}, which holds {state} that git cannot restore",
+				},
+				{
+					ID: "delete-unknown-state",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"workspace",
+						"ws-credential",
+					},
+					State: []string{
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
+				},
+				{
+					ID: "delete-unresolved",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"unknown",
+					},
+					Verdict: "ask",
+					Message: "{cmd} would {effect} {raw}, which cannot be resolved before it runs",
+				},
+				{
+					ID: "discard-changes",
+					Effect: []string{
+						"discard-changes",
+					},
+					Target: []string{
+						"workspace",
+						"workspace-root",
+						"unknown",
+					},
+					State: []string{
+						"uncommitted",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "git {effect} would throw away {state} in {target}",
+				},
+				{
+					ID: "git-outside",
+					Effect: []string{
+						"discard-changes",
+						"git-clean",
+					},
+					Target: []string{
+						"outside",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would throw away work in {target}, a repository outside the workspace {workspace}",
+				},
+				{
+					ID: "git-clean",
+					Effect: []string{
+						"git-clean",
+					},
+					State: []string{
+						"untracked",
+						"irreplaceable",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "git clean would delete {state} in {target}",
+				},
+				{
+					ID: "drop-stash",
+					Effect: []string{
+						"drop-stash",
+					},
+					State: []string{
+						"stash",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "git stash would drop stashed changes",
+				},
+				{
+					ID: "delete-branch",
+					Effect: []string{
+						"delete-branch",
+					},
+					State: []string{
+						"unmerged",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "git branch would delete {raw}, which has {state}",
+				},
+				{
+					ID: "rewrite-remote",
+					Effect: []string{
+						"rewrite-remote",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would rewrite or delete history on a remote",
+				},
+				{
+					ID: "rewrite-history",
+					Effect: []string{
+						"rewrite-history",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would rewrite history or drop what the reflog keeps",
+				},
+				{
+					ID: "destroy-remote",
+					Effect: []string{
+						"destroy-remote",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would delete resources outside this machine",
+				},
+				{
+					ID: "persist",
+					Effect: []string{
+						"persist",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would change configuration outside the workspace that persists",
+				},
+				{
+					ID: "remote-code",
+					Effect: []string{
+						"remote-code",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"network-exfil",
+					},
+					Message: "{cmd} would run code fetched from the network ({raw})",
+				},
+				{
+					ID: "exfil",
+					Effect: []string{
+						"exfil",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"network-exfil",
+						"secret",
+					},
+					Message: "{cmd} reads the credential {target} in a command that also talks to the network",
+				},
+				{
+					ID: "secret-read",
+					Effect: []string{
+						"read",
+					},
+					Target: []string{
+						"credential",
+						"ws-credential",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"secret",
+					},
+					Message: "{cmd} would read the credential {target}",
+				},
+				{
+					ID: "secret-env",
+					Effect: []string{
+						"secret-env",
+					},
+					Target: []string{
+						"credential",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"secret",
+					},
+					Message: "{cmd} would print or pass on the credential variable {raw}",
+				},
+				{
+					ID: "secret-cmd",
+					Effect: []string{
+						"secret-cmd",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"secret",
+					},
+					Message: "{cmd} would print stored credentials",
+				},
+				{
+					ID: "upload",
+					Effect: []string{
+						"upload",
+					},
+					Target: []string{
+						"none",
+						"outside",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"network-exfil",
+					},
+					Message: "{cmd} would send data off this machine",
+				},
+				{
+					ID: "privilege",
+					Effect: []string{
+						"privilege",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"privileged",
+					},
+					Message: "{cmd} uses or changes administrator privileges",
+				},
+				{
+					ID: "unknown-code",
+					Effect: []string{
+						"unknown-code",
+					},
+					Verdict: "ask",
+					Message: "{cmd} runs code that cannot be seen before it runs",
+				},
+				{
+					ID: "unknown-command",
+					Effect: []string{
+						"unknown-command",
+					},
+					Verdict: "ask",
+					Message: "the command name {raw} cannot be known before it runs",
+				},
+				{
+					ID: "syntax",
+					Effect: []string{
+						"syntax",
+					},
+					Verdict: "ask",
+					Message: "the script does not parse ({raw}); the shell would still run the lines before the error",
+				},
+			},
+		},
+	}
 }
 
 func boolPtr(b bool) *bool { return &b }

@@ -1,23 +1,26 @@
-package rules
+package ruleyaml
 
 import (
 	"os"
 	"reflect"
 	"testing"
 	"testing/fstest"
+
+	"github.com/cordonsh/cordon/rules"
 )
 
 // TestBuiltinGenerated checks that zbuiltin.go matches the YAML files and
 // that those files load strictly (every pattern compiles).
 func TestBuiltinGenerated(t *testing.T) {
-	names, files, err := DecodeFS(os.DirFS("."), "builtin")
+	names, files, err := DecodeFS(os.DirFS(".."), "builtin")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(names, builtinNames) || !reflect.DeepEqual(files, builtinFiles) {
-		t.Fatal("zbuiltin.go is out of date with builtin/*.yaml: run go generate ./rules")
+	gotNames, gotFiles := rules.BuiltinSource()
+	if !reflect.DeepEqual(names, gotNames) || !reflect.DeepEqual(files, gotFiles) {
+		t.Fatal("rules/zbuiltin.go is out of date with rules/builtin/*.yaml: run go generate ./rules")
 	}
-	if _, err := LoadFS(os.DirFS("."), "builtin"); err != nil {
+	if _, err := LoadFS(os.DirFS(".."), "builtin"); err != nil {
 		t.Fatal(err)
 	}
 }
