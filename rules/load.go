@@ -147,7 +147,6 @@ func (s *Set) add(name string, f *File) error {
 	return nil
 }
 
-
 func mergePaths(a, b PathClasses) PathClasses {
 	a.Scratch = append(a.Scratch, b.Scratch...)
 	a.Caches = append(a.Caches, b.Caches...)

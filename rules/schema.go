@@ -1,6 +1,5 @@
 package rules
 
-
 // The types in this file are the YAML rule language, version 1. They are
 // decoded strictly: an unknown key is an error with its file and line.
 
