@@ -34,6 +34,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		if a.Name != nil {
 			v, _ := cmdEnv.lookup(a.Name.Value)
 			assigns = append(assigns, a.Name.Value+"="+v)
+			w.envCode(st, a.Name.Value, v)
 		}
 	}
 	args, err := w.fields(st, ce.Args)
@@ -89,8 +90,28 @@ func (w *walker) builtin(st *state, i int) bool {
 	c := &w.res.Commands[i]
 	args := c.Args
 	switch c.Name() {
-	case "cd", "pushd", "chdir":
+	case "cd", "pushd", "chdir", "popd":
+		old := st.dir
 		st.dir = cdTarget(st, args[1:])
+		if c.Name() == "popd" {
+			st.dir = ""
+		}
+		st.env.setString("OLDPWD", old, true)
+	case "shopt":
+		on := len(args) > 1 && args[1].Text == "-s"
+		for _, a := range args[1:] {
+			st.globs.set(a.Text, on)
+		}
+	case "setopt", "unsetopt":
+		for _, a := range args[1:] {
+			name := strings.ToLower(a.Text)
+			on := c.Name() == "setopt"
+			if strings.HasPrefix(name, "no") && !st.globs.set(name, on) {
+				st.globs.set(name[2:], !on)
+			} else {
+				st.globs.set(name, on)
+			}
+		}
 	case "set":
 		setOptions(st, args[1:])
 	case "unset":
@@ -103,11 +124,15 @@ func (w *walker) builtin(st *state, i int) bool {
 		for _, a := range args[1:] {
 			if k, v, ok := strings.Cut(a.Text, "="); ok && syntax.ValidName(k) {
 				st.env.setString(k, v, c.Name() == "export")
+				w.envCode(st, k, v)
 			}
 		}
 	case "printf":
 		w.printfVar(st, args[1:])
-	case "read", "mapfile", "readarray", "getopts":
+	case "mapfile", "readarray":
+		w.mapfile(st, i, args[1:])
+		return true
+	case "read", "getopts":
 		w.readVars(st, i, c.Name(), args[1:])
 		return true
 	case "alias":
@@ -174,6 +199,23 @@ func setOptions(st *state, args []Word) {
 	}
 }
 
+// envCode follows code carried in an environment variable the script
+// sets (GIT_EDITOR='...', BASH_ENV=file): the programs that read it run
+// it.
+func (w *walker) envCode(st *state, name, value string) {
+	if w.cfg.Knowledge == nil || value == "" {
+		return
+	}
+	switch w.cfg.Knowledge.EnvCode(name) {
+	case EnvScript:
+		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
+		w.code(st.nested("$"+name, false), i, value)
+	case EnvFile:
+		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
+		w.file(st.nested("$"+name, false), i, value)
+	}
+}
+
 // printfVar applies printf -v NAME FORMAT ARGS.
 func (w *walker) printfVar(st *state, args []Word) {
 	if len(args) < 3 || args[0].Text != "-v" {
@@ -184,6 +226,26 @@ func (w *walker) printfVar(st *state, args []Word) {
 		out = Unknown
 	}
 	st.env.setString(args[1].Text, out, false)
+}
+
+// mapfile sets the array mapfile assigns from its known input's lines,
+// or an unknown value.
+func (w *walker) mapfile(st *state, i int, args []Word) {
+	name := "MAPFILE"
+	for j := 0; j < len(args); j++ {
+		switch a := args[j].Text; {
+		case a == "-d" || a == "-n" || a == "-O" || a == "-s" || a == "-u" || a == "-C" || a == "-c":
+			j++
+		case !strings.HasPrefix(a, "-") && syntax.ValidName(a):
+			name = a
+		}
+	}
+	in := w.stdinOf(i)
+	if in == nil || strings.Contains(*in, Unknown) {
+		st.env.setString(name, Unknown, false)
+		return
+	}
+	st.env.Set(name, expand.Variable{Set: true, Kind: expand.Indexed, List: strings.Split(strings.TrimSuffix(*in, "\n"), "\n")})
 }
 
 // readVars sets the variables read assigns: from its known input's first

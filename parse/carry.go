@@ -2,6 +2,7 @@ package parse
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -212,13 +213,23 @@ func (w *walker) stdinArgs(c Command, inner []Word) []Word {
 	}
 	replaced := false
 	for j, a := range c.Args {
-		if a.Text == "-I" && j+1 < len(c.Args) {
-			repl := c.Args[j+1].Text
-			for n := range inner {
-				if repl != "" && strings.Contains(inner[n].Text, repl) {
-					inner[n] = arg
-					replaced = true
+		repl := ""
+		switch {
+		case (a.Text == "-I" || a.Text == "-i" || a.Text == "--replace") && j+1 < len(c.Args):
+			repl = c.Args[j+1].Text
+		case strings.HasPrefix(a.Text, "-I") && len(a.Text) > 2:
+			repl = a.Text[2:]
+		}
+		for n := range inner {
+			if repl != "" && strings.Contains(inner[n].Text, repl) {
+				text := strings.ReplaceAll(inner[n].Text, repl, Unknown)
+				inner[n] = Word{Text: text, Under: arg.Under, Filter: arg.Filter}
+				if k := strings.Index(text, Unknown); k > 0 && arg.Under == "" {
+					if d := strings.LastIndexByte(text[:k], '/'); d > 0 {
+						inner[n].Under = filepath.Clean(text[:d])
+					}
 				}
+				replaced = true
 			}
 		}
 	}
@@ -389,6 +400,20 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	code, ok := interpCode(c.Args[1:], k.CodeFlags)
 	if !ok && k.CodeOperand {
 		code, ok = firstOperand(c.Args[1:], k.ValueOptions)
+	}
+	if !ok && !k.CodeOperand {
+		// A program file the script itself wrote, or a <(...) stream.
+		if file, found := firstOperand(c.Args[1:], k.ValueOptions); found && file != "-" {
+			data, written := w.files[st.abs(file)]
+			switch {
+			case !written:
+				return
+			case strings.Contains(data, Unknown):
+				w.unknownCode(i)
+				return
+			}
+			code, ok = data, true
+		}
 	}
 	if !ok {
 		if !readsStdin(c.Args[1:]) {

@@ -18,6 +18,8 @@ func (knowledge) Carrier(name string) *parse.Carrier {
 	return nil
 }
 
+func (knowledge) EnvCode(string) parse.EnvCode { return parse.EnvData }
+
 func (knowledge) Stream(name string) *parse.Stream {
 	switch name {
 	case "echo":

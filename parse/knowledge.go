@@ -122,9 +122,22 @@ type Stream struct {
 	When []string
 }
 
+// EnvCode says what an environment variable's value is to the programs
+// that read it.
+type EnvCode uint8
+
+// Environment variables that carry code.
+const (
+	EnvData   EnvCode = iota // plain data
+	EnvScript                // shell code run by a program (GIT_EDITOR, PAGER)
+	EnvFile                  // a script file a shell sources (BASH_ENV, ENV)
+)
+
 // Knowledge is what the parser needs to know about commands. Callers
 // build it from rule files.
 type Knowledge interface {
+	// EnvCode says whether the named variable carries code.
+	EnvCode(name string) EnvCode
 	// Carrier returns how the named command carries code, or nil.
 	Carrier(name string) *Carrier
 	// Stream returns how the named command produces its output, or nil.

@@ -93,7 +93,12 @@ func readFile(cfg *Config, path string) ([]byte, error) {
 	if cfg.ReadFile != nil {
 		return cfg.ReadFile(path)
 	}
-	f, err := os.Open(path)
+	// Only regular files are opened: opening a FIFO blocks, and opening a
+	// device can act.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
 	if err != nil {
 		return nil, err
 	}

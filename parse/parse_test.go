@@ -15,6 +15,16 @@ type testKnowledge map[string]*Carrier
 
 func (k testKnowledge) Carrier(name string) *Carrier { return k[name] }
 
+func (k testKnowledge) EnvCode(name string) EnvCode {
+	switch name {
+	case "GIT_EDITOR":
+		return EnvScript
+	case "BASH_ENV":
+		return EnvFile
+	}
+	return EnvData
+}
+
 func (k testKnowledge) Stream(name string) *Stream {
 	switch name {
 	case "echo":
@@ -166,6 +176,7 @@ func TestParse(t *testing.T) {
 		{"python-system", `python3 -c "import os; os.system('rm -rf /x')"`, "python3 -c import os; os.system('rm -rf /x')\nrm -rf /x <- python3"},
 		{"git-alias", `git -c 'alias.x=!rm -rf /x' x`, "git -c alias.x=!rm -rf /x x\nrm -rf /x <- git -c"},
 		{"redirects", `echo a > out.txt 2>&1 < in.txt`, "echo a >1:out.txt >0:in.txt"},
+		{"env-code", `GIT_EDITOR='rm -rf /x' git commit`, "GIT_EDITOR=rm -rf /x\nrm -rf /x <- $GIT_EDITOR\ngit commit"},
 		{"exit-stops", "exit 0\nrm -rf /x", "exit 0"},
 		{"syntax-error-runs-before", "rm a\nif then", "rm a\nproblem 0: bash does not parse: `if` must be followed by a statement list"},
 		{"scary-words-are-data", `grep -rn "rm -rf /" .`, "grep -rn rm -rf / ."},

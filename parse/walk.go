@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,7 @@ type state struct {
 	env     *env
 	dir     string
 	nounset bool
+	globs   globOpts // shopt/setopt globbing options
 	funcs   map[string]*syntax.Stmt
 	aliases map[string]string
 	via     []string
@@ -361,9 +363,14 @@ func (w *walker) abort(st *state, pos syntax.Pos, err error) {
 func (w *walker) config(st *state) *expand.Config {
 	st.env.setPWD(st.dir)
 	return &expand.Config{
-		Env:      st.env,
-		NoUnset:  st.nounset,
-		ReadDir2: os.ReadDir,
+		Env:        st.env,
+		NoUnset:    st.nounset,
+		ReadDir2:   readDir,
+		ExtGlob:    st.dialect != POSIX,
+		GlobStar:   st.globs.globstar,
+		DotGlob:    st.globs.dotglob,
+		NullGlob:   st.globs.nullglob,
+		NoCaseGlob: st.globs.nocaseglob,
 		CmdSubst: func(wr io.Writer, cs *syntax.CmdSubst) error {
 			sub := st.subshell().nested("$(...)", false)
 			out := w.stmts(sub, cs.Stmts)
@@ -377,6 +384,42 @@ func (w *walker) config(st *state) *expand.Config {
 			return path, nil
 		},
 	}
+}
+
+// globOpts are the shell options that change globbing.
+type globOpts struct {
+	globstar, dotglob, nullglob, nocaseglob bool
+}
+
+// set turns a globbing option on or off by its bash or zsh name, and
+// reports whether it was one.
+func (g *globOpts) set(name string, on bool) bool {
+	switch strings.ToLower(strings.ReplaceAll(name, "_", "")) {
+	case "globstar", "globstarshort":
+		g.globstar = on
+	case "dotglob", "globdots":
+		g.dotglob = on
+	case "nullglob":
+		g.nullglob = on
+	case "nocaseglob":
+		g.nocaseglob = on
+	default:
+		return false
+	}
+	return true
+}
+
+// readDir lists a directory for globbing. Only directories are read:
+// opening a FIFO or a device to list it could block or act.
+func readDir(dir string) ([]fs.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	return os.ReadDir(dir)
 }
 
 // output returns the known standard output of command i without its
@@ -413,17 +456,75 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		if st.dialect != POSIX && hasBrace(word) {
 			words = w.braces(word)
 		}
+		if st.dialect == Zsh && zshSpecial(word) {
+			out = append(out, Word{Text: Unknown, Vars: vars})
+			continue
+		}
 		for _, bw := range words {
 			fs, err := expand.Fields(cfg, bw)
 			if err != nil {
-				return nil, err
+				if isAbort(err) {
+					return nil, err
+				}
+				fs = []string{Unknown} // the judge cannot expand it: unknown
 			}
 			for _, f := range fs {
-				out = append(out, w.word0(st, f, vars))
+				out = append(out, w.word0(st, tildeAfterEquals(st, f, bw), vars))
 			}
 		}
 	}
 	return out, nil
+}
+
+// isAbort reports whether an expansion error stops the shell (${X:?},
+// set -u), as opposed to one the judge alone runs into.
+func isAbort(err error) bool {
+	var unset expand.UnsetParameterError
+	return errors.As(err, &unset)
+}
+
+// zshSpecial reports whether a zsh word uses expansions the judge does not
+// model (glob qualifiers, history modifiers, ${~x}, ${(f)x}): its value
+// is then unknown.
+func zshSpecial(word *syntax.Word) bool {
+	var sb strings.Builder
+	syntax.NewPrinter().Print(&sb, word)
+	src := sb.String()
+	if strings.Contains(src, "${~") || strings.Contains(src, "${(") || strings.Contains(src, "${=") {
+		return true
+	}
+	for _, p := range word.Parts {
+		if lit, ok := p.(*syntax.Lit); ok && strings.ContainsAny(lit.Value, "()") {
+			return true
+		}
+	}
+	for _, m := range []string{":h", ":t", ":a", ":A", ":r", ":e", ":P", ":s", ":u", ":l", ":q", ":c"} {
+		if strings.Contains(src, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// tildeAfterEquals applies bash's tilde expansion after "=" in a word
+// that looks like an assignment (make PREFIX=~/x, dd of=~/x).
+func tildeAfterEquals(st *state, field string, word *syntax.Word) string {
+	if st.dialect == POSIX || len(word.Parts) == 0 {
+		return field
+	}
+	lit, ok := word.Parts[0].(*syntax.Lit)
+	if !ok {
+		return field
+	}
+	name, rest, found := strings.Cut(lit.Value, "=")
+	if !found || !syntax.ValidName(name) || !strings.HasPrefix(rest, "~") || field != lit.Value && len(word.Parts) == 1 {
+		return field
+	}
+	if rest != "~" && !strings.HasPrefix(rest, "~/") {
+		return field
+	}
+	home, _ := st.env.lookup("HOME")
+	return name + "=" + home + strings.TrimPrefix(field[len(name)+1:], "~")
 }
 
 // hasBrace reports whether a word has an unquoted "{", the start of a
@@ -459,7 +560,8 @@ func (w *walker) braces(word *syntax.Word) []*syntax.Word {
 	var out []*syntax.Word
 	for bw, err := range expand.BracesSeq(nil, word) {
 		if err != nil {
-			return []*syntax.Word{word}
+			// Too many words to follow: one unknown word stands for them.
+			return []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: Unknown}}}}
 		}
 		out = append(out, joinLits(bw))
 	}

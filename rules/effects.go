@@ -208,13 +208,20 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 }
 
 func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) []Effect {
-	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
+	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
 	for _, opt := range spec.Filter {
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text
 		}
 	}
 	words, whole := selectTargets(spec, a)
+	if spec.Effect == "discard-changes" || spec.Effect == "git-clean" {
+		for _, w := range words {
+			if strings.HasPrefix(w.Text, ":") || strings.ContainsAny(w.Text, "*?[") {
+				whole = true // pathspec magic or a glob: judged as the whole repository
+			}
+		}
+	}
 	if whole {
 		return []Effect{s.repoEffect(e, base, dir)}
 	}
@@ -224,6 +231,9 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 	}
 	var out []Effect
 	for _, w := range words {
+		if w.Text == "" {
+			continue // rm "" removes nothing
+		}
 		if spec.Remote && isRemote(w.Text) {
 			eff := base
 			eff.Kind = "upload"
@@ -237,14 +247,24 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		if pathless[spec.Effect] {
 			eff := base
 			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
+			if (eff.Kind == "network" || eff.Kind == "download") && !w.IsKnown() {
+				eff.Kind = "upload" // data computed at run time rides in the address
+			}
 			if spec.Effect == "secret-env" && s.credentialVar(w.Text) {
 				eff.Raw, eff.Class = "$"+w.Text, ClassCred
 			}
 			out = append(out, eff)
 			continue
 		}
-		if spec.Effect == "read" {
+		switch spec.Effect {
+		case "read":
 			w.Text = dataFile(w.Text)
+		case "mount":
+			host, _, _ := strings.Cut(w.Text, ":")
+			if !strings.ContainsAny(host, "/~.") {
+				continue // a named volume, not a host path
+			}
+			w.Text = host
 		}
 		out = append(out, s.target(e, base, w, dir))
 	}
@@ -320,6 +340,11 @@ func selectTargets(spec *EffectSpec, a *args) (words []parse.Word, whole bool) {
 			return ops[1:], false
 		}
 		return []parse.Word{}, false
+	case "first-or-dot":
+		if len(ops) == 0 {
+			return []parse.Word{{Text: "."}}, false
+		}
+		return ops[:1], false
 	case "operands-or-repo":
 		if len(ops) == 0 {
 			return nil, true
@@ -445,6 +470,8 @@ func (s *Set) redirEffect(e *Env, c *parse.Command, i int, r parse.Redir) Effect
 		kind = "read"
 	case parse.RedirWrite:
 		kind = "overwrite"
+	case parse.RedirRW:
+		kind = "rewrite"
 	}
 	return s.target(e, Effect{Kind: kind, Cmd: i}, r.Target, c.Dir)
 }

@@ -14,6 +14,7 @@ import (
 type Set struct {
 	paths    PathClasses
 	credVars []string
+	envCode  map[string]string
 	commands map[string]*command
 	policies []*Policy
 }
@@ -126,6 +127,15 @@ func compileFiles(names []string, files []*File) (*Set, error) {
 func (s *Set) add(name string, f *File) error {
 	s.paths = mergePaths(s.paths, f.Paths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
+	for k, v := range f.EnvCode {
+		if v != "script" && v != "file" {
+			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}
+		}
+		if s.envCode == nil {
+			s.envCode = map[string]string{}
+		}
+		s.envCode[k] = v
+	}
 	for cmdName, spec := range f.Commands {
 		c, err := compile(name, cmdName, spec)
 		if err != nil {
@@ -255,12 +265,12 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true,
 }
 
 var knownTargets = map[string]bool{
 	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
-	"rest": true, "after-dashdash": true, "operands-or-repo": true, "none": true, "repo": true, "options": true,
+	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "none": true, "repo": true, "options": true,
 }
 
 var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}
@@ -298,6 +308,17 @@ func checkPolicy(file string, p *Policy) error {
 func (s *Set) printsArgs(name string) bool {
 	c := s.commands[name]
 	return c != nil && c.stream != nil && (c.stream.Filter == parse.FilterEcho || c.stream.Filter == parse.FilterPrintf)
+}
+
+// EnvCode implements [parse.Knowledge].
+func (s *Set) EnvCode(name string) parse.EnvCode {
+	switch s.envCode[name] {
+	case "script":
+		return parse.EnvScript
+	case "file":
+		return parse.EnvFile
+	}
+	return parse.EnvData
 }
 
 // Carrier implements [parse.Knowledge]. It panics if the command's code

@@ -12,6 +12,10 @@ type File struct {
 	// CredentialVars are globs of environment variable names that hold
 	// credentials (*_TOKEN, AWS_SECRET_ACCESS_KEY).
 	CredentialVars []string `yaml:"credential_vars"`
+	// EnvCode names environment variables whose value programs run as
+	// shell code ("script": GIT_EDITOR) or source as a file ("file":
+	// BASH_ENV).
+	EnvCode map[string]string `yaml:"env_code"`
 }
 
 // PathClasses name groups of paths. Entries are paths or globs; "~"

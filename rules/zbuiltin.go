@@ -86,6 +86,7 @@ func builtinFiles() []*File {
 					"~/.cargo/credentials",
 					"~/.cargo/credentials.toml",
 					"~/.config/rclone",
+					"/proc/*/environ",
 					"/etc/shadow",
 					"/etc/gshadow",
 					"/etc/sudoers",
@@ -267,6 +268,29 @@ func builtinFiles() []*File {
 				"DATABASE_URL",
 				"*_CREDENTIALS",
 			},
+			EnvCode: map[string]string{
+				"BASH_ENV":            "file",
+				"EDITOR":              "script",
+				"ENV":                 "file",
+				"GIT_ASKPASS":         "script",
+				"GIT_EDITOR":          "script",
+				"GIT_EXTERNAL_DIFF":   "script",
+				"GIT_PAGER":           "script",
+				"GIT_PROXY_COMMAND":   "script",
+				"GIT_SEQUENCE_EDITOR": "script",
+				"GIT_SSH":             "script",
+				"GIT_SSH_COMMAND":     "script",
+				"LESSCLOSE":           "script",
+				"LESSOPEN":            "script",
+				"MANPAGER":            "script",
+				"PAGER":               "script",
+				"PROMPT_COMMAND":      "script",
+				"PS0":                 "script",
+				"PS1":                 "script",
+				"PS4":                 "script",
+				"SSH_ASKPASS":         "script",
+				"VISUAL":              "script",
+			},
 		},
 		{
 			Version: 1,
@@ -302,6 +326,13 @@ func builtinFiles() []*File {
 								"sh",
 								"-c",
 								"{unknown}",
+							},
+						},
+						{
+							Pattern: ">\\s*\"([^\"]+)\"",
+							Argv: []string{
+								"tee",
+								"$1",
 							},
 						},
 					},
@@ -371,8 +402,6 @@ func builtinFiles() []*File {
 						"tail",
 						"nl",
 						"strings",
-						"od",
-						"hexdump",
 						"xxd-dump",
 					},
 					ValueOptions: []string{
@@ -441,7 +470,59 @@ func builtinFiles() []*File {
 						"--property",
 						"-m",
 						"-x",
+					},
+					Operands: "none",
+				},
+				"cpulimit": {
+					Aliases: []string{
+						"prlimit",
+						"numactl",
+						"fakeroot",
+						"toybox",
+						"ssh-agent",
+						"dbus-launch",
+						"schroot",
+						"sg",
+						"doas-keepenv",
+						"firejail-run",
+						"bwrap",
+						"nsjail",
+						"proot",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-l",
+						"--limit",
 						"-p",
+						"--pid",
+						"-e",
+						"--exe",
+						"-i",
+						"--interleave",
+						"-N",
+						"--cpunodebind",
+						"-m",
+						"--membind",
+						"-C",
+						"--physcpubind",
+						"--nofile",
+						"--nproc",
+						"--as",
+						"--cpu",
+						"--core",
+						"--data",
+						"--fsize",
+						"--stack",
+						"-c",
+						"--chroot",
+						"-u",
+						"--user",
+						"-b",
+						"--bind",
+						"-r",
+						"--rootfs",
+						"-w",
+						"--cwd",
 					},
 					Operands: "none",
 				},
@@ -567,7 +648,7 @@ func builtinFiles() []*File {
 					Effects: []*EffectSpec{
 						{
 							Effect:  "delete",
-							Targets: "first",
+							Targets: "first-or-dot",
 							When: []string{
 								"-delete",
 							},
@@ -606,6 +687,69 @@ func builtinFiles() []*File {
 						"--pgid",
 						"-u",
 						"--uid",
+					},
+					Operands: "none",
+				},
+				"lua": {
+					Aliases: []string{
+						"luajit",
+						"Rscript",
+						"R",
+						"julia",
+						"tclsh",
+						"wish",
+						"osascript",
+						"jshell",
+						"groovy",
+						"scala",
+						"kotlin",
+						"swift-e",
+						"deno-eval",
+						"guile",
+						"racket",
+						"sbcl",
+						"clisp",
+						"ocaml",
+						"erl-eval",
+						"elixir-e",
+						"crystal",
+						"nim-e",
+						"gdb",
+						"lldb",
+						"vim",
+						"nvim",
+						"ex",
+						"emacs",
+						"mysql",
+						"psql",
+						"sqlite3",
+						"redis-cli",
+						"mongo",
+						"mongosh",
+					},
+					Carries: "interp",
+					CodeFlags: []string{
+						"-e",
+						"--eval",
+						"-c",
+						"--command",
+						"-ex",
+						"--ex",
+						"-E",
+						"--execute",
+						"-x",
+						"--expr",
+						"--batch-command",
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?s).+",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
 					},
 					Operands: "none",
 				},
@@ -711,6 +855,15 @@ func builtinFiles() []*File {
 								"{unknown}",
 							},
 						},
+						{
+							Pattern: "\\bfetch\\(|https?\\.(?:request|get)\\(|net\\.(?:connect|createConnection)\\(|require\\(\\s*['\"](?:node:)?(?:https?|net|dgram)['\"]",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"{unknown}",
+							},
+						},
 					},
 					Operands: "none",
 				},
@@ -804,8 +957,28 @@ func builtinFiles() []*File {
 								"{unknown}",
 							},
 						},
+						{
+							Pattern: "IO::Socket|LWP::|HTTP::Tiny|Net::",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"{unknown}",
+							},
+						},
 					},
-					Operands: "none",
+					Effects: []*EffectSpec{
+						{
+							Effect:  "rewrite",
+							Targets: "rest",
+							When: []string{
+								"-i",
+								"-pi",
+								"-pie",
+								"-i.bak",
+							},
+						},
+					},
 				},
 				"php": {
 					Carries: "interp",
@@ -824,6 +997,15 @@ func builtinFiles() []*File {
 						{
 							Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
 							Shell:   "$1",
+						},
+						{
+							Pattern: "file_get_contents\\(\\s*['\"]https?:|curl_exec|fsockopen",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"{unknown}",
+							},
 						},
 					},
 					Operands: "none",
@@ -847,6 +1029,45 @@ func builtinFiles() []*File {
 				},
 				"pwd": {
 					Stream:   "pwd",
+					Operands: "none",
+				},
+				"pwsh": {
+					Aliases: []string{
+						"pwsh.exe",
+						"powershell",
+						"powershell.exe",
+						"pwsh-preview",
+						"cmd",
+						"cmd.exe",
+					},
+					Carries: "interp",
+					CodeFlags: []string{
+						"-Command",
+						"-command",
+						"-c",
+						"-C",
+						"-EncodedCommand",
+						"-encodedcommand",
+						"-enc",
+						"-e",
+						"-ec",
+						"/c",
+						"/C",
+						"/k",
+						"/K",
+						"-File",
+						"-f",
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?s).+",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+					},
 					Operands: "none",
 				},
 				"python": {
@@ -973,9 +1194,11 @@ func builtinFiles() []*File {
 							},
 						},
 						{
-							Pattern: "urlopen\\(|requests\\.(?:get|post|put)\\(|http\\.client|socket\\.socket\\(",
+							Pattern: "urlopen\\(|requests\\.(?:get|post|put|patch)\\(|http\\.client|socket\\.socket\\(|httpx\\.|urllib3",
 							Argv: []string{
 								"curl",
+								"-d",
+								"{unknown}",
 								"{unknown}",
 							},
 						},
@@ -1051,6 +1274,15 @@ func builtinFiles() []*File {
 							Argv: []string{
 								"tee",
 								"$1",
+							},
+						},
+						{
+							Pattern: "Net::HTTP|TCPSocket|open-uri|URI\\.open",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"{unknown}",
 							},
 						},
 					},
@@ -1192,6 +1424,18 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"taskset": {
+					Aliases: []string{
+						"chrt",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-p",
+						"--pid",
+					},
+					Skip:     1,
+					Operands: "none",
+				},
 				"time": {
 					Carries: "exec",
 					ValueOptions: []string{
@@ -1215,6 +1459,17 @@ func builtinFiles() []*File {
 				},
 				"tr": {
 					Stream:   "tr",
+					Operands: "none",
+				},
+				"trap": {
+					Carries:     "interp",
+					CodeOperand: true,
+					Translate: []Translate{
+						{
+							Pattern: "(?s)^(.+)$",
+							Shell:   "$1",
+						},
+					},
 					Operands: "none",
 				},
 				"xargs": {
@@ -1406,13 +1661,11 @@ func builtinFiles() []*File {
 						"file",
 						"jq",
 						"yq",
-						"column",
 						"fold",
 						"fmt",
 						"expand",
 						"unexpand",
 						"iconv",
-						"openssl-dgst",
 						"split",
 						"csplit",
 						"source-highlight",
@@ -1647,7 +1900,6 @@ func builtinFiles() []*File {
 						"fg",
 						"bg",
 						"disown",
-						"trap",
 						"shopt",
 						"setopt",
 						"unsetopt",
@@ -1795,6 +2047,22 @@ func builtinFiles() []*File {
 								"-t",
 								"--target-directory",
 							},
+						},
+					},
+				},
+				"od": {
+					Aliases: []string{
+						"hexdump",
+						"hd",
+						"column",
+						"view",
+						"vis",
+						"cut-f",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "read",
+							Targets: "operands",
 						},
 					},
 				},
@@ -1954,7 +2222,7 @@ func builtinFiles() []*File {
 					},
 					Effects: []*EffectSpec{
 						{
-							Effect:  "modify",
+							Effect:  "rewrite",
 							Targets: "rest",
 							When: []string{
 								"-i",
@@ -1968,11 +2236,16 @@ func builtinFiles() []*File {
 							},
 						},
 						{
-							Effect:  "modify",
+							Effect:  "rewrite",
 							Targets: "operands",
 							When: []string{
-								"-i",
-								"--in-place",
+								"-e",
+								"--expression",
+								"-f",
+								"--file",
+							},
+							Unless: []string{
+								"--version",
 							},
 						},
 						{
@@ -2035,6 +2308,17 @@ func builtinFiles() []*File {
 						{
 							Effect:  "delete",
 							Targets: "operands",
+						},
+					},
+				},
+				"sponge": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "operands",
+							Unless: []string{
+								"-a",
+							},
 						},
 					},
 				},
@@ -2189,6 +2473,9 @@ func builtinFiles() []*File {
 								"--extract",
 								"--get",
 							},
+							Recursive: []string{
+								"*",
+							},
 						},
 						{
 							Effect:  "overwrite",
@@ -2199,6 +2486,9 @@ func builtinFiles() []*File {
 							},
 							WhenFirst: []string{
 								"*x*",
+							},
+							Recursive: []string{
+								"*",
 							},
 						},
 						{
@@ -2302,8 +2592,8 @@ func builtinFiles() []*File {
 							Options: []string{
 								"-d",
 							},
-							When: []string{
-								"-o",
+							Recursive: []string{
+								"*",
 							},
 						},
 					},
@@ -2351,6 +2641,9 @@ func builtinFiles() []*File {
 						"--exec-path",
 						"--config-env",
 						"--super-prefix",
+						"--exec",
+						"-x",
+						"--extcmd",
 					},
 					DirOptions: []string{
 						"-C",
@@ -2376,6 +2669,45 @@ func builtinFiles() []*File {
 							},
 							Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
 							Shell:   "git $1",
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
+							Shell:   "$1",
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^core\\.hooksPath=(.+)$",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"$1",
+							},
+						},
+						{
+							Options: []string{
+								"-x",
+								"--exec",
+								"--extcmd",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
 						},
 					},
 					Subcommands: map[string]*CmdSpec{
@@ -2408,6 +2740,18 @@ func builtinFiles() []*File {
 								},
 							},
 						},
+						"bisect": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "unknown-code",
+									Targets: "none",
+									WhenFirst: []string{
+										"run",
+									},
+								},
+							},
+							Operands: "none",
+						},
 						"branch": {
 							ValueOptions: []string{
 								"-u",
@@ -2439,6 +2783,14 @@ func builtinFiles() []*File {
 									},
 									Unless: []string{
 										"-D",
+									},
+								},
+								{
+									Effect:  "delete-branch",
+									Targets: "last",
+									When: []string{
+										"-M",
+										"-C",
 									},
 								},
 							},
@@ -2479,6 +2831,18 @@ func builtinFiles() []*File {
 									Targets: "options",
 									Options: []string{
 										"-B",
+									},
+								},
+							},
+						},
+						"checkout-index": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"-f",
+										"--force",
 									},
 								},
 							},
@@ -2657,10 +3021,8 @@ func builtinFiles() []*File {
 								"am",
 								"apply",
 								"tag",
-								"mv",
 								"init",
 								"notes",
-								"worktree",
 							},
 							ValueOptions: []string{
 								"-m",
@@ -2687,6 +3049,22 @@ func builtinFiles() []*File {
 								{
 									Effect:  "modify",
 									Targets: "repo",
+								},
+							},
+						},
+						"mv": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "repo",
+								},
+								{
+									Effect:  "overwrite",
+									Targets: "last",
+									When: []string{
+										"-f",
+										"--force",
+									},
 								},
 							},
 						},
@@ -2729,6 +3107,18 @@ func builtinFiles() []*File {
 									WhenArg: []string{
 										"+*",
 										":*",
+									},
+								},
+							},
+						},
+						"read-tree": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"-u",
+										"--reset",
 									},
 								},
 							},
@@ -2858,6 +3248,18 @@ func builtinFiles() []*File {
 								},
 							},
 						},
+						"submodule": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "unknown-code",
+									Targets: "none",
+									WhenArg: []string{
+										"foreach",
+									},
+								},
+							},
+							Operands: "none",
+						},
 						"switch": {
 							Aliases: []string{
 								"sw",
@@ -2894,8 +3296,30 @@ func builtinFiles() []*File {
 								{
 									Effect:  "rewrite-history",
 									Targets: "none",
+								},
+							},
+						},
+						"worktree": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "rest",
+									WhenFirst: []string{
+										"add",
+									},
+								},
+								{
+									Effect:  "delete",
+									Targets: "rest",
 									When: []string{
-										"-d",
+										"-f",
+										"--force",
+									},
+									WhenFirst: []string{
+										"remove",
+									},
+									Recursive: []string{
+										"*",
 									},
 								},
 							},
@@ -3047,7 +3471,6 @@ func builtinFiles() []*File {
 						"-Y",
 						"-y",
 						"--url",
-						"--create-dirs",
 						"--output-dir",
 						"-D",
 						"--dump-header",
@@ -3121,10 +3544,23 @@ func builtinFiles() []*File {
 						"nmap",
 						"arping",
 					},
+					ValueOptions: []string{
+						"-c",
+						"-i",
+						"-w",
+						"-W",
+						"-p",
+						"-t",
+						"-q",
+						"-x",
+						"-s",
+						"-b",
+						"@",
+					},
 					Effects: []*EffectSpec{
 						{
 							Effect:  "network",
-							Targets: "none",
+							Targets: "operands",
 						},
 					},
 					Operands: "none",
@@ -3149,7 +3585,26 @@ func builtinFiles() []*File {
 						"run": {
 							Aliases: []string{
 								"create",
-								"exec",
+							},
+							ValueOptions: []string{
+								"-v",
+								"--volume",
+								"--mount",
+								"-e",
+								"--env",
+								"--name",
+								"-w",
+								"--workdir",
+								"-p",
+								"--publish",
+								"--network",
+								"--entrypoint",
+								"-u",
+								"--user",
+								"--cap-add",
+								"--pid",
+								"--ipc",
+								"--device",
 							},
 							Effects: []*EffectSpec{
 								{
@@ -3163,6 +3618,16 @@ func builtinFiles() []*File {
 										"--cap-add",
 										"--cap-add=ALL",
 										"--cap-add=SYS_ADMIN",
+										"--device",
+										"--userns=host",
+									},
+								},
+								{
+									Effect:  "mount",
+									Targets: "options",
+									Options: []string{
+										"-v",
+										"--volume",
 									},
 								},
 							},
@@ -3187,10 +3652,50 @@ func builtinFiles() []*File {
 							Operands: "none",
 						},
 						"api": {
+							ValueOptions: []string{
+								"-X",
+								"--method",
+								"-H",
+								"--header",
+								"-f",
+								"--raw-field",
+								"-F",
+								"--field",
+								"--input",
+								"-q",
+								"--jq",
+								"-t",
+								"--template",
+								"-p",
+								"--preview",
+								"--hostname",
+							},
 							Effects: []*EffectSpec{
 								{
 									Effect:  "network",
 									Targets: "none",
+								},
+								{
+									Effect:  "upload",
+									Targets: "none",
+									When: []string{
+										"-f",
+										"--raw-field",
+										"-F",
+										"--field",
+										"--input",
+										"-X",
+										"--method",
+									},
+								},
+								{
+									Effect:  "read",
+									Targets: "options",
+									Options: []string{
+										"--input",
+										"-F",
+										"--field",
+									},
 								},
 							},
 							Operands: "none",
@@ -3281,6 +3786,27 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"gsutil": {
+					Aliases: []string{
+						"gcloud-storage",
+						"azcopy",
+						"s3cmd",
+						"b2",
+						"mc",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "none",
+							WhenArg: []string{
+								"gs://*",
+								"s3://*",
+								"https://*",
+								"*:*",
+							},
+						},
+					},
+				},
 				"helm": {
 					Subcommands: map[string]*CmdSpec{
 						"*": {
@@ -3366,6 +3892,21 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"mail": {
+					Aliases: []string{
+						"mailx",
+						"sendmail",
+						"mutt",
+						"msmtp",
+						"swaks",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "none",
+						},
+					},
+				},
 				"nc": {
 					Aliases: []string{
 						"ncat",
@@ -3435,6 +3976,37 @@ func builtinFiles() []*File {
 						"*": {
 							Operands: "none",
 						},
+						"config": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"set": {
+									Effects: []*EffectSpec{
+										{
+											Effect:  "persist",
+											Targets: "none",
+										},
+									},
+								},
+							},
+						},
+						"exec": {
+							Aliases: []string{
+								"x",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "remote-install",
+									Targets: "none",
+									WhenArg: []string{
+										"http://*",
+										"https://*",
+										"git+*",
+									},
+								},
+							},
+						},
 						"install": {
 							Aliases: []string{
 								"i",
@@ -3446,6 +4018,9 @@ func builtinFiles() []*File {
 								"rm",
 								"link",
 							},
+							ValueOptions: []string{
+								"--prefix",
+							},
 							Effects: []*EffectSpec{
 								{
 									Effect:  "persist",
@@ -3454,6 +4029,24 @@ func builtinFiles() []*File {
 										"-g",
 										"--global",
 										"--location=global",
+									},
+								},
+								{
+									Effect:  "remote-install",
+									Targets: "none",
+									WhenArg: []string{
+										"git+*",
+										"http://*",
+										"https://*",
+										"git://*",
+										"github:*",
+									},
+								},
+								{
+									Effect:  "modify",
+									Targets: "options",
+									Options: []string{
+										"--prefix",
 									},
 								},
 							},
@@ -3491,6 +4084,21 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"openssl": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"s_client": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "network",
+									Targets: "none",
+								},
+							},
+						},
+					},
+				},
 				"pass": {
 					Aliases: []string{
 						"gopass",
@@ -3504,6 +4112,44 @@ func builtinFiles() []*File {
 								{
 									Effect:  "secret-cmd",
 									Targets: "none",
+								},
+							},
+						},
+					},
+				},
+				"pip": {
+					Aliases: []string{
+						"pip3",
+						"pipx",
+						"uv-pip",
+					},
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"install": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "remote-install",
+									Targets: "none",
+									WhenArg: []string{
+										"git+*",
+										"http://*",
+										"https://*",
+										"*.tar.gz",
+										"*.whl",
+										"*.zip",
+									},
+								},
+								{
+									Effect:  "modify",
+									Targets: "options",
+									Options: []string{
+										"--target",
+										"-t",
+										"--prefix",
+										"--root",
+									},
 								},
 							},
 						},
@@ -3923,116 +4569,6 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
-				"pip": {
-					Aliases: []string{
-						"pip3",
-						"pipx",
-						"uv",
-						"poetry",
-						"pdm",
-						"conda",
-						"mamba",
-						"gem",
-						"cargo",
-						"go",
-						"rustup",
-						"npx",
-						"pnpx",
-						"bunx",
-						"make",
-						"cmake",
-						"ninja",
-						"meson",
-						"gradle",
-						"gradlew",
-						"mvn",
-						"mvnw",
-						"sbt",
-						"ant",
-						"dotnet",
-						"msbuild",
-						"bazel",
-						"buck",
-						"pytest",
-						"tox",
-						"nox",
-						"jest",
-						"vitest",
-						"mocha",
-						"tsc",
-						"eslint",
-						"prettier",
-						"black",
-						"ruff",
-						"mypy",
-						"flake8",
-						"pylint",
-						"rustc",
-						"gcc",
-						"g++",
-						"cc",
-						"c++",
-						"clang",
-						"clang++",
-						"ld",
-						"javac",
-						"java",
-						"kotlinc",
-						"scalac",
-						"swift",
-						"swiftc",
-						"zig",
-						"nim",
-						"ghc",
-						"stack",
-						"cabal",
-						"mix",
-						"elixir",
-						"erl",
-						"rebar3",
-						"composer",
-						"bundle",
-						"rake",
-						"rails",
-						"django-admin",
-						"manage.py",
-						"flask",
-						"uvicorn",
-						"gunicorn",
-						"hugo",
-						"jekyll",
-						"terraform-fmt",
-						"kubectl-apply",
-						"docker-compose",
-						"vagrant",
-						"ansible",
-						"ansible-playbook",
-						"packer",
-						"direnv",
-						"asdf",
-						"mise",
-						"nvm",
-						"fnm",
-						"volta",
-						"sdk",
-						"pyenv",
-						"rbenv",
-						"jenv",
-						"goenv",
-						"code",
-						"cursor",
-						"vim",
-						"nvim",
-						"vi",
-						"nano",
-						"emacs",
-						"open",
-						"xdg-open",
-						"tmux",
-						"screen",
-					},
-					Operands: "none",
-				},
 				"pkill": {
 					Aliases: []string{
 						"killall",
@@ -4153,6 +4689,110 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"uv": {
+					Aliases: []string{
+						"poetry",
+						"pdm",
+						"conda",
+						"mamba",
+						"gem",
+						"cargo",
+						"go",
+						"rustup",
+						"npx",
+						"pnpx",
+						"bunx",
+						"make",
+						"cmake",
+						"ninja",
+						"meson",
+						"gradle",
+						"gradlew",
+						"mvn",
+						"mvnw",
+						"sbt",
+						"ant",
+						"dotnet",
+						"msbuild",
+						"bazel",
+						"buck",
+						"pytest",
+						"tox",
+						"nox",
+						"jest",
+						"vitest",
+						"mocha",
+						"tsc",
+						"eslint",
+						"prettier",
+						"black",
+						"ruff",
+						"mypy",
+						"flake8",
+						"pylint",
+						"rustc",
+						"gcc",
+						"g++",
+						"cc",
+						"c++",
+						"clang",
+						"clang++",
+						"ld",
+						"javac",
+						"java",
+						"kotlinc",
+						"scalac",
+						"swift",
+						"swiftc",
+						"zig",
+						"nim",
+						"ghc",
+						"stack",
+						"cabal",
+						"mix",
+						"elixir",
+						"erl",
+						"rebar3",
+						"composer",
+						"bundle",
+						"rake",
+						"rails",
+						"django-admin",
+						"manage.py",
+						"flask",
+						"uvicorn",
+						"gunicorn",
+						"hugo",
+						"jekyll",
+						"terraform-fmt",
+						"kubectl-apply",
+						"docker-compose",
+						"vagrant",
+						"ansible",
+						"ansible-playbook",
+						"packer",
+						"direnv",
+						"asdf",
+						"mise",
+						"nvm",
+						"fnm",
+						"volta",
+						"sdk",
+						"pyenv",
+						"rbenv",
+						"jenv",
+						"goenv",
+						"code",
+						"cursor",
+						"vi",
+						"nano",
+						"open",
+						"xdg-open",
+						"tmux",
+						"screen",
+					},
+					Operands: "none",
+				},
 			},
 		},
 		{
@@ -4225,6 +4865,7 @@ func builtinFiles() []*File {
 						"delete",
 						"overwrite",
 						"modify",
+						"rewrite",
 					},
 					Target: []string{
 						"device",
@@ -4259,6 +4900,7 @@ func builtinFiles() []*File {
 						"delete",
 						"overwrite",
 						"modify",
+						"rewrite",
 					},
 					Target: []string{
 						"credential",
@@ -4275,6 +4917,7 @@ func builtinFiles() []*File {
 						"delete",
 						"overwrite",
 						"modify",
+						"rewrite",
 					},
 					Target: []string{
 						"outside",
@@ -4306,6 +4949,7 @@ func builtinFiles() []*File {
 					ID: "write-system",
 					Effect: []string{
 						"modify",
+						"rewrite",
 					},
 					Target: []string{
 						"system",
@@ -4322,6 +4966,7 @@ func builtinFiles() []*File {
 						"delete",
 						"overwrite",
 						"modify",
+						"rewrite",
 					},
 					Target: []string{
 						"autorun",
@@ -4347,6 +4992,20 @@ func builtinFiles() []*File {
 						"network-exfil",
 					},
 					Message: "{cmd} opens a network connection through {raw}",
+				},
+				{
+					ID: "modify-credential",
+					Effect: []string{
+						"rewrite",
+					},
+					Target: []string{
+						"ws-credential",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would change {target}, which git cannot restore and which holds credentials",
 				},
 				{
 					ID: "destroy-history",
@@ -4621,6 +5280,17 @@ func builtinFiles() []*File {
 					Message: "{cmd} would send data off this machine",
 				},
 				{
+					ID: "remote-install",
+					Effect: []string{
+						"remote-install",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"network-exfil",
+					},
+					Message: "{cmd} would install and run code from an address outside the package registries",
+				},
+				{
 					ID: "privilege",
 					Effect: []string{
 						"privilege",
@@ -4630,6 +5300,28 @@ func builtinFiles() []*File {
 						"privileged",
 					},
 					Message: "{cmd} uses or changes administrator privileges",
+				},
+				{
+					ID: "mount-host",
+					Effect: []string{
+						"mount",
+					},
+					Target: []string{
+						"root",
+						"home",
+						"contains-workspace",
+						"system",
+						"credential",
+						"device",
+						"harmless-device",
+						"outside",
+						"unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"privileged",
+					},
+					Message: "{cmd} would give a container {target} of this machine",
 				},
 				{
 					ID: "unknown-code",
