@@ -45,6 +45,9 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	if len(args) == 0 {
 		return -1
 	}
+	if len(w.links) > 0 {
+		args = w.throughLinks(st, args)
+	}
 	redirs, input := w.redirs(st, rs)
 	if input == nil && stdin < 0 {
 		input = st.input

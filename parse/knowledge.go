@@ -112,6 +112,7 @@ const (
 	FilterRealpath        // prints its operands resolved
 	FilterTr              // translates characters of its input
 	FilterMktemp          // creates a file in the temporary directory and prints its name
+	FilterSymlink         // makes a symbolic link (ln -s): later paths through it lead to its target
 )
 
 // A Stream describes how a command produces its output.

@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,6 +61,9 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 		return mktemp(st, args), true
 	case FilterTr:
 		return w.tr(i, operandsOf(args))
+	case FilterSymlink:
+		w.symlink(st, operandsOf(args))
+		return "", false
 	}
 	in := w.stdinOf(i)
 	if in == nil || strings.Contains(*in, Unknown) {
@@ -266,4 +270,72 @@ func trSet(s string) string {
 		out = append(out, r[n])
 	}
 	return string(out)
+}
+
+// symlink records a link the script makes (ln -s TARGET LINK), so that
+// later paths through it are judged by where they lead.
+func (w *walker) symlink(st *state, ops []string) {
+	if len(ops) == 0 || len(ops) > 2 {
+		return
+	}
+	target := ops[0]
+	link := filepath.Base(target)
+	if len(ops) == 2 {
+		link = ops[1]
+	}
+	linkPath := st.abs(link)
+	if linkPath == "" || strings.Contains(target, Unknown) {
+		return
+	}
+	if fi, err := os.Stat(linkPath); err == nil && fi.IsDir() {
+		linkPath = filepath.Join(linkPath, filepath.Base(target))
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(linkPath), target)
+	}
+	if w.links == nil {
+		w.links = map[string]string{}
+	}
+	w.links[linkPath] = filepath.Clean(target)
+}
+
+// throughLinks rewrites arguments that lead through links the script
+// made: the link's target takes its place, and a glob is matched again
+// there. A link named by itself is taken for its target too (cat link
+// reads the target); for rm, which would remove only the link, that
+// errs on the side of asking.
+func (w *walker) throughLinks(st *state, args []Word) []Word {
+	out := args[:0:0]
+	for _, a := range args {
+		out = append(out, w.throughLink(st, a)...)
+	}
+	return out
+}
+
+func (w *walker) throughLink(st *state, a Word) []Word {
+	abs := st.abs(a.Text)
+	if abs == "" {
+		return []Word{a}
+	}
+	trailing := strings.HasSuffix(a.Text, "/")
+	for link, target := range w.links {
+		rest, ok := strings.CutPrefix(abs, link)
+		if !ok || rest != "" && rest[0] != '/' {
+			continue
+		}
+		path := target + rest
+		if !strings.ContainsAny(rest, "*?[") {
+			return []Word{{Text: path + map[bool]string{true: "/"}[trailing], Vars: a.Vars}}
+		}
+		matches, _ := filepath.Glob(path)
+		if len(matches) == 0 {
+			return []Word{{Text: path, Vars: a.Vars}}
+		}
+		var out []Word
+		for _, m := range matches {
+			out = append(out, Word{Text: m, Vars: a.Vars})
+		}
+		return out
+	}
+	return []Word{a}
 }

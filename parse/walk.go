@@ -27,6 +27,7 @@ type walker struct {
 	out   map[int]*string   // known standard output of a command, by index
 	in    map[int]*string   // known standard input from a heredoc or file
 	files map[string]string // files written earlier in the script, by path
+	links map[string]string // symbolic links made earlier, link -> target
 
 	parsers [PowerShell + 1]*syntax.Parser
 }

@@ -185,7 +185,7 @@ var streamFilters = map[string]parse.Filter{
 	"cat": parse.FilterCat, "base64": parse.FilterBase64, "hex": parse.FilterHex,
 	"rev": parse.FilterRev, "pwd": parse.FilterPwd, "dirname": parse.FilterDirname,
 	"basename": parse.FilterBasename, "realpath": parse.FilterRealpath,
-	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp,
+	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp, "symlink": parse.FilterSymlink,
 }
 
 func compile(file, name string, spec *CmdSpec) (*command, error) {

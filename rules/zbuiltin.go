@@ -1836,6 +1836,11 @@ func builtinFiles() []*File {
 						"-S",
 						"--suffix",
 					},
+					Stream: "symlink",
+					StreamWhen: []string{
+						"-s",
+						"--symbolic",
+					},
 					Effects: []*EffectSpec{
 						{
 							Effect:  "overwrite",
