@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/rules"
@@ -120,9 +119,16 @@ func (r *Repo) Unmerged(branch string) (bool, error) {
 	return true, nil
 }
 
+// Remotes implements [rules.Repo].
+func (r *Repo) Remotes() ([]string, error) {
+	out, err := r.git("remote")
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(out)), nil
+}
+
 func (r *Repo) isHead(ref string) bool {
 	out, err := r.git("symbolic-ref", "-q", "HEAD")
 	return err == nil && strings.TrimSpace(string(out)) == ref
 }
-
-var _ = strconv.Itoa

@@ -48,6 +48,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	if len(w.links) > 0 {
 		args = w.throughLinks(st, args)
 	}
+	args[0] = w.program(st, args[0])
 	redirs, input := w.redirs(st, rs)
 	if input == nil && stdin < 0 {
 		input = st.input

@@ -112,6 +112,7 @@ const (
 	FilterRealpath        // prints its operands resolved
 	FilterTr              // translates characters of its input
 	FilterMktemp          // creates a file in the temporary directory and prints its name
+	FilterCopy            // copies files (cp): a copied program is still that program
 	FilterSymlink         // makes a symbolic link (ln -s): later paths through it lead to its target
 )
 

@@ -64,6 +64,9 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	case FilterSymlink:
 		w.symlink(st, operandsOf(args))
 		return "", false
+	case FilterCopy:
+		w.copy(st, operandsOf(args))
+		return "", false
 	}
 	in := w.stdinOf(i)
 	if in == nil || strings.Contains(*in, Unknown) {
@@ -297,6 +300,37 @@ func (w *walker) symlink(st *state, ops []string) {
 		w.links = map[string]string{}
 	}
 	w.links[linkPath] = filepath.Clean(target)
+}
+
+// copy records a file copied to a new path (cp SRC DEST): a program run
+// from the copy is the same program.
+func (w *walker) copy(st *state, ops []string) {
+	if len(ops) != 2 {
+		return
+	}
+	src, dest := st.abs(ops[0]), st.abs(ops[1])
+	if src == "" || dest == "" {
+		return
+	}
+	if fi, err := os.Stat(dest); err == nil && fi.IsDir() {
+		dest = filepath.Join(dest, filepath.Base(src))
+	}
+	if w.copies == nil {
+		w.copies = map[string]string{}
+	}
+	w.copies[dest] = src
+}
+
+// program returns the program a command name runs, seen through copies
+// the script made.
+func (w *walker) program(st *state, name Word) Word {
+	if len(w.copies) == 0 || !strings.Contains(name.Text, "/") {
+		return name
+	}
+	if src, ok := w.copies[st.abs(name.Text)]; ok {
+		return Word{Text: src, Vars: name.Vars}
+	}
+	return name
 }
 
 // throughLinks rewrites arguments that lead through links the script

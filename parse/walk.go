@@ -22,12 +22,13 @@ const Caller = "\uFDD1"
 
 // walker collects the commands of one judgement.
 type walker struct {
-	cfg   *Config
-	res   *Result
-	out   map[int]*string   // known standard output of a command, by index
-	in    map[int]*string   // known standard input from a heredoc or file
-	files map[string]string // files written earlier in the script, by path
-	links map[string]string // symbolic links made earlier, link -> target
+	cfg    *Config
+	res    *Result
+	out    map[int]*string   // known standard output of a command, by index
+	in     map[int]*string   // known standard input from a heredoc or file
+	files  map[string]string // files written earlier in the script, by path
+	links  map[string]string // symbolic links made earlier, link -> target
+	copies map[string]string // files copied earlier, copy -> original
 
 	parsers [PowerShell + 1]*syntax.Parser
 }

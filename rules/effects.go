@@ -276,7 +276,7 @@ var pathless = map[string]bool{
 	"delete-branch": true, "rewrite-remote": true, "drop-stash": true,
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
-	"upload": true, "secret-env": true, "destroy-remote": true,
+	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true,
 }
 
 // hostClass classifies the target of a network effect: a URL or host on

@@ -38,6 +38,8 @@ type Repo interface {
 	// Unmerged reports whether deleting branch would lose commits: it is
 	// neither merged into HEAD nor contained in a remote-tracking branch.
 	Unmerged(branch string) (bool, error)
+	// Remotes lists the repository's configured remotes.
+	Remotes() ([]string, error)
 }
 
 // Context is the machine and repository a script is judged against.
@@ -379,6 +381,8 @@ func describe(e Effect) string {
 // state works out what e would lose, from the repository's real state.
 func (j *judging) state(e Effect) string {
 	switch e.Kind {
+	case "push-to":
+		return j.remoteState(e.Raw)
 	case "drop-stash":
 		return j.stashState()
 	case "delete-branch":
@@ -493,6 +497,22 @@ func (j *judging) stashState() string {
 		return "absent"
 	}
 	return "stash"
+}
+
+// remoteState says whether a push goes to a remote the repository had
+// before this command ("known") or to one it adds ("foreign").
+func (j *judging) remoteState(remote string) string {
+	if j.ctx.Repo == nil {
+		return "unknown"
+	}
+	remotes, err := j.ctx.Repo.Remotes()
+	if err != nil {
+		return "unknown"
+	}
+	if slices.Contains(remotes, remote) {
+		return "known"
+	}
+	return "foreign"
 }
 
 func (j *judging) branchState(branch string) string {

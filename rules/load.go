@@ -185,7 +185,7 @@ var streamFilters = map[string]parse.Filter{
 	"cat": parse.FilterCat, "base64": parse.FilterBase64, "hex": parse.FilterHex,
 	"rev": parse.FilterRev, "pwd": parse.FilterPwd, "dirname": parse.FilterDirname,
 	"basename": parse.FilterBasename, "realpath": parse.FilterRealpath,
-	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp, "symlink": parse.FilterSymlink,
+	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp, "symlink": parse.FilterSymlink, "copy": parse.FilterCopy,
 }
 
 func compile(file, name string, spec *CmdSpec) (*command, error) {
@@ -265,7 +265,7 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true,
 }
 
 var knownTargets = map[string]bool{

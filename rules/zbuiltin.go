@@ -1583,6 +1583,7 @@ func builtinFiles() []*File {
 						"--preserve",
 						"--no-preserve",
 					},
+					Stream: "copy",
 					Effects: []*EffectSpec{
 						{
 							Effect:  "read",
@@ -3104,6 +3105,13 @@ func builtinFiles() []*File {
 									WhenFirst: []string{
 										"*://*",
 										"*@*:*",
+									},
+								},
+								{
+									Effect:  "push-to",
+									Targets: "first",
+									WhenFirst: []string{
+										"[!-]*",
 									},
 								},
 								{
@@ -5267,6 +5275,20 @@ func builtinFiles() []*File {
 						"secret",
 					},
 					Message: "{cmd} would print stored credentials",
+				},
+				{
+					ID: "push-foreign",
+					Effect: []string{
+						"push-to",
+					},
+					State: []string{
+						"foreign",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"network-exfil",
+					},
+					Message: "git push would send the repository to {raw}, a remote this repository did not have",
 				},
 				{
 					ID: "upload",
