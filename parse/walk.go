@@ -453,7 +453,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		if cfg == nil {
 			cfg = w.config(st)
 		}
-		vars := wordVars(word)
+		vars := wordVars(word, st.env)
 		words := []*syntax.Word{word}
 		if st.dialect != POSIX && hasBrace(word) {
 			words = w.braces(word)
@@ -471,7 +471,8 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 				fs = []string{Unknown} // the judge cannot expand it: unknown
 			}
 			for _, f := range fs {
-				out = append(out, w.word0(st, tildeAfterEquals(st, f, bw), vars))
+				f = tildeDir(st, tildeAfterEquals(st, f, bw))
+				out = append(out, w.word0(st, f, vars))
 			}
 		}
 	}
@@ -613,7 +614,7 @@ func (w *walker) word0(st *state, text string, vars []string) Word {
 // literal expands one word without splitting or globbing.
 func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
 	s, err := expand.Literal(w.config(st), word)
-	return Word{Text: s, Vars: wordVars(word)}, err
+	return Word{Text: s, Vars: wordVars(word, st.env)}, err
 }
 
 func (w *walker) word(st *state, word *syntax.Word) {
@@ -622,7 +623,9 @@ func (w *walker) word(st *state, word *syntax.Word) {
 	}
 }
 
-func wordVars(word *syntax.Word) []string {
+// wordVars lists the variables a word's value comes from; for an
+// indirect ${!name}, the variable name names too.
+func wordVars(word *syntax.Word, e *env) []string {
 	if _, ok := plainLit(word); ok {
 		return nil
 	}
@@ -630,10 +633,33 @@ func wordVars(word *syntax.Word) []string {
 	syntax.Walk(word, func(n syntax.Node) bool {
 		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && !pe.Length {
 			vars = append(vars, pe.Param.Value)
+			if pe.Excl && e != nil {
+				if target, ok := e.lookup(pe.Param.Value); ok && syntax.ValidName(target) {
+					vars = append(vars, target)
+				}
+			}
 		}
 		return true
 	})
 	return vars
+}
+
+// tildeDir expands the "~+" (working directory) and "~-" (previous
+// directory) prefixes.
+func tildeDir(st *state, field string) string {
+	for prefix, name := range map[string]string{"~+": "PWD", "~-": "OLDPWD"} {
+		if field == prefix || strings.HasPrefix(field, prefix+"/") {
+			dir, _ := st.env.lookup(name)
+			if name == "PWD" {
+				dir = st.dir
+			}
+			if dir == "" {
+				return Unknown + field[2:]
+			}
+			return dir + field[2:]
+		}
+	}
+	return field
 }
 
 // redirs expands redirections to files; heredocs and here-strings give

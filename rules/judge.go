@@ -156,6 +156,7 @@ func (j *judging) flows() {
 		}
 	}
 	j.checkpoints()
+	j.envFilters()
 	if network < 0 {
 		return
 	}
@@ -227,6 +228,28 @@ func (j *judging) piped(i int) {
 			class = ClassLocal
 		}
 		j.effects[i] = append(j.effects[i], Effect{Kind: "upload", Cmd: i, Raw: c.Line(), Class: class})
+	}
+}
+
+// envFilters flags an environment dump piped into a filter that picks
+// out credentials (env | grep TOKEN): that prints them on purpose.
+func (j *judging) envFilters() {
+	for i, effs := range j.effects {
+		if !hasKind(effs, "env-dump") {
+			continue
+		}
+		for n := range j.res.Commands {
+			c := &j.res.Commands[n]
+			if c.StdinFrom != i || len(c.Args) < 2 {
+				continue
+			}
+			for _, a := range c.Args[1:] {
+				if j.set.secretWord(a.Text) {
+					j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: c.Line(), Class: ClassCred})
+					break
+				}
+			}
+		}
 	}
 }
 

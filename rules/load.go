@@ -12,11 +12,12 @@ import (
 
 // A Set is a compiled, immutable rule set: safe for concurrent use.
 type Set struct {
-	paths    PathClasses
-	credVars []string
-	envCode  map[string]string
-	commands map[string]*command
-	policies []*Policy
+	paths       PathClasses
+	credVars    []string
+	envCode     map[string]string
+	secretWords []string
+	commands    map[string]*command
+	policies    []*Policy
 }
 
 // command is a compiled [CmdSpec]. Its carrier, with the regular
@@ -127,6 +128,7 @@ func compileFiles(names []string, files []*File) (*Set, error) {
 func (s *Set) add(name string, f *File) error {
 	s.paths = mergePaths(s.paths, f.Paths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
+	s.secretWords = append(s.secretWords, f.SecretWords...)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" {
 			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}

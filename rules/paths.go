@@ -402,3 +402,15 @@ func matchGlob(pat, name string) (bool, error) {
 func (s *Set) IsStartup(e *Env, path string) bool {
 	return s.paths.Startup != nil && e.matchAny(path, s.paths.Startup)
 }
+
+// secretWord reports whether s names credentials (a grep pattern such as
+// "TOKEN" or "-i secret").
+func (s *Set) secretWord(w string) bool {
+	w = strings.ToLower(w)
+	for _, word := range s.secretWords {
+		if strings.Contains(w, word) {
+			return true
+		}
+	}
+	return false
+}

@@ -12,6 +12,9 @@ type File struct {
 	// CredentialVars are globs of environment variable names that hold
 	// credentials (*_TOKEN, AWS_SECRET_ACCESS_KEY).
 	CredentialVars []string `yaml:"credential_vars"`
+	// SecretWords are lowercase words that, in a filter applied to an
+	// environment dump (env | grep TOKEN), pick out credentials.
+	SecretWords []string `yaml:"secret_words"`
 	// EnvCode names environment variables whose value programs run as
 	// shell code ("script": GIT_EDITOR) or source as a file ("file":
 	// BASH_ENV).

@@ -268,6 +268,17 @@ func builtinFiles() []*File {
 				"DATABASE_URL",
 				"*_CREDENTIALS",
 			},
+			SecretWords: []string{
+				"token",
+				"secret",
+				"passw",
+				"apikey",
+				"api_key",
+				"private",
+				"credential",
+				"auth",
+				"aws_",
+			},
 			EnvCode: map[string]string{
 				"BASH_ENV":            "file",
 				"EDITOR":              "script",
