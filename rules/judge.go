@@ -359,9 +359,12 @@ func (j *judging) record(p *Policy, e Effect, state string) {
 }
 
 func (j *judging) message(tmpl string, e Effect, state string) string {
-	name := ""
+	name, line := "", ""
 	if e.Cmd >= 0 {
-		name = j.res.Commands[e.Cmd].Name()
+		name, line = j.res.Commands[e.Cmd].Name(), j.res.Commands[e.Cmd].Line()
+		if len(line) > 80 {
+			line = line[:77] + "..."
+		}
 	}
 	target := e.Path
 	if target == "" {
@@ -371,7 +374,7 @@ func (j *judging) message(tmpl string, e Effect, state string) string {
 	if ws == "" {
 		ws = "(none)"
 	}
-	r := strings.NewReplacer("{cmd}", name, "{target}", target, "{workspace}", ws,
+	r := strings.NewReplacer("{cmd}", name, "{line}", line, "{target}", target, "{workspace}", ws,
 		"{state}", stateWords[state], "{effect}", e.Kind, "{raw}", e.Raw)
 	return r.Replace(tmpl)
 }

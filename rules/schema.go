@@ -156,7 +156,8 @@ type Policy struct {
 	Verdict   string `yaml:"verdict"`
 	// Category is one category or a list of them.
 	Category Categories `yaml:"category"`
-	// Message is shown to the agent; {cmd}, {target}, {workspace},
+	// Message is shown to the agent; {cmd} (the command's name), {line}
+	// (the command), {target}, {raw} (the target as written), {workspace},
 	// {state} and {effect} are filled in.
 	Message string `yaml:"message"`
 }

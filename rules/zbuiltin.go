@@ -5117,7 +5117,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"destroy-ws",
 					},
-					Message: "git {effect} would throw away {state} in {target}",
+					Message: "{line} would throw away {state} in {target}",
 				},
 				{
 					ID: "git-outside",
@@ -5132,7 +5132,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"outside",
 					},
-					Message: "{cmd} would throw away work in {target}, a repository outside the workspace {workspace}",
+					Message: "{line} would throw away work in {target}, a repository outside the workspace {workspace}",
 				},
 				{
 					ID: "git-clean",
@@ -5148,7 +5148,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"destroy-ws",
 					},
-					Message: "git clean would delete {state} in {target}",
+					Message: "{line} would delete {state} in {target}",
 				},
 				{
 					ID: "drop-stash",
@@ -5163,7 +5163,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"destroy-ws",
 					},
-					Message: "git stash would drop stashed changes",
+					Message: "{line} would drop stashed changes",
 				},
 				{
 					ID: "delete-branch",
@@ -5178,7 +5178,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"destroy-ws",
 					},
-					Message: "git branch would delete {raw}, which has {state}",
+					Message: "{line} would delete the branch {raw}, which has {state}",
 				},
 				{
 					ID: "rewrite-remote",
@@ -5189,7 +5189,7 @@ func builtinFiles() []*File {
 					Category: Categories{
 						"destroy-ws",
 					},
-					Message: "{cmd} would rewrite or delete history on a remote",
+					Message: "{line} would rewrite or delete history on a remote",
 				},
 				{
 					ID: "rewrite-history",
