@@ -113,7 +113,7 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			break
 		}
-		opt, val, next := optionValue(args, j, k.ValueOptions)
+		opt, val, next, _ := Option(args, j, k.ValueOptions)
 		switch {
 		case contains(k.DirOptions, opt):
 			sub.dir = st.absOrEmpty(val.Text)
@@ -141,39 +141,6 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 	if out := w.out[n]; out != nil && !k.StdinArgs {
 		w.out[i] = out // the wrapper prints what the command prints
 	}
-}
-
-// optionValue reads the option at args[j]. For an option in valued it
-// returns the value (attached, the next argument, or after a cluster of
-// short options: "-Eu root"); it returns the index of the argument after
-// the option.
-func optionValue(args []Word, j int, valued []string) (string, Word, int) {
-	a := args[j].Text
-	for _, opt := range valued {
-		switch {
-		case a == opt && j+1 < len(args):
-			return opt, args[j+1], j + 2
-		case strings.HasPrefix(opt, "--") && strings.HasPrefix(a, opt+"="):
-			return opt, Word{Text: a[len(opt)+1:]}, j + 1
-		case len(opt) == 2 && !strings.HasPrefix(a, "--") && strings.HasPrefix(a, opt) && len(a) > 2:
-			return opt, Word{Text: a[2:]}, j + 1
-		}
-	}
-	if len(a) > 2 && a[0] == '-' && a[1] != '-' {
-		for k := 2; k < len(a); k++ {
-			opt := "-" + a[k:k+1]
-			if !contains(valued, opt) {
-				continue
-			}
-			if k+1 < len(a) {
-				return opt, Word{Text: a[k+1:]}, j + 1
-			}
-			if j+1 < len(args) {
-				return opt, args[j+1], j + 2
-			}
-		}
-	}
-	return a, Word{}, j + 1
 }
 
 func contains(list []string, s string) bool {
@@ -546,7 +513,7 @@ func (w *walker) optionCode(st *state, i int, k *Carrier) {
 		if a == "--" {
 			return
 		}
-		opt, val, next := optionValue(args, j, k.ValueOptions)
+		opt, val, next, _ := Option(args, j, k.ValueOptions)
 		if !strings.HasPrefix(a, "-") {
 			opt, val, next = "", args[j], j+1
 		}

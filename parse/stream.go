@@ -153,21 +153,12 @@ func hasAnyFlag(args []Word, flags []string) bool {
 			return false
 		}
 		for _, f := range flags {
-			if a.Text == f || inCluster(a.Text, f) || strings.HasPrefix(a.Text, f+"=") {
+			if a.Text == f || InCluster(a.Text, f) || strings.HasPrefix(a.Text, f+"=") {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// inCluster reports whether the short flag f (like "-d") is part of the
-// clustered short options in a (like "-di").
-func inCluster(a, f string) bool {
-	if len(f) != 2 || f[0] != '-' || len(a) < 3 || a[0] != '-' || a[1] == '-' {
-		return false
-	}
-	return strings.IndexByte(a[1:], f[1]) >= 0
 }
 
 // operandsOf returns the arguments that are not options.

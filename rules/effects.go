@@ -47,7 +47,7 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 		case t == "--":
 			a.dashdash = len(a.operands)
 		default:
-			opt, val, next, ok := option(ws, j, valueOpts)
+			opt, val, next, ok := parse.Option(ws, j, valueOpts)
 			a.flags = append(a.flags, t)
 			if ok {
 				a.values[opt] = append(a.values[opt], val)
@@ -58,45 +58,12 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 	return a
 }
 
-// option reads the option at ws[j]; valued options take the next word or
-// an attached value, also at the end of a cluster of short options
-// ("-so FILE" is -s -o FILE). It returns the option, its value, the index
-// after it, and whether it had a value.
-func option(ws []parse.Word, j int, valued []string) (string, parse.Word, int, bool) {
-	t := ws[j].Text
-	for _, opt := range valued {
-		switch {
-		case t == opt && j+1 < len(ws):
-			return opt, ws[j+1], j + 2, true
-		case strings.HasPrefix(opt, "--") && strings.HasPrefix(t, opt+"="):
-			return opt, parse.Word{Text: t[len(opt)+1:]}, j + 1, true
-		case len(opt) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, opt) && len(t) > 2:
-			return opt, parse.Word{Text: t[2:]}, j + 1, true
-		}
-	}
-	if len(t) > 2 && t[0] == '-' && t[1] != '-' {
-		for k := 2; k < len(t); k++ {
-			opt := "-" + t[k:k+1]
-			if !slices.Contains(valued, opt) {
-				continue
-			}
-			if k+1 < len(t) {
-				return opt, parse.Word{Text: t[k+1:]}, j + 1, true
-			}
-			if j+1 < len(ws) {
-				return opt, ws[j+1], j + 2, true
-			}
-		}
-	}
-	return t, parse.Word{}, j + 1, false
-}
-
 // has reports whether one of flags was given, also inside a cluster of
 // short options ("-r" in "-rf") or with a value ("--force=...").
 func (a *args) has(flags []string) bool {
 	for _, f := range a.flags {
 		for _, want := range flags {
-			if f == want || strings.HasPrefix(f, want+"=") || inCluster(f, want) {
+			if f == want || strings.HasPrefix(f, want+"=") || parse.InCluster(f, want) {
 				return true
 			}
 		}
@@ -135,13 +102,6 @@ func (a *args) anyMatches(globs []string) bool {
 		}
 	}
 	return false
-}
-
-func inCluster(a, f string) bool {
-	if len(f) != 2 || f[0] != '-' || len(a) < 3 || a[0] != '-' || a[1] == '-' {
-		return false
-	}
-	return strings.IndexByte(a[1:], f[1]) >= 0
 }
 
 // lookup finds the spec for a command, descending into subcommands. It
