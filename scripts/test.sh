@@ -47,7 +47,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/n
 	chown -R nobody "$unpriv"
 	(cd "$unpriv/src" && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$unpriv" \
-		GOMODCACHE="$unpriv/mod" GOCACHE="$unpriv/cache" GOFLAGS=-mod=mod GOPROXY="$(go env GOPROXY)" \
+		GOMODCACHE="$unpriv/mod" GOCACHE="$unpriv/cache" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
 		CORDON_REQUIRE_SHELLS=1 go test -count=1 ./...)
 else
 	echo "not root (or no nobody user): this run already is unprivileged"
