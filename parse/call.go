@@ -74,6 +74,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		w.res.Commands[i].Function = true
 		fn := st.nested(name+"()", false)
 		fn.env = st.env
+		fn.ret = new(bool)
 		old := st.env.params
 		st.env.params = wordTexts(c.Args[1:])
 		w.stmt(fn, body, -1)
@@ -145,11 +146,17 @@ func (w *walker) builtin(st *state, i int) bool {
 				st.aliases[k] = v
 			}
 		}
-	case "exit", "return", "exec":
-		if c.Name() != "exec" || len(args) == 1 {
-			*st.stop = c.Name() != "return" || st.depth == 0
+	case "exit":
+		*st.stop = true
+		return true
+	case "return":
+		switch {
+		case st.ret != nil:
+			*st.ret = true // leaves the function or sourced file only
+		case st.dialect != Bash:
+			*st.stop = true // dash and zsh leave the script; bash goes on
 		}
-		return c.Name() != "exec"
+		return true
 	}
 	return false
 }

@@ -125,6 +125,19 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		}
 		j = next
 	}
+	if len(k.Subs) > 0 {
+		if j >= len(args) || !contains(k.Subs, args[j].Text) {
+			return
+		}
+		j++
+		for j < len(args) && strings.HasPrefix(args[j].Text, "-") && args[j].Text != "--" {
+			_, _, next, _ := Option(args, j, k.ValueOptions)
+			j = next
+		}
+		if j < len(args) && args[j].Text == "--" {
+			j++
+		}
+	}
 	j = min(j+k.Skip, len(args))
 	for k.Assigns && j < len(args) && isAssign(args[j].Text) {
 		j++
@@ -222,6 +235,16 @@ func xargsKnown(c Command, inner []Word, in string) []Word {
 		}
 		if strings.HasPrefix(a.Text, "-I") && len(a.Text) > 2 {
 			return xargsKnown(Command{Args: []Word{{Text: "-I"}, {Text: a.Text[2:]}}}, inner, in)
+		}
+	}
+	for _, a := range c.Args {
+		if a.Text == "-0" || a.Text == "--null" {
+			for _, f := range strings.Split(in, "\x00") {
+				if f != "" {
+					inner = append(inner, Word{Text: f})
+				}
+			}
+			return inner
 		}
 	}
 	return append(inner, splitWords(in)...)
@@ -335,6 +358,7 @@ func (w *walker) carrySource(st *state, i int) {
 		}
 	}
 	sub := st.nested(c.Name()+" "+c.Args[1].String(), false)
+	sub.ret = new(bool)
 	if len(c.Args) > 2 {
 		sub.env.params = wordTexts(c.Args[2:])
 	}

@@ -63,6 +63,10 @@ type Carrier struct {
 	// SplitOptions are options whose value is a command line split into
 	// words (env -S).
 	SplitOptions []string
+	// Subs, when set, are the subcommands that carry a command (uv run,
+	// bundle exec); the carrier carries nothing under another first
+	// operand.
+	Subs []string
 	// Skip is the number of operands before the carried command
 	// (timeout's duration).
 	Skip int
@@ -113,6 +117,7 @@ const (
 	FilterTr              // translates characters of its input
 	FilterMktemp          // creates a file in the temporary directory and prints its name
 	FilterCopy            // copies files (cp): a copied program is still that program
+	FilterSetup           // prints setup code of a tool the user installed (pyenv init -): trusted like the caller's data
 	FilterSymlink         // makes a symbolic link (ln -s): later paths through it lead to its target
 )
 

@@ -67,6 +67,8 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	case FilterCopy:
 		w.copy(st, operandsOf(args))
 		return "", false
+	case FilterSetup:
+		return Caller, true
 	}
 	in := w.stdinOf(i)
 	if in == nil || strings.Contains(*in, Unknown) {

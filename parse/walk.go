@@ -46,6 +46,7 @@ type state struct {
 	priv    bool
 	depth   int
 	stop    *bool   // set by exit or an aborting expansion: nothing after runs
+	ret     *bool   // set by return inside a function or sourced file
 	input   *string // known standard input of a compound command's body
 }
 
@@ -150,7 +151,7 @@ func (w *walker) parser(d Dialect) *syntax.Parser {
 func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
 	last := -1
 	for _, s := range list {
-		if *st.stop {
+		if *st.stop || st.ret != nil && *st.ret {
 			break
 		}
 		last = w.stmt(st, s, -1)
@@ -512,7 +513,7 @@ func zshSpecial(word *syntax.Word) bool {
 // tildeAfterEquals applies bash's tilde expansion after "=" in a word
 // that looks like an assignment (make PREFIX=~/x, dd of=~/x).
 func tildeAfterEquals(st *state, field string, word *syntax.Word) string {
-	if st.dialect == POSIX || len(word.Parts) == 0 {
+	if len(word.Parts) == 0 {
 		return field
 	}
 	lit, ok := word.Parts[0].(*syntax.Lit)

@@ -88,6 +88,24 @@ func (a *args) firstMatches(globs []string) bool {
 	return false
 }
 
+// lastMatches reports whether the last operand matches one of globs; no
+// globs is true.
+func (a *args) lastMatches(globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	return len(a.operands) > 0 && anyGlobMatch(globs, a.operands[len(a.operands)-1].Text)
+}
+
+func anyGlobMatch(globs []string, s string) bool {
+	for _, g := range globs {
+		if ok, _ := matchGlob(g, s); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // anyMatches reports whether some operand matches one of globs; no globs
 // is true.
 func (a *args) anyMatches(globs []string) bool {
@@ -159,7 +177,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		}
 	}
 	for _, spec := range cmd.spec.Effects {
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 || !a.lastMatches(spec.WhenLast) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
@@ -173,6 +191,9 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text
 		}
+	}
+	if spec.Targets == "repo-file" {
+		return s.repoFiles(e, base, spec.Options, dir)
 	}
 	words, whole := selectTargets(spec, a)
 	if spec.Effect == "discard-changes" || spec.Effect == "git-clean" {
@@ -221,6 +242,14 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 			w.Text = dataFile(w.Text)
 		case "mount":
 			host, _, _ := strings.Cut(w.Text, ":")
+			if strings.Contains(w.Text, "=") { // --mount type=bind,src=/x,dst=/y
+				host = ""
+				for _, kv := range strings.Split(w.Text, ",") {
+					if k, v, ok := strings.Cut(kv, "="); ok && (k == "src" || k == "source") {
+						host = v
+					}
+				}
+			}
 			if !strings.ContainsAny(host, "/~.") {
 				continue // a named volume, not a host path
 			}
@@ -369,10 +398,15 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 	}
 	isDir := e.stat(eff.Path) == kindDir
 	switch {
-	case eff.Filter != "":
-		// Only what lies below the root and matches the filter.
+	case !w.IsKnown() || eff.Filter != "":
+		// Only what lies below the root (and matches the filter): judged
+		// as anything down there.
 		eff.Recursive = true
-		eff.Class = s.classify(e, filepath.Join(eff.Path, "_"))
+		below := "_"
+		if eff.Filter != "" && !strings.ContainsAny(eff.Filter, "*?[") {
+			below = eff.Filter
+		}
+		eff.Class = s.classify(e, filepath.Join(eff.Path, below))
 		return eff
 	case eff.Kind == "overwrite" && isDir:
 		eff.Kind = "modify" // writing into a directory replaces nothing
@@ -418,9 +452,26 @@ func (s *Set) repoEffect(e *Env, base Effect, dir string) Effect {
 	case within(dir, e.Workspace):
 		base.Path, base.Class = e.Workspace, ClassWorkspace
 	default:
-		base.Class = ClassOutside
+		base.Class = s.classify(e, dir)
+		if base.Class != ClassScratch && base.Class != ClassCache {
+			base.Class = ClassOutside
+		}
 	}
 	return base
+}
+
+// repoFiles are effects on fixed files of the repository dir is in
+// (git config writes .git/config).
+func (s *Set) repoFiles(e *Env, base Effect, files []string, dir string) []Effect {
+	top := dir
+	if within(dir, e.Workspace) {
+		top = e.Workspace
+	}
+	var out []Effect
+	for _, f := range files {
+		out = append(out, s.target(e, base, parse.Word{Text: filepath.Join(top, f)}, dir))
+	}
+	return out
 }
 
 func (s *Set) redirEffect(e *Env, c *parse.Command, i int, r parse.Redir) Effect {

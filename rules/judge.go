@@ -120,7 +120,7 @@ func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
 	var out []Effect
 	for n, w := range c.Args {
 		for _, v := range w.Vars {
-			if n > 0 && j.set.credentialVar(v) && j.ctx.Getenv != nil && j.ctx.Getenv(v) != "" {
+			if n > 0 && j.set.credentialVar(v) {
 				out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
 			}
 		}
@@ -422,7 +422,7 @@ func (j *judging) state(e Effect) string {
 		if err != nil {
 			return "absent"
 		}
-		if e.Kind == "overwrite" && fi.IsDir() {
+		if e.Kind == "overwrite" && fi.IsDir() && !e.Recursive {
 			return "recoverable" // writing into a directory replaces nothing
 		}
 	}

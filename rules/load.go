@@ -59,7 +59,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 	}
 	return &parse.Carrier{
 		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
-		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Assigns: spec.Assigns,
+		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
 		CodeFlags: spec.CodeFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode,
@@ -187,7 +187,7 @@ var streamFilters = map[string]parse.Filter{
 	"cat": parse.FilterCat, "base64": parse.FilterBase64, "hex": parse.FilterHex,
 	"rev": parse.FilterRev, "pwd": parse.FilterPwd, "dirname": parse.FilterDirname,
 	"basename": parse.FilterBasename, "realpath": parse.FilterRealpath,
-	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp, "symlink": parse.FilterSymlink, "copy": parse.FilterCopy,
+	"tr": parse.FilterTr, "mktemp": parse.FilterMktemp, "symlink": parse.FilterSymlink, "copy": parse.FilterCopy, "setup": parse.FilterSetup,
 }
 
 func compile(file, name string, spec *CmdSpec) (*command, error) {
@@ -267,12 +267,12 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true,
 }
 
 var knownTargets = map[string]bool{
 	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
-	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "none": true, "repo": true, "options": true,
+	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "repo-file": true, "none": true, "repo": true, "options": true,
 }
 
 var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}

@@ -248,9 +248,9 @@ func (e *Env) below(path string) string {
 	return path
 }
 
-// history reports whether path is the repository's history: one of the
-// entries, relative to the workspace ("dir/" entries include what is
-// inside them).
+// history reports whether path, inside the workspace, is one of the
+// workspace-relative entries: an entry matches itself, and a "dir/" entry
+// what is inside it too.
 func (e *Env) history(path string, entries []string) bool {
 	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
 	for _, entry := range entries {
@@ -301,7 +301,7 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && e.matchAny(path, p.AutoRun):
+	case within(path, e.Workspace) && e.history(path, p.AutoRun):
 		return ClassAutoRun
 	case within(path, e.Workspace) && e.history(path, p.History):
 		return ClassHistory

@@ -56,6 +56,7 @@ type CmdSpec struct {
 	DirOptions   []string `yaml:"dir_options"`
 	SplitOptions []string `yaml:"split_options"`
 	Skip         int      `yaml:"skip"`
+	Subs         []string `yaml:"subs"`
 	Assigns      bool     `yaml:"assigns"`
 	Privileged   bool     `yaml:"privileged"`
 	StdinArgs    bool     `yaml:"stdin_args"`
@@ -122,6 +123,9 @@ type EffectSpec struct {
 	// Filter options give a base-name pattern the targets are limited to
 	// (find -name).
 	Filter []string `yaml:"filter"`
+	// WhenLast: the effect applies only when the last operand matches one
+	// of these globs (mv X /dev/null).
+	WhenLast []string `yaml:"when_last"`
 	// WhenFirst: the effect applies only when the first operand matches
 	// one of these globs (chmod u+s, tar xf).
 	WhenFirst []string `yaml:"when_first"`

@@ -207,16 +207,23 @@ func builtinFiles() []*File {
 					"/proc/self/fd",
 				},
 				AutoRun: []string{
+					".git/hooks/",
 					".git/hooks",
 					".git/config",
+					".git/info/attributes",
+					".husky/",
 					".husky",
 					".envrc",
 					".vscode/tasks.json",
 					".vscode/settings.json",
+					".vscode/launch.json",
 					".idea/workspace.xml",
+					".cordon/",
 					".cordon",
 					".claude/settings.json",
 					".claude/settings.local.json",
+					".claude/hooks/",
+					".cursor/rules/",
 					".pre-commit-config.yaml",
 				},
 				NetDevices: []string{
@@ -361,6 +368,19 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"aws-vault": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-d",
+						"--duration",
+						"--region",
+					},
+					Skip: 1,
+					Subs: []string{
+						"exec",
+					},
+					Operands: "none",
+				},
 				"base64": {
 					Aliases: []string{
 						"gbase64",
@@ -396,6 +416,19 @@ func builtinFiles() []*File {
 						"busybox-sh",
 					},
 					Carries: "shell",
+				},
+				"bundle": {
+					Aliases: []string{
+						"mise",
+						"asdf",
+						"rtx",
+					},
+					Carries: "exec",
+					Subs: []string{
+						"exec",
+						"x",
+					},
+					Operands: "none",
 				},
 				"busybox": {
 					Carries:  "exec",
@@ -490,7 +523,6 @@ func builtinFiles() []*File {
 						"numactl",
 						"fakeroot",
 						"toybox",
-						"ssh-agent",
 						"dbus-launch",
 						"schroot",
 						"sg",
@@ -537,6 +569,14 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"direnv": {
+					Carries: "exec",
+					Skip:    1,
+					Subs: []string{
+						"exec",
+					},
+					Operands: "none",
+				},
 				"dirname": {
 					Stream:   "dirname",
 					Operands: "none",
@@ -554,6 +594,25 @@ func builtinFiles() []*File {
 							Targets: "none",
 						},
 					},
+				},
+				"dotenv": {
+					Aliases: []string{
+						"dotenvx",
+						"doppler-run",
+						"op-run",
+						"infisical-run",
+						"with-env",
+						"envchain",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-e",
+						"-f",
+						"--env-file",
+						"-c",
+						"-v",
+					},
+					Operands: "none",
 				},
 				"echo": {
 					Stream:   "echo",
@@ -731,12 +790,6 @@ func builtinFiles() []*File {
 						"nvim",
 						"ex",
 						"emacs",
-						"mysql",
-						"psql",
-						"sqlite3",
-						"redis-cli",
-						"mongo",
-						"mongosh",
 					},
 					Carries: "interp",
 					CodeFlags: []string{
@@ -773,6 +826,33 @@ func builtinFiles() []*File {
 					ValueOptions: []string{
 						"-n",
 						"--adjustment",
+					},
+					Operands: "none",
+				},
+				"nix-shell": {
+					Aliases: []string{
+						"nix",
+					},
+					ValueOptions: []string{
+						"--run",
+						"--command",
+						"-c",
+						"-p",
+						"--packages",
+						"-I",
+						"-A",
+						"--attr",
+					},
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"--run",
+								"--command",
+								"-c",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
+						},
 					},
 					Operands: "none",
 				},
@@ -876,10 +956,53 @@ func builtinFiles() []*File {
 							},
 						},
 					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "remote-install",
+							Targets: "none",
+							WhenArg: []string{
+								"http://*",
+								"https://*",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"noglob": {
+					Aliases: []string{
+						"nocorrect",
+					},
+					Carries:  "exec",
 					Operands: "none",
 				},
 				"nohup": {
 					Carries:  "exec",
+					Operands: "none",
+				},
+				"npx": {
+					Aliases: []string{
+						"bunx",
+						"pnpx",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-p",
+						"--package",
+						"-c",
+						"--call",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "remote-install",
+							Targets: "none",
+							WhenFirst: []string{
+								"http://*",
+								"https://*",
+								"git+*",
+								"github:*",
+							},
+						},
+					},
 					Operands: "none",
 				},
 				"parallel": {
@@ -1038,6 +1161,32 @@ func builtinFiles() []*File {
 					Stream:   "printf",
 					Operands: "none",
 				},
+				"psql": {
+					Aliases: []string{
+						"mysql",
+						"mariadb",
+						"sqlite3",
+					},
+					Carries: "interp",
+					CodeFlags: []string{
+						"-c",
+						"--command",
+						"-e",
+						"--execute",
+						"-cmd",
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?m)^\\s*\\\\!\\s*(.+)$",
+							Shell:   "$1",
+						},
+						{
+							Pattern: "(?im)^\\s*system\\s+(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Operands: "none",
+				},
 				"pwd": {
 					Stream:   "pwd",
 					Operands: "none",
@@ -1081,6 +1230,42 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"pyenv": {
+					Aliases: []string{
+						"rbenv",
+						"nodenv",
+						"goenv",
+						"jenv",
+						"plenv",
+						"fnm",
+						"zoxide",
+						"starship",
+						"thefuck",
+						"brew",
+						"minikube",
+						"gpgconf",
+						"luarocks",
+						"opam",
+						"ssh-agent",
+					},
+					Stream: "setup",
+					StreamWhen: []string{
+						"init",
+						"shellenv",
+						"hook",
+						"activate",
+						"env",
+						"docker-env",
+						"-s",
+						"-c",
+						"--alias",
+						"path",
+						"shell.bash",
+						"shell.zsh",
+						"--launch",
+					},
+					Operands: "none",
+				},
 				"python": {
 					Aliases: []string{
 						"python2",
@@ -1119,6 +1304,10 @@ func builtinFiles() []*File {
 						{
 							Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
 							With:    "'$1/$2'",
+						},
+						{
+							Pattern: "(['\"])\\s*,\\s*(['\"])",
+							With:    "$1 $2",
 						},
 					},
 					Translate: []Translate{
@@ -1175,6 +1364,14 @@ func builtinFiles() []*File {
 							Shell:   "$1",
 						},
 						{
+							Pattern: "(?:os\\.exec[lv]p?e?|os\\.spawn[lv]p?e?)\\(",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
 							Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
 							Argv: []string{
 								"sh",
@@ -1183,14 +1380,14 @@ func builtinFiles() []*File {
 							},
 						},
 						{
-							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,\\s*['\"][wa]",
+							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,?\\s*['\"][wa]",
 							Argv: []string{
 								"tee",
 								"$1",
 							},
 						},
 						{
-							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,\\s*['\"]r)",
+							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,?\\s*['\"]r)",
 							Argv: []string{
 								"cat",
 								"$1",
@@ -1231,12 +1428,33 @@ func builtinFiles() []*File {
 					Stream:   "realpath",
 					Operands: "none",
 				},
+				"repeat": {
+					Carries:  "exec",
+					Skip:     1,
+					Operands: "none",
+				},
 				"rev": {
 					Stream: "rev",
 					Effects: []*EffectSpec{
 						{
 							Effect:  "read",
 							Targets: "operands",
+						},
+					},
+				},
+				"rimraf": {
+					Aliases: []string{
+						"del-cli",
+						"del",
+						"trash-cli-force",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "delete",
+							Targets: "operands",
+							Recursive: []string{
+								"*",
+							},
 						},
 					},
 				},
@@ -1350,11 +1568,16 @@ func builtinFiles() []*File {
 					Carries:  "exec",
 					Operands: "none",
 				},
+				"shx": {
+					Carries:  "exec",
+					Operands: "none",
+				},
 				"source": {
 					Aliases: []string{
 						".",
 					},
-					Carries: "source",
+					Carries:  "source",
+					Operands: "none",
 				},
 				"stdbuf": {
 					Carries: "exec",
@@ -1468,6 +1691,20 @@ func builtinFiles() []*File {
 					Skip:     1,
 					Operands: "none",
 				},
+				"tmux": {
+					Aliases: []string{
+						"screen",
+						"hyperfine",
+						"expect",
+					},
+					OptionCode: []Translate{
+						{
+							Pattern: "^(?s)(.*\\s.*)$",
+							Shell:   "$1",
+						},
+					},
+					Operands: "none",
+				},
 				"tr": {
 					Stream:   "tr",
 					Operands: "none",
@@ -1480,6 +1717,62 @@ func builtinFiles() []*File {
 							Pattern: "(?s)^(.+)$",
 							Shell:   "$1",
 						},
+					},
+					Operands: "none",
+				},
+				"uv": {
+					Aliases: []string{
+						"poetry",
+						"pdm",
+						"hatch",
+						"pipenv",
+						"conda",
+						"mamba",
+						"micromamba",
+						"devbox",
+						"pixi",
+						"rye",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-n",
+						"--name",
+						"-p",
+						"--prefix",
+						"--with",
+						"--python",
+						"-e",
+						"--env",
+						"--directory",
+						"--project",
+					},
+					Subs: []string{
+						"run",
+					},
+					Operands: "none",
+				},
+				"watchexec": {
+					Aliases: []string{
+						"retry",
+						"chronic-retry",
+						"nodemon-exec",
+					},
+					Carries: "exec",
+					ValueOptions: []string{
+						"-w",
+						"--watch",
+						"-e",
+						"--exts",
+						"-i",
+						"--ignore",
+						"-d",
+						"--debounce",
+						"-t",
+						"--times",
+						"--delay",
+						"-r",
+						"-s",
+						"--signal",
 					},
 					Operands: "none",
 				},
@@ -1777,6 +2070,13 @@ func builtinFiles() []*File {
 								"--regexp",
 								"-f",
 								"--file",
+								"-q",
+								"--quiet",
+								"--silent",
+								"-c",
+								"--count",
+								"-l",
+								"--files-with-matches",
 							},
 						},
 						{
@@ -1787,6 +2087,15 @@ func builtinFiles() []*File {
 								"--regexp",
 								"-f",
 								"--file",
+							},
+							Unless: []string{
+								"-q",
+								"--quiet",
+								"--silent",
+								"-c",
+								"--count",
+								"-l",
+								"--files-with-matches",
 							},
 						},
 					},
@@ -2032,7 +2341,7 @@ func builtinFiles() []*File {
 					},
 					Effects: []*EffectSpec{
 						{
-							Effect:  "modify",
+							Effect:  "move",
 							Targets: "all-but-last",
 							Unless: []string{
 								"-t",
@@ -2040,11 +2349,22 @@ func builtinFiles() []*File {
 							},
 						},
 						{
-							Effect:  "modify",
+							Effect:  "move",
 							Targets: "operands",
 							When: []string{
 								"-t",
 								"--target-directory",
+							},
+						},
+						{
+							Effect:  "delete",
+							Targets: "all-but-last",
+							WhenLast: []string{
+								"/dev/null",
+								"/dev/zero",
+							},
+							Recursive: []string{
+								"*",
 							},
 						},
 						{
@@ -2136,6 +2456,17 @@ func builtinFiles() []*File {
 						"--copy-dest",
 						"-M",
 						"--remote-option",
+					},
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"-e",
+								"--rsh",
+								"--rsync-path",
+							},
+							Pattern: "^(?s)(.*[;&|`$(].*)$",
+							Shell:   "$1",
+						},
 					},
 					Effects: []*EffectSpec{
 						{
@@ -2355,6 +2686,9 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"ssh-add": {
+					Operands: "none",
+				},
 				"ssh-keygen": {
 					ValueOptions: []string{
 						"-f",
@@ -2444,6 +2778,10 @@ func builtinFiles() []*File {
 						"--group",
 						"--mode",
 						"--mtime",
+						"--to-command",
+						"--info-script",
+						"--new-volume-script",
+						"-F",
 					},
 					DirOptions: []string{
 						"-C",
@@ -2719,6 +3057,29 @@ func builtinFiles() []*File {
 						},
 						{
 							Options: []string{
+								"-c",
+							},
+							Pattern: "^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
+							Argv: []string{
+								"curl",
+								"-d",
+								"{unknown}",
+								"{unknown}",
+							},
+						},
+						{
+							Options: []string{
+								"-c",
+							},
+							Pattern: "^include\\.path=(.+)$",
+							Argv: []string{
+								"sh",
+								"-c",
+								"{unknown}",
+							},
+						},
+						{
+							Options: []string{
 								"-x",
 								"--exec",
 								"--extcmd",
@@ -2738,6 +3099,14 @@ func builtinFiles() []*File {
 									Targets: "repo",
 								},
 								{
+									Effect:  "read",
+									Targets: "operands",
+									When: []string{
+										"-f",
+										"--force",
+									},
+								},
+								{
 									Effect:  "stage-all",
 									Targets: "none",
 									When: []string{
@@ -2754,6 +3123,22 @@ func builtinFiles() []*File {
 										".",
 										":/",
 									},
+								},
+							},
+						},
+						"apply": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "discard-changes",
+									Targets: "repo",
+									When: []string{
+										"-R",
+										"--reverse",
+									},
+								},
+								{
+									Effect:  "modify",
+									Targets: "repo",
 								},
 							},
 						},
@@ -2982,6 +3367,67 @@ func builtinFiles() []*File {
 										"--show-scope",
 									},
 								},
+								{
+									Effect:  "modify",
+									Targets: "repo-file",
+									Options: []string{
+										".git/config",
+									},
+									WhenFirst: []string{
+										"core.hook*",
+										"core.fsmonitor",
+										"core.pager",
+										"core.editor",
+										"core.sshCommand",
+										"core.askPass",
+										"core.worktree",
+										"alias.*",
+										"filter.*",
+										"diff.*",
+										"merge.*",
+										"include.*",
+										"includeIf.*",
+										"remote.*",
+										"url.*",
+										"credential.*",
+										"sequence.editor",
+										"gpg.*",
+										"*.cmd",
+										"*.command",
+										"uploadpack.*",
+										"receive.*",
+									},
+									Unless: []string{
+										"--global",
+										"--system",
+										"--file",
+										"-f",
+										"--get",
+										"--get-all",
+										"--get-regexp",
+										"--get-urlmatch",
+										"--list",
+										"-l",
+										"--show-origin",
+										"--show-scope",
+										"--blob",
+									},
+								},
+								{
+									Effect:  "modify",
+									Targets: "options",
+									Options: []string{
+										"--file",
+										"-f",
+									},
+									Unless: []string{
+										"--get",
+										"--get-all",
+										"--get-regexp",
+										"--list",
+										"-l",
+									},
+								},
 							},
 						},
 						"credential": {
@@ -3030,15 +3476,21 @@ func builtinFiles() []*File {
 								},
 							},
 						},
+						"init": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "operands",
+								},
+							},
+						},
 						"merge": {
 							Aliases: []string{
 								"rebase",
 								"cherry-pick",
 								"revert",
 								"am",
-								"apply",
 								"tag",
-								"init",
 								"notes",
 							},
 							ValueOptions: []string{
@@ -3087,16 +3539,20 @@ func builtinFiles() []*File {
 						},
 						"push": {
 							ValueOptions: []string{
-								"--repo",
 								"--receive-pack",
 								"--exec",
 								"-o",
 								"--push-option",
-								"--signed",
-								"--force-with-lease",
-								"--force-if-includes",
 							},
 							Effects: []*EffectSpec{
+								{
+									Effect:  "network",
+									Targets: "none",
+									Unless: []string{
+										"-n",
+										"--dry-run",
+									},
+								},
 								{
 									Effect:  "rewrite-remote",
 									Targets: "none",
@@ -3109,6 +3565,18 @@ func builtinFiles() []*File {
 										"-d",
 										"--prune",
 									},
+									Unless: []string{
+										"-n",
+										"--dry-run",
+									},
+								},
+								{
+									Effect:  "upload",
+									Targets: "options",
+									Options: []string{
+										"--repo",
+									},
+									Remote: true,
 								},
 								{
 									Effect:  "upload",
@@ -3123,6 +3591,10 @@ func builtinFiles() []*File {
 									Targets: "first",
 									WhenFirst: []string{
 										"[!-]*",
+									},
+									Unless: []string{
+										"-n",
+										"--dry-run",
 									},
 								},
 								{
@@ -3171,6 +3643,21 @@ func builtinFiles() []*File {
 							},
 						},
 						"remote": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "repo-file",
+									Options: []string{
+										".git/config",
+									},
+									WhenFirst: []string{
+										"set-url",
+										"rename",
+										"set-head",
+										"set-branches",
+									},
+								},
+							},
 							Operands: "none",
 						},
 						"reset": {
@@ -3229,6 +3716,14 @@ func builtinFiles() []*File {
 									Recursive: []string{
 										"-r",
 									},
+								},
+							},
+						},
+						"send-email": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "upload",
+									Targets: "none",
 								},
 							},
 						},
@@ -3427,6 +3922,26 @@ func builtinFiles() []*File {
 									},
 								},
 							},
+						},
+						"secretsmanager": {
+							Aliases: []string{
+								"ssm",
+								"kms",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "secret-cmd",
+									Targets: "none",
+									WhenFirst: []string{
+										"get-secret-value",
+										"get-parameter",
+										"get-parameters",
+										"get-parameters-by-path",
+										"decrypt",
+									},
+								},
+							},
+							Operands: "none",
 						},
 						"sts": {
 							Subcommands: map[string]*CmdSpec{
@@ -3652,6 +4167,7 @@ func builtinFiles() []*File {
 									Options: []string{
 										"-v",
 										"--volume",
+										"--mount",
 									},
 								},
 							},
@@ -3773,6 +4289,54 @@ func builtinFiles() []*File {
 								},
 							},
 						},
+						"issue": {
+							Aliases: []string{
+								"pr",
+							},
+							ValueOptions: []string{
+								"-F",
+								"--body-file",
+								"-b",
+								"--body",
+								"-t",
+								"--title",
+								"-R",
+								"--repo",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "read",
+									Targets: "options",
+									Options: []string{
+										"-F",
+										"--body-file",
+									},
+								},
+							},
+							Operands: "none",
+						},
+						"release": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"upload": {
+									Aliases: []string{
+										"create",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "upload",
+											Targets: "none",
+										},
+										{
+											Effect:  "read",
+											Targets: "rest",
+										},
+									},
+								},
+							},
+						},
 						"repo": {
 							Subcommands: map[string]*CmdSpec{
 								"*": {
@@ -3821,13 +4385,12 @@ func builtinFiles() []*File {
 					Effects: []*EffectSpec{
 						{
 							Effect:  "upload",
-							Targets: "none",
-							WhenArg: []string{
-								"gs://*",
-								"s3://*",
-								"https://*",
-								"*:*",
-							},
+							Targets: "last",
+							Remote:  true,
+						},
+						{
+							Effect:  "read",
+							Targets: "all-but-last",
 						},
 					},
 				},
@@ -3850,6 +4413,28 @@ func builtinFiles() []*File {
 							},
 						},
 					},
+				},
+				"heroku": {
+					Aliases: []string{
+						"vercel",
+						"netlify",
+						"fly",
+						"flyctl",
+						"railway",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "secret-cmd",
+							Targets: "none",
+							WhenArg: []string{
+								"config",
+								"config:get",
+								"env",
+								"secrets",
+							},
+						},
+					},
+					Operands: "none",
 				},
 				"http": {
 					Aliases: []string{
@@ -4080,6 +4665,9 @@ func builtinFiles() []*File {
 								{
 									Effect:  "upload",
 									Targets: "none",
+									Unless: []string{
+										"--dry-run",
+									},
 								},
 							},
 						},
@@ -4307,6 +4895,20 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"twine": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "upload",
+							Targets: "none",
+							WhenFirst: []string{
+								"upload",
+								"publish",
+								"push",
+							},
+						},
+					},
+					Operands: "none",
+				},
 				"vault": {
 					Subcommands: map[string]*CmdSpec{
 						"*": {
@@ -4388,6 +4990,14 @@ func builtinFiles() []*File {
 								"--output-document",
 							},
 						},
+						{
+							Effect:  "modify",
+							Targets: "options",
+							Options: []string{
+								"-P",
+								"--directory-prefix",
+							},
+						},
 					},
 				},
 			},
@@ -4395,25 +5005,6 @@ func builtinFiles() []*File {
 		{
 			Version: 1,
 			Commands: map[string]*CmdSpec{
-				"apt-get": {
-					Aliases: []string{
-						"apt",
-						"yum",
-						"dnf",
-						"zypper",
-						"pacman",
-						"apk",
-						"snap",
-						"flatpak",
-						"dpkg",
-						"rpm",
-						"port",
-						"emerge",
-						"xbps-install",
-						"nix-env",
-					},
-					Operands: "none",
-				},
 				"at": {
 					Aliases: []string{
 						"batch",
@@ -4426,8 +5017,95 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
-				"brew": {
-					Operands: "none",
+				"cargo": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"install": {
+							ValueOptions: []string{
+								"--root",
+								"--git",
+								"--path",
+								"--version",
+								"--branch",
+								"--tag",
+								"--rev",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "modify",
+									Targets: "options",
+									Options: []string{
+										"--root",
+									},
+								},
+								{
+									Effect:  "remote-install",
+									Targets: "none",
+									When: []string{
+										"--git",
+									},
+								},
+							},
+							Operands: "none",
+						},
+						"publish": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "upload",
+									Targets: "none",
+									Unless: []string{
+										"--dry-run",
+									},
+								},
+							},
+						},
+					},
+				},
+				"cordon": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"approve": {
+							Aliases: []string{
+								"trust",
+								"allow",
+								"deny",
+								"disable",
+								"uninstall",
+								"install",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "self-policy",
+									Targets: "none",
+								},
+							},
+						},
+						"rules": {
+							Subcommands: map[string]*CmdSpec{
+								"*": {
+									Operands: "none",
+								},
+								"trust": {
+									Aliases: []string{
+										"edit",
+										"add",
+										"remove",
+										"set",
+									},
+									Effects: []*EffectSpec{
+										{
+											Effect:  "self-policy",
+											Targets: "none",
+										},
+									},
+								},
+							},
+						},
+					},
 				},
 				"crontab": {
 					ValueOptions: []string{
@@ -4443,6 +5121,231 @@ func builtinFiles() []*File {
 						},
 					},
 					Operands: "none",
+				},
+				"dnf": {
+					Aliases: []string{
+						"yum",
+						"zypper",
+						"pacman",
+						"apk",
+						"snap",
+						"flatpak-system",
+						"dpkg",
+						"rpm",
+						"emerge",
+						"xbps-install",
+						"apt-get",
+						"apt",
+						"aptitude",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+							WhenArg: []string{
+								"install",
+								"remove",
+								"purge",
+								"upgrade",
+								"dist-upgrade",
+								"full-upgrade",
+								"autoremove",
+								"add",
+								"del",
+								"-S",
+								"-R",
+								"-U",
+								"-i",
+								"--install",
+								"--remove",
+								"--purge",
+								"reinstall",
+								"erase",
+								"update",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"gcc": {
+					Aliases: []string{
+						"g++",
+						"cc",
+						"c++",
+						"clang",
+						"clang++",
+						"rustc",
+						"javac-o",
+						"tcc",
+						"zig-cc",
+					},
+					ValueOptions: []string{
+						"-o",
+						"-I",
+						"-L",
+						"-l",
+						"-D",
+						"-U",
+						"-x",
+						"-std",
+						"-include",
+						"-MF",
+						"-MT",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "overwrite",
+							Targets: "options",
+							Options: []string{
+								"-o",
+							},
+						},
+					},
+					Operands: "none",
+				},
+				"gem": {
+					Aliases: []string{
+						"rustup",
+						"make",
+						"cmake",
+						"ninja",
+						"meson",
+						"gradle",
+						"gradlew",
+						"mvn",
+						"mvnw",
+						"sbt",
+						"ant",
+						"dotnet",
+						"msbuild",
+						"bazel",
+						"buck",
+						"pytest",
+						"tox",
+						"nox",
+						"jest",
+						"vitest",
+						"mocha",
+						"tsc",
+						"eslint",
+						"prettier",
+						"black",
+						"ruff",
+						"mypy",
+						"flake8",
+						"pylint",
+						"ld",
+						"javac",
+						"java",
+						"kotlinc",
+						"scalac",
+						"swift",
+						"swiftc",
+						"zig",
+						"nim",
+						"ghc",
+						"stack",
+						"cabal",
+						"mix",
+						"elixir",
+						"erl",
+						"rebar3",
+						"composer",
+						"rake",
+						"rails",
+						"django-admin",
+						"manage.py",
+						"flask",
+						"uvicorn",
+						"gunicorn",
+						"hugo",
+						"jekyll",
+						"terraform-fmt",
+						"kubectl-apply",
+						"docker-compose",
+						"vagrant",
+						"ansible",
+						"ansible-playbook",
+						"packer",
+						"nvm",
+						"volta",
+						"sdk",
+						"code",
+						"cursor",
+						"vi",
+						"nano",
+						"open",
+						"xdg-open",
+					},
+					Operands: "none",
+				},
+				"go": {
+					Subcommands: map[string]*CmdSpec{
+						"*": {
+							Operands: "none",
+						},
+						"build": {
+							Aliases: []string{
+								"install",
+								"test",
+							},
+							ValueOptions: []string{
+								"-o",
+								"-C",
+								"-ldflags",
+								"-gcflags",
+								"-tags",
+								"-p",
+								"-mod",
+								"-modfile",
+								"-overlay",
+								"-pkgdir",
+								"-exec",
+								"-run",
+								"-bench",
+								"-count",
+								"-timeout",
+								"-coverprofile",
+								"-cpuprofile",
+								"-memprofile",
+							},
+							Effects: []*EffectSpec{
+								{
+									Effect:  "overwrite",
+									Targets: "options",
+									Options: []string{
+										"-o",
+									},
+								},
+							},
+							Operands: "none",
+						},
+						"env": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+									When: []string{
+										"-w",
+										"-u",
+									},
+								},
+							},
+							Operands: "none",
+						},
+						"run": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "remote-install",
+									Targets: "none",
+									WhenFirst: []string{
+										"*.*/*@*",
+									},
+								},
+							},
+							Operands: "none",
+						},
+					},
 				},
 				"insmod": {
 					Aliases: []string{
@@ -4599,6 +5502,56 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"port": {
+					Aliases: []string{
+						"flatpak",
+						"nix-env",
+					},
+					Operands: "none",
+				},
+				"runuser": {
+					Carries: "exec",
+					ValueOptions: []string{
+						"-u",
+						"--user",
+						"-g",
+						"--group",
+						"-G",
+						"--supp-group",
+						"-c",
+						"--command",
+						"-s",
+						"--shell",
+						"-w",
+						"--whitelist-environment",
+					},
+					Privileged: true,
+					OptionCode: []Translate{
+						{
+							Options: []string{
+								"-c",
+								"--command",
+							},
+							Pattern: "^(?s)(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+						},
+					},
+				},
+				"service": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+						},
+					},
+					Operands: "none",
+				},
 				"shutdown": {
 					Aliases: []string{
 						"reboot",
@@ -4615,6 +5568,18 @@ func builtinFiles() []*File {
 						},
 					},
 					Operands: "none",
+				},
+				"sudoedit": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "privilege",
+							Targets: "none",
+						},
+						{
+							Effect:  "modify",
+							Targets: "operands",
+						},
+					},
 				},
 				"sysctl": {
 					Effects: []*EffectSpec{
@@ -4713,110 +5678,6 @@ func builtinFiles() []*File {
 						},
 					},
 				},
-				"uv": {
-					Aliases: []string{
-						"poetry",
-						"pdm",
-						"conda",
-						"mamba",
-						"gem",
-						"cargo",
-						"go",
-						"rustup",
-						"npx",
-						"pnpx",
-						"bunx",
-						"make",
-						"cmake",
-						"ninja",
-						"meson",
-						"gradle",
-						"gradlew",
-						"mvn",
-						"mvnw",
-						"sbt",
-						"ant",
-						"dotnet",
-						"msbuild",
-						"bazel",
-						"buck",
-						"pytest",
-						"tox",
-						"nox",
-						"jest",
-						"vitest",
-						"mocha",
-						"tsc",
-						"eslint",
-						"prettier",
-						"black",
-						"ruff",
-						"mypy",
-						"flake8",
-						"pylint",
-						"rustc",
-						"gcc",
-						"g++",
-						"cc",
-						"c++",
-						"clang",
-						"clang++",
-						"ld",
-						"javac",
-						"java",
-						"kotlinc",
-						"scalac",
-						"swift",
-						"swiftc",
-						"zig",
-						"nim",
-						"ghc",
-						"stack",
-						"cabal",
-						"mix",
-						"elixir",
-						"erl",
-						"rebar3",
-						"composer",
-						"bundle",
-						"rake",
-						"rails",
-						"django-admin",
-						"manage.py",
-						"flask",
-						"uvicorn",
-						"gunicorn",
-						"hugo",
-						"jekyll",
-						"terraform-fmt",
-						"kubectl-apply",
-						"docker-compose",
-						"vagrant",
-						"ansible",
-						"ansible-playbook",
-						"packer",
-						"direnv",
-						"asdf",
-						"mise",
-						"nvm",
-						"fnm",
-						"volta",
-						"sdk",
-						"pyenv",
-						"rbenv",
-						"jenv",
-						"goenv",
-						"code",
-						"cursor",
-						"vi",
-						"nano",
-						"open",
-						"xdg-open",
-						"tmux",
-						"screen",
-					},
-					Operands: "none",
-				},
 			},
 		},
 		{
@@ -4890,6 +5751,7 @@ func builtinFiles() []*File {
 						"overwrite",
 						"modify",
 						"rewrite",
+						"move",
 					},
 					Target: []string{
 						"device",
@@ -4923,8 +5785,8 @@ func builtinFiles() []*File {
 					Effect: []string{
 						"delete",
 						"overwrite",
-						"modify",
 						"rewrite",
+						"move",
 					},
 					Target: []string{
 						"credential",
@@ -4942,6 +5804,7 @@ func builtinFiles() []*File {
 						"overwrite",
 						"modify",
 						"rewrite",
+						"move",
 					},
 					Target: []string{
 						"outside",
@@ -4991,6 +5854,7 @@ func builtinFiles() []*File {
 						"overwrite",
 						"modify",
 						"rewrite",
+						"move",
 					},
 					Target: []string{
 						"autorun",
@@ -5036,6 +5900,7 @@ func builtinFiles() []*File {
 					Effect: []string{
 						"delete",
 						"overwrite",
+						"move",
 					},
 					Target: []string{
 						"history",
@@ -5327,6 +6192,17 @@ func builtinFiles() []*File {
 						"network-exfil",
 					},
 					Message: "{cmd} would install and run code from an address outside the package registries",
+				},
+				{
+					ID: "self-policy",
+					Effect: []string{
+						"self-policy",
+					},
+					Verdict: "deny",
+					Category: Categories{
+						"privileged",
+					},
+					Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
 				},
 				{
 					ID: "privilege",
