@@ -304,12 +304,22 @@ func (w *walker) substitutions(st *state, node syntax.Node) {
 
 func (w *walker) decl(st *state, c *syntax.DeclClause) {
 	export := c.Variant.Value == "export"
+	nameref := c.Variant.Value == "nameref"
 	for _, a := range c.Args {
 		if a.Name == nil || a.Naked {
 			if a.Value != nil {
-				w.word(st, a.Value)
+				v, _ := w.literal(st, a.Value)
+				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
+					nameref = true // declare -n, typeset -n: a reference to another variable
+				}
 			}
 			continue
+		}
+		if nameref && a.Value != nil {
+			if v, err := w.literal(st, a.Value); err == nil && syntax.ValidName(v.Text) {
+				st.env.put(a.Name.Value, expand.Variable{Set: true, Kind: expand.NameRef, Str: v.Text})
+				continue
+			}
 		}
 		w.assign(st, a, export)
 	}

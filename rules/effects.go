@@ -407,6 +407,11 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 			below = eff.Filter
 		}
 		eff.Class = s.classify(e, filepath.Join(eff.Path, below))
+		if eff.Filter == "" && eff.Kind == "delete" && e.Workspace != "" && eff.Path != e.Workspace && within(e.Workspace, eff.Path) {
+			// Any child of an ancestor of the workspace may be the one
+			// that holds it.
+			eff.Class = ClassContainsW
+		}
 		return eff
 	case eff.Kind == "overwrite" && isDir:
 		eff.Kind = "modify" // writing into a directory replaces nothing
