@@ -10,7 +10,6 @@ import (
 
 // call walks a simple command and returns its index, or -1.
 func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, stdin int) int {
-	// The position is taken first: brace expansion rewrites the words.
 	pos := ce.Pos()
 	if len(ce.Args) == 0 {
 		for _, a := range ce.Assigns {
@@ -37,6 +36,10 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 			w.envCode(st, a.Name.Value, v)
 		}
 	}
+	var vars []string
+	for _, word := range ce.Args[1:] {
+		vars = append(vars, wordVars(word, st.env)...)
+	}
 	args, err := w.fields(st, ce.Args)
 	if err != nil {
 		w.abort(st, pos, err)
@@ -53,7 +56,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	if input == nil && stdin < 0 {
 		input = st.input
 	}
-	c := Command{Args: args, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: pos.String()}
+	c := Command{Args: args, Vars: vars, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: pos.String()}
 	return w.run(st, c, input)
 }
 

@@ -53,6 +53,9 @@ type Redir struct {
 type Command struct {
 	// Args are the expanded argument fields; Args[0] is the command name.
 	Args []Word
+	// Vars are the variables the arguments after the name reference, also
+	// those whose expansion left no argument at all.
+	Vars []string
 	// Assigns are the NAME=VALUE assignments that prefix the command.
 	Assigns []string
 	// Redirs are the command's file redirections.

@@ -568,6 +568,11 @@ func plainLit(word *syntax.Word) (string, bool) {
 // braces performs brace expansion ({a,b}, {1..3}) where the dialect
 // has it.
 func (w *walker) braces(word *syntax.Word) []*syntax.Word {
+	// SplitBraces rewrites the word it is given; the script's own tree
+	// stays as parsed (loop bodies and functions are walked again).
+	cp := *word
+	cp.Parts = append([]syntax.WordPart(nil), word.Parts...)
+	word = &cp
 	if !syntax.SplitBraces(word) {
 		return []*syntax.Word{word}
 	}

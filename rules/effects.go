@@ -414,7 +414,11 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		}
 		return eff
 	case eff.Kind == "overwrite" && isDir:
-		eff.Kind = "modify" // writing into a directory replaces nothing
+		// Writing into a directory replaces nothing there: it adds an
+		// entry, judged by where that entry lies.
+		eff.Kind = "modify"
+		eff.Class = s.classify(e, filepath.Join(eff.Path, "_"))
+		return eff
 	}
 	eff.Class = s.classify(e, eff.Path)
 	if eff.Kind == "read" && isDir && eff.Class != ClassCred && s.holdsCredentials(e, eff.Path) {

@@ -118,11 +118,15 @@ func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
 		return nil
 	}
 	var out []Effect
-	for n, w := range c.Args {
-		for _, v := range w.Vars {
-			if n > 0 && j.set.credentialVar(v) {
-				out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
-			}
+	vars := c.Vars
+	if len(vars) == 0 {
+		for _, w := range c.Args[min(1, len(c.Args)):] {
+			vars = append(vars, w.Vars...)
+		}
+	}
+	for _, v := range vars {
+		if j.set.credentialVar(v) {
+			out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
 		}
 	}
 	return out

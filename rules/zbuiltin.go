@@ -256,6 +256,13 @@ func builtinFiles() []*File {
 				},
 			},
 			CredentialVars: []string{
+				"API_KEY",
+				"APIKEY",
+				"*APIKEY",
+				"TOKEN",
+				"ACCESS_TOKEN",
+				"SECRET",
+				"PASSWORD",
 				"*_TOKEN",
 				"*_TOKEN_*",
 				"*_SECRET",
@@ -947,6 +954,13 @@ func builtinFiles() []*File {
 							},
 						},
 						{
+							Pattern: "process\\.env\\.(\\w+)|process\\.env\\[\\s*['\"`](\\w+)['\"`]",
+							Argv: []string{
+								"printenv",
+								"$1$2",
+							},
+						},
+						{
 							Pattern: "\\bfetch\\(|https?\\.(?:request|get)\\(|net\\.(?:connect|createConnection)\\(|require\\(\\s*['\"](?:node:)?(?:https?|net|dgram)['\"]",
 							Argv: []string{
 								"curl",
@@ -1098,6 +1112,13 @@ func builtinFiles() []*File {
 								"-d",
 								"{unknown}",
 								"{unknown}",
+							},
+						},
+						{
+							Pattern: "\\$ENV\\{\\s*['\"]?(\\w+)['\"]?\\s*\\}",
+							Argv: []string{
+								"printenv",
+								"$1",
 							},
 						},
 					},
@@ -1372,6 +1393,13 @@ func builtinFiles() []*File {
 							},
 						},
 						{
+							Pattern: "os\\.(?:environ(?:\\.get)?|getenv)\\s*[\\[(]\\s*['\"](\\w+)['\"]",
+							Argv: []string{
+								"printenv",
+								"$1",
+							},
+						},
+						{
 							Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
 							Argv: []string{
 								"sh",
@@ -1512,6 +1540,13 @@ func builtinFiles() []*File {
 								"-d",
 								"{unknown}",
 								"{unknown}",
+							},
+						},
+						{
+							Pattern: "ENV\\[\\s*['\"](\\w+)['\"]\\s*\\]|ENV\\.fetch\\(\\s*['\"](\\w+)['\"]",
+							Argv: []string{
+								"printenv",
+								"$1$2",
 							},
 						},
 					},
@@ -5796,6 +5831,20 @@ func builtinFiles() []*File {
 						"outside",
 					},
 					Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
+				},
+				{
+					ID: "change-credential",
+					Effect: []string{
+						"modify",
+					},
+					Target: []string{
+						"credential",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"outside",
+					},
+					Message: "{cmd} would change {target}, a credential outside the workspace {workspace}",
 				},
 				{
 					ID: "write-outside",
