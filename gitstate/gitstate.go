@@ -1,16 +1,14 @@
-// Package gitstate reads a repository's real state for the judge: which
-// files git could not restore, the stash, unmerged branches. It runs git
-// read-only, only when asked, with settings that keep a repository's own
-// configuration from running programs (fsmonitor hooks).
 package gitstate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/rules"
 )
@@ -46,9 +44,15 @@ var safeConfig = []string{
 	"--no-optional-locks",
 }
 
+// timeout bounds one git query: a huge repository or a hung file system
+// makes the state unknown (which asks) instead of hanging the shim.
+const timeout = 3 * time.Second
+
 func (r *Repo) git(args ...string) ([]byte, error) {
-	cmd := exec.Command("git", append(append([]string{"-C", r.Top}, safeConfig...), args...)...)
-	cmd.Env = append(r.Env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{"-C", r.Top}, safeConfig...), args...)...)
+	cmd.Env = append(cleanEnv(r.Env), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -56,6 +60,19 @@ func (r *Repo) git(args ...string) ([]byte, error) {
 		return nil, errors.New("git " + strings.Join(args, " ") + ": " + strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// cleanEnv drops the GIT_* variables of the judged command's environment:
+// GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE there would point cordon's
+// reading of the state somewhere else than where the command works.
+func cleanEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GIT_") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // Changes implements [rules.Repo].
@@ -103,7 +120,7 @@ func (r *Repo) Stashes() (int, error) {
 // Unmerged implements [rules.Repo].
 func (r *Repo) Unmerged(branch string) (bool, error) {
 	if _, err := r.git("rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err != nil {
-		return false, nil
+		return false, nil // no such branch: deleting it loses nothing
 	}
 	out, err := r.git("for-each-ref", "--contains", "refs/heads/"+branch, "--format=%(refname)", "refs/remotes/", "refs/heads/")
 	if err != nil {

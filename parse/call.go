@@ -73,8 +73,12 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		return i
 	}
 	name := w.res.Commands[i].Name()
-	if body, ok := st.funcs[name]; ok && st.depth < maxDepth {
+	if body, ok := st.funcs[name]; ok {
 		w.res.Commands[i].Function = true
+		if st.depth >= maxDepth {
+			w.problem(ProblemDepth, c.Pos, "functions nested more than %d calls deep are not followed", maxDepth)
+			return i
+		}
 		fn := st.nested(name+"()", false)
 		fn.env = st.env
 		fn.ret = new(bool)

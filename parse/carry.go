@@ -48,9 +48,13 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	path := st.abs(name)
 	data, written := w.files[path]
 	if !written {
-		b, err := readFile(w.cfg, path)
-		if err != nil || !shellShebang(b) {
+		if !shellShebang(readHead(path, 256)) {
 			return false
+		}
+		b, err := readFile(w.cfg, path)
+		if err != nil {
+			w.unknownCode(i)
+			return true
 		}
 		data = string(b)
 	}
@@ -344,7 +348,7 @@ func (w *walker) carryEval(st *state, i int) {
 	if len(args) > 0 && args[0].Text == "--" {
 		args = args[1:]
 	}
-	w.code(st.nested("eval", false), i, joinLines(args))
+	w.code(st.nested("eval", false), i, joinWords(args))
 }
 
 func (w *walker) carrySource(st *state, i int) {

@@ -9,6 +9,12 @@ import "strings"
 // bytes from command substitutions, and so does expansion).
 const Unknown = "\uFDD0"
 
+// Caller marks data the caller handed the shell on an inherited file
+// descriptor ($(cat <&3)): part of the invocation, like argv, but not
+// visible to the judge. Eval of such data alone is the agent's own
+// protocol (Cursor's state snapshot), not model-written code.
+const Caller = "\uFDD1"
+
 // A Word is one expanded argument.
 type Word struct {
 	// Text is the expanded value. Parts that cannot be known are replaced

@@ -14,6 +14,7 @@ const (
 
 var dialectNames = [...]string{"bash", "posix", "zsh", "cmd", "powershell"}
 
+// String returns the dialect's name.
 func (d Dialect) String() string {
 	if int(d) < len(dialectNames) {
 		return dialectNames[d]

@@ -55,6 +55,7 @@ type Problem struct {
 	Msg  string
 }
 
+// String returns the problem as "pos: message".
 func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Pos, p.Msg) }
 
 // Result is what a script would run.
@@ -65,6 +66,12 @@ type Result struct {
 
 // maxDepth bounds how deep nested carriers are followed.
 const maxDepth = 12
+
+// maxCommands bounds how many commands one judgement follows.
+const maxCommands = 20000
+
+// maxHeld bounds the bytes of known outputs and written files kept.
+const maxHeld = 8 << 20
 
 // maxFile bounds how much of a script file is read.
 const maxFile = 1 << 20
@@ -77,7 +84,8 @@ func Parse(script string, cfg *Config) *Result {
 	return w.res
 }
 
-// Exec judges a direct exec of argv (no shell involved) as one command.
+// Exec finds what a direct exec of argv (no shell involved) would run: the
+// command itself and the code it carries.
 func Exec(argv []string, cfg *Config) *Result {
 	w := newWalker(cfg)
 	st := w.rootState(cfg)
@@ -106,5 +114,25 @@ func readFile(cfg *Config, path string) ([]byte, error) {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	return io.ReadAll(io.LimitReader(f, maxFile))
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err == nil && len(data) > maxFile {
+		return nil, fmt.Errorf("%s: larger than %d bytes, not read", path, maxFile)
+	}
+	return data, err
+}
+
+// readHead returns up to n bytes from the start of a regular file, or
+// nil: only enough to see a "#!" line.
+func readHead(path string, n int) []byte {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, _ := io.ReadFull(f, buf)
+	return buf[:m]
 }

@@ -35,6 +35,7 @@ func (w *walker) stream(st *state, i int) {
 	}
 	out, ok := w.filter(st, s.Filter, i)
 	if ok {
+		out = w.hold(out)
 		w.out[i] = &out
 	}
 }
@@ -44,7 +45,7 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	args := c.Args[1:]
 	switch f {
 	case FilterEcho:
-		return echo(args), true
+		return w.echo(st, args)
 	case FilterPrintf:
 		if len(args) == 0 {
 			return "", true
@@ -86,19 +87,28 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	return "", false
 }
 
-func echo(args []Word) string {
-	newline := true
-	for len(args) > 0 && (args[0].Text == "-n" || args[0].Text == "-e" || args[0].Text == "-E" || args[0].Text == "-ne" || args[0].Text == "-en") {
-		if strings.Contains(args[0].Text, "n") {
-			newline = false
-		}
+// echo prints its arguments; escapes are interpreted with -e, and always
+// by the echo of sh (dash) and zsh.
+func (w *walker) echo(st *state, args []Word) (string, bool) {
+	newline, escapes := true, st.dialect != Bash
+	for len(args) > 0 && len(args[0].Text) > 1 && strings.Trim(args[0].Text, "-neE") == "" && args[0].Text[0] == '-' {
+		f := args[0].Text
+		newline = newline && !strings.Contains(f, "n")
+		escapes = escapes && !strings.Contains(f, "E") || strings.Contains(f, "e")
 		args = args[1:]
 	}
 	s := strings.Join(wordTexts(args), " ")
+	if escapes && strings.Contains(s, "\\") {
+		out, _, err := expand.Format(w.config(st), "%b", []string{s})
+		if err != nil {
+			return "", false
+		}
+		s = out
+	}
 	if newline {
 		s += "\n"
 	}
-	return s
+	return s, true
 }
 
 func (w *walker) cat(st *state, i int, args []Word) (string, bool) {
@@ -345,14 +355,20 @@ func (w *walker) throughLink(st *state, a Word) []Word {
 		return []Word{a}
 	}
 	trailing := strings.HasSuffix(a.Text, "/")
-	for link, target := range w.links {
-		rest, ok := strings.CutPrefix(abs, link)
-		if !ok || rest != "" && rest[0] != '/' {
-			continue
+	link := ""
+	for l := range w.links {
+		if rest, ok := strings.CutPrefix(abs, l); ok && (rest == "" || rest[0] == '/') && len(l) > len(link) {
+			link = l // the longest link prefix: the map's order must not decide
 		}
+	}
+	if link != "" {
+		target, rest := w.links[link], abs[len(link):]
 		path := target + rest
 		if !strings.ContainsAny(rest, "*?[") {
-			return []Word{{Text: path + map[bool]string{true: "/"}[trailing], Vars: a.Vars}}
+			if trailing {
+				path += "/"
+			}
+			return []Word{{Text: path, Vars: a.Vars}}
 		}
 		matches, _ := filepath.Glob(path)
 		if len(matches) == 0 {

@@ -8,17 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// Caller marks data the caller handed the shell on an inherited file
-// descriptor ($(cat <&3)): part of the invocation, like argv, but not
-// visible to the judge. Eval of such data alone is the agent's own
-// protocol (Cursor's state snapshot), not model-written code.
-const Caller = "\uFDD1"
 
 // walker collects the commands of one judgement.
 type walker struct {
@@ -31,6 +26,9 @@ type walker struct {
 	copies map[string]string // files copied earlier, copy -> original
 
 	parsers [PowerShell + 1]*syntax.Parser
+
+	overBudget bool // more than maxCommands were found
+	bytes      int  // bytes of known outputs and files held
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -129,8 +127,9 @@ func (w *walker) script(st *state, src, name string) {
 	if errors.As(err, &perr) {
 		pos = perr.Pos.String()
 		w.problem(ProblemSyntax, pos, "%s does not parse: %s", st.dialect, perr.Text)
-		if line := int(perr.Pos.Line()); line > 1 {
-			before := strings.Join(strings.SplitN(src, "\n", line)[:line-1], "\n")
+		// The lines before the one with the error still run.
+		if off := int(perr.Pos.Offset()); off > 0 && off <= len(src) {
+			before := src[:strings.LastIndexByte(src[:off], '\n')+1]
 			if f, err := w.parser(st.dialect).Parse(strings.NewReader(before), name); err == nil {
 				w.stmts(st, f.Stmts)
 			}
@@ -198,17 +197,17 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 	case *syntax.IfClause:
 		for ; c != nil; c = c.Else {
 			w.stmts(st, c.Cond)
-			w.stmts(st.subshellNoLeak(), c.Then)
+			w.branch(st, func(b *state) { w.stmts(b, c.Then) })
 		}
 	case *syntax.WhileClause:
 		w.stmts(st, c.Cond)
-		w.stmts(st.subshellNoLeak(), c.Do)
+		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 	case *syntax.ForClause:
 		w.forClause(st, c)
 	case *syntax.CaseClause:
 		w.word(st, c.Word)
 		for _, item := range c.Items {
-			w.stmts(st.subshellNoLeak(), item.Stmts)
+			w.branch(st, func(b *state) { w.stmts(b, item.Stmts) })
 		}
 	case *syntax.FuncDecl:
 		if c.Name != nil {
@@ -231,12 +230,22 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 	return -1
 }
 
-// subshellNoLeak is used for branches that may or may not run: they see
-// the state so far, and what they change is kept only for variables
-// (cd inside a branch is not assumed to happen).
-func (st *state) subshellNoLeak() *state {
-	c := *st
-	return &c
+// branch walks code that may or may not run (an if or case body, a loop
+// body, the right side of && or ||). Everything in it is judged, but an
+// exit or return in it does not end what follows, and a cd in it leaves
+// the directory unknown afterwards. Variables it sets are kept.
+func (w *walker) branch(st *state, walk func(*state)) {
+	b := *st
+	stop := false
+	b.stop = &stop
+	if st.ret != nil {
+		ret := false
+		b.ret = &ret
+	}
+	walk(&b)
+	if b.dir != st.dir {
+		st.dir = ""
+	}
 }
 
 func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
@@ -246,41 +255,38 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
 	w.stmt(st, c.X, stdin)
-	if *st.stop {
+	if *st.stop || st.ret != nil && *st.ret {
 		return -1
 	}
-	return w.stmt(st, c.Y, -1)
+	out := -1
+	w.branch(st, func(b *state) { out = w.stmt(b, c.Y, -1) })
+	return out
 }
 
 // pipeSide returns the state for one side of a pipeline: bash runs each
 // in a subshell (zsh runs the last in the current shell; treating it as a
 // subshell only loses a cd, which then stays known).
 func (st *state) pipeSide() *state {
-	c := st.subshell()
-	c.stop = st.stop
-	return c
+	return st.subshell()
 }
 
 func (w *walker) forClause(st *state, c *syntax.ForClause) {
 	iter, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.substitutions(st, c.Loop)
-		w.stmts(st.subshellNoLeak(), c.Do)
+		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 		return
 	}
 	items, err := w.fields(st, iter.Items)
 	if err != nil || len(items) == 0 || len(items) > 16 {
-		body := st.subshellNoLeak()
-		body.env = st.env.clone()
-		body.env.setString(iter.Name.Value, Unknown, false)
-		w.stmts(body, c.Do)
-		return
+		items = []Word{{Text: Unknown}}
 	}
 	for _, item := range items {
-		body := st.subshellNoLeak()
-		body.env = st.env.clone()
-		body.env.setString(iter.Name.Value, item.Text, false)
-		w.stmts(body, c.Do)
+		w.branch(st, func(b *state) {
+			b.env = st.env.clone()
+			b.env.setString(iter.Name.Value, item.Text, false)
+			w.stmts(b, c.Do)
+		})
 	}
 }
 
@@ -663,19 +669,17 @@ func wordVars(word *syntax.Word, e *env) []string {
 // tildeDir expands the "~+" (working directory) and "~-" (previous
 // directory) prefixes.
 func tildeDir(st *state, field string) string {
-	for prefix, name := range map[string]string{"~+": "PWD", "~-": "OLDPWD"} {
-		if field == prefix || strings.HasPrefix(field, prefix+"/") {
-			dir, _ := st.env.lookup(name)
-			if name == "PWD" {
-				dir = st.dir
-			}
-			if dir == "" {
-				return Unknown + field[2:]
-			}
-			return dir + field[2:]
-		}
+	if !strings.HasPrefix(field, "~+") && !strings.HasPrefix(field, "~-") || len(field) > 2 && field[2] != '/' {
+		return field
 	}
-	return field
+	dir := st.dir
+	if field[1] == '-' {
+		dir, _ = st.env.lookup("OLDPWD")
+	}
+	if dir == "" {
+		return Unknown + field[2:]
+	}
+	return dir + field[2:]
 }
 
 // redirs expands redirections to files; heredocs and here-strings give
@@ -703,7 +707,7 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 			continue
 		case syntax.DplIn, syntax.DplOut:
 			if v, err := w.literal(st, r.Word); err == nil && isFdNumber(v.Text) {
-				if r.Op == syntax.DplIn && v.Text >= "3" {
+				if n, err := strconv.Atoi(v.Text); err == nil && r.Op == syntax.DplIn && n >= 3 {
 					s := Caller
 					input = &s
 				}
@@ -805,11 +809,31 @@ func (w *walker) readKnown(st *state, p string) (string, bool) {
 
 // emit records a command and returns its index.
 func (w *walker) emit(st *state, c Command) int {
+	if len(w.res.Commands) >= maxCommands && !w.overBudget {
+		// Code that fans out (recursive functions, aliases, loops) is
+		// followed only so far: what is left is judged unknown.
+		w.overBudget = true
+		w.problem(ProblemDepth, c.Pos, "the script unfolds into more than %d commands; the rest is not followed", maxCommands)
+	}
+	if w.overBudget {
+		*st.stop = true
+	}
 	c.Dir = st.dir
 	c.Via = st.via
 	c.Privileged = c.Privileged || st.priv
 	w.res.Commands = append(w.res.Commands, c)
 	return len(w.res.Commands) - 1
+}
+
+// hold returns data to keep as known content, or Unknown once the
+// script's known data passes maxHeld bytes (content that doubles at every
+// step must not exhaust memory).
+func (w *walker) hold(data string) string {
+	w.bytes += len(data)
+	if w.bytes > maxHeld {
+		return Unknown
+	}
+	return data
 }
 
 // recordWrites remembers what command i wrote to files through its
@@ -830,13 +854,12 @@ func (w *walker) recordWrites(st *state, i int) {
 		if r.Op == RedirAppend {
 			data = w.files[path] + data
 		}
-		w.files[path] = data
+		w.files[path] = w.hold(data)
 	}
 }
 
-var errNoCommand = errors.New("no command")
-
-func joinLines(ws []Word) string {
+// joinWords joins words with spaces, as eval joins its arguments.
+func joinWords(ws []Word) string {
 	var b bytes.Buffer
 	for i, x := range ws {
 		if i > 0 {

@@ -24,6 +24,7 @@ type NotFoundError struct {
 	Skipped []string
 }
 
+// Error says which shell was not found and where cordon looked.
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("%s: real shell not found in %s", e.Name, strings.Join(e.Dirs, ", "))
 	if len(e.Skipped) > 0 {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -423,8 +424,11 @@ func (j *judging) state(e Effect) string {
 	}
 	if e.Kind != "discard-changes" && e.Kind != "git-clean" {
 		fi, err := os.Lstat(e.Path)
-		if err != nil {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return "absent"
+		case err != nil:
+			return "unknown"
 		}
 		if e.Kind == "overwrite" && fi.IsDir() && !e.Recursive {
 			return "recoverable" // writing into a directory replaces nothing
@@ -546,6 +550,9 @@ func (j *judging) remoteState(remote string) string {
 }
 
 func (j *judging) branchState(branch string) string {
+	if strings.Contains(branch, "?") {
+		return "unknown" // computed at run time ("?" is never in a branch name)
+	}
 	if j.ctx.Repo == nil {
 		return "absent"
 	}

@@ -73,6 +73,7 @@ type LoadError struct {
 	Msg  string
 }
 
+// Error returns "file:line: message".
 func (e *LoadError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
@@ -302,7 +303,31 @@ func checkPolicy(file string, p *Policy) error {
 			return bad("unknown effect %q", e)
 		}
 	}
+	for _, t := range p.Target {
+		if !knownClasses[t] {
+			return bad("unknown target class %q", t)
+		}
+	}
+	for _, st := range p.State {
+		if !knownStates[st] {
+			return bad("unknown state %q", st)
+		}
+	}
 	return nil
+}
+
+var knownClasses = map[string]bool{
+	ClassRoot: true, ClassHome: true, ClassWSRoot: true, ClassContainsW: true,
+	ClassCred: true, ClassWSCred: true, ClassAutoRun: true, ClassWorkspace: true,
+	ClassScratch: true, ClassCache: true, ClassAgent: true, ClassNetDev: true,
+	ClassHarmless: true, ClassDevice: true, ClassSystem: true, ClassOutside: true,
+	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
+}
+
+var knownStates = map[string]bool{
+	"absent": true, "recoverable": true, "regenerable": true, "uncommitted": true,
+	"untracked": true, "irreplaceable": true, "unversioned": true, "stash": true,
+	"unmerged": true, "unknown": true, "known": true, "foreign": true,
 }
 
 // printsArgs reports whether the named command prints its arguments
@@ -324,8 +349,8 @@ func (s *Set) EnvCode(name string) parse.EnvCode {
 }
 
 // Carrier implements [parse.Knowledge]. It panics if the command's code
-// patterns do not compile, which [LoadFS] rules out for the files it
-// loads and the tests rule out for the built-in rules.
+// patterns do not compile, which [Compile] rules out for the files it
+// compiles and the tests rule out for the built-in rules.
 func (s *Set) Carrier(name string) *parse.Carrier {
 	c := s.commands[name]
 	if c == nil {

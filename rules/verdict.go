@@ -14,6 +14,7 @@ const (
 
 var verdictNames = [...]string{"allow", "ask", "deny"}
 
+// String returns "allow", "ask" or "deny".
 func (v Verdict) String() string {
 	if int(v) < len(verdictNames) {
 		return verdictNames[v]

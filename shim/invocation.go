@@ -26,6 +26,7 @@ const (
 
 var modeNames = [...]string{"command", "file", "stdin", "interactive", "info", "exec"}
 
+// String returns the mode's name.
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]

@@ -54,6 +54,8 @@ func TestCompileErrors(t *testing.T) {
 		{"bad-regexp", "version: 1\ncommands:\n  py:\n    carries: interp\n    translate: [{pattern: 'a(', argv: [rm]}]\n", `bad.yaml: command "py": pattern "a(" does not compile: error parsing regexp: missing closing ): ` + "`a(`"},
 		{"bad-verdict", "version: 1\npolicies:\n  - {id: x, effect: [delete], verdict: maybe}\n", `bad.yaml: policy "x": unknown verdict "maybe" (want allow, ask or deny)`},
 		{"bad-category", "version: 1\npolicies:\n  - {id: x, effect: [delete], verdict: ask, category: [outside, fun]}\n", `bad.yaml: policy "x": unknown category "fun"`},
+		{"bad-target-class", "version: 1\npolicies:\n  - {id: x, effect: [delete], target: [worksapce], verdict: ask}\n", `bad.yaml: policy "x": unknown target class "worksapce"`},
+		{"bad-state", "version: 1\npolicies:\n  - {id: x, effect: [delete], state: [dirty], verdict: ask}\n", `bad.yaml: policy "x": unknown state "dirty"`},
 		{"no-id", "version: 1\npolicies:\n  - {effect: [delete], verdict: ask}\n", `bad.yaml: a policy has no id`},
 		{"dup-command", "version: 1\ncommands:\n  rm: {}\n  del: {aliases: [rm]}\n", `bad.yaml: command "rm" is defined twice`},
 	}
