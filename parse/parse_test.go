@@ -177,6 +177,13 @@ func TestParse(t *testing.T) {
 		{"git-alias", `git -c 'alias.x=!rm -rf /x' x`, "git -c alias.x=!rm -rf /x x\nrm -rf /x <- git -c"},
 		{"redirects", `echo a > out.txt 2>&1 < in.txt`, "echo a >1:out.txt >0:in.txt"},
 		{"env-code", `GIT_EDITOR='rm -rf /x' git commit`, "GIT_EDITOR=rm -rf /x\nrm -rf /x <- $GIT_EDITOR\ngit commit"},
+		{"exit-in-branch-goes-on", "[ -n \"$X\" ] && exit 0; rm -rf /x", "[ -n  ]\nexit 0\nrm -rf /x"},
+		{"exit-in-if-goes-on", "if false; then exit; fi; rm -rf /x", "false\nexit\nrm -rf /x"},
+		{"exit-in-pipe-goes-on", "exit | cat; rm -rf /x", "exit\ncat\nrm -rf /x"},
+		{"return-in-function", "f() { return; rm /a; }; f; rm /b", "f\nreturn <- f()\nrm /b"},
+		{"bare-exec-goes-on", "exec 2>/dev/null; rm -rf /x", "exec >1:/dev/null\nrm -rf /x"},
+		{"cd-in-branch-unknown", "if true; then cd /; fi; rm -rf ./x", "true\ncd /\nrm -rf ./x"},
+		{"echo-e-escapes", `echo -e '\x72m -rf /x' | bash`, "echo -e \\x72m -rf /x\nbash\nrm -rf /x <- bash <stdin"},
 		{"exit-stops", "exit 0\nrm -rf /x", "exit 0"},
 		{"syntax-error-runs-before", "rm a\nif then", "rm a\nproblem 0: bash does not parse: `if` must be followed by a statement list"},
 		{"scary-words-are-data", `grep -rn "rm -rf /" .`, "grep -rn rm -rf / ."},
@@ -221,4 +228,38 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, script string) {
 		Parse(script, testConfig(t.TempDir()))
 	})
+}
+
+func TestCdInBranchLeavesDirUnknown(t *testing.T) {
+	res := Parse("if true; then cd /; fi; rm -rf ./x", testConfig(t.TempDir()))
+	last := res.Commands[len(res.Commands)-1]
+	if last.Dir != "" {
+		t.Errorf("dir after a cd in a branch = %q, want unknown", last.Dir)
+	}
+}
+
+func TestFanOutIsBounded(t *testing.T) {
+	res := Parse("f(){ f;f;f;f;f;f;f;f;f;f; }; f; rm -rf /x", testConfig(t.TempDir()))
+	if len(res.Commands) > maxCommands+1 {
+		t.Errorf("%d commands followed, want at most %d", len(res.Commands), maxCommands)
+	}
+	found := false
+	for _, p := range res.Problems {
+		found = found || p.Kind == ProblemDepth
+	}
+	if !found {
+		t.Error("no problem reported for a script that fans out")
+	}
+}
+
+func TestBigScriptIsUnknownCode(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("echo padding\n", maxFile/13+1) + "rm -rf /x\n"
+	os.WriteFile(filepath.Join(dir, "big.sh"), []byte("#!/bin/sh\n"+big), 0o755)
+	for _, script := range []string{"bash big.sh", "./big.sh", "source big.sh"} {
+		res := Parse(script, testConfig(dir))
+		if !res.Commands[0].UnknownCode {
+			t.Errorf("%q: a script larger than the judge reads is not marked unknown", script)
+		}
+	}
 }
