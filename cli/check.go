@@ -147,7 +147,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	j, err := judge(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "cordon check: could not judge %s: %v\n", quoteArgv(req.argv), err)
+		fmt.Fprintf(stderr, "cordon check: could not judge %s: %v\n", shim.Printable(shim.QuoteArgv(req.argv)), err)
 		return exitError
 	}
 	if req.json {
@@ -156,7 +156,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s\n", verdictLine(j))
 	for _, rs := range j.Reasons {
-		fmt.Fprintf(stdout, "  %s\n", reasonLine(rs))
+		fmt.Fprintf(stdout, "  %s\n", shim.Printable(reasonLine(rs)))
 	}
 	return exitOK
 }
@@ -168,7 +168,7 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	j, err := judge(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "cordon explain: could not judge %s: %v\n", quoteArgv(req.argv), err)
+		fmt.Fprintf(stderr, "cordon explain: could not judge %s: %v\n", shim.Printable(shim.QuoteArgv(req.argv)), err)
 		return exitError
 	}
 	fmt.Fprint(stdout, explanation(req, j))
@@ -195,8 +195,8 @@ func reasonLine(rs rules.Reason) string {
 // explanation is cordon explain's report.
 func explanation(req *judgeRequest, j *rules.Judgement) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "command:   %s\n", quoteArgv(req.argv))
-	fmt.Fprintf(&b, "directory: %s\n", req.cwd)
+	fmt.Fprintf(&b, "command:   %s\n", shim.Printable(shim.QuoteArgv(req.argv)))
+	fmt.Fprintf(&b, "directory: %s\n", shim.Printable(req.cwd))
 	if j.Workspace != "" {
 		fmt.Fprintf(&b, "workspace: %s\n", j.Workspace)
 	}
@@ -213,18 +213,18 @@ func writeCommands(b *strings.Builder, j *rules.Judgement) {
 	}
 	b.WriteString("\ncommands found:\n")
 	for i, cr := range j.Commands {
-		fmt.Fprintf(b, "  %d. %s\n", i+1, cr.Line)
+		fmt.Fprintf(b, "  %d. %s\n", i+1, shim.Printable(cr.Line))
 		if len(cr.Via) > 0 {
-			fmt.Fprintf(b, "       via:     %s\n", strings.Join(cr.Via, " > "))
+			fmt.Fprintf(b, "       via:     %s\n", shim.Printable(strings.Join(cr.Via, " > ")))
 		}
 		if cr.Dir != "" {
-			fmt.Fprintf(b, "       in:      %s\n", cr.Dir)
+			fmt.Fprintf(b, "       in:      %s\n", shim.Printable(cr.Dir))
 		}
 		if cr.Pos != "" {
 			fmt.Fprintf(b, "       at:      %s\n", cr.Pos)
 		}
 		for _, e := range cr.Effects {
-			fmt.Fprintf(b, "       effect:  %s\n", e)
+			fmt.Fprintf(b, "       effect:  %s\n", shim.Printable(e))
 		}
 	}
 }
@@ -236,7 +236,7 @@ func writeReasons(b *strings.Builder, j *rules.Judgement) {
 	}
 	b.WriteString("\nrules matched:\n")
 	for _, rs := range j.Reasons {
-		fmt.Fprintf(b, "  %s", reasonLine(rs))
+		fmt.Fprintf(b, "  %s", shim.Printable(reasonLine(rs)))
 		if rs.Command >= 0 && rs.Command < len(j.Commands) {
 			fmt.Fprintf(b, " (command %d)", rs.Command+1)
 		}
@@ -244,18 +244,3 @@ func writeReasons(b *strings.Builder, j *rules.Judgement) {
 	}
 }
 
-// quoteArgv is argv as a POSIX shell command line.
-func quoteArgv(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = quote(a)
-	}
-	return strings.Join(words, " ")
-}
-
-func quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

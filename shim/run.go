@@ -250,9 +250,9 @@ func blockingReasons(j *rules.Judgement) []rules.Reason {
 }
 
 func reasonLine(rs rules.Reason) string {
-	line := printable(rs.Message)
+	line := Printable(rs.Message)
 	if rs.Rule != "" {
-		line += " [rule " + printable(rs.Rule) + "]"
+		line += " [rule " + Printable(rs.Rule) + "]"
 	}
 	return line
 }
@@ -260,7 +260,7 @@ func reasonLine(rs rules.Reason) string {
 // configDir is the user's cordon rules directory, as a person would type it.
 func configDir(env []string) string {
 	if x := getenv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		return printable(filepath.Join(x, "cordon")) + string(filepath.Separator)
+		return Printable(filepath.Join(x, "cordon")) + string(filepath.Separator)
 	}
 	return "~/.config/cordon/"
 }
@@ -282,7 +282,17 @@ func explainHint(argv []string) string {
 	if len(line) > maxHint || strings.ContainsAny(line, "\n\r") {
 		return "`cordon explain -- ` followed by the same command"
 	}
-	return "`cordon explain -- " + printable(line) + "`"
+	return "`cordon explain -- " + Printable(line) + "`"
+}
+
+// QuoteArgv returns argv as one POSIX shell command line, each word
+// quoted where it needs to be.
+func QuoteArgv(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		words[i] = quote(a)
+	}
+	return strings.Join(words, " ")
 }
 
 // quote quotes s as one POSIX shell word.
@@ -293,9 +303,9 @@ func quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// printable escapes control characters, so that a file name cannot move
-// the cursor or retitle the terminal of the person reading the message.
-func printable(s string) string {
+// Printable escapes control characters, so that a file name cannot move
+// the cursor or retitle the terminal of the person reading a message.
+func Printable(s string) string {
 	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
