@@ -243,4 +243,3 @@ func writeReasons(b *strings.Builder, j *rules.Judgement) {
 		b.WriteString("\n")
 	}
 }
-
