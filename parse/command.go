@@ -27,6 +27,9 @@ type Word struct {
 	Under string
 	// Filter, with Under, is a base-name glob the value matches.
 	Filter string
+	// Computed is set when the value comes from a substitution or a
+	// variable rather than from the script's own text.
+	Computed bool
 }
 
 // IsKnown reports whether every part of the word's value is known.

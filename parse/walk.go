@@ -471,6 +471,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			cfg = w.config(st)
 		}
 		vars := wordVars(word, st.env)
+		computed := isComputed(word)
 		words := []*syntax.Word{word}
 		if st.dialect != POSIX && hasBrace(word) {
 			words = w.braces(word)
@@ -489,11 +490,27 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			}
 			for _, f := range fs {
 				f = tildeDir(st, tildeAfterEquals(st, f, bw))
-				out = append(out, w.word0(st, f, vars))
+				wd := w.word0(st, f, vars)
+				wd.Computed = computed
+				out = append(out, wd)
 			}
 		}
 	}
 	return out, nil
+}
+
+// isComputed reports whether a word's value comes from a substitution or
+// a variable.
+func isComputed(word *syntax.Word) bool {
+	computed := false
+	syntax.Walk(word, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ParamExp, *syntax.ProcSubst, *syntax.ArithmExp:
+			computed = true
+		}
+		return !computed
+	})
+	return computed
 }
 
 // isAbort reports whether an expansion error stops the shell (${X:?},

@@ -88,6 +88,22 @@ func (a *args) firstMatches(globs []string) bool {
 	return false
 }
 
+// valueMatches reports whether a value of one of opts matches one of
+// globs or is unknown; no globs is true.
+func (a *args) valueMatches(opts, globs []string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, opt := range opts {
+		for _, v := range a.values[opt] {
+			if !v.IsKnown() || v.Computed || anyGlobMatch(globs, v.Text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // lastMatches reports whether the last operand matches one of globs; no
 // globs is true.
 func (a *args) lastMatches(globs []string) bool {
@@ -177,7 +193,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		}
 	}
 	for _, spec := range cmd.spec.Effects {
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 || !a.lastMatches(spec.WhenLast) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir)...)

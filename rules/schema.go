@@ -123,6 +123,11 @@ type EffectSpec struct {
 	// Filter options give a base-name pattern the targets are limited to
 	// (find -name).
 	Filter []string `yaml:"filter"`
+	// WhenValue: the effect applies only when a value of one of the
+	// ValueOf options matches one of these globs, or is computed when the
+	// command runs (curl -d @file or -d "$(cat f)", not -d '{"a":1}').
+	WhenValue []string `yaml:"when_value"`
+	ValueOf   []string `yaml:"value_of"`
 	// WhenLast: the effect applies only when the last operand matches one
 	// of these globs (mv X /dev/null).
 	WhenLast []string `yaml:"when_last"`

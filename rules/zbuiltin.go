@@ -4058,17 +4058,27 @@ func builtinFiles() []*File {
 							Effect:  "upload",
 							Targets: "operands",
 							When: []string{
+								"-T",
+								"--upload-file",
+							},
+						},
+						{
+							Effect:  "upload",
+							Targets: "operands",
+							WhenValue: []string{
+								"@*",
+								"*=@*",
+								"*=<*",
+								"-",
+							},
+							ValueOf: []string{
 								"-d",
 								"--data",
-								"--data-raw",
 								"--data-binary",
 								"--data-urlencode",
 								"--data-ascii",
 								"-F",
 								"--form",
-								"--form-string",
-								"-T",
-								"--upload-file",
 								"--json",
 							},
 						},
@@ -5003,10 +5013,19 @@ func builtinFiles() []*File {
 							Effect:  "upload",
 							Targets: "operands",
 							When: []string{
-								"--post-data",
 								"--post-file",
-								"--body-data",
 								"--body-file",
+							},
+						},
+						{
+							Effect:  "upload",
+							Targets: "operands",
+							WhenValue: []string{
+								"@*",
+							},
+							ValueOf: []string{
+								"--post-data",
+								"--body-data",
 							},
 						},
 						{
