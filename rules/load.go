@@ -116,7 +116,7 @@ func Compile(names []string, files []*File) (*Set, error) {
 func BuiltinSource() ([]string, []*File) { return builtinNames, builtinFiles() }
 
 func compileFiles(names []string, files []*File) (*Set, error) {
-	s := &Set{commands: map[string]*command{}}
+	s := &Set{commands: make(map[string]*command, 1024)}
 	for i, f := range files {
 		if err := s.add(names[i], f); err != nil {
 			return nil, err
