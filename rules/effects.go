@@ -141,7 +141,7 @@ func (a *args) anyMatches(globs []string) bool {
 // lookup finds the spec for a command, descending into subcommands. It
 // returns the spec and the arguments after the command or subcommand.
 func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) {
-	cmd := s.commands[c.Name()]
+	cmd := s.command(c.Name())
 	if cmd == nil {
 		return nil, c.Args[1:], c.Dir
 	}

@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cordonsh/cordon/parse"
@@ -12,6 +14,11 @@ import (
 
 // A Set is a compiled, immutable rule set: safe for concurrent use.
 type Set struct {
+	// table, for the built-in rules, builds commands on first use.
+	table *table
+	mu    sync.Mutex
+	lazy  map[string]*command
+
 	paths       PathClasses
 	credVars    []string
 	envCode     map[string]string
@@ -86,11 +93,55 @@ func (e *LoadError) Error() string {
 // shim starts. It panics only if those rules do not compile, which tests
 // rule out.
 func Builtin() *Set {
-	s, err := compileFiles(builtinNames, builtinFiles())
-	if err != nil {
-		panic("cordon bug: built-in rules do not load: " + err.Error())
+	t := &builtinTable
+	return &Set{
+		table: t, paths: t.paths, credVars: t.credVars, secretWords: t.secretWords,
+		envCode: t.envCode, policies: t.policies,
 	}
-	return s
+}
+
+// A table is rules laid out for a shim's start by genrules: path classes,
+// variables and policies merged in file order, and a sorted index of
+// commands whose specs are built only when a command is met. Most of it
+// is static data: a shim that judges `git status` builds one command.
+type table struct {
+	paths       PathClasses
+	credVars    []string
+	secretWords []string
+	envCode     map[string]string
+	policies    []*Policy
+	commands    []tableEntry // sorted by name
+}
+
+// A tableEntry is one command name (or alias) of the built-in rules.
+type tableEntry struct {
+	name, file, key string
+	spec            func() *CmdSpec
+}
+
+// command returns the compiled command named name, or nil.
+func (s *Set) command(name string) *command {
+	if c, ok := s.commands[name]; ok || s.table == nil {
+		return c
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.lazy[name]; ok {
+		return c
+	}
+	var c *command
+	cmds := s.table.commands
+	if i, found := slices.BinarySearchFunc(cmds, name, func(e tableEntry, n string) int { return strings.Compare(e.name, n) }); found {
+		var err error
+		if c, err = compile(cmds[i].file, cmds[i].key, cmds[i].spec()); err != nil {
+			panic("cordon bug: built-in rules do not compile: " + err.Error())
+		}
+	}
+	if s.lazy == nil {
+		s.lazy = map[string]*command{}
+	}
+	s.lazy[name] = c
+	return c
 }
 
 // Compile compiles decoded rule files (names give their paths, for
@@ -333,7 +384,7 @@ var knownStates = map[string]bool{
 // printsArgs reports whether the named command prints its arguments
 // (echo, printf).
 func (s *Set) printsArgs(name string) bool {
-	c := s.commands[name]
+	c := s.command(name)
 	return c != nil && c.stream != nil && (c.stream.Filter == parse.FilterEcho || c.stream.Filter == parse.FilterPrintf)
 }
 
@@ -352,7 +403,7 @@ func (s *Set) EnvCode(name string) parse.EnvCode {
 // patterns do not compile, which [Compile] rules out for the files it
 // compiles and the tests rule out for the built-in rules.
 func (s *Set) Carrier(name string) *parse.Carrier {
-	c := s.commands[name]
+	c := s.command(name)
 	if c == nil {
 		return nil
 	}
@@ -365,7 +416,7 @@ func (s *Set) Carrier(name string) *parse.Carrier {
 
 // Stream implements [parse.Knowledge].
 func (s *Set) Stream(name string) *parse.Stream {
-	if c := s.commands[name]; c != nil {
+	if c := s.command(name); c != nil {
 		return c.stream
 	}
 	return nil

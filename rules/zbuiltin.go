@@ -6334,4 +6334,7457 @@ func builtinFiles() []*File {
 	}
 }
 
-func boolPtr(b bool) *bool { return &b }
+func cmd0() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gawk",
+			"mawk",
+			"nawk",
+		},
+		Carries: "interp",
+		ValueOptions: []string{
+			"-F",
+			"-v",
+			"-f",
+			"--field-separator",
+			"--assign",
+			"--file",
+		},
+		CodeFlags: []string{
+			"-e",
+			"--source",
+		},
+		CodeOperand: true,
+		Translate: []Translate{
+			{
+				Pattern: "system\\(\\s*\"([^\"]+)\"",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "\\|\\s*\"(?:sh|bash)\"",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: ">\\s*\"([^\"]+)\"",
+				Argv: []string{
+					"tee",
+					"$1",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"-f",
+					"--file",
+					"-e",
+					"--source",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd4() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-d",
+			"--duration",
+			"--region",
+		},
+		Skip: 1,
+		Subs: []string{
+			"exec",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd5() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gbase64",
+			"base32",
+			"basenc",
+		},
+		Stream: "base64",
+		StreamWhen: []string{
+			"-d",
+			"--decode",
+			"-D",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd9() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "basename",
+		Operands: "none",
+	}
+}
+
+func cmd10() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"sh",
+			"dash",
+			"zsh",
+			"ksh",
+			"mksh",
+			"ash",
+			"rbash",
+			"busybox-sh",
+		},
+		Carries: "shell",
+	}
+}
+
+func cmd19() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mise",
+			"asdf",
+			"rtx",
+		},
+		Carries: "exec",
+		Subs: []string{
+			"exec",
+			"x",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd23() *CmdSpec {
+	return &CmdSpec{
+		Carries:  "exec",
+		Operands: "none",
+	}
+}
+
+func cmd24() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"tac",
+			"zcat",
+			"bat",
+			"batcat",
+			"more",
+			"less",
+			"head",
+			"tail",
+			"nl",
+			"strings",
+			"xxd-dump",
+		},
+		ValueOptions: []string{
+			"-n",
+			"-c",
+			"--lines",
+			"--bytes",
+			"-s",
+			"--sleep-interval",
+			"--pid",
+			"-t",
+			"-A",
+			"-N",
+			"-j",
+			"-l",
+		},
+		Stream: "cat",
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd36() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"builtin",
+			"exec",
+			"chronic",
+			"caffeinate",
+			"unbuffer",
+			"systemd-run",
+			"faketime",
+			"proxychains",
+			"proxychains4",
+			"torsocks",
+			"firejail",
+			"watch",
+			"xvfb-run",
+			"dbus-run-session",
+			"tini",
+			"dumb-init",
+			"catchsegv",
+			"strace",
+			"ltrace",
+			"valgrind",
+			"unshare",
+			"rlwrap",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-a",
+			"-o",
+			"-n",
+			"-u",
+			"-s",
+			"-t",
+			"-E",
+			"-e",
+			"-w",
+			"-O",
+			"-P",
+			"-S",
+			"-T",
+			"--unit",
+			"--property",
+			"-m",
+			"-x",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd59() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"prlimit",
+			"numactl",
+			"fakeroot",
+			"toybox",
+			"dbus-launch",
+			"schroot",
+			"sg",
+			"doas-keepenv",
+			"firejail-run",
+			"bwrap",
+			"nsjail",
+			"proot",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-l",
+			"--limit",
+			"-p",
+			"--pid",
+			"-e",
+			"--exe",
+			"-i",
+			"--interleave",
+			"-N",
+			"--cpunodebind",
+			"-m",
+			"--membind",
+			"-C",
+			"--physcpubind",
+			"--nofile",
+			"--nproc",
+			"--as",
+			"--cpu",
+			"--core",
+			"--data",
+			"--fsize",
+			"--stack",
+			"-c",
+			"--chroot",
+			"-u",
+			"--user",
+			"-b",
+			"--bind",
+			"-r",
+			"--rootfs",
+			"-w",
+			"--cwd",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd72() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		Skip:    1,
+		Subs: []string{
+			"exec",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd73() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "dirname",
+		Operands: "none",
+	}
+}
+
+func cmd74() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-u",
+			"-C",
+		},
+		Privileged: true,
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd75() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"dotenvx",
+			"doppler-run",
+			"op-run",
+			"infisical-run",
+			"with-env",
+			"envchain",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-e",
+			"-f",
+			"--env-file",
+			"-c",
+			"-v",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd82() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "echo",
+		Operands: "none",
+	}
+}
+
+func cmd83() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-u",
+			"--unset",
+			"-C",
+			"--chdir",
+			"-S",
+			"--split-string",
+			"-a",
+			"--argv0",
+			"--block-signal",
+			"--default-signal",
+			"--ignore-signal",
+		},
+		DirOptions: []string{
+			"-C",
+			"--chdir",
+		},
+		SplitOptions: []string{
+			"-S",
+			"--split-string",
+		},
+		Assigns: true,
+		Effects: []*EffectSpec{
+			{
+				Effect:  "env-dump",
+				Targets: "none",
+				Alone:   true,
+			},
+		},
+	}
+}
+
+func cmd84() *CmdSpec {
+	return &CmdSpec{
+		Carries: "eval",
+	}
+}
+
+func cmd85() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"fdfind",
+		},
+		Carries: "find",
+		ExecFlags: []string{
+			"-x",
+			"--exec",
+			"-X",
+			"--exec-batch",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd87() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gfind",
+			"bfs",
+		},
+		Carries: "find",
+		ValueOptions: []string{
+			"-name",
+			"-iname",
+			"-path",
+			"-ipath",
+			"-regex",
+			"-iregex",
+			"-maxdepth",
+			"-mindepth",
+			"-type",
+			"-newer",
+			"-mtime",
+			"-mmin",
+			"-atime",
+			"-size",
+			"-perm",
+			"-user",
+			"-group",
+			"-printf",
+			"-fprintf",
+			"-wholename",
+			"-iwholename",
+			"-samefile",
+			"-links",
+			"-inum",
+			"-uid",
+			"-gid",
+			"-cmin",
+			"-ctime",
+			"-amin",
+			"-used",
+			"-context",
+			"-fstype",
+			"-fprint",
+			"-fls",
+			"-files0-from",
+		},
+		ExecFlags: []string{
+			"-exec",
+			"-execdir",
+			"-ok",
+			"-okdir",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "first-or-dot",
+				When: []string{
+					"-delete",
+				},
+				Filter: []string{
+					"-name",
+					"-iname",
+				},
+				Recursive: []string{
+					"-delete",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd90() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-w",
+			"--timeout",
+			"-E",
+			"--conflict-exit-code",
+		},
+		Skip:     1,
+		Operands: "none",
+	}
+}
+
+func cmd91() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-c",
+			"--class",
+			"-n",
+			"--classdata",
+			"-p",
+			"--pid",
+			"-P",
+			"--pgid",
+			"-u",
+			"--uid",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd92() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"luajit",
+			"Rscript",
+			"R",
+			"julia",
+			"tclsh",
+			"wish",
+			"osascript",
+			"jshell",
+			"groovy",
+			"scala",
+			"kotlin",
+			"swift-e",
+			"deno-eval",
+			"guile",
+			"racket",
+			"sbcl",
+			"clisp",
+			"ocaml",
+			"erl-eval",
+			"elixir-e",
+			"crystal",
+			"nim-e",
+			"gdb",
+			"lldb",
+			"vim",
+			"nvim",
+			"ex",
+			"emacs",
+		},
+		Carries: "interp",
+		CodeFlags: []string{
+			"-e",
+			"--eval",
+			"-c",
+			"--command",
+			"-ex",
+			"--ex",
+			"-E",
+			"--execute",
+			"-x",
+			"--expr",
+			"--batch-command",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?s).+",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd121() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "mktemp",
+		Operands: "none",
+	}
+}
+
+func cmd122() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-n",
+			"--adjustment",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd123() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"nix",
+		},
+		ValueOptions: []string{
+			"--run",
+			"--command",
+			"-c",
+			"-p",
+			"--packages",
+			"-I",
+			"-A",
+			"--attr",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--run",
+					"--command",
+					"-c",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd125() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"nodejs",
+			"bun",
+			"deno",
+		},
+		Carries: "interp",
+		CodeFlags: []string{
+			"-e",
+			"--eval",
+			"-p",
+			"--print",
+		},
+		Rewrite: []Rewrite{
+			{
+				Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.homedir\\(\\)|process\\.env\\.HOME",
+				With:    "'{home}'",
+			},
+			{
+				Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.tmpdir\\(\\)",
+				With:    "'/tmp'",
+			},
+			{
+				Pattern: "['\"`]([^'\"`]*)['\"`]\\s*\\+\\s*['\"`]([^'\"`]*)['\"`]",
+				With:    "'$1$2'",
+			},
+			{
+				Pattern: "path\\.join\\(\\s*['\"`]([^'\"`]*)['\"`]\\s*,\\s*['\"`]([^'\"`]*)['\"`]\\s*\\)",
+				With:    "'$1/$2'",
+			},
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?:rmSync|rmdirSync|rm|rmdir)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:unlinkSync|unlink)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:rmSync|rmdirSync|unlinkSync)\\(\\s*[^'\"`\\s)]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*[^'\"`\\s)]",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "(?:writeFileSync|appendFileSync|writeFile)\\(\\s*['\"`]([^'\"`]+)['\"`]",
+				Argv: []string{
+					"tee",
+					"$1",
+				},
+			},
+			{
+				Pattern: "readFileSync\\(\\s*['\"`]([^'\"`]+)['\"`]",
+				Argv: []string{
+					"cat",
+					"$1",
+				},
+			},
+			{
+				Pattern: "eval\\(\\s*(?:atob|Buffer\\.from)",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "process\\.env\\.(\\w+)|process\\.env\\[\\s*['\"`](\\w+)['\"`]",
+				Argv: []string{
+					"printenv",
+					"$1$2",
+				},
+			},
+			{
+				Pattern: "\\bfetch\\(|https?\\.(?:request|get)\\(|net\\.(?:connect|createConnection)\\(|require\\(\\s*['\"](?:node:)?(?:https?|net|dgram)['\"]",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenArg: []string{
+					"http://*",
+					"https://*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd129() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"nocorrect",
+		},
+		Carries:  "exec",
+		Operands: "none",
+	}
+}
+
+func cmd131() *CmdSpec {
+	return &CmdSpec{
+		Carries:  "exec",
+		Operands: "none",
+	}
+}
+
+func cmd132() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"bunx",
+			"pnpx",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-p",
+			"--package",
+			"-c",
+			"--call",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenFirst: []string{
+					"http://*",
+					"https://*",
+					"git+*",
+					"github:*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd135() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-j",
+			"--jobs",
+			"-S",
+			"--sshlogin",
+			"--delay",
+			"--timeout",
+			"-a",
+			"--arg-file",
+			"--colsep",
+			"-d",
+			"--delimiter",
+		},
+		StdinArgs: true,
+		Operands:  "none",
+	}
+}
+
+func cmd136() *CmdSpec {
+	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"-e",
+			"-E",
+		},
+		Rewrite: []Rewrite{
+			{
+				Pattern: "\\$ENV\\{\\s*['\"]?HOME['\"]?\\s*\\}",
+				With:    "{home}",
+			},
+			{
+				Pattern: "\\b(remove_tree|rmtree|rmdir)\\s*\\(\\s*([^'\"\\s)][^)]*)\\)",
+				With:    "$1('$2')",
+			},
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:rmtree|remove_tree)\\(\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*glob\\(\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:system|exec)\\s*\\(?\\s*\"([^\"]+)\"",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?:system|exec)\\s*\\(?\\s*'([^']+)'",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "qx\\{([^}]+)\\}|qx\\(([^)]+)\\)|`([^`]+)`",
+				Shell:   "$1$2$3",
+			},
+			{
+				Pattern: "open\\s*\\(?\\s*\\w+\\s*,\\s*['\"]>{1,2}\\s*([^'\"]+)['\"]",
+				Argv: []string{
+					"tee",
+					"$1",
+				},
+			},
+			{
+				Pattern: "eval\\s*\\(?\\s*decode_base64",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "IO::Socket|LWP::|HTTP::Tiny|Net::",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "\\$ENV\\{\\s*['\"]?(\\w+)['\"]?\\s*\\}",
+				Argv: []string{
+					"printenv",
+					"$1",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "rewrite",
+				Targets: "rest",
+				When: []string{
+					"-i",
+					"-pi",
+					"-pie",
+					"-i.bak",
+				},
+			},
+		},
+	}
+}
+
+func cmd137() *CmdSpec {
+	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"-r",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?:unlink|rmdir)\\(\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "file_get_contents\\(\\s*['\"]https?:|curl_exec|fsockopen",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd138() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"--user",
+		},
+		Privileged: true,
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd139() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "printf",
+		Operands: "none",
+	}
+}
+
+func cmd140() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mysql",
+			"mariadb",
+			"sqlite3",
+		},
+		Carries: "interp",
+		CodeFlags: []string{
+			"-c",
+			"--command",
+			"-e",
+			"--execute",
+			"-cmd",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?m)^\\s*\\\\!\\s*(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?im)^\\s*system\\s+(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd144() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "pwd",
+		Operands: "none",
+	}
+}
+
+func cmd145() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"pwsh.exe",
+			"powershell",
+			"powershell.exe",
+			"pwsh-preview",
+			"cmd",
+			"cmd.exe",
+		},
+		Carries: "interp",
+		CodeFlags: []string{
+			"-Command",
+			"-command",
+			"-c",
+			"-C",
+			"-EncodedCommand",
+			"-encodedcommand",
+			"-enc",
+			"-e",
+			"-ec",
+			"/c",
+			"/C",
+			"/k",
+			"/K",
+			"-File",
+			"-f",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?s).+",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd152() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"rbenv",
+			"nodenv",
+			"goenv",
+			"jenv",
+			"plenv",
+			"fnm",
+			"zoxide",
+			"starship",
+			"thefuck",
+			"brew",
+			"minikube",
+			"gpgconf",
+			"luarocks",
+			"opam",
+			"ssh-agent",
+		},
+		Stream: "setup",
+		StreamWhen: []string{
+			"init",
+			"shellenv",
+			"hook",
+			"activate",
+			"env",
+			"docker-env",
+			"-s",
+			"-c",
+			"--alias",
+			"path",
+			"shell.bash",
+			"shell.zsh",
+			"--launch",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd168() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"python2",
+			"python3",
+			"python3.8",
+			"python3.9",
+			"python3.10",
+			"python3.11",
+			"python3.12",
+			"python3.13",
+			"python3.14",
+			"pypy",
+			"pypy3",
+		},
+		Carries: "interp",
+		CodeFlags: []string{
+			"-c",
+		},
+		Rewrite: []Rewrite{
+			{
+				Pattern: "os\\.path\\.expanduser\\(\\s*['\"]~([^'\"]*)['\"]\\s*\\)",
+				With:    "'{home}$1'",
+			},
+			{
+				Pattern: "os\\.environ(?:\\[\\s*['\"]HOME['\"]\\s*\\]|\\.get\\(\\s*['\"]HOME['\"]\\s*\\))|os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)|(?:pathlib\\.)?Path\\.home\\(\\)",
+				With:    "'{home}'",
+			},
+			{
+				Pattern: "tempfile\\.gettempdir\\(\\)",
+				With:    "'/tmp'",
+			},
+			{
+				Pattern: "['\"]([^'\"]*)['\"]\\s*\\+\\s*['\"]([^'\"]*)['\"]",
+				With:    "'$1$2'",
+			},
+			{
+				Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
+				With:    "'$1/$2'",
+			},
+			{
+				Pattern: "(['\"])\\s*,\\s*(['\"])",
+				With:    "$1 $2",
+			},
+		},
+		Translate: []Translate{
+			{
+				Pattern: "shutil\\.rmtree\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"$1",
+				},
+			},
+			{
+				Pattern: "shutil\\.rmtree\\(\\s*[^'\"\\s)]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "os\\.(?:remove|unlink|rmdir)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "os\\.(?:remove|unlink)\\(\\s*[^'\"\\s)]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "(?:Path|pathlib\\.Path)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*\\)\\.(?:unlink|rmdir)\\(",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?\"([^\"]+)\"",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?'([^']+)'",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "subprocess\\.\\w+\\(\\s*\\[([^\\]]*)\\]",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?:os\\.exec[lv]p?e?|os\\.spawn[lv]p?e?)\\(",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "os\\.(?:environ(?:\\.get)?|getenv)\\s*[\\[(]\\s*['\"](\\w+)['\"]",
+				Argv: []string{
+					"printenv",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,?\\s*['\"][wa]",
+				Argv: []string{
+					"tee",
+					"$1",
+				},
+			},
+			{
+				Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,?\\s*['\"]r)",
+				Argv: []string{
+					"cat",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:exec|eval)\\(\\s*(?:base64\\.b64decode|codecs\\.decode|bytes\\.fromhex|__import__)",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "urlopen\\(|requests\\.(?:get|post|put|patch)\\(|http\\.client|socket\\.socket\\(|httpx\\.|urllib3",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "(?:exec|eval)\\([^)]*(?:urlopen|requests\\.get)",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd180() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"grealpath",
+		},
+		Stream:   "realpath",
+		Operands: "none",
+	}
+}
+
+func cmd182() *CmdSpec {
+	return &CmdSpec{
+		Carries:  "exec",
+		Skip:     1,
+		Operands: "none",
+	}
+}
+
+func cmd183() *CmdSpec {
+	return &CmdSpec{
+		Stream: "rev",
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd184() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"del-cli",
+			"del",
+			"trash-cli-force",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+	}
+}
+
+func cmd188() *CmdSpec {
+	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"-e",
+		},
+		Rewrite: []Rewrite{
+			{
+				Pattern: "Dir\\.home|ENV\\[\\s*['\"]HOME['\"]\\s*\\]|File\\.expand_path\\(\\s*['\"]~['\"]\\s*\\)",
+				With:    "'{home}'",
+			},
+		},
+		Translate: []Translate{
+			{
+				Pattern: "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|rmtree)\\(?\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-rf",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:File\\.(?:delete|unlink)|FileUtils\\.rm(?:_f)?)\\(?\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?:system|exec|spawn|%x)\\s*\\(?\\s*\"([^\"]+)\"",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?:system|exec|spawn)\\s*\\(?\\s*'([^']+)'",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "`([^`]+)`",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "File\\.write\\(\\s*['\"]([^'\"]+)['\"]",
+				Argv: []string{
+					"tee",
+					"$1",
+				},
+			},
+			{
+				Pattern: "Net::HTTP|TCPSocket|open-uri|URI\\.open",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "ENV\\[\\s*['\"](\\w+)['\"]\\s*\\]|ENV\\.fetch\\(\\s*['\"](\\w+)['\"]",
+				Argv: []string{
+					"printenv",
+					"$1$2",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd189() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"--user",
+			"-u",
+			"--group",
+			"-g",
+			"--chdir",
+			"-D",
+		},
+		Privileged: true,
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd190() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-c",
+			"--command",
+			"-E",
+			"--echo",
+			"-I",
+			"--log-in",
+			"-O",
+			"--log-out",
+			"-B",
+			"--log-io",
+			"-T",
+			"--log-timing",
+			"-m",
+			"--logging-format",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd191() *CmdSpec {
+	return &CmdSpec{
+		Carries:  "exec",
+		Operands: "none",
+	}
+}
+
+func cmd192() *CmdSpec {
+	return &CmdSpec{
+		Carries:  "exec",
+		Operands: "none",
+	}
+}
+
+func cmd193() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			".",
+		},
+		Carries:  "source",
+		Operands: "none",
+	}
+}
+
+func cmd195() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-i",
+			"--input",
+			"-o",
+			"--output",
+			"-e",
+			"--error",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd196() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-c",
+			"--command",
+			"-s",
+			"--shell",
+			"-g",
+			"--group",
+			"-G",
+			"--supp-group",
+			"-w",
+			"--whitelist-environment",
+		},
+		Privileged: true,
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd197() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-u",
+			"--user",
+			"-g",
+			"--group",
+			"-C",
+			"--close-from",
+			"-D",
+			"--chdir",
+			"-h",
+			"--host",
+			"-p",
+			"--prompt",
+			"-r",
+			"--role",
+			"-t",
+			"--type",
+			"-U",
+			"--other-user",
+			"-T",
+			"--command-timeout",
+		},
+		DirOptions: []string{
+			"-D",
+			"--chdir",
+		},
+		Privileged: true,
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd198() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"chrt",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-p",
+			"--pid",
+		},
+		Skip:     1,
+		Operands: "none",
+	}
+}
+
+func cmd200() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-f",
+			"--format",
+			"-o",
+			"--output",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd201() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-k",
+			"--kill-after",
+			"-s",
+			"--signal",
+		},
+		Skip:     1,
+		Operands: "none",
+	}
+}
+
+func cmd202() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"screen",
+			"hyperfine",
+			"expect",
+		},
+		OptionCode: []Translate{
+			{
+				Pattern: "^(?s)(.*\\s.*)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd206() *CmdSpec {
+	return &CmdSpec{
+		Stream:   "tr",
+		Operands: "none",
+	}
+}
+
+func cmd207() *CmdSpec {
+	return &CmdSpec{
+		Carries:     "interp",
+		CodeOperand: true,
+		Translate: []Translate{
+			{
+				Pattern: "(?s)^(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd208() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"poetry",
+			"pdm",
+			"hatch",
+			"pipenv",
+			"conda",
+			"mamba",
+			"micromamba",
+			"devbox",
+			"pixi",
+			"rye",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-n",
+			"--name",
+			"-p",
+			"--prefix",
+			"--with",
+			"--python",
+			"-e",
+			"--env",
+			"--directory",
+			"--project",
+		},
+		Subs: []string{
+			"run",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd219() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"retry",
+			"chronic-retry",
+			"nodemon-exec",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-w",
+			"--watch",
+			"-e",
+			"--exts",
+			"-i",
+			"--ignore",
+			"-d",
+			"--debounce",
+			"-t",
+			"--times",
+			"--delay",
+			"-r",
+			"-s",
+			"--signal",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd223() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-a",
+			"--arg-file",
+			"-d",
+			"--delimiter",
+			"-E",
+			"-e",
+			"--eof",
+			"-I",
+			"-i",
+			"--replace",
+			"-L",
+			"-l",
+			"--max-lines",
+			"-n",
+			"--max-args",
+			"-P",
+			"--max-procs",
+			"-s",
+			"--max-chars",
+			"--process-slot-var",
+		},
+		StdinArgs: true,
+		Operands:  "none",
+	}
+}
+
+func cmd224() *CmdSpec {
+	return &CmdSpec{
+		Stream: "hex",
+		StreamWhen: []string{
+			"-r",
+			"-revert",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd225() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "rest",
+			},
+		},
+	}
+}
+
+func cmd226() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"--reference",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "rest",
+				Recursive: []string{
+					"-R",
+					"--recursive",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"*+*s*",
+					"*=*s*",
+					"[2-7][0-7][0-7][0-7]",
+				},
+			},
+		},
+	}
+}
+
+func cmd227() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"chgrp",
+		},
+		ValueOptions: []string{
+			"--reference",
+			"--from",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "rest",
+				Recursive: []string{
+					"-R",
+					"--recursive",
+				},
+			},
+		},
+	}
+}
+
+func cmd229() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gcp",
+		},
+		ValueOptions: []string{
+			"-t",
+			"--target-directory",
+			"-S",
+			"--suffix",
+			"--backup",
+			"--reflink",
+			"--sparse",
+			"--preserve",
+			"--no-preserve",
+		},
+		Stream: "copy",
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "all-but-last",
+				Unless: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "operands",
+				When: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				Unless: []string{
+					"-t",
+					"--target-directory",
+					"-n",
+					"--no-clobber",
+					"--update=none",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+		},
+	}
+}
+
+func cmd231() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"of=",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"if=",
+				},
+			},
+		},
+	}
+}
+
+func cmd232() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"cmp",
+			"comm",
+			"colordiff",
+			"sdiff",
+			"diff3",
+			"wc",
+			"sort",
+			"uniq",
+			"cut",
+			"paste",
+			"join",
+			"md5sum",
+			"sha1sum",
+			"sha256sum",
+			"sha512sum",
+			"b2sum",
+			"cksum",
+			"file",
+			"jq",
+			"yq",
+			"fold",
+			"fmt",
+			"expand",
+			"unexpand",
+			"iconv",
+			"split",
+			"csplit",
+			"source-highlight",
+			"gpg-verify",
+		},
+		ValueOptions: []string{
+			"-n",
+			"-k",
+			"-t",
+			"-f",
+			"-d",
+			"-c",
+			"-s",
+			"-w",
+			"-o",
+			"--output",
+			"-L",
+			"--label",
+			"-F",
+			"--field-separator",
+			"-b",
+			"-C",
+			"-U",
+			"--unified",
+			"--context",
+			"--arg",
+			"--argjson",
+			"--slurpfile",
+			"--rawfile",
+			"--args",
+			"--jsonargs",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-o",
+					"--output",
+				},
+			},
+		},
+	}
+}
+
+func cmd262() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"egrep",
+			"fgrep",
+			"rg",
+			"ag",
+			"ack",
+			"zgrep",
+		},
+		ValueOptions: []string{
+			"-e",
+			"--regexp",
+			"-f",
+			"--file",
+			"-m",
+			"--max-count",
+			"-A",
+			"-B",
+			"-C",
+			"--after-context",
+			"--before-context",
+			"--context",
+			"--include",
+			"--exclude",
+			"--exclude-dir",
+			"-g",
+			"--glob",
+			"-t",
+			"--type",
+			"-T",
+			"--type-not",
+			"--color",
+			"--colour",
+			"-d",
+			"-D",
+			"-j",
+			"--threads",
+			"--max-depth",
+			"--sort",
+			"--sortr",
+			"--label",
+			"--binary-files",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"-e",
+					"--regexp",
+					"-f",
+					"--file",
+					"-q",
+					"--quiet",
+					"--silent",
+					"-c",
+					"--count",
+					"-l",
+					"--files-with-matches",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "operands",
+				When: []string{
+					"-e",
+					"--regexp",
+					"-f",
+					"--file",
+				},
+				Unless: []string{
+					"-q",
+					"--quiet",
+					"--silent",
+					"-c",
+					"--count",
+					"-l",
+					"--files-with-matches",
+				},
+			},
+		},
+	}
+}
+
+func cmd269() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-m",
+			"--mode",
+			"-o",
+			"--owner",
+			"-g",
+			"--group",
+			"-t",
+			"--target-directory",
+			"-S",
+			"--suffix",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				Unless: []string{
+					"-t",
+					"--target-directory",
+					"-d",
+					"--directory",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				When: []string{
+					"-d",
+					"--directory",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+		},
+	}
+}
+
+func cmd270() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "last",
+			},
+		},
+	}
+}
+
+func cmd271() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-t",
+			"--target-directory",
+			"-S",
+			"--suffix",
+		},
+		Stream: "symlink",
+		StreamWhen: []string{
+			"-s",
+			"--symbolic",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				When: []string{
+					"-f",
+					"--force",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "last",
+				Unless: []string{
+					"-f",
+					"--force",
+				},
+			},
+		},
+	}
+}
+
+func cmd272() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"stat",
+			"du",
+			"df",
+			"tree",
+			"readlink",
+			"test",
+			"[",
+			"[[",
+			"exa",
+			"eza",
+			"lsattr",
+			"getfacl",
+			"namei",
+			"which",
+			"type",
+			"whereis",
+			"true",
+			"false",
+			":",
+			"sleep",
+			"date",
+			"whoami",
+			"id",
+			"hostname",
+			"uname",
+			"uptime",
+			"nproc",
+			"free",
+			"ps",
+			"top",
+			"htop",
+			"pgrep",
+			"lsof",
+			"env-print",
+			"seq",
+			"yes",
+			"expr",
+			"let",
+			"wait",
+			"jobs",
+			"fg",
+			"bg",
+			"disown",
+			"shopt",
+			"setopt",
+			"unsetopt",
+			"emulate",
+			"ulimit",
+			"umask",
+			"hash",
+			"help",
+			"history",
+			"compgen",
+			"complete",
+			"bind",
+			"clear",
+			"tput",
+			"stty",
+			"locale",
+			"tty",
+			"sync",
+			"getconf",
+			"printenv-all",
+			"man",
+			"info",
+			"apropos",
+			"whatis",
+			"tldr",
+			"cal",
+			"bc",
+			"dc",
+			"factor",
+			"lsblk",
+			"lscpu",
+			"lsusb",
+			"lspci",
+			"lsmod",
+			"dmesg",
+			"journalctl",
+			"ip",
+			"ifconfig",
+			"ss",
+			"netstat",
+			"arp",
+			"route",
+			"getent",
+			"groups",
+			"users",
+			"who",
+			"w",
+			"last",
+			"finger",
+			"pinky",
+			"logname",
+			"arch",
+			"sw_vers",
+			"vm_stat",
+			"sysctl-read",
+			"xdg-user-dir",
+			"gsettings-get",
+			"cd",
+			"pushd",
+			"popd",
+			"dirs",
+			"read",
+			"local",
+			"declare",
+			"typeset",
+			"export",
+			"readonly",
+			"unset",
+			"set",
+			"alias",
+			"unalias",
+			"return",
+			"exit",
+			"shift",
+			"getopts",
+			"mapfile",
+			"readarray",
+			"caller",
+			"enable",
+			"logout",
+			"times",
+			"suspend",
+			"kill-l",
+			"pidof",
+			"fuser",
+			"pstree",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd402() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-m",
+			"--mode",
+			"--context",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd403() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gmv",
+		},
+		ValueOptions: []string{
+			"-t",
+			"--target-directory",
+			"-S",
+			"--suffix",
+			"--backup",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "all-but-last",
+				Unless: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+			{
+				Effect:  "move",
+				Targets: "operands",
+				When: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+			{
+				Effect:  "delete",
+				Targets: "all-but-last",
+				WhenLast: []string{
+					"/dev/null",
+					"/dev/zero",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				Unless: []string{
+					"-t",
+					"--target-directory",
+					"-n",
+					"--no-clobber",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-t",
+					"--target-directory",
+				},
+			},
+		},
+	}
+}
+
+func cmd405() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"hexdump",
+			"hd",
+			"column",
+			"view",
+			"vis",
+			"cut-f",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd412() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"grm",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"-r",
+					"-R",
+					"--recursive",
+				},
+			},
+		},
+	}
+}
+
+func cmd414() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd415() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-e",
+			"--rsh",
+			"--exclude",
+			"--include",
+			"--exclude-from",
+			"--include-from",
+			"--filter",
+			"-f",
+			"--files-from",
+			"--rsync-path",
+			"--port",
+			"--password-file",
+			"--backup-dir",
+			"--suffix",
+			"--chmod",
+			"--chown",
+			"--timeout",
+			"--bwlimit",
+			"--log-file",
+			"--partial-dir",
+			"--temp-dir",
+			"-T",
+			"--compare-dest",
+			"--link-dest",
+			"--copy-dest",
+			"-M",
+			"--remote-option",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-e",
+					"--rsh",
+					"--rsync-path",
+				},
+				Pattern: "^(?s)(.*[;&|`$(].*)$",
+				Shell:   "$1",
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "last",
+				Remote:  true,
+			},
+			{
+				Effect:  "read",
+				Targets: "all-but-last",
+			},
+			{
+				Effect:  "delete",
+				Targets: "last",
+				When: []string{
+					"--delete",
+					"--delete-before",
+					"--delete-during",
+					"--delete-after",
+					"--delete-delay",
+					"--delete-excluded",
+					"--del",
+				},
+				Recursive: []string{
+					"--delete",
+					"--delete-before",
+					"--delete-during",
+					"--delete-after",
+					"--delete-delay",
+					"--delete-excluded",
+					"--del",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "last",
+			},
+			{
+				Effect:  "delete",
+				Targets: "all-but-last",
+				When: []string{
+					"--remove-source-files",
+				},
+			},
+		},
+	}
+}
+
+func cmd416() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-P",
+			"-i",
+			"-o",
+			"-F",
+			"-c",
+			"-l",
+			"-J",
+			"-S",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "last",
+				Remote:  true,
+			},
+			{
+				Effect:  "read",
+				Targets: "all-but-last",
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-i",
+				},
+			},
+		},
+	}
+}
+
+func cmd417() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gsed",
+		},
+		Carries: "interp",
+		ValueOptions: []string{
+			"-e",
+			"--expression",
+			"-f",
+			"--file",
+			"-l",
+			"--line-length",
+			"-s",
+		},
+		CodeFlags: []string{
+			"-e",
+			"--expression",
+		},
+		CodeOperand: true,
+		Translate: []Translate{
+			{
+				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
+				Shell:   "$1",
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "rewrite",
+				Targets: "rest",
+				When: []string{
+					"-i",
+					"--in-place",
+				},
+				Unless: []string{
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+			},
+			{
+				Effect:  "rewrite",
+				Targets: "operands",
+				When: []string{
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+				Unless: []string{
+					"--version",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"-i",
+					"--in-place",
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "operands",
+				When: []string{
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+				Unless: []string{
+					"-i",
+					"--in-place",
+				},
+			},
+		},
+	}
+}
+
+func cmd419() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-m",
+			"--modify",
+			"-x",
+			"--remove",
+			"-M",
+			"--modify-file",
+			"-X",
+			"--remove-file",
+			"--set",
+			"--set-file",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd420() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-n",
+			"--iterations",
+			"-s",
+			"--size",
+			"--random-source",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd421() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Unless: []string{
+					"-a",
+				},
+			},
+		},
+	}
+}
+
+func cmd422() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"wipe",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"-r",
+					"-R",
+					"--recursive",
+				},
+			},
+		},
+	}
+}
+
+func cmd424() *CmdSpec {
+	return &CmdSpec{
+		Operands: "none",
+	}
+}
+
+func cmd425() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-f",
+			"-t",
+			"-b",
+			"-C",
+			"-N",
+			"-P",
+			"-a",
+			"-Z",
+			"-O",
+			"-n",
+			"-I",
+			"-V",
+			"-z",
+			"-s",
+			"-h",
+			"-D",
+			"-E",
+			"-F",
+			"-R",
+			"-G",
+			"-T",
+			"-m",
+			"-r",
+			"-w",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-f",
+				},
+				Unless: []string{
+					"-l",
+					"-y",
+					"-e",
+					"-i",
+					"-B",
+					"-F",
+					"-H",
+					"-R",
+					"-Y",
+					"-Q",
+					"-D",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-f",
+				},
+				When: []string{
+					"-y",
+					"-e",
+				},
+			},
+		},
+	}
+}
+
+func cmd426() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gtar",
+			"bsdtar",
+		},
+		ValueOptions: []string{
+			"-f",
+			"--file",
+			"-C",
+			"--directory",
+			"-T",
+			"--files-from",
+			"-X",
+			"--exclude-from",
+			"--exclude",
+			"-b",
+			"--blocking-factor",
+			"-H",
+			"--format",
+			"-I",
+			"--use-compress-program",
+			"--transform",
+			"--xform",
+			"--checkpoint-action",
+			"--owner",
+			"--group",
+			"--mode",
+			"--mtime",
+			"--to-command",
+			"--info-script",
+			"--new-volume-script",
+			"-F",
+		},
+		DirOptions: []string{
+			"-C",
+			"--directory",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--checkpoint-action",
+				},
+				Pattern: "^exec=(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--to-command",
+					"--use-compress-program",
+					"-I",
+					"--info-script",
+					"--new-volume-script",
+					"-F",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				When: []string{
+					"--remove-files",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-C",
+					"--directory",
+				},
+				When: []string{
+					"-x",
+					"--extract",
+					"--get",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-C",
+					"--directory",
+				},
+				WhenFirst: []string{
+					"*x*",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-f",
+					"--file",
+				},
+				When: []string{
+					"-c",
+					"--create",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Unless: []string{
+					"-x",
+					"--extract",
+					"--get",
+					"-t",
+					"--list",
+				},
+			},
+		},
+	}
+}
+
+func cmd429() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Unless: []string{
+					"-a",
+					"--append",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				When: []string{
+					"-a",
+					"--append",
+				},
+			},
+		},
+	}
+}
+
+func cmd430() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-d",
+			"--date",
+			"-r",
+			"--reference",
+			"-t",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd431() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"trash-put",
+			"gio-trash",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd434() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-s",
+			"--size",
+			"-r",
+			"--reference",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd435() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd436() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-d",
+			"-x",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-d",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+	}
+}
+
+func cmd437() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-x",
+			"-i",
+			"-b",
+			"-n",
+			"-t",
+			"-tt",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "first",
+			},
+			{
+				Effect:  "read",
+				Targets: "rest",
+			},
+			{
+				Effect:  "delete",
+				Targets: "rest",
+				When: []string{
+					"-m",
+					"--move",
+				},
+			},
+		},
+	}
+}
+
+func cmd438() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-C",
+			"-c",
+			"--git-dir",
+			"--work-tree",
+			"--namespace",
+			"--exec-path",
+			"--config-env",
+			"--super-prefix",
+			"--exec",
+			"-x",
+			"--extcmd",
+		},
+		DirOptions: []string{
+			"-C",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
+				Shell:   "git $1",
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^core\\.hooksPath=(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"$1",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
+				Argv: []string{
+					"curl",
+					"-d",
+					"{unknown}",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "^include\\.path=(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-x",
+					"--exec",
+					"--extcmd",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"add": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+					{
+						Effect:  "read",
+						Targets: "operands",
+						When: []string{
+							"-f",
+							"--force",
+						},
+					},
+					{
+						Effect:  "stage-all",
+						Targets: "none",
+						When: []string{
+							"-A",
+							"--all",
+							"-u",
+							"--update",
+						},
+					},
+					{
+						Effect:  "stage-all",
+						Targets: "none",
+						WhenArg: []string{
+							".",
+							":/",
+						},
+					},
+				},
+			},
+			"apply": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-R",
+							"--reverse",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+				},
+			},
+			"bisect": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "unknown-code",
+						Targets: "none",
+						WhenFirst: []string{
+							"run",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"branch": {
+				ValueOptions: []string{
+					"-u",
+					"--set-upstream-to",
+					"--contains",
+					"--no-contains",
+					"--merged",
+					"--no-merged",
+					"--points-at",
+					"--sort",
+					"--format",
+					"-t",
+					"--track",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "delete-branch",
+						Targets: "operands",
+						When: []string{
+							"-D",
+						},
+					},
+					{
+						Effect:  "delete-branch",
+						Targets: "operands",
+						When: []string{
+							"-f",
+							"--force",
+						},
+						Unless: []string{
+							"-D",
+						},
+					},
+					{
+						Effect:  "delete-branch",
+						Targets: "last",
+						When: []string{
+							"-M",
+							"-C",
+						},
+					},
+				},
+			},
+			"checkout": {
+				Aliases: []string{
+					"co",
+				},
+				ValueOptions: []string{
+					"-b",
+					"-B",
+					"--orphan",
+					"--conflict",
+					"--pathspec-from-file",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "operands",
+						Unless: []string{
+							"-b",
+							"-B",
+							"--orphan",
+							"-f",
+							"--force",
+						},
+					},
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-f",
+							"--force",
+						},
+					},
+					{
+						Effect:  "delete-branch",
+						Targets: "options",
+						Options: []string{
+							"-B",
+						},
+					},
+				},
+			},
+			"checkout-index": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-f",
+							"--force",
+						},
+					},
+				},
+			},
+			"clean": {
+				ValueOptions: []string{
+					"-e",
+					"--exclude",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "git-clean",
+						Targets: "operands-or-repo",
+						When: []string{
+							"-f",
+							"--force",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+						Ignored: []string{
+							"-x",
+							"-X",
+						},
+					},
+				},
+			},
+			"clone": {
+				ValueOptions: []string{
+					"-b",
+					"--branch",
+					"-o",
+					"--origin",
+					"--depth",
+					"--reference",
+					"-c",
+					"--config",
+					"--template",
+					"-u",
+					"--upload-pack",
+					"--separate-git-dir",
+					"--filter",
+					"-j",
+					"--jobs",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "download",
+						Targets: "none",
+					},
+					{
+						Effect:  "modify",
+						Targets: "rest",
+					},
+				},
+			},
+			"commit": {
+				ValueOptions: []string{
+					"-m",
+					"--message",
+					"-F",
+					"--file",
+					"-C",
+					"-c",
+					"--author",
+					"--date",
+					"-S",
+					"--gpg-sign",
+					"--fixup",
+					"--squash",
+					"-t",
+					"--template",
+					"--cleanup",
+					"--trailer",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+					{
+						Effect:  "commit",
+						Targets: "none",
+					},
+					{
+						Effect:  "checkpoint",
+						Targets: "none",
+						When: []string{
+							"-a",
+							"--all",
+						},
+					},
+				},
+			},
+			"config": {
+				ValueOptions: []string{
+					"-f",
+					"--file",
+					"--blob",
+					"--type",
+					"--default",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+						When: []string{
+							"--global",
+							"--system",
+						},
+						Unless: []string{
+							"--get",
+							"--get-all",
+							"--get-regexp",
+							"--get-urlmatch",
+							"--list",
+							"-l",
+							"--show-origin",
+							"--show-scope",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "repo-file",
+						Options: []string{
+							".git/config",
+						},
+						WhenFirst: []string{
+							"core.hook*",
+							"core.fsmonitor",
+							"core.pager",
+							"core.editor",
+							"core.sshCommand",
+							"core.askPass",
+							"core.worktree",
+							"alias.*",
+							"filter.*",
+							"diff.*",
+							"merge.*",
+							"include.*",
+							"includeIf.*",
+							"remote.*",
+							"url.*",
+							"credential.*",
+							"sequence.editor",
+							"gpg.*",
+							"*.cmd",
+							"*.command",
+							"uploadpack.*",
+							"receive.*",
+						},
+						Unless: []string{
+							"--global",
+							"--system",
+							"--file",
+							"-f",
+							"--get",
+							"--get-all",
+							"--get-regexp",
+							"--get-urlmatch",
+							"--list",
+							"-l",
+							"--show-origin",
+							"--show-scope",
+							"--blob",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--file",
+							"-f",
+						},
+						Unless: []string{
+							"--get",
+							"--get-all",
+							"--get-regexp",
+							"--list",
+							"-l",
+						},
+					},
+				},
+			},
+			"credential": {
+				Aliases: []string{
+					"credential-store",
+					"credential-cache",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+			"fetch": {
+				Aliases: []string{
+					"pull",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "download",
+						Targets: "none",
+					},
+				},
+			},
+			"filter-branch": {
+				Aliases: []string{
+					"filter-repo",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "rewrite-history",
+						Targets: "none",
+					},
+				},
+			},
+			"gc": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "rewrite-history",
+						Targets: "none",
+						When: []string{
+							"--prune=now",
+							"--prune=all",
+						},
+					},
+				},
+			},
+			"init": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "operands",
+					},
+				},
+			},
+			"merge": {
+				Aliases: []string{
+					"rebase",
+					"cherry-pick",
+					"revert",
+					"am",
+					"tag",
+					"notes",
+				},
+				ValueOptions: []string{
+					"-m",
+					"--message",
+					"-F",
+					"--file",
+					"-C",
+					"-c",
+					"--author",
+					"--date",
+					"-S",
+					"--gpg-sign",
+					"--fixup",
+					"--squash",
+					"-X",
+					"--strategy-option",
+					"-s",
+					"--strategy",
+					"--onto",
+					"-x",
+					"--exec",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+				},
+			},
+			"mv": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+					{
+						Effect:  "overwrite",
+						Targets: "last",
+						When: []string{
+							"-f",
+							"--force",
+						},
+					},
+				},
+			},
+			"push": {
+				ValueOptions: []string{
+					"--receive-pack",
+					"--exec",
+					"-o",
+					"--push-option",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "network",
+						Targets: "none",
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "rewrite-remote",
+						Targets: "none",
+						When: []string{
+							"-f",
+							"--force",
+							"--force-with-lease",
+							"--mirror",
+							"--delete",
+							"-d",
+							"--prune",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "upload",
+						Targets: "options",
+						Options: []string{
+							"--repo",
+						},
+						Remote: true,
+					},
+					{
+						Effect:  "upload",
+						Targets: "first",
+						WhenFirst: []string{
+							"*://*",
+							"*@*:*",
+						},
+					},
+					{
+						Effect:  "push-to",
+						Targets: "first",
+						WhenFirst: []string{
+							"[!-]*",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "rewrite-remote",
+						Targets: "none",
+						WhenArg: []string{
+							"+*",
+							":*",
+						},
+					},
+				},
+			},
+			"read-tree": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-u",
+							"--reset",
+						},
+					},
+				},
+			},
+			"reflog": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"delete": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "rewrite-history",
+								Targets: "none",
+							},
+						},
+					},
+					"expire": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "rewrite-history",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"remote": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo-file",
+						Options: []string{
+							".git/config",
+						},
+						WhenFirst: []string{
+							"set-url",
+							"rename",
+							"set-head",
+							"set-branches",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"reset": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"--hard",
+							"--merge",
+							"--keep",
+						},
+					},
+				},
+			},
+			"restore": {
+				ValueOptions: []string{
+					"-s",
+					"--source",
+					"--pathspec-from-file",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "operands",
+						Unless: []string{
+							"-S",
+							"--staged",
+						},
+					},
+					{
+						Effect:  "discard-changes",
+						Targets: "operands",
+						When: []string{
+							"-W",
+							"--worktree",
+						},
+					},
+				},
+			},
+			"rm": {
+				ValueOptions: []string{
+					"--pathspec-from-file",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "delete",
+						Targets: "operands",
+						When: []string{
+							"-f",
+							"--force",
+						},
+						Unless: []string{
+							"--cached",
+						},
+						Recursive: []string{
+							"-r",
+						},
+					},
+				},
+			},
+			"send-email": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+					},
+				},
+			},
+			"stash": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "checkpoint",
+						Targets: "none",
+					},
+				},
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"clear": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "drop-stash",
+								Targets: "none",
+							},
+						},
+					},
+					"drop": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "drop-stash",
+								Targets: "none",
+							},
+						},
+					},
+					"push": {
+						Aliases: []string{
+							"save",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "checkpoint",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"submodule": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "unknown-code",
+						Targets: "none",
+						WhenArg: []string{
+							"foreach",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"switch": {
+				Aliases: []string{
+					"sw",
+				},
+				ValueOptions: []string{
+					"-c",
+					"-C",
+					"--create",
+					"--force-create",
+					"--orphan",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-f",
+							"--force",
+							"--discard-changes",
+						},
+					},
+					{
+						Effect:  "delete-branch",
+						Targets: "options",
+						Options: []string{
+							"-C",
+							"--force-create",
+						},
+					},
+				},
+			},
+			"update-ref": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "rewrite-history",
+						Targets: "none",
+					},
+				},
+			},
+			"worktree": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "rest",
+						WhenFirst: []string{
+							"add",
+						},
+					},
+					{
+						Effect:  "delete",
+						Targets: "rest",
+						When: []string{
+							"-f",
+							"--force",
+						},
+						WhenFirst: []string{
+							"remove",
+						},
+						Recursive: []string{
+							"*",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd439() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"--profile",
+			"--region",
+			"--output",
+			"--endpoint-url",
+			"--query",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"configure": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"export-credentials": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+							},
+						},
+					},
+					"get": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"s3": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"cp": {
+						Aliases: []string{
+							"mv",
+							"sync",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "upload",
+								Targets: "last",
+								WhenFirst: []string{
+									"[!s]*",
+									"s[!3]*",
+								},
+							},
+							{
+								Effect:  "read",
+								Targets: "all-but-last",
+							},
+						},
+					},
+					"rm": {
+						Aliases: []string{
+							"rb",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"secretsmanager": {
+				Aliases: []string{
+					"ssm",
+					"kms",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+						WhenFirst: []string{
+							"get-secret-value",
+							"get-parameter",
+							"get-parameters",
+							"get-parameters-by-path",
+							"decrypt",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"sts": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"get-session-token": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd440() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-d",
+			"--data",
+			"--data-raw",
+			"--data-binary",
+			"--data-urlencode",
+			"--data-ascii",
+			"-F",
+			"--form",
+			"--form-string",
+			"-T",
+			"--upload-file",
+			"-o",
+			"--output",
+			"-H",
+			"--header",
+			"-X",
+			"--request",
+			"-u",
+			"--user",
+			"-A",
+			"--user-agent",
+			"-e",
+			"--referer",
+			"-b",
+			"--cookie",
+			"-c",
+			"--cookie-jar",
+			"-K",
+			"--config",
+			"-x",
+			"--proxy",
+			"--connect-timeout",
+			"-m",
+			"--max-time",
+			"--retry",
+			"-w",
+			"--write-out",
+			"-E",
+			"--cert",
+			"--key",
+			"--cacert",
+			"-r",
+			"--range",
+			"--resolve",
+			"--json",
+			"-Y",
+			"-y",
+			"--url",
+			"--output-dir",
+			"-D",
+			"--dump-header",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "operands",
+			},
+			{
+				Effect:  "upload",
+				Targets: "operands",
+				When: []string{
+					"-T",
+					"--upload-file",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "operands",
+				WhenValue: []string{
+					"@*",
+					"*=@*",
+					"*=<*",
+					"-",
+				},
+				ValueOf: []string{
+					"-d",
+					"--data",
+					"--data-binary",
+					"--data-urlencode",
+					"--data-ascii",
+					"-F",
+					"--form",
+					"--json",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-d",
+					"--data",
+					"--data-binary",
+					"--data-urlencode",
+					"--data-ascii",
+					"-F",
+					"--form",
+					"-T",
+					"--upload-file",
+					"-K",
+					"--config",
+					"--json",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-o",
+					"--output",
+					"-c",
+					"--cookie-jar",
+					"-D",
+					"--dump-header",
+				},
+			},
+		},
+	}
+}
+
+func cmd441() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"nslookup",
+			"host",
+			"drill",
+			"ping",
+			"ping6",
+			"traceroute",
+			"tracepath",
+			"mtr",
+			"whois",
+			"nmap",
+			"arping",
+		},
+		ValueOptions: []string{
+			"-c",
+			"-i",
+			"-w",
+			"-W",
+			"-p",
+			"-t",
+			"-q",
+			"-x",
+			"-s",
+			"-b",
+			"@",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "operands",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd453() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"podman",
+			"nerdctl",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"push": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+					},
+				},
+			},
+			"run": {
+				Aliases: []string{
+					"create",
+				},
+				ValueOptions: []string{
+					"-v",
+					"--volume",
+					"--mount",
+					"-e",
+					"--env",
+					"--name",
+					"-w",
+					"--workdir",
+					"-p",
+					"--publish",
+					"--network",
+					"--entrypoint",
+					"-u",
+					"--user",
+					"--cap-add",
+					"--pid",
+					"--ipc",
+					"--device",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"--privileged",
+							"--pid=host",
+							"--net=host",
+							"--network=host",
+							"--cap-add",
+							"--cap-add=ALL",
+							"--cap-add=SYS_ADMIN",
+							"--device",
+							"--userns=host",
+						},
+					},
+					{
+						Effect:  "mount",
+						Targets: "options",
+						Options: []string{
+							"-v",
+							"--volume",
+							"--mount",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd456() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"dropuser",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd458() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"api": {
+				ValueOptions: []string{
+					"-X",
+					"--method",
+					"-H",
+					"--header",
+					"-f",
+					"--raw-field",
+					"-F",
+					"--field",
+					"--input",
+					"-q",
+					"--jq",
+					"-t",
+					"--template",
+					"-p",
+					"--preview",
+					"--hostname",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "network",
+						Targets: "none",
+					},
+					{
+						Effect:  "upload",
+						Targets: "none",
+						When: []string{
+							"-f",
+							"--raw-field",
+							"-F",
+							"--field",
+							"--input",
+							"-X",
+							"--method",
+						},
+					},
+					{
+						Effect:  "read",
+						Targets: "options",
+						Options: []string{
+							"--input",
+							"-F",
+							"--field",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"auth": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"status": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+								When: []string{
+									"-t",
+									"--show-token",
+								},
+							},
+						},
+					},
+					"token": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"gist": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"create": {
+						Aliases: []string{
+							"new",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "upload",
+								Targets: "none",
+							},
+							{
+								Effect:  "read",
+								Targets: "operands",
+							},
+						},
+					},
+				},
+			},
+			"issue": {
+				Aliases: []string{
+					"pr",
+				},
+				ValueOptions: []string{
+					"-F",
+					"--body-file",
+					"-b",
+					"--body",
+					"-t",
+					"--title",
+					"-R",
+					"--repo",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "options",
+						Options: []string{
+							"-F",
+							"--body-file",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"release": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"upload": {
+						Aliases: []string{
+							"create",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "upload",
+								Targets: "none",
+							},
+							{
+								Effect:  "read",
+								Targets: "rest",
+							},
+						},
+					},
+				},
+			},
+			"repo": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"delete": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"secret": {
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd459() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gpg2",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"--export-secret-keys",
+					"--export-secret-subkeys",
+					"--export-ssh-key",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd461() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gcloud-storage",
+			"azcopy",
+			"s3cmd",
+			"b2",
+			"mc",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "last",
+				Remote:  true,
+			},
+			{
+				Effect:  "read",
+				Targets: "all-but-last",
+			},
+		},
+	}
+}
+
+func cmd467() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"uninstall": {
+				Aliases: []string{
+					"delete",
+					"del",
+					"un",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd468() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"vercel",
+			"netlify",
+			"fly",
+			"flyctl",
+			"railway",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				WhenArg: []string{
+					"config",
+					"config:get",
+					"env",
+					"secrets",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd474() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"https",
+			"xh",
+			"httpie",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd478() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"oc",
+			"k",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"config": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"view": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "secret-cmd",
+								Targets: "none",
+								When: []string{
+									"--raw",
+									"--flatten",
+								},
+							},
+						},
+					},
+				},
+			},
+			"delete": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+					},
+				},
+			},
+			"get": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+						WhenFirst: []string{
+							"secret",
+							"secrets",
+							"secret/*",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd481() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mailx",
+			"sendmail",
+			"mutt",
+			"msmtp",
+			"swaks",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd487() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"ncat",
+			"netcat",
+			"nc.openbsd",
+			"nc.traditional",
+			"socat",
+			"telnet",
+			"openssl-s_client",
+			"cryptcat",
+			"pwncat",
+		},
+		ValueOptions: []string{
+			"-p",
+			"-s",
+			"-w",
+			"-i",
+			"-q",
+			"-x",
+			"-X",
+			"-O",
+			"-P",
+			"-T",
+			"-V",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "operands",
+			},
+			{
+				Effect:  "remote-code",
+				Targets: "none",
+				When: []string{
+					"-e",
+					"-c",
+					"--exec",
+					"--sh-exec",
+					"--lua-exec",
+				},
+			},
+			{
+				Effect:  "remote-code",
+				Targets: "none",
+				WhenArg: []string{
+					"EXEC:*",
+					"exec:*",
+					"SYSTEM:*",
+					"system:*",
+				},
+			},
+		},
+	}
+}
+
+func cmd497() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"pnpm",
+			"yarn",
+			"bun-pm",
+		},
+		OptionCode: []Translate{
+			{
+				Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"config": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"set": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "persist",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"exec": {
+				Aliases: []string{
+					"x",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenArg: []string{
+							"http://*",
+							"https://*",
+							"git+*",
+						},
+					},
+				},
+			},
+			"install": {
+				Aliases: []string{
+					"i",
+					"add",
+					"update",
+					"up",
+					"uninstall",
+					"remove",
+					"rm",
+					"link",
+				},
+				ValueOptions: []string{
+					"--prefix",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+						When: []string{
+							"-g",
+							"--global",
+							"--location=global",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenArg: []string{
+							"git+*",
+							"http://*",
+							"https://*",
+							"git://*",
+							"github:*",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--prefix",
+						},
+					},
+				},
+			},
+			"publish": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd501() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"item": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+			"read": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd502() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"s_client": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "network",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd503() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gopass",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"show": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd505() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"pip3",
+			"pipx",
+			"uv-pip",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"install": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenArg: []string{
+							"git+*",
+							"http://*",
+							"https://*",
+							"*.tar.gz",
+							"*.whl",
+							"*.zip",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--target",
+							"-t",
+							"--prefix",
+							"--root",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd509() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-env",
+				Targets: "operands",
+			},
+			{
+				Effect:  "env-dump",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd510() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd511() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"find-generic-password": {
+				Aliases: []string{
+					"find-internet-password",
+					"dump-keychain",
+					"export",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd512() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"ftp",
+			"lftp",
+			"tftp",
+			"smbclient",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd517() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mosh",
+			"autossh",
+		},
+		ValueOptions: []string{
+			"-b",
+			"-c",
+			"-D",
+			"-E",
+			"-e",
+			"-F",
+			"-I",
+			"-i",
+			"-J",
+			"-L",
+			"-l",
+			"-m",
+			"-O",
+			"-o",
+			"-p",
+			"-Q",
+			"-R",
+			"-S",
+			"-W",
+			"-w",
+			"-B",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "none",
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-i",
+					"-F",
+				},
+			},
+		},
+	}
+}
+
+func cmd520() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"tofu",
+			"terragrunt",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"apply": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"-destroy",
+							"--destroy",
+						},
+					},
+				},
+			},
+			"destroy": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd523() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "none",
+				WhenFirst: []string{
+					"upload",
+					"publish",
+					"push",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd524() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"read": {
+				Aliases: []string{
+					"kv",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd525() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"wget2",
+		},
+		ValueOptions: []string{
+			"-O",
+			"--output-document",
+			"-o",
+			"--output-file",
+			"-a",
+			"--append-output",
+			"-P",
+			"--directory-prefix",
+			"--post-data",
+			"--post-file",
+			"--body-data",
+			"--body-file",
+			"--header",
+			"-U",
+			"--user-agent",
+			"--user",
+			"--password",
+			"-e",
+			"--execute",
+			"-i",
+			"--input-file",
+			"-t",
+			"--tries",
+			"-T",
+			"--timeout",
+			"--method",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "operands",
+			},
+			{
+				Effect:  "upload",
+				Targets: "operands",
+				When: []string{
+					"--post-file",
+					"--body-file",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "operands",
+				WhenValue: []string{
+					"@*",
+				},
+				ValueOf: []string{
+					"--post-data",
+					"--body-data",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"--post-file",
+					"--body-file",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-O",
+					"--output-document",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-P",
+					"--directory-prefix",
+				},
+			},
+		},
+	}
+}
+
+func cmd527() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"batch",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd529() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"install": {
+				ValueOptions: []string{
+					"--root",
+					"--git",
+					"--path",
+					"--version",
+					"--branch",
+					"--tag",
+					"--rev",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--root",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						When: []string{
+							"--git",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"publish": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd530() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"approve": {
+				Aliases: []string{
+					"trust",
+					"allow",
+					"deny",
+					"disable",
+					"uninstall",
+					"install",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "self-policy",
+						Targets: "none",
+					},
+				},
+			},
+			"rules": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"trust": {
+						Aliases: []string{
+							"edit",
+							"add",
+							"remove",
+							"set",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "self-policy",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd531() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-u",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-l",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd532() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"yum",
+			"zypper",
+			"pacman",
+			"apk",
+			"snap",
+			"flatpak-system",
+			"dpkg",
+			"rpm",
+			"emerge",
+			"xbps-install",
+			"apt-get",
+			"apt",
+			"aptitude",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"install",
+					"remove",
+					"purge",
+					"upgrade",
+					"dist-upgrade",
+					"full-upgrade",
+					"autoremove",
+					"add",
+					"del",
+					"-S",
+					"-R",
+					"-U",
+					"-i",
+					"--install",
+					"--remove",
+					"--purge",
+					"reinstall",
+					"erase",
+					"update",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd546() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"g++",
+			"cc",
+			"c++",
+			"clang",
+			"clang++",
+			"rustc",
+			"javac-o",
+			"tcc",
+			"zig-cc",
+		},
+		ValueOptions: []string{
+			"-o",
+			"-I",
+			"-L",
+			"-l",
+			"-D",
+			"-U",
+			"-x",
+			"-std",
+			"-include",
+			"-MF",
+			"-MT",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-o",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd556() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"rustup",
+			"make",
+			"cmake",
+			"ninja",
+			"meson",
+			"gradle",
+			"gradlew",
+			"mvn",
+			"mvnw",
+			"sbt",
+			"ant",
+			"dotnet",
+			"msbuild",
+			"bazel",
+			"buck",
+			"pytest",
+			"tox",
+			"nox",
+			"jest",
+			"vitest",
+			"mocha",
+			"tsc",
+			"eslint",
+			"prettier",
+			"black",
+			"ruff",
+			"mypy",
+			"flake8",
+			"pylint",
+			"ld",
+			"javac",
+			"java",
+			"kotlinc",
+			"scalac",
+			"swift",
+			"swiftc",
+			"zig",
+			"nim",
+			"ghc",
+			"stack",
+			"cabal",
+			"mix",
+			"elixir",
+			"erl",
+			"rebar3",
+			"composer",
+			"rake",
+			"rails",
+			"django-admin",
+			"manage.py",
+			"flask",
+			"uvicorn",
+			"gunicorn",
+			"hugo",
+			"jekyll",
+			"terraform-fmt",
+			"kubectl-apply",
+			"docker-compose",
+			"vagrant",
+			"ansible",
+			"ansible-playbook",
+			"packer",
+			"nvm",
+			"volta",
+			"sdk",
+			"code",
+			"cursor",
+			"vi",
+			"nano",
+			"open",
+			"xdg-open",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd628() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"build": {
+				Aliases: []string{
+					"install",
+					"test",
+				},
+				ValueOptions: []string{
+					"-o",
+					"-C",
+					"-ldflags",
+					"-gcflags",
+					"-tags",
+					"-p",
+					"-mod",
+					"-modfile",
+					"-overlay",
+					"-pkgdir",
+					"-exec",
+					"-run",
+					"-bench",
+					"-count",
+					"-timeout",
+					"-coverprofile",
+					"-cpuprofile",
+					"-memprofile",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "overwrite",
+						Targets: "options",
+						Options: []string{
+							"-o",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"env": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+						When: []string{
+							"-w",
+							"-u",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"run": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenFirst: []string{
+							"*.*/*@*",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd629() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"swapon",
+			"swapoff",
+			"mkswap",
+			"losetup",
+			"rmmod",
+			"modprobe",
+			"depmod",
+			"nsenter",
+			"iptables",
+			"ip6tables",
+			"nft",
+			"ufw",
+			"firewall-cmd",
+			"setcap",
+			"setenforce",
+			"aa-disable",
+			"chroot",
+			"useradd",
+			"userdel",
+			"usermod",
+			"groupadd",
+			"groupdel",
+			"groupmod",
+			"adduser",
+			"deluser",
+			"addgroup",
+			"delgroup",
+			"passwd",
+			"chpasswd",
+			"chsh",
+			"chfn",
+			"visudo",
+			"vipw",
+			"pwck",
+			"dscl",
+			"sysadminctl",
+			"csrutil",
+			"spctl",
+			"nvram",
+			"bless",
+			"update-grub",
+			"grub-install",
+			"efibootmgr",
+			"dmsetup",
+			"lvremove",
+			"vgremove",
+			"pvremove",
+			"zpool",
+			"zfs",
+			"mdadm",
+			"tune2fs",
+			"debugfs",
+			"hdparm",
+			"auditctl",
+			"semanage",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd685() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"-1",
+					"1",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd686() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"load": {
+				Aliases: []string{
+					"bootstrap",
+					"enable",
+					"submit",
+					"unload",
+					"bootout",
+					"disable",
+					"remove",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd687() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mkfs.ext4",
+			"mkfs.ext3",
+			"mkfs.ext2",
+			"mkfs.xfs",
+			"mkfs.btrfs",
+			"mkfs.vfat",
+			"mkfs.fat",
+			"mkfs.ntfs",
+			"mke2fs",
+			"fdisk",
+			"sfdisk",
+			"gdisk",
+			"sgdisk",
+			"parted",
+			"wipefs",
+			"cryptsetup",
+			"blkdiscard",
+			"badblocks",
+			"diskutil",
+			"newfs_apfs",
+			"newfs_hfs",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd709() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"umount",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd711() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"killall",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd713() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"flatpak",
+			"nix-env",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd716() *CmdSpec {
+	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"-u",
+			"--user",
+			"-g",
+			"--group",
+			"-G",
+			"--supp-group",
+			"-c",
+			"--command",
+			"-s",
+			"--shell",
+			"-w",
+			"--whitelist-environment",
+		},
+		Privileged: true,
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd717() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd718() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"reboot",
+			"halt",
+			"poweroff",
+			"init",
+			"telinit",
+			"kexec",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd725() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+			},
+		},
+	}
+}
+
+func cmd726() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-w",
+					"--write",
+					"-p",
+					"--load",
+					"--system",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"*=*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd727() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-H",
+			"--host",
+			"-M",
+			"--machine",
+			"-t",
+			"--type",
+			"-p",
+			"--property",
+			"-s",
+			"--signal",
+			"--state",
+			"-n",
+			"--lines",
+			"-o",
+			"--output",
+			"--root",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"enable": {
+				Aliases: []string{
+					"disable",
+					"mask",
+					"unmask",
+					"link",
+					"preset",
+					"set-default",
+					"edit",
+					"add-wants",
+					"add-requires",
+					"revert",
+					"set-property",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+				},
+			},
+			"start": {
+				Aliases: []string{
+					"stop",
+					"restart",
+					"reload",
+					"kill",
+					"isolate",
+					"try-restart",
+					"reload-or-restart",
+					"daemon-reload",
+					"reboot",
+					"poweroff",
+					"halt",
+					"suspend",
+					"hibernate",
+					"emergency",
+					"rescue",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						Unless: []string{
+							"--user",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+// builtinTable is the built-in rules laid out for a shim's start.
+var builtinTable = table{
+	paths: PathClasses{
+		Scratch: []string{
+			"/tmp",
+			"/var/tmp",
+			"/dev/shm",
+			"$TMPDIR",
+			"/private/tmp",
+			"/private/var/folders",
+		},
+		Caches: []string{
+			"~/.cache",
+			"~/go/pkg/mod",
+			"~/go/bin",
+			"~/.npm",
+			"~/.pnpm-store",
+			"~/.yarn",
+			"~/.bun/install/cache",
+			"~/.cargo/registry",
+			"~/.cargo/git",
+			"~/.rustup/toolchains",
+			"~/.m2/repository",
+			"~/.gradle/caches",
+			"~/.ivy2/cache",
+			"~/.nuget/packages",
+			"~/.local/share/pnpm",
+			"~/.pyenv/versions",
+			"~/.local/pipx",
+			"~/Library/Caches",
+			"~/.deno",
+			"~/.node-gyp",
+			"~/.terraform.d/plugin-cache",
+		},
+		Agent: []string{
+			"~/.claude/shell-snapshots",
+			"~/.claude/todos",
+			"~/.codex/shell_snapshots",
+			"$CODEX_HOME/shell_snapshots",
+			"/tmp/claude-*",
+			"$TMPDIR/claude-*",
+			"/tmp/qoder-*",
+		},
+		Credentials: []string{
+			"~/.ssh",
+			"~/.aws",
+			"~/.azure",
+			"~/.config/gcloud",
+			"~/.kube",
+			"~/.docker/config.json",
+			"~/.gnupg",
+			"~/.netrc",
+			"~/.git-credentials",
+			"~/.npmrc",
+			"~/.pypirc",
+			"~/.config/gh",
+			"~/.config/hub",
+			"~/.password-store",
+			"~/.vault-token",
+			"~/.terraform.d/credentials.tfrc.json",
+			"~/.config/op",
+			"~/.local/share/keyrings",
+			"~/Library/Keychains",
+			"~/.mozilla",
+			"~/.config/google-chrome",
+			"~/.config/chromium",
+			"~/.gem/credentials",
+			"~/.cargo/credentials",
+			"~/.cargo/credentials.toml",
+			"~/.config/rclone",
+			"/proc/*/environ",
+			"/etc/shadow",
+			"/etc/gshadow",
+			"/etc/sudoers",
+			"/etc/ssh/ssh_host_*_key",
+			"/root/.ssh",
+			".env",
+			".env.*",
+			"*.pem",
+			"*.key",
+			"*.p12",
+			"*.pfx",
+			"id_rsa",
+			"id_ed25519",
+			"id_ecdsa",
+			"id_dsa",
+			"secrets",
+			".secrets",
+			"credentials.json",
+			"service-account*.json",
+			".htpasswd",
+		},
+		NotSecret: []string{
+			"~/.aws/config",
+			"~/.ssh/known_hosts",
+			"~/.ssh/known_hosts.old",
+			"~/.ssh/*.pub",
+			"~/.ssh/config",
+			".env.example",
+			".env.sample",
+			".env.template",
+			".env.dist",
+			"*.pub",
+		},
+		Regenerable: []string{
+			"node_modules",
+			"build",
+			"dist",
+			"out",
+			"target",
+			".cache",
+			"coverage",
+			".nyc_output",
+			"__pycache__",
+			"*.pyc",
+			"*.o",
+			"*.class",
+			".pytest_cache",
+			".mypy_cache",
+			".ruff_cache",
+			".tox",
+			".next",
+			".nuxt",
+			".turbo",
+			".parcel-cache",
+			".gradle",
+			".svelte-kit",
+			".angular",
+			".expo",
+			".dart_tool",
+			".eggs",
+			"*.egg-info",
+			"obj",
+			".tmp",
+			"*.log",
+			".DS_Store",
+			".terraform",
+			".venv",
+			"venv",
+			"vendor/bundle",
+			".bundle",
+			"_build",
+			"cmake-build-*",
+			".webpack",
+			"storybook-static",
+		},
+		System: []string{
+			"/bin",
+			"/boot",
+			"/dev",
+			"/etc",
+			"/lib",
+			"/lib32",
+			"/lib64",
+			"/libx32",
+			"/opt",
+			"/proc",
+			"/root",
+			"/sbin",
+			"/srv",
+			"/sys",
+			"/usr",
+			"/var",
+			"/home",
+			"/Users",
+			"/System",
+			"/Library",
+			"/Applications",
+			"/private",
+			"/snap",
+			"/mnt",
+			"/media",
+		},
+		Devices: []string{
+			"/dev",
+		},
+		HarmlessDevs: []string{
+			"/dev/null",
+			"/dev/zero",
+			"/dev/stdin",
+			"/dev/stdout",
+			"/dev/stderr",
+			"/dev/tty",
+			"/dev/fd",
+			"/dev/random",
+			"/dev/urandom",
+			"/dev/full",
+			"/dev/pts",
+			"/proc/self/fd",
+		},
+		AutoRun: []string{
+			".git/hooks/",
+			".git/hooks",
+			".git/config",
+			".git/info/attributes",
+			".husky/",
+			".husky",
+			".envrc",
+			".vscode/tasks.json",
+			".vscode/settings.json",
+			".vscode/launch.json",
+			".idea/workspace.xml",
+			".cordon/",
+			".cordon",
+			".claude/settings.json",
+			".claude/settings.local.json",
+			".claude/hooks/",
+			".cursor/rules/",
+			".pre-commit-config.yaml",
+		},
+		NetDevices: []string{
+			"/dev/tcp",
+			"/dev/udp",
+		},
+		Startup: []string{
+			"~/.bashrc",
+			"~/.bash_profile",
+			"~/.bash_login",
+			"~/.profile",
+			"~/.zshrc",
+			"~/.zshenv",
+			"~/.zprofile",
+			"~/.zlogin",
+			"$ZDOTDIR/.zshrc",
+			"$ZDOTDIR/.zshenv",
+			"/etc/profile",
+			"/etc/bash.bashrc",
+			"/etc/bashrc",
+			"/etc/zsh/zshrc",
+			"/etc/zsh/zshenv",
+		},
+		History: []string{
+			".git",
+			".git/objects/",
+			".git/refs/",
+			".git/logs/",
+			".git/packed-refs",
+		},
+	},
+	credVars: []string{
+		"API_KEY",
+		"APIKEY",
+		"*APIKEY",
+		"TOKEN",
+		"ACCESS_TOKEN",
+		"SECRET",
+		"PASSWORD",
+		"*_TOKEN",
+		"*_TOKEN_*",
+		"*_SECRET",
+		"*_SECRET_*",
+		"*SECRET_KEY*",
+		"*_API_KEY",
+		"*_APIKEY",
+		"*PASSWORD*",
+		"*PASSWD*",
+		"*_PRIVATE_KEY",
+		"*_ACCESS_KEY*",
+		"AWS_SESSION_TOKEN",
+		"GITHUB_TOKEN",
+		"GH_TOKEN",
+		"NPM_TOKEN",
+		"SSH_AUTH_SOCK",
+		"DATABASE_URL",
+		"*_CREDENTIALS",
+	},
+	secretWords: []string{
+		"token",
+		"secret",
+		"passw",
+		"apikey",
+		"api_key",
+		"private",
+		"credential",
+		"auth",
+		"aws_",
+	},
+	envCode: map[string]string{
+		"BASH_ENV":            "file",
+		"EDITOR":              "script",
+		"ENV":                 "file",
+		"GIT_ASKPASS":         "script",
+		"GIT_EDITOR":          "script",
+		"GIT_EXTERNAL_DIFF":   "script",
+		"GIT_PAGER":           "script",
+		"GIT_PROXY_COMMAND":   "script",
+		"GIT_SEQUENCE_EDITOR": "script",
+		"GIT_SSH":             "script",
+		"GIT_SSH_COMMAND":     "script",
+		"LESSCLOSE":           "script",
+		"LESSOPEN":            "script",
+		"MANPAGER":            "script",
+		"PAGER":               "script",
+		"PROMPT_COMMAND":      "script",
+		"PS0":                 "script",
+		"PS1":                 "script",
+		"PS4":                 "script",
+		"SSH_ASKPASS":         "script",
+		"VISUAL":              "script",
+	},
+	policies: []*Policy{
+		{
+			ID: "destroy-root",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"root",
+				"contains-workspace",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+				"destroy-ws",
+			},
+			Message: "{cmd} would {effect} {target}, which holds the workspace {workspace} and everything around it",
+		},
+		{
+			ID: "destroy-home",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"home",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would {effect} the home directory {target}: outside the workspace {workspace}",
+		},
+		{
+			ID: "destroy-workspace",
+			Effect: []string{
+				"delete",
+			},
+			Target: []string{
+				"workspace-root",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would delete the whole workspace {target}, including its git history",
+		},
+		{
+			ID: "destroy-system",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"system",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would {effect} {target}: a system path outside the workspace {workspace}",
+		},
+		{
+			ID: "destroy-device",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"modify",
+				"rewrite",
+				"move",
+			},
+			Target: []string{
+				"device",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would write to the device {target}",
+		},
+		{
+			ID: "create-credential",
+			Effect: []string{
+				"overwrite",
+				"modify",
+			},
+			Target: []string{
+				"credential",
+			},
+			State: []string{
+				"absent",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would create {target} among credentials, outside the workspace {workspace}",
+		},
+		{
+			ID: "destroy-credential",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"rewrite",
+				"move",
+			},
+			Target: []string{
+				"credential",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
+		},
+		{
+			ID: "change-credential",
+			Effect: []string{
+				"modify",
+			},
+			Target: []string{
+				"credential",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would change {target}, a credential outside the workspace {workspace}",
+		},
+		{
+			ID: "write-outside",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"modify",
+				"rewrite",
+				"move",
+			},
+			Target: []string{
+				"outside",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would {effect} {target}: outside the workspace {workspace}",
+		},
+		{
+			ID: "modify-home",
+			Effect: []string{
+				"modify",
+			},
+			Target: []string{
+				"home",
+				"root",
+				"contains-workspace",
+			},
+			Recursive: true,
+			Verdict:   "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would change everything in {target}",
+		},
+		{
+			ID: "write-system",
+			Effect: []string{
+				"modify",
+				"rewrite",
+			},
+			Target: []string{
+				"system",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would modify {target}: a system path outside the workspace {workspace}",
+		},
+		{
+			ID: "write-autorun",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"modify",
+				"rewrite",
+				"move",
+			},
+			Target: []string{
+				"autorun",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would {effect} {target}, which tools run on their own (hooks, tasks, agent settings)",
+		},
+		{
+			ID: "network-device",
+			Effect: []string{
+				"overwrite",
+				"modify",
+				"read",
+			},
+			Target: []string{
+				"network-device",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"network-exfil",
+			},
+			Message: "{cmd} opens a network connection through {raw}",
+		},
+		{
+			ID: "modify-credential",
+			Effect: []string{
+				"rewrite",
+			},
+			Target: []string{
+				"ws-credential",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would change {target}, which git cannot restore and which holds credentials",
+		},
+		{
+			ID: "destroy-history",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"move",
+			},
+			Target: []string{
+				"history",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would {effect} {target}: the repository's history",
+		},
+		{
+			ID: "delete-uncommitted",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"workspace",
+				"ws-credential",
+			},
+			State: []string{
+				"uncommitted",
+				"untracked",
+				"irreplaceable",
+				"unversioned",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would {effect} {target}, which holds {state} that git cannot restore",
+		},
+		{
+			ID: "delete-unknown-state",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"workspace",
+				"ws-credential",
+			},
+			State: []string{
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
+		},
+		{
+			ID: "delete-unresolved",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"unknown",
+			},
+			Verdict: "ask",
+			Message: "{cmd} would {effect} {raw}, which cannot be resolved before it runs",
+		},
+		{
+			ID: "discard-changes",
+			Effect: []string{
+				"discard-changes",
+			},
+			Target: []string{
+				"workspace",
+				"workspace-root",
+				"unknown",
+			},
+			State: []string{
+				"uncommitted",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{line} would throw away {state} in {target}",
+		},
+		{
+			ID: "git-outside",
+			Effect: []string{
+				"discard-changes",
+				"git-clean",
+			},
+			Target: []string{
+				"outside",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would throw away work in {target}, a repository outside the workspace {workspace}",
+		},
+		{
+			ID: "git-clean",
+			Effect: []string{
+				"git-clean",
+			},
+			State: []string{
+				"untracked",
+				"irreplaceable",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{line} would delete {state} in {target}",
+		},
+		{
+			ID: "drop-stash",
+			Effect: []string{
+				"drop-stash",
+			},
+			State: []string{
+				"stash",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{line} would drop stashed changes",
+		},
+		{
+			ID: "delete-branch",
+			Effect: []string{
+				"delete-branch",
+			},
+			State: []string{
+				"unmerged",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{line} would delete the branch {raw}, which has {state}",
+		},
+		{
+			ID: "rewrite-remote",
+			Effect: []string{
+				"rewrite-remote",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{line} would rewrite or delete history on a remote",
+		},
+		{
+			ID: "rewrite-history",
+			Effect: []string{
+				"rewrite-history",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would rewrite history or drop what the reflog keeps",
+		},
+		{
+			ID: "destroy-remote",
+			Effect: []string{
+				"destroy-remote",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would delete resources outside this machine",
+		},
+		{
+			ID: "persist",
+			Effect: []string{
+				"persist",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{cmd} would change configuration outside the workspace that persists",
+		},
+		{
+			ID: "remote-code",
+			Effect: []string{
+				"remote-code",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"network-exfil",
+			},
+			Message: "{cmd} would run code fetched from the network ({raw})",
+		},
+		{
+			ID: "exfil",
+			Effect: []string{
+				"exfil",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"network-exfil",
+				"secret",
+			},
+			Message: "{cmd} reads the credential {target} in a command that also talks to the network",
+		},
+		{
+			ID: "secret-read",
+			Effect: []string{
+				"read",
+			},
+			Target: []string{
+				"credential",
+				"ws-credential",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"secret",
+			},
+			Message: "{cmd} would read the credential {target}",
+		},
+		{
+			ID: "secret-env",
+			Effect: []string{
+				"secret-env",
+			},
+			Target: []string{
+				"credential",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"secret",
+			},
+			Message: "{cmd} would print or pass on the credential variable {raw}",
+		},
+		{
+			ID: "secret-cmd",
+			Effect: []string{
+				"secret-cmd",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"secret",
+			},
+			Message: "{cmd} would print stored credentials",
+		},
+		{
+			ID: "push-foreign",
+			Effect: []string{
+				"push-to",
+			},
+			State: []string{
+				"foreign",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"network-exfil",
+			},
+			Message: "git push would send the repository to {raw}, a remote this repository did not have",
+		},
+		{
+			ID: "upload",
+			Effect: []string{
+				"upload",
+			},
+			Target: []string{
+				"none",
+				"outside",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"network-exfil",
+			},
+			Message: "{cmd} would send data off this machine",
+		},
+		{
+			ID: "remote-install",
+			Effect: []string{
+				"remote-install",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"network-exfil",
+			},
+			Message: "{cmd} would install and run code from an address outside the package registries",
+		},
+		{
+			ID: "self-policy",
+			Effect: []string{
+				"self-policy",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"privileged",
+			},
+			Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
+		},
+		{
+			ID: "privilege",
+			Effect: []string{
+				"privilege",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"privileged",
+			},
+			Message: "{cmd} uses or changes administrator privileges",
+		},
+		{
+			ID: "mount-host",
+			Effect: []string{
+				"mount",
+			},
+			Target: []string{
+				"root",
+				"home",
+				"contains-workspace",
+				"system",
+				"credential",
+				"device",
+				"harmless-device",
+				"outside",
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"privileged",
+			},
+			Message: "{cmd} would give a container {target} of this machine",
+		},
+		{
+			ID: "unknown-code",
+			Effect: []string{
+				"unknown-code",
+			},
+			Verdict: "ask",
+			Message: "{cmd} runs code that cannot be seen before it runs",
+		},
+		{
+			ID: "unknown-command",
+			Effect: []string{
+				"unknown-command",
+			},
+			Verdict: "ask",
+			Message: "the command name {raw} cannot be known before it runs",
+		},
+		{
+			ID: "syntax",
+			Effect: []string{
+				"syntax",
+			},
+			Verdict: "ask",
+			Message: "the script does not parse ({raw}); the shell would still run the lines before the error",
+		},
+	},
+	commands: []tableEntry{
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "ant", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd527},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
+		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd439},
+		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
+		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
+		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
+		{name: "basenc", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
+		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd527},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "black", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
+		{name: "buck", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
+		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
+		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
+		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd529},
+		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd225},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd227},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd226},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd227},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "composer", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd530},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd229},
+		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd531},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd440},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd231},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "declare", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
+		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
+		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
+		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd456},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd456},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "erl", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "export", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
+		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "flask", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
+		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd229},
+		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd458},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd438},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd403},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd628},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd503},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd459},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd459},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd180},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd412},
+		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd417},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
+		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd467},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd269},
+		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "java", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "javac", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "jest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd685},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd711},
+		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd686},
+		{name: "ld", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd270},
+		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd271},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "make", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
+		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "meson", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "mix", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd402},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd121},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd709},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd403},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "nano", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd122},
+		{name: "nim", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd123},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd123},
+		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd129},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd129},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd131},
+		{name: "nox", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
+		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd501},
+		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "open", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd502},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "packer", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd135},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd503},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd136},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd137},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd138},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd711},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd509},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd139},
+		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd144},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "rails", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "rake", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd510},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd180},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd182},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd183},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd412},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd414},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd415},
+		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd188},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd189},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd716},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd416},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd190},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd511},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd417},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd717},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd419},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd191},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd420},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd192},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd421},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd422},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd424},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd425},
+		{name: "stack", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd195},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd196},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd197},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd725},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "swift", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd726},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd727},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd429},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd200},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd201},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd430},
+		{name: "tox", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd206},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd207},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd434},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd523},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd709},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd435},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd436},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd524},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "vi", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "volta", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd525},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd525},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd422},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd223},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd224},
+		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
+		{name: "zig", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd437},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+	},
+}
+
+var yes, no = true, false

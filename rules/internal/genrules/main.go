@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/ruleyaml"
 )
 
@@ -36,12 +37,70 @@ func run(out, dir string) error {
 	fmt.Fprintf(&b, "var builtinNames = %s\n\n", literal(reflect.ValueOf(names)))
 	b.WriteString("// builtinFiles builds the decoded files when called, not at init: a\n// process that judges nothing pays nothing.\n")
 	fmt.Fprintf(&b, "func builtinFiles() []*File {\n\treturn %s\n}\n\n", literal(reflect.ValueOf(files)))
-	b.WriteString("func boolPtr(b bool) *bool { return &b }\n")
+	writeTable(&b, names, files)
+	b.WriteString("var yes, no = true, false\n")
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		return err
 	}
 	return os.WriteFile(out, src, 0o644)
+}
+
+// writeTable writes the rules laid out for a shim's start (see
+// rules.table): the files' path classes, variables and policies merged in
+// file order as static data, and the commands as a sorted name index
+// whose specs are built by functions, only when a command is met.
+func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
+	var paths rules.PathClasses
+	var policies []*rules.Policy
+	var credVars, secretWords []string
+	envCode := map[string]string{}
+	type entry struct{ name, file, key, fn string }
+	var entries []entry
+	for i, f := range files {
+		mergeSlices(reflect.ValueOf(&paths).Elem(), reflect.ValueOf(f.Paths))
+		policies = append(policies, f.Policies...)
+		credVars = append(credVars, f.CredentialVars...)
+		secretWords = append(secretWords, f.SecretWords...)
+		for k, v := range f.EnvCode {
+			envCode[k] = v
+		}
+		keys := make([]string, 0, len(f.Commands))
+		for k := range f.Commands {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fn := fmt.Sprintf("cmd%d", len(entries))
+			spec := f.Commands[k]
+			for _, n := range append([]string{k}, spec.Aliases...) {
+				entries = append(entries, entry{n, names[i], k, fn})
+			}
+			fmt.Fprintf(b, "func %s() *CmdSpec {\n\treturn %s\n}\n\n", fn, literal(reflect.ValueOf(spec)))
+		}
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
+	b.WriteString("// builtinTable is the built-in rules laid out for a shim's start.\n")
+	b.WriteString("var builtinTable = table{\n")
+	fmt.Fprintf(b, "paths: %s,\n", literal(reflect.ValueOf(paths)))
+	fmt.Fprintf(b, "credVars: %s,\n", literal(reflect.ValueOf(credVars)))
+	fmt.Fprintf(b, "secretWords: %s,\n", literal(reflect.ValueOf(secretWords)))
+	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
+	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
+	b.WriteString("commands: []tableEntry{\n")
+	for _, e := range entries {
+		fmt.Fprintf(b, "{name: %q, file: %q, key: %q, spec: %s},\n", e.name, e.file, e.key, e.fn)
+	}
+	b.WriteString("},\n}\n\n")
+}
+
+// mergeSlices appends every slice field of src to the same field of dst.
+func mergeSlices(dst, src reflect.Value) {
+	for i := 0; i < dst.NumField(); i++ {
+		if dst.Field(i).Kind() == reflect.Slice {
+			dst.Field(i).Set(reflect.AppendSlice(dst.Field(i), src.Field(i)))
+		}
+	}
 }
 
 // element writes v as an element of a composite literal, with its type
@@ -64,7 +123,7 @@ func literal(v reflect.Value) string {
 			return "nil"
 		}
 		if v.Elem().Kind() == reflect.Bool {
-			return "boolPtr(" + strconv.FormatBool(v.Elem().Bool()) + ")"
+			return map[bool]string{true: "&yes", false: "&no"}[v.Elem().Bool()]
 		}
 		return "&" + literal(v.Elem())
 	case reflect.Struct:
