@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -168,6 +169,9 @@ func (w *walker) builtin(st *state, i int) bool {
 	return false
 }
 
+// cdTarget returns the directory cd changes to. A directory that does
+// not exist now is unknown: the script may create it first, and if it
+// does not, cd fails and what follows runs where the shell already was.
 func cdTarget(st *state, args []Word) string {
 	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") && args[0].Text != "-" {
 		args = args[1:]
@@ -176,11 +180,15 @@ func cdTarget(st *state, args []Word) string {
 		home, _ := st.env.lookup("HOME")
 		return st.absOrEmpty(home)
 	}
-	if args[0].Text == "-" {
-		old, _ := st.env.lookup("OLDPWD")
-		return st.absOrEmpty(old)
+	target := args[0].Text
+	if target == "-" {
+		target, _ = st.env.lookup("OLDPWD")
 	}
-	return st.absOrEmpty(args[0].Text)
+	dir := st.absOrEmpty(target)
+	if fi, err := os.Stat(dir); dir != "" && (err != nil || !fi.IsDir()) {
+		return ""
+	}
+	return dir
 }
 
 func (st *state) absOrEmpty(p string) string {

@@ -263,3 +263,11 @@ func TestBigScriptIsUnknownCode(t *testing.T) {
 		}
 	}
 }
+
+func TestCdToMissingDirIsUnknown(t *testing.T) {
+	res := Parse("cd no-such-dir; rm -rf *", testConfig(t.TempDir()))
+	last := res.Commands[len(res.Commands)-1]
+	if last.Dir != "" || last.Args[len(last.Args)-1].IsKnown() {
+		t.Errorf("after a cd that fails, dir = %q and the glob = %q; want both unknown", last.Dir, last.Line())
+	}
+}
