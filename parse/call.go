@@ -247,7 +247,7 @@ func (w *walker) printfVar(st *state, args []Word) {
 	if len(args) < 3 || args[0].Text != "-v" {
 		return
 	}
-	out, _, err := expand.Format(w.config(st), args[2].Text, wordTexts(args[3:]))
+	out, err := printf(w.config(st), args[2].Text, wordTexts(args[3:]))
 	if err != nil {
 		out = Unknown
 	}

@@ -392,9 +392,15 @@ func (w *walker) carryFind(st *state, i int, k *Carrier) {
 
 func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	c := w.res.Commands[i]
-	code, ok := interpCode(c.Args[1:], k.CodeFlags)
+	code, ok := interpCode(c.Args[1:], k.CodeFlags, k.ValueOptions)
 	if !ok && k.CodeOperand {
 		code, ok = firstOperand(c.Args[1:], k.ValueOptions)
+	}
+	if !ok && len(k.FileFlags) > 0 {
+		code, ok = w.codeFile(st, i, c.Args[1:], k)
+		if !ok {
+			return
+		}
 	}
 	if !ok && !k.CodeOperand {
 		// A program file the script itself wrote, or a <(...) stream.
@@ -437,11 +443,15 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 
 // interpCode finds the code given to an interpreter after one of flags:
 // "-c CODE", "-cCODE", or a cluster ending in the flag ("-ne CODE").
-func interpCode(args []Word, flags []string) (string, bool) {
-	for j, a := range args {
-		t := a.Text
+func interpCode(args []Word, flags, valued []string) (string, bool) {
+	for j := 0; j < len(args); j++ {
+		t := args[j].Text
 		if t == "--" || !strings.HasPrefix(t, "-") {
 			return "", false
+		}
+		if !contains(flags, t) && contains(valued, t) {
+			j++ // an option's value, not code
+			continue
 		}
 		for _, f := range flags {
 			switch {
@@ -453,6 +463,32 @@ func interpCode(args []Word, flags []string) (string, bool) {
 				return t[2:], true
 			}
 		}
+	}
+	return "", false
+}
+
+// codeFile reads the code an interpreter takes from a file flag (make -f
+// FILE): standard input, or a file the script wrote.
+func (w *walker) codeFile(st *state, i int, args []Word, k *Carrier) (string, bool) {
+	for j := 0; j < len(args); {
+		opt, val, next, found := Option(args, j, k.FileFlags)
+		j = next
+		if !found || !contains(k.FileFlags, opt) {
+			continue
+		}
+		var data *string
+		if val.Text == "-" || val.Text == "/dev/stdin" {
+			data = w.stdinOf(i)
+		} else if s, written := w.files[st.abs(val.Text)]; written {
+			data = &s
+		} else {
+			continue
+		}
+		if data == nil || strings.Contains(*data, Unknown) {
+			w.unknownCode(i)
+			return "", false
+		}
+		return *data, true
 	}
 	return "", false
 }

@@ -81,6 +81,10 @@ type Carrier struct {
 	ExecFlags []string
 	// CodeFlags are the options whose value is code (python -c).
 	CodeFlags []string
+	// FileFlags are options whose value names a file of code (make -f);
+	// it is read only when the script itself wrote it or it is "-"
+	// (standard input): a project's own files are not judged.
+	FileFlags []string
 	// CodeOperand: without a code flag, the first operand is the code
 	// (awk 'prog', sed 'script').
 	CodeOperand bool

@@ -50,7 +50,7 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 		if len(args) == 0 {
 			return "", true
 		}
-		s, _, err := expand.Format(w.config(st), args[0].Text, wordTexts(args[1:]))
+		s, err := printf(w.config(st), args[0].Text, wordTexts(args[1:]))
 		return s, err == nil
 	case FilterCat:
 		return w.cat(st, i, args)
@@ -381,4 +381,21 @@ func (w *walker) throughLink(st *state, a Word) []Word {
 		return out
 	}
 	return []Word{a}
+}
+
+// printf formats like the shell's printf, which reuses the format while
+// arguments remain.
+func printf(cfg *expand.Config, format string, args []string) (string, error) {
+	var sb strings.Builder
+	for {
+		s, n, err := expand.Format(cfg, format, args)
+		if err != nil {
+			return "", err
+		}
+		sb.WriteString(s)
+		if n <= 0 || n >= len(args) {
+			return sb.String(), nil
+		}
+		args = args[n:]
+	}
 }

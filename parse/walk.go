@@ -258,8 +258,18 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 	if *st.stop || st.ret != nil && *st.ret {
 		return -1
 	}
-	out := -1
-	w.branch(st, func(b *state) { out = w.stmt(b, c.Y, -1) })
+	// The right side runs only if the left succeeded (or failed): an exit
+	// there does not end what follows, but its cd is taken to happen, as
+	// in the everyday cd dir && cmd.
+	y := *st
+	stop := false
+	y.stop = &stop
+	if st.ret != nil {
+		ret := false
+		y.ret = &ret
+	}
+	out := w.stmt(&y, c.Y, -1)
+	st.dir = y.dir
 	return out
 }
 
@@ -311,6 +321,9 @@ func (w *walker) substitutions(st *state, node syntax.Node) {
 func (w *walker) decl(st *state, c *syntax.DeclClause) {
 	export := c.Variant.Value == "export"
 	nameref := c.Variant.Value == "nameref"
+	if printing := w.declPrint(st, c); printing {
+		return
+	}
 	for _, a := range c.Args {
 		if a.Name == nil || a.Naked {
 			if a.Value != nil {
@@ -329,6 +342,29 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 		}
 		w.assign(st, a, export)
 	}
+}
+
+// declPrint reports a declaration that prints variables (declare -p,
+// export -p) as a command, so that the rules judge what it shows.
+func (w *walker) declPrint(st *state, c *syntax.DeclClause) bool {
+	args := []Word{{Text: c.Variant.Value}}
+	printing := false
+	for _, a := range c.Args {
+		switch {
+		case a.Naked && a.Value != nil:
+			v, _ := w.literal(st, a.Value)
+			printing = printing || v.Text == "-p" || strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "p")
+			args = append(args, v)
+		case a.Naked && a.Name != nil:
+			args = append(args, Word{Text: a.Name.Value})
+		default:
+			return false
+		}
+	}
+	if printing {
+		w.run(st, Command{Args: args, StdinFrom: -1, Pos: c.Pos().String()}, nil)
+	}
+	return printing
 }
 
 func (w *walker) assign(st *state, a *syntax.Assign, export bool) {

@@ -193,7 +193,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 		}
 	}
 	for _, spec := range cmd.spec.Effects {
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && len(a.operands) > 0 || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
@@ -234,7 +234,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		if spec.Remote && isRemote(w.Text) {
 			eff := base
 			eff.Kind = "upload"
-			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
+			eff.Raw, eff.Class = w.String(), s.hostClass(w.Text)
 			out = append(out, eff)
 			continue
 		}
@@ -243,7 +243,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		}
 		if pathless[spec.Effect] {
 			eff := base
-			eff.Raw, eff.Class = w.String(), hostClass(w.Text)
+			eff.Raw, eff.Class = w.String(), s.hostClass(w.Text)
 			if (eff.Kind == "network" || eff.Kind == "download") && !w.IsKnown() {
 				eff.Kind = "upload" // data computed at run time rides in the address
 			}
@@ -285,7 +285,32 @@ var pathless = map[string]bool{
 }
 
 // hostClass classifies the target of a network effect: a URL or host on
-// this machine is ClassLocal.
+// this machine is ClassLocal, a cloud metadata service ClassMetadata.
+func (set *Set) hostClass(s string) string {
+	if h := hostOf(s); h != "" && slices.Contains(set.paths.MetadataHosts, h) {
+		return ClassMetadata
+	}
+	return hostClass(s)
+}
+
+// hostOf returns the host a URL or host[:port][/path] names.
+func hostOf(s string) string {
+	host := s
+	if _, rest, ok := strings.Cut(s, "://"); ok {
+		host = rest
+	}
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if strings.HasPrefix(host, "[") {
+		host, _, _ = strings.Cut(host[1:], "]")
+	} else {
+		host, _, _ = strings.Cut(host, ":")
+	}
+	return host
+}
+
 func hostClass(s string) string {
 	if s != "" && strings.Trim(s, "0123456789") == "" {
 		return ClassLocal // a port number names no other host
@@ -401,6 +426,9 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 	if !w.IsKnown() {
 		if w.Under == "" {
 			eff.Class = ClassUnknown
+			if within(dir, e.Workspace) && !strings.HasPrefix(w.Text, "/") && !strings.HasPrefix(w.Text, "~") {
+				eff.Class = ClassWSUnknown
+			}
 			return eff
 		}
 		eff.Path, eff.Filter, eff.Recursive = w.Under, w.Filter, true
@@ -410,6 +438,9 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 	}
 	if eff.Path == "" {
 		eff.Class = ClassUnknown
+		if s.credentialName(w.Text) {
+			eff.Class = ClassCred
+		}
 		return eff
 	}
 	isDir := e.stat(eff.Path) == kindDir
@@ -441,6 +472,25 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		eff.Class = ClassCred
 	}
 	return eff
+}
+
+// credentialName reports whether a relative path, whose directory is not
+// known, names credentials anyway: a home credential's path below the home
+// directory (.ssh/id_ed25519) or a credential file name (id_rsa, .env).
+func (s *Set) credentialName(p string) bool {
+	p = strings.TrimPrefix(filepath.Clean(p), "./")
+	for _, entry := range s.paths.Credentials {
+		rel, ok := strings.CutPrefix(entry, "~/")
+		if ok && (p == rel || strings.HasPrefix(p, rel+"/")) {
+			return true
+		}
+		if !strings.Contains(entry, "/") {
+			if m, _ := filepath.Match(entry, filepath.Base(p)); m {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // holdsCredentials reports whether dir contains credential files of the

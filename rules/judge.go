@@ -162,6 +162,7 @@ func (j *judging) flows() {
 	}
 	j.checkpoints()
 	j.envFilters()
+	j.envDumps()
 	if network < 0 {
 		return
 	}
@@ -254,6 +255,21 @@ func (j *judging) envFilters() {
 					break
 				}
 			}
+		}
+	}
+}
+
+// envDumps makes a dump of the whole environment (env, printenv, export
+// -p) a secret read, except when it is the whole script: that is how
+// agents learn the variables their shell inherits (Claude Code runs
+// bash -c env), and the sandbox strips credentials from it.
+func (j *judging) envDumps() {
+	if len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0 {
+		return
+	}
+	for i, effs := range j.effects {
+		if hasKind(effs, "env-dump") && !hasKind(effs, "secret-env") {
+			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: j.res.Commands[i].Line(), Class: ClassCred})
 		}
 	}
 }

@@ -68,7 +68,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-		CodeFlags: spec.CodeFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
+		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode,
 	}, nil
 }
@@ -225,6 +225,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.NetDevices = append(a.NetDevices, b.NetDevices...)
 	a.History = append(a.History, b.History...)
 	a.Startup = append(a.Startup, b.Startup...)
+	a.MetadataHosts = append(a.MetadataHosts, b.MetadataHosts...)
 	return a
 }
 
@@ -373,6 +374,7 @@ var knownClasses = map[string]bool{
 	ClassScratch: true, ClassCache: true, ClassAgent: true, ClassNetDev: true,
 	ClassHarmless: true, ClassDevice: true, ClassSystem: true, ClassOutside: true,
 	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
+	ClassMetadata: true, ClassWSUnknown: true,
 }
 
 var knownStates = map[string]bool{

@@ -32,6 +32,8 @@ const (
 	ClassNone      = "none"               // the effect has no target
 	ClassLocal     = "local"              // a network peer on this machine
 	ClassHistory   = "history"            // the repository's history (.git)
+	ClassMetadata  = "metadata"           // a cloud metadata service (instance credentials)
+	ClassWSUnknown = "workspace-unknown"  // unknown, computed while working in the workspace
 )
 
 // Env is what judging needs to know about the machine.

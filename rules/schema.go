@@ -36,6 +36,9 @@ type PathClasses struct {
 	HarmlessDevs []string `yaml:"harmless_devices"`
 	AutoRun      []string `yaml:"autorun"`
 	NetDevices   []string `yaml:"network_devices"`
+	// MetadataHosts are cloud metadata services that hand out the
+	// instance's credentials.
+	MetadataHosts []string `yaml:"metadata_hosts"`
 	// Startup files are the user's shell configuration: sourcing one runs
 	// the user's own code, as a login shell does.
 	Startup []string `yaml:"startup"`
@@ -62,6 +65,9 @@ type CmdSpec struct {
 	StdinArgs    bool     `yaml:"stdin_args"`
 	ExecFlags    []string `yaml:"exec_flags"`
 	CodeFlags    []string `yaml:"code_flags"`
+	// FileFlags name a file of code (make -f), read when the script wrote
+	// it or it is standard input.
+	FileFlags []string `yaml:"file_flags"`
 	// CodeOperand: without a code flag the first operand is code.
 	CodeOperand bool `yaml:"code_operand"`
 	// Rewrite normalises interpreter code before Translate.

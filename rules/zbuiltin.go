@@ -230,6 +230,14 @@ func builtinFiles() []*File {
 					"/dev/tcp",
 					"/dev/udp",
 				},
+				MetadataHosts: []string{
+					"169.254.169.254",
+					"metadata.google.internal",
+					"metadata",
+					"fd00:ec2::254",
+					"100.100.100.200",
+					"169.254.170.2",
+				},
 				Startup: []string{
 					"~/.bashrc",
 					"~/.bash_profile",
@@ -824,6 +832,24 @@ func builtinFiles() []*File {
 					},
 					Operands: "none",
 				},
+				"make": {
+					Aliases: []string{
+						"gmake",
+					},
+					Carries: "interp",
+					FileFlags: []string{
+						"-f",
+						"--file",
+						"--makefile",
+					},
+					Translate: []Translate{
+						{
+							Pattern: "(?m)^\\t[@+-]*(.+)$",
+							Shell:   "$1",
+						},
+					},
+					Operands: "none",
+				},
 				"mktemp": {
 					Stream:   "mktemp",
 					Operands: "none",
@@ -958,6 +984,12 @@ func builtinFiles() []*File {
 							Argv: []string{
 								"printenv",
 								"$1$2",
+							},
+						},
+						{
+							Pattern: "process\\.env\\s*[),;]|JSON\\.stringify\\(\\s*process\\.env",
+							Argv: []string{
+								"env",
 							},
 						},
 						{
@@ -1189,6 +1221,25 @@ func builtinFiles() []*File {
 						"sqlite3",
 					},
 					Carries: "interp",
+					ValueOptions: []string{
+						"-h",
+						"--host",
+						"-U",
+						"--username",
+						"-u",
+						"--user",
+						"-p",
+						"--port",
+						"-P",
+						"-d",
+						"--dbname",
+						"-D",
+						"--database",
+						"-f",
+						"--file",
+						"-v",
+						"--set",
+					},
 					CodeFlags: []string{
 						"-c",
 						"--command",
@@ -1204,6 +1255,13 @@ func builtinFiles() []*File {
 						{
 							Pattern: "(?im)^\\s*system\\s+(.+)$",
 							Shell:   "$1",
+						},
+						{
+							Pattern: "(?i)\\b(?:drop\\s+(?:database|schema|table)|truncate\\s+table)\\b",
+							Argv: []string{
+								"dropdb",
+								"{unknown}",
+							},
 						},
 					},
 					Operands: "none",
@@ -1400,6 +1458,12 @@ func builtinFiles() []*File {
 							},
 						},
 						{
+							Pattern: "os\\.environ\\s*[),]|dict\\(\\s*os\\.environ|os\\.environ\\.items\\(",
+							Argv: []string{
+								"env",
+							},
+						},
+						{
 							Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
 							Argv: []string{
 								"sh",
@@ -1454,6 +1518,21 @@ func builtinFiles() []*File {
 						"grealpath",
 					},
 					Stream:   "realpath",
+					Operands: "none",
+				},
+				"redis-cli": {
+					Effects: []*EffectSpec{
+						{
+							Effect:  "destroy-remote",
+							Targets: "none",
+							WhenArg: []string{
+								"flushall",
+								"FLUSHALL",
+								"flushdb",
+								"FLUSHDB",
+							},
+						},
+					},
 					Operands: "none",
 				},
 				"repeat": {
@@ -1979,6 +2058,30 @@ func builtinFiles() []*File {
 						},
 					},
 				},
+				"declare": {
+					Aliases: []string{
+						"typeset",
+						"export",
+					},
+					Effects: []*EffectSpec{
+						{
+							Effect:  "env-dump",
+							Targets: "none",
+							When: []string{
+								"-p",
+							},
+							Alone: true,
+						},
+						{
+							Effect:  "secret-env",
+							Targets: "operands",
+							When: []string{
+								"-p",
+							},
+						},
+					},
+					Operands: "none",
+				},
 				"diff": {
 					Aliases: []string{
 						"cmp",
@@ -2324,9 +2427,6 @@ func builtinFiles() []*File {
 						"dirs",
 						"read",
 						"local",
-						"declare",
-						"typeset",
-						"export",
 						"readonly",
 						"unset",
 						"set",
@@ -4218,6 +4318,37 @@ func builtinFiles() []*File {
 							},
 							Operands: "none",
 						},
+						"system": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
+									When: []string{
+										"--volumes",
+										"-a",
+										"--all",
+									},
+									WhenFirst: []string{
+										"prune",
+									},
+								},
+							},
+							Operands: "none",
+						},
+						"volume": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "destroy-remote",
+									Targets: "none",
+									WhenFirst: []string{
+										"rm",
+										"prune",
+										"remove",
+									},
+								},
+							},
+							Operands: "none",
+						},
 					},
 				},
 				"dropdb": {
@@ -4784,6 +4915,20 @@ func builtinFiles() []*File {
 						"*": {
 							Operands: "none",
 						},
+						"config": {
+							Effects: []*EffectSpec{
+								{
+									Effect:  "persist",
+									Targets: "none",
+									WhenFirst: []string{
+										"set",
+										"unset",
+										"edit",
+									},
+								},
+							},
+							Operands: "none",
+						},
 						"install": {
 							Effects: []*EffectSpec{
 								{
@@ -5260,7 +5405,6 @@ func builtinFiles() []*File {
 				"gem": {
 					Aliases: []string{
 						"rustup",
-						"make",
 						"cmake",
 						"ninja",
 						"meson",
@@ -6021,6 +6165,21 @@ func builtinFiles() []*File {
 					Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
 				},
 				{
+					ID: "delete-unresolved-workspace",
+					Effect: []string{
+						"delete",
+						"overwrite",
+					},
+					Target: []string{
+						"workspace-unknown",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"destroy-ws",
+					},
+					Message: "{cmd} would {effect} {raw} in the workspace, which cannot be resolved before it runs",
+				},
+				{
 					ID: "delete-unresolved",
 					Effect: []string{
 						"delete",
@@ -6208,6 +6367,22 @@ func builtinFiles() []*File {
 						"secret",
 					},
 					Message: "{cmd} would print or pass on the credential variable {raw}",
+				},
+				{
+					ID: "metadata-credentials",
+					Effect: []string{
+						"network",
+						"download",
+						"upload",
+					},
+					Target: []string{
+						"metadata",
+					},
+					Verdict: "ask",
+					Category: Categories{
+						"secret",
+					},
+					Message: "{cmd} would ask a cloud metadata service ({raw}), which hands out this machine's credentials",
 				},
 				{
 					ID: "secret-cmd",
@@ -6906,12 +7081,33 @@ func cmd92() *CmdSpec {
 
 func cmd121() *CmdSpec {
 	return &CmdSpec{
+		Aliases: []string{
+			"gmake",
+		},
+		Carries: "interp",
+		FileFlags: []string{
+			"-f",
+			"--file",
+			"--makefile",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?m)^\\t[@+-]*(.+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd123() *CmdSpec {
+	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd122() *CmdSpec {
+func cmd124() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6922,7 +7118,7 @@ func cmd122() *CmdSpec {
 	}
 }
 
-func cmd123() *CmdSpec {
+func cmd125() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -6952,7 +7148,7 @@ func cmd123() *CmdSpec {
 	}
 }
 
-func cmd125() *CmdSpec {
+func cmd127() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -7051,6 +7247,12 @@ func cmd125() *CmdSpec {
 				},
 			},
 			{
+				Pattern: "process\\.env\\s*[),;]|JSON\\.stringify\\(\\s*process\\.env",
+				Argv: []string{
+					"env",
+				},
+			},
+			{
 				Pattern: "\\bfetch\\(|https?\\.(?:request|get)\\(|net\\.(?:connect|createConnection)\\(|require\\(\\s*['\"](?:node:)?(?:https?|net|dgram)['\"]",
 				Argv: []string{
 					"curl",
@@ -7074,7 +7276,7 @@ func cmd125() *CmdSpec {
 	}
 }
 
-func cmd129() *CmdSpec {
+func cmd131() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -7084,14 +7286,14 @@ func cmd129() *CmdSpec {
 	}
 }
 
-func cmd131() *CmdSpec {
+func cmd133() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd132() *CmdSpec {
+func cmd134() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -7120,7 +7322,7 @@ func cmd132() *CmdSpec {
 	}
 }
 
-func cmd135() *CmdSpec {
+func cmd137() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7141,7 +7343,7 @@ func cmd135() *CmdSpec {
 	}
 }
 
-func cmd136() *CmdSpec {
+func cmd138() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7242,7 +7444,7 @@ func cmd136() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd139() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7275,7 +7477,7 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd138() *CmdSpec {
+func cmd140() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7291,14 +7493,14 @@ func cmd138() *CmdSpec {
 	}
 }
 
-func cmd139() *CmdSpec {
+func cmd141() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd140() *CmdSpec {
+func cmd142() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
@@ -7306,6 +7508,25 @@ func cmd140() *CmdSpec {
 			"sqlite3",
 		},
 		Carries: "interp",
+		ValueOptions: []string{
+			"-h",
+			"--host",
+			"-U",
+			"--username",
+			"-u",
+			"--user",
+			"-p",
+			"--port",
+			"-P",
+			"-d",
+			"--dbname",
+			"-D",
+			"--database",
+			"-f",
+			"--file",
+			"-v",
+			"--set",
+		},
 		CodeFlags: []string{
 			"-c",
 			"--command",
@@ -7322,19 +7543,26 @@ func cmd140() *CmdSpec {
 				Pattern: "(?im)^\\s*system\\s+(.+)$",
 				Shell:   "$1",
 			},
+			{
+				Pattern: "(?i)\\b(?:drop\\s+(?:database|schema|table)|truncate\\s+table)\\b",
+				Argv: []string{
+					"dropdb",
+					"{unknown}",
+				},
+			},
 		},
 		Operands: "none",
 	}
 }
 
-func cmd144() *CmdSpec {
+func cmd146() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd145() *CmdSpec {
+func cmd147() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -7376,7 +7604,7 @@ func cmd145() *CmdSpec {
 	}
 }
 
-func cmd152() *CmdSpec {
+func cmd154() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -7415,7 +7643,7 @@ func cmd152() *CmdSpec {
 	}
 }
 
-func cmd168() *CmdSpec {
+func cmd170() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -7529,6 +7757,12 @@ func cmd168() *CmdSpec {
 				},
 			},
 			{
+				Pattern: "os\\.environ\\s*[),]|dict\\(\\s*os\\.environ|os\\.environ\\.items\\(",
+				Argv: []string{
+					"env",
+				},
+			},
+			{
 				Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
 				Argv: []string{
 					"sh",
@@ -7580,7 +7814,7 @@ func cmd168() *CmdSpec {
 	}
 }
 
-func cmd180() *CmdSpec {
+func cmd182() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -7590,7 +7824,25 @@ func cmd180() *CmdSpec {
 	}
 }
 
-func cmd182() *CmdSpec {
+func cmd184() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"flushall",
+					"FLUSHALL",
+					"flushdb",
+					"FLUSHDB",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd185() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -7598,7 +7850,7 @@ func cmd182() *CmdSpec {
 	}
 }
 
-func cmd183() *CmdSpec {
+func cmd186() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -7610,7 +7862,7 @@ func cmd183() *CmdSpec {
 	}
 }
 
-func cmd184() *CmdSpec {
+func cmd187() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -7629,7 +7881,7 @@ func cmd184() *CmdSpec {
 	}
 }
 
-func cmd188() *CmdSpec {
+func cmd191() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7698,7 +7950,7 @@ func cmd188() *CmdSpec {
 	}
 }
 
-func cmd189() *CmdSpec {
+func cmd192() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7719,7 +7971,7 @@ func cmd189() *CmdSpec {
 	}
 }
 
-func cmd190() *CmdSpec {
+func cmd193() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -7751,21 +8003,21 @@ func cmd190() *CmdSpec {
 	}
 }
 
-func cmd191() *CmdSpec {
+func cmd194() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd192() *CmdSpec {
+func cmd195() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd193() *CmdSpec {
+func cmd196() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -7775,7 +8027,7 @@ func cmd193() *CmdSpec {
 	}
 }
 
-func cmd195() *CmdSpec {
+func cmd198() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7790,7 +8042,7 @@ func cmd195() *CmdSpec {
 	}
 }
 
-func cmd196() *CmdSpec {
+func cmd199() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -7824,7 +8076,7 @@ func cmd196() *CmdSpec {
 	}
 }
 
-func cmd197() *CmdSpec {
+func cmd200() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7863,7 +8115,7 @@ func cmd197() *CmdSpec {
 	}
 }
 
-func cmd198() *CmdSpec {
+func cmd201() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -7878,7 +8130,7 @@ func cmd198() *CmdSpec {
 	}
 }
 
-func cmd200() *CmdSpec {
+func cmd203() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7891,7 +8143,7 @@ func cmd200() *CmdSpec {
 	}
 }
 
-func cmd201() *CmdSpec {
+func cmd204() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7905,7 +8157,7 @@ func cmd201() *CmdSpec {
 	}
 }
 
-func cmd202() *CmdSpec {
+func cmd205() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -7922,14 +8174,14 @@ func cmd202() *CmdSpec {
 	}
 }
 
-func cmd206() *CmdSpec {
+func cmd209() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd207() *CmdSpec {
+func cmd210() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		CodeOperand: true,
@@ -7943,7 +8195,7 @@ func cmd207() *CmdSpec {
 	}
 }
 
-func cmd208() *CmdSpec {
+func cmd211() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -7977,7 +8229,7 @@ func cmd208() *CmdSpec {
 	}
 }
 
-func cmd219() *CmdSpec {
+func cmd222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -8005,7 +8257,7 @@ func cmd219() *CmdSpec {
 	}
 }
 
-func cmd223() *CmdSpec {
+func cmd226() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8035,7 +8287,7 @@ func cmd223() *CmdSpec {
 	}
 }
 
-func cmd224() *CmdSpec {
+func cmd227() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -8051,7 +8303,7 @@ func cmd224() *CmdSpec {
 	}
 }
 
-func cmd225() *CmdSpec {
+func cmd228() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8062,7 +8314,7 @@ func cmd225() *CmdSpec {
 	}
 }
 
-func cmd226() *CmdSpec {
+func cmd229() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -8089,7 +8341,7 @@ func cmd226() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -8111,7 +8363,7 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd229() *CmdSpec {
+func cmd232() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -8168,7 +8420,7 @@ func cmd229() *CmdSpec {
 	}
 }
 
-func cmd231() *CmdSpec {
+func cmd234() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8189,7 +8441,34 @@ func cmd231() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd235() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"typeset",
+			"export",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "env-dump",
+				Targets: "none",
+				When: []string{
+					"-p",
+				},
+				Alone: true,
+			},
+			{
+				Effect:  "secret-env",
+				Targets: "operands",
+				When: []string{
+					"-p",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd238() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -8266,7 +8545,7 @@ func cmd232() *CmdSpec {
 	}
 }
 
-func cmd262() *CmdSpec {
+func cmd268() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -8351,7 +8630,7 @@ func cmd262() *CmdSpec {
 	}
 }
 
-func cmd269() *CmdSpec {
+func cmd275() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -8396,7 +8675,7 @@ func cmd269() *CmdSpec {
 	}
 }
 
-func cmd270() *CmdSpec {
+func cmd276() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8407,7 +8686,7 @@ func cmd270() *CmdSpec {
 	}
 }
 
-func cmd271() *CmdSpec {
+func cmd277() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -8441,7 +8720,7 @@ func cmd271() *CmdSpec {
 	}
 }
 
-func cmd272() *CmdSpec {
+func cmd278() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -8550,9 +8829,6 @@ func cmd272() *CmdSpec {
 			"dirs",
 			"read",
 			"local",
-			"declare",
-			"typeset",
-			"export",
 			"readonly",
 			"unset",
 			"set",
@@ -8578,7 +8854,7 @@ func cmd272() *CmdSpec {
 	}
 }
 
-func cmd402() *CmdSpec {
+func cmd405() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -8594,7 +8870,7 @@ func cmd402() *CmdSpec {
 	}
 }
 
-func cmd403() *CmdSpec {
+func cmd406() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -8656,7 +8932,7 @@ func cmd403() *CmdSpec {
 	}
 }
 
-func cmd405() *CmdSpec {
+func cmd408() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -8675,7 +8951,7 @@ func cmd405() *CmdSpec {
 	}
 }
 
-func cmd412() *CmdSpec {
+func cmd415() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -8694,7 +8970,7 @@ func cmd412() *CmdSpec {
 	}
 }
 
-func cmd414() *CmdSpec {
+func cmd417() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8705,7 +8981,7 @@ func cmd414() *CmdSpec {
 	}
 }
 
-func cmd415() *CmdSpec {
+func cmd418() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -8794,7 +9070,7 @@ func cmd415() *CmdSpec {
 	}
 }
 
-func cmd416() *CmdSpec {
+func cmd419() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -8827,7 +9103,7 @@ func cmd416() *CmdSpec {
 	}
 }
 
-func cmd417() *CmdSpec {
+func cmd420() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -8911,7 +9187,7 @@ func cmd417() *CmdSpec {
 	}
 }
 
-func cmd419() *CmdSpec {
+func cmd422() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -8934,7 +9210,7 @@ func cmd419() *CmdSpec {
 	}
 }
 
-func cmd420() *CmdSpec {
+func cmd423() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -8952,7 +9228,7 @@ func cmd420() *CmdSpec {
 	}
 }
 
-func cmd421() *CmdSpec {
+func cmd424() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8966,7 +9242,7 @@ func cmd421() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd425() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -8985,13 +9261,13 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd427() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd428() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -9055,7 +9331,7 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd426() *CmdSpec {
+func cmd429() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -9179,7 +9455,7 @@ func cmd426() *CmdSpec {
 	}
 }
 
-func cmd429() *CmdSpec {
+func cmd432() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9202,7 +9478,7 @@ func cmd429() *CmdSpec {
 	}
 }
 
-func cmd430() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -9220,7 +9496,7 @@ func cmd430() *CmdSpec {
 	}
 }
 
-func cmd431() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -9230,7 +9506,7 @@ func cmd431() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -9247,7 +9523,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd435() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9258,7 +9534,7 @@ func cmd435() *CmdSpec {
 	}
 }
 
-func cmd436() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -9279,7 +9555,7 @@ func cmd436() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -9310,7 +9586,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -10172,7 +10448,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -10285,7 +10561,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -10407,7 +10683,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -10445,7 +10721,7 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd453() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -10515,11 +10791,42 @@ func cmd453() *CmdSpec {
 				},
 				Operands: "none",
 			},
+			"system": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"--volumes",
+							"-a",
+							"--all",
+						},
+						WhenFirst: []string{
+							"prune",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"volume": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"rm",
+							"prune",
+							"remove",
+						},
+					},
+				},
+				Operands: "none",
+			},
 		},
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -10533,7 +10840,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd458() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -10707,7 +11014,7 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd462() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -10727,7 +11034,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -10750,7 +11057,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd467() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -10773,7 +11080,7 @@ func cmd467() *CmdSpec {
 	}
 }
 
-func cmd468() *CmdSpec {
+func cmd471() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -10798,7 +11105,7 @@ func cmd468() *CmdSpec {
 	}
 }
 
-func cmd474() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -10814,7 +11121,7 @@ func cmd474() *CmdSpec {
 	}
 }
 
-func cmd478() *CmdSpec {
+func cmd481() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -10869,7 +11176,7 @@ func cmd478() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd484() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -10887,7 +11194,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd487() *CmdSpec {
+func cmd490() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -10943,7 +11250,7 @@ func cmd487() *CmdSpec {
 	}
 }
 
-func cmd497() *CmdSpec {
+func cmd500() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -11050,7 +11357,7 @@ func cmd497() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd504() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11076,7 +11383,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd502() *CmdSpec {
+func cmd505() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11094,7 +11401,7 @@ func cmd502() *CmdSpec {
 	}
 }
 
-func cmd503() *CmdSpec {
+func cmd506() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -11115,7 +11422,7 @@ func cmd503() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd508() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -11124,6 +11431,20 @@ func cmd505() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				Operands: "none",
+			},
+			"config": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenFirst: []string{
+							"set",
+							"unset",
+							"edit",
+						},
+					},
+				},
 				Operands: "none",
 			},
 			"install": {
@@ -11156,7 +11477,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd509() *CmdSpec {
+func cmd512() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11171,7 +11492,7 @@ func cmd509() *CmdSpec {
 	}
 }
 
-func cmd510() *CmdSpec {
+func cmd513() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11182,7 +11503,7 @@ func cmd510() *CmdSpec {
 	}
 }
 
-func cmd511() *CmdSpec {
+func cmd514() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11205,7 +11526,7 @@ func cmd511() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd515() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -11222,7 +11543,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd517() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -11268,7 +11589,7 @@ func cmd517() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd523() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -11302,7 +11623,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd523() *CmdSpec {
+func cmd526() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11319,7 +11640,7 @@ func cmd523() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11340,7 +11661,7 @@ func cmd524() *CmdSpec {
 	}
 }
 
-func cmd525() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -11425,7 +11746,7 @@ func cmd525() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd530() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -11440,7 +11761,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd532() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11489,7 +11810,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd530() *CmdSpec {
+func cmd533() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11536,7 +11857,7 @@ func cmd530() *CmdSpec {
 	}
 }
 
-func cmd531() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -11554,7 +11875,7 @@ func cmd531() *CmdSpec {
 	}
 }
 
-func cmd532() *CmdSpec {
+func cmd535() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -11602,7 +11923,7 @@ func cmd532() *CmdSpec {
 	}
 }
 
-func cmd546() *CmdSpec {
+func cmd549() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -11641,11 +11962,10 @@ func cmd546() *CmdSpec {
 	}
 }
 
-func cmd556() *CmdSpec {
+func cmd559() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rustup",
-			"make",
 			"cmake",
 			"ninja",
 			"meson",
@@ -11720,7 +12040,7 @@ func cmd556() *CmdSpec {
 	}
 }
 
-func cmd628() *CmdSpec {
+func cmd630() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11791,7 +12111,7 @@ func cmd628() *CmdSpec {
 	}
 }
 
-func cmd629() *CmdSpec {
+func cmd631() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -11860,7 +12180,7 @@ func cmd629() *CmdSpec {
 	}
 }
 
-func cmd685() *CmdSpec {
+func cmd687() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11876,7 +12196,7 @@ func cmd685() *CmdSpec {
 	}
 }
 
-func cmd686() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11903,7 +12223,7 @@ func cmd686() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd689() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -11937,7 +12257,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd709() *CmdSpec {
+func cmd711() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -11955,7 +12275,7 @@ func cmd709() *CmdSpec {
 	}
 }
 
-func cmd711() *CmdSpec {
+func cmd713() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -11964,7 +12284,7 @@ func cmd711() *CmdSpec {
 	}
 }
 
-func cmd713() *CmdSpec {
+func cmd715() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -11974,7 +12294,7 @@ func cmd713() *CmdSpec {
 	}
 }
 
-func cmd716() *CmdSpec {
+func cmd718() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -12011,7 +12331,7 @@ func cmd716() *CmdSpec {
 	}
 }
 
-func cmd717() *CmdSpec {
+func cmd719() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12023,7 +12343,7 @@ func cmd717() *CmdSpec {
 	}
 }
 
-func cmd718() *CmdSpec {
+func cmd720() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -12043,7 +12363,7 @@ func cmd718() *CmdSpec {
 	}
 }
 
-func cmd725() *CmdSpec {
+func cmd727() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12058,7 +12378,7 @@ func cmd725() *CmdSpec {
 	}
 }
 
-func cmd726() *CmdSpec {
+func cmd728() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12084,7 +12404,7 @@ func cmd726() *CmdSpec {
 	}
 }
 
-func cmd727() *CmdSpec {
+func cmd729() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -12374,6 +12694,14 @@ var builtinTable = table{
 		NetDevices: []string{
 			"/dev/tcp",
 			"/dev/udp",
+		},
+		MetadataHosts: []string{
+			"169.254.169.254",
+			"metadata.google.internal",
+			"metadata",
+			"fd00:ec2::254",
+			"100.100.100.200",
+			"169.254.170.2",
 		},
 		Startup: []string{
 			"~/.bashrc",
@@ -12746,6 +13074,21 @@ var builtinTable = table{
 			Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
 		},
 		{
+			ID: "delete-unresolved-workspace",
+			Effect: []string{
+				"delete",
+				"overwrite",
+			},
+			Target: []string{
+				"workspace-unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would {effect} {raw} in the workspace, which cannot be resolved before it runs",
+		},
+		{
 			ID: "delete-unresolved",
 			Effect: []string{
 				"delete",
@@ -12935,6 +13278,22 @@ var builtinTable = table{
 			Message: "{cmd} would print or pass on the credential variable {raw}",
 		},
 		{
+			ID: "metadata-credentials",
+			Effect: []string{
+				"network",
+				"download",
+				"upload",
+			},
+			Target: []string{
+				"metadata",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"secret",
+			},
+			Message: "{cmd} would ask a cloud metadata service ({raw}), which hands out this machine's credentials",
+		},
+		{
 			ID: "secret-cmd",
 			Effect: []string{
 				"secret-cmd",
@@ -13056,41 +13415,41 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "ant", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "ant", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd527},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd530},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd439},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd442},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -13098,692 +13457,694 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd527},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd530},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "black", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
-		{name: "buck", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "black", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
+		{name: "buck", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd529},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd532},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd225},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd227},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd226},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd227},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "composer", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd530},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd229},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "composer", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd533},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd531},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd534},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd440},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd443},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd231},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "declare", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd456},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd456},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "erl", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "export", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "flask", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "flask", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd229},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd458},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd438},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd403},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd628},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd503},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd459},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd459},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd180},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd412},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd461},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd441},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd630},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd506},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd462},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd462},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd417},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd467},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd470},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd269},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd275},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "java", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "javac", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "jest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "java", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "javac", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "jest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd685},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd711},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd687},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd686},
-		{name: "ld", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
+		{name: "ld", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd270},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd271},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd277},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "make", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "meson", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "meson", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd402},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "mix", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd121},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd709},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd403},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "nano", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "nano", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd122},
-		{name: "nim", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd124},
+		{name: "nim", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd123},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd123},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd129},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd125},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd129},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd131},
-		{name: "nox", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd133},
+		{name: "nox", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd478},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd501},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd504},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "open", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd502},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "open", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd505},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd135},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd503},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd136},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd137},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd138},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd711},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd132},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd453},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd713},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd509},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd139},
+		{name: "packer", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd137},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd506},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd138},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd139},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd140},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd512},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd144},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd145},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd168},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd146},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "rake", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "rails", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "rake", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd510},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd180},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd182},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd183},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd513},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd184},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd185},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd186},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd412},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd414},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd415},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd188},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd189},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd716},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd461},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd718},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd416},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd190},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd511},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd417},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd717},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd419},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd191},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd514},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd719},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd422},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd420},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd192},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd421},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd140},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd422},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd517},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd424},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd425},
-		{name: "stack", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd195},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd423},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd195},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd424},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd427},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd428},
+		{name: "stack", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
 		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd196},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd197},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd725},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd481},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "swift", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd727},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "swift", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd726},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd727},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd728},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd729},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd426},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd429},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd718},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd487},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd512},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd200},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd201},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd432},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd520},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd430},
-		{name: "tox", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
+		{name: "tox", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd206},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd207},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd431},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd434},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd523},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd709},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd210},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd437},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd526},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd435},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd438},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd436},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd505},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd524},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd468},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "vi", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd527},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "vi", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd405},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "volta", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "volta", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd219},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd525},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd525},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd441},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd422},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd687},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd528},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd528},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd223},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd474},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd224},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd497},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd272},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd232},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd262},
-		{name: "zig", file: "builtin/50-system.yaml", key: "gem", spec: cmd556},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd546},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd437},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd152},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd629},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "zig", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd440},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd532},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
 	},
 }
 
