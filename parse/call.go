@@ -89,7 +89,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		st.env.params = old
 		return i
 	}
-	if alias, ok := st.aliases[name]; ok {
+	if alias, ok := st.aliases[name]; ok && (st.dialect != Bash || st.globs.expandAliases) {
 		w.script(st.nested("alias "+name, false), alias+" "+quoteWords(c.Args[1:]), name)
 		return i
 	}

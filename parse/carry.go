@@ -348,7 +348,18 @@ func (w *walker) carryEval(st *state, i int) {
 	if len(args) > 0 && args[0].Text == "--" {
 		args = args[1:]
 	}
-	w.code(st.nested("eval", false), i, joinWords(args))
+	sub := st.nested("eval", false)
+	w.code(sub, i, joinWords(args))
+	st.inherit(sub)
+}
+
+// inherit takes back what code run in the current shell (eval, source)
+// changed there: the directory and the shell's options.
+func (st *state) inherit(sub *state) {
+	st.dir, st.globs, st.nounset = sub.dir, sub.globs, sub.nounset
+	if *sub.stop {
+		*st.stop = true
+	}
 }
 
 func (w *walker) carrySource(st *state, i int) {
@@ -367,6 +378,9 @@ func (w *walker) carrySource(st *state, i int) {
 		sub.env.params = wordTexts(c.Args[2:])
 	}
 	w.file(sub, i, c.Args[1].Text)
+	stop := *sub.stop
+	st.inherit(sub)
+	*st.stop = stop
 }
 
 func (w *walker) carryFind(st *state, i int, k *Carrier) {

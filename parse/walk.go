@@ -255,7 +255,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
 	w.stmt(st, c.X, stdin)
-	if *st.stop || st.ret != nil && *st.ret {
+	if *st.stop || st.ret != nil && *st.ret || constant(c) {
 		return -1
 	}
 	// The right side runs only if the left succeeded (or failed): an exit
@@ -271,6 +271,25 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 	out := w.stmt(&y, c.Y, -1)
 	st.dir = y.dir
 	return out
+}
+
+// constant reports a list whose right side can never run: false && ...,
+// true || ... (the shell's own builtins, whatever PATH holds).
+func constant(c *syntax.BinaryCmd) bool {
+	call, ok := c.X.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 || len(call.Assigns) > 0 || len(c.X.Redirs) > 0 || c.X.Negated {
+		return false
+	}
+	lit, ok := plainLit(call.Args[0])
+	switch {
+	case !ok:
+		return false
+	case c.Op == syntax.AndStmt:
+		return lit == "false"
+	case c.Op == syntax.OrStmt:
+		return lit == "true" || lit == ":"
+	}
+	return false
 }
 
 // pipeSide returns the state for one side of a pipeline: bash runs each
@@ -444,6 +463,7 @@ func (w *walker) config(st *state) *expand.Config {
 // globOpts are the shell options that change globbing.
 type globOpts struct {
 	globstar, dotglob, nullglob, nocaseglob bool
+	expandAliases                           bool // bash expands aliases in scripts only with this
 }
 
 // set turns a globbing option on or off by its bash or zsh name, and
@@ -458,6 +478,8 @@ func (g *globOpts) set(name string, on bool) bool {
 		g.nullglob = on
 	case "nocaseglob":
 		g.nocaseglob = on
+	case "expandaliases":
+		g.expandAliases = on
 	default:
 		return false
 	}

@@ -268,10 +268,29 @@ func (j *judging) envDumps() {
 		return
 	}
 	for i, effs := range j.effects {
-		if hasKind(effs, "env-dump") && !hasKind(effs, "secret-env") {
+		if hasKind(effs, "env-dump") && !hasKind(effs, "secret-env") && !j.filtered(i) {
 			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: j.res.Commands[i].Line(), Class: ClassCred})
 		}
 	}
+}
+
+// filtered reports whether command i's output goes through a filter that
+// picks something out (env | grep ^PATH=) rather than passing it all on:
+// its first operand is a pattern, not a file, and names no credentials.
+func (j *judging) filtered(i int) bool {
+	for n := range j.res.Commands {
+		c := &j.res.Commands[n]
+		if c.StdinFrom != i {
+			continue
+		}
+		for _, a := range c.Args[min(1, len(c.Args)):] {
+			if strings.HasPrefix(a.Text, "-") {
+				continue
+			}
+			return !strings.Contains(a.Text, "/") && !j.set.secretWord(a.Text)
+		}
+	}
+	return false
 }
 
 // checkpoints makes discards recoverable when an earlier command saved
