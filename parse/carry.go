@@ -20,6 +20,7 @@ func (w *walker) carry(st *state, i int) {
 		return
 	}
 	w.optionCode(st, i, k)
+	w.runs(st, i, k)
 	switch k.Kind {
 	case CarryExec:
 		w.carryExec(st, i, k)
@@ -96,6 +97,27 @@ func dialectOf(script string, def Dialect) Dialect {
 		return Bash
 	}
 	return POSIX
+}
+
+// runs follows the files a command runs on its own (git hooks) when the
+// script wrote them.
+func (w *walker) runs(st *state, i int, k *Carrier) {
+	if len(k.Runs) == 0 || st.dir == "" {
+		return
+	}
+	top := st.dir
+	for ; top != "/" && top != "."; top = filepath.Dir(top) {
+		if _, err := os.Lstat(filepath.Join(top, ".git")); err == nil {
+			break
+		}
+	}
+	for _, r := range k.Runs {
+		path := filepath.Join(top, r)
+		if data, written := w.files[path]; written {
+			sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
+			w.code(sub, i, data)
+		}
+	}
 }
 
 // unknownCode marks command i as running code the judge cannot see.

@@ -94,6 +94,10 @@ type Carrier struct {
 	Rewrites []Rewrite
 	// Translations apply to interpreter code.
 	Translations []Translation
+	// Runs are files, relative to the repository's top, that the command
+	// runs as shell scripts (git runs .git/hooks/pre-commit). Only files
+	// the script itself wrote are judged: a project's own hooks are not.
+	Runs []string
 	// OptionCode maps option values that hold shell code: a value
 	// matching the pattern is parsed as a script from its first group
 	// (git -c alias.x='!cmd').

@@ -61,7 +61,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 	if err != nil {
 		return nil, err
 	}
-	if kind == parse.CarryNone && len(optCode) == 0 {
+	if kind == parse.CarryNone && len(optCode) == 0 && len(spec.Runs) == 0 {
 		return nil, nil
 	}
 	return &parse.Carrier{
@@ -69,7 +69,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
 		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
-		Translations: trans, OptionCode: optCode,
+		Translations: trans, OptionCode: optCode, Runs: spec.Runs,
 	}, nil
 }
 

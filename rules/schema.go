@@ -74,6 +74,9 @@ type CmdSpec struct {
 	Rewrite []Rewrite `yaml:"rewrite"`
 	// Translate maps patterns in interpreter code to commands.
 	Translate []Translate `yaml:"translate"`
+	// Runs are repository files the command runs as scripts (git hooks);
+	// judged when the same script wrote them.
+	Runs []string `yaml:"runs"`
 	// OptionCode maps option values that hold shell code.
 	OptionCode []Translate `yaml:"option_code"`
 	// Stream says how the command produces output: echo, printf, cat,

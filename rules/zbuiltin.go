@@ -3138,6 +3138,19 @@ func builtinFiles() []*File {
 					DirOptions: []string{
 						"-C",
 					},
+					Runs: []string{
+						".git/hooks/pre-commit",
+						".git/hooks/prepare-commit-msg",
+						".git/hooks/commit-msg",
+						".git/hooks/post-commit",
+						".git/hooks/pre-push",
+						".git/hooks/post-checkout",
+						".git/hooks/post-merge",
+						".git/hooks/pre-rebase",
+						".git/hooks/post-rewrite",
+						".git/hooks/pre-merge-commit",
+						".git/hooks/reference-transaction",
+					},
 					OptionCode: []Translate{
 						{
 							Options: []string{
@@ -9603,6 +9616,19 @@ func cmd441() *CmdSpec {
 		},
 		DirOptions: []string{
 			"-C",
+		},
+		Runs: []string{
+			".git/hooks/pre-commit",
+			".git/hooks/prepare-commit-msg",
+			".git/hooks/commit-msg",
+			".git/hooks/post-commit",
+			".git/hooks/pre-push",
+			".git/hooks/post-checkout",
+			".git/hooks/post-merge",
+			".git/hooks/pre-rebase",
+			".git/hooks/post-rewrite",
+			".git/hooks/pre-merge-commit",
+			".git/hooks/reference-transaction",
 		},
 		OptionCode: []Translate{
 			{
