@@ -102,7 +102,7 @@ func dialectOf(script string, def Dialect) Dialect {
 // runs follows the files a command runs on its own (git hooks) when the
 // script wrote them.
 func (w *walker) runs(st *state, i int, k *Carrier) {
-	if len(k.Runs) == 0 || st.dir == "" {
+	if len(k.Runs) == 0 && len(k.RunFiles) == 0 || st.dir == "" {
 		return
 	}
 	top := st.dir
@@ -116,6 +116,23 @@ func (w *walker) runs(st *state, i int, k *Carrier) {
 		if data, written := w.files[path]; written {
 			sub := st.newShell(ShellCall{Dialect: dialectOf(data, POSIX), Arg0: path}, "runs "+r)
 			w.code(sub, i, data)
+		}
+	}
+	for _, t := range k.RunFiles {
+		data, written := w.files[filepath.Join(top, t.File)]
+		if !written {
+			continue
+		}
+		if strings.Contains(data, Unknown) {
+			w.unknownCode(i)
+			continue
+		}
+		sub := st.newShell(ShellCall{Dialect: POSIX}, "runs "+t.File)
+		for _, m := range t.Pattern.FindAllStringSubmatch(data, -1) {
+			for g := 1; g < len(m); g++ {
+				m[g] = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[g])
+			}
+			w.translate(sub, w.res.Commands[i], t, m)
 		}
 	}
 }

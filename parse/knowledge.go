@@ -31,6 +31,8 @@ const (
 // A Translation turns a pattern found in an interpreter's code into an
 // equivalent shell command, so the shell rules judge it.
 type Translation struct {
+	// File, for [Carrier.RunFiles], is the repository file matched.
+	File string
 	// Options, for [Carrier.OptionCode], are the options whose values are
 	// matched.
 	Options []string
@@ -94,6 +96,10 @@ type Carrier struct {
 	Rewrites []Rewrite
 	// Translations apply to interpreter code.
 	Translations []Translation
+	// RunFiles are code the command runs from repository files, found by
+	// pattern (npm runs package.json's scripts): Translation.File names
+	// the file. Only files the script itself wrote are judged.
+	RunFiles []Translation
 	// Runs are files, relative to the repository's top, that the command
 	// runs as shell scripts (git runs .git/hooks/pre-commit). Only files
 	// the script itself wrote are judged: a project's own hooks are not.

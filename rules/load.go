@@ -61,7 +61,11 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 	if err != nil {
 		return nil, err
 	}
-	if kind == parse.CarryNone && len(optCode) == 0 && len(spec.Runs) == 0 {
+	runFiles, err := compileTranslations(spec.RunFiles)
+	if err != nil {
+		return nil, err
+	}
+	if kind == parse.CarryNone && len(optCode) == 0 && len(spec.Runs) == 0 && len(runFiles) == 0 {
 		return nil, nil
 	}
 	return &parse.Carrier{
@@ -69,7 +73,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
 		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
-		Translations: trans, OptionCode: optCode, Runs: spec.Runs,
+		Translations: trans, OptionCode: optCode, Runs: spec.Runs, RunFiles: runFiles,
 	}, nil
 }
 
@@ -296,7 +300,7 @@ func compileTranslations(ts []Translate) ([]parse.Translation, error) {
 		if (len(t.Argv) == 0) == (t.Shell == "") {
 			return nil, fmt.Errorf("pattern %q: give exactly one of argv and shell", t.Pattern)
 		}
-		out = append(out, parse.Translation{Options: t.Options, Pattern: re, Argv: t.Argv, Shell: t.Shell})
+		out = append(out, parse.Translation{File: t.File, Options: t.Options, Pattern: re, Argv: t.Argv, Shell: t.Shell})
 	}
 	return out, nil
 }

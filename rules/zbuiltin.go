@@ -4764,6 +4764,13 @@ func builtinFiles() []*File {
 						"yarn",
 						"bun-pm",
 					},
+					RunFiles: []Translate{
+						{
+							File:    "package.json",
+							Pattern: "\"[\\w:.-]+\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"",
+							Shell:   "$1",
+						},
+					},
 					OptionCode: []Translate{
 						{
 							Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
@@ -11282,6 +11289,13 @@ func cmd500() *CmdSpec {
 			"pnpm",
 			"yarn",
 			"bun-pm",
+		},
+		RunFiles: []Translate{
+			{
+				File:    "package.json",
+				Pattern: "\"[\\w:.-]+\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"",
+				Shell:   "$1",
+			},
 		},
 		OptionCode: []Translate{
 			{
