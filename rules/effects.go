@@ -315,20 +315,7 @@ func hostClass(s string) string {
 	if s != "" && strings.Trim(s, "0123456789") == "" {
 		return ClassLocal // a port number names no other host
 	}
-	host := s
-	if _, rest, ok := strings.Cut(s, "://"); ok {
-		host = rest
-	}
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		host = host[at+1:]
-	}
-	host, _, _ = strings.Cut(host, "/")
-	if strings.HasPrefix(host, "[") {
-		host, _, _ = strings.Cut(host[1:], "]")
-	} else {
-		host, _, _ = strings.Cut(host, ":")
-	}
-	switch {
+	switch host := hostOf(s); {
 	case host == "localhost", host == "::1", host == "0.0.0.0", strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
 		return ClassLocal
 	}

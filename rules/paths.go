@@ -250,10 +250,10 @@ func (e *Env) below(path string) string {
 	return path
 }
 
-// history reports whether path, inside the workspace, is one of the
+// wsEntry reports whether path, inside the workspace, is one of the
 // workspace-relative entries: an entry matches itself, and a "dir/" entry
 // what is inside it too.
-func (e *Env) history(path string, entries []string) bool {
+func (e *Env) wsEntry(path string, entries []string) bool {
 	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
 	for _, entry := range entries {
 		if rel == strings.TrimSuffix(entry, "/") || strings.HasSuffix(entry, "/") && strings.HasPrefix(rel, entry) {
@@ -303,9 +303,9 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && e.history(path, p.AutoRun):
+	case within(path, e.Workspace) && e.wsEntry(path, p.AutoRun):
 		return ClassAutoRun
-	case within(path, e.Workspace) && e.history(path, p.History):
+	case within(path, e.Workspace) && e.wsEntry(path, p.History):
 		return ClassHistory
 	case within(path, e.Workspace):
 		return ClassWorkspace
