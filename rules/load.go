@@ -165,11 +165,6 @@ func Compile(names []string, files []*File) (*Set, error) {
 	return s, nil
 }
 
-// BuiltinSource returns the built-in rule files as they were decoded at
-// build time, with their paths, for tools and tests that compare them
-// with the YAML.
-func BuiltinSource() ([]string, []*File) { return builtinNames, builtinFiles() }
-
 func compileFiles(names []string, files []*File) (*Set, error) {
 	s := &Set{commands: make(map[string]*command, 1024)}
 	for i, f := range files {

@@ -2,6533 +2,6 @@
 
 package rules
 
-var builtinNames = []string{
-	"builtin/00-paths.yaml",
-	"builtin/10-carriers.yaml",
-	"builtin/20-files.yaml",
-	"builtin/30-git.yaml",
-	"builtin/40-network.yaml",
-	"builtin/50-system.yaml",
-	"builtin/90-policies.yaml",
-}
-
-// builtinFiles builds the decoded files when called, not at init: a
-// process that judges nothing pays nothing.
-func builtinFiles() []*File {
-	return []*File{
-		{
-			Version: 1,
-			Paths: PathClasses{
-				Scratch: []string{
-					"/tmp",
-					"/var/tmp",
-					"/dev/shm",
-					"$TMPDIR",
-					"/private/tmp",
-					"/private/var/folders",
-				},
-				Caches: []string{
-					"~/.cache",
-					"~/go/pkg/mod",
-					"~/go/bin",
-					"~/.npm",
-					"~/.pnpm-store",
-					"~/.yarn",
-					"~/.bun/install/cache",
-					"~/.cargo/registry",
-					"~/.cargo/git",
-					"~/.rustup/toolchains",
-					"~/.m2/repository",
-					"~/.gradle/caches",
-					"~/.ivy2/cache",
-					"~/.nuget/packages",
-					"~/.local/share/pnpm",
-					"~/.pyenv/versions",
-					"~/.local/pipx",
-					"~/Library/Caches",
-					"~/.deno",
-					"~/.node-gyp",
-					"~/.terraform.d/plugin-cache",
-				},
-				Agent: []string{
-					"~/.claude/shell-snapshots",
-					"~/.claude/todos",
-					"~/.codex/shell_snapshots",
-					"$CODEX_HOME/shell_snapshots",
-					"/tmp/claude-*",
-					"$TMPDIR/claude-*",
-					"/tmp/qoder-*",
-				},
-				Credentials: []string{
-					"~/.ssh",
-					"~/.aws",
-					"~/.azure",
-					"~/.config/gcloud",
-					"~/.kube",
-					"~/.docker/config.json",
-					"~/.gnupg",
-					"~/.netrc",
-					"~/.git-credentials",
-					"~/.npmrc",
-					"~/.pypirc",
-					"~/.config/gh",
-					"~/.config/hub",
-					"~/.password-store",
-					"~/.vault-token",
-					"~/.terraform.d/credentials.tfrc.json",
-					"~/.config/op",
-					"~/.local/share/keyrings",
-					"~/Library/Keychains",
-					"~/.mozilla",
-					"~/.config/google-chrome",
-					"~/.config/chromium",
-					"~/.gem/credentials",
-					"~/.cargo/credentials",
-					"~/.cargo/credentials.toml",
-					"~/.config/rclone",
-					"/proc/*/environ",
-					"/etc/shadow",
-					"/etc/gshadow",
-					"/etc/sudoers",
-					"/etc/ssh/ssh_host_*_key",
-					"/root/.ssh",
-					".env",
-					".env.*",
-					"*.pem",
-					"*.key",
-					"*.p12",
-					"*.pfx",
-					"id_rsa",
-					"id_ed25519",
-					"id_ecdsa",
-					"id_dsa",
-					"secrets",
-					".secrets",
-					"credentials.json",
-					"service-account*.json",
-					".htpasswd",
-				},
-				NotSecret: []string{
-					"~/.aws/config",
-					"~/.ssh/known_hosts",
-					"~/.ssh/known_hosts.old",
-					"~/.ssh/*.pub",
-					"~/.ssh/config",
-					".env.example",
-					".env.sample",
-					".env.template",
-					".env.dist",
-					"*.pub",
-				},
-				Regenerable: []string{
-					"node_modules",
-					"build",
-					"dist",
-					"out",
-					"target",
-					".cache",
-					"coverage",
-					".nyc_output",
-					"__pycache__",
-					"*.pyc",
-					"*.o",
-					"*.class",
-					".pytest_cache",
-					".mypy_cache",
-					".ruff_cache",
-					".tox",
-					".next",
-					".nuxt",
-					".turbo",
-					".parcel-cache",
-					".gradle",
-					".svelte-kit",
-					".angular",
-					".expo",
-					".dart_tool",
-					".eggs",
-					"*.egg-info",
-					"obj",
-					".tmp",
-					"*.log",
-					".DS_Store",
-					".terraform",
-					".venv",
-					"venv",
-					"vendor/bundle",
-					".bundle",
-					"_build",
-					"cmake-build-*",
-					".webpack",
-					"storybook-static",
-				},
-				System: []string{
-					"/bin",
-					"/boot",
-					"/dev",
-					"/etc",
-					"/lib",
-					"/lib32",
-					"/lib64",
-					"/libx32",
-					"/opt",
-					"/proc",
-					"/root",
-					"/sbin",
-					"/srv",
-					"/sys",
-					"/usr",
-					"/var",
-					"/home",
-					"/Users",
-					"/System",
-					"/Library",
-					"/Applications",
-					"/private",
-					"/snap",
-					"/mnt",
-					"/media",
-				},
-				Devices: []string{
-					"/dev",
-				},
-				HarmlessDevs: []string{
-					"/dev/null",
-					"/dev/zero",
-					"/dev/stdin",
-					"/dev/stdout",
-					"/dev/stderr",
-					"/dev/tty",
-					"/dev/fd",
-					"/dev/random",
-					"/dev/urandom",
-					"/dev/full",
-					"/dev/pts",
-					"/proc/self/fd",
-				},
-				AutoRun: []string{
-					".git/hooks/",
-					".git/hooks",
-					".git/config",
-					".git/info/attributes",
-					".husky/",
-					".husky",
-					".envrc",
-					".vscode/tasks.json",
-					".vscode/settings.json",
-					".vscode/launch.json",
-					".idea/workspace.xml",
-					".cordon/",
-					".cordon",
-					".claude/settings.json",
-					".claude/settings.local.json",
-					".claude/hooks/",
-					".cursor/rules/",
-					".pre-commit-config.yaml",
-				},
-				NetDevices: []string{
-					"/dev/tcp",
-					"/dev/udp",
-				},
-				MetadataHosts: []string{
-					"169.254.169.254",
-					"metadata.google.internal",
-					"metadata",
-					"fd00:ec2::254",
-					"100.100.100.200",
-					"169.254.170.2",
-				},
-				Startup: []string{
-					"~/.bashrc",
-					"~/.bash_profile",
-					"~/.bash_login",
-					"~/.profile",
-					"~/.zshrc",
-					"~/.zshenv",
-					"~/.zprofile",
-					"~/.zlogin",
-					"$ZDOTDIR/.zshrc",
-					"$ZDOTDIR/.zshenv",
-					"/etc/profile",
-					"/etc/bash.bashrc",
-					"/etc/bashrc",
-					"/etc/zsh/zshrc",
-					"/etc/zsh/zshenv",
-				},
-				History: []string{
-					".git",
-					".git/objects/",
-					".git/refs/",
-					".git/logs/",
-					".git/packed-refs",
-				},
-			},
-			CredentialVars: []string{
-				"API_KEY",
-				"APIKEY",
-				"*APIKEY",
-				"TOKEN",
-				"ACCESS_TOKEN",
-				"SECRET",
-				"PASSWORD",
-				"*_TOKEN",
-				"*_TOKEN_*",
-				"*_SECRET",
-				"*_SECRET_*",
-				"*SECRET_KEY*",
-				"*_API_KEY",
-				"*_APIKEY",
-				"*PASSWORD*",
-				"*PASSWD*",
-				"*_PRIVATE_KEY",
-				"*_ACCESS_KEY*",
-				"AWS_SESSION_TOKEN",
-				"GITHUB_TOKEN",
-				"GH_TOKEN",
-				"NPM_TOKEN",
-				"SSH_AUTH_SOCK",
-				"DATABASE_URL",
-				"*_CREDENTIALS",
-			},
-			SecretWords: []string{
-				"token",
-				"secret",
-				"passw",
-				"apikey",
-				"api_key",
-				"private",
-				"credential",
-				"auth",
-				"aws_",
-			},
-			EnvCode: map[string]string{
-				"BASH_ENV":            "file",
-				"EDITOR":              "script",
-				"ENV":                 "file",
-				"GIT_ASKPASS":         "script",
-				"GIT_EDITOR":          "script",
-				"GIT_EXTERNAL_DIFF":   "script",
-				"GIT_PAGER":           "script",
-				"GIT_PROXY_COMMAND":   "script",
-				"GIT_SEQUENCE_EDITOR": "script",
-				"GIT_SSH":             "script",
-				"GIT_SSH_COMMAND":     "script",
-				"LESSCLOSE":           "script",
-				"LESSOPEN":            "script",
-				"MANPAGER":            "script",
-				"PAGER":               "script",
-				"PROMPT_COMMAND":      "script",
-				"PS0":                 "script",
-				"PS1":                 "script",
-				"PS4":                 "script",
-				"SSH_ASKPASS":         "script",
-				"VISUAL":              "script",
-			},
-		},
-		{
-			Version: 1,
-			Commands: map[string]*CmdSpec{
-				"awk": {
-					Aliases: []string{
-						"gawk",
-						"mawk",
-						"nawk",
-					},
-					Carries: "interp",
-					ValueOptions: []string{
-						"-F",
-						"-v",
-						"-f",
-						"--field-separator",
-						"--assign",
-						"--file",
-					},
-					CodeFlags: []string{
-						"-e",
-						"--source",
-					},
-					CodeOperand: true,
-					Translate: []Translate{
-						{
-							Pattern: "system\\(\\s*\"([^\"]+)\"",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "\\|\\s*\"(?:sh|bash)\"",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: ">\\s*\"([^\"]+)\"",
-							Argv: []string{
-								"tee",
-								"$1",
-							},
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "rest",
-							Unless: []string{
-								"-f",
-								"--file",
-								"-e",
-								"--source",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"aws-vault": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-d",
-						"--duration",
-						"--region",
-					},
-					Skip: 1,
-					Subs: []string{
-						"exec",
-					},
-					Operands: "none",
-				},
-				"base64": {
-					Aliases: []string{
-						"gbase64",
-						"base32",
-						"basenc",
-					},
-					Stream: "base64",
-					StreamWhen: []string{
-						"-d",
-						"--decode",
-						"-D",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-					},
-				},
-				"basename": {
-					Stream:   "basename",
-					Operands: "none",
-				},
-				"bash": {
-					Aliases: []string{
-						"sh",
-						"dash",
-						"zsh",
-						"ksh",
-						"mksh",
-						"ash",
-						"rbash",
-						"busybox-sh",
-					},
-					Carries: "shell",
-				},
-				"bundle": {
-					Aliases: []string{
-						"mise",
-						"asdf",
-						"rtx",
-					},
-					Carries: "exec",
-					Subs: []string{
-						"exec",
-						"x",
-					},
-					Operands: "none",
-				},
-				"busybox": {
-					Carries:  "exec",
-					Operands: "none",
-				},
-				"cat": {
-					Aliases: []string{
-						"tac",
-						"zcat",
-						"bat",
-						"batcat",
-						"more",
-						"less",
-						"head",
-						"tail",
-						"nl",
-						"strings",
-						"xxd-dump",
-					},
-					ValueOptions: []string{
-						"-n",
-						"-c",
-						"--lines",
-						"--bytes",
-						"-s",
-						"--sleep-interval",
-						"--pid",
-						"-t",
-						"-A",
-						"-N",
-						"-j",
-						"-l",
-					},
-					Stream: "cat",
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-					},
-				},
-				"command": {
-					Aliases: []string{
-						"builtin",
-						"exec",
-						"chronic",
-						"caffeinate",
-						"unbuffer",
-						"systemd-run",
-						"faketime",
-						"proxychains",
-						"proxychains4",
-						"torsocks",
-						"firejail",
-						"watch",
-						"xvfb-run",
-						"dbus-run-session",
-						"tini",
-						"dumb-init",
-						"catchsegv",
-						"strace",
-						"ltrace",
-						"valgrind",
-						"unshare",
-						"rlwrap",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-a",
-						"-o",
-						"-n",
-						"-u",
-						"-s",
-						"-t",
-						"-E",
-						"-e",
-						"-w",
-						"-O",
-						"-P",
-						"-S",
-						"-T",
-						"--unit",
-						"--property",
-						"-m",
-						"-x",
-					},
-					Operands: "none",
-				},
-				"cpulimit": {
-					Aliases: []string{
-						"prlimit",
-						"numactl",
-						"fakeroot",
-						"toybox",
-						"dbus-launch",
-						"schroot",
-						"sg",
-						"doas-keepenv",
-						"firejail-run",
-						"bwrap",
-						"nsjail",
-						"proot",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-l",
-						"--limit",
-						"-p",
-						"--pid",
-						"-e",
-						"--exe",
-						"-i",
-						"--interleave",
-						"-N",
-						"--cpunodebind",
-						"-m",
-						"--membind",
-						"-C",
-						"--physcpubind",
-						"--nofile",
-						"--nproc",
-						"--as",
-						"--cpu",
-						"--core",
-						"--data",
-						"--fsize",
-						"--stack",
-						"-c",
-						"--chroot",
-						"-u",
-						"--user",
-						"-b",
-						"--bind",
-						"-r",
-						"--rootfs",
-						"-w",
-						"--cwd",
-					},
-					Operands: "none",
-				},
-				"direnv": {
-					Carries: "exec",
-					Skip:    1,
-					Subs: []string{
-						"exec",
-					},
-					Operands: "none",
-				},
-				"dirname": {
-					Stream:   "dirname",
-					Operands: "none",
-				},
-				"doas": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-u",
-						"-C",
-					},
-					Privileged: true,
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"dotenv": {
-					Aliases: []string{
-						"dotenvx",
-						"doppler-run",
-						"op-run",
-						"infisical-run",
-						"with-env",
-						"envchain",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-e",
-						"-f",
-						"--env-file",
-						"-c",
-						"-v",
-					},
-					Operands: "none",
-				},
-				"echo": {
-					Stream:   "echo",
-					Operands: "none",
-				},
-				"env": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-u",
-						"--unset",
-						"-C",
-						"--chdir",
-						"-S",
-						"--split-string",
-						"-a",
-						"--argv0",
-						"--block-signal",
-						"--default-signal",
-						"--ignore-signal",
-					},
-					DirOptions: []string{
-						"-C",
-						"--chdir",
-					},
-					SplitOptions: []string{
-						"-S",
-						"--split-string",
-					},
-					Assigns: true,
-					Effects: []*EffectSpec{
-						{
-							Effect:  "env-dump",
-							Targets: "none",
-							Alone:   true,
-						},
-					},
-				},
-				"eval": {
-					Carries: "eval",
-				},
-				"fd": {
-					Aliases: []string{
-						"fdfind",
-					},
-					Carries: "find",
-					ExecFlags: []string{
-						"-x",
-						"--exec",
-						"-X",
-						"--exec-batch",
-					},
-					Operands: "none",
-				},
-				"find": {
-					Aliases: []string{
-						"gfind",
-						"bfs",
-					},
-					Carries: "find",
-					ValueOptions: []string{
-						"-name",
-						"-iname",
-						"-path",
-						"-ipath",
-						"-regex",
-						"-iregex",
-						"-maxdepth",
-						"-mindepth",
-						"-type",
-						"-newer",
-						"-mtime",
-						"-mmin",
-						"-atime",
-						"-size",
-						"-perm",
-						"-user",
-						"-group",
-						"-printf",
-						"-fprintf",
-						"-wholename",
-						"-iwholename",
-						"-samefile",
-						"-links",
-						"-inum",
-						"-uid",
-						"-gid",
-						"-cmin",
-						"-ctime",
-						"-amin",
-						"-used",
-						"-context",
-						"-fstype",
-						"-fprint",
-						"-fls",
-						"-files0-from",
-					},
-					ExecFlags: []string{
-						"-exec",
-						"-execdir",
-						"-ok",
-						"-okdir",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "first-or-dot",
-							When: []string{
-								"-delete",
-							},
-							Filter: []string{
-								"-name",
-								"-iname",
-							},
-							Recursive: []string{
-								"-delete",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"flock": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-w",
-						"--timeout",
-						"-E",
-						"--conflict-exit-code",
-					},
-					Skip:     1,
-					Operands: "none",
-				},
-				"ionice": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-c",
-						"--class",
-						"-n",
-						"--classdata",
-						"-p",
-						"--pid",
-						"-P",
-						"--pgid",
-						"-u",
-						"--uid",
-					},
-					Operands: "none",
-				},
-				"lua": {
-					Aliases: []string{
-						"luajit",
-						"Rscript",
-						"R",
-						"julia",
-						"tclsh",
-						"wish",
-						"osascript",
-						"jshell",
-						"groovy",
-						"scala",
-						"kotlin",
-						"swift-e",
-						"deno-eval",
-						"guile",
-						"racket",
-						"sbcl",
-						"clisp",
-						"ocaml",
-						"erl-eval",
-						"elixir-e",
-						"crystal",
-						"nim-e",
-						"gdb",
-						"lldb",
-						"vim",
-						"nvim",
-						"ex",
-						"emacs",
-					},
-					Carries: "interp",
-					CodeFlags: []string{
-						"-e",
-						"--eval",
-						"-c",
-						"--command",
-						"-ex",
-						"--ex",
-						"-E",
-						"--execute",
-						"-x",
-						"--expr",
-						"--batch-command",
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?s).+",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"make": {
-					Aliases: []string{
-						"gmake",
-					},
-					Carries: "interp",
-					FileFlags: []string{
-						"-f",
-						"--file",
-						"--makefile",
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?m)^\\t[@+-]*(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Operands: "none",
-				},
-				"mktemp": {
-					Stream:   "mktemp",
-					Operands: "none",
-				},
-				"nice": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-n",
-						"--adjustment",
-					},
-					Operands: "none",
-				},
-				"nix-shell": {
-					Aliases: []string{
-						"nix",
-					},
-					ValueOptions: []string{
-						"--run",
-						"--command",
-						"-c",
-						"-p",
-						"--packages",
-						"-I",
-						"-A",
-						"--attr",
-					},
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"--run",
-								"--command",
-								"-c",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Operands: "none",
-				},
-				"node": {
-					Aliases: []string{
-						"nodejs",
-						"bun",
-						"deno",
-					},
-					Carries: "interp",
-					CodeFlags: []string{
-						"-e",
-						"--eval",
-						"-p",
-						"--print",
-					},
-					Rewrite: []Rewrite{
-						{
-							Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.homedir\\(\\)|process\\.env\\.HOME",
-							With:    "'{home}'",
-						},
-						{
-							Pattern: "(?:require\\(\\s*['\"](?:node:)?os['\"]\\s*\\)|\\bos)\\.tmpdir\\(\\)",
-							With:    "'/tmp'",
-						},
-						{
-							Pattern: "['\"`]([^'\"`]*)['\"`]\\s*\\+\\s*['\"`]([^'\"`]*)['\"`]",
-							With:    "'$1$2'",
-						},
-						{
-							Pattern: "path\\.join\\(\\s*['\"`]([^'\"`]*)['\"`]\\s*,\\s*['\"`]([^'\"`]*)['\"`]\\s*\\)",
-							With:    "'$1/$2'",
-						},
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?:rmSync|rmdirSync|rm|rmdir)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:unlinkSync|unlink)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:rmSync|rmdirSync|unlinkSync)\\(\\s*[^'\"`\\s)]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?:execSync|exec|spawnSync|execFileSync)\\(\\s*[^'\"`\\s)]",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "(?:writeFileSync|appendFileSync|writeFile)\\(\\s*['\"`]([^'\"`]+)['\"`]",
-							Argv: []string{
-								"tee",
-								"$1",
-							},
-						},
-						{
-							Pattern: "readFileSync\\(\\s*['\"`]([^'\"`]+)['\"`]",
-							Argv: []string{
-								"cat",
-								"$1",
-							},
-						},
-						{
-							Pattern: "eval\\(\\s*(?:atob|Buffer\\.from)",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "process\\.env\\.(\\w+)|process\\.env\\[\\s*['\"`](\\w+)['\"`]",
-							Argv: []string{
-								"printenv",
-								"$1$2",
-							},
-						},
-						{
-							Pattern: "process\\.env\\s*[),;]|JSON\\.stringify\\(\\s*process\\.env",
-							Argv: []string{
-								"env",
-							},
-						},
-						{
-							Pattern: "\\bfetch\\(|https?\\.(?:request|get)\\(|net\\.(?:connect|createConnection)\\(|require\\(\\s*['\"](?:node:)?(?:https?|net|dgram)['\"]",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "remote-install",
-							Targets: "none",
-							WhenArg: []string{
-								"http://*",
-								"https://*",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"noglob": {
-					Aliases: []string{
-						"nocorrect",
-					},
-					Carries:  "exec",
-					Operands: "none",
-				},
-				"nohup": {
-					Carries:  "exec",
-					Operands: "none",
-				},
-				"npx": {
-					Aliases: []string{
-						"bunx",
-						"pnpx",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-p",
-						"--package",
-						"-c",
-						"--call",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "remote-install",
-							Targets: "none",
-							WhenFirst: []string{
-								"http://*",
-								"https://*",
-								"git+*",
-								"github:*",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"parallel": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-j",
-						"--jobs",
-						"-S",
-						"--sshlogin",
-						"--delay",
-						"--timeout",
-						"-a",
-						"--arg-file",
-						"--colsep",
-						"-d",
-						"--delimiter",
-					},
-					StdinArgs: true,
-					Operands:  "none",
-				},
-				"perl": {
-					Carries: "interp",
-					CodeFlags: []string{
-						"-e",
-						"-E",
-					},
-					Rewrite: []Rewrite{
-						{
-							Pattern: "\\$ENV\\{\\s*['\"]?HOME['\"]?\\s*\\}",
-							With:    "{home}",
-						},
-						{
-							Pattern: "\\b(remove_tree|rmtree|rmdir)\\s*\\(\\s*([^'\"\\s)][^)]*)\\)",
-							With:    "$1('$2')",
-						},
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:rmtree|remove_tree)\\(\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:unlink|rmdir)\\s*\\(?\\s*glob\\(\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:system|exec)\\s*\\(?\\s*\"([^\"]+)\"",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?:system|exec)\\s*\\(?\\s*'([^']+)'",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "qx\\{([^}]+)\\}|qx\\(([^)]+)\\)|`([^`]+)`",
-							Shell:   "$1$2$3",
-						},
-						{
-							Pattern: "open\\s*\\(?\\s*\\w+\\s*,\\s*['\"]>{1,2}\\s*([^'\"]+)['\"]",
-							Argv: []string{
-								"tee",
-								"$1",
-							},
-						},
-						{
-							Pattern: "eval\\s*\\(?\\s*decode_base64",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "IO::Socket|LWP::|HTTP::Tiny|Net::",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "\\$ENV\\{\\s*['\"]?(\\w+)['\"]?\\s*\\}",
-							Argv: []string{
-								"printenv",
-								"$1",
-							},
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "rewrite",
-							Targets: "rest",
-							When: []string{
-								"-i",
-								"-pi",
-								"-pie",
-								"-i.bak",
-							},
-						},
-					},
-				},
-				"php": {
-					Carries: "interp",
-					CodeFlags: []string{
-						"-r",
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?:unlink|rmdir)\\(\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:system|exec|shell_exec|passthru)\\(\\s*['\"]([^'\"]+)['\"]",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "file_get_contents\\(\\s*['\"]https?:|curl_exec|fsockopen",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"pkexec": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"--user",
-					},
-					Privileged: true,
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"printf": {
-					Stream:   "printf",
-					Operands: "none",
-				},
-				"psql": {
-					Aliases: []string{
-						"mysql",
-						"mariadb",
-						"sqlite3",
-					},
-					Carries: "interp",
-					ValueOptions: []string{
-						"-h",
-						"--host",
-						"-U",
-						"--username",
-						"-u",
-						"--user",
-						"-p",
-						"--port",
-						"-P",
-						"-d",
-						"--dbname",
-						"-D",
-						"--database",
-						"-f",
-						"--file",
-						"-v",
-						"--set",
-					},
-					CodeFlags: []string{
-						"-c",
-						"--command",
-						"-e",
-						"--execute",
-						"-cmd",
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?m)^\\s*\\\\!\\s*(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?im)^\\s*system\\s+(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?i)\\b(?:drop\\s+(?:database|schema|table)|truncate\\s+table)\\b",
-							Argv: []string{
-								"dropdb",
-								"{unknown}",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"pwd": {
-					Stream:   "pwd",
-					Operands: "none",
-				},
-				"pwsh": {
-					Aliases: []string{
-						"pwsh.exe",
-						"powershell",
-						"powershell.exe",
-						"pwsh-preview",
-						"cmd",
-						"cmd.exe",
-					},
-					Carries: "interp",
-					CodeFlags: []string{
-						"-Command",
-						"-command",
-						"-c",
-						"-C",
-						"-EncodedCommand",
-						"-encodedcommand",
-						"-enc",
-						"-e",
-						"-ec",
-						"/c",
-						"/C",
-						"/k",
-						"/K",
-						"-File",
-						"-f",
-					},
-					Translate: []Translate{
-						{
-							Pattern: "(?s).+",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"pyenv": {
-					Aliases: []string{
-						"rbenv",
-						"nodenv",
-						"goenv",
-						"jenv",
-						"plenv",
-						"fnm",
-						"zoxide",
-						"starship",
-						"thefuck",
-						"brew",
-						"minikube",
-						"gpgconf",
-						"luarocks",
-						"opam",
-						"ssh-agent",
-					},
-					Stream: "setup",
-					StreamWhen: []string{
-						"init",
-						"shellenv",
-						"hook",
-						"activate",
-						"env",
-						"docker-env",
-						"-s",
-						"-c",
-						"--alias",
-						"path",
-						"shell.bash",
-						"shell.zsh",
-						"--launch",
-					},
-					Operands: "none",
-				},
-				"python": {
-					Aliases: []string{
-						"python2",
-						"python3",
-						"python3.8",
-						"python3.9",
-						"python3.10",
-						"python3.11",
-						"python3.12",
-						"python3.13",
-						"python3.14",
-						"pypy",
-						"pypy3",
-					},
-					Carries: "interp",
-					CodeFlags: []string{
-						"-c",
-					},
-					Rewrite: []Rewrite{
-						{
-							Pattern: "os\\.path\\.expanduser\\(\\s*['\"]~([^'\"]*)['\"]\\s*\\)",
-							With:    "'{home}$1'",
-						},
-						{
-							Pattern: "os\\.environ(?:\\[\\s*['\"]HOME['\"]\\s*\\]|\\.get\\(\\s*['\"]HOME['\"]\\s*\\))|os\\.getenv\\(\\s*['\"]HOME['\"]\\s*\\)|(?:pathlib\\.)?Path\\.home\\(\\)",
-							With:    "'{home}'",
-						},
-						{
-							Pattern: "tempfile\\.gettempdir\\(\\)",
-							With:    "'/tmp'",
-						},
-						{
-							Pattern: "['\"]([^'\"]*)['\"]\\s*\\+\\s*['\"]([^'\"]*)['\"]",
-							With:    "'$1$2'",
-						},
-						{
-							Pattern: "os\\.path\\.join\\(\\s*['\"]([^'\"]*)['\"]\\s*,\\s*['\"]([^'\"]*)['\"]\\s*\\)",
-							With:    "'$1/$2'",
-						},
-						{
-							Pattern: "(['\"])\\s*,\\s*(['\"])",
-							With:    "$1 $2",
-						},
-					},
-					Translate: []Translate{
-						{
-							Pattern: "shutil\\.rmtree\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"$1",
-							},
-						},
-						{
-							Pattern: "shutil\\.rmtree\\(\\s*[^'\"\\s)]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "os\\.(?:remove|unlink|rmdir)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "os\\.(?:remove|unlink)\\(\\s*[^'\"\\s)]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "(?:Path|pathlib\\.Path)\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*\\)\\.(?:unlink|rmdir)\\(",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?\"([^\"]+)\"",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?:\\.system|\\.popen|subprocess\\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput))\\(\\s*(?:r|f)?'([^']+)'",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "subprocess\\.\\w+\\(\\s*\\[([^\\]]*)\\]",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?:os\\.exec[lv]p?e?|os\\.spawn[lv]p?e?)\\(",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "os\\.(?:environ(?:\\.get)?|getenv)\\s*[\\[(]\\s*['\"](\\w+)['\"]",
-							Argv: []string{
-								"printenv",
-								"$1",
-							},
-						},
-						{
-							Pattern: "os\\.environ\\s*[),]|dict\\(\\s*os\\.environ|os\\.environ\\.items\\(",
-							Argv: []string{
-								"env",
-							},
-						},
-						{
-							Pattern: "(?:os\\.system|subprocess\\.\\w+)\\(\\s*[^'\"\\[\\s)]",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*,?\\s*['\"][wa]",
-							Argv: []string{
-								"tee",
-								"$1",
-							},
-						},
-						{
-							Pattern: "open\\(\\s*(?:r|f)?['\"]([^'\"]+)['\"]\\s*(?:\\)|,?\\s*['\"]r)",
-							Argv: []string{
-								"cat",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:exec|eval)\\(\\s*(?:base64\\.b64decode|codecs\\.decode|bytes\\.fromhex|__import__)",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "urlopen\\(|requests\\.(?:get|post|put|patch)\\(|http\\.client|socket\\.socket\\(|httpx\\.|urllib3",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "(?:exec|eval)\\([^)]*(?:urlopen|requests\\.get)",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"realpath": {
-					Aliases: []string{
-						"grealpath",
-					},
-					Stream:   "realpath",
-					Operands: "none",
-				},
-				"redis-cli": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "destroy-remote",
-							Targets: "none",
-							WhenArg: []string{
-								"flushall",
-								"FLUSHALL",
-								"flushdb",
-								"FLUSHDB",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"repeat": {
-					Carries:  "exec",
-					Skip:     1,
-					Operands: "none",
-				},
-				"rev": {
-					Stream: "rev",
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-					},
-				},
-				"rimraf": {
-					Aliases: []string{
-						"del-cli",
-						"del",
-						"trash-cli-force",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-							Recursive: []string{
-								"*",
-							},
-						},
-					},
-				},
-				"ruby": {
-					Carries: "interp",
-					CodeFlags: []string{
-						"-e",
-					},
-					Rewrite: []Rewrite{
-						{
-							Pattern: "Dir\\.home|ENV\\[\\s*['\"]HOME['\"]\\s*\\]|File\\.expand_path\\(\\s*['\"]~['\"]\\s*\\)",
-							With:    "'{home}'",
-						},
-					},
-					Translate: []Translate{
-						{
-							Pattern: "FileUtils\\.(?:rm_rf|rm_r|remove_dir|remove_entry_secure|rmtree)\\(?\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-rf",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:File\\.(?:delete|unlink)|FileUtils\\.rm(?:_f)?)\\(?\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"rm",
-								"-f",
-								"$1",
-							},
-						},
-						{
-							Pattern: "(?:system|exec|spawn|%x)\\s*\\(?\\s*\"([^\"]+)\"",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "(?:system|exec|spawn)\\s*\\(?\\s*'([^']+)'",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "`([^`]+)`",
-							Shell:   "$1",
-						},
-						{
-							Pattern: "File\\.write\\(\\s*['\"]([^'\"]+)['\"]",
-							Argv: []string{
-								"tee",
-								"$1",
-							},
-						},
-						{
-							Pattern: "Net::HTTP|TCPSocket|open-uri|URI\\.open",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-						{
-							Pattern: "ENV\\[\\s*['\"](\\w+)['\"]\\s*\\]|ENV\\.fetch\\(\\s*['\"](\\w+)['\"]",
-							Argv: []string{
-								"printenv",
-								"$1$2",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"run0": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"--user",
-						"-u",
-						"--group",
-						"-g",
-						"--chdir",
-						"-D",
-					},
-					Privileged: true,
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"script": {
-					ValueOptions: []string{
-						"-c",
-						"--command",
-						"-E",
-						"--echo",
-						"-I",
-						"--log-in",
-						"-O",
-						"--log-out",
-						"-B",
-						"--log-io",
-						"-T",
-						"--log-timing",
-						"-m",
-						"--logging-format",
-					},
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"-c",
-								"--command",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Operands: "none",
-				},
-				"setsid": {
-					Carries:  "exec",
-					Operands: "none",
-				},
-				"shx": {
-					Carries:  "exec",
-					Operands: "none",
-				},
-				"source": {
-					Aliases: []string{
-						".",
-					},
-					Carries:  "source",
-					Operands: "none",
-				},
-				"stdbuf": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-i",
-						"--input",
-						"-o",
-						"--output",
-						"-e",
-						"--error",
-					},
-					Operands: "none",
-				},
-				"su": {
-					ValueOptions: []string{
-						"-c",
-						"--command",
-						"-s",
-						"--shell",
-						"-g",
-						"--group",
-						"-G",
-						"--supp-group",
-						"-w",
-						"--whitelist-environment",
-					},
-					Privileged: true,
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"-c",
-								"--command",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"sudo": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-u",
-						"--user",
-						"-g",
-						"--group",
-						"-C",
-						"--close-from",
-						"-D",
-						"--chdir",
-						"-h",
-						"--host",
-						"-p",
-						"--prompt",
-						"-r",
-						"--role",
-						"-t",
-						"--type",
-						"-U",
-						"--other-user",
-						"-T",
-						"--command-timeout",
-					},
-					DirOptions: []string{
-						"-D",
-						"--chdir",
-					},
-					Privileged: true,
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"taskset": {
-					Aliases: []string{
-						"chrt",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-p",
-						"--pid",
-					},
-					Skip:     1,
-					Operands: "none",
-				},
-				"time": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-f",
-						"--format",
-						"-o",
-						"--output",
-					},
-					Operands: "none",
-				},
-				"timeout": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-k",
-						"--kill-after",
-						"-s",
-						"--signal",
-					},
-					Skip:     1,
-					Operands: "none",
-				},
-				"tmux": {
-					Aliases: []string{
-						"screen",
-						"hyperfine",
-						"expect",
-					},
-					OptionCode: []Translate{
-						{
-							Pattern: "^(?s)(.*\\s.*)$",
-							Shell:   "$1",
-						},
-					},
-					Operands: "none",
-				},
-				"tr": {
-					Stream:   "tr",
-					Operands: "none",
-				},
-				"trap": {
-					Carries:     "interp",
-					CodeOperand: true,
-					Translate: []Translate{
-						{
-							Pattern: "(?s)^(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Operands: "none",
-				},
-				"uv": {
-					Aliases: []string{
-						"poetry",
-						"pdm",
-						"hatch",
-						"pipenv",
-						"conda",
-						"mamba",
-						"micromamba",
-						"devbox",
-						"pixi",
-						"rye",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-n",
-						"--name",
-						"-p",
-						"--prefix",
-						"--with",
-						"--python",
-						"-e",
-						"--env",
-						"--directory",
-						"--project",
-					},
-					Subs: []string{
-						"run",
-					},
-					Operands: "none",
-				},
-				"watchexec": {
-					Aliases: []string{
-						"retry",
-						"chronic-retry",
-						"nodemon-exec",
-					},
-					Carries: "exec",
-					ValueOptions: []string{
-						"-w",
-						"--watch",
-						"-e",
-						"--exts",
-						"-i",
-						"--ignore",
-						"-d",
-						"--debounce",
-						"-t",
-						"--times",
-						"--delay",
-						"-r",
-						"-s",
-						"--signal",
-					},
-					Operands: "none",
-				},
-				"xargs": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-a",
-						"--arg-file",
-						"-d",
-						"--delimiter",
-						"-E",
-						"-e",
-						"--eof",
-						"-I",
-						"-i",
-						"--replace",
-						"-L",
-						"-l",
-						"--max-lines",
-						"-n",
-						"--max-args",
-						"-P",
-						"--max-procs",
-						"-s",
-						"--max-chars",
-						"--process-slot-var",
-					},
-					StdinArgs: true,
-					Operands:  "none",
-				},
-				"xxd": {
-					Stream: "hex",
-					StreamWhen: []string{
-						"-r",
-						"-revert",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-					},
-				},
-			},
-		},
-		{
-			Version: 1,
-			Commands: map[string]*CmdSpec{
-				"chattr": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "rest",
-						},
-					},
-				},
-				"chmod": {
-					ValueOptions: []string{
-						"--reference",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "rest",
-							Recursive: []string{
-								"-R",
-								"--recursive",
-							},
-						},
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							WhenFirst: []string{
-								"*+*s*",
-								"*=*s*",
-								"[2-7][0-7][0-7][0-7]",
-							},
-						},
-					},
-				},
-				"chown": {
-					Aliases: []string{
-						"chgrp",
-					},
-					ValueOptions: []string{
-						"--reference",
-						"--from",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "rest",
-							Recursive: []string{
-								"-R",
-								"--recursive",
-							},
-						},
-					},
-				},
-				"cp": {
-					Aliases: []string{
-						"gcp",
-					},
-					ValueOptions: []string{
-						"-t",
-						"--target-directory",
-						"-S",
-						"--suffix",
-						"--backup",
-						"--reflink",
-						"--sparse",
-						"--preserve",
-						"--no-preserve",
-					},
-					Stream: "copy",
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "all-but-last",
-							Unless: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "operands",
-							When: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "last",
-							Unless: []string{
-								"-t",
-								"--target-directory",
-								"-n",
-								"--no-clobber",
-								"--update=none",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "options",
-							Options: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-					},
-				},
-				"dd": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"of=",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"if=",
-							},
-						},
-					},
-				},
-				"declare": {
-					Aliases: []string{
-						"typeset",
-						"export",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "env-dump",
-							Targets: "none",
-							When: []string{
-								"-p",
-							},
-							Alone: true,
-						},
-						{
-							Effect:  "secret-env",
-							Targets: "operands",
-							When: []string{
-								"-p",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"diff": {
-					Aliases: []string{
-						"cmp",
-						"comm",
-						"colordiff",
-						"sdiff",
-						"diff3",
-						"wc",
-						"sort",
-						"uniq",
-						"cut",
-						"paste",
-						"join",
-						"md5sum",
-						"sha1sum",
-						"sha256sum",
-						"sha512sum",
-						"b2sum",
-						"cksum",
-						"file",
-						"jq",
-						"yq",
-						"fold",
-						"fmt",
-						"expand",
-						"unexpand",
-						"iconv",
-						"split",
-						"csplit",
-						"source-highlight",
-						"gpg-verify",
-					},
-					ValueOptions: []string{
-						"-n",
-						"-k",
-						"-t",
-						"-f",
-						"-d",
-						"-c",
-						"-s",
-						"-w",
-						"-o",
-						"--output",
-						"-L",
-						"--label",
-						"-F",
-						"--field-separator",
-						"-b",
-						"-C",
-						"-U",
-						"--unified",
-						"--context",
-						"--arg",
-						"--argjson",
-						"--slurpfile",
-						"--rawfile",
-						"--args",
-						"--jsonargs",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-o",
-								"--output",
-							},
-						},
-					},
-				},
-				"grep": {
-					Aliases: []string{
-						"egrep",
-						"fgrep",
-						"rg",
-						"ag",
-						"ack",
-						"zgrep",
-					},
-					ValueOptions: []string{
-						"-e",
-						"--regexp",
-						"-f",
-						"--file",
-						"-m",
-						"--max-count",
-						"-A",
-						"-B",
-						"-C",
-						"--after-context",
-						"--before-context",
-						"--context",
-						"--include",
-						"--exclude",
-						"--exclude-dir",
-						"-g",
-						"--glob",
-						"-t",
-						"--type",
-						"-T",
-						"--type-not",
-						"--color",
-						"--colour",
-						"-d",
-						"-D",
-						"-j",
-						"--threads",
-						"--max-depth",
-						"--sort",
-						"--sortr",
-						"--label",
-						"--binary-files",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "rest",
-							Unless: []string{
-								"-e",
-								"--regexp",
-								"-f",
-								"--file",
-								"-q",
-								"--quiet",
-								"--silent",
-								"-c",
-								"--count",
-								"-l",
-								"--files-with-matches",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "operands",
-							When: []string{
-								"-e",
-								"--regexp",
-								"-f",
-								"--file",
-							},
-							Unless: []string{
-								"-q",
-								"--quiet",
-								"--silent",
-								"-c",
-								"--count",
-								"-l",
-								"--files-with-matches",
-							},
-						},
-					},
-				},
-				"install": {
-					ValueOptions: []string{
-						"-m",
-						"--mode",
-						"-o",
-						"--owner",
-						"-g",
-						"--group",
-						"-t",
-						"--target-directory",
-						"-S",
-						"--suffix",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "last",
-							Unless: []string{
-								"-t",
-								"--target-directory",
-								"-d",
-								"--directory",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "operands",
-							When: []string{
-								"-d",
-								"--directory",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "options",
-							Options: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-					},
-				},
-				"link": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "last",
-						},
-					},
-				},
-				"ln": {
-					ValueOptions: []string{
-						"-t",
-						"--target-directory",
-						"-S",
-						"--suffix",
-					},
-					Stream: "symlink",
-					StreamWhen: []string{
-						"-s",
-						"--symbolic",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "last",
-							When: []string{
-								"-f",
-								"--force",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "last",
-							Unless: []string{
-								"-f",
-								"--force",
-							},
-						},
-					},
-				},
-				"ls": {
-					Aliases: []string{
-						"stat",
-						"du",
-						"df",
-						"tree",
-						"readlink",
-						"test",
-						"[",
-						"[[",
-						"exa",
-						"eza",
-						"lsattr",
-						"getfacl",
-						"namei",
-						"which",
-						"type",
-						"whereis",
-						"true",
-						"false",
-						":",
-						"sleep",
-						"date",
-						"whoami",
-						"id",
-						"hostname",
-						"uname",
-						"uptime",
-						"nproc",
-						"free",
-						"ps",
-						"top",
-						"htop",
-						"pgrep",
-						"lsof",
-						"env-print",
-						"seq",
-						"yes",
-						"expr",
-						"let",
-						"wait",
-						"jobs",
-						"fg",
-						"bg",
-						"disown",
-						"shopt",
-						"setopt",
-						"unsetopt",
-						"emulate",
-						"ulimit",
-						"umask",
-						"hash",
-						"help",
-						"history",
-						"compgen",
-						"complete",
-						"bind",
-						"clear",
-						"tput",
-						"stty",
-						"locale",
-						"tty",
-						"sync",
-						"getconf",
-						"printenv-all",
-						"man",
-						"info",
-						"apropos",
-						"whatis",
-						"tldr",
-						"cal",
-						"bc",
-						"dc",
-						"factor",
-						"lsblk",
-						"lscpu",
-						"lsusb",
-						"lspci",
-						"lsmod",
-						"dmesg",
-						"journalctl",
-						"ip",
-						"ifconfig",
-						"ss",
-						"netstat",
-						"arp",
-						"route",
-						"getent",
-						"groups",
-						"users",
-						"who",
-						"w",
-						"last",
-						"finger",
-						"pinky",
-						"logname",
-						"arch",
-						"sw_vers",
-						"vm_stat",
-						"sysctl-read",
-						"xdg-user-dir",
-						"gsettings-get",
-						"cd",
-						"pushd",
-						"popd",
-						"dirs",
-						"read",
-						"local",
-						"readonly",
-						"unset",
-						"set",
-						"alias",
-						"unalias",
-						"return",
-						"exit",
-						"shift",
-						"getopts",
-						"mapfile",
-						"readarray",
-						"caller",
-						"enable",
-						"logout",
-						"times",
-						"suspend",
-						"kill-l",
-						"pidof",
-						"fuser",
-						"pstree",
-					},
-					Operands: "none",
-				},
-				"mkdir": {
-					ValueOptions: []string{
-						"-m",
-						"--mode",
-						"--context",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "operands",
-						},
-					},
-				},
-				"mv": {
-					Aliases: []string{
-						"gmv",
-					},
-					ValueOptions: []string{
-						"-t",
-						"--target-directory",
-						"-S",
-						"--suffix",
-						"--backup",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "move",
-							Targets: "all-but-last",
-							Unless: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-						{
-							Effect:  "move",
-							Targets: "operands",
-							When: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-						{
-							Effect:  "delete",
-							Targets: "all-but-last",
-							WhenLast: []string{
-								"/dev/null",
-								"/dev/zero",
-							},
-							Recursive: []string{
-								"*",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "last",
-							Unless: []string{
-								"-t",
-								"--target-directory",
-								"-n",
-								"--no-clobber",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "options",
-							Options: []string{
-								"-t",
-								"--target-directory",
-							},
-						},
-					},
-				},
-				"od": {
-					Aliases: []string{
-						"hexdump",
-						"hd",
-						"column",
-						"view",
-						"vis",
-						"cut-f",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "read",
-							Targets: "operands",
-						},
-					},
-				},
-				"rm": {
-					Aliases: []string{
-						"grm",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-							Recursive: []string{
-								"-r",
-								"-R",
-								"--recursive",
-							},
-						},
-					},
-				},
-				"rmdir": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-						},
-					},
-				},
-				"rsync": {
-					ValueOptions: []string{
-						"-e",
-						"--rsh",
-						"--exclude",
-						"--include",
-						"--exclude-from",
-						"--include-from",
-						"--filter",
-						"-f",
-						"--files-from",
-						"--rsync-path",
-						"--port",
-						"--password-file",
-						"--backup-dir",
-						"--suffix",
-						"--chmod",
-						"--chown",
-						"--timeout",
-						"--bwlimit",
-						"--log-file",
-						"--partial-dir",
-						"--temp-dir",
-						"-T",
-						"--compare-dest",
-						"--link-dest",
-						"--copy-dest",
-						"-M",
-						"--remote-option",
-					},
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"-e",
-								"--rsh",
-								"--rsync-path",
-							},
-							Pattern: "^(?s)(.*[;&|`$(].*)$",
-							Shell:   "$1",
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "last",
-							Remote:  true,
-						},
-						{
-							Effect:  "read",
-							Targets: "all-but-last",
-						},
-						{
-							Effect:  "delete",
-							Targets: "last",
-							When: []string{
-								"--delete",
-								"--delete-before",
-								"--delete-during",
-								"--delete-after",
-								"--delete-delay",
-								"--delete-excluded",
-								"--del",
-							},
-							Recursive: []string{
-								"--delete",
-								"--delete-before",
-								"--delete-during",
-								"--delete-after",
-								"--delete-delay",
-								"--delete-excluded",
-								"--del",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "last",
-						},
-						{
-							Effect:  "delete",
-							Targets: "all-but-last",
-							When: []string{
-								"--remove-source-files",
-							},
-						},
-					},
-				},
-				"scp": {
-					ValueOptions: []string{
-						"-P",
-						"-i",
-						"-o",
-						"-F",
-						"-c",
-						"-l",
-						"-J",
-						"-S",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "last",
-							Remote:  true,
-						},
-						{
-							Effect:  "read",
-							Targets: "all-but-last",
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"-i",
-							},
-						},
-					},
-				},
-				"sed": {
-					Aliases: []string{
-						"gsed",
-					},
-					Carries: "interp",
-					ValueOptions: []string{
-						"-e",
-						"--expression",
-						"-f",
-						"--file",
-						"-l",
-						"--line-length",
-						"-s",
-					},
-					CodeFlags: []string{
-						"-e",
-						"--expression",
-					},
-					CodeOperand: true,
-					Translate: []Translate{
-						{
-							Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
-							Shell:   "$1",
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "rewrite",
-							Targets: "rest",
-							When: []string{
-								"-i",
-								"--in-place",
-							},
-							Unless: []string{
-								"-e",
-								"--expression",
-								"-f",
-								"--file",
-							},
-						},
-						{
-							Effect:  "rewrite",
-							Targets: "operands",
-							When: []string{
-								"-e",
-								"--expression",
-								"-f",
-								"--file",
-							},
-							Unless: []string{
-								"--version",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "rest",
-							Unless: []string{
-								"-i",
-								"--in-place",
-								"-e",
-								"--expression",
-								"-f",
-								"--file",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "operands",
-							When: []string{
-								"-e",
-								"--expression",
-								"-f",
-								"--file",
-							},
-							Unless: []string{
-								"-i",
-								"--in-place",
-							},
-						},
-					},
-				},
-				"setfacl": {
-					ValueOptions: []string{
-						"-m",
-						"--modify",
-						"-x",
-						"--remove",
-						"-M",
-						"--modify-file",
-						"-X",
-						"--remove-file",
-						"--set",
-						"--set-file",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "operands",
-						},
-					},
-				},
-				"shred": {
-					ValueOptions: []string{
-						"-n",
-						"--iterations",
-						"-s",
-						"--size",
-						"--random-source",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-						},
-					},
-				},
-				"sponge": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "operands",
-							Unless: []string{
-								"-a",
-							},
-						},
-					},
-				},
-				"srm": {
-					Aliases: []string{
-						"wipe",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-							Recursive: []string{
-								"-r",
-								"-R",
-								"--recursive",
-							},
-						},
-					},
-				},
-				"ssh-add": {
-					Operands: "none",
-				},
-				"ssh-keygen": {
-					ValueOptions: []string{
-						"-f",
-						"-t",
-						"-b",
-						"-C",
-						"-N",
-						"-P",
-						"-a",
-						"-Z",
-						"-O",
-						"-n",
-						"-I",
-						"-V",
-						"-z",
-						"-s",
-						"-h",
-						"-D",
-						"-E",
-						"-F",
-						"-R",
-						"-G",
-						"-T",
-						"-m",
-						"-r",
-						"-w",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-f",
-							},
-							Unless: []string{
-								"-l",
-								"-y",
-								"-e",
-								"-i",
-								"-B",
-								"-F",
-								"-H",
-								"-R",
-								"-Y",
-								"-Q",
-								"-D",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"-f",
-							},
-							When: []string{
-								"-y",
-								"-e",
-							},
-						},
-					},
-				},
-				"tar": {
-					Aliases: []string{
-						"gtar",
-						"bsdtar",
-					},
-					ValueOptions: []string{
-						"-f",
-						"--file",
-						"-C",
-						"--directory",
-						"-T",
-						"--files-from",
-						"-X",
-						"--exclude-from",
-						"--exclude",
-						"-b",
-						"--blocking-factor",
-						"-H",
-						"--format",
-						"-I",
-						"--use-compress-program",
-						"--transform",
-						"--xform",
-						"--checkpoint-action",
-						"--owner",
-						"--group",
-						"--mode",
-						"--mtime",
-						"--to-command",
-						"--info-script",
-						"--new-volume-script",
-						"-F",
-					},
-					DirOptions: []string{
-						"-C",
-						"--directory",
-					},
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"--checkpoint-action",
-							},
-							Pattern: "^exec=(?s)(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Options: []string{
-								"--to-command",
-								"--use-compress-program",
-								"-I",
-								"--info-script",
-								"--new-volume-script",
-								"-F",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-							When: []string{
-								"--remove-files",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-C",
-								"--directory",
-							},
-							When: []string{
-								"-x",
-								"--extract",
-								"--get",
-							},
-							Recursive: []string{
-								"*",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-C",
-								"--directory",
-							},
-							WhenFirst: []string{
-								"*x*",
-							},
-							Recursive: []string{
-								"*",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-f",
-								"--file",
-							},
-							When: []string{
-								"-c",
-								"--create",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "operands",
-							Unless: []string{
-								"-x",
-								"--extract",
-								"--get",
-								"-t",
-								"--list",
-							},
-						},
-					},
-				},
-				"tee": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "operands",
-							Unless: []string{
-								"-a",
-								"--append",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "operands",
-							When: []string{
-								"-a",
-								"--append",
-							},
-						},
-					},
-				},
-				"touch": {
-					ValueOptions: []string{
-						"-d",
-						"--date",
-						"-r",
-						"--reference",
-						"-t",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "modify",
-							Targets: "operands",
-						},
-					},
-				},
-				"trash": {
-					Aliases: []string{
-						"trash-put",
-						"gio-trash",
-					},
-					Operands: "none",
-				},
-				"truncate": {
-					ValueOptions: []string{
-						"-s",
-						"--size",
-						"-r",
-						"--reference",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "operands",
-						},
-					},
-				},
-				"unlink": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "delete",
-							Targets: "operands",
-						},
-					},
-				},
-				"unzip": {
-					ValueOptions: []string{
-						"-d",
-						"-x",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-d",
-							},
-							Recursive: []string{
-								"*",
-							},
-						},
-					},
-				},
-				"zip": {
-					ValueOptions: []string{
-						"-x",
-						"-i",
-						"-b",
-						"-n",
-						"-t",
-						"-tt",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "first",
-						},
-						{
-							Effect:  "read",
-							Targets: "rest",
-						},
-						{
-							Effect:  "delete",
-							Targets: "rest",
-							When: []string{
-								"-m",
-								"--move",
-							},
-						},
-					},
-				},
-			},
-		},
-		{
-			Version: 1,
-			Commands: map[string]*CmdSpec{
-				"git": {
-					ValueOptions: []string{
-						"-C",
-						"-c",
-						"--git-dir",
-						"--work-tree",
-						"--namespace",
-						"--exec-path",
-						"--config-env",
-						"--super-prefix",
-						"--exec",
-						"-x",
-						"--extcmd",
-					},
-					DirOptions: []string{
-						"-C",
-					},
-					Runs: []string{
-						".git/hooks/pre-commit",
-						".git/hooks/prepare-commit-msg",
-						".git/hooks/commit-msg",
-						".git/hooks/post-commit",
-						".git/hooks/pre-push",
-						".git/hooks/post-checkout",
-						".git/hooks/post-merge",
-						".git/hooks/pre-rebase",
-						".git/hooks/post-rewrite",
-						".git/hooks/pre-merge-commit",
-						".git/hooks/reference-transaction",
-					},
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
-							Shell:   "git $1",
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
-							Shell:   "$1",
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^core\\.hooksPath=(.+)$",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"$1",
-							},
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
-							Argv: []string{
-								"curl",
-								"-d",
-								"{unknown}",
-								"{unknown}",
-							},
-						},
-						{
-							Options: []string{
-								"-c",
-							},
-							Pattern: "^include\\.path=(.+)$",
-							Argv: []string{
-								"sh",
-								"-c",
-								"{unknown}",
-							},
-						},
-						{
-							Options: []string{
-								"-x",
-								"--exec",
-								"--extcmd",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"add": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "repo",
-								},
-								{
-									Effect:  "read",
-									Targets: "operands",
-									When: []string{
-										"-f",
-										"--force",
-									},
-								},
-								{
-									Effect:  "stage-all",
-									Targets: "none",
-									When: []string{
-										"-A",
-										"--all",
-										"-u",
-										"--update",
-									},
-								},
-								{
-									Effect:  "stage-all",
-									Targets: "none",
-									WhenArg: []string{
-										".",
-										":/",
-									},
-								},
-							},
-						},
-						"apply": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"-R",
-										"--reverse",
-									},
-								},
-								{
-									Effect:  "modify",
-									Targets: "repo",
-								},
-							},
-						},
-						"bisect": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "unknown-code",
-									Targets: "none",
-									WhenFirst: []string{
-										"run",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"branch": {
-							ValueOptions: []string{
-								"-u",
-								"--set-upstream-to",
-								"--contains",
-								"--no-contains",
-								"--merged",
-								"--no-merged",
-								"--points-at",
-								"--sort",
-								"--format",
-								"-t",
-								"--track",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "delete-branch",
-									Targets: "operands",
-									When: []string{
-										"-D",
-									},
-								},
-								{
-									Effect:  "delete-branch",
-									Targets: "operands",
-									When: []string{
-										"-f",
-										"--force",
-									},
-									Unless: []string{
-										"-D",
-									},
-								},
-								{
-									Effect:  "delete-branch",
-									Targets: "last",
-									When: []string{
-										"-M",
-										"-C",
-									},
-								},
-							},
-						},
-						"checkout": {
-							Aliases: []string{
-								"co",
-							},
-							ValueOptions: []string{
-								"-b",
-								"-B",
-								"--orphan",
-								"--conflict",
-								"--pathspec-from-file",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "operands",
-									Unless: []string{
-										"-b",
-										"-B",
-										"--orphan",
-										"-f",
-										"--force",
-									},
-								},
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"-f",
-										"--force",
-									},
-								},
-								{
-									Effect:  "delete-branch",
-									Targets: "options",
-									Options: []string{
-										"-B",
-									},
-								},
-							},
-						},
-						"checkout-index": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"-f",
-										"--force",
-									},
-								},
-							},
-						},
-						"clean": {
-							ValueOptions: []string{
-								"-e",
-								"--exclude",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "git-clean",
-									Targets: "operands-or-repo",
-									When: []string{
-										"-f",
-										"--force",
-									},
-									Unless: []string{
-										"-n",
-										"--dry-run",
-									},
-									Ignored: []string{
-										"-x",
-										"-X",
-									},
-								},
-							},
-						},
-						"clone": {
-							ValueOptions: []string{
-								"-b",
-								"--branch",
-								"-o",
-								"--origin",
-								"--depth",
-								"--reference",
-								"-c",
-								"--config",
-								"--template",
-								"-u",
-								"--upload-pack",
-								"--separate-git-dir",
-								"--filter",
-								"-j",
-								"--jobs",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "download",
-									Targets: "none",
-								},
-								{
-									Effect:  "modify",
-									Targets: "rest",
-								},
-							},
-						},
-						"commit": {
-							ValueOptions: []string{
-								"-m",
-								"--message",
-								"-F",
-								"--file",
-								"-C",
-								"-c",
-								"--author",
-								"--date",
-								"-S",
-								"--gpg-sign",
-								"--fixup",
-								"--squash",
-								"-t",
-								"--template",
-								"--cleanup",
-								"--trailer",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "repo",
-								},
-								{
-									Effect:  "commit",
-									Targets: "none",
-								},
-								{
-									Effect:  "checkpoint",
-									Targets: "none",
-									When: []string{
-										"-a",
-										"--all",
-									},
-								},
-							},
-						},
-						"config": {
-							ValueOptions: []string{
-								"-f",
-								"--file",
-								"--blob",
-								"--type",
-								"--default",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-									When: []string{
-										"--global",
-										"--system",
-									},
-									Unless: []string{
-										"--get",
-										"--get-all",
-										"--get-regexp",
-										"--get-urlmatch",
-										"--list",
-										"-l",
-										"--show-origin",
-										"--show-scope",
-									},
-								},
-								{
-									Effect:  "modify",
-									Targets: "repo-file",
-									Options: []string{
-										".git/config",
-									},
-									WhenFirst: []string{
-										"core.hook*",
-										"core.fsmonitor",
-										"core.pager",
-										"core.editor",
-										"core.sshCommand",
-										"core.askPass",
-										"core.worktree",
-										"alias.*",
-										"filter.*",
-										"diff.*",
-										"merge.*",
-										"include.*",
-										"includeIf.*",
-										"remote.*",
-										"url.*",
-										"credential.*",
-										"sequence.editor",
-										"gpg.*",
-										"*.cmd",
-										"*.command",
-										"uploadpack.*",
-										"receive.*",
-									},
-									Unless: []string{
-										"--global",
-										"--system",
-										"--file",
-										"-f",
-										"--get",
-										"--get-all",
-										"--get-regexp",
-										"--get-urlmatch",
-										"--list",
-										"-l",
-										"--show-origin",
-										"--show-scope",
-										"--blob",
-									},
-								},
-								{
-									Effect:  "modify",
-									Targets: "options",
-									Options: []string{
-										"--file",
-										"-f",
-									},
-									Unless: []string{
-										"--get",
-										"--get-all",
-										"--get-regexp",
-										"--list",
-										"-l",
-									},
-								},
-							},
-						},
-						"credential": {
-							Aliases: []string{
-								"credential-store",
-								"credential-cache",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-						"fetch": {
-							Aliases: []string{
-								"pull",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "download",
-									Targets: "none",
-								},
-							},
-						},
-						"filter-branch": {
-							Aliases: []string{
-								"filter-repo",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "rewrite-history",
-									Targets: "none",
-								},
-							},
-						},
-						"gc": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "rewrite-history",
-									Targets: "none",
-									When: []string{
-										"--prune=now",
-										"--prune=all",
-									},
-								},
-							},
-						},
-						"init": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "operands",
-								},
-							},
-						},
-						"merge": {
-							Aliases: []string{
-								"rebase",
-								"cherry-pick",
-								"revert",
-								"am",
-								"tag",
-								"notes",
-							},
-							ValueOptions: []string{
-								"-m",
-								"--message",
-								"-F",
-								"--file",
-								"-C",
-								"-c",
-								"--author",
-								"--date",
-								"-S",
-								"--gpg-sign",
-								"--fixup",
-								"--squash",
-								"-X",
-								"--strategy-option",
-								"-s",
-								"--strategy",
-								"--onto",
-								"-x",
-								"--exec",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "repo",
-								},
-							},
-						},
-						"mv": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "repo",
-								},
-								{
-									Effect:  "overwrite",
-									Targets: "last",
-									When: []string{
-										"-f",
-										"--force",
-									},
-								},
-							},
-						},
-						"push": {
-							ValueOptions: []string{
-								"--receive-pack",
-								"--exec",
-								"-o",
-								"--push-option",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "network",
-									Targets: "none",
-									Unless: []string{
-										"-n",
-										"--dry-run",
-									},
-								},
-								{
-									Effect:  "rewrite-remote",
-									Targets: "none",
-									When: []string{
-										"-f",
-										"--force",
-										"--force-with-lease",
-										"--mirror",
-										"--delete",
-										"-d",
-										"--prune",
-									},
-									Unless: []string{
-										"-n",
-										"--dry-run",
-									},
-								},
-								{
-									Effect:  "upload",
-									Targets: "options",
-									Options: []string{
-										"--repo",
-									},
-									Remote: true,
-								},
-								{
-									Effect:  "upload",
-									Targets: "first",
-									WhenFirst: []string{
-										"*://*",
-										"*@*:*",
-									},
-								},
-								{
-									Effect:  "push-to",
-									Targets: "first",
-									WhenFirst: []string{
-										"[!-]*",
-									},
-									Unless: []string{
-										"-n",
-										"--dry-run",
-									},
-								},
-								{
-									Effect:  "rewrite-remote",
-									Targets: "none",
-									WhenArg: []string{
-										"+*",
-										":*",
-									},
-								},
-							},
-						},
-						"read-tree": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"-u",
-										"--reset",
-									},
-								},
-							},
-						},
-						"reflog": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"delete": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "rewrite-history",
-											Targets: "none",
-										},
-									},
-								},
-								"expire": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "rewrite-history",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"remote": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "repo-file",
-									Options: []string{
-										".git/config",
-									},
-									WhenFirst: []string{
-										"set-url",
-										"rename",
-										"set-head",
-										"set-branches",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"reset": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"--hard",
-										"--merge",
-										"--keep",
-									},
-								},
-							},
-						},
-						"restore": {
-							ValueOptions: []string{
-								"-s",
-								"--source",
-								"--pathspec-from-file",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "operands",
-									Unless: []string{
-										"-S",
-										"--staged",
-									},
-								},
-								{
-									Effect:  "discard-changes",
-									Targets: "operands",
-									When: []string{
-										"-W",
-										"--worktree",
-									},
-								},
-							},
-						},
-						"rm": {
-							ValueOptions: []string{
-								"--pathspec-from-file",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "delete",
-									Targets: "operands",
-									When: []string{
-										"-f",
-										"--force",
-									},
-									Unless: []string{
-										"--cached",
-									},
-									Recursive: []string{
-										"-r",
-									},
-								},
-							},
-						},
-						"send-email": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "upload",
-									Targets: "none",
-								},
-							},
-						},
-						"stash": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "checkpoint",
-									Targets: "none",
-								},
-							},
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"clear": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "drop-stash",
-											Targets: "none",
-										},
-									},
-								},
-								"drop": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "drop-stash",
-											Targets: "none",
-										},
-									},
-								},
-								"push": {
-									Aliases: []string{
-										"save",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "checkpoint",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"submodule": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "unknown-code",
-									Targets: "none",
-									WhenArg: []string{
-										"foreach",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"switch": {
-							Aliases: []string{
-								"sw",
-							},
-							ValueOptions: []string{
-								"-c",
-								"-C",
-								"--create",
-								"--force-create",
-								"--orphan",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "discard-changes",
-									Targets: "repo",
-									When: []string{
-										"-f",
-										"--force",
-										"--discard-changes",
-									},
-								},
-								{
-									Effect:  "delete-branch",
-									Targets: "options",
-									Options: []string{
-										"-C",
-										"--force-create",
-									},
-								},
-							},
-						},
-						"update-ref": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "rewrite-history",
-									Targets: "none",
-								},
-							},
-						},
-						"worktree": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "rest",
-									WhenFirst: []string{
-										"add",
-									},
-								},
-								{
-									Effect:  "delete",
-									Targets: "rest",
-									When: []string{
-										"-f",
-										"--force",
-									},
-									WhenFirst: []string{
-										"remove",
-									},
-									Recursive: []string{
-										"*",
-									},
-								},
-							},
-						},
-					},
-				},
-			},
-		},
-		{
-			Version: 1,
-			Commands: map[string]*CmdSpec{
-				"aws": {
-					ValueOptions: []string{
-						"--profile",
-						"--region",
-						"--output",
-						"--endpoint-url",
-						"--query",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"configure": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"export-credentials": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-										},
-									},
-								},
-								"get": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"s3": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"cp": {
-									Aliases: []string{
-										"mv",
-										"sync",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "upload",
-											Targets: "last",
-											WhenFirst: []string{
-												"[!s]*",
-												"s[!3]*",
-											},
-										},
-										{
-											Effect:  "read",
-											Targets: "all-but-last",
-										},
-									},
-								},
-								"rm": {
-									Aliases: []string{
-										"rb",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "destroy-remote",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"secretsmanager": {
-							Aliases: []string{
-								"ssm",
-								"kms",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-									WhenFirst: []string{
-										"get-secret-value",
-										"get-parameter",
-										"get-parameters",
-										"get-parameters-by-path",
-										"decrypt",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"sts": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"get-session-token": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-					},
-				},
-				"curl": {
-					ValueOptions: []string{
-						"-d",
-						"--data",
-						"--data-raw",
-						"--data-binary",
-						"--data-urlencode",
-						"--data-ascii",
-						"-F",
-						"--form",
-						"--form-string",
-						"-T",
-						"--upload-file",
-						"-o",
-						"--output",
-						"-H",
-						"--header",
-						"-X",
-						"--request",
-						"-u",
-						"--user",
-						"-A",
-						"--user-agent",
-						"-e",
-						"--referer",
-						"-b",
-						"--cookie",
-						"-c",
-						"--cookie-jar",
-						"-K",
-						"--config",
-						"-x",
-						"--proxy",
-						"--connect-timeout",
-						"-m",
-						"--max-time",
-						"--retry",
-						"-w",
-						"--write-out",
-						"-E",
-						"--cert",
-						"--key",
-						"--cacert",
-						"-r",
-						"--range",
-						"--resolve",
-						"--json",
-						"-Y",
-						"-y",
-						"--url",
-						"--output-dir",
-						"-D",
-						"--dump-header",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "download",
-							Targets: "operands",
-						},
-						{
-							Effect:  "upload",
-							Targets: "operands",
-							When: []string{
-								"-T",
-								"--upload-file",
-							},
-						},
-						{
-							Effect:  "upload",
-							Targets: "operands",
-							WhenValue: []string{
-								"@*",
-								"*=@*",
-								"*=<*",
-								"-",
-							},
-							ValueOf: []string{
-								"-d",
-								"--data",
-								"--data-binary",
-								"--data-urlencode",
-								"--data-ascii",
-								"-F",
-								"--form",
-								"--json",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"-d",
-								"--data",
-								"--data-binary",
-								"--data-urlencode",
-								"--data-ascii",
-								"-F",
-								"--form",
-								"-T",
-								"--upload-file",
-								"-K",
-								"--config",
-								"--json",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-o",
-								"--output",
-								"-c",
-								"--cookie-jar",
-								"-D",
-								"--dump-header",
-							},
-						},
-					},
-				},
-				"dig": {
-					Aliases: []string{
-						"nslookup",
-						"host",
-						"drill",
-						"ping",
-						"ping6",
-						"traceroute",
-						"tracepath",
-						"mtr",
-						"whois",
-						"nmap",
-						"arping",
-					},
-					ValueOptions: []string{
-						"-c",
-						"-i",
-						"-w",
-						"-W",
-						"-p",
-						"-t",
-						"-q",
-						"-x",
-						"-s",
-						"-b",
-						"@",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "network",
-							Targets: "operands",
-						},
-					},
-					Operands: "none",
-				},
-				"docker": {
-					Aliases: []string{
-						"podman",
-						"nerdctl",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"push": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "upload",
-									Targets: "none",
-								},
-							},
-						},
-						"run": {
-							Aliases: []string{
-								"create",
-							},
-							ValueOptions: []string{
-								"-v",
-								"--volume",
-								"--mount",
-								"-e",
-								"--env",
-								"--name",
-								"-w",
-								"--workdir",
-								"-p",
-								"--publish",
-								"--network",
-								"--entrypoint",
-								"-u",
-								"--user",
-								"--cap-add",
-								"--pid",
-								"--ipc",
-								"--device",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "privilege",
-									Targets: "none",
-									When: []string{
-										"--privileged",
-										"--pid=host",
-										"--net=host",
-										"--network=host",
-										"--cap-add",
-										"--cap-add=ALL",
-										"--cap-add=SYS_ADMIN",
-										"--device",
-										"--userns=host",
-									},
-								},
-								{
-									Effect:  "mount",
-									Targets: "options",
-									Options: []string{
-										"-v",
-										"--volume",
-										"--mount",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"system": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-									When: []string{
-										"--volumes",
-										"-a",
-										"--all",
-									},
-									WhenFirst: []string{
-										"prune",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"volume": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-									WhenFirst: []string{
-										"rm",
-										"prune",
-										"remove",
-									},
-								},
-							},
-							Operands: "none",
-						},
-					},
-				},
-				"dropdb": {
-					Aliases: []string{
-						"dropuser",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "destroy-remote",
-							Targets: "none",
-						},
-					},
-				},
-				"gh": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"api": {
-							ValueOptions: []string{
-								"-X",
-								"--method",
-								"-H",
-								"--header",
-								"-f",
-								"--raw-field",
-								"-F",
-								"--field",
-								"--input",
-								"-q",
-								"--jq",
-								"-t",
-								"--template",
-								"-p",
-								"--preview",
-								"--hostname",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "network",
-									Targets: "none",
-								},
-								{
-									Effect:  "upload",
-									Targets: "none",
-									When: []string{
-										"-f",
-										"--raw-field",
-										"-F",
-										"--field",
-										"--input",
-										"-X",
-										"--method",
-									},
-								},
-								{
-									Effect:  "read",
-									Targets: "options",
-									Options: []string{
-										"--input",
-										"-F",
-										"--field",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"auth": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"status": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-											When: []string{
-												"-t",
-												"--show-token",
-											},
-										},
-									},
-								},
-								"token": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"gist": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"create": {
-									Aliases: []string{
-										"new",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "upload",
-											Targets: "none",
-										},
-										{
-											Effect:  "read",
-											Targets: "operands",
-										},
-									},
-								},
-							},
-						},
-						"issue": {
-							Aliases: []string{
-								"pr",
-							},
-							ValueOptions: []string{
-								"-F",
-								"--body-file",
-								"-b",
-								"--body",
-								"-t",
-								"--title",
-								"-R",
-								"--repo",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "read",
-									Targets: "options",
-									Options: []string{
-										"-F",
-										"--body-file",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"release": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"upload": {
-									Aliases: []string{
-										"create",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "upload",
-											Targets: "none",
-										},
-										{
-											Effect:  "read",
-											Targets: "rest",
-										},
-									},
-								},
-							},
-						},
-						"repo": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"delete": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "destroy-remote",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"secret": {
-							Operands: "none",
-						},
-					},
-				},
-				"gpg": {
-					Aliases: []string{
-						"gpg2",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "secret-cmd",
-							Targets: "none",
-							When: []string{
-								"--export-secret-keys",
-								"--export-secret-subkeys",
-								"--export-ssh-key",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"gsutil": {
-					Aliases: []string{
-						"gcloud-storage",
-						"azcopy",
-						"s3cmd",
-						"b2",
-						"mc",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "last",
-							Remote:  true,
-						},
-						{
-							Effect:  "read",
-							Targets: "all-but-last",
-						},
-					},
-				},
-				"helm": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"uninstall": {
-							Aliases: []string{
-								"delete",
-								"del",
-								"un",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"heroku": {
-					Aliases: []string{
-						"vercel",
-						"netlify",
-						"fly",
-						"flyctl",
-						"railway",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "secret-cmd",
-							Targets: "none",
-							WhenArg: []string{
-								"config",
-								"config:get",
-								"env",
-								"secrets",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"http": {
-					Aliases: []string{
-						"https",
-						"xh",
-						"httpie",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "download",
-							Targets: "none",
-						},
-					},
-				},
-				"kubectl": {
-					Aliases: []string{
-						"oc",
-						"k",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"config": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"view": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "secret-cmd",
-											Targets: "none",
-											When: []string{
-												"--raw",
-												"--flatten",
-											},
-										},
-									},
-								},
-							},
-						},
-						"delete": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-								},
-							},
-						},
-						"get": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-									WhenFirst: []string{
-										"secret",
-										"secrets",
-										"secret/*",
-									},
-								},
-							},
-							Operands: "none",
-						},
-					},
-				},
-				"mail": {
-					Aliases: []string{
-						"mailx",
-						"sendmail",
-						"mutt",
-						"msmtp",
-						"swaks",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "none",
-						},
-					},
-				},
-				"nc": {
-					Aliases: []string{
-						"ncat",
-						"netcat",
-						"nc.openbsd",
-						"nc.traditional",
-						"socat",
-						"telnet",
-						"openssl-s_client",
-						"cryptcat",
-						"pwncat",
-					},
-					ValueOptions: []string{
-						"-p",
-						"-s",
-						"-w",
-						"-i",
-						"-q",
-						"-x",
-						"-X",
-						"-O",
-						"-P",
-						"-T",
-						"-V",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "network",
-							Targets: "operands",
-						},
-						{
-							Effect:  "remote-code",
-							Targets: "none",
-							When: []string{
-								"-e",
-								"-c",
-								"--exec",
-								"--sh-exec",
-								"--lua-exec",
-							},
-						},
-						{
-							Effect:  "remote-code",
-							Targets: "none",
-							WhenArg: []string{
-								"EXEC:*",
-								"exec:*",
-								"SYSTEM:*",
-								"system:*",
-							},
-						},
-					},
-				},
-				"npm": {
-					Aliases: []string{
-						"pnpm",
-						"yarn",
-						"bun-pm",
-					},
-					RunFiles: []Translate{
-						{
-							File:    "package.json",
-							Pattern: "\"[\\w:.-]+\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"",
-							Shell:   "$1",
-						},
-					},
-					OptionCode: []Translate{
-						{
-							Pattern: "^scripts\\.[\\w:.-]+=(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"config": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"set": {
-									Effects: []*EffectSpec{
-										{
-											Effect:  "persist",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-						"exec": {
-							Aliases: []string{
-								"x",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "remote-install",
-									Targets: "none",
-									WhenArg: []string{
-										"http://*",
-										"https://*",
-										"git+*",
-									},
-								},
-							},
-						},
-						"install": {
-							Aliases: []string{
-								"i",
-								"add",
-								"update",
-								"up",
-								"uninstall",
-								"remove",
-								"rm",
-								"link",
-							},
-							ValueOptions: []string{
-								"--prefix",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-									When: []string{
-										"-g",
-										"--global",
-										"--location=global",
-									},
-								},
-								{
-									Effect:  "remote-install",
-									Targets: "none",
-									WhenArg: []string{
-										"git+*",
-										"http://*",
-										"https://*",
-										"git://*",
-										"github:*",
-									},
-								},
-								{
-									Effect:  "modify",
-									Targets: "options",
-									Options: []string{
-										"--prefix",
-									},
-								},
-							},
-						},
-						"publish": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "upload",
-									Targets: "none",
-									Unless: []string{
-										"--dry-run",
-									},
-								},
-							},
-						},
-					},
-				},
-				"op": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"item": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-						"read": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"openssl": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"s_client": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "network",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"pass": {
-					Aliases: []string{
-						"gopass",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"show": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"pip": {
-					Aliases: []string{
-						"pip3",
-						"pipx",
-						"uv-pip",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"config": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-									WhenFirst: []string{
-										"set",
-										"unset",
-										"edit",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"install": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "remote-install",
-									Targets: "none",
-									WhenArg: []string{
-										"git+*",
-										"http://*",
-										"https://*",
-										"*.tar.gz",
-										"*.whl",
-										"*.zip",
-									},
-								},
-								{
-									Effect:  "modify",
-									Targets: "options",
-									Options: []string{
-										"--target",
-										"-t",
-										"--prefix",
-										"--root",
-									},
-								},
-							},
-						},
-					},
-				},
-				"printenv": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "secret-env",
-							Targets: "operands",
-						},
-						{
-							Effect:  "env-dump",
-							Targets: "none",
-						},
-					},
-				},
-				"rclone": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "none",
-						},
-					},
-				},
-				"security": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"find-generic-password": {
-							Aliases: []string{
-								"find-internet-password",
-								"dump-keychain",
-								"export",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"sftp": {
-					Aliases: []string{
-						"ftp",
-						"lftp",
-						"tftp",
-						"smbclient",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "none",
-						},
-					},
-				},
-				"ssh": {
-					Aliases: []string{
-						"mosh",
-						"autossh",
-					},
-					ValueOptions: []string{
-						"-b",
-						"-c",
-						"-D",
-						"-E",
-						"-e",
-						"-F",
-						"-I",
-						"-i",
-						"-J",
-						"-L",
-						"-l",
-						"-m",
-						"-O",
-						"-o",
-						"-p",
-						"-Q",
-						"-R",
-						"-S",
-						"-W",
-						"-w",
-						"-B",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "network",
-							Targets: "none",
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"-i",
-								"-F",
-							},
-						},
-					},
-				},
-				"terraform": {
-					Aliases: []string{
-						"tofu",
-						"terragrunt",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"apply": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-									When: []string{
-										"-destroy",
-										"--destroy",
-									},
-								},
-							},
-						},
-						"destroy": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "destroy-remote",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"twine": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "upload",
-							Targets: "none",
-							WhenFirst: []string{
-								"upload",
-								"publish",
-								"push",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"vault": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"read": {
-							Aliases: []string{
-								"kv",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "secret-cmd",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"wget": {
-					Aliases: []string{
-						"wget2",
-					},
-					ValueOptions: []string{
-						"-O",
-						"--output-document",
-						"-o",
-						"--output-file",
-						"-a",
-						"--append-output",
-						"-P",
-						"--directory-prefix",
-						"--post-data",
-						"--post-file",
-						"--body-data",
-						"--body-file",
-						"--header",
-						"-U",
-						"--user-agent",
-						"--user",
-						"--password",
-						"-e",
-						"--execute",
-						"-i",
-						"--input-file",
-						"-t",
-						"--tries",
-						"-T",
-						"--timeout",
-						"--method",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "download",
-							Targets: "operands",
-						},
-						{
-							Effect:  "upload",
-							Targets: "operands",
-							When: []string{
-								"--post-file",
-								"--body-file",
-							},
-						},
-						{
-							Effect:  "upload",
-							Targets: "operands",
-							WhenValue: []string{
-								"@*",
-							},
-							ValueOf: []string{
-								"--post-data",
-								"--body-data",
-							},
-						},
-						{
-							Effect:  "read",
-							Targets: "options",
-							Options: []string{
-								"--post-file",
-								"--body-file",
-							},
-						},
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-O",
-								"--output-document",
-							},
-						},
-						{
-							Effect:  "modify",
-							Targets: "options",
-							Options: []string{
-								"-P",
-								"--directory-prefix",
-							},
-						},
-					},
-				},
-			},
-		},
-		{
-			Version: 1,
-			Commands: map[string]*CmdSpec{
-				"at": {
-					Aliases: []string{
-						"batch",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "persist",
-							Targets: "none",
-						},
-					},
-					Operands: "none",
-				},
-				"cargo": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"install": {
-							ValueOptions: []string{
-								"--root",
-								"--git",
-								"--path",
-								"--version",
-								"--branch",
-								"--tag",
-								"--rev",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "modify",
-									Targets: "options",
-									Options: []string{
-										"--root",
-									},
-								},
-								{
-									Effect:  "remote-install",
-									Targets: "none",
-									When: []string{
-										"--git",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"publish": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "upload",
-									Targets: "none",
-									Unless: []string{
-										"--dry-run",
-									},
-								},
-							},
-						},
-					},
-				},
-				"cordon": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"approve": {
-							Aliases: []string{
-								"trust",
-								"allow",
-								"deny",
-								"disable",
-								"uninstall",
-								"install",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "self-policy",
-									Targets: "none",
-								},
-							},
-						},
-						"rules": {
-							Subcommands: map[string]*CmdSpec{
-								"*": {
-									Operands: "none",
-								},
-								"trust": {
-									Aliases: []string{
-										"edit",
-										"add",
-										"remove",
-										"set",
-									},
-									Effects: []*EffectSpec{
-										{
-											Effect:  "self-policy",
-											Targets: "none",
-										},
-									},
-								},
-							},
-						},
-					},
-				},
-				"crontab": {
-					ValueOptions: []string{
-						"-u",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "persist",
-							Targets: "none",
-							Unless: []string{
-								"-l",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"dnf": {
-					Aliases: []string{
-						"yum",
-						"zypper",
-						"pacman",
-						"apk",
-						"snap",
-						"flatpak-system",
-						"dpkg",
-						"rpm",
-						"emerge",
-						"xbps-install",
-						"apt-get",
-						"apt",
-						"aptitude",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							WhenArg: []string{
-								"install",
-								"remove",
-								"purge",
-								"upgrade",
-								"dist-upgrade",
-								"full-upgrade",
-								"autoremove",
-								"add",
-								"del",
-								"-S",
-								"-R",
-								"-U",
-								"-i",
-								"--install",
-								"--remove",
-								"--purge",
-								"reinstall",
-								"erase",
-								"update",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"gcc": {
-					Aliases: []string{
-						"g++",
-						"cc",
-						"c++",
-						"clang",
-						"clang++",
-						"rustc",
-						"javac-o",
-						"tcc",
-						"zig-cc",
-					},
-					ValueOptions: []string{
-						"-o",
-						"-I",
-						"-L",
-						"-l",
-						"-D",
-						"-U",
-						"-x",
-						"-std",
-						"-include",
-						"-MF",
-						"-MT",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "options",
-							Options: []string{
-								"-o",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"gem": {
-					Aliases: []string{
-						"rustup",
-						"cmake",
-						"ninja",
-						"meson",
-						"gradle",
-						"gradlew",
-						"mvn",
-						"mvnw",
-						"sbt",
-						"ant",
-						"dotnet",
-						"msbuild",
-						"bazel",
-						"buck",
-						"pytest",
-						"tox",
-						"nox",
-						"jest",
-						"vitest",
-						"mocha",
-						"tsc",
-						"eslint",
-						"prettier",
-						"black",
-						"ruff",
-						"mypy",
-						"flake8",
-						"pylint",
-						"ld",
-						"javac",
-						"java",
-						"kotlinc",
-						"scalac",
-						"swift",
-						"swiftc",
-						"zig",
-						"nim",
-						"ghc",
-						"stack",
-						"cabal",
-						"mix",
-						"elixir",
-						"erl",
-						"rebar3",
-						"composer",
-						"rake",
-						"rails",
-						"django-admin",
-						"manage.py",
-						"flask",
-						"uvicorn",
-						"gunicorn",
-						"hugo",
-						"jekyll",
-						"terraform-fmt",
-						"kubectl-apply",
-						"docker-compose",
-						"vagrant",
-						"ansible",
-						"ansible-playbook",
-						"packer",
-						"nvm",
-						"volta",
-						"sdk",
-						"code",
-						"cursor",
-						"vi",
-						"nano",
-						"open",
-						"xdg-open",
-					},
-					Operands: "none",
-				},
-				"go": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"build": {
-							Aliases: []string{
-								"install",
-								"test",
-							},
-							ValueOptions: []string{
-								"-o",
-								"-C",
-								"-ldflags",
-								"-gcflags",
-								"-tags",
-								"-p",
-								"-mod",
-								"-modfile",
-								"-overlay",
-								"-pkgdir",
-								"-exec",
-								"-run",
-								"-bench",
-								"-count",
-								"-timeout",
-								"-coverprofile",
-								"-cpuprofile",
-								"-memprofile",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "overwrite",
-									Targets: "options",
-									Options: []string{
-										"-o",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"env": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-									When: []string{
-										"-w",
-										"-u",
-									},
-								},
-							},
-							Operands: "none",
-						},
-						"run": {
-							Effects: []*EffectSpec{
-								{
-									Effect:  "remote-install",
-									Targets: "none",
-									WhenFirst: []string{
-										"*.*/*@*",
-									},
-								},
-							},
-							Operands: "none",
-						},
-					},
-				},
-				"insmod": {
-					Aliases: []string{
-						"swapon",
-						"swapoff",
-						"mkswap",
-						"losetup",
-						"rmmod",
-						"modprobe",
-						"depmod",
-						"nsenter",
-						"iptables",
-						"ip6tables",
-						"nft",
-						"ufw",
-						"firewall-cmd",
-						"setcap",
-						"setenforce",
-						"aa-disable",
-						"chroot",
-						"useradd",
-						"userdel",
-						"usermod",
-						"groupadd",
-						"groupdel",
-						"groupmod",
-						"adduser",
-						"deluser",
-						"addgroup",
-						"delgroup",
-						"passwd",
-						"chpasswd",
-						"chsh",
-						"chfn",
-						"visudo",
-						"vipw",
-						"pwck",
-						"dscl",
-						"sysadminctl",
-						"csrutil",
-						"spctl",
-						"nvram",
-						"bless",
-						"update-grub",
-						"grub-install",
-						"efibootmgr",
-						"dmsetup",
-						"lvremove",
-						"vgremove",
-						"pvremove",
-						"zpool",
-						"zfs",
-						"mdadm",
-						"tune2fs",
-						"debugfs",
-						"hdparm",
-						"auditctl",
-						"semanage",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-					Operands: "none",
-				},
-				"kill": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							WhenFirst: []string{
-								"-1",
-								"1",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"launchctl": {
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"load": {
-							Aliases: []string{
-								"bootstrap",
-								"enable",
-								"submit",
-								"unload",
-								"bootout",
-								"disable",
-								"remove",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-								},
-							},
-						},
-					},
-				},
-				"mkfs": {
-					Aliases: []string{
-						"mkfs.ext4",
-						"mkfs.ext3",
-						"mkfs.ext2",
-						"mkfs.xfs",
-						"mkfs.btrfs",
-						"mkfs.vfat",
-						"mkfs.fat",
-						"mkfs.ntfs",
-						"mke2fs",
-						"fdisk",
-						"sfdisk",
-						"gdisk",
-						"sgdisk",
-						"parted",
-						"wipefs",
-						"cryptsetup",
-						"blkdiscard",
-						"badblocks",
-						"diskutil",
-						"newfs_apfs",
-						"newfs_hfs",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "overwrite",
-							Targets: "operands",
-						},
-					},
-				},
-				"mount": {
-					Aliases: []string{
-						"umount",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							WhenFirst: []string{
-								"*",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"pkill": {
-					Aliases: []string{
-						"killall",
-					},
-					Operands: "none",
-				},
-				"port": {
-					Aliases: []string{
-						"flatpak",
-						"nix-env",
-					},
-					Operands: "none",
-				},
-				"runuser": {
-					Carries: "exec",
-					ValueOptions: []string{
-						"-u",
-						"--user",
-						"-g",
-						"--group",
-						"-G",
-						"--supp-group",
-						"-c",
-						"--command",
-						"-s",
-						"--shell",
-						"-w",
-						"--whitelist-environment",
-					},
-					Privileged: true,
-					OptionCode: []Translate{
-						{
-							Options: []string{
-								"-c",
-								"--command",
-							},
-							Pattern: "^(?s)(.+)$",
-							Shell:   "$1",
-						},
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-				},
-				"service": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-					Operands: "none",
-				},
-				"shutdown": {
-					Aliases: []string{
-						"reboot",
-						"halt",
-						"poweroff",
-						"init",
-						"telinit",
-						"kexec",
-					},
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-					},
-					Operands: "none",
-				},
-				"sudoedit": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-						},
-						{
-							Effect:  "modify",
-							Targets: "operands",
-						},
-					},
-				},
-				"sysctl": {
-					Effects: []*EffectSpec{
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							When: []string{
-								"-w",
-								"--write",
-								"-p",
-								"--load",
-								"--system",
-							},
-						},
-						{
-							Effect:  "privilege",
-							Targets: "none",
-							WhenArg: []string{
-								"*=*",
-							},
-						},
-					},
-					Operands: "none",
-				},
-				"systemctl": {
-					ValueOptions: []string{
-						"-H",
-						"--host",
-						"-M",
-						"--machine",
-						"-t",
-						"--type",
-						"-p",
-						"--property",
-						"-s",
-						"--signal",
-						"--state",
-						"-n",
-						"--lines",
-						"-o",
-						"--output",
-						"--root",
-					},
-					Subcommands: map[string]*CmdSpec{
-						"*": {
-							Operands: "none",
-						},
-						"enable": {
-							Aliases: []string{
-								"disable",
-								"mask",
-								"unmask",
-								"link",
-								"preset",
-								"set-default",
-								"edit",
-								"add-wants",
-								"add-requires",
-								"revert",
-								"set-property",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "persist",
-									Targets: "none",
-								},
-							},
-						},
-						"start": {
-							Aliases: []string{
-								"stop",
-								"restart",
-								"reload",
-								"kill",
-								"isolate",
-								"try-restart",
-								"reload-or-restart",
-								"daemon-reload",
-								"reboot",
-								"poweroff",
-								"halt",
-								"suspend",
-								"hibernate",
-								"emergency",
-								"rescue",
-							},
-							Effects: []*EffectSpec{
-								{
-									Effect:  "privilege",
-									Targets: "none",
-									Unless: []string{
-										"--user",
-									},
-								},
-							},
-						},
-					},
-				},
-			},
-		},
-		{
-			Version: 1,
-			Policies: []*Policy{
-				{
-					ID: "destroy-root",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"root",
-						"contains-workspace",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"outside",
-						"destroy-ws",
-					},
-					Message: "{cmd} would {effect} {target}, which holds the workspace {workspace} and everything around it",
-				},
-				{
-					ID: "destroy-home",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"home",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would {effect} the home directory {target}: outside the workspace {workspace}",
-				},
-				{
-					ID: "destroy-workspace",
-					Effect: []string{
-						"delete",
-					},
-					Target: []string{
-						"workspace-root",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would delete the whole workspace {target}, including its git history",
-				},
-				{
-					ID: "destroy-system",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"system",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would {effect} {target}: a system path outside the workspace {workspace}",
-				},
-				{
-					ID: "destroy-device",
-					Effect: []string{
-						"delete",
-						"overwrite",
-						"modify",
-						"rewrite",
-						"move",
-					},
-					Target: []string{
-						"device",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would write to the device {target}",
-				},
-				{
-					ID: "create-credential",
-					Effect: []string{
-						"overwrite",
-						"modify",
-					},
-					Target: []string{
-						"credential",
-					},
-					State: []string{
-						"absent",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would create {target} among credentials, outside the workspace {workspace}",
-				},
-				{
-					ID: "destroy-credential",
-					Effect: []string{
-						"delete",
-						"overwrite",
-						"rewrite",
-						"move",
-					},
-					Target: []string{
-						"credential",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would {effect} the credential {target}, outside the workspace {workspace}",
-				},
-				{
-					ID: "change-credential",
-					Effect: []string{
-						"modify",
-					},
-					Target: []string{
-						"credential",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would change {target}, a credential outside the workspace {workspace}",
-				},
-				{
-					ID: "write-outside",
-					Effect: []string{
-						"delete",
-						"overwrite",
-						"modify",
-						"rewrite",
-						"move",
-					},
-					Target: []string{
-						"outside",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would {effect} {target}: outside the workspace {workspace}",
-				},
-				{
-					ID: "modify-home",
-					Effect: []string{
-						"modify",
-					},
-					Target: []string{
-						"home",
-						"root",
-						"contains-workspace",
-					},
-					Recursive: true,
-					Verdict:   "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would change everything in {target}",
-				},
-				{
-					ID: "write-system",
-					Effect: []string{
-						"modify",
-						"rewrite",
-					},
-					Target: []string{
-						"system",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would modify {target}: a system path outside the workspace {workspace}",
-				},
-				{
-					ID: "write-autorun",
-					Effect: []string{
-						"delete",
-						"overwrite",
-						"modify",
-						"rewrite",
-						"move",
-					},
-					Target: []string{
-						"autorun",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would {effect} {target}, which tools run on their own (hooks, tasks, agent settings)",
-				},
-				{
-					ID: "network-device",
-					Effect: []string{
-						"overwrite",
-						"modify",
-						"read",
-					},
-					Target: []string{
-						"network-device",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"network-exfil",
-					},
-					Message: "{cmd} opens a network connection through {raw}",
-				},
-				{
-					ID: "modify-credential",
-					Effect: []string{
-						"rewrite",
-					},
-					Target: []string{
-						"ws-credential",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would change {target}, which git cannot restore and which holds credentials",
-				},
-				{
-					ID: "destroy-history",
-					Effect: []string{
-						"delete",
-						"overwrite",
-						"move",
-					},
-					Target: []string{
-						"history",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would {effect} {target}: the repository's history",
-				},
-				{
-					ID: "delete-uncommitted",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"workspace",
-						"ws-credential",
-					},
-					State: []string{
-						"uncommitted",
-						"untracked",
-						"irreplaceable",
-						"unversioned",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would {effect} {target}, which holds {state} that git cannot restore",
-				},
-				{
-					ID: "delete-unknown-state",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"workspace",
-						"ws-credential",
-					},
-					State: []string{
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
-				},
-				{
-					ID: "delete-unresolved-workspace",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"workspace-unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would {effect} {raw} in the workspace, which cannot be resolved before it runs",
-				},
-				{
-					ID: "delete-unresolved",
-					Effect: []string{
-						"delete",
-						"overwrite",
-					},
-					Target: []string{
-						"unknown",
-					},
-					Verdict: "ask",
-					Message: "{cmd} would {effect} {raw}, which cannot be resolved before it runs",
-				},
-				{
-					ID: "discard-changes",
-					Effect: []string{
-						"discard-changes",
-					},
-					Target: []string{
-						"workspace",
-						"workspace-root",
-						"unknown",
-					},
-					State: []string{
-						"uncommitted",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{line} would throw away {state} in {target}",
-				},
-				{
-					ID: "git-outside",
-					Effect: []string{
-						"discard-changes",
-						"git-clean",
-					},
-					Target: []string{
-						"outside",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{line} would throw away work in {target}, a repository outside the workspace {workspace}",
-				},
-				{
-					ID: "git-clean",
-					Effect: []string{
-						"git-clean",
-					},
-					State: []string{
-						"untracked",
-						"irreplaceable",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{line} would delete {state} in {target}",
-				},
-				{
-					ID: "drop-stash",
-					Effect: []string{
-						"drop-stash",
-					},
-					State: []string{
-						"stash",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{line} would drop stashed changes",
-				},
-				{
-					ID: "delete-branch",
-					Effect: []string{
-						"delete-branch",
-					},
-					State: []string{
-						"unmerged",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{line} would delete the branch {raw}, which has {state}",
-				},
-				{
-					ID: "rewrite-remote",
-					Effect: []string{
-						"rewrite-remote",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{line} would rewrite or delete history on a remote",
-				},
-				{
-					ID: "rewrite-history",
-					Effect: []string{
-						"rewrite-history",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"destroy-ws",
-					},
-					Message: "{cmd} would rewrite history or drop what the reflog keeps",
-				},
-				{
-					ID: "destroy-remote",
-					Effect: []string{
-						"destroy-remote",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would delete resources outside this machine",
-				},
-				{
-					ID: "persist",
-					Effect: []string{
-						"persist",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"outside",
-					},
-					Message: "{cmd} would change configuration outside the workspace that persists",
-				},
-				{
-					ID: "remote-code",
-					Effect: []string{
-						"remote-code",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"network-exfil",
-					},
-					Message: "{cmd} would run code fetched from the network ({raw})",
-				},
-				{
-					ID: "exfil",
-					Effect: []string{
-						"exfil",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"network-exfil",
-						"secret",
-					},
-					Message: "{cmd} reads the credential {target} in a command that also talks to the network",
-				},
-				{
-					ID: "secret-read",
-					Effect: []string{
-						"read",
-					},
-					Target: []string{
-						"credential",
-						"ws-credential",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"secret",
-					},
-					Message: "{cmd} would read the credential {target}",
-				},
-				{
-					ID: "secret-env",
-					Effect: []string{
-						"secret-env",
-					},
-					Target: []string{
-						"credential",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"secret",
-					},
-					Message: "{cmd} would print or pass on the credential variable {raw}",
-				},
-				{
-					ID: "metadata-credentials",
-					Effect: []string{
-						"network",
-						"download",
-						"upload",
-					},
-					Target: []string{
-						"metadata",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"secret",
-					},
-					Message: "{cmd} would ask a cloud metadata service ({raw}), which hands out this machine's credentials",
-				},
-				{
-					ID: "secret-cmd",
-					Effect: []string{
-						"secret-cmd",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"secret",
-					},
-					Message: "{cmd} would print stored credentials",
-				},
-				{
-					ID: "push-foreign",
-					Effect: []string{
-						"push-to",
-					},
-					State: []string{
-						"foreign",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"network-exfil",
-					},
-					Message: "git push would send the repository to {raw}, a remote this repository did not have",
-				},
-				{
-					ID: "upload",
-					Effect: []string{
-						"upload",
-					},
-					Target: []string{
-						"none",
-						"outside",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"network-exfil",
-					},
-					Message: "{cmd} would send data off this machine",
-				},
-				{
-					ID: "remote-install",
-					Effect: []string{
-						"remote-install",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"network-exfil",
-					},
-					Message: "{cmd} would install and run code from an address outside the package registries",
-				},
-				{
-					ID: "self-policy",
-					Effect: []string{
-						"self-policy",
-					},
-					Verdict: "deny",
-					Category: Categories{
-						"privileged",
-					},
-					Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
-				},
-				{
-					ID: "privilege",
-					Effect: []string{
-						"privilege",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"privileged",
-					},
-					Message: "{cmd} uses or changes administrator privileges",
-				},
-				{
-					ID: "mount-host",
-					Effect: []string{
-						"mount",
-					},
-					Target: []string{
-						"root",
-						"home",
-						"contains-workspace",
-						"system",
-						"credential",
-						"device",
-						"harmless-device",
-						"outside",
-						"unknown",
-					},
-					Verdict: "ask",
-					Category: Categories{
-						"privileged",
-					},
-					Message: "{cmd} would give a container {target} of this machine",
-				},
-				{
-					ID: "unknown-code",
-					Effect: []string{
-						"unknown-code",
-					},
-					Verdict: "ask",
-					Message: "{cmd} runs code that cannot be seen before it runs",
-				},
-				{
-					ID: "unknown-command",
-					Effect: []string{
-						"unknown-command",
-					},
-					Verdict: "ask",
-					Message: "the command name {raw} cannot be known before it runs",
-				},
-				{
-					ID: "syntax",
-					Effect: []string{
-						"syntax",
-					},
-					Verdict: "ask",
-					Message: "the script does not parse ({raw}); the shell would still run the lines before the error",
-				},
-			},
-		},
-	}
-}
-
 func cmd0() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
@@ -9724,9 +3197,35 @@ func cmd441() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Operands: "none",
 			},
 			"add": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -9761,6 +3260,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"apply": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "discard-changes",
@@ -9777,6 +3289,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"bisect": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "unknown-code",
@@ -9872,6 +3397,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"checkout-index": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "discard-changes",
@@ -10069,6 +3607,19 @@ func cmd441() *CmdSpec {
 					"credential-store",
 					"credential-cache",
 				},
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "secret-cmd",
@@ -10079,6 +3630,19 @@ func cmd441() *CmdSpec {
 			"fetch": {
 				Aliases: []string{
 					"pull",
+				},
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -10091,6 +3655,19 @@ func cmd441() *CmdSpec {
 				Aliases: []string{
 					"filter-repo",
 				},
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "rewrite-history",
@@ -10099,6 +3676,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"gc": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "rewrite-history",
@@ -10111,6 +3701,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"init": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -10156,6 +3759,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"mv": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -10242,6 +3858,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"read-tree": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "discard-changes",
@@ -10254,11 +3883,50 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"reflog": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Operands: "none",
 					},
 					"delete": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "rewrite-history",
@@ -10267,6 +3935,19 @@ func cmd441() *CmdSpec {
 						},
 					},
 					"expire": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "rewrite-history",
@@ -10277,6 +3958,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"remote": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -10295,6 +3989,19 @@ func cmd441() *CmdSpec {
 				Operands: "none",
 			},
 			"reset": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "discard-changes",
@@ -10354,6 +4061,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"send-email": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "upload",
@@ -10362,6 +4082,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"stash": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "checkpoint",
@@ -10370,9 +4103,35 @@ func cmd441() *CmdSpec {
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Operands: "none",
 					},
 					"clear": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "drop-stash",
@@ -10381,6 +4140,19 @@ func cmd441() *CmdSpec {
 						},
 					},
 					"drop": {
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "drop-stash",
@@ -10392,6 +4164,19 @@ func cmd441() *CmdSpec {
 						Aliases: []string{
 							"save",
 						},
+						ValueOptions: []string{
+							"-C",
+							"-c",
+							"--git-dir",
+							"--work-tree",
+							"--namespace",
+							"--exec-path",
+							"--config-env",
+							"--super-prefix",
+							"--exec",
+							"-x",
+							"--extcmd",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "checkpoint",
@@ -10402,6 +4187,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"submodule": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "unknown-code",
@@ -10445,6 +4243,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"update-ref": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "rewrite-history",
@@ -10453,6 +4264,19 @@ func cmd441() *CmdSpec {
 				},
 			},
 			"worktree": {
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -10492,14 +4316,42 @@ func cmd442() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"--profile",
+					"--region",
+					"--output",
+					"--endpoint-url",
+					"--query",
+				},
 				Operands: "none",
 			},
 			"configure": {
+				ValueOptions: []string{
+					"--profile",
+					"--region",
+					"--output",
+					"--endpoint-url",
+					"--query",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Operands: "none",
 					},
 					"export-credentials": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -10508,6 +4360,13 @@ func cmd442() *CmdSpec {
 						},
 					},
 					"get": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -10518,14 +4377,35 @@ func cmd442() *CmdSpec {
 				},
 			},
 			"s3": {
+				ValueOptions: []string{
+					"--profile",
+					"--region",
+					"--output",
+					"--endpoint-url",
+					"--query",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Operands: "none",
 					},
 					"cp": {
 						Aliases: []string{
 							"mv",
 							"sync",
+						},
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -10546,6 +4426,13 @@ func cmd442() *CmdSpec {
 						Aliases: []string{
 							"rb",
 						},
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "destroy-remote",
@@ -10559,6 +4446,13 @@ func cmd442() *CmdSpec {
 				Aliases: []string{
 					"ssm",
 					"kms",
+				},
+				ValueOptions: []string{
+					"--profile",
+					"--region",
+					"--output",
+					"--endpoint-url",
+					"--query",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -10576,11 +4470,32 @@ func cmd442() *CmdSpec {
 				Operands: "none",
 			},
 			"sts": {
+				ValueOptions: []string{
+					"--profile",
+					"--region",
+					"--output",
+					"--endpoint-url",
+					"--query",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Operands: "none",
 					},
 					"get-session-token": {
+						ValueOptions: []string{
+							"--profile",
+							"--region",
+							"--output",
+							"--endpoint-url",
+							"--query",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -12466,6 +6381,24 @@ func cmd729() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-H",
+					"--host",
+					"-M",
+					"--machine",
+					"-t",
+					"--type",
+					"-p",
+					"--property",
+					"-s",
+					"--signal",
+					"--state",
+					"-n",
+					"--lines",
+					"-o",
+					"--output",
+					"--root",
+				},
 				Operands: "none",
 			},
 			"enable": {
@@ -12481,6 +6414,24 @@ func cmd729() *CmdSpec {
 					"add-requires",
 					"revert",
 					"set-property",
+				},
+				ValueOptions: []string{
+					"-H",
+					"--host",
+					"-M",
+					"--machine",
+					"-t",
+					"--type",
+					"-p",
+					"--property",
+					"-s",
+					"--signal",
+					"--state",
+					"-n",
+					"--lines",
+					"-o",
+					"--output",
+					"--root",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -12506,6 +6457,24 @@ func cmd729() *CmdSpec {
 					"hibernate",
 					"emergency",
 					"rescue",
+				},
+				ValueOptions: []string{
+					"-H",
+					"--host",
+					"-M",
+					"--machine",
+					"-t",
+					"--type",
+					"-p",
+					"--property",
+					"-s",
+					"--signal",
+					"--state",
+					"-n",
+					"--lines",
+					"-o",
+					"--output",
+					"--root",
 				},
 				Effects: []*EffectSpec{
 					{
