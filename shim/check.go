@@ -2,6 +2,7 @@ package shim
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 	getenv := envLookup(env)
 	ws := Workspace(dir, getenv("HOME"))
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}, Report: report}
-	if top := gitstate.TopLevel(ws); top != "" && top == ws {
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
 	}
 	cfg := &parse.Config{
