@@ -189,14 +189,10 @@ func TestParse(t *testing.T) {
 		{"exit-stops", "exit 0\nrm -rf /x", "exit 0"},
 		{"syntax-error-runs-before", "rm a\nif then", "rm a\nproblem 0: bash does not parse: `if` must be followed by a statement list"},
 		{"scary-words-are-data", `grep -rn "rm -rf /" .`, "grep -rn rm -rf / ."},
-		{"inherited-fd-protocol", `snap=$(command cat <&3) && builtin eval -- "$snap"`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := render(Parse(tt.script, testConfig(dir)))
-			if tt.want == "" {
-				return // only must not panic; checked below by content
-			}
 			if got != tt.want {
 				t.Errorf("script %q\ngot:\n%s\nwant:\n%s", tt.script, got, tt.want)
 			}
