@@ -1,10 +1,31 @@
-// Package platform runs the real shell once a command has been judged.
+// Package platform runs the real shell once a command has been judged,
+// confined by the operating system.
 //
-// A [Backend] replaces the running process with the real program. Today
-// there is one, [Direct]; the sandboxes of DESIGN §5 (bubblewrap, Landlock
-// and seccomp, Seatbelt, a restricted Windows token) become further backends
-// behind the same interface. [FindShell] locates the real shell that a shim
-// stands in for, never the shim itself.
+// A [Policy] says what a confined program may do: which directories it may
+// write (the workspace, scratch, caches, agents' files), which paths inside
+// them stay read-only, which are hidden, which environment variables it
+// gets, whether it may use the network. It is one model for every OS,
+// made by [NewPolicy] from a [Spec] of unresolved entries ("~/.ssh",
+// "$TMPDIR") with every path resolved to a real one.
+//
+// A [Backend] runs a program in place of cordon. [Sandbox] picks the one
+// that confines by a policy: on Linux bubblewrap when a cached probe says
+// it works ([ProbeBwrap]), else Landlock and seccomp applied in process;
+// [Direct] only when the user's settings ask for no sandbox. [Confined]
+// tells whether this process already runs inside a sandbox that holds a
+// policy, by testing the confinement itself. [FindShell] locates the real
+// shell that a shim stands in for, never the shim itself.
+//
+// # bwrap
+//
+// cordon stays the parent of bwrap: bwrap forwards no signal, so cordon
+// passes those it receives to the confined shell, and ends as the shell
+// ended (killed by the same signal when bwrap reports 128+N). Descriptors
+// the caller left open reach the shell at their own numbers; bwrap's own
+// (the seccomp filter, empty files laid over hidden ones) are pipes it
+// reads and closes. The shell keeps its argv[0] through its own ELF
+// interpreter (ld.so --argv0) on bwrap versions without --argv0, and its
+// logical working directory through --chdir.
 //
 // # Direct
 //
@@ -48,6 +69,6 @@
 // PATH, each shadowing the other, would exec each other. The shims
 // directory made by install.sh holds symlinks, which are always recognised.
 //
-// The sandboxed backends are not implemented yet: every command that is
-// allowed runs unconfined.
+// macOS and Windows have no sandbox backend yet: [Sandbox] refuses there
+// unless the settings ask for none.
 package platform

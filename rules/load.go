@@ -123,6 +123,13 @@ type tableEntry struct {
 	spec            func() *CmdSpec
 }
 
+// Paths returns the path classes of the rules.
+func (s *Set) Paths() PathClasses { return s.paths }
+
+// CredentialVars returns the globs of environment variable names that
+// hold credentials.
+func (s *Set) CredentialVars() []string { return s.credVars }
+
 // command returns the compiled command named name, or nil.
 func (s *Set) command(name string) *command {
 	if c, ok := s.commands[name]; ok || s.table == nil {
@@ -225,6 +232,8 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.History = append(a.History, b.History...)
 	a.Startup = append(a.Startup, b.Startup...)
 	a.MetadataHosts = append(a.MetadataHosts, b.MetadataHosts...)
+	a.SandboxWritable = append(a.SandboxWritable, b.SandboxWritable...)
+	a.ScratchPrivate = append(a.ScratchPrivate, b.ScratchPrivate...)
 	return a
 }
 

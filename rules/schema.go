@@ -44,6 +44,14 @@ type PathClasses struct {
 	Startup []string `yaml:"startup"`
 	// History entries are relative to the workspace root.
 	History []string `yaml:"history"`
+	// SandboxWritable are the directories a sandboxed command may write
+	// besides the workspace and scratch: tool caches, not the places
+	// tools are installed to (a binary there runs outside later).
+	SandboxWritable []string `yaml:"sandbox_writable"`
+	// ScratchPrivate are globs of names in a scratch directory that
+	// belong to other programs (ssh-agent's ssh-*, X11's .X11-unix):
+	// hidden from sandboxed commands.
+	ScratchPrivate []string `yaml:"scratch_private"`
 }
 
 // CmdSpec is the knowledge about one command: how it carries code, how

@@ -30,11 +30,30 @@ shim=$tmp/shims/bash
 export PATH="$tmp/shims:$PATH"
 out=${1:-$tmp/bench.md}
 
+# The commands run in a workspace: a copy of this repository's last commit,
+# so that git has something to report.
+ws=$tmp/ws
+git worktree add -q --detach "$ws" HEAD
+trap 'git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+cd "$ws"
+
+# A bare bwrap with the same namespaces and mounts as cordon's (without
+# the seccomp filter and the empty files laid over hidden ones, which
+# need descriptors that hyperfine cannot pass), running bash directly.
+bare=$("$tmp/cordon" sandbox --backend bwrap | sed -n '/^command line/{n;p}' |
+	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /')
+if [ -z "$bare" ]; then
+	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2
+	exit 1
+fi
+
 hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
 	--command-name 'bash -c true (real)' "$real -c true" \
-	--command-name 'bash -c true (shim)' "$shim -c true" \
+	--command-name 'bwrap bash -c true (bare, same policy)' "$bare" \
+	--command-name 'bash -c true (shim, bwrap)' "$shim -c true" \
+	--command-name 'cordon run --backend landlock bash -c true' "$tmp/cordon run --backend landlock -- $real -c true" \
 	--command-name 'git status | head (real)' "$real -c 'git status --short | head -5'" \
-	--command-name 'git status | head (shim)' "$shim -c 'git status --short | head -5'" \
+	--command-name 'git status | head (shim, bwrap)' "$shim -c 'git status --short | head -5'" \
 	--command-name 'cordon check' "$tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	>&2
 

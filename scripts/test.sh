@@ -8,8 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Tests that need a real shell fail instead of skipping when it is missing.
-export CORDON_REQUIRE_SHELLS=1
+# Tests that need a real shell, or a sandbox backend, fail instead of
+# skipping when it is missing.
+export CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1
 fuzztime=${FUZZTIME:-10s}
 
 step() { printf '\n== %s\n' "$*"; }
@@ -37,20 +38,25 @@ step go test
 go test -count=1 ./...
 
 step "go test as an ordinary user"
-# cordon runs as whoever runs the agent: the suite must also pass without
-# root (file permissions, a home that is not /root). As root, run it again
-# as nobody on a copy of the tree, with caches of its own.
-if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
-	unpriv=$(mktemp -d)
-	trap 'rm -rf "$unpriv"' EXIT
-	cp -r . "$unpriv/src"
-	chown -R nobody "$unpriv"
-	(cd "$unpriv/src" && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$unpriv" \
-		GOMODCACHE="$unpriv/mod" GOCACHE="$unpriv/cache" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
-		CORDON_REQUIRE_SHELLS=1 go test -count=1 ./...)
+# cordon runs as whoever runs the agent: the suite, the sandbox battery
+# included, must also pass without root (file permissions, a home that is
+# not /root, no capabilities to drop). As root, make an ordinary user and
+# run it again as that user on a copy of the tree in its home (outside
+# /tmp, which the sandbox shares), with caches of its own.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	user=cordontest
+	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+	home=$(getent passwd "$user" | cut -d: -f6)
+	rm -rf "$home/src"
+	cp -r . "$home/src"
+	chown -R "$user:" "$home"
+	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
+		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
+		GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
+		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 go test -count=1 ./...)
+	rm -rf "$home/src"
 else
-	echo "not root (or no nobody user): this run already is unprivileged"
+	echo "not root: this run already is unprivileged"
 fi
 
 step race

@@ -65,3 +65,21 @@ func benchDirs(b *testing.B) (string, []string) {
 	}
 	return ws, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
 }
+
+// BenchmarkConfine measures what the shim does after the judgement and
+// before the sandbox starts: the settings read, the policy resolved on
+// this machine (paths, globs, /tmp's entries), the confinement test and
+// the backend chosen from the cached probe.
+func BenchmarkConfine(b *testing.B) {
+	dir := b.TempDir()
+	env := os.Environ()
+	if _, err := Confine(dir, env, nil); err != nil {
+		b.Skip(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Confine(dir, env, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package shim
 
 import (
 	"errors"
+	"github.com/cordonsh/cordon/platform"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,8 +119,9 @@ func envLookup(env []string) func(string) string {
 var refusedWorkspaces = []string{"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/Users", "/System", "/Library", "/Applications", "/private", "/Volumes"}
 
 // Workspace returns the workspace for a command run in dir: the git top
-// level of dir, else dir itself. The root, the home directory and system
-// directories are never a workspace: Workspace returns "" for them.
+// level of dir, else dir itself. The root, the home directory, the
+// directories that hold it and system directories are never a workspace:
+// Workspace returns "" for them.
 func Workspace(dir, home string) string {
 	if dir == "" {
 		return ""
@@ -137,7 +139,7 @@ func Workspace(dir, home string) string {
 }
 
 func refusedWorkspace(dir, home string) bool {
-	if dir == home {
+	if dir == home || home != "" && platform.Within(filepath.Clean(home), dir) {
 		return true
 	}
 	for _, r := range refusedWorkspaces {

@@ -104,10 +104,22 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	return r.exec()
 }
 
-// exec replaces the process with the real shell. The process is already
-// in the directory the command was judged for, so no directory is given.
+// exec runs the real shell, confined, in place of this process. The
+// process is already in the directory the command was judged for, so no
+// directory is given.
 func (r *run) exec() int {
-	err := platform.Direct.Exec(r.real, r.argv, r.env, "")
+	dir, err := os.Getwd()
+	if err != nil {
+		return r.fail("cannot read the current directory: %v", err)
+	}
+	c, err := Confine(dir, r.env, nil)
+	if err != nil {
+		return r.fail("%v", err)
+	}
+	if c.Unconfined {
+		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
+	}
+	err = c.Backend.Exec(r.real, r.argv, c.Policy.Env, "")
 	return r.fail("cannot run the real shell: %v", err)
 }
 

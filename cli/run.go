@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/shim"
+)
+
+func runCommand() *command {
+	return &command{
+		name:  "run",
+		args:  "[--backend auto|bwrap|landlock|none] [--network on|off] [--workspace DIR] -- CMD [ARGS...]",
+		short: "run a command in the sandbox, without judging it",
+		long: `CMD runs confined by the sandbox policy: the workspace (DIR, else the git
+top level of the current directory, else the current directory) and scratch
+directories writable, everything else read-only, credentials hidden,
+credential variables removed from the environment, the network per
+--network. Nothing is judged: this is the boundary alone, for people and
+for tests. The exit status is CMD's; 126 when it could not be confined,
+127 when it was not found.`,
+		run: runRun,
+	}
+}
+
+func runRun(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := c.flags()
+	opts := &shim.ConfineOptions{}
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none (default: the settings', else auto)")
+	fs.StringVar(&opts.Network, "network", "", "on or off (default: the settings', else on)")
+	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
+	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return c.usageError(stderr, "no command to run")
+	}
+	if opts.Backend != "" {
+		if err := platform.CheckBackend(opts.Backend); err != nil {
+			return c.usageError(stderr, "%v", err)
+		}
+	}
+	if n := platform.Network(opts.Network); n != "" && n != platform.NetworkOn && n != platform.NetworkOff {
+		return c.usageError(stderr, "--network %q: want on or off", opts.Network)
+	}
+	if opts.Workspace != "" {
+		ws, err := filepath.Abs(opts.Workspace)
+		if err != nil {
+			return c.usageError(stderr, "--workspace: %v", err)
+		}
+		opts.Workspace = ws
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon run: %v\n", err)
+		return 127
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon run: cannot read the current directory: %v\n", err)
+		return 126
+	}
+	conf, err := shim.Confine(dir, os.Environ(), opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon run: %v; nothing was run\n", err)
+		return 126
+	}
+	err = conf.Backend.Exec(path, argv, conf.Policy.Env, "")
+	fmt.Fprintf(stderr, "cordon run: cannot run %s: %v\n", argv[0], err)
+	return 126
+}

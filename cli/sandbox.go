@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/shim"
+)
+
+func sandboxCommand() *command {
+	return &command{
+		name:  "sandbox",
+		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR]",
+		short: "show how commands run in the current directory are confined",
+		long: `Prints the sandbox backend that would confine a command started here (and
+why another one was passed over), what it cannot enforce on this machine,
+and the policy: the workspace, what is writable, read-only and hidden, the
+credential variables removed, the network. For bwrap, also its command line
+for 'bash -c true'. Exits 1 when no sandbox can run here, after saying why
+and what to do.`,
+		run: runSandbox,
+	}
+}
+
+// sandboxStatus is cordon sandbox's JSON output.
+type sandboxStatus struct {
+	*platform.Report
+	Nested     bool             `json:"nested"`
+	Unconfined bool             `json:"unconfined"`
+	Policy     *platform.Policy `json:"policy"`
+	Removed    []string         `json:"removed_env"`
+}
+
+func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := c.flags()
+	opts := &shim.ConfineOptions{}
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none")
+	fs.StringVar(&opts.Network, "network", "", "on or off")
+	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
+	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if opts.Workspace != "" {
+		opts.Workspace, _ = filepath.Abs(opts.Workspace)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon sandbox: cannot read the current directory: %v\n", err)
+		return exitError
+	}
+	env := os.Environ()
+	conf, err := shim.Confine(dir, env, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+		return exitError
+	}
+	bash := "/bin/bash"
+	st := &sandboxStatus{Nested: conf.Nested, Unconfined: conf.Unconfined, Policy: conf.Policy, Removed: removed(env, conf.Policy.Env)}
+	if conf.Nested {
+		st.Report = &platform.Report{Backend: "none needed"}
+	} else {
+		st.Report = platform.Describe(conf.Backend, bash, []string{"bash", "-c", "true"})
+	}
+	st.Policy.Env = nil // the environment itself is the caller's, and may hold secrets
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(st)
+		return exitOK
+	}
+	fmt.Fprint(stdout, st.text())
+	return exitOK
+}
+
+// removed returns the names of the variables in env that are not in kept.
+func removed(env, kept []string) []string {
+	keep := map[string]bool{}
+	for _, kv := range kept {
+		keep[kv] = true
+	}
+	var out []string
+	for _, kv := range env {
+		if !keep[kv] {
+			name, _, _ := strings.Cut(kv, "=")
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (st *sandboxStatus) text() string {
+	var b strings.Builder
+	p := st.Policy
+	fmt.Fprintf(&b, "backend:   %s", st.Backend)
+	if st.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", st.Detail)
+	}
+	if st.Nested {
+		b.WriteString(" — already confined: nested commands run in the sandbox around this one")
+	}
+	b.WriteString("\n")
+	ws := p.Workspace
+	if ws == "" {
+		ws = "none (the home directory or a system directory): only scratch and caches are writable"
+	}
+	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, p.Network)
+	list := func(name string, paths []string) {
+		if len(paths) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s:\n", name)
+		for _, path := range paths {
+			fmt.Fprintf(&b, "  %s\n", shim.Printable(path))
+		}
+	}
+	scratch := "scratch (shared)"
+	if p.PrivateTmp {
+		scratch = "scratch (/tmp private)"
+	}
+	list(scratch, p.Scratch)
+	list("writable", p.Writable)
+	list("read-only inside them", p.ReadOnly)
+	list("hidden", p.Hidden)
+	list("readable inside hidden", p.Visible)
+	list("hidden when they appear (judged by the rules until then)", p.Missing)
+	list("environment variables removed", st.Removed)
+	list("not enforced here", st.Degraded)
+	if len(st.CommandLine) > 0 {
+		fmt.Fprintf(&b, "command line for bash -c true:\n  %s\n", shim.QuoteArgv(st.CommandLine))
+	}
+	return b.String()
+}

@@ -1,0 +1,143 @@
+// Package config reads cordon's settings: how commands are confined.
+//
+// Settings come from two YAML files, the system's and then the user's,
+// each optional:
+//
+//	/etc/cordon/config.yaml
+//	$XDG_CONFIG_HOME/cordon/config.yaml (default ~/.config/cordon/config.yaml)
+//
+// A setting in the user's file replaces the system's; lists are joined.
+// Both files are outside every directory a sandboxed command can write,
+// so an agent cannot loosen them. A file that does not parse, or that
+// holds a key cordon does not know, is an error with its file and line:
+// cordon then runs nothing rather than guess.
+//
+//	version: 1
+//	sandbox:
+//	  backend: auto        # auto, bwrap, landlock, or none (unconfined)
+//	  network: on          # on or off
+//	  private_tmp: false   # an empty /tmp of the command's own
+//	  writable: [~/.local/share/pnpm]
+//	  read_only: [Makefile]          # relative: inside the workspace
+//	  hidden: [~/.config/my-tool/token]
+//	  pass_env: [GITHUB_TOKEN]       # kept although it looks like a credential
+//	  limits: {cpu_seconds: 0, file_size: 0, open_files: 0, memory: 0}
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// SystemFile is the system-wide settings file.
+const SystemFile = "/etc/cordon/config.yaml"
+
+// Config is cordon's settings.
+type Config struct {
+	Version int     `yaml:"version"`
+	Sandbox Sandbox `yaml:"sandbox"`
+	// Files are the files the settings were read from.
+	Files []string `yaml:"-"`
+}
+
+// Sandbox are the settings of the sandbox; see the package documentation.
+type Sandbox struct {
+	Backend    string          `yaml:"backend"`
+	Network    string          `yaml:"network"`
+	PrivateTmp *bool           `yaml:"private_tmp"`
+	Writable   []string        `yaml:"writable"`
+	ReadOnly   []string        `yaml:"read_only"`
+	Hidden     []string        `yaml:"hidden"`
+	PassEnv    []string        `yaml:"pass_env"`
+	Limits     platform.Limits `yaml:"limits"`
+}
+
+// UserFile returns the user's settings file for the environment lookup
+// getenv, or "" when there is no home directory.
+func UserFile(getenv func(string) string) string {
+	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "cordon", "config.yaml")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".config", "cordon", "config.yaml")
+	}
+	return ""
+}
+
+// Load reads the system's and the user's settings files; missing files
+// are no error. The defaults are backend auto and network on.
+func Load(getenv func(string) string) (*Config, error) {
+	c := &Config{Version: 1, Sandbox: Sandbox{Backend: platform.BackendAuto, Network: string(platform.NetworkOn)}}
+	for _, file := range []string{SystemFile, UserFile(getenv)} {
+		if file == "" {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the settings in %s: %w", file, err)
+		}
+		if err := c.merge(file, data); err != nil {
+			return nil, err
+		}
+		c.Files = append(c.Files, file)
+	}
+	return c, nil
+}
+
+// merge decodes one file over c.
+func (c *Config) merge(file string, data []byte) error {
+	var f Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if f.Version != 0 && f.Version != 1 {
+		return fmt.Errorf("%s: version %d: this cordon reads version 1", file, f.Version)
+	}
+	s := &f.Sandbox
+	if s.Backend != "" {
+		if err := platform.CheckBackend(s.Backend); err != nil {
+			return fmt.Errorf("%s: sandbox.backend: %v", file, err)
+		}
+		c.Sandbox.Backend = s.Backend
+	}
+	switch platform.Network(s.Network) {
+	case "":
+	case platform.NetworkOn, platform.NetworkOff:
+		c.Sandbox.Network = s.Network
+	default:
+		return fmt.Errorf("%s: sandbox.network %q: want on or off", file, s.Network)
+	}
+	if s.PrivateTmp != nil {
+		c.Sandbox.PrivateTmp = s.PrivateTmp
+	}
+	c.Sandbox.Writable = append(c.Sandbox.Writable, s.Writable...)
+	c.Sandbox.ReadOnly = append(c.Sandbox.ReadOnly, s.ReadOnly...)
+	c.Sandbox.Hidden = append(c.Sandbox.Hidden, s.Hidden...)
+	c.Sandbox.PassEnv = append(c.Sandbox.PassEnv, s.PassEnv...)
+	mergeLimit(&c.Sandbox.Limits.CPU, s.Limits.CPU)
+	mergeLimit(&c.Sandbox.Limits.FileSize, s.Limits.FileSize)
+	mergeLimit(&c.Sandbox.Limits.Files, s.Limits.Files)
+	mergeLimit(&c.Sandbox.Limits.Memory, s.Limits.Memory)
+	return nil
+}
+
+func mergeLimit(dst *uint64, v uint64) {
+	if v != 0 {
+		*dst = v
+	}
+}

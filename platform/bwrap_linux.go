@@ -1,0 +1,427 @@
+package platform
+
+import (
+	"debug/elf"
+	"fmt"
+	"path/filepath"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A bwrapBackend runs programs under bubblewrap. cordon stays the parent
+// of bwrap: it forwards the signals it receives to the confined shell
+// (bwrap forwards none) and ends the way bwrap ends.
+type bwrapBackend struct {
+	probe  *BwrapProbe
+	policy *Policy
+}
+
+func (b *bwrapBackend) Name() string { return "bwrap" }
+
+// A mount is one bwrap mount operation.
+type mount struct {
+	path string
+	kind mountKind
+}
+
+// mountKind orders mounts at the same path.
+type mountKind int
+
+const (
+	mountScratch  mountKind = iota // --bind, or a private --tmpfs
+	mountWritable                  // --bind
+	mountReadOnly                  // --ro-bind
+	mountHidden                    // --tmpfs for a directory, --ro-bind-data for a file
+	mountVisible                   // --ro-bind inside a hidden directory
+)
+
+// mounts lists the policy's mounts in the order bwrap must apply them:
+// a mount shadows what an earlier one put at or below its path, so
+// parents come before their children (a workspace under /tmp is bound
+// after /tmp, a hidden directory after the writable one that holds it).
+func (p *Policy) mounts() []mount {
+	var ms []mount
+	for _, s := range p.Scratch {
+		ms = append(ms, mount{s, mountScratch})
+	}
+	for _, w := range append(slices.Clone(p.Writable), p.Pins()...) {
+		ms = append(ms, mount{w, mountWritable})
+	}
+	for _, r := range p.ReadOnly {
+		ms = append(ms, mount{r, mountReadOnly})
+	}
+	for _, h := range p.Hidden {
+		// A private /tmp holds nothing of other programs'.
+		if !(p.PrivateTmp && Within(h, "/tmp")) {
+			ms = append(ms, mount{h, mountHidden})
+		}
+	}
+	for _, v := range p.Visible {
+		ms = append(ms, mount{v, mountVisible})
+	}
+	slices.SortStableFunc(ms, func(a, b mount) int {
+		if c := strings.Compare(a.path, b.path); c != 0 {
+			return c
+		}
+		return int(a.kind - b.kind)
+	})
+	return ms
+}
+
+// args returns bwrap's command line for running path with argv in dir
+// ("" keeps the current directory). newFD returns a fresh descriptor to
+// read data from: the seccomp filter, or nothing (an empty file laid over
+// a hidden one).
+func (b *bwrapBackend) args(path string, argv []string, dir string, newSession bool, newFD func(data []byte) (int, error)) ([]string, error) {
+	p, pr := b.policy, b.probe
+	a := []string{pr.Path,
+		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+		"--die-with-parent", "--cap-drop", "ALL",
+	}
+	if p.Network == NetworkOff {
+		a = append(a, "--unshare-net")
+	}
+	if pr.Options["--disable-userns"] {
+		a = append(a, "--disable-userns")
+	}
+	if newSession {
+		a = append(a, "--new-session")
+	}
+	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	var remount []string
+	for _, m := range p.mounts() {
+		switch m.kind {
+		case mountScratch:
+			if (p.PrivateTmp && m.path == "/tmp") || strings.HasPrefix(m.path, "/dev/") {
+				a = append(a, "--tmpfs", m.path)
+			} else {
+				a = append(a, "--bind", m.path, m.path)
+			}
+		case mountWritable:
+			a = append(a, "--bind", m.path, m.path)
+		case mountReadOnly, mountVisible:
+			a = append(a, "--ro-bind", m.path, m.path)
+		case mountHidden:
+			fi, err := os.Lstat(m.path)
+			if err != nil {
+				// Gone since the policy was made: nothing to hide.
+				continue
+			}
+			// An empty directory or file that no one may read, not even
+			// root without its capabilities. A directory that keeps
+			// visible entries can still be passed through.
+			if fi.IsDir() {
+				perms := "0000"
+				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) {
+					perms = "0111"
+				}
+				a = append(a, "--perms", perms, "--tmpfs", m.path)
+				remount = append(remount, m.path)
+				continue
+			}
+			fd, err := newFD(nil)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
+		}
+	}
+	for _, r := range remount {
+		a = append(a, "--remount-ro", r)
+	}
+	filter, err := seccompFilter(p.Network)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := newFD(seccompBytes(filter))
+	if err != nil {
+		return nil, err
+	}
+	a = append(a, "--seccomp", strconv.Itoa(fd))
+	if dir != "" {
+		a = append(a, "--chdir", dir)
+	}
+	return append(a, b.command(path, argv)...), nil
+}
+
+// command returns the end of bwrap's command line: the program and its
+// arguments, with argv[0] kept. bwrap before 0.9 has no --argv0 and runs a
+// program with its path as argv[0] ("/usr/bin/bash" where the caller said
+// "bash", which $0 and the shell's messages show, and "-bash" asks for a
+// login shell). The program's own ELF interpreter sets argv[0] instead
+// (ld.so --argv0, glibc 2.33+ and musl): no extra process. A static
+// program, or a loader without --argv0, gets its path as argv[0], and -l
+// when argv[0] asked for a login shell.
+func (b *bwrapBackend) command(path string, argv []string) []string {
+	if len(argv) == 0 {
+		return []string{"--", path}
+	}
+	if argv[0] == path {
+		return append([]string{"--", path}, argv[1:]...)
+	}
+	if b.probe.Options["--argv0"] {
+		return append([]string{"--argv0", argv[0], "--", path}, argv[1:]...)
+	}
+	if interp := elfInterp(path); interp != "" && interp == b.probe.Loader && b.probe.LoaderArgv0 {
+		return append([]string{"--", interp, "--argv0", argv[0], path}, argv[1:]...)
+	}
+	if strings.HasPrefix(argv[0], "-") {
+		return append([]string{"--", path, "-l"}, argv[1:]...)
+	}
+	return append([]string{"--", path}, argv[1:]...)
+}
+
+// elfInterp returns the ELF interpreter (PT_INTERP) of the program at
+// path, or "" for a static program or one that is not ELF.
+func elfInterp(path string) string {
+	f, err := elf.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	for _, prog := range f.Progs {
+		if prog.Type != elf.PT_INTERP || prog.Filesz > 4096 {
+			continue
+		}
+		buf := make([]byte, prog.Filesz)
+		if _, err := prog.ReadAt(buf, 0); err != nil {
+			return ""
+		}
+		return strings.TrimRight(string(buf), "\x00")
+	}
+	return ""
+}
+
+// Exec runs the program under bwrap as a child of this process, forwards
+// signals to it, and exits as bwrap exits. It returns only when bwrap
+// could not be started.
+func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
+	// bwrap's --die-with-parent fires when the thread that started it
+	// exits: keep this goroutine on its thread until the process ends.
+	runtime.LockOSThread()
+	if err := setLimits(b.policy.Limits); err != nil {
+		return err
+	}
+	terminal := IsTerminal(0) || IsTerminal(1) || IsTerminal(2)
+	if dir == "" {
+		// bwrap sets PWD to the physical directory; the shell must see
+		// the caller's logical one (cd through a symbolic link).
+		dir = logicalDir(envLookup(env)("PWD"))
+	}
+	var fds []int
+	closeFDs := func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}
+	args, err := b.args(path, argv, dir, !terminal, func(data []byte) (int, error) {
+		fd, err := dataFD(data)
+		if err == nil {
+			fds = append(fds, fd)
+		}
+		return fd, err
+	})
+	if err != nil {
+		closeFDs()
+		return err
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, forwarded...)
+	// Only the standard streams are named; every other descriptor the
+	// caller left open (agents use 3, 4 and 10+) is inherited as it is,
+	// at its own number, and so are the data descriptors above.
+	pid, err := syscall.ForkExec(b.probe.Path, args, &syscall.ProcAttr{
+		Env:   env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	closeFDs()
+	if err != nil {
+		signal.Stop(sigs)
+		return fmt.Errorf("cannot start bwrap (%s): %w", b.probe.Path, err)
+	}
+	go forward(sigs, pid, terminal)
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	exitLike(bwrapStatus(ws))
+	return nil
+}
+
+// bwrapStatus turns bwrap's exit status back into the confined program's
+// end. bwrap reports a program killed by signal N as exit status 128+N;
+// cordon then dies of N itself, so that the caller sees a signal, as it
+// would from the real shell. (A shell that exits with 128+N on its own,
+// after a child of its was killed, is seen as killed too.)
+func bwrapStatus(ws syscall.WaitStatus) syscall.WaitStatus {
+	if !ws.Exited() {
+		return ws
+	}
+	code := ws.ExitStatus()
+	if code <= 128 || code > 128+31 || !fatalSignal(syscall.Signal(code-128)) {
+		return ws
+	}
+	// A wait status for "killed by signal N": N in the low 7 bits.
+	return syscall.WaitStatus(code - 128)
+}
+
+// fatalSignal reports whether the default action of sig ends the
+// process.
+func fatalSignal(sig syscall.Signal) bool {
+	switch sig {
+	case syscall.SIGCHLD, syscall.SIGCONT, syscall.SIGURG, syscall.SIGWINCH,
+		syscall.SIGSTOP, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU:
+		return false
+	}
+	return true
+}
+
+// logicalDir returns pwd when it names the current directory (through
+// symbolic links, as a shell's PWD does), else "".
+func logicalDir(pwd string) string {
+	if !filepath.IsAbs(pwd) {
+		return ""
+	}
+	var a, b unix.Stat_t
+	if unix.Stat(pwd, &a) != nil || unix.Stat(".", &b) != nil || a.Dev != b.Dev || a.Ino != b.Ino {
+		return ""
+	}
+	return pwd
+}
+
+// forwarded are the signals cordon passes on to the confined shell. With
+// a terminal, the shell shares cordon's process group and receives the
+// keyboard's signals itself; cordon only catches them so as not to die
+// of them.
+var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
+
+// forward passes each signal received to the shell inside the sandbox,
+// the grandchild of bwrap (bwrap → the namespace's init → the shell).
+func forward(sigs chan os.Signal, bwrap int, terminal bool) {
+	for s := range sigs {
+		sig := s.(syscall.Signal)
+		if terminal && (sig == syscall.SIGINT || sig == syscall.SIGQUIT || sig == syscall.SIGWINCH) {
+			continue
+		}
+		if shell := sandboxShell(bwrap); shell > 0 {
+			syscall.Kill(shell, sig)
+		} else {
+			// Not started yet, or gone: end the sandbox as a whole.
+			syscall.Kill(bwrap, sig)
+		}
+	}
+}
+
+// sandboxShell returns the host pid of the first program in bwrap's pid
+// namespace (pid 2 there, after bwrap's init), or 0.
+func sandboxShell(bwrap int) int {
+	for _, init := range children(bwrap) {
+		for _, c := range children(init) {
+			if nsPid(c) == 2 {
+				return c
+			}
+		}
+	}
+	return 0
+}
+
+// children returns the children of process pid's main thread.
+func children(pid int) []int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(data)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// nsPid returns the pid of process pid in its innermost pid namespace.
+func nsPid(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				n, _ := strconv.Atoi(f[len(f)-1])
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// exitLike ends this process the way ws says the child ended: with its
+// exit status, or killed by the same signal.
+func exitLike(ws syscall.WaitStatus) {
+	if ws.Signaled() {
+		sig := ws.Signal()
+		signal.Reset(sig)
+		// To this thread, so that the signal is delivered as the call
+		// returns; the wait covers a runtime that delays it.
+		unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
+		time.Sleep(100 * time.Millisecond)
+		os.Exit(128 + int(sig))
+	}
+	os.Exit(ws.ExitStatus())
+}
+
+// dataFD returns a descriptor, inherited across exec, from which data can
+// be read to its end: a pipe holding data.
+func dataFD(data []byte) (int, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], 0); err != nil {
+		return -1, fmt.Errorf("cannot make a pipe for bwrap: %w", err)
+	}
+	defer unix.Close(p[1])
+	if len(data) > 0 {
+		// Far below the pipe's capacity (a filter is a few hundred bytes).
+		if _, err := unix.Write(p[1], data); err != nil {
+			unix.Close(p[0])
+			return -1, fmt.Errorf("cannot write to bwrap's pipe: %w", err)
+		}
+	}
+	return p[0], nil
+}
+
+// setLimits applies the policy's resource limits to this process, to be
+// inherited by what it starts.
+func setLimits(l Limits) error {
+	for _, lim := range []struct {
+		res int
+		val uint64
+	}{{unix.RLIMIT_CPU, l.CPU}, {unix.RLIMIT_FSIZE, l.FileSize}, {unix.RLIMIT_NOFILE, l.Files}, {unix.RLIMIT_AS, l.Memory}} {
+		if lim.val == 0 {
+			continue
+		}
+		r := unix.Rlimit{Cur: lim.val, Max: lim.val}
+		var old unix.Rlimit
+		if unix.Getrlimit(lim.res, &old) == nil && old.Max < lim.val {
+			r = unix.Rlimit{Cur: old.Max, Max: old.Max}
+		}
+		if err := unix.Setrlimit(lim.res, &r); err != nil {
+			return fmt.Errorf("cannot set resource limit %d to %d: %w", lim.res, lim.val, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,840 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// The Landlock backend confines a program from inside the shim's own
+// process, just before it execs the program, on one goroutine locked to
+// its OS thread:
+//
+//  1. as root, a mount namespace of the thread's own: read-only paths
+//     bound read-only, hidden paths covered, optionally a private /tmp;
+//  2. a Landlock ruleset: reading everywhere but the hidden paths and
+//     /dev, writing in the writable and scratch directories and a few
+//     devices, no TCP when the network is off (the seccomp filter stops
+//     the other families), no signals or abstract Unix sockets across the
+//     sandbox's edge;
+//  3. every capability dropped (bounding set and securebits included);
+//  4. no_new_privs and the seccomp filter of [seccompFilter];
+//  5. the working directory, the resource limits, and execve(2).
+//
+// Every step applies to the calling thread only, and execve(2) takes its
+// credentials, namespaces, Landlock domain and seccomp filter from that
+// thread alone. When a step fails, Exec returns the error and the
+// goroutine ends still locked, so that the Go runtime discards the
+// half-confined thread instead of running other goroutines on it (the
+// main thread, which cannot end, is parked for good instead; /proc/self
+// then shows its state). The other threads go on unconfined, so the
+// caller may report the error; it should then exit. A failure after the
+// change of directory also leaves the process in that directory (unless
+// the thread had its own mount namespace) and its resource limits
+// lowered.
+//
+// The ruleset is made with go-landlock in best-effort mode (it handles
+// what the running kernel knows of [landlock.V11]), but its path rules
+// are added here, on files opened with O_NOFOLLOW, so that a symbolic
+// link swapped in after the directory was listed cannot extend a rule to
+// its target, and so that a rule's rights match the file's type.
+
+// landlockBackend confines programs with Landlock, seccomp, capability
+// dropping and, as root, a mount namespace.
+type landlockBackend struct {
+	p        *Policy
+	abi      int               // the Landlock ABI, ≥ 1
+	root     bool              // the effective user is root
+	nsErr    error             // why no mount namespace can be made; nil when one can
+	setpcap  bool              // CAP_SETPCAP is effective: the bounding set can be cleared
+	dropCaps bool              // capabilities are held, or the user is root
+	filter   []unix.SockFilter // nil when there is no filter for this architecture
+	mounts   *mountPlan        // nil without a mount namespace
+	isDir    func(string) bool // reports directories; nil is [isDir]
+	degraded []string
+}
+
+// newLandlock returns the Landlock backend for policy p, or an error that
+// says why this kernel cannot run it.
+func newLandlock(p *Policy) (*landlockBackend, error) {
+	abi, err := landlockABI()
+	if err != nil || abi < 1 {
+		how := "needs 5.13+ with lsm=landlock"
+		if errors.Is(err, unix.EOPNOTSUPP) {
+			how = "built in but not enabled: add landlock to the lsm= boot parameter"
+		}
+		//lint:ignore ST1005 Landlock is a name.
+		return nil, fmt.Errorf("Landlock is not available (kernel %s, %s)", kernelRelease(), how)
+	}
+	l := &landlockBackend{p: p, abi: abi, root: os.Geteuid() == 0}
+	if l.filter, err = seccompFilter(p.Network); err != nil {
+		if p.Network == NetworkOff {
+			return nil, fmt.Errorf("the network cannot be turned off with Landlock here: %v", err)
+		}
+		l.filter = nil
+	}
+	caps, err := threadCaps()
+	if err != nil {
+		return nil, err
+	}
+	l.setpcap = caps.effective(unix.CAP_SETPCAP)
+	l.dropCaps = l.root || caps.any()
+	l.nsErr = errNotRoot
+	if l.root {
+		l.nsErr = probeMountNamespace()
+	}
+	if l.nsErr == nil {
+		l.mounts = planMounts(p, isDir)
+	}
+	l.degraded = l.degradations()
+	return l, nil
+}
+
+// Name returns "landlock".
+func (l *landlockBackend) Name() string { return BackendLandlock }
+
+// Degraded lists, in words a user understands, what this backend cannot
+// enforce on this machine for its policy. It is empty when everything
+// holds.
+func (l *landlockBackend) Degraded() []string { return slices.Clone(l.degraded) }
+
+// Exec confines the OS thread of a new goroutine and replaces the process
+// with the program at path from it. It returns only when something
+// failed, saying what; the program never runs with less confinement than
+// Degraded admits.
+func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
+	errc := make(chan error, 1)
+	go func() {
+		// Never unlocked: on failure the goroutine ends locked, and the
+		// runtime ends the half-confined thread with it.
+		runtime.LockOSThread()
+		errc <- l.confineAndExec(path, argv, env, dir)
+	}()
+	return <-errc
+}
+
+// confineAndExec runs on a locked thread; see the comment at the top of
+// the file.
+func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir string) error {
+	if l.mounts != nil {
+		if err := l.mounts.apply(); err != nil {
+			return err
+		}
+	}
+	// The rules are made after the mounts: their paths resolve in the new
+	// namespace (a private /tmp is a new directory).
+	if err := l.restrict(l.grants(os.ReadDir)); err != nil {
+		return err
+	}
+	if l.dropCaps {
+		if err := dropCapabilities(l.setpcap); err != nil {
+			return err
+		}
+	}
+	if l.filter != nil {
+		if err := loadSeccomp(l.filter); err != nil {
+			return err
+		}
+	}
+	if dir != "" {
+		if err := unix.Chdir(dir); err != nil {
+			return fmt.Errorf("cannot change to the directory %s: %w", dir, err)
+		}
+	}
+	// The limits come last, so that they cannot starve the steps above
+	// (RLIMIT_AS and RLIMIT_NOFILE could break Go's own allocations and
+	// the rules' open files). setLimits (bwrap_linux.go) never raises a
+	// limit, so it needs no capability.
+	if err := setLimits(l.p.Limits); err != nil {
+		return err
+	}
+	err := syscall.Exec(path, argv, env)
+	return fmt.Errorf("cannot run %s: %w", path, err)
+}
+
+// Landlock access rights, by use.
+const (
+	// fsRead is reading and running files, listing directories and, from
+	// ABI 9, connecting to Unix sockets.
+	fsRead = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir | ll.AccessFSResolveUnix
+	// fsDevice is reading, writing and controlling a device.
+	fsDevice = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
+	// fsFileOnly are the rights a rule on a file that is not a directory
+	// may hold; others make landlock_add_rule fail with EINVAL.
+	fsFileOnly = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate |
+		ll.AccessFSIoctlDev | ll.AccessFSResolveUnix
+)
+
+// fsAll are all the file system rights this backend handles: writable
+// directories get them all.
+var fsAll = landlock.V11.HandledAccessFS
+
+// fsRightsForABI are the file system rights Landlock ABI abi knows
+// (go-landlock's downgrade does the same; its table is not exported).
+func fsRightsForABI(abi int) landlock.AccessFSSet {
+	switch {
+	case abi >= 9:
+		return 1<<17 - 1 // resolve_unix
+	case abi >= 5:
+		return 1<<16 - 1 // ioctl_dev
+	case abi >= 3:
+		return 1<<15 - 1 // truncate
+	case abi == 2:
+		return 1<<14 - 1 // refer
+	case abi == 1:
+		return 1<<13 - 1
+	}
+	return 0
+}
+
+// devFiles are the devices every program may read and write.
+var devFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx"}
+
+// A grant is a Landlock rule before it is added: a path and the rights
+// wanted beneath it. Rights a file cannot hold are dropped when the rule
+// is added (see [ruleAccess]).
+type grant struct {
+	path   string
+	access landlock.AccessFSSet
+}
+
+// grants are the Landlock rules for the policy, given a way to list
+// directories.
+//
+// Reading is granted on everything but the hidden paths and /dev, by
+// granting it around them (see [grantAround]). /dev is left out because
+// root without capabilities still owns the disks (brw------- root), and
+// desktop users may read cameras and microphones. Hidden paths inside a
+// writable directory are not holes: the writable grant would give them
+// back anyway (see [landlockBackend.degradations]).
+func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []grant {
+	p := l.p
+	holes := []string{"/dev"}
+	// Missing hidden paths are holes too: made later (by the host), they
+	// are not readable, since nothing grants them.
+	for _, h := range slices.Concat(p.Hidden, p.Missing) {
+		if !inWritable(p, h) {
+			holes = append(holes, h)
+		}
+	}
+	var gs []grant
+	whole, split := grantAround("/", holes, readDir)
+	for _, path := range whole {
+		gs = append(gs, grant{path, fsRead})
+	}
+	// The directories on the way to a hole can be listed (ls ~, ls /, and
+	// a nested sandbox lists them to make its own rules). Landlock lets
+	// that right reach below them, so the names in a hidden directory can
+	// be listed too; its files cannot be read.
+	for _, path := range split {
+		gs = append(gs, grant{path, ll.AccessFSReadDir})
+	}
+	for _, v := range p.Visible {
+		gs = append(gs, grant{v, fsRead})
+	}
+	gs = append(gs, grant{"/dev", ll.AccessFSReadDir})
+	for _, d := range devFiles {
+		gs = append(gs, grant{d, fsDevice})
+	}
+	gs = append(gs, grant{"/dev/pts", fsDevice | ll.AccessFSReadDir}, grant{"/dev/shm", fsAll})
+	for _, w := range p.writableRoots() {
+		gs = append(gs, grant{w, fsAll})
+	}
+	return gs
+}
+
+// grantAround returns the paths to grant so that everything beneath root
+// is covered except the holes: a path that holds no hole is granted
+// whole; one that does is replaced by its entries, recursively along the
+// way to each hole. Symbolic links are skipped (what they point to is
+// granted or not in its own place). A directory that cannot be listed is
+// left out with all it holds. Paths are clean and absolute.
+//
+// Landlock rights only add up from a rule's directory down, so this is
+// the only way to keep a hole unreadable below a readable root. Its cost:
+// the directories on the way to a hole (/, the home directory), returned
+// as split, get no reading rule of their own, so entries made in them
+// later are not readable.
+func grantAround(root string, holes []string, readDir func(string) ([]os.DirEntry, error)) (whole, split []string) {
+	var walk func(dir string)
+	walk = func(dir string) {
+		if slices.Contains(holes, dir) {
+			return
+		}
+		if !slices.ContainsFunc(holes, func(h string) bool { return Within(h, dir) }) {
+			whole = append(whole, dir)
+			return
+		}
+		split = append(split, dir)
+		entries, err := readDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeSymlink == 0 {
+				walk(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	walk(root)
+	return whole, split
+}
+
+// ruleAccess returns the rights a rule on a file of type mode (S_IFMT
+// bits) gets when want is asked and the ruleset handles handled: rules
+// on files that are not directories may only hold file rights, and
+// symbolic links get none.
+func ruleAccess(want landlock.AccessFSSet, mode uint32, handled landlock.AccessFSSet) landlock.AccessFSSet {
+	switch mode {
+	case unix.S_IFLNK:
+		return 0
+	case unix.S_IFDIR:
+		return want & handled
+	}
+	return want & fsFileOnly & handled
+}
+
+// landlockConfig is the ruleset's configuration: every file system right
+// and scope the kernel knows, and TCP (and, from ABI 10, UDP) when the
+// network is off. Denials of the exec'd program go to the audit log.
+func (l *landlockBackend) landlockConfig() landlock.Config {
+	cfg := landlock.V11
+	if l.p.Network != NetworkOff {
+		cfg.HandledAccessNet = 0
+	}
+	return cfg.BestEffort().EnableLoggingForSubprocesses()
+}
+
+// restrict makes one ruleset, file system, network and scopes together
+// (with one ruleset each, renames across directories fail with EXDEV:
+// landrun #48), and enforces it on the calling thread.
+func (l *landlockBackend) restrict(gs []grant) error {
+	fd, flags, err := l.landlockConfig().NewRulesetFD()
+	if err != nil {
+		return fmt.Errorf("cannot make the Landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("cannot make the Landlock ruleset: the kernel has no Landlock")
+	}
+	defer unix.Close(fd)
+	handled := fsAll & fsRightsForABI(l.abi)
+	for _, g := range gs {
+		if err := addRule(fd, g, handled); err != nil {
+			return err
+		}
+	}
+	// Landlock needs no_new_privs (or CAP_SYS_ADMIN); seccomp too.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot set no_new_privs: %w", err)
+	}
+	if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+		if errors.Is(err, unix.E2BIG) {
+			return errors.New("cannot enforce the Landlock ruleset: 16 sandboxes are already nested here")
+		}
+		return fmt.Errorf("cannot enforce the Landlock ruleset: %w", err)
+	}
+	return nil
+}
+
+// addRule adds g to the ruleset, on the file itself (never on what a
+// symbolic link points to). A path that is gone or that this user cannot
+// reach gets no rule: that only takes access away.
+func addRule(rulesetFD int, g grant, handled landlock.AccessFSSet) error {
+	fd, err := unix.Open(g.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EACCES):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot open %s for its Landlock rule: %w", g.path, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("cannot stat %s for its Landlock rule: %w", g.path, err)
+	}
+	access := ruleAccess(g.access, st.Mode&unix.S_IFMT, handled)
+	if access == 0 {
+		return nil
+	}
+	attr := ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: uint64(access)}
+	if err := ll.LandlockAddPathBeneathRule(rulesetFD, &attr, 0); err != nil {
+		return fmt.Errorf("cannot add the Landlock rule for %s (%v): %w", g.path, access, err)
+	}
+	return nil
+}
+
+// landlockABI returns the Landlock ABI version the running kernel
+// supports, as go-landlock counts it: from version 6 on, a kernel whose
+// signal scoping is broken (errata 2 not fixed) counts as version 5.
+func landlockABI() (int, error) {
+	v, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_VERSION)
+	if errno != 0 {
+		return 0, errno
+	}
+	if v >= 6 {
+		errata, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, 0, 0, unix.LANDLOCK_CREATE_RULESET_ERRATA)
+		if errno != 0 || errata&2 == 0 {
+			v = 5
+		}
+	}
+	return int(v), nil
+}
+
+// kernelRelease returns the running kernel's release, as uname -r.
+func kernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return "unknown"
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+// errNotRoot is why a user other than root gets no mount namespace: it
+// would need a user namespace, which a multithreaded process (any Go
+// program) cannot enter with unshare(2). bwrap does that part.
+var errNotRoot = errors.New("making one needs root")
+
+// probeMountNamespace reports whether a mount namespace can be made here,
+// by making one on a thread that is then thrown away.
+func probeMountNamespace() error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+			errc <- fmt.Errorf("unshare(CLONE_NEWNS): %w (a container without CAP_SYS_ADMIN?)", err)
+			return
+		}
+		if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+			errc <- fmt.Errorf("making mounts private: %w", err)
+			return
+		}
+		errc <- nil
+	}()
+	return <-errc
+}
+
+// A mountPlan is what Exec lays out in the thread's mount namespace, in
+// this order.
+type mountPlan struct {
+	// privateTmp is whether a new, empty tmpfs goes on /tmp.
+	privateTmp bool
+	// keep are the writable paths inside /tmp bound back onto the new
+	// one.
+	keep []string
+	// binds are bind mounts of paths onto themselves, parents first.
+	binds []bind
+	// maskDirs get an empty read-only tmpfs, maskFiles /dev/null bound
+	// read-only.
+	maskDirs, maskFiles []string
+}
+
+// A bind is a path bound onto itself: read-only, or only pinned (a mount
+// point cannot be renamed or removed, so the read-only paths inside
+// cannot be swapped for writable copies with mv .git .git.old).
+type bind struct {
+	path     string
+	readOnly bool
+}
+
+// planMounts returns the mounts for p; isDir reports whether a path is a
+// directory.
+func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
+	m := &mountPlan{}
+	if p.PrivateTmp {
+		m.privateTmp = true
+		roots := slices.Sorted(slices.Values(p.writableRoots())) // parents first
+		for _, w := range roots {
+			if w != "/tmp" && Within(w, "/tmp") && !slices.ContainsFunc(m.keep, func(k string) bool { return Within(w, k) }) {
+				m.keep = append(m.keep, w)
+			}
+		}
+	}
+	binds := map[string]bool{}
+	for _, ro := range p.ReadOnly {
+		binds[ro] = true
+	}
+	for _, d := range p.Pins() {
+		if _, ok := binds[d]; !ok {
+			binds[d] = false // pinned, unless read-only itself
+		}
+	}
+	for path, ro := range binds {
+		m.binds = append(m.binds, bind{path, ro})
+	}
+	slices.SortFunc(m.binds, func(a, b bind) int { return strings.Compare(a.path, b.path) })
+	for _, h := range p.Hidden {
+		switch {
+		case m.gone(h) || !maskable(p, h):
+		case isDir(h):
+			m.maskDirs = append(m.maskDirs, h)
+		case inWritable(p, h):
+			// Outside the writable paths Landlock refuses to read the
+			// file; /dev/null laid over it would be readable (its inode
+			// is granted), so only files Landlock cannot refuse get it.
+			m.maskFiles = append(m.maskFiles, h)
+		}
+	}
+	return m
+}
+
+// gone reports whether path is under the old /tmp, which the private one
+// covers.
+func (m *mountPlan) gone(path string) bool {
+	return m.privateTmp && Within(path, "/tmp") && !slices.ContainsFunc(m.keep, func(k string) bool { return Within(path, k) })
+}
+
+// maskable reports whether hidden path h can be covered: it must not hold
+// a path the program needs.
+func maskable(p *Policy, h string) bool {
+	needed := slices.Concat(p.writableRoots(), p.ReadOnly, p.Visible)
+	return !slices.ContainsFunc(needed, func(x string) bool { return Within(x, h) })
+}
+
+// innermost returns the deepest of roots that holds path ("" for none).
+func innermost(path string, roots []string) string {
+	best := ""
+	for _, r := range roots {
+		if Within(path, r) && len(r) > len(best) {
+			best = r
+		}
+	}
+	return best
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// apply makes the mount namespace and lays out m in it.
+func (m *mountPlan) apply() error {
+	if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("cannot make a mount namespace: %w", err)
+	}
+	// First of all: the new namespace's mounts are still peers of the
+	// host's, and anything mounted before this would appear there too.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("cannot make the mounts private: %w", err)
+	}
+	if m.privateTmp {
+		if err := mountPrivateTmp(m.keep); err != nil {
+			return err
+		}
+	}
+	for _, b := range m.binds {
+		if err := bindSelf(b.path, b.readOnly); err != nil {
+			return err
+		}
+	}
+	for _, d := range m.maskDirs {
+		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k"); err != nil {
+			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
+		}
+	}
+	for _, f := range m.maskFiles {
+		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("cannot hide %s under /dev/null: %w", f, err)
+		}
+		if err := remountReadOnly(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mountPrivateTmp puts an empty tmpfs on /tmp, then binds the paths in
+// keep back in their places, from files opened before /tmp was covered.
+func mountPrivateTmp(keep []string) error {
+	fds := make([]int, len(keep))
+	for i, k := range keep {
+		fd, err := unix.Open(k, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot keep %s in the private /tmp: %w", k, err)
+		}
+		defer unix.Close(fd)
+		fds[i] = fd
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
+		return fmt.Errorf("cannot mount a private /tmp: %w", err)
+	}
+	for i, k := range keep {
+		if err := mountPoint(k, isDir("/proc/self/fd/"+strconv.Itoa(fds[i]))); err != nil {
+			return fmt.Errorf("cannot keep %s in the private /tmp: %w", k, err)
+		}
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fds[i]), k, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("cannot keep %s in the private /tmp: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// mountPoint makes an empty directory or file at path, and its parents.
+func mountPoint(path string, dir bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if dir {
+		return os.Mkdir(path, 0o755)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// bindSelf binds path onto itself, read-only when readOnly.
+func bindSelf(path string, readOnly bool) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("cannot bind %s onto itself: %w", path, err)
+	}
+	if readOnly {
+		return remountReadOnly(path)
+	}
+	return nil
+}
+
+// remountReadOnly makes the bind mount at path read-only. The remount
+// must repeat the mount's nosuid, nodev and noexec flags: in a user
+// namespace (a rootless container) they are locked, and leaving one out
+// is refused with EPERM. The atime flags are kept by the kernel when none
+// is given.
+func remountReadOnly(path string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fmt.Errorf("cannot make %s read-only: %w", path, err)
+	}
+	flags := uintptr(unix.MS_BIND | unix.MS_REMOUNT | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID},
+		{unix.ST_NODEV, unix.MS_NODEV},
+		{unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{stNoSymfollow, unix.MS_NOSYMFOLLOW},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	if err := unix.Mount("", path, "", flags, ""); err != nil {
+		return fmt.Errorf("cannot make %s read-only: %w", path, err)
+	}
+	return nil
+}
+
+// stNoSymfollow is ST_NOSYMFOLLOW (linux/statfs.h), which x/sys does not
+// name.
+const stNoSymfollow = 0x2000
+
+// capSets are the calling thread's capability sets.
+type capSets [2]unix.CapUserData
+
+// threadCaps returns the calling thread's capability sets.
+func threadCaps() (capSets, error) {
+	var c capSets
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	if err := unix.Capget(&hdr, &c[0]); err != nil {
+		return c, fmt.Errorf("cannot read the capabilities: %w", err)
+	}
+	return c, nil
+}
+
+// effective reports whether capability is in the effective set.
+func (c capSets) effective(capability int) bool {
+	return c[capability/32].Effective&(1<<(capability%32)) != 0
+}
+
+// any reports whether any set holds any capability.
+func (c capSets) any() bool {
+	return c != capSets{}
+}
+
+// Securebits (linux/securebits.h): root is not special on exec or setuid,
+// for good.
+const (
+	secbitNoroot                = 1 << 0
+	secbitNorootLocked          = 1 << 1
+	secbitNoSetuidFixup         = 1 << 2
+	secbitNoSetuidFixupLocked   = 1 << 3
+	secbitKeepCapsLocked        = 1 << 5
+	secbitNoCapAmbientRaise     = 1 << 6
+	secbitNoCapAmbientRaiseLock = 1 << 7
+
+	lockedSecurebits = secbitNoroot | secbitNorootLocked | secbitNoSetuidFixup | secbitNoSetuidFixupLocked |
+		secbitKeepCapsLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLock
+)
+
+// dropCapabilities empties the calling thread's capability sets for good.
+// With setpcap (CAP_SETPCAP is effective) it first locks the securebits
+// and clears the bounding set, both of which need that capability;
+// without it, no_new_privs (set before) is what keeps execve(2) from
+// giving root its capabilities back: the new permitted set is then
+// limited to the old one, which is empty.
+func dropCapabilities(setpcap bool) error {
+	if setpcap {
+		bits, err := unix.PrctlRetInt(unix.PR_GET_SECUREBITS, 0, 0, 0, 0)
+		if err != nil {
+			return fmt.Errorf("cannot read the securebits: %w", err)
+		}
+		if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits|lockedSecurebits), 0, 0, 0); err != nil {
+			return fmt.Errorf("cannot set the securebits: %w", err)
+		}
+		for c := 0; c <= lastCap(); c++ {
+			err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
+			if errors.Is(err, unix.EINVAL) {
+				break // past the kernel's last capability
+			}
+			if err != nil {
+				return fmt.Errorf("cannot drop capability %d from the bounding set: %w", c, err)
+			}
+		}
+	}
+	// Kernels before 4.3 have no ambient set.
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("cannot clear the ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none capSets
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("cannot drop the capabilities: %w", err)
+	}
+	if c, err := threadCaps(); err != nil || c.any() {
+		return fmt.Errorf("the capabilities were not dropped (%v)", err)
+	}
+	return nil
+}
+
+// lastCap returns the highest capability the kernel knows.
+func lastCap() int {
+	if b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap"); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && n >= 0 && n < 64 {
+			return n
+		}
+	}
+	return unix.CAP_LAST_CAP
+}
+
+// degradations lists what the backend cannot enforce, in words a user
+// understands.
+func (l *landlockBackend) degradations() []string {
+	var out []string
+	for _, d := range []struct {
+		abi  int
+		lost string
+		when bool
+	}{
+		{2, "files cannot be moved or linked from one directory to another (EXDEV)", true},
+		{3, "files outside the writable directories can still be truncated (emptied)", true},
+		{4, "network off is enforced by seccomp only", l.p.Network == NetworkOff},
+		{5, "ioctl on devices is not restricted", true},
+		{6, "the program can signal, and connect to abstract Unix sockets of, programs outside the sandbox", true},
+	} {
+		if d.when && l.abi < d.abi {
+			out = append(out, fmt.Sprintf("%s: needs Landlock ABI %d (kernel %s), this kernel (%s) has ABI %d",
+				d.lost, d.abi, abiKernel[d.abi], kernelRelease(), l.abi))
+		}
+	}
+	if l.filter == nil {
+		out = append(out, fmt.Sprintf("terminal input injection (TIOCSTI) and io_uring are not blocked: no seccomp filter for %s", runtime.GOARCH))
+	}
+	out = append(out, l.mountDegradations()...)
+	if l.dropCaps && !l.setpcap {
+		out = append(out, "the capability bounding set cannot be cleared (CAP_SETPCAP is missing); no_new_privs still keeps programs from gaining capabilities")
+	}
+	if l.abi < 9 {
+		var exposed []string
+		dir := l.isDir
+		if dir == nil {
+			dir = isDir
+		}
+		for _, h := range l.p.Hidden {
+			// A hidden file holds no socket; a directory may.
+			if dir(h) && !l.masked(h) && !inWritable(l.p, h) {
+				exposed = append(exposed, h)
+			}
+		}
+		if len(exposed) > 0 {
+			out = append(out, fmt.Sprintf("Unix sockets inside hidden paths (%s) can still be connected to: needs Landlock ABI 9, this kernel has ABI %d",
+				strings.Join(l.short(exposed), ", "), l.abi))
+		}
+	}
+	return out
+}
+
+// abiKernel is the first kernel with each Landlock ABI.
+var abiKernel = map[int]string{2: "5.19", 3: "6.2", 4: "6.7", 5: "6.10", 6: "6.12"}
+
+// mountDegradations are what is lost without a mount namespace, or what
+// cannot be covered with one.
+//
+// Landlock cannot keep a path read-only (or hidden) inside a writable
+// directory: a rule's rights reach everything beneath it, and there is
+// no rule that takes rights away. The only way around it, granting the
+// directory's entries one by one except the read-only one, leaves the
+// directory itself without write rights: git could no longer create
+// .git/index.lock next to the read-only .git/config, nor anything be
+// created at the workspace's top. So read-only paths, and hidden paths
+// inside writable directories, need mounts, hence root.
+func (l *landlockBackend) mountDegradations() []string {
+	p := l.p
+	var out []string
+	if l.mounts == nil {
+		why := "no mount namespace: " + l.nsErr.Error()
+		if len(p.ReadOnly) > 0 {
+			out = append(out, fmt.Sprintf("read-only paths inside writable directories (%s) are not enforced: %s",
+				strings.Join(l.short(p.ReadOnly), ", "), why))
+		}
+		if p.PrivateTmp {
+			out = append(out, "/tmp is shared, not private: other programs' files and sockets in it stay reachable; "+why)
+		}
+	}
+	for _, h := range p.Hidden {
+		if !inWritable(p, h) || l.masked(h) || l.mounts != nil && l.mounts.gone(h) {
+			continue
+		}
+		why := "no mount namespace: " + l.nsErr.Error()
+		if l.mounts != nil {
+			why = "it holds paths that must stay reachable"
+		}
+		out = append(out, fmt.Sprintf("%s stays readable: it is inside the writable %s (%s)",
+			l.short([]string{h})[0], innermost(h, p.writableRoots()), why))
+	}
+	return out
+}
+
+// masked reports whether hidden path h is covered by a mount.
+func (l *landlockBackend) masked(h string) bool {
+	return l.mounts != nil && (slices.Contains(l.mounts.maskDirs, h) || slices.Contains(l.mounts.maskFiles, h) || l.mounts.gone(h))
+}
+
+// inWritable reports whether path is inside a writable or scratch
+// directory.
+func inWritable(p *Policy, path string) bool {
+	return innermost(path, p.writableRoots()) != ""
+}
+
+// short returns paths inside the workspace relative to it, and those
+// inside the home directory with "~".
+func (l *landlockBackend) short(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, path := range paths {
+		switch {
+		case l.p.Workspace != "" && Within(path, l.p.Workspace) && path != l.p.Workspace:
+			out[i], _ = filepath.Rel(l.p.Workspace, path)
+		case l.p.Home != "" && l.p.Home != "/" && Within(path, l.p.Home):
+			out[i] = "~" + strings.TrimPrefix(path, l.p.Home)
+		default:
+			out[i] = path
+		}
+	}
+	return out
+}

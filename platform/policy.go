@@ -1,0 +1,576 @@
+package platform
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// Network says whether a confined program may use the network.
+type Network string
+
+// The network settings.
+const (
+	NetworkOn  Network = "on"
+	NetworkOff Network = "off"
+)
+
+// A Spec is what a sandbox policy is made of, before anything is resolved.
+// Path entries may start with "~" (the home directory) or "$NAME" (an
+// environment variable) and may hold globs (*, ?, [...]) in any element.
+// Read-only entries that are relative are relative to the workspace root.
+type Spec struct {
+	// Workspace is the directory commands work in: writable. Empty means
+	// none: only scratch and the writable directories can be written.
+	Workspace string
+	// Scratch are shared temporary directories (/tmp, $TMPDIR): writable,
+	// with the entries named by ScratchPrivate hidden.
+	Scratch []string
+	// ScratchPrivate are globs of entry names in a scratch directory that
+	// belong to other programs (ssh-agent's ssh-*, .X11-unix, tmux-*):
+	// hidden.
+	ScratchPrivate []string
+	// Writable are further writable directories: tool caches, agents'
+	// protocol files.
+	Writable []string
+	// ReadOnly are paths kept read-only inside writable ones: .git/hooks,
+	// .git/config, the project's cordon rules.
+	ReadOnly []string
+	// Hidden are unreadable paths: credentials.
+	Hidden []string
+	// Visible are paths inside hidden directories that stay readable
+	// (~/.ssh/known_hosts).
+	Visible []string
+	// CredentialVars are globs of environment variable names removed from
+	// the environment ("*_TOKEN"); matching ignores case.
+	CredentialVars []string
+	// PassEnv names variables kept even though they match CredentialVars.
+	PassEnv []string
+	// Network is NetworkOn (the default when empty) or NetworkOff.
+	Network Network
+	// PrivateTmp gives the program an empty /tmp of its own instead of the
+	// shared one.
+	PrivateTmp bool
+	// Limits are resource limits; zero fields leave a limit as it is.
+	Limits Limits
+}
+
+// Limits are resource limits set for a confined program; 0 leaves a limit
+// unchanged.
+type Limits struct {
+	// CPU is the processor time in seconds (RLIMIT_CPU).
+	CPU uint64 `yaml:"cpu_seconds"`
+	// FileSize is the largest file the program may write, in bytes
+	// (RLIMIT_FSIZE).
+	FileSize uint64 `yaml:"file_size"`
+	// Files is the number of open files (RLIMIT_NOFILE).
+	Files uint64 `yaml:"open_files"`
+	// Memory is the address space in bytes (RLIMIT_AS).
+	Memory uint64 `yaml:"memory"`
+}
+
+// A Policy is a Spec resolved on this machine: every path is absolute,
+// real (symbolic links resolved) and, unless said otherwise, exists.
+type Policy struct {
+	// Workspace is the workspace's real path, or "" when there is none.
+	Workspace string
+	// Home is the home directory's real path ("" when there is none).
+	Home string
+	// Scratch are the scratch directories, outermost first.
+	Scratch []string
+	// Writable are the workspace and the other writable directories.
+	Writable []string
+	// ReadOnly are existing paths inside writable ones kept read-only.
+	ReadOnly []string
+	// Hidden are existing paths that must be unreadable.
+	Hidden []string
+	// Missing are hidden paths that do not exist yet. A sandbox cannot
+	// lay anything over them; they cannot be created from inside it
+	// when their directory is read-only, and the rules judge reading
+	// them.
+	Missing []string
+	// Visible are existing paths inside hidden directories that stay
+	// readable.
+	Visible []string
+	// Env is the environment the program gets.
+	Env []string
+	// Network is NetworkOn or NetworkOff.
+	Network Network
+	// PrivateTmp gives the program an empty /tmp of its own.
+	PrivateTmp bool
+	// Limits are the resource limits.
+	Limits Limits
+}
+
+// A PolicyError says why no policy could be made.
+type PolicyError struct {
+	Msg string
+}
+
+func (e *PolicyError) Error() string { return e.Msg }
+
+// NewPolicy resolves s for a program that gets the environment env. The
+// workspace, when there is one, must exist and must not be the root, the
+// home directory or an ancestor of the home directory: making one of those
+// writable would leave nothing protected.
+func NewPolicy(s *Spec, env []string) (*Policy, error) {
+	r := resolver{getenv: envLookup(env)}
+	if home := r.getenv("HOME"); home != "" && filepath.IsAbs(home) {
+		r.home = realPath(home)
+	}
+	ws := ""
+	if s.Workspace != "" {
+		var err error
+		if ws, err = r.workspace(s.Workspace); err != nil {
+			return nil, err
+		}
+	}
+	p := &Policy{Workspace: ws, Home: r.home, Network: s.Network, PrivateTmp: s.PrivateTmp, Limits: s.Limits}
+	switch p.Network {
+	case "":
+		p.Network = NetworkOn
+	case NetworkOn, NetworkOff:
+	default:
+		return nil, &PolicyError{fmt.Sprintf("network %q: want on or off", s.Network)}
+	}
+	p.Scratch = r.existing(s.Scratch, nil)
+	// Globs inside a shared scratch directory (/tmp/claude-*) name what
+	// is writable already: not worth reading /tmp for.
+	writable := slices.DeleteFunc(slices.Clone(s.Writable), func(e string) bool {
+		pat, ok := r.expand(e)
+		return ok && hasGlob(pat) && slices.ContainsFunc(p.Scratch, func(dir string) bool {
+			return !(p.PrivateTmp && dir == "/tmp") && Within(pat, dir)
+		})
+	})
+	p.Writable = r.existing(writable, nil)
+	if ws != "" {
+		p.Writable = append(p.Writable, ws)
+		p.ReadOnly = r.readOnly(ws, s.ReadOnly)
+		for _, dir := range gitDirs(ws, r.home) {
+			p.Writable = append(p.Writable, dir)
+			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks", dir + "/config", dir + "/config.worktree"}, nil)...)
+		}
+	}
+	var missing []string
+	p.Hidden = r.existing(s.Hidden, &missing)
+	p.Missing = missing
+	for _, dir := range p.Scratch {
+		p.Hidden = append(p.Hidden, r.private(dir, ws, s.ScratchPrivate)...)
+	}
+	p.Visible = r.existing(s.Visible, nil)
+	p.Env = FilterEnv(env, s.CredentialVars, s.PassEnv)
+	p.normalize()
+	return p, nil
+}
+
+// normalize sorts and deduplicates the path lists, drops writable paths
+// inside a shared scratch directory (already writable), hidden paths that
+// are the workspace or inside it (the workspace's own files are the
+// rules' business) and read-only paths that are not inside a writable one.
+func (p *Policy) normalize() {
+	p.Scratch = sortedUnique(p.Scratch)
+	shared := slices.DeleteFunc(slices.Clone(p.Scratch), func(s string) bool { return p.PrivateTmp && s == "/tmp" })
+	p.Writable = sortedUnique(slices.DeleteFunc(p.Writable, func(w string) bool {
+		return w != p.Workspace && slices.ContainsFunc(shared, func(s string) bool { return Within(w, s) })
+	}))
+	p.Hidden = sortedUnique(slices.DeleteFunc(p.Hidden, func(h string) bool {
+		return p.Workspace != "" && (Within(h, p.Workspace) || Within(p.Workspace, h))
+	}))
+	p.ReadOnly = sortedUnique(slices.DeleteFunc(p.ReadOnly, func(ro string) bool {
+		return !slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(ro, w) })
+	}))
+	p.Visible = sortedUnique(slices.DeleteFunc(p.Visible, func(v string) bool {
+		return !slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(v, h) && v != h })
+	}))
+	p.Missing = sortedUnique(p.Missing)
+}
+
+// Pins are the directories between a writable root and a read-only path
+// inside it (the workspace's .git, for .git/hooks). A sandbox makes each a
+// mount point of its own, so that it cannot be renamed away and replaced
+// by a copy without the read-only parts (mv .git .git.old; cp -r ...).
+func (p *Policy) Pins() []string {
+	var pins []string
+	roots := p.writableRoots()
+	for _, ro := range p.ReadOnly {
+		root := ""
+		for _, w := range roots {
+			if Within(ro, w) && ro != w && len(w) > len(root) {
+				root = w
+			}
+		}
+		if root == "" {
+			continue
+		}
+		for d := filepath.Dir(ro); d != root && Within(d, root); d = filepath.Dir(d) {
+			pins = append(pins, d)
+		}
+	}
+	return sortedUnique(pins)
+}
+
+// writableRoots are the scratch and writable paths.
+func (p *Policy) writableRoots() []string {
+	return append(slices.Clip(p.Scratch), p.Writable...)
+}
+
+// Within reports whether path is dir or inside it; both are clean and
+// absolute. Nothing is within "".
+func Within(path, dir string) bool {
+	switch dir {
+	case "":
+		return false
+	case "/":
+		return strings.HasPrefix(path, "/")
+	}
+	return path == dir || strings.HasPrefix(path, dir) && path[len(dir)] == '/'
+}
+
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// A resolver expands and resolves policy entries.
+type resolver struct {
+	getenv func(string) string
+	home   string
+	dirs   map[string]string // real paths of directories already resolved
+	// Directories looked into often (~, ~/.config) are listed once.
+	looks    map[string]int
+	listings map[string]map[string]os.FileMode
+}
+
+// lstat reports whether p exists and its type (without following a last
+// symbolic link). After a few lookups in the same directory, the
+// directory is read once and the other lookups answered from it.
+func (r *resolver) lstat(p string) (os.FileMode, bool) {
+	dir, base := filepath.Split(p)
+	if l, ok := r.listings[dir]; ok {
+		mode, found := l[base]
+		return mode, found
+	}
+	if r.looks == nil {
+		r.looks, r.listings = map[string]int{}, map[string]map[string]os.FileMode{}
+	}
+	if r.looks[dir]++; r.looks[dir] >= 3 {
+		if entries, err := os.ReadDir(dir); err == nil {
+			l := make(map[string]os.FileMode, len(entries))
+			for _, e := range entries {
+				l[e.Name()] = e.Type()
+			}
+			r.listings[dir] = l
+			mode, found := l[base]
+			return mode, found
+		}
+	}
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return 0, false
+	}
+	return fi.Mode(), true
+}
+
+// real returns the real path of p, which exists: its directory is
+// resolved once for all the entries in it (most share ~ or ~/.config),
+// then its last element is looked at.
+func (r *resolver) real(p string, mode os.FileMode) string {
+	dir, base := filepath.Split(p)
+	dir = filepath.Clean(dir)
+	rd, ok := r.dirs[dir]
+	if !ok {
+		rd = realPath(dir)
+		if r.dirs == nil {
+			r.dirs = map[string]string{}
+		}
+		r.dirs[dir] = rd
+	}
+	if mode&os.ModeSymlink != 0 {
+		return realPath(p)
+	}
+	return filepath.Join(rd, base)
+}
+
+func (r *resolver) workspace(dir string) (string, error) {
+	if !filepath.IsAbs(dir) {
+		return "", &PolicyError{fmt.Sprintf("the workspace %q is not an absolute path", dir)}
+	}
+	ws, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", &PolicyError{fmt.Sprintf("the workspace %s cannot be used: %v", dir, errors.Unwrap(err))}
+	}
+	if fi, err := os.Stat(ws); err != nil || !fi.IsDir() {
+		return "", &PolicyError{fmt.Sprintf("the workspace %s is not a directory", dir)}
+	}
+	switch {
+	case ws == "/":
+		return "", &PolicyError{"the workspace cannot be / (everything would be writable); run the command from a project directory or pass --workspace"}
+	case r.home != "" && Within(r.home, ws):
+		return "", &PolicyError{fmt.Sprintf("the workspace cannot be %s: it holds the home directory, so everything in it (credentials, shell startup files) would be writable; run the command from a project directory or pass --workspace", ws)}
+	}
+	return ws, nil
+}
+
+// expand turns an entry into absolute glob patterns: "~" and "$NAME" at
+// its start are replaced; an entry whose variable is unset or whose home
+// is unknown yields nothing.
+func (r *resolver) expand(entry string) (string, bool) {
+	switch {
+	case entry == "~" || strings.HasPrefix(entry, "~/"):
+		if r.home == "" {
+			return "", false
+		}
+		entry = r.home + entry[1:]
+	case strings.HasPrefix(entry, "$"):
+		name, rest, _ := strings.Cut(entry[1:], "/")
+		val := r.getenv(name)
+		if val == "" || !filepath.IsAbs(val) {
+			return "", false
+		}
+		entry = filepath.Join(val, rest)
+	}
+	if !filepath.IsAbs(entry) {
+		return "", false
+	}
+	return filepath.Clean(entry), true
+}
+
+// existing returns the real paths of the entries that exist. Entries that
+// do not (globs matching nothing excepted) are added to missing when it
+// is not nil, resolved as far as they go.
+func (r *resolver) existing(entries []string, missing *[]string) []string {
+	var out []string
+	for _, e := range entries {
+		pat, ok := r.expand(e)
+		if !ok {
+			continue
+		}
+		if !hasGlob(pat) {
+			mode, ok := r.lstat(pat)
+			if !ok {
+				if missing != nil {
+					// Only reported: not resolved further.
+					*missing = append(*missing, pat)
+				}
+				continue
+			}
+			out = append(out, r.real(pat, mode))
+			continue
+		}
+		matches, _ := filepath.Glob(pat)
+		for _, m := range matches {
+			if mode, ok := r.lstat(m); ok {
+				out = append(out, r.real(m, mode))
+			}
+		}
+	}
+	return out
+}
+
+// readOnly resolves read-only entries, relative ones against the
+// workspace root. The hooks directory of a repository is made when it is
+// missing (git's own layout), so that hooks cannot be added from inside.
+func (r *resolver) readOnly(ws string, entries []string) []string {
+	abs := make([]string, 0, len(entries))
+	for _, e := range entries {
+		e = strings.TrimSuffix(e, "/")
+		if e == "" {
+			continue
+		}
+		if !filepath.IsAbs(e) && !strings.HasPrefix(e, "~") && !strings.HasPrefix(e, "$") {
+			e = filepath.Join(ws, e)
+		}
+		abs = append(abs, e)
+	}
+	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
+		os.Mkdir(filepath.Join(ws, ".git", "hooks"), 0o755)
+	}
+	return r.existing(abs, nil)
+}
+
+// gitDirs returns the repository directories outside the workspace that
+// commits write to when the workspace's .git is a file pointing elsewhere
+// (a worktree, a submodule, --separate-git-dir): its git directory and the
+// common directory. Directories that hold the home directory are left out.
+func gitDirs(ws, home string) []string {
+	data, err := os.ReadFile(filepath.Join(ws, ".git"))
+	if err != nil {
+		return nil
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok {
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ws, dir)
+	}
+	gitdir := realPath(dir)
+	common := gitdir
+	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+		cd := strings.TrimSpace(string(c))
+		if !filepath.IsAbs(cd) {
+			cd = filepath.Join(gitdir, cd)
+		}
+		common = realPath(cd)
+	}
+	var dirs []string
+	for _, d := range []string{gitdir, common} {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != "/" && !(home != "" && Within(home, d)) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// private returns the entries of the scratch directory dir named by the
+// patterns: other programs' sockets and socket directories. Entries that
+// hold the workspace are kept.
+func (r *resolver) private(dir, ws string, patterns []string) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(-1)
+	globs := compileGlobs(patterns)
+	var out []string
+	for _, name := range names {
+		for _, g := range globs {
+			if g.match(name) {
+				p := filepath.Join(dir, name)
+				if !Within(ws, p) {
+					out = append(out, p)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// realPath resolves the symbolic links of p, or of as much of p as
+// exists, and cleans it.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		return real
+	}
+	dir, base := filepath.Split(p)
+	if dir == "" || dir == p || base == "" {
+		return p
+	}
+	return filepath.Join(realPath(filepath.Clean(dir)), base)
+}
+
+// FilterEnv returns env without the variables whose name matches one of
+// the globs in credentialVars (ignoring case), except those named in
+// pass. Entries without "=" are dropped.
+func FilterEnv(env, credentialVars, pass []string) []string {
+	upper := make([]string, len(credentialVars))
+	for i, v := range credentialVars {
+		upper[i] = upperASCII(v)
+	}
+	globs := compileGlobs(upper)
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if slices.Contains(pass, name) || !credentialName(name, globs) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func credentialName(name string, globs []glob) bool {
+	name = upperASCII(name)
+	for _, g := range globs {
+		if g.match(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// globMatch reports whether name matches the glob pattern.
+func globMatch(pattern, name string) bool { return compileGlob(pattern).match(name) }
+
+// A glob is a compiled glob pattern. Patterns whose only wildcard is *
+// (nearly all of them) are matched without path.Match.
+type glob struct {
+	parts   []string // the pattern split at each *
+	pattern string   // set when path.Match is needed
+}
+
+func compileGlob(pattern string) glob {
+	if strings.ContainsAny(pattern, "?[\\") {
+		return glob{pattern: pattern}
+	}
+	return glob{parts: strings.Split(pattern, "*")}
+}
+
+func compileGlobs(patterns []string) []glob {
+	gs := make([]glob, len(patterns))
+	for i, p := range patterns {
+		gs[i] = compileGlob(p)
+	}
+	return gs
+}
+
+func (g glob) match(name string) bool {
+	if g.parts == nil {
+		ok, _ := path.Match(g.pattern, name)
+		return ok
+	}
+	parts := g.parts
+	if len(parts) == 1 {
+		return parts[0] == name
+	}
+	if !strings.HasPrefix(name, parts[0]) {
+		return false
+	}
+	name = name[len(parts[0]):]
+	last := parts[len(parts)-1]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, p)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(p):]
+	}
+	return len(name) >= len(last) && strings.HasSuffix(name, last)
+}
+
+func upperASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'a' <= s[i] && s[i] <= 'z' {
+			return strings.ToUpper(s)
+		}
+	}
+	return s
+}
+
+// envLookup returns a getenv over env, the last entry winning; on Windows
+// names ignore case.
+func envLookup(env []string) func(string) string {
+	return func(key string) string {
+		val := ""
+		for _, kv := range env {
+			k, v, ok := strings.Cut(kv, "=")
+			if ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
+				val = v
+			}
+		}
+		return val
+	}
+}

@@ -1,0 +1,166 @@
+package platform
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// tree makes files (dir entries end in "/") under a fresh directory and
+// returns its real path.
+func tree(t *testing.T, files ...string) string {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		if strings.HasSuffix(f, "/") {
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestNewPolicy(t *testing.T) {
+	root := tree(t, "home/.ssh/id_rsa", "home/.ssh/known_hosts", "home/.ssh/a.pub", "home/.netrc",
+		"home/.cache/", "home/proj/.git/config", "home/proj/.git/HEAD", "home/proj/.envrc", "tmp/ssh-XYZ/agent.1",
+		"tmp/other", "tmp/.X11-unix/X0")
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "proj")
+	os.Symlink(ws, filepath.Join(root, "link"))
+	env := []string{"HOME=" + home, "PATH=/usr/bin", "GITHUB_TOKEN=x", "MY_API_KEY=y", "KEEP_TOKEN=z", "NOEQUALS"}
+	s := &Spec{
+		Workspace:      filepath.Join(root, "link"),
+		Scratch:        []string{filepath.Join(root, "tmp")},
+		ScratchPrivate: []string{"ssh-*", ".X11-unix"},
+		Writable:       []string{"~/.cache", "~/.npm", "$MISSING/x"},
+		ReadOnly:       []string{".git/hooks/", ".git/config", ".envrc", ".vscode/tasks.json"},
+		Hidden:         []string{"~/.ssh", "~/.netrc", "~/.aws", "~/proj/secret"},
+		Visible:        []string{"~/.ssh/known_hosts", "~/.ssh/*.pub", "~/.aws/config"},
+		CredentialVars: []string{"*_TOKEN", "*_api_key"},
+		PassEnv:        []string{"KEEP_TOKEN"},
+		Network:        NetworkOff,
+	}
+	p, err := NewPolicy(s, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Policy{
+		Workspace: ws,
+		Home:      home,
+		Scratch:   []string{filepath.Join(root, "tmp")},
+		Writable:  []string{filepath.Join(home, ".cache"), ws},
+		// .git/hooks did not exist: it is made, so that no hook can be
+		// added from inside.
+		ReadOnly: []string{ws + "/.envrc", ws + "/.git/config", ws + "/.git/hooks"},
+		Hidden:   []string{home + "/.netrc", home + "/.ssh", root + "/tmp/.X11-unix", root + "/tmp/ssh-XYZ"},
+		Missing:  []string{home + "/.aws", ws + "/secret"},
+		Visible:  []string{home + "/.ssh/a.pub", home + "/.ssh/known_hosts"},
+		Env:      []string{"HOME=" + home, "PATH=/usr/bin", "KEEP_TOKEN=z"},
+		Network:  NetworkOff,
+	}
+	if !reflect.DeepEqual(p, want) {
+		t.Errorf("NewPolicy:\n got %+v\nwant %+v", p, want)
+	}
+	if fi, err := os.Stat(ws + "/.git/hooks"); err != nil || !fi.IsDir() {
+		t.Errorf(".git/hooks was not made: %v", err)
+	}
+}
+
+func TestNewPolicyRefusesWorkspace(t *testing.T) {
+	root := tree(t, "home/x/")
+	home := filepath.Join(root, "home")
+	env := []string{"HOME=" + home}
+	for _, ws := range []string{"/", home, root, "relative", filepath.Join(root, "missing"), filepath.Join(home, "x", "..", "..")} {
+		if _, err := NewPolicy(&Spec{Workspace: ws}, env); err == nil {
+			t.Errorf("workspace %s was accepted", ws)
+		}
+	}
+	if _, err := NewPolicy(&Spec{Workspace: filepath.Join(home, "x")}, env); err != nil {
+		t.Errorf("a project directory was refused: %v", err)
+	}
+	p, err := NewPolicy(&Spec{}, env)
+	if err != nil || p.Workspace != "" || len(p.Writable) != 0 {
+		t.Errorf("no workspace: %+v, %v", p, err)
+	}
+	if _, err := NewPolicy(&Spec{Network: "maybe"}, env); err == nil {
+		t.Error("network maybe was accepted")
+	}
+}
+
+// A worktree's commits write to the main repository's git directory,
+// which is then writable, with its hooks and configuration read-only.
+func TestNewPolicyWorktree(t *testing.T) {
+	root := tree(t, "main/.git/hooks/", "main/.git/config", "main/.git/worktrees/wt/commondir", "wt/")
+	os.WriteFile(filepath.Join(root, "main/.git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "wt/.git"), []byte("gitdir: "+root+"/main/.git/worktrees/wt\n"), 0o644)
+	p, err := NewPolicy(&Spec{Workspace: filepath.Join(root, "wt")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{root + "/main/.git", root + "/main/.git/worktrees/wt", root + "/wt"} {
+		if !slices.Contains(p.Writable, w) {
+			t.Errorf("%s is not writable: %v", w, p.Writable)
+		}
+	}
+	for _, ro := range []string{root + "/main/.git/hooks", root + "/main/.git/config"} {
+		if !slices.Contains(p.ReadOnly, ro) {
+			t.Errorf("%s is not read-only: %v", ro, p.ReadOnly)
+		}
+	}
+}
+
+func TestFilterEnv(t *testing.T) {
+	env := []string{"A=1", "GH_TOKEN=x", "gh_token=y", "AWS_SECRET_ACCESS_KEY=z", "PATH=/bin", "SSH_AUTH_SOCK=/s", "PASS=1"}
+	got := FilterEnv(env, []string{"*_TOKEN", "AWS_*", "SSH_AUTH_SOCK"}, []string{"PASS", "gh_token"})
+	want := []string{"A=1", "gh_token=y", "PATH=/bin", "PASS=1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FilterEnv = %q, want %q", got, want)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	for _, c := range []struct {
+		path, dir string
+		want      bool
+	}{
+		{"/a/b", "/a", true}, {"/a", "/a", true}, {"/ab", "/a", false}, {"/a", "/", true}, {"/", "/a", false},
+	} {
+		if got := Within(c.path, c.dir); got != c.want {
+			t.Errorf("Within(%q, %q) = %v", c.path, c.dir, got)
+		}
+	}
+}
+
+func TestGlobMatch(t *testing.T) {
+	for _, c := range []struct {
+		pat, name string
+	}{
+		{"*_TOKEN", "GH_TOKEN"}, {"*_TOKEN", "_TOKEN"}, {"*_TOKEN_*", "A_TOKEN_B"}, {"ssh-*", "ssh-abc"},
+		{"*SECRET_KEY*", "SECRET_KEY"}, {"a*b*c", "abc"}, {"a*b*c", "axxbyyc"}, {"x", "x"}, {"*", ""},
+		{".s.PGSQL.*", ".s.PGSQL.5432"}, {"ssh-[a-z]*", "ssh-x"}, {"a?c", "abc"},
+	} {
+		want, _ := path.Match(c.pat, c.name)
+		if got := globMatch(c.pat, c.name); got != want {
+			t.Errorf("globMatch(%q, %q) = %v, want %v", c.pat, c.name, got, want)
+		}
+	}
+	for _, c := range [][2]string{{"*_TOKEN", "GH_TOKENS"}, {"a*b*c", "acb"}, {"ab*ba", "aba"}, {"x", "y"}} {
+		if globMatch(c[0], c[1]) {
+			t.Errorf("globMatch(%q, %q) = true", c[0], c[1])
+		}
+	}
+}

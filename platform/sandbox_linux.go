@@ -1,0 +1,79 @@
+package platform
+
+import (
+	"os"
+	"strings"
+)
+
+// Sandbox returns the backend that confines programs by p. name is auto,
+// bwrap, landlock or none; auto takes bwrap when its probe passes, else
+// Landlock. stateDir holds the bwrap probe's cache ("" for none). The
+// error, a [*SandboxError], explains what is missing and how to fix it.
+func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
+	if err := CheckBackend(name); err != nil {
+		return nil, err
+	}
+	serr := &SandboxError{Backend: name}
+	if name == BackendNone {
+		return Direct, nil
+	}
+	if name == BackendAuto || name == BackendBwrap {
+		b, err := newBwrap(p, stateDir)
+		if err == nil {
+			return b, nil
+		}
+		serr.Reasons = append(serr.Reasons, err.Error())
+	}
+	if name == BackendAuto || name == BackendLandlock {
+		l, err := newLandlock(p)
+		if err == nil {
+			return l, nil
+		}
+		serr.Reasons = append(serr.Reasons, err.Error())
+	}
+	return nil, serr
+}
+
+// newBwrap returns the bwrap backend when bwrap is installed and works.
+func newBwrap(p *Policy, stateDir string) (*bwrapBackend, error) {
+	path, err := FindBwrap()
+	if err != nil {
+		return nil, err
+	}
+	if max, err := os.ReadFile("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(max)) == "0" {
+		// Inside a sandbox made with --disable-userns (cordon's own, when
+		// a confined script starts a shell), or a system without them.
+		return nil, errorString("bwrap cannot run here: user namespaces are disabled (user.max_user_namespaces is 0)")
+	}
+	pr, err := ProbeBwrap(path, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	if !pr.Works {
+		return nil, errorString(pr.Problem)
+	}
+	return &bwrapBackend{probe: pr, policy: p}, nil
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// Describe reports how b confines a program: its name, the details a
+// person needs (bwrap's path and version), what it cannot enforce here,
+// and, for bwrap, the command line it would run for path and argv (the
+// descriptors it would read are shown as numbers from 100 on).
+func Describe(b Backend, path string, argv []string) *Report {
+	r := &Report{Backend: b.Name()}
+	switch b := b.(type) {
+	case *bwrapBackend:
+		r.Detail = b.probe.Path + ", " + b.probe.Version
+		next := 100
+		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
+	case *landlockBackend:
+		r.Degraded = b.Degraded()
+	case direct:
+		r.Degraded = []string{"nothing is confined: the settings ask for no sandbox (backend: none)"}
+	}
+	return r
+}

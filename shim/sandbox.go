@@ -1,0 +1,166 @@
+package shim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/rules"
+)
+
+// SandboxSpec returns the sandbox policy, before it is resolved, for a
+// command in workspace ws ("" for none) with the settings cfg: the rules'
+// path classes (scratch, caches, agents' files, auto-run files kept
+// read-only, credentials hidden) plus what the settings add.
+func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
+	paths := set.Paths()
+	sb := &cfg.Sandbox
+	s := &platform.Spec{
+		Workspace:      ws,
+		Scratch:        absolute(paths.Scratch),
+		ScratchPrivate: paths.ScratchPrivate,
+		Writable:       append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
+		ReadOnly:       append(clone(paths.AutoRun), sb.ReadOnly...),
+		Hidden:         append(absolute(paths.Credentials), sb.Hidden...),
+		Visible:        absolute(paths.NotSecret),
+		CredentialVars: set.CredentialVars(),
+		PassEnv:        sb.PassEnv,
+		Network:        platform.Network(sb.Network),
+		Limits:         sb.Limits,
+	}
+	if sb.PrivateTmp != nil {
+		s.PrivateTmp = *sb.PrivateTmp
+	}
+	return s
+}
+
+// absolute keeps the entries that name a place on this machine ("/x",
+// "~/x", "$NAME/x"), not a name matched anywhere, and leaves /proc out:
+// the sandbox has a /proc of its own.
+func absolute(entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		if (strings.HasPrefix(e, "/") || strings.HasPrefix(e, "~/") || strings.HasPrefix(e, "$")) && !strings.HasPrefix(e, "/proc/") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// clone returns a copy of s, so that appending to it cannot write into
+// the rules.
+func clone(s []string) []string { return append([]string(nil), s...) }
+
+// Confinement is how a command is confined: the backend, the policy, and
+// whether it runs unconfined on the user's request.
+type Confinement struct {
+	Backend platform.Backend
+	Policy  *platform.Policy
+	// Nested is true when this process already runs inside a sandbox
+	// that holds the policy: the program runs in it, not wrapped again.
+	Nested bool
+	// Unconfined is true when the user's settings ask for no sandbox.
+	Unconfined bool
+}
+
+// ConfineOptions override the settings for one command.
+type ConfineOptions struct {
+	Backend   string // auto, bwrap, landlock or none
+	Network   string // on or off
+	Workspace string // the workspace, instead of the one found from the directory
+}
+
+// Confine returns how to run a command in dir with the environment env,
+// the user's settings (overridden by opts, which may be nil) and the
+// built-in rules. The workspace is the git top level of dir, or dir; none
+// when that is the home directory or a system directory, and then only
+// scratch and caches are writable. The error says why no sandbox can run,
+// and what to do: the command must then not run.
+func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
+	getenv := envLookup(env)
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, err
+	}
+	ws := ""
+	if opts != nil {
+		if opts.Backend != "" {
+			cfg.Sandbox.Backend = opts.Backend
+		}
+		if opts.Network != "" {
+			cfg.Sandbox.Network = opts.Network
+		}
+		ws = opts.Workspace
+	}
+	if ws == "" {
+		ws = Workspace(dir, getenv("HOME"))
+	}
+	spec := SandboxSpec(builtinRules(), cfg, ws)
+	return confine(spec, cfg.Sandbox.Backend, env)
+}
+
+func confine(spec *platform.Spec, backend string, env []string) (*Confinement, error) {
+	p, err := platform.NewPolicy(spec, env)
+	if err != nil {
+		return nil, err
+	}
+	if backend != platform.BackendNone && platform.Confined(p) {
+		return &Confinement{Backend: platform.Direct, Policy: p, Nested: true}, nil
+	}
+	b, err := platform.Sandbox(backend, p, StateDir(envLookup(env)))
+	if err != nil {
+		return nil, err
+	}
+	return &Confinement{Backend: b, Policy: p, Unconfined: backend == platform.BackendNone}, nil
+}
+
+// StateDir is where cordon keeps what it learns about this machine (the
+// bwrap probe): $XDG_STATE_HOME/cordon, by default ~/.local/state/cordon,
+// outside everything a sandboxed command can write. "" when there is no
+// home directory.
+func StateDir(getenv func(string) string) string {
+	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "cordon")
+	}
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		return filepath.Join(home, ".local", "state", "cordon")
+	}
+	return ""
+}
+
+// unconfinedNotice says, once per agent session (the parent process),
+// that commands run unconfined because the settings ask for it.
+func unconfinedNotice(stateDir string) string {
+	const msg = "cordon: commands run unconfined (sandbox backend: none in your settings); they are judged, not contained\n"
+	if stateDir == "" {
+		return msg
+	}
+	key := fmt.Sprintf("%d %s", os.Getppid(), processStart(os.Getppid()))
+	file := filepath.Join(stateDir, "unconfined-notice")
+	if old, err := os.ReadFile(file); err == nil && string(old) == key {
+		return ""
+	}
+	if os.MkdirAll(stateDir, 0o700) == nil {
+		os.WriteFile(file, []byte(key), 0o600)
+	}
+	return msg
+}
+
+// processStart is the start time of process pid, as /proc gives it, or
+// "" where there is no /proc.
+func processStart(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The fields after the command name, which is in parentheses.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) > 19 {
+		return f[19]
+	}
+	return ""
+}
