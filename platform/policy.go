@@ -159,6 +159,11 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	var missing []string
 	p.Hidden = r.existing(s.Hidden, &missing)
 	p.Missing = missing
+	for _, h := range slices.Concat(p.Hidden, p.Missing) {
+		if ws != "" && Within(ws, h) {
+			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, which the sandbox hides: run the command from a project directory or pass --workspace", ws, h)}
+		}
+	}
 	for _, dir := range p.Scratch {
 		p.Hidden = append(p.Hidden, r.private(dir, ws, s.ScratchPrivate)...)
 	}

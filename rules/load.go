@@ -232,6 +232,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.History = append(a.History, b.History...)
 	a.Startup = append(a.Startup, b.Startup...)
 	a.MetadataHosts = append(a.MetadataHosts, b.MetadataHosts...)
+	a.NotWorkspace = append(a.NotWorkspace, b.NotWorkspace...)
 	a.SandboxWritable = append(a.SandboxWritable, b.SandboxWritable...)
 	a.ScratchPrivate = append(a.ScratchPrivate, b.ScratchPrivate...)
 	return a

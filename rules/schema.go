@@ -44,6 +44,9 @@ type PathClasses struct {
 	Startup []string `yaml:"startup"`
 	// History entries are relative to the workspace root.
 	History []string `yaml:"history"`
+	// NotWorkspace are directories never taken as the workspace: an
+	// entry is that directory, and with "/**" everything below it too.
+	NotWorkspace []string `yaml:"not_workspace"`
 	// SandboxWritable are the directories a sandboxed command may write
 	// besides the workspace and scratch: tool caches, not the places
 	// tools are installed to (a binary there runs outside later).

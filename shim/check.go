@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/cordonsh/cordon/platform"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -114,13 +115,10 @@ func envLookup(env []string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// refusedWorkspaces are directories never taken as a workspace: making
-// them writable would make the workspace mean everything.
-var refusedWorkspaces = []string{"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/sbin", "/srv", "/sys", "/tmp", "/usr", "/var", "/Users", "/System", "/Library", "/Applications", "/private", "/Volumes"}
-
 // Workspace returns the workspace for a command run in dir: the git top
-// level of dir, else dir itself. The root, the home directory, the
-// directories that hold it and system directories are never a workspace:
+// level of dir, else dir itself. The home directory, the directories that
+// hold it and the rules' not_workspace entries (system directories, what
+// is inside /etc or a dot-directory of the home) are never a workspace:
 // Workspace returns "" for them.
 func Workspace(dir, home string) string {
 	if dir == "" {
@@ -139,12 +137,30 @@ func Workspace(dir, home string) string {
 }
 
 func refusedWorkspace(dir, home string) bool {
-	if dir == home || home != "" && platform.Within(filepath.Clean(home), dir) {
+	if home != "" && platform.Within(filepath.Clean(home), dir) {
 		return true
 	}
-	for _, r := range refusedWorkspaces {
-		if dir == r {
-			return true
+	for _, e := range builtinRules().Paths().NotWorkspace {
+		if strings.HasPrefix(e, "~") {
+			if home == "" {
+				continue
+			}
+			e = filepath.Clean(home) + e[1:]
+		}
+		tree, below := strings.CutSuffix(e, "/**")
+		if !below {
+			if dir == e {
+				return true
+			}
+			continue
+		}
+		for d := dir; ; d = filepath.Dir(d) {
+			if ok, _ := path.Match(tree, d); ok {
+				return true
+			}
+			if d == "/" || d == "." {
+				break
+			}
 		}
 	}
 	return false

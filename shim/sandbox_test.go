@@ -1,0 +1,56 @@
+package shim
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWorkspace(t *testing.T) {
+	home := "/home/dev"
+	for dir, want := range map[string]string{
+		"/home/dev/src/app":              "/home/dev/src/app",
+		"/home/dev":                      "",
+		"/home":                          "",
+		"/":                              "",
+		"/tmp":                           "",
+		"/tmp/build":                     "/tmp/build",
+		"/root":                          "",
+		"/root/proj":                     "/root/proj",
+		"/etc/cron.d":                    "",
+		"/etc":                           "",
+		"/usr/local/src":                 "",
+		"/var/spool/cron":                "",
+		"/var/www/site":                  "/var/www/site",
+		"/home/dev/.ssh":                 "",
+		"/home/dev/.config/systemd/user": "",
+		"/home/dev/.local/share/x":       "",
+		"/run/user/1000":                 "",
+		"/opt":                           "",
+		"/opt/proj":                      "/opt/proj",
+	} {
+		if got := Workspace(dir, home); got != want {
+			t.Errorf("Workspace(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// A directory inside the workspace's git repository has the repository's
+// top level as its workspace.
+func TestWorkspaceGitTop(t *testing.T) {
+	top, _ := filepath.EvalSymlinks(t.TempDir())
+	sub := filepath.Join(top, "a", "b")
+	mkdirs(t, filepath.Join(top, ".git"), sub)
+	if got := Workspace(sub, "/home/dev"); got != top {
+		t.Errorf("Workspace = %q, want %q", got, top)
+	}
+}
+
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
