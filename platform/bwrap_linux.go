@@ -3,9 +3,9 @@ package platform
 import (
 	"debug/elf"
 	"fmt"
-	"path/filepath"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
