@@ -47,7 +47,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	user=cordontest
 	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
 	home=$(getent passwd "$user" | cut -d: -f6)
-	rm -rf "$home/src"
+	rm -rf "$home/src" "$home/.cache/go-build"
 	cp -r . "$home/src"
 	chown -R "$user:" "$home"
 	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func load(t *testing.T, content string) (*Config, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if content != "" {
+		os.MkdirAll(filepath.Join(dir, "cordon"), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "cordon", "config.yaml"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Load(func(k string) string {
+		if k == "XDG_CONFIG_HOME" {
+			return dir
+		}
+		return ""
+	})
+}
+
+func TestLoadDefaults(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Sandbox.Backend != "auto" || c.Sandbox.Network != "on" {
+		t.Errorf("defaults: %+v", c.Sandbox)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	c, err := load(t, `version: 1
+sandbox:
+  backend: landlock
+  network: off
+  private_tmp: true
+  writable: [~/x]
+  pass_env: [GITHUB_TOKEN]
+  limits: {open_files: 1024}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Sandbox
+	if s.Backend != "landlock" || s.Network != "off" || s.PrivateTmp == nil || !*s.PrivateTmp ||
+		len(s.Writable) != 1 || s.PassEnv[0] != "GITHUB_TOKEN" || s.Limits.Files != 1024 || len(c.Files) != 1 {
+		t.Errorf("loaded %+v", c)
+	}
+}
+
+// Bad settings stop cordon with the file and the line: nothing is guessed.
+func TestLoadErrors(t *testing.T) {
+	for content, want := range map[string]string{
+		"sandbox:\n  backend: firejail\n": "unknown sandbox backend",
+		"sandbox:\n  network: maybe\n":    `sandbox.network "maybe"`,
+		"sandbox:\n  netwrok: off\n":      "line 2: field netwrok not found",
+		"version: 2\n":                    "version 2",
+		"sandbox: [\n":                    "line 1",
+		"sandbox:\n  writable: ~/x\n":     "line 2",
+		"sandbox:\n  limits: {cpu: 1}\n":  "field cpu not found",
+	} {
+		_, err := load(t, content)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "config.yaml") {
+			t.Errorf("%q: error %v, want one naming the file and %q", content, err, want)
+		}
+	}
+}
