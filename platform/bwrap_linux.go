@@ -1,7 +1,7 @@
 package platform
 
 import (
-	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/signal"
@@ -180,19 +180,39 @@ func (b *bwrapBackend) command(path string, argv []string) []string {
 }
 
 // elfInterp returns the ELF interpreter (PT_INTERP) of the program at
-// path, or "" for a static program or one that is not ELF.
+// path, or "" for a static program or one that is not a 64-bit
+// little-endian ELF file. It reads the headers itself: debug/elf would
+// cost every shim the start-up of the decompressors it links.
 func elfInterp(path string) string {
-	f, err := elf.Open(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	for _, prog := range f.Progs {
-		if prog.Type != elf.PT_INTERP || prog.Filesz > 4096 {
+	var hdr [64]byte
+	if _, err := f.ReadAt(hdr[:], 0); err != nil || string(hdr[:4]) != "\x7fELF" || hdr[4] != 2 || hdr[5] != 1 {
+		return ""
+	}
+	le := binary.LittleEndian
+	phoff, phentsize, phnum := le.Uint64(hdr[32:]), int64(le.Uint16(hdr[54:])), int64(le.Uint16(hdr[56:]))
+	if phentsize < 56 || phnum > 64 {
+		return ""
+	}
+	ph := make([]byte, phentsize)
+	for i := int64(0); i < phnum; i++ {
+		if _, err := f.ReadAt(ph, int64(phoff)+i*phentsize); err != nil {
+			return ""
+		}
+		const ptInterp = 3
+		if le.Uint32(ph[0:]) != ptInterp {
 			continue
 		}
-		buf := make([]byte, prog.Filesz)
-		if _, err := prog.ReadAt(buf, 0); err != nil {
+		off, size := le.Uint64(ph[8:]), le.Uint64(ph[32:])
+		if size == 0 || size > 4096 {
+			return ""
+		}
+		buf := make([]byte, size)
+		if _, err := f.ReadAt(buf, int64(off)); err != nil {
 			return ""
 		}
 		return strings.TrimRight(string(buf), "\x00")

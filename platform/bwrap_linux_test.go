@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"debug/elf"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,3 +146,25 @@ func TestExplainBwrap(t *testing.T) {
 
 // exited is the wait status of a process that exited with code.
 func exited(code int) syscall.WaitStatus { return syscall.WaitStatus(code << 8) }
+
+func TestElfInterp(t *testing.T) {
+	for _, p := range []string{"/bin/sh", "/bin/bash", "/usr/bin/env", os.Args[0]} {
+		want := ""
+		if f, err := elf.Open(p); err == nil {
+			for _, prog := range f.Progs {
+				if prog.Type == elf.PT_INTERP {
+					b := make([]byte, prog.Filesz)
+					prog.ReadAt(b, 0)
+					want = strings.TrimRight(string(b), "\x00")
+				}
+			}
+			f.Close()
+		}
+		if got := elfInterp(p); got != want {
+			t.Errorf("elfInterp(%s) = %q, want %q", p, got, want)
+		}
+	}
+	if got := elfInterp("/etc/passwd"); got != "" {
+		t.Errorf("elfInterp of a text file = %q", got)
+	}
+}

@@ -220,10 +220,20 @@ type grant struct {
 func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []grant {
 	p := l.p
 	holes := []string{"/dev"}
-	// Missing hidden paths are holes too: made later (by the host), they
-	// are not readable, since nothing grants them.
-	for _, h := range slices.Concat(p.Hidden, p.Missing) {
-		if !inWritable(p, h) {
+	// A hidden path is a hole unless a mount covers it, or the file
+	// permissions refuse it anyway (/etc/shadow to an ordinary user):
+	// each hole costs a rule for every entry of the directories on the
+	// way to it (/etc has hundreds). Missing hidden paths in the home
+	// directory are holes too: made later (by the user's tools, while a
+	// long command runs), they are not readable, since nothing grants
+	// them.
+	for _, h := range p.Hidden {
+		if !inWritable(p, h) && !l.masked(h) && l.readable(h) {
+			holes = append(holes, h)
+		}
+	}
+	for _, h := range p.Missing {
+		if Within(h, p.Home) && !inWritable(p, h) {
 			holes = append(holes, h)
 		}
 	}
@@ -477,10 +487,7 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 		case m.gone(h) || !maskable(p, h):
 		case isDir(h):
 			m.maskDirs = append(m.maskDirs, h)
-		case inWritable(p, h):
-			// Outside the writable paths Landlock refuses to read the
-			// file; /dev/null laid over it would be readable (its inode
-			// is granted), so only files Landlock cannot refuse get it.
+		default:
 			m.maskFiles = append(m.maskFiles, h)
 		}
 	}
@@ -541,9 +548,41 @@ func (m *mountPlan) apply() error {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
-	for _, f := range m.maskFiles {
-		if err := unix.Mount("/dev/null", f, "", unix.MS_BIND, ""); err != nil {
-			return fmt.Errorf("cannot hide %s under /dev/null: %w", f, err)
+	return maskFiles(m.maskFiles)
+}
+
+// maskFiles lays an empty file that no one may read (mode 0000, owned by
+// root, whose capabilities are dropped before the program runs) over
+// each of files, read-only. The empty file is made on a tmpfs mounted
+// over /tmp for the moment, then detached: the binds keep it alive. The
+// files are opened before, in case some are in /tmp.
+func maskFiles(files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	fds := make([]int, len(files))
+	for i, f := range files {
+		fd, err := unix.Open(f, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot hide %s: %w", f, err)
+		}
+		defer unix.Close(fd)
+		fds[i] = fd
+	}
+	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
+		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
+	}
+	defer unix.Unmount("/tmp", unix.MNT_DETACH)
+	const empty = "/tmp/.cordon-hidden"
+	fd, err := unix.Open(empty, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
+	}
+	unix.Close(fd)
+	for i, f := range files {
+		target := "/proc/self/fd/" + strconv.Itoa(fds[i])
+		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
 		if err := remountReadOnly(f); err != nil {
 			return err
@@ -688,7 +727,8 @@ func dropCapabilities(setpcap bool) error {
 		if err := unix.Prctl(unix.PR_SET_SECUREBITS, uintptr(bits|lockedSecurebits), 0, 0, 0); err != nil {
 			return fmt.Errorf("cannot set the securebits: %w", err)
 		}
-		for c := 0; c <= lastCap(); c++ {
+		last := lastCap()
+		for c := 0; c <= last; c++ {
 			err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0)
 			if errors.Is(err, unix.EINVAL) {
 				break // past the kernel's last capability
@@ -814,6 +854,15 @@ func (l *landlockBackend) mountDegradations() []string {
 // masked reports whether hidden path h is covered by a mount.
 func (l *landlockBackend) masked(h string) bool {
 	return l.mounts != nil && (slices.Contains(l.mounts.maskDirs, h) || slices.Contains(l.mounts.maskFiles, h) || l.mounts.gone(h))
+}
+
+// readable reports whether this process may read path by its file
+// permissions alone (what Landlock must then refuse).
+func (l *landlockBackend) readable(path string) bool {
+	if l.root {
+		return true // without its capabilities, root still owns what it owns
+	}
+	return unix.Access(path, unix.R_OK) == nil
 }
 
 // inWritable reports whether path is inside a writable or scratch
