@@ -103,7 +103,7 @@ func (c *Config) merge(file string, data []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+		return yamlError(file, err)
 	}
 	if f.Version != 0 && f.Version != 1 {
 		return fmt.Errorf("%s: version %d: this cordon reads version 1", file, f.Version)
@@ -140,4 +140,30 @@ func mergeLimit(dst *uint64, v uint64) {
 	if v != 0 {
 		*dst = v
 	}
+}
+
+// yamlError turns a decoding error into "file:line: message" lines, the
+// form editors and people read.
+func yamlError(file string, err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	for i, m := range msgs {
+		if rest, ok := strings.CutPrefix(m, "line "); ok {
+			if n, msg, ok := strings.Cut(rest, ": "); ok {
+				m = n + ": " + msg
+			}
+		} else {
+			m = " " + m
+		}
+		if j := strings.Index(m, " in type "); j >= 0 {
+			m = m[:j]
+		}
+		msgs[i] = file + ":" + m
+	}
+	return errors.New(strings.Join(msgs, "\n"))
 }

@@ -59,10 +59,10 @@ func TestLoadErrors(t *testing.T) {
 	for content, want := range map[string]string{
 		"sandbox:\n  backend: firejail\n": "unknown sandbox backend",
 		"sandbox:\n  network: maybe\n":    `sandbox.network "maybe"`,
-		"sandbox:\n  netwrok: off\n":      "line 2: field netwrok not found",
+		"sandbox:\n  netwrok: off\n":      "config.yaml:2: field netwrok not found",
 		"version: 2\n":                    "version 2",
-		"sandbox: [\n":                    "line 1",
-		"sandbox:\n  writable: ~/x\n":     "line 2",
+		"sandbox: [\n":                    "config.yaml:1: ",
+		"sandbox:\n  writable: ~/x\n":     "config.yaml:2: cannot unmarshal",
 		"sandbox:\n  limits: {cpu: 1}\n":  "field cpu not found",
 	} {
 		_, err := load(t, content)

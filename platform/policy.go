@@ -64,47 +64,47 @@ type Spec struct {
 // unchanged.
 type Limits struct {
 	// CPU is the processor time in seconds (RLIMIT_CPU).
-	CPU uint64 `yaml:"cpu_seconds"`
+	CPU uint64 `yaml:"cpu_seconds" json:"cpu_seconds,omitempty"`
 	// FileSize is the largest file the program may write, in bytes
 	// (RLIMIT_FSIZE).
-	FileSize uint64 `yaml:"file_size"`
+	FileSize uint64 `yaml:"file_size" json:"file_size,omitempty"`
 	// Files is the number of open files (RLIMIT_NOFILE).
-	Files uint64 `yaml:"open_files"`
+	Files uint64 `yaml:"open_files" json:"open_files,omitempty"`
 	// Memory is the address space in bytes (RLIMIT_AS).
-	Memory uint64 `yaml:"memory"`
+	Memory uint64 `yaml:"memory" json:"memory,omitempty"`
 }
 
 // A Policy is a Spec resolved on this machine: every path is absolute,
 // real (symbolic links resolved) and, unless said otherwise, exists.
 type Policy struct {
 	// Workspace is the workspace's real path, or "" when there is none.
-	Workspace string
+	Workspace string `json:"workspace,omitempty"`
 	// Home is the home directory's real path ("" when there is none).
-	Home string
+	Home string `json:"home,omitempty"`
 	// Scratch are the scratch directories, outermost first.
-	Scratch []string
+	Scratch []string `json:"scratch,omitempty"`
 	// Writable are the workspace and the other writable directories.
-	Writable []string
+	Writable []string `json:"writable,omitempty"`
 	// ReadOnly are existing paths inside writable ones kept read-only.
-	ReadOnly []string
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Hidden are existing paths that must be unreadable.
-	Hidden []string
+	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
 	// lay anything over them; they cannot be created from inside it
 	// when their directory is read-only, and the rules judge reading
 	// them.
-	Missing []string
+	Missing []string `json:"missing,omitempty"`
 	// Visible are existing paths inside hidden directories that stay
 	// readable.
-	Visible []string
+	Visible []string `json:"visible,omitempty"`
 	// Env is the environment the program gets.
-	Env []string
+	Env []string `json:"env,omitempty"`
 	// Network is NetworkOn or NetworkOff.
-	Network Network
+	Network Network `json:"network,omitempty"`
 	// PrivateTmp gives the program an empty /tmp of its own.
-	PrivateTmp bool
+	PrivateTmp bool `json:"private_tmp,omitempty"`
 	// Limits are the resource limits.
-	Limits Limits
+	Limits Limits `json:"limits,omitempty"`
 }
 
 // A PolicyError says why no policy could be made.
