@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -607,5 +608,76 @@ func TestSandboxGitMetadataNotReplaced(t *testing.T) {
 			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
 			b.absent(filepath.Join(b.ws, ".git.old"))
 		})
+	}
+}
+
+// TestSandboxRedTeam holds the escapes a review found, each tried again.
+func TestSandboxRedTeam(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			// The host's kernel settings (root could set core_pattern).
+			b.mustFail("writing /proc/sys", "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern")
+			b.mustFail("sysrq", "echo h > /proc/sysrq-trigger")
+			// New user namespaces.
+			b.mustFail("unshare -U", "unshare -U true")
+			// The host's abstract Unix sockets (an X server's), with the
+			// network on.
+			name := fmt.Sprintf("cordon-battery-%d-%s", os.Getpid(), backend)
+			if abi, _ := ll.LandlockGetABIVersion(); abi < 6 {
+				// Not scoped there; cordon sandbox says so.
+			} else if l, err := net.Listen("unix", "@"+name); err == nil {
+				defer l.Close()
+				if perl, err := exec.LookPath("perl"); err == nil {
+					b.mustFail("an abstract socket outside", perl+` -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die; connect(S, pack_sockaddr_un("\0`+name+`")) or die "$!\n"'`)
+				}
+			}
+			// The user's runtime directory: the session bus, agents'
+			// sockets, the keyring.
+			run := filepath.Join(b.base, "run")
+			os.MkdirAll(run, 0o700)
+			os.WriteFile(filepath.Join(run, "keyring"), []byte(secret), 0o600)
+			out, code := b.run("on", "cat $XDG_RUNTIME_DIR/keyring", "XDG_RUNTIME_DIR="+run)
+			if code == 0 || strings.Contains(out, secret) {
+				t.Errorf("the runtime directory is readable: %s", out)
+			}
+			// Credentials beyond the classic list, and in the environment.
+			os.WriteFile(filepath.Join(b.home, ".pgpass"), []byte(secret), 0o600)
+			b.mustFail("~/.pgpass", "cat ~/.pgpass")
+			out, _ = b.run("on", "env", "STRIPE_KEY="+secret, "DATABASE_URI=postgres://u:"+secret+"@db/x", "MYSQL_PWD="+secret)
+			if strings.Contains(out, secret) {
+				t.Errorf("a credential variable reached the sandbox:\n%s", out)
+			}
+			if backend == "landlock" {
+				return // it execs: nothing is left to check after the command
+			}
+			// Files that tools run or obey, made where none was: removed
+			// once the command ends, with a word on stderr.
+			out, code = b.run("on", "echo 'echo pwned' > .envrc; mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json; echo /tmp/evil > .git/commondir; echo done")
+			if code != 0 || !strings.Contains(out, "done") || !strings.Contains(out, "cordon: the command made "+b.ws+"/.envrc") {
+				t.Errorf("exit %d:\n%s", code, out)
+			}
+			for _, f := range []string{".envrc", ".claude/settings.json", ".git/commondir"} {
+				b.absent(filepath.Join(b.ws, f))
+			}
+			if !strings.Contains(b.host("git status --short; echo ok"), "ok") {
+				t.Error("git broke")
+			}
+		})
+	}
+}
+
+// TestSandboxScratchLinks checks that a link made in /tmp under a name the
+// sandbox hides (ssh-*) cannot stop the next sandbox from starting.
+func TestSandboxScratchLinks(t *testing.T) {
+	b := newBattery(t, "bwrap")
+	link := filepath.Join("/tmp", fmt.Sprintf("ssh-cordon-battery-%d", os.Getpid()))
+	os.Remove(link)
+	if err := os.Symlink(filepath.Join(b.home, ".bashrc"), link); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(link)
+	if out, code := b.run("on", "echo ok"); code != 0 || out != "ok\n" {
+		t.Errorf("a link in /tmp broke the sandbox: exit %d: %s", code, out)
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,6 +27,9 @@ type bwrapBackend struct {
 }
 
 func (b *bwrapBackend) Name() string { return "bwrap" }
+
+// procReadOnly are the parts of /proc that change the host's kernel.
+var procReadOnly = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}
 
 // A mount is one bwrap mount operation.
 type mount struct {
@@ -96,6 +101,14 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		a = append(a, "--new-session")
 	}
 	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	// The kernel's settings under the new /proc are the host's: root,
+	// mapped to itself, could write /proc/sys/kernel/core_pattern and
+	// have the host run a program. Read-only, as in Flatpak.
+	for _, k := range procReadOnly {
+		if _, err := os.Stat(k); err == nil {
+			a = append(a, "--ro-bind", k, k)
+		}
+	}
 	var remount []string
 	for _, m := range p.mounts() {
 		switch m.kind {
@@ -253,6 +266,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 		closeFDs()
 		return err
 	}
+	scopeThread()
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
 	// Only the standard streams are named; every other descriptor the
@@ -276,8 +290,35 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 			break
 		}
 	}
+	removeIntruders(b.policy)
 	exitLike(bwrapStatus(ws))
 	return nil
+}
+
+// removeIntruders removes what the command made where the policy keeps
+// paths read-only but could not cover them, because they did not exist
+// (an .envrc, .claude/settings.json, .git/commondir): files the host's
+// tools would later run or obey. Nothing of the sandbox runs any more
+// (bwrap ended its pid namespace), so nothing can race this.
+func removeIntruders(p *Policy) {
+	for _, path := range p.Intruders() {
+		err := os.RemoveAll(path)
+		msg := "removed it"
+		if err != nil {
+			msg = fmt.Sprintf("could not remove it (%v): remove it before running anything there", err)
+		}
+		fmt.Fprintf(os.Stderr, "cordon: the command made %s, which tools run or obey on their own and which is read-only in the sandbox; %s\n", printable(path), msg)
+	}
+}
+
+// printable escapes control characters in s.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // bwrapStatus turns bwrap's exit status back into the confined program's
@@ -321,6 +362,29 @@ func logicalDir(pwd string) string {
 	return pwd
 }
 
+// scopeThread confines this thread, and so bwrap and everything it
+// starts, to a Landlock domain that only scopes: no connecting to the
+// host's abstract Unix sockets (an X server's @/tmp/.X11-unix/X0, which
+// hiding /tmp/.X11-unix does not reach) and no signals to processes
+// outside. It handles no file system right, so bwrap can still mount. It
+// needs Landlock ABI 6 (Linux 6.12); on older kernels it reports false
+// and changes nothing.
+func scopeThread() bool {
+	cfg := landlock.Config{Scoped: ll.ScopeAbstractUnixSocket | ll.ScopeSignal}
+	if abi, err := ll.LandlockGetABIVersion(); err != nil || abi < 6 {
+		return false
+	}
+	fd, flags, err := cfg.NewRulesetFD()
+	if err != nil || fd < 0 {
+		return false
+	}
+	defer unix.Close(fd)
+	if unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != nil {
+		return false
+	}
+	return ll.LandlockRestrictSelf(fd, flags) == nil
+}
+
 // forwarded are the signals cordon passes on to the confined shell. With
 // a terminal, the shell shares cordon's process group and receives the
 // keyboard's signals itself; cordon only catches them so as not to die
@@ -336,7 +400,7 @@ func forward(sigs chan os.Signal, bwrap int, terminal bool) {
 		if terminal && (sig == syscall.SIGINT || sig == syscall.SIGQUIT || sig == syscall.SIGWINCH) {
 			continue
 		}
-		if shell := sandboxShell(bwrap); shell > 0 {
+		if shell := sandboxShell(bwrap); shell > 0 && !zombie(shell) {
 			syscall.Kill(shell, sig)
 		} else {
 			// Not started yet, or gone: end the sandbox as a whole.
@@ -356,6 +420,17 @@ func sandboxShell(bwrap int) int {
 		}
 	}
 	return 0
+}
+
+// zombie reports whether process pid has ended and waits to be reaped
+// (its init may be stopped: a signal to it would change nothing).
+func zombie(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z' || data[i+2] == 'X'
 }
 
 // children returns the children of process pid's main thread.

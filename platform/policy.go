@@ -86,7 +86,13 @@ type Policy struct {
 	// Writable are the workspace and the other writable directories.
 	Writable []string `json:"writable,omitempty"`
 	// ReadOnly are existing paths inside writable ones kept read-only.
-	ReadOnly []string `json:"read_only,omitempty"`
+	ReadOnly []string
+	// Guarded are the patterns of the read-only paths, absolute. What
+	// matches one after a command and did not before (an .envrc, a
+	// .git/commondir that did not exist, so that no mount could cover
+	// it) was made by the command: a backend that outlives the command
+	// removes it.
+	Guarded []string `json:"read_only,omitempty"`
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -150,7 +156,11 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	p.Writable = r.existing(writable, nil)
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
-		p.ReadOnly = r.readOnly(ws, s.ReadOnly)
+		for _, root := range repositories(ws) {
+			ro, patterns := r.readOnly(root, s.ReadOnly)
+			p.ReadOnly = append(p.ReadOnly, ro...)
+			p.Guarded = append(p.Guarded, patterns...)
+		}
 		for _, dir := range gitDirs(ws, r.home) {
 			p.Writable = append(p.Writable, dir)
 			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks", dir + "/config", dir + "/config.worktree"}, nil)...)
@@ -380,7 +390,7 @@ func (r *resolver) existing(entries []string, missing *[]string) []string {
 // readOnly resolves read-only entries, relative ones against the
 // workspace root. The hooks directory of a repository is made when it is
 // missing (git's own layout), so that hooks cannot be added from inside.
-func (r *resolver) readOnly(ws string, entries []string) []string {
+func (r *resolver) readOnly(ws string, entries []string) (existing, patterns []string) {
 	abs := make([]string, 0, len(entries))
 	for _, e := range entries {
 		e = strings.TrimSuffix(e, "/")
@@ -392,10 +402,65 @@ func (r *resolver) readOnly(ws string, entries []string) []string {
 		}
 		abs = append(abs, e)
 	}
-	if fi, err := os.Stat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		os.Mkdir(filepath.Join(ws, ".git", "hooks"), 0o755)
+	git := filepath.Join(ws, ".git")
+	if fi, err := os.Stat(git); err == nil && fi.IsDir() {
+		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+	} else {
+		// No repository yet: one the command makes (git init) is its
+		// own, configuration included.
+		abs = slices.DeleteFunc(abs, func(e string) bool { return Within(e, git) })
 	}
-	return r.existing(abs, nil)
+	return r.existing(abs, nil), abs
+}
+
+// Intruders returns the paths that match a guarded pattern now but were
+// not read-only paths when the policy was made: made by the command that
+// ran under it.
+func (p *Policy) Intruders() []string {
+	var out []string
+	for _, pat := range p.Guarded {
+		matches := []string{pat}
+		if hasGlob(pat) {
+			matches, _ = filepath.Glob(pat)
+		}
+		for _, m := range matches {
+			if _, err := os.Lstat(m); err == nil && !slices.Contains(p.ReadOnly, m) && !slices.Contains(p.ReadOnly, realPath(m)) {
+				out = append(out, m)
+			}
+		}
+	}
+	return sortedUnique(out)
+}
+
+// maxScan bounds the entries of a workspace looked through for the
+// repositories it holds.
+const maxScan = 4096
+
+// repositories returns the roots whose read-only paths are protected: the
+// workspace, and when it is not a repository itself (~/work holding
+// several), the repositories directly in it, whose hooks and
+// configuration the host's git would run.
+func repositories(ws string) []string {
+	roots := []string{ws}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		return roots
+	}
+	f, err := os.Open(ws)
+	if err != nil {
+		return roots
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(maxScan)
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(ws, e.Name())
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			roots = append(roots, dir)
+		}
+	}
+	return roots
 }
 
 // gitDirs returns the repository directories outside the workspace that
@@ -437,18 +502,22 @@ func gitDirs(ws, home string) []string {
 // patterns: other programs' sockets and socket directories. Entries that
 // hold the workspace are kept.
 func (r *resolver) private(dir, ws string, patterns []string) []string {
-	f, err := os.Open(dir)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	names, _ := f.Readdirnames(-1)
 	globs := compileGlobs(patterns)
 	var out []string
-	for _, name := range names {
+	for _, e := range entries {
+		// Only directories and sockets: anyone can make a link or a file
+		// in /tmp, and one that cannot be covered would stop every
+		// sandbox (bwrap will not mount over a link).
+		if t := e.Type(); !t.IsDir() && t&os.ModeSocket == 0 {
+			continue
+		}
 		for _, g := range globs {
-			if g.match(name) {
-				p := filepath.Join(dir, name)
+			if g.match(e.Name()) {
+				p := filepath.Join(dir, e.Name())
 				if !Within(ws, p) {
 					out = append(out, p)
 				}
@@ -476,8 +545,9 @@ func realPath(p string) string {
 }
 
 // FilterEnv returns env without the variables whose name matches one of
-// the globs in credentialVars (ignoring case), except those named in
-// pass. Entries without "=" are dropped.
+// the globs in credentialVars (ignoring case) or whose value is a URL
+// with a password in it (postgres://user:secret@host), except those named
+// in pass. Entries without "=" are dropped.
 func FilterEnv(env, credentialVars, pass []string) []string {
 	upper := make([]string, len(credentialVars))
 	for i, v := range credentialVars {
@@ -490,7 +560,7 @@ func FilterEnv(env, credentialVars, pass []string) []string {
 		if !ok {
 			continue
 		}
-		if slices.Contains(pass, name) || !credentialName(name, globs) {
+		if slices.Contains(pass, name) || !credentialName(name, globs) && !passwordURL(kv[len(name)+1:]) {
 			out = append(out, kv)
 		}
 	}
@@ -578,4 +648,19 @@ func envLookup(env []string) func(string) string {
 		}
 		return val
 	}
+}
+
+// passwordURL reports whether v is a URL with a password in its
+// authority: scheme://user:password@host.
+func passwordURL(v string) bool {
+	i := strings.Index(v, "://")
+	if i <= 0 {
+		return false
+	}
+	auth := v[i+3:]
+	if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+		auth = auth[:j]
+	}
+	at := strings.LastIndexByte(auth, '@')
+	return at > 0 && strings.Contains(auth[:at], ":")
 }

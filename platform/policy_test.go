@@ -66,6 +66,7 @@ func TestNewPolicy(t *testing.T) {
 		// .git/hooks did not exist: it is made, so that no hook can be
 		// added from inside.
 		ReadOnly: []string{ws + "/.envrc", ws + "/.git/config", ws + "/.git/hooks"},
+		Guarded:  []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.envrc", ws + "/.vscode/tasks.json"},
 		Hidden:   []string{home + "/.netrc", home + "/.ssh", root + "/tmp/.X11-unix", root + "/tmp/ssh-XYZ"},
 		Missing:  []string{home + "/.aws", ws + "/secret"},
 		Visible:  []string{home + "/.ssh/a.pub", home + "/.ssh/known_hosts"},
@@ -124,9 +125,10 @@ func TestNewPolicyWorktree(t *testing.T) {
 }
 
 func TestFilterEnv(t *testing.T) {
-	env := []string{"A=1", "GH_TOKEN=x", "gh_token=y", "AWS_SECRET_ACCESS_KEY=z", "PATH=/bin", "SSH_AUTH_SOCK=/s", "PASS=1"}
+	env := []string{"A=1", "GH_TOKEN=x", "gh_token=y", "AWS_SECRET_ACCESS_KEY=z", "PATH=/bin", "SSH_AUTH_SOCK=/s", "PASS=1",
+		"DB=postgres://u:pw@db:5432/x", "WEB=https://example.com/a:b@c", "PROXY=http://user@proxy:3128"}
 	got := FilterEnv(env, []string{"*_TOKEN", "AWS_*", "SSH_AUTH_SOCK"}, []string{"PASS", "gh_token"})
-	want := []string{"A=1", "gh_token=y", "PATH=/bin", "PASS=1"}
+	want := []string{"A=1", "gh_token=y", "PATH=/bin", "PASS=1", "WEB=https://example.com/a:b@c", "PROXY=http://user@proxy:3128"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FilterEnv = %q, want %q", got, want)
 	}
@@ -162,5 +164,44 @@ func TestGlobMatch(t *testing.T) {
 		if globMatch(c[0], c[1]) {
 			t.Errorf("globMatch(%q, %q) = true", c[0], c[1])
 		}
+	}
+}
+
+// What a command makes where read-only paths would be, it is made to
+// give up; a repository it makes (git init) is its own.
+func TestIntruders(t *testing.T) {
+	root := tree(t, "ws/.git/config", "plain/repo/.git/config", "plain/new/")
+	spec := &Spec{ReadOnly: []string{".git/hooks/", ".git/config", ".git/commondir", ".envrc", ".claude/settings.json", ".git/modules/*/config"}}
+	spec.Workspace = root + "/ws"
+	p, err := NewPolicy(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Intruders(); len(got) != 0 {
+		t.Fatalf("intruders before anything ran: %q", got)
+	}
+	for _, f := range []string{".envrc", ".git/commondir", ".claude/settings.json", ".git/modules/sub/config", "ok.txt"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, "ws", f)), 0o755)
+		os.WriteFile(filepath.Join(root, "ws", f), nil, 0o644)
+	}
+	want := []string{root + "/ws/.claude/settings.json", root + "/ws/.envrc", root + "/ws/.git/commondir", root + "/ws/.git/modules/sub/config"}
+	if got := p.Intruders(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Intruders = %q, want %q", got, want)
+	}
+
+	// A plain directory holding repositories protects theirs too; a
+	// repository made by the command is left alone.
+	spec.Workspace = root + "/plain"
+	p, err = NewPolicy(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.ReadOnly, root+"/plain/repo/.git/config") || !slices.Contains(p.ReadOnly, root+"/plain/repo/.git/hooks") {
+		t.Errorf("the repository inside is not protected: %q", p.ReadOnly)
+	}
+	os.MkdirAll(root+"/plain/.git/hooks", 0o755)
+	os.WriteFile(root+"/plain/.git/config", nil, 0o644)
+	if got := p.Intruders(); len(got) != 0 {
+		t.Errorf("a new repository's files are intruders: %q", got)
 	}
 }

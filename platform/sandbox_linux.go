@@ -3,6 +3,8 @@ package platform
 import (
 	"os"
 	"strings"
+
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
 
 // Sandbox returns the backend that confines programs by p. name is auto,
@@ -17,7 +19,13 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if name == BackendNone {
 		return Direct, nil
 	}
-	if name == BackendAuto || name == BackendBwrap {
+	if name == BackendAuto && filtered() {
+		// Under no_new_privs and a seccomp filter already (a sandbox
+		// around this one, whose policy Confined found weaker): bwrap
+		// needs user namespaces, which such sandboxes forbid, and its
+		// cached probe, made outside, cannot tell. Landlock stacks.
+		serr.Reasons = append(serr.Reasons, "bwrap: this process is already under no_new_privs and a seccomp filter")
+	} else if name == BackendAuto || name == BackendBwrap {
 		b, err := newBwrap(p, stateDir)
 		if err == nil {
 			return b, nil
@@ -68,6 +76,9 @@ func Describe(b Backend, path string, argv []string) *Report {
 	switch b := b.(type) {
 	case *bwrapBackend:
 		r.Detail = b.probe.Path + ", " + b.probe.Version
+		if abi, err := ll.LandlockGetABIVersion(); err != nil || abi < 6 {
+			r.Degraded = append(r.Degraded, "with the network on, the host's abstract Unix sockets (an X server's) stay reachable: scoping them needs Landlock ABI 6 (Linux 6.12)")
+		}
 		next := 100
 		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
 	case *landlockBackend:
@@ -76,4 +87,11 @@ func Describe(b Backend, path string, argv []string) *Report {
 		r.Degraded = []string{"nothing is confined: the settings ask for no sandbox (backend: none)"}
 	}
 	return r
+}
+
+// filtered reports whether this process runs under no_new_privs and a
+// seccomp filter.
+func filtered() bool {
+	status, err := os.ReadFile("/proc/self/status")
+	return err == nil && statusField(status, "NoNewPrivs", "1") && statusField(status, "Seccomp", "2")
 }

@@ -20,6 +20,10 @@ import (
 //     once the command exits;
 //   - io_uring, which performs system calls (socket, connect) that the
 //     filter never sees;
+//   - new user namespaces (unshare or clone with CLONE_NEWUSER; clone3,
+//     whose flags a filter cannot read, answers ENOSYS so that the C
+//     library falls back to clone): they open kernel code that is no
+//     use to a build (bwrap's --disable-userns does the same);
 //   - with the network off, socket(2) for any family but AF_UNIX.
 //
 // Everything else is allowed.
@@ -97,6 +101,7 @@ const (
 	bpfLdAbsW = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeq    = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfJge    = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJset   = unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K
 	bpfRet    = unix.BPF_RET | unix.BPF_K
 )
 
@@ -118,6 +123,9 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.jump(bpfJeq, unix.SYS_IO_URING_SETUP, "eperm", "")
 	p.jump(bpfJeq, unix.SYS_IO_URING_ENTER, "eperm", "")
 	p.jump(bpfJeq, unix.SYS_IO_URING_REGISTER, "eperm", "")
+	p.jump(bpfJeq, unix.SYS_UNSHARE, "nsflags", "")
+	p.jump(bpfJeq, unix.SYS_CLONE, "nsflags", "")
+	p.jump(bpfJeq, unix.SYS_CLONE3, "enosys", "")
 	if network == NetworkOff {
 		p.jump(bpfJeq, unix.SYS_SOCKET, "socket", "")
 	}
@@ -128,6 +136,11 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.stmt(bpfLdAbsW, offArg1)
 	p.jump(bpfJeq, unix.TIOCSTI, "eperm", "")
 	p.jump(bpfJeq, tiocLinux, "eperm", "allow")
+
+	// unshare(flags) and clone(flags, ...) take the flags first.
+	p.label("nsflags")
+	p.stmt(bpfLdAbsW, offArg0)
+	p.jump(bpfJset, unix.CLONE_NEWUSER, "eperm", "allow")
 
 	if network == NetworkOff {
 		p.label("socket")
@@ -140,6 +153,8 @@ func seccompFilter(network Network) ([]unix.SockFilter, error) {
 	p.stmt(bpfRet, unix.SECCOMP_RET_ALLOW)
 	p.label("eperm")
 	p.stmt(bpfRet, unix.SECCOMP_RET_ERRNO|uint32(unix.EPERM))
+	p.label("enosys")
+	p.stmt(bpfRet, unix.SECCOMP_RET_ERRNO|uint32(unix.ENOSYS))
 	return p.assemble()
 }
 

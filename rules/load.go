@@ -235,6 +235,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 	a.NotWorkspace = append(a.NotWorkspace, b.NotWorkspace...)
 	a.SandboxWritable = append(a.SandboxWritable, b.SandboxWritable...)
 	a.ScratchPrivate = append(a.ScratchPrivate, b.ScratchPrivate...)
+	a.SandboxHidden = append(a.SandboxHidden, b.SandboxHidden...)
 	return a
 }
 

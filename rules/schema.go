@@ -51,6 +51,9 @@ type PathClasses struct {
 	// besides the workspace and scratch: tool caches, not the places
 	// tools are installed to (a binary there runs outside later).
 	SandboxWritable []string `yaml:"sandbox_writable"`
+	// SandboxHidden are hidden in the sandbox besides the credentials:
+	// the user's runtime directory, daemons' sockets.
+	SandboxHidden []string `yaml:"sandbox_hidden"`
 	// ScratchPrivate are globs of names in a scratch directory that
 	// belong to other programs (ssh-agent's ssh-*, X11's .X11-unix):
 	// hidden from sandboxed commands.

@@ -141,11 +141,19 @@ func refusedWorkspace(dir, home string) bool {
 		return true
 	}
 	for _, e := range builtinRules().Paths().NotWorkspace {
-		if strings.HasPrefix(e, "~") {
+		switch {
+		case strings.HasPrefix(e, "~"):
 			if home == "" {
 				continue
 			}
 			e = filepath.Clean(home) + e[1:]
+		case strings.HasPrefix(e, "$"):
+			name, rest, _ := strings.Cut(e[1:], "/")
+			val := os.Getenv(name)
+			if !filepath.IsAbs(val) {
+				continue
+			}
+			e = filepath.Join(val, rest) // keeps a final "/**"
 		}
 		tree, below := strings.CutSuffix(e, "/**")
 		if !below {

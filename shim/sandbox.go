@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
@@ -24,7 +25,7 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		ScratchPrivate: paths.ScratchPrivate,
 		Writable:       append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
 		ReadOnly:       append(clone(paths.AutoRun), sb.ReadOnly...),
-		Hidden:         append(absolute(paths.Credentials), sb.Hidden...),
+		Hidden:         slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:        absolute(paths.NotSecret),
 		CredentialVars: set.CredentialVars(),
 		PassEnv:        sb.PassEnv,

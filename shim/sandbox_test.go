@@ -28,6 +28,11 @@ func TestWorkspace(t *testing.T) {
 		"/run/user/1000":                 "",
 		"/opt":                           "",
 		"/opt/proj":                      "/opt/proj",
+		"/home/dev/go":                   "",
+		"/home/dev/go/bin":               "",
+		"/home/dev/go/pkg/mod/x":         "",
+		"/home/dev/go/src/example.com/x": "/home/dev/go/src/example.com/x",
+		"/home/dev/bin":                  "",
 	} {
 		if got := Workspace(dir, home); got != want {
 			t.Errorf("Workspace(%s) = %q, want %q", dir, got, want)
