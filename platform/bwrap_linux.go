@@ -24,6 +24,35 @@ import (
 type bwrapBackend struct {
 	probe  *BwrapProbe
 	policy *Policy
+	// empty is an empty file no one may read (mode 0000), laid over
+	// hidden files; "" when there is none, and then bwrap makes one per
+	// file from a descriptor (slower: a copy each).
+	empty string
+}
+
+// emptyFile returns the path of an empty file of mode 0000 in dir, made
+// when missing, or "" when it cannot be had. The directory is outside
+// everything a sandboxed command can write.
+func emptyFile(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	p := filepath.Join(dir, "hidden")
+	if fi, err := os.Lstat(p); err == nil {
+		if fi.Mode().IsRegular() && fi.Mode().Perm() == 0 && fi.Size() == 0 {
+			return p
+		}
+		return ""
+	}
+	if os.MkdirAll(dir, 0o700) != nil {
+		return ""
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+	if err != nil {
+		return ""
+	}
+	f.Close()
+	return p
 }
 
 func (b *bwrapBackend) Name() string { return "bwrap" }
@@ -138,6 +167,10 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				}
 				a = append(a, "--perms", perms, "--tmpfs", m.path)
 				remount = append(remount, m.path)
+				continue
+			}
+			if b.empty != "" {
+				a = append(a, "--ro-bind", b.empty, m.path)
 				continue
 			}
 			fd, err := newFD(nil)

@@ -38,8 +38,8 @@ trap 'git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
 cd "$ws"
 
 # A bare bwrap with the same namespaces and mounts as cordon's (without
-# the seccomp filter and the empty files laid over hidden ones, which
-# need descriptors that hyperfine cannot pass), running bash directly.
+# the seccomp filter, which needs a descriptor that hyperfine cannot
+# pass), running bash directly.
 bare=$("$tmp/cordon" sandbox --backend bwrap | sed -n '/^command line/{n;p}' |
 	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /')
 if [ -z "$bare" ]; then
