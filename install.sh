@@ -109,6 +109,11 @@ demo() {
 	dangerous 'rm -rf ~'
 	dangerous 'echo cm0gLXJmIH4= | base64 -d | sh'
 	show "cordon explain -- bash -lc 'git reset --hard'"
+	printf '\n== the sandbox: what the judge lets through still runs confined\n'
+	: >"$HOME/.bashrc"
+	show "cordon sandbox | sed -n '1,3p'"
+	show "cordon run -- /bin/sh -c 'echo pwned >> ~/.bashrc'"
+	show "cordon run -- /bin/sh -c 'echo fine > notes.txt && cat notes.txt'"
 	printf '\nExit status 126 is how cordon tells an agent no; the agent reads the reason on stderr.\n'
 }
 
