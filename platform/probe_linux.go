@@ -95,8 +95,25 @@ func probeKey(path string) (string, error) {
 	}
 	var u unix.Utsname
 	unix.Uname(&u)
-	return fmt.Sprintf("%d:%d:%d:%d.%d:%s:%d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec,
-		unix.ByteSliceToString(u.Release[:]), os.Geteuid()), nil
+	key := fmt.Sprintf("%d:%d:%d:%d.%d:%s:%d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec,
+		unix.ByteSliceToString(u.Release[:]), os.Geteuid())
+	// The settings that decide whether bwrap may make namespaces: when
+	// one changes (Ubuntu's AppArmor restriction turned on), the probe
+	// runs again instead of trusting a stale "works".
+	for _, f := range userNSSettings {
+		if b, err := os.ReadFile(f); err == nil {
+			key += ":" + strings.TrimSpace(string(b))
+		}
+	}
+	return key, nil
+}
+
+// userNSSettings are the kernel settings that allow or forbid user
+// namespaces.
+var userNSSettings = []string{
+	"/proc/sys/user/max_user_namespaces",
+	"/proc/sys/kernel/unprivileged_userns_clone",
+	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 }
 
 func readProbe(cache, path, key string) *BwrapProbe {
