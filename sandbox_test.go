@@ -39,19 +39,50 @@ type battery struct {
 	env     []string
 }
 
+// batteryBase makes the directory that holds a battery's fake home, and
+// returns it. Not t.TempDir: /tmp is scratch, writable in the sandbox.
+// The home directory is the first choice, else the package directory (a
+// clone may be under /tmp too).
+func batteryBase(t *testing.T) string {
+	t.Helper()
+	var candidates []string
+	if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, home)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		candidates = append(candidates, wd)
+	}
+	for _, dir := range candidates {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || inScratch(real) {
+			continue
+		}
+		base, err := os.MkdirTemp(real, ".cordon-battery-")
+		if err != nil {
+			continue
+		}
+		return base
+	}
+	t.Fatalf("no directory outside /tmp, /var/tmp and /dev/shm to put a fake home in (tried %q)", candidates)
+	return ""
+}
+
+func inScratch(dir string) bool {
+	for _, s := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if dir == s || strings.HasPrefix(dir, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // secret is the content of every fake credential.
 const secret = "SECRET-c0rd0n-7f3a"
 
 func newBattery(t *testing.T, backend string) *battery {
 	t.Helper()
 	bash := needShell(t, "bash")
-	// Not t.TempDir: /tmp is scratch, writable in the sandbox. The
-	// package directory is nothing of the sort.
-	base, err := os.MkdirTemp(".", ".battery-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _ = filepath.Abs(base)
+	base := batteryBase(t)
 	t.Cleanup(func() { os.RemoveAll(base) })
 	b := &battery{t: t, backend: backend, cordon: linkShim(t, "cordon"), bash: bash, base: base,
 		home: filepath.Join(base, "home"), ws: filepath.Join(t.TempDir(), "ws")}

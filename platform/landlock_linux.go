@@ -841,9 +841,9 @@ func (l *landlockBackend) mountDegradations() []string {
 		if !inWritable(p, h) || l.masked(h) || l.mounts != nil && l.mounts.gone(h) {
 			continue
 		}
-		why := "no mount namespace: " + l.nsErr.Error()
-		if l.mounts != nil {
-			why = "it holds paths that must stay reachable"
+		why := "it holds paths that must stay reachable"
+		if l.mounts == nil {
+			why = "no mount namespace: " + l.nsErr.Error()
 		}
 		out = append(out, fmt.Sprintf("%s stays readable: it is inside the writable %s (%s)",
 			l.short([]string{h})[0], innermost(h, p.writableRoots()), why))
