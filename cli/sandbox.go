@@ -6,8 +6,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -34,6 +36,36 @@ type sandboxStatus struct {
 	Unconfined bool             `json:"unconfined"`
 	Policy     *platform.Policy `json:"policy"`
 	Removed    []string         `json:"removed_env"`
+	// Unmatched are entries of the settings that name nothing here.
+	Unmatched []string `json:"unmatched_settings,omitempty"`
+}
+
+// unmatched returns the writable, read-only and hidden entries of the
+// settings that match no path on this machine: a typo there would
+// otherwise go unnoticed (a path that is not there is neither writable nor
+// protected).
+func unmatched(cfg *config.Config, p *platform.Policy) []string {
+	if cfg == nil {
+		return nil
+	}
+	home, _ := os.UserHomeDir()
+	var out []string
+	for _, e := range slices.Concat(cfg.Sandbox.Writable, cfg.Sandbox.ReadOnly, cfg.Sandbox.Hidden) {
+		path := e
+		switch {
+		case strings.HasPrefix(e, "~/"):
+			path = filepath.Join(home, e[2:])
+		case strings.HasPrefix(e, "$"):
+			name, rest, _ := strings.Cut(e[1:], "/")
+			path = filepath.Join(os.Getenv(name), rest)
+		case !filepath.IsAbs(e) && p.Workspace != "":
+			path = filepath.Join(p.Workspace, e)
+		}
+		if m, _ := filepath.Glob(path); len(m) == 0 {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
@@ -71,6 +103,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		st.Report = platform.Describe(conf.Backend, bash, []string{"bash", "-c", "true"})
 	}
 	st.Policy.Env = nil // the environment itself is the caller's, and may hold secrets
+	st.Unmatched = unmatched(conf.Settings, st.Policy)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -134,6 +167,7 @@ func (st *sandboxStatus) text() string {
 	list("hidden when they appear (judged by the rules until then)", p.Missing)
 	list("environment variables removed", st.Removed)
 	list("not enforced here", st.Degraded)
+	list("settings entries that name nothing here (check for a typo)", st.Unmatched)
 	if len(st.CommandLine) > 0 {
 		fmt.Fprintf(&b, "command line for bash -c true:\n  %s\n", shim.QuoteArgv(st.CommandLine))
 	}

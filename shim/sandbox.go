@@ -65,6 +65,8 @@ type Confinement struct {
 	Nested bool
 	// Unconfined is true when the user's settings ask for no sandbox.
 	Unconfined bool
+	// Settings are the user's settings the policy was made with.
+	Settings *config.Config
 }
 
 // ConfineOptions override the settings for one command.
@@ -100,7 +102,11 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 		ws = Workspace(dir, getenv("HOME"))
 	}
 	spec := SandboxSpec(builtinRules(), cfg, ws)
-	return confine(spec, cfg.Sandbox.Backend, env)
+	c, err := confine(spec, cfg.Sandbox.Backend, env)
+	if c != nil {
+		c.Settings = cfg
+	}
+	return c, err
 }
 
 func confine(spec *platform.Spec, backend string, env []string) (*Confinement, error) {
