@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -690,6 +691,9 @@ func TestSandboxRedTeam(t *testing.T) {
 			}
 			for _, f := range []string{".envrc", ".claude/settings.json", ".git/commondir"} {
 				b.absent(filepath.Join(b.ws, f))
+				if _, err := os.Lstat(filepath.Join(b.ws, f+".cordon-blocked")); err != nil {
+					t.Errorf("%s was not moved aside: %v", f, err)
+				}
 			}
 			if !strings.Contains(b.host("git status --short; echo ok"), "ok") {
 				t.Error("git broke")
@@ -711,4 +715,99 @@ func TestSandboxScratchLinks(t *testing.T) {
 	if out, code := b.run("on", "echo ok"); code != 0 || out != "ok\n" {
 		t.Errorf("a link in /tmp broke the sandbox: exit %d: %s", code, out)
 	}
+}
+
+// TestSignalReachesConfinedShell checks that a signal sent to the shim's
+// pid (as agents stop a command) reaches the shell inside the sandbox,
+// whose trap runs, and that the caller sees the shell's exit status.
+func TestSignalReachesConfinedShell(t *testing.T) {
+	needShell(t, "bash")
+	shimPath := linkShim(t, "bash")
+	for _, group := range []bool{false, true} {
+		signalShell(t, shimPath, group)
+	}
+}
+
+// signalShell sends SIGTERM to the shim's pid, or to its process group
+// (as agents stop a command), and checks that the shell's trap ran.
+func signalShell(t *testing.T, shimPath string, group bool) {
+	cmd := &exec.Cmd{Path: shimPath, Dir: t.TempDir(), Args: []string{"bash", "-c",
+		`trap 'echo got TERM; exit 3' TERM; echo ready; while :; do sleep 0.05; done`},
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(out)
+	if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	target := cmd.Process.Pid
+	if group {
+		target = -target
+	}
+	if err := syscall.Kill(target, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(r)
+	err = cmd.Wait()
+	if string(rest) != "got TERM\n" || cmd.ProcessState.ExitCode() != 3 {
+		t.Fatalf("after SIGTERM (to the group: %v): output %q, %v; want the trap's output and exit status 3", group, rest, err)
+	}
+}
+
+// TestKillEndsSandbox checks that killing the shim (SIGKILL, which it
+// cannot forward) ends every process inside the sandbox: the agent never
+// loses track of what it started.
+func TestKillEndsSandbox(t *testing.T) {
+	needShell(t, "bash")
+	shimPath := linkShim(t, "bash")
+	marker := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%1000)
+	cmd := &exec.Cmd{Path: shimPath, Dir: t.TempDir(), Args: []string{"bash", "-c",
+		"sleep " + marker + " & sleep " + marker + " & echo ready; wait"}}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
+		cmd.Process.Kill()
+		t.Fatalf("first line %q, %v", line, err)
+	}
+	// The two sleeps may not have started yet when "ready" arrives.
+	for start := time.Now(); countProcesses("sleep\x00"+marker) != 2; time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > 3*time.Second {
+			cmd.Process.Kill()
+			t.Fatalf("%d sleep processes before the kill, want 2", countProcesses("sleep\x00"+marker))
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline := time.Now().Add(3 * time.Second)
+	for countProcesses("sleep\x00"+marker) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("processes of the sandbox outlived the shim")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// countProcesses counts the processes whose command line starts with
+// cmdline (arguments separated by NUL).
+func countProcesses(cmdline string) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(data), cmdline) {
+			n++
+		}
+	}
+	return n
 }

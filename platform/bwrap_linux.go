@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -308,7 +309,13 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	pid, err := syscall.ForkExec(b.probe.Path, args, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{0, 1, 2},
-		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		// Without a terminal, bwrap gets a process group of its own: a
+		// signal to the caller's group (agents stop commands that way)
+		// reaches cordon, which passes it on to the shell, instead of
+		// killing bwrap, which forwards nothing and would take the
+		// sandbox down before the shell's traps ran. With a terminal,
+		// the shell stays in the terminal's foreground group.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !terminal},
 	})
 	closeFDs()
 	if err != nil {
@@ -328,17 +335,25 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	return nil
 }
 
-// removeIntruders removes what the command made where the policy keeps
-// paths read-only but could not cover them, because they did not exist
-// (an .envrc, .claude/settings.json, .git/commondir): files the host's
-// tools would later run or obey. Nothing of the sandbox runs any more
-// (bwrap ended its pid namespace), so nothing can race this.
+// removeIntruders moves aside what the command made where the policy
+// keeps paths read-only but could not cover them, because they did not
+// exist (an .envrc, .claude/settings.json, .git/commondir): files the
+// host's tools would later run or obey. They are renamed, not deleted, so
+// that nothing is lost if a person made one at the same moment. Nothing
+// of the sandbox runs any more (bwrap ended its pid namespace), so
+// nothing inside can race this.
 func removeIntruders(p *Policy) {
 	for _, path := range p.Intruders() {
-		err := os.RemoveAll(path)
-		msg := "removed it"
-		if err != nil {
-			msg = fmt.Sprintf("could not remove it (%v): remove it before running anything there", err)
+		aside := path + ".cordon-blocked"
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(aside); err != nil {
+				break
+			}
+			aside = fmt.Sprintf("%s.cordon-blocked-%d", path, i)
+		}
+		msg := "moved it to " + printable(aside)
+		if err := os.Rename(path, aside); err != nil {
+			msg = fmt.Sprintf("could not move it aside (%v): remove it before running anything there", err)
 		}
 		fmt.Fprintf(os.Stderr, "cordon: the command made %s, which tools run or obey on their own and which is read-only in the sandbox; %s\n", printable(path), msg)
 	}
@@ -505,8 +520,17 @@ func exitLike(ws syscall.WaitStatus) {
 	if ws.Signaled() {
 		sig := ws.Signal()
 		signal.Reset(sig)
-		// To this thread, so that the signal is delivered as the call
-		// returns; the wait covers a runtime that delays it.
+		// The runtime keeps its own handler for the signals that mean a
+		// crash (SIGSEGV, SIGABRT, SIGQUIT...) and would print a Go
+		// trace: put the kernel's default back underneath it, with no
+		// core file of cordon's own. Then the signal, to this thread,
+		// so that it is delivered as the call returns.
+		unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
+		var dfl [4]uint64 // struct sigaction, all zero: SIG_DFL, no flags, empty mask
+		unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
+		var set unix.Sigset_t
+		set.Val[0] = 1 << (uint(sig) - 1)
+		unix.RawSyscall6(unix.SYS_RT_SIGPROCMASK, unix.SIG_UNBLOCK, uintptr(unsafe.Pointer(&set)), 0, 8, 0, 0)
 		unix.Tgkill(os.Getpid(), unix.Gettid(), sig)
 		time.Sleep(100 * time.Millisecond)
 		os.Exit(128 + int(sig))

@@ -86,13 +86,16 @@ type Policy struct {
 	// Writable are the workspace and the other writable directories.
 	Writable []string `json:"writable,omitempty"`
 	// ReadOnly are existing paths inside writable ones kept read-only.
-	ReadOnly []string
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Guarded are the patterns of the read-only paths, absolute. What
 	// matches one after a command and did not before (an .envrc, a
 	// .git/commondir that did not exist, so that no mount could cover
 	// it) was made by the command: a backend that outlives the command
 	// removes it.
-	Guarded []string `json:"read_only,omitempty"`
+	Guarded []string `json:"guarded,omitempty"`
+	// guardedBefore are the paths that matched Guarded when the policy
+	// was made.
+	guardedBefore []string
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -180,6 +183,7 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	p.Visible = r.existing(s.Visible, nil)
 	p.Env = FilterEnv(env, s.CredentialVars, s.PassEnv)
 	p.normalize()
+	p.guardedBefore = p.guardedMatches()
 	return p, nil
 }
 
@@ -403,7 +407,7 @@ func (r *resolver) readOnly(ws string, entries []string) (existing, patterns []s
 		abs = append(abs, e)
 	}
 	git := filepath.Join(ws, ".git")
-	if fi, err := os.Stat(git); err == nil && fi.IsDir() {
+	if fi, err := os.Lstat(git); err == nil && fi.IsDir() {
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
 	} else {
 		// No repository yet: one the command makes (git init) is its
@@ -413,10 +417,27 @@ func (r *resolver) readOnly(ws string, entries []string) (existing, patterns []s
 	return r.existing(abs, nil), abs
 }
 
-// Intruders returns the paths that match a guarded pattern now but were
-// not read-only paths when the policy was made: made by the command that
-// ran under it.
+// Intruders returns the paths that match a guarded pattern now but did
+// not when the policy was made: made by the command that ran under it.
+// Only paths inside a writable root reached without a symbolic link in
+// their directories are returned (a link planted by the command could
+// otherwise point anywhere); the last element may be a link.
 func (p *Policy) Intruders() []string {
+	var out []string
+	for _, m := range p.guardedMatches() {
+		dir := filepath.Dir(m)
+		if slices.Contains(p.guardedBefore, m) || realPath(dir) != dir ||
+			!slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(m, w) && m != w }) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// guardedMatches are the paths that match a guarded pattern now, links
+// not followed at the end.
+func (p *Policy) guardedMatches() []string {
 	var out []string
 	for _, pat := range p.Guarded {
 		matches := []string{pat}
@@ -424,7 +445,7 @@ func (p *Policy) Intruders() []string {
 			matches, _ = filepath.Glob(pat)
 		}
 		for _, m := range matches {
-			if _, err := os.Lstat(m); err == nil && !slices.Contains(p.ReadOnly, m) && !slices.Contains(p.ReadOnly, realPath(m)) {
+			if _, err := os.Lstat(m); err == nil {
 				out = append(out, m)
 			}
 		}
@@ -464,38 +485,69 @@ func repositories(ws string) []string {
 }
 
 // gitDirs returns the repository directories outside the workspace that
-// commits write to when the workspace's .git is a file pointing elsewhere
-// (a worktree, a submodule, --separate-git-dir): its git directory and the
-// common directory. Directories that hold the home directory are left out.
+// commits write to when the workspace's .git is a file pointing elsewhere:
+// the git directory of a worktree and its common directory, or a
+// submodule's git directory inside its superproject's .git/modules. The
+// workspace is writable, so that file is not trusted by itself: a
+// worktree's git directory must point back at this workspace (its
+// gitdir file, which only git writes there, names ws/.git) and lie in its
+// common directory's worktrees/; a submodule's must lie in the .git/modules
+// of a directory that holds the workspace. Anything else, or a directory
+// that holds the home directory, adds nothing.
 func gitDirs(ws, home string) []string {
-	data, err := os.ReadFile(filepath.Join(ws, ".git"))
+	dotgit := filepath.Join(ws, ".git")
+	if fi, err := os.Lstat(dotgit); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := os.ReadFile(dotgit)
 	if err != nil {
 		return nil
 	}
 	line, _, _ := strings.Cut(string(data), "\n")
 	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok {
+	if !ok || dir == "" {
 		return nil
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(ws, dir)
 	}
 	gitdir := realPath(dir)
-	common := gitdir
-	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
-		cd := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(cd) {
-			cd = filepath.Join(gitdir, cd)
-		}
-		common = realPath(cd)
+	if !isGitDir(gitdir) {
+		return nil
 	}
 	var dirs []string
-	for _, d := range []string{gitdir, common} {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() && d != "/" && !(home != "" && Within(home, d)) {
-			dirs = append(dirs, d)
+	if back, err := os.ReadFile(filepath.Join(gitdir, "gitdir")); err == nil {
+		// A worktree: gitdir is <common>/worktrees/<name>.
+		if realPath(strings.TrimSpace(string(back))) != realPath(dotgit) {
+			return nil
+		}
+		common := filepath.Dir(filepath.Dir(gitdir))
+		if filepath.Base(filepath.Dir(gitdir)) != "worktrees" || !isGitDir(common) {
+			return nil
+		}
+		dirs = []string{gitdir, common}
+	} else {
+		// A submodule: <super>/.git/modules/<name...>, super holding ws.
+		i := strings.Index(gitdir, "/.git/modules/")
+		if i < 0 || !Within(ws, gitdir[:i]) {
+			return nil
+		}
+		dirs = []string{gitdir}
+	}
+	for _, d := range dirs {
+		if d == "/" || home != "" && Within(home, d) {
+			return nil
 		}
 	}
 	return dirs
+}
+
+// isGitDir reports whether dir looks like a git directory: a HEAD file
+// and an objects directory (a worktree's objects are in its common
+// directory, so for one of those HEAD is enough).
+func isGitDir(dir string) bool {
+	fi, err := os.Lstat(filepath.Join(dir, "HEAD"))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // private returns the entries of the scratch directory dir named by the

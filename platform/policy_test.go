@@ -73,6 +73,7 @@ func TestNewPolicy(t *testing.T) {
 		Env:      []string{"HOME=" + home, "PATH=/usr/bin", "KEEP_TOKEN=z"},
 		Network:  NetworkOff,
 	}
+	want.guardedBefore = want.ReadOnly
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("NewPolicy:\n got %+v\nwant %+v", p, want)
 	}
@@ -105,9 +106,17 @@ func TestNewPolicyRefusesWorkspace(t *testing.T) {
 // A worktree's commits write to the main repository's git directory,
 // which is then writable, with its hooks and configuration read-only.
 func TestNewPolicyWorktree(t *testing.T) {
-	root := tree(t, "main/.git/hooks/", "main/.git/config", "main/.git/worktrees/wt/commondir", "wt/")
+	root := tree(t, "main/.git/hooks/", "main/.git/config", "main/.git/HEAD", "main/.git/worktrees/wt/commondir",
+		"main/.git/worktrees/wt/HEAD", "wt/", "other/HEAD", "forged/")
 	os.WriteFile(filepath.Join(root, "main/.git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "main/.git/worktrees/wt/gitdir"), []byte(root+"/wt/.git\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "wt/.git"), []byte("gitdir: "+root+"/main/.git/worktrees/wt\n"), 0o644)
+	// A .git file written by a command names any directory it likes:
+	// without git's own back-pointer, nothing becomes writable.
+	os.WriteFile(filepath.Join(root, "forged/.git"), []byte("gitdir: "+root+"/other\n"), 0o644)
+	if p, err := NewPolicy(&Spec{Workspace: filepath.Join(root, "forged")}, nil); err != nil || slices.Contains(p.Writable, root+"/other") {
+		t.Errorf("a forged .git file made %s writable: %v, %v", root+"/other", p.Writable, err)
+	}
 	p, err := NewPolicy(&Spec{Workspace: filepath.Join(root, "wt")}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +193,11 @@ func TestIntruders(t *testing.T) {
 		os.MkdirAll(filepath.Dir(filepath.Join(root, "ws", f)), 0o755)
 		os.WriteFile(filepath.Join(root, "ws", f), nil, 0o644)
 	}
+	// Through a link made by the command: never (it could point
+	// anywhere).
+	os.MkdirAll(root+"/elsewhere", 0o755)
+	os.WriteFile(root+"/elsewhere/config", nil, 0o644)
+	os.Symlink(root+"/elsewhere", root+"/ws/.git/modules/evil")
 	want := []string{root + "/ws/.claude/settings.json", root + "/ws/.envrc", root + "/ws/.git/commondir", root + "/ws/.git/modules/sub/config"}
 	if got := p.Intruders(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Intruders = %q, want %q", got, want)
