@@ -811,3 +811,21 @@ func countProcesses(cmdline string) int {
 	}
 	return n
 }
+
+// TestSandboxLimits checks that the settings' resource limits reach the
+// confined program, and do not starve cordon itself (a memory limit on
+// the Go runtime would crash it).
+func TestSandboxLimits(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			cfg := filepath.Join(b.base, "config")
+			os.MkdirAll(filepath.Join(cfg, "cordon"), 0o755)
+			os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  limits: {memory: 268435456, open_files: 64}\n"), 0o644)
+			out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
+			if code != 0 || out != "262144\n64\n" {
+				t.Errorf("limits: exit %d: %q", code, out)
+			}
+		})
+	}
+}

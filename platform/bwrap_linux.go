@@ -274,9 +274,6 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	// bwrap's --die-with-parent fires when the thread that started it
 	// exits: keep this goroutine on its thread until the process ends.
 	runtime.LockOSThread()
-	if err := setLimits(b.policy.Limits); err != nil {
-		return err
-	}
 	terminal := IsTerminal(0) || IsTerminal(1) || IsTerminal(2)
 	if dir == "" {
 		// bwrap sets PWD to the physical directory; the shell must see
@@ -321,6 +318,16 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	if err != nil {
 		signal.Stop(sigs)
 		return fmt.Errorf("cannot start bwrap (%s): %w", b.probe.Path, err)
+	}
+	// The limits go on bwrap, not on cordon (a memory limit would starve
+	// the Go runtime), at once: bwrap forks the sandbox only after its
+	// setup, and everything in it inherits them.
+	if err := limitProcess(pid, b.policy.Limits); err != nil {
+		syscall.Kill(pid, syscall.SIGKILL)
+		var ws syscall.WaitStatus
+		syscall.Wait4(pid, &ws, 0, nil)
+		signal.Stop(sigs)
+		return err
 	}
 	go forward(sigs, pid, terminal)
 	var ws syscall.WaitStatus
@@ -557,8 +564,12 @@ func dataFD(data []byte) (int, error) {
 }
 
 // setLimits applies the policy's resource limits to this process, to be
-// inherited by what it starts.
-func setLimits(l Limits) error {
+// inherited by what it execs.
+func setLimits(l Limits) error { return limitProcess(0, l) }
+
+// limitProcess applies the policy's resource limits to process pid (0:
+// this one). A limit above the hard limit is lowered to it.
+func limitProcess(pid int, l Limits) error {
 	for _, lim := range []struct {
 		res int
 		val uint64
@@ -568,10 +579,10 @@ func setLimits(l Limits) error {
 		}
 		r := unix.Rlimit{Cur: lim.val, Max: lim.val}
 		var old unix.Rlimit
-		if unix.Getrlimit(lim.res, &old) == nil && old.Max < lim.val {
+		if unix.Prlimit(pid, lim.res, nil, &old) == nil && old.Max < lim.val {
 			r = unix.Rlimit{Cur: old.Max, Max: old.Max}
 		}
-		if err := unix.Setrlimit(lim.res, &r); err != nil {
+		if err := unix.Prlimit(pid, lim.res, &r, nil); err != nil {
 			return fmt.Errorf("cannot set resource limit %d to %d: %w", lim.res, lim.val, err)
 		}
 	}
