@@ -680,6 +680,20 @@ func TestSandboxRedTeam(t *testing.T) {
 			if strings.Contains(out, secret) {
 				t.Errorf("a credential variable reached the sandbox:\n%s", out)
 			}
+			// A link a command makes under a credential's name in a
+			// writable directory does not hide its target from the next
+			// command (a link to / would stop everything).
+			b.run("on", "mkdir -p ~/.cache/huggingface && ln -s / ~/.cache/huggingface/token")
+			if out, code := b.run("on", "echo next"); code != 0 || out != "next\n" {
+				t.Errorf("after a link under a credential's name: exit %d: %s", code, out)
+			}
+			// TMPDIR is the caller's: naming the home directory does not
+			// make it scratch.
+			b.mustFail("TMPDIR=$HOME", "TMPDIR="+b.home+" && echo x > $TMPDIR/via-tmpdir")
+			if out, code := b.run("on", "echo x > $TMPDIR/via-tmpdir", "TMPDIR="+b.home); code == 0 {
+				t.Errorf("TMPDIR=$HOME made the home writable: %s", out)
+			}
+			b.absent(filepath.Join(b.home, "via-tmpdir"))
 			if backend == "landlock" {
 				return // it execs: nothing is left to check after the command
 			}

@@ -169,8 +169,21 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks", dir + "/config", dir + "/config.worktree"}, nil)...)
 		}
 	}
+	// A link in a writable directory under a credential's name
+	// (~/.cache/huggingface/token made a link to /) is the command's
+	// own: hiding what it points to would let any command hide anything
+	// from the next, even /.
+	hidden := slices.DeleteFunc(slices.Clone(s.Hidden), func(e string) bool {
+		pat, ok := r.expand(e)
+		if !ok || hasGlob(pat) {
+			return false
+		}
+		fi, err := os.Lstat(pat)
+		return err == nil && fi.Mode()&os.ModeSymlink != 0 &&
+			slices.ContainsFunc(append(slices.Clone(p.Scratch), p.Writable...), func(w string) bool { return Within(pat, w) })
+	})
 	var missing []string
-	p.Hidden = r.existing(s.Hidden, &missing)
+	p.Hidden = r.existing(hidden, &missing)
 	p.Missing = missing
 	for _, h := range slices.Concat(p.Hidden, p.Missing) {
 		if ws != "" && Within(ws, h) {
@@ -233,7 +246,9 @@ func (p *Policy) Pins() []string {
 	return sortedUnique(pins)
 }
 
-// writableRoots are the scratch and writable paths.
+// WritableRoots are the scratch and writable paths.
+func (p *Policy) WritableRoots() []string { return p.writableRoots() }
+
 func (p *Policy) writableRoots() []string {
 	return append(slices.Clip(p.Scratch), p.Writable...)
 }

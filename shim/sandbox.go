@@ -102,11 +102,55 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 		ws = Workspace(dir, getenv("HOME"))
 	}
 	spec := SandboxSpec(builtinRules(), cfg, ws)
-	c, err := confine(spec, cfg.Sandbox.Backend, env)
-	if c != nil {
-		c.Settings = cfg
+	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
+	// the caller's environment: one that names a place that could never
+	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
+	home := getenv("HOME")
+	varOK := func(e string) bool {
+		if !strings.HasPrefix(e, "$") {
+			return true
+		}
+		name, rest, _ := strings.Cut(e[1:], "/")
+		val := getenv(name)
+		if !filepath.IsAbs(val) {
+			return true // expands to nothing
+		}
+		dir := filepath.Join(val, rest)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		return !refusedWorkspace(dir, home) || slices.Contains(spec.Scratch, dir)
 	}
-	return c, err
+	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
+	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
+	c, err := confine(spec, cfg.Sandbox.Backend, env)
+	if err != nil {
+		return nil, err
+	}
+	c.Settings = cfg
+	// What decides the sandbox must not be writable from inside it.
+	for _, f := range cfg.Files {
+		if root := containing(f, c.Policy.WritableRoots()); root != "" {
+			return nil, fmt.Errorf("the settings file %s can be written by sandboxed commands (it is inside %s); nothing runs until it is moved out (set XDG_CONFIG_HOME elsewhere)", f, root)
+		}
+	}
+	return c, nil
+}
+
+// within reports whether path is inside one of roots.
+func within(path string, roots []string) bool { return containing(path, roots) != "" }
+
+// containing returns the one of roots that holds path, or "".
+func containing(path string, roots []string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	for _, r := range roots {
+		if platform.Within(path, r) {
+			return r
+		}
+	}
+	return ""
 }
 
 func confine(spec *platform.Spec, backend string, env []string) (*Confinement, error) {
@@ -117,7 +161,12 @@ func confine(spec *platform.Spec, backend string, env []string) (*Confinement, e
 	if backend != platform.BackendNone && platform.Confined(p) {
 		return &Confinement{Backend: platform.Direct, Policy: p, Nested: true}, nil
 	}
-	b, err := platform.Sandbox(backend, p, StateDir(envLookup(env)))
+	state := StateDir(envLookup(env))
+	if state != "" && within(state, p.WritableRoots()) {
+		// A probe cache a command could forge is no cache.
+		state = ""
+	}
+	b, err := platform.Sandbox(backend, p, state)
 	if err != nil {
 		return nil, err
 	}
