@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,9 +16,10 @@ import (
 // answer comes from testing the confinement itself, never from anything
 // the caller could set:
 //
-//   - no_new_privs is set, a seccomp filter is on and no capability is
-//     held (both backends do this; an ordinary process has none of it, so
-//     most calls stop at one read of /proc/self/status);
+//   - no_new_privs is set, a seccomp filter is on that refuses what
+//     cordon's refuses (TIOCSTI) and no capability is held (both backends
+//     do this; an ordinary process has none of it, so most calls stop at
+//     one read of /proc/self/status);
 //   - a directory outside the writable ones that the file permissions let
 //     this process write (the home directory, /, the workspace's parent)
 //     is read-only all the same;
@@ -27,7 +29,7 @@ import (
 func Confined(p *Policy) bool {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil || !statusField(status, "NoNewPrivs", "1") || !statusField(status, "Seccomp", "2") ||
-		!statusField(status, "CapEff", "0000000000000000") {
+		!statusField(status, "CapEff", "0000000000000000") || !cordonFilter() {
 		return false
 	}
 	if !writesRefused(p) {
@@ -61,28 +63,54 @@ func statusField(status []byte, name, want string) bool {
 	return false
 }
 
+// cordonFilter reports whether the seccomp filter in force refuses what
+// cordon's does: TIOCSTI on a descriptor that is no terminal is EPERM
+// under it, ENOTTY without it.
+func cordonFilter() bool {
+	fd, err := unix.Open("/dev/null", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	c := byte('x')
+	_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.TIOCSTI, uintptr(unsafe.Pointer(&c)))
+	return errno == unix.EPERM
+}
+
 // writesRefused reports whether writing outside the policy's writable
 // paths is seen to fail for a reason other than file permissions: a
 // read-only mount (bwrap), or a refusal where the permissions allow it
-// (Landlock). The first directory that can tell decides.
+// (Landlock). Every directory that can tell must say so (a weaker
+// sandbox around this one may leave some writable), and at least one
+// must be able to tell.
 func writesRefused(p *Policy) bool {
-	candidates := []string{p.Home, "/", filepath.Dir(p.Home)}
+	candidates := []string{"/", p.Home, filepath.Dir(p.Home)}
+	if p.Home != "" {
+		for _, d := range []string{".config", ".local", ".local/bin", ".ssh", "bin"} {
+			candidates = append(candidates, filepath.Join(p.Home, d))
+		}
+	}
 	if p.Workspace != "" {
 		candidates = append(candidates, filepath.Dir(p.Workspace))
 	}
+	told := false
 	for _, dir := range candidates {
 		if dir == "" || slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(dir, w) }) {
 			continue
 		}
 		switch err := unix.Access(dir, unix.W_OK); err {
 		case unix.EROFS:
-			return true
+			told = true
 		case nil:
-			return !writable(dir)
+			if writable(dir) {
+				return false
+			}
+			told = true
 		}
-		// The permissions refuse it anyway: this directory cannot tell.
+		// Otherwise the permissions refuse it anyway (or it is not
+		// there): this directory cannot tell.
 	}
-	return false
+	return told
 }
 
 // writable reports whether a file can be made in dir (or, for a file,
@@ -113,6 +141,15 @@ func writable(path string) bool {
 // readable reports whether a hidden path shows anything: a file with
 // data, or a directory with entries other than the visible ones.
 func readable(path string, visible []string) bool {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		// A socket cannot be opened, only connected to.
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		defer unix.Close(fd)
+		return unix.Connect(fd, &unix.SockaddrUnix{Name: path}) == nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -182,6 +184,16 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 		return err == nil && fi.Mode()&os.ModeSymlink != 0 &&
 			slices.ContainsFunc(append(slices.Clone(p.Scratch), p.Writable...), func(w string) bool { return Within(pat, w) })
 	})
+	// HOME is the caller's to set: credentials are looked for under the
+	// home directory of the account as well (an agent run with a
+	// hermetic HOME must not make ~/.ssh readable).
+	if acct := accountHome(); acct != "" && acct != r.home {
+		for _, e := range hidden {
+			if rest, ok := strings.CutPrefix(e, "~/"); ok {
+				hidden = append(hidden, filepath.Join(acct, rest))
+			}
+		}
+	}
 	var missing []string
 	p.Hidden = r.existing(hidden, &missing)
 	p.Missing = missing
@@ -730,4 +742,14 @@ func passwordURL(v string) bool {
 	}
 	at := strings.LastIndexByte(auth, '@')
 	return at > 0 && strings.Contains(auth[:at], ":")
+}
+
+// accountHome returns the real path of the home directory of the
+// effective user's account (from the password database), or "".
+func accountHome() string {
+	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
+	if err != nil || !filepath.IsAbs(u.HomeDir) {
+		return ""
+	}
+	return realPath(u.HomeDir)
 }
