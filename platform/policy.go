@@ -714,19 +714,22 @@ func upperASCII(s string) string {
 	return s
 }
 
-// envLookup returns a getenv over env, the last entry winning; on Windows
-// names ignore case.
-func envLookup(env []string) func(string) string {
-	return func(key string) string {
-		val := ""
-		for _, kv := range env {
-			k, v, ok := strings.Cut(kv, "=")
-			if ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
-				val = v
-			}
+// Getenv returns the value of key in env, the last entry winning as in
+// the shells; on Windows names ignore case.
+func Getenv(env []string, key string) string {
+	val := ""
+	for _, kv := range env {
+		k, v, ok := strings.Cut(kv, "=")
+		if ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
+			val = v
 		}
-		return val
 	}
+	return val
+}
+
+// envLookup returns a getenv over env (see [Getenv]).
+func envLookup(env []string) func(string) string {
+	return func(key string) string { return Getenv(env, key) }
 }
 
 // passwordURL reports whether v is a URL with a password in its

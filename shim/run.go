@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/cordonsh/cordon/platform"
@@ -203,18 +202,8 @@ func canonicalName(argv []string) string {
 	return name
 }
 
-// getenv is the value of key in env, the last one winning as in the
-// shells; on Windows keys are case-insensitive.
-func getenv(env []string, key string) string {
-	val := ""
-	for _, kv := range env {
-		k, v, ok := strings.Cut(kv, "=")
-		if ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
-			val = v
-		}
-	}
-	return val
-}
+// getenv is the value of key in env (see [platform.Getenv]).
+func getenv(env []string, key string) string { return platform.Getenv(env, key) }
 
 func notFoundMessage(nf *platform.NotFoundError) string {
 	var b strings.Builder
