@@ -59,3 +59,22 @@ func mkdirs(t *testing.T, dirs ...string) {
 		}
 	}
 }
+
+// Running unconfined on the user's request is said once per agent
+// session (the parent process), not on every command.
+func TestUnconfinedNoticeOnce(t *testing.T) {
+	dir := t.TempDir()
+	if msg := unconfinedNotice(dir); msg == "" {
+		t.Fatal("no notice the first time")
+	}
+	if msg := unconfinedNotice(dir); msg != "" {
+		t.Errorf("notice again in the same session: %q", msg)
+	}
+	os.WriteFile(filepath.Join(dir, "unconfined-notice"), []byte("1 another session"), 0o600)
+	if msg := unconfinedNotice(dir); msg == "" {
+		t.Error("no notice in a new session")
+	}
+	if msg := unconfinedNotice(""); msg == "" {
+		t.Error("no notice without a state directory")
+	}
+}
