@@ -15,6 +15,7 @@ func TestDeps(t *testing.T) {
 		"./rules":    {"shim", "platform", "gitstate", "cli"},
 		"./platform": {"parse", "rules", "shim", "gitstate", "cli"},
 		"./gitstate": {"shim", "platform", "cli"},
+		"./winargs":  {"parse", "rules", "shim", "platform", "gitstate", "cli"},
 		".":          {"net/http", "net/rpc", "crypto/tls"},
 	}
 	// rules must not run anything itself: no direct use of os/exec.
