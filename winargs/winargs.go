@@ -3,10 +3,14 @@
 //
 // Windows passes a program one string, its command line, and leaves the
 // splitting to the program. Most programs split it with the rules of the
-// Microsoft C runtime ([Split]); cmd.exe reads it itself, with rules of
-// its own for its switches and for the quotes around the command after
-// /C ([Cmd]). Both are plain functions of the string, so that cordon can
-// judge a Windows invocation on any system.
+// Microsoft C runtime ([Split], and [Join] the other way); cmd.exe reads
+// it itself, with rules of its own for its switches and for the quotes
+// around the command after /C ([Cmd]); PowerShell splits it like the C
+// runtime, then reads its parameters by prefix ([PowerShell], with
+// -EncodedCommand decoded by [DecodeCommand]). All are plain functions of
+// the strings, so that cordon can judge a Windows invocation on any
+// system. Nothing here is wired into the shim yet: that is the Windows
+// dialects issue.
 package winargs
 
 import (
