@@ -35,19 +35,19 @@ func show(s *CmdScript) string {
 
 func TestParseCmd(t *testing.T) {
 	for line, want := range map[string]string{
-		`rmdir /s /q "C:\Users\dev\src"`:             `{rmdir·/s·/q·"C:\Users\dev\src"}`,
-		`npm run build && echo "done"`:              `{npm·run·build} && {echo·"done"}`,
-		`dir & del /f /q x.txt || echo failed`:      `{dir} & {del·/f·/q·x.txt} || {echo·failed}`,
-		`type a.txt | findstr foo > out.txt 2>&1`:   `{type·a.txt} | {findstr·foo}[-1>out.txt][2>&1]`,
-		`echo a^&b ^| c`:                            `{echo·a&b·|·c}`,
-		`echo "a & b" & echo c`:                     `{echo·"a & b"} & {echo·c}`,
-		`@echo off`:                                 `@{echo·off}`,
-		`( cd sub & del *.o ) && echo ok`:           `({cd·sub} & {del·*.o}){} && {echo·ok}`,
-		`if exist x (del x) else (echo none)`:       `{if·exist·x·(del·x}`,
-		`dir >nul 2>nul`:                            `{dir}[-1>nul][2>nul]`,
-		`sort < in.txt >> out.txt`:                  `{sort}[-1<in.txt][-1>>out.txt]`,
-		`powershell -enc QQBCAEMA`:                  `{powershell·-enc·QQBCAEMA}`,
-		`del C:\tmp\a.txt&del C:\tmp\b.txt`:         `{del·C:\tmp\a.txt} & {del·C:\tmp\b.txt}`,
+		`rmdir /s /q "C:\Users\dev\src"`:          `{rmdir·/s·/q·"C:\Users\dev\src"}`,
+		`npm run build && echo "done"`:            `{npm·run·build} && {echo·"done"}`,
+		`dir & del /f /q x.txt || echo failed`:    `{dir} & {del·/f·/q·x.txt} || {echo·failed}`,
+		`type a.txt | findstr foo > out.txt 2>&1`: `{type·a.txt} | {findstr·foo}[-1>out.txt][2>&1]`,
+		`echo a^&b ^| c`:                          `{echo·a&b·|·c}`,
+		`echo "a & b" & echo c`:                   `{echo·"a & b"} & {echo·c}`,
+		`@echo off`:                               `@{echo·off}`,
+		`( cd sub & del *.o ) && echo ok`:         `({cd·sub} & {del·*.o}){} && {echo·ok}`,
+		`if exist x (del x) else (echo none)`:     `{if·exist·x·(del·x}`,
+		`dir >nul 2>nul`:                          `{dir}[-1>nul][2>nul]`,
+		`sort < in.txt >> out.txt`:                `{sort}[-1<in.txt][-1>>out.txt]`,
+		`powershell -enc QQBCAEMA`:                `{powershell·-enc·QQBCAEMA}`,
+		`del C:\tmp\a.txt&del C:\tmp\b.txt`:       `{del·C:\tmp\a.txt} & {del·C:\tmp\b.txt}`,
 	} {
 		s, err := ParseCmd(line)
 		if strings.HasPrefix(line, "if exist") {
