@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -27,7 +28,7 @@ import (
 //     read (or are empty), and with the network off no IP socket can be
 //     made.
 func Confined(p *Policy) bool {
-	status, err := os.ReadFile("/proc/self/status")
+	status, err := selfStatus()
 	if err != nil || !statusField(status, "NoNewPrivs", "1") || !statusField(status, "Seccomp", "2") ||
 		!statusField(status, "CapEff", "0000000000000000") || !cordonFilter() {
 		return false
@@ -53,6 +54,10 @@ func Confined(p *Policy) bool {
 	}
 	return true
 }
+
+// selfStatus is /proc/self/status, read once: the fields cordon looks at
+// (no_new_privs, seccomp, capabilities) do not change before it execs.
+var selfStatus = sync.OnceValues(func() ([]byte, error) { return os.ReadFile("/proc/self/status") })
 
 func statusField(status []byte, name, want string) bool {
 	for _, line := range bytes.Split(status, []byte("\n")) {
@@ -95,7 +100,7 @@ func writesRefused(p *Policy) bool {
 	}
 	told := false
 	for _, dir := range candidates {
-		if dir == "" || slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(dir, w) }) {
+		if dir == "" || slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(dir, w) }) {
 			continue
 		}
 		switch err := unix.Access(dir, unix.W_OK); err {

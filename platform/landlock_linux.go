@@ -257,7 +257,7 @@ func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []
 		gs = append(gs, grant{d, fsDevice})
 	}
 	gs = append(gs, grant{"/dev/pts", fsDevice | ll.AccessFSReadDir}, grant{"/dev/shm", fsAll})
-	for _, w := range p.writableRoots() {
+	for _, w := range p.WritableRoots() {
 		gs = append(gs, grant{w, fsAll})
 	}
 	return gs
@@ -462,7 +462,7 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 	m := &mountPlan{}
 	if p.PrivateTmp {
 		m.privateTmp = true
-		roots := slices.Sorted(slices.Values(p.writableRoots())) // parents first
+		roots := slices.Sorted(slices.Values(p.WritableRoots())) // parents first
 		for _, w := range roots {
 			if w != "/tmp" && Within(w, "/tmp") && !slices.ContainsFunc(m.keep, func(k string) bool { return Within(w, k) }) {
 				m.keep = append(m.keep, w)
@@ -503,7 +503,7 @@ func (m *mountPlan) gone(path string) bool {
 // maskable reports whether hidden path h can be covered: it must not hold
 // a path the program needs.
 func maskable(p *Policy, h string) bool {
-	needed := slices.Concat(p.writableRoots(), p.ReadOnly, p.Visible)
+	needed := slices.Concat(p.WritableRoots(), p.ReadOnly, p.Visible)
 	return !slices.ContainsFunc(needed, func(x string) bool { return Within(x, h) })
 }
 
@@ -846,7 +846,7 @@ func (l *landlockBackend) mountDegradations() []string {
 			why = "no mount namespace: " + l.nsErr.Error()
 		}
 		out = append(out, fmt.Sprintf("%s stays readable: it is inside the writable %s (%s)",
-			l.short([]string{h})[0], innermost(h, p.writableRoots()), why))
+			l.short([]string{h})[0], innermost(h, p.WritableRoots()), why))
 	}
 	return out
 }
@@ -868,7 +868,7 @@ func (l *landlockBackend) readable(path string) bool {
 // inWritable reports whether path is inside a writable or scratch
 // directory.
 func inWritable(p *Policy, path string) bool {
-	return innermost(path, p.writableRoots()) != ""
+	return innermost(path, p.WritableRoots()) != ""
 }
 
 // short returns paths inside the workspace relative to it, and those

@@ -226,7 +226,7 @@ func (p *Policy) normalize() {
 		return p.Workspace != "" && (Within(h, p.Workspace) || Within(p.Workspace, h))
 	}))
 	p.ReadOnly = sortedUnique(slices.DeleteFunc(p.ReadOnly, func(ro string) bool {
-		return !slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(ro, w) })
+		return !slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(ro, w) })
 	}))
 	p.Visible = sortedUnique(slices.DeleteFunc(p.Visible, func(v string) bool {
 		return !slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(v, h) && v != h })
@@ -240,7 +240,7 @@ func (p *Policy) normalize() {
 // by a copy without the read-only parts (mv .git .git.old; cp -r ...).
 func (p *Policy) Pins() []string {
 	var pins []string
-	roots := p.writableRoots()
+	roots := p.WritableRoots()
 	for _, ro := range p.ReadOnly {
 		root := ""
 		for _, w := range roots {
@@ -259,9 +259,7 @@ func (p *Policy) Pins() []string {
 }
 
 // WritableRoots are the scratch and writable paths.
-func (p *Policy) WritableRoots() []string { return p.writableRoots() }
-
-func (p *Policy) writableRoots() []string {
+func (p *Policy) WritableRoots() []string {
 	return append(slices.Clip(p.Scratch), p.Writable...)
 }
 
@@ -454,7 +452,7 @@ func (p *Policy) Intruders() []string {
 	for _, m := range p.guardedMatches() {
 		dir := filepath.Dir(m)
 		if slices.Contains(p.guardedBefore, m) || realPath(dir) != dir ||
-			!slices.ContainsFunc(p.writableRoots(), func(w string) bool { return Within(m, w) && m != w }) {
+			!slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(m, w) && m != w }) {
 			continue
 		}
 		out = append(out, m)

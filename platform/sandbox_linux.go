@@ -92,6 +92,6 @@ func Describe(b Backend, path string, argv []string) *Report {
 // filtered reports whether this process runs under no_new_privs and a
 // seccomp filter.
 func filtered() bool {
-	status, err := os.ReadFile("/proc/self/status")
+	status, err := selfStatus()
 	return err == nil && statusField(status, "NoNewPrivs", "1") && statusField(status, "Seccomp", "2")
 }

@@ -24,7 +24,7 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		Scratch:        absolute(paths.Scratch),
 		ScratchPrivate: paths.ScratchPrivate,
 		Writable:       append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
-		ReadOnly:       append(clone(paths.AutoRun), sb.ReadOnly...),
+		ReadOnly:       append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
 		Hidden:         slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:        absolute(paths.NotSecret),
 		CredentialVars: set.CredentialVars(),
@@ -50,10 +50,6 @@ func absolute(entries []string) []string {
 	}
 	return out
 }
-
-// clone returns a copy of s, so that appending to it cannot write into
-// the rules.
-func clone(s []string) []string { return append([]string(nil), s...) }
 
 // Confinement is how a command is confined: the backend, the policy, and
 // whether it runs unconfined on the user's request.
