@@ -16,6 +16,7 @@ func TestDeps(t *testing.T) {
 		"./platform": {"parse", "rules", "shim", "gitstate", "cli"},
 		"./gitstate": {"shim", "platform", "cli"},
 		"./winargs":  {"parse", "rules", "shim", "platform", "gitstate", "cli"},
+		"./winpath":  {"parse", "rules", "shim", "platform", "gitstate", "cli", "winargs"},
 		".":          {"net/http", "net/rpc", "crypto/tls"},
 	}
 	// rules must not run anything itself: no direct use of os/exec.

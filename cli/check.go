@@ -77,6 +77,14 @@ func (c *command) validate(req *judgeRequest, stderr io.Writer) (int, bool) {
 	if len(req.argv) == 0 {
 		return c.usageError(stderr, "no command to judge: give it after --"), false
 	}
+	if req.platform == "windows" && runtime.GOOS != "windows" {
+		dir, err := windowsDir(req.cwd)
+		if err != nil {
+			return c.usageError(stderr, "%v", err), false
+		}
+		req.cwd = dir
+		return 0, true
+	}
 	dir, err := resolveDir(req.cwd)
 	if err != nil {
 		return c.usageError(stderr, "%v", err), false
@@ -115,29 +123,19 @@ func defaultPlatform() string {
 
 // judge judges req. It never runs any part of req.argv.
 func judge(req *judgeRequest) (j *rules.Judgement, err error) {
-	if req.platform == "windows" {
-		return windowsJudgement(), nil
-	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (a cordon bug, please report it): %v", p)
 		}
 	}()
-	return shim.Check(req.argv, req.cwd, os.Environ())
-}
-
-// windowsJudgement is the answer for --platform windows until Windows
-// paths, environment and dialects are implemented: a person decides.
-func windowsJudgement() *rules.Judgement {
-	return &rules.Judgement{
-		Verdict: rules.Ask,
-		Reasons: []rules.Reason{{
-			Rule:    "platform-windows",
-			Message: "windows semantics not implemented yet: paths, environment and the cmd and PowerShell dialects are judged in a later release",
-			Verdict: rules.Ask,
-			Command: -1,
-		}},
+	if req.platform == "windows" {
+		line, err := windowsCommandLine(req.argv)
+		if err != nil {
+			return nil, err
+		}
+		return shim.CheckWindows(line, req.cwd, windowsEnviron(os.Environ()))
 	}
+	return shim.Check(req.argv, req.cwd, os.Environ())
 }
 
 func runCheck(c *command, args []string, stdout, stderr io.Writer) int {

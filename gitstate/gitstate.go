@@ -29,7 +29,7 @@ func TopLevel(dir string) string {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
-		if d == "/" || d == "." || d == "" {
+		if d == "/" || d == "." || d == "" || filepath.Dir(d) == d {
 			return ""
 		}
 	}

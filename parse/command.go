@@ -30,6 +30,13 @@ type Word struct {
 	// Computed is set when the value comes from a substitution or a
 	// variable rather than from the script's own text.
 	Computed bool
+	// Param is set, in PowerShell, for a parameter name as written
+	// (-Recurse, -fo, -Path:x with its value): not a value that happens
+	// to start with a dash.
+	Param bool
+	// More is set, in PowerShell, on the second and later elements of an
+	// array argument (rm a,b): they bind where the first one binds.
+	More bool
 }
 
 // IsKnown reports whether every part of the word's value is known.
@@ -92,16 +99,30 @@ type Command struct {
 	UnknownCode bool
 	// Pos is the position in the script ("line:col") the command starts at.
 	Pos string
+	// Dialect is the language of the script the command was found in;
+	// Windows dialects name commands without regard to case.
+	Dialect Dialect
 
 	index int // position in Result.Commands, while walking
 }
 
 // Name returns the base name of the command, or "" when it is unknown.
+// A Windows command's name also drops a directory written with "\\" and
+// a ".exe" suffix in any case.
 func (c *Command) Name() string {
 	if len(c.Args) == 0 || !c.Args[0].IsKnown() {
 		return ""
 	}
 	name := c.Args[0].Text
+	if c.Dialect == Cmd || c.Dialect == PowerShell {
+		if i := strings.LastIndexAny(name, `/\`); i >= 0 && !strings.HasPrefix(name, "[") {
+			name = name[i+1:]
+		}
+		if len(name) > 4 && strings.EqualFold(name[len(name)-4:], ".exe") {
+			name = name[:len(name)-4]
+		}
+		return name
+	}
 	if i := strings.LastIndexByte(name, '/'); i >= 0 {
 		name = name[i+1:]
 	}

@@ -180,4 +180,6 @@ type ShellCall struct {
 	Params []string
 	// NoUnset is set when the shell was started with -u.
 	NoUnset bool
+	// Delayed is cmd.exe's /V:ON; Core is set for PowerShell 7 (pwsh).
+	Delayed, Core bool
 }

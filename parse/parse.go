@@ -31,6 +31,17 @@ type Config struct {
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)
+
+	// Windows is set when the script runs on Windows: paths are Windows
+	// paths (Git Bash's /c/x too), Dir among them.
+	Windows bool
+	// Delayed is cmd.exe's /V:ON, Core PowerShell 7 rather than 5.1, for
+	// a script in those dialects.
+	Delayed, Core bool
+	// CommandLine decodes a Windows command line (cmd.exe's or
+	// PowerShell's, program first) found in a script; nil means nested
+	// Windows shells are not looked into.
+	CommandLine func(cmdline string) (ShellCall, error)
 }
 
 // ProblemKind is the kind of a [Problem].

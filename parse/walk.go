@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/winpath"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -26,6 +27,7 @@ type walker struct {
 	copies map[string]string // files copied earlier, copy -> original
 
 	parsers [PowerShell + 1]*syntax.Parser
+	winEnv  map[string]string // the environment by lower-case name, for Windows dialects
 
 	overBudget bool // more than maxCommands were found
 	bytes      int  // bytes of known outputs and files held
@@ -46,6 +48,10 @@ type state struct {
 	stop    *bool   // set by exit or an aborting expansion: nothing after runs
 	ret     *bool   // set by return inside a function or sourced file
 	input   *string // known standard input of a compound command's body
+	windows bool    // paths are Windows paths
+	delayed bool    // cmd.exe /V:ON
+	batch   bool    // cmd.exe reads a batch file
+	core    bool    // PowerShell 7 (pwsh) rather than 5.1
 }
 
 func newWalker(cfg *Config) *walker {
@@ -58,6 +64,9 @@ func (w *walker) rootState(cfg *Config) *state {
 		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(),
 		dir:     cfg.Dir,
 		nounset: cfg.NoUnset,
+		windows: cfg.Windows,
+		delayed: cfg.Delayed,
+		core:    cfg.Core,
 		funcs:   map[string]*syntax.Stmt{},
 		aliases: map[string]string{},
 		stop:    new(bool),
@@ -87,6 +96,7 @@ func (st *state) nested(via string, priv bool) *state {
 func (st *state) newShell(call ShellCall, via string) *state {
 	c := st.nested(via, false)
 	c.dialect = call.Dialect
+	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
 	c.env = st.env.child(call.Arg0, call.Params).shellStart()
 	c.nounset = call.NoUnset
 	c.funcs = map[string]*syntax.Stmt{}
@@ -115,6 +125,10 @@ func langOf(d Dialect) syntax.LangVariant {
 func (w *walker) script(st *state, src, name string) {
 	if st.depth > maxDepth {
 		w.problem(ProblemDepth, name, "code nested more than %d levels deep is not followed", maxDepth)
+		return
+	}
+	if st.dialect == Cmd || st.dialect == PowerShell {
+		w.winScript(st, src, name)
 		return
 	}
 	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
@@ -856,6 +870,9 @@ func (st *state) abs(p string) string {
 	if strings.Contains(p, Unknown) {
 		return ""
 	}
+	if st.windows {
+		return winJoin(st.dir, winpath.FromMSYS(p))
+	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
@@ -895,6 +912,7 @@ func (w *walker) emit(st *state, c Command) int {
 	}
 	c.Dir = st.dir
 	c.Via = st.via
+	c.Dialect = st.dialect
 	c.Privileged = c.Privileged || st.priv
 	w.res.Commands = append(w.res.Commands, c)
 	return len(w.res.Commands) - 1

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"syscall"
 )
 
 // execDirect runs the program as a child, because Windows has no exec,
@@ -19,6 +20,9 @@ func execDirect(path string, argv, env []string, dir string) error {
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
+		// The rest of cordon's own command line, unchanged: cmd.exe
+		// reads it raw, and no splitting and joining round-trips it.
+		SysProcAttr: &syscall.SysProcAttr{CmdLine: rawCommandLine(path)},
 	}
 	if err := cmd.Start(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/winpath"
 )
 
 // An Effect is one thing a command would do to one target.
@@ -34,6 +35,7 @@ type args struct {
 	opIdx    []int // index in the input of each operand
 	dashdash int   // index in operands of the first one after "--", or -1
 	values   map[string][]parse.Word
+	fold     bool // globs ignore case (Windows)
 }
 
 func splitArgs(ws []parse.Word, valueOpts []string) args {
@@ -80,12 +82,7 @@ func (a *args) firstMatches(globs []string) bool {
 	if len(a.operands) == 0 {
 		return false
 	}
-	for _, g := range globs {
-		if ok, _ := matchGlob(g, a.operands[0].Text); ok {
-			return true
-		}
-	}
-	return false
+	return a.anyGlob(globs, a.operands[0].Text)
 }
 
 // valueMatches reports whether a value of one of opts matches one of
@@ -96,7 +93,7 @@ func (a *args) valueMatches(opts, globs []string) bool {
 	}
 	for _, opt := range opts {
 		for _, v := range a.values[opt] {
-			if !v.IsKnown() || v.Computed || anyGlobMatch(globs, v.Text) {
+			if !v.IsKnown() || v.Computed || a.anyGlob(globs, v.Text) {
 				return true
 			}
 		}
@@ -110,7 +107,21 @@ func (a *args) lastMatches(globs []string) bool {
 	if len(globs) == 0 {
 		return true
 	}
-	return len(a.operands) > 0 && anyGlobMatch(globs, a.operands[len(a.operands)-1].Text)
+	return len(a.operands) > 0 && a.anyGlob(globs, a.operands[len(a.operands)-1].Text)
+}
+
+// anyGlob is anyGlobMatch, ignoring case when a.fold is set.
+func (a *args) anyGlob(globs []string, s string) bool {
+	if !a.fold {
+		return anyGlobMatch(globs, s)
+	}
+	s = strings.ToLower(s)
+	for _, g := range globs {
+		if ok, _ := matchGlob(strings.ToLower(g), s); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func anyGlobMatch(globs []string, s string) bool {
@@ -129,10 +140,8 @@ func (a *args) anyMatches(globs []string) bool {
 		return true
 	}
 	for _, op := range a.operands {
-		for _, g := range globs {
-			if ok, _ := matchGlob(g, op.Text); ok {
-				return true
-			}
+		if a.anyGlob(globs, op.Text) {
+			return true
 		}
 	}
 	return false
@@ -141,14 +150,19 @@ func (a *args) anyMatches(globs []string) bool {
 // lookup finds the spec for a command, descending into subcommands. It
 // returns the spec and the arguments after the command or subcommand.
 func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) {
-	cmd := s.command(c.Name())
+	var cmd *command
+	if e.Windows {
+		cmd = s.winCommand(c)
+	} else {
+		cmd = s.command(c.Name())
+	}
 	if cmd == nil {
 		return nil, c.Args[1:], c.Dir
 	}
 	rest := c.Args[1:]
 	dir := c.Dir
 	for cmd.subs != nil {
-		a := splitArgs(rest, cmd.spec.ValueOptions)
+		a := split(cmd.spec, rest, e.Windows)
 		for _, opt := range cmd.spec.DirOptions {
 			for _, v := range a.values[opt] {
 				dir = e.resolve(v.Text, dir, false)
@@ -158,7 +172,13 @@ func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) 
 			return cmd, rest, dir
 		}
 		sub, idx := a.operands[0], a.opIdx[0]
+		if idx < 0 {
+			return cmd, rest, dir
+		}
 		next := cmd.subs[sub.Text]
+		if next == nil && e.Windows {
+			next = cmd.subs[strings.ToLower(sub.Text)]
+		}
 		if next == nil {
 			next = cmd.subs["*"]
 		}
@@ -171,8 +191,9 @@ func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) 
 }
 
 // effects lists what command i does.
-func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
+func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effect {
 	var out []Effect
+	e.msys = e.Windows && c.Dialect != parse.Cmd && c.Dialect != parse.PowerShell
 	for _, r := range c.Redirs {
 		out = append(out, s.redirEffect(e, c, i, r))
 	}
@@ -186,13 +207,21 @@ func (s *Set) effects(e *Env, c *parse.Command, i int) []Effect {
 	if cmd == nil || (len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none") {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
-	a := splitArgs(rest, cmd.spec.ValueOptions)
+	a := split(cmd.spec, rest, e.Windows)
 	for _, opt := range cmd.spec.DirOptions {
 		for _, v := range a.values[opt] {
 			dir = e.resolve(v.Text, dir, false)
 		}
 	}
+	piped := pipedPaths(c, up)
 	for _, spec := range cmd.spec.Effects {
+		if piped != nil && spec.Targets == "options" && len(optionTargets(spec, &a)) == 0 && len(spec.Options) > 0 {
+			// Remove-Item with its paths piped in (Get-ChildItem X |
+			// Remove-Item): what lies in the paths the pipeline started
+			// from.
+			a.values[spec.Options[0]] = piped
+			a.flags = append(a.flags, spec.Recursive...)
+		}
 		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
@@ -247,7 +276,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 			if (eff.Kind == "network" || eff.Kind == "download") && !w.IsKnown() {
 				eff.Kind = "upload" // data computed at run time rides in the address
 			}
-			if spec.Effect == "secret-env" && s.credentialVar(w.Text) {
+			if spec.Effect == "secret-env" && (s.credentialVar(w.Text) || e.Windows && s.credentialVar(strings.ToUpper(w.Text))) {
 				eff.Raw, eff.Class = "$"+w.Text, ClassCred
 			}
 			out = append(out, eff)
@@ -276,12 +305,32 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 	return out
 }
 
+// pipedPaths returns, for a PowerShell command reading a pipeline, the
+// paths the command before it names (Get-ChildItem C:\x, or a string):
+// the items it receives lie there. Nil when there are none.
+func pipedPaths(c, up *parse.Command) []parse.Word {
+	if up == nil || c.Dialect != parse.PowerShell {
+		return nil
+	}
+	var out []parse.Word
+	for _, w := range up.Args[min(1, len(up.Args)):] {
+		if !w.Param && w.Text != "" && !strings.HasPrefix(w.Text, "@{") {
+			out = append(out, w)
+		}
+	}
+	if len(out) == 0 {
+		out = []parse.Word{{Text: parse.Unknown, Computed: true}}
+	}
+	return out
+}
+
 // pathless effects name things that are not files: branches, URLs.
 var pathless = map[string]bool{
 	"delete-branch": true, "rewrite-remote": true, "drop-stash": true,
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true,
+	"wipe": true, "disable-protection": true,
 }
 
 // hostClass classifies the target of a network effect: a URL or host on
@@ -413,7 +462,7 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 	if !w.IsKnown() {
 		if w.Under == "" {
 			eff.Class = ClassUnknown
-			if within(dir, e.Workspace) && !strings.HasPrefix(w.Text, "/") && !strings.HasPrefix(w.Text, "~") {
+			if within(e.dirKey(dir), e.Workspace) && !e.absText(w.Text) && !strings.HasPrefix(w.Text, "~") {
 				eff.Class = ClassWSUnknown
 			}
 			return eff
@@ -422,17 +471,29 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 		eff.Raw = w.Under + "/" + cmpOr(w.Filter, "*")
 	} else {
 		eff.Path = e.resolve(w.Text, dir, base.Kind == "delete")
+		if e.Windows && eff.Path != "" {
+			// Windows programs expand wildcards themselves (del C:\*):
+			// judged as what they match below their directory.
+			if i := strings.LastIndexByte(eff.Path, '/'); i >= 0 && strings.ContainsAny(eff.Path[i+1:], "*?") {
+				eff.Filter = eff.Path[i+1:]
+				if eff.Filter == "*" || eff.Filter == "*.*" {
+					eff.Filter = ""
+					w.Under = "all"
+				}
+				eff.Path = eff.Path[:max(i, 1)]
+			}
+		}
 	}
 	if eff.Path == "" {
 		eff.Class = ClassUnknown
-		if s.credentialName(w.Text) {
+		if s.credentialName(e, w.Text) {
 			eff.Class = ClassCred
 		}
 		return eff
 	}
 	isDir := e.stat(eff.Path) == kindDir
 	switch {
-	case !w.IsKnown() || eff.Filter != "":
+	case !w.IsKnown() || eff.Filter != "" || w.Under == "all":
 		// Only what lies below the root (and matches the filter): judged
 		// as anything down there.
 		eff.Recursive = true
@@ -464,9 +525,15 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 // credentialName reports whether a relative path, whose directory is not
 // known, names credentials anyway: a home credential's path below the home
 // directory (.ssh/id_ed25519) or a credential file name (id_rsa, .env).
-func (s *Set) credentialName(p string) bool {
+func (s *Set) credentialName(e *Env, p string) bool {
+	if e.Windows {
+		p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
+	}
 	p = strings.TrimPrefix(filepath.Clean(p), "./")
-	for _, entry := range s.paths.Credentials {
+	for _, entry := range s.pathsFor(e).Credentials {
+		if e.Windows {
+			entry = strings.ToLower(strings.ReplaceAll(entry, `\`, "/"))
+		}
 		rel, ok := strings.CutPrefix(entry, "~/")
 		if ok && (p == rel || strings.HasPrefix(p, rel+"/")) {
 			return true
@@ -483,15 +550,15 @@ func (s *Set) credentialName(p string) bool {
 // holdsCredentials reports whether dir contains credential files of the
 // home directory (reading it recursively reads them).
 func (s *Set) holdsCredentials(e *Env, dir string) bool {
-	for _, entry := range s.paths.Credentials {
-		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") {
+	for _, entry := range s.pathsFor(e).Credentials {
+		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") && !(e.Windows && winEntryIsPath(entry)) {
 			continue
 		}
 		p := e.expandEntry(entry)
 		if p == "" || strings.ContainsAny(p, "*?[") || !within(p, dir) || p == dir {
 			continue
 		}
-		if _, err := os.Lstat(p); err == nil {
+		if e.lstatExists(p) {
 			return true
 		}
 	}
@@ -507,7 +574,9 @@ func cmpOr(a, b string) string {
 
 // repoEffect is an effect on the whole repository the command runs in.
 func (s *Set) repoEffect(e *Env, base Effect, dir string) Effect {
-	base.Path, base.Raw = dir, dir
+	raw := dir
+	dir = e.dirKey(dir)
+	base.Path, base.Raw = dir, raw
 	switch {
 	case dir == "":
 		base.Class = ClassUnknown
@@ -525,8 +594,8 @@ func (s *Set) repoEffect(e *Env, base Effect, dir string) Effect {
 // repoFiles are effects on fixed files of the repository dir is in
 // (git config writes .git/config).
 func (s *Set) repoFiles(e *Env, base Effect, files []string, dir string) []Effect {
-	top := dir
-	if within(dir, e.Workspace) {
+	top := e.dirKey(dir)
+	if within(top, e.Workspace) {
 		top = e.Workspace
 	}
 	var out []Effect
@@ -557,7 +626,7 @@ func (s *Set) defaultEffects(e *Env, c *parse.Command, i int, rest []parse.Word,
 		out = append(out, Effect{Kind: "unknown-command", Cmd: i, Raw: c.Args[0].String(), Class: ClassNone})
 	}
 	for _, w := range rest {
-		if strings.HasPrefix(w.Text, "-") || !w.IsKnown() || !looksLikePath(w.Text, dir) {
+		if strings.HasPrefix(w.Text, "-") || w.Param || !w.IsKnown() || !e.looksLikePath(w.Text, dir) {
 			continue
 		}
 		out = append(out, s.target(e, Effect{Kind: "read", Cmd: i}, w, dir))
@@ -565,7 +634,17 @@ func (s *Set) defaultEffects(e *Env, c *parse.Command, i int, rest []parse.Word,
 	return out
 }
 
-func looksLikePath(p, dir string) bool {
+func (e *Env) looksLikePath(p, dir string) bool {
+	if e.Windows {
+		if strings.Contains(p, "://") {
+			return false // a URL
+		}
+		if strings.ContainsAny(p, `\~:`) || strings.Contains(p, "/") && !strings.HasPrefix(p, "/") || strings.HasPrefix(p, ".") {
+			return true
+		}
+		r := e.resolve(p, dir, true)
+		return r != "" && e.lstatExists(r) && !e.Foreign
+	}
 	if strings.ContainsAny(p, "/~") {
 		return true
 	}
@@ -574,4 +653,21 @@ func looksLikePath(p, dir string) bool {
 	}
 	_, err := os.Lstat(filepath.Join(dir, p))
 	return err == nil
+}
+
+// dirKey returns a command's directory in the form workspace paths are
+// compared in: canonical for Windows.
+func (e *Env) dirKey(dir string) string {
+	if e.Windows && dir != "" && !strings.HasPrefix(dir, "/") {
+		return e.resolve(dir, "", true)
+	}
+	return dir
+}
+
+// absText reports whether an argument is written as an absolute path.
+func (e *Env) absText(p string) bool {
+	if e.Windows {
+		return winpath.IsAbs(p) || strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
+	}
+	return strings.HasPrefix(p, "/")
 }

@@ -54,7 +54,7 @@ type Context struct {
 
 // Judge judges what res would run.
 func (s *Set) Judge(res *parse.Result, ctx *Context) *Judgement {
-	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Workspace}}
+	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Env.Show(ctx.Workspace)}}
 	j.run()
 	return j.j
 }
@@ -74,7 +74,11 @@ func (j *judging) run() {
 	j.effects = make([][]Effect, len(j.res.Commands))
 	for i := range j.res.Commands {
 		c := &j.res.Commands[i]
-		effs := j.set.effects(&j.ctx.Env, c, i)
+		var up *parse.Command
+		if c.StdinFrom >= 0 && c.StdinFrom < i {
+			up = &j.res.Commands[c.StdinFrom]
+		}
+		effs := j.set.effects(&j.ctx.Env, c, i, up)
 		effs = append(effs, j.envEffects(c, i, effs)...)
 		if c.UnknownCode {
 			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
@@ -85,7 +89,7 @@ func (j *judging) run() {
 	for _, p := range j.res.Problems {
 		kind := "syntax"
 		if p.Kind == parse.ProblemDepth {
-			kind = "unknown-code"
+			kind = "unfollowed"
 		}
 		if p.Kind != parse.ProblemAbort {
 			j.apply(Effect{Kind: kind, Cmd: -1, Raw: p.String(), Class: ClassNone})
@@ -107,6 +111,7 @@ func (j *judging) report() {
 		c := &j.res.Commands[i]
 		rep := CommandReport{Line: c.Line(), Via: c.Via, Dir: c.Dir, Pos: c.Pos}
 		for _, e := range effs {
+			e.Path = j.ctx.Env.Show(e.Path)
 			rep.Effects = append(rep.Effects, describe(e))
 		}
 		j.j.Commands = append(j.j.Commands, rep)
@@ -115,10 +120,16 @@ func (j *judging) report() {
 
 // envEffects reports credential variables a command prints or sends.
 func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
+	var out []Effect
+	if j.ctx.Env.Windows {
+		for _, v := range j.set.credentialValues(&j.ctx.Env, c) {
+			out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$env:" + v, Class: ClassCred})
+		}
+		return out
+	}
 	if !j.set.printsArgs(c.Name()) && !isNetwork(effs) {
 		return nil
 	}
-	var out []Effect
 	vars := c.Vars
 	if len(vars) == 0 {
 		for _, w := range c.Args[min(1, len(c.Args)):] {
@@ -406,11 +417,11 @@ func (j *judging) message(tmpl string, e Effect, state string) string {
 			line = line[:77] + "..."
 		}
 	}
-	target := e.Path
+	target := j.ctx.Env.Show(e.Path)
 	if target == "" {
 		target = e.Raw
 	}
-	ws := j.ctx.Workspace
+	ws := j.ctx.Env.Show(j.ctx.Workspace)
 	if ws == "" {
 		ws = "(none)"
 	}
@@ -427,6 +438,7 @@ var stateWords = map[string]string{
 	"stash":         "stashed changes",
 	"unmerged":      "commits not merged or pushed anywhere",
 	"unknown":       "work whose state could not be read",
+	"unseen":        "work git may not be able to restore (the workspace is not on this machine, so its state is unknown)",
 }
 
 func describe(e Effect) string {
@@ -457,8 +469,18 @@ func (j *judging) state(e Effect) string {
 	if e.Path == "" {
 		return "unknown"
 	}
+	if j.ctx.Env.Foreign {
+		p := e.Path
+		if e.Filter != "" {
+			p += "/" + strings.ToLower(e.Filter) // del *.log: what the pattern names
+		}
+		if j.ctx.Env.matchAny(p, j.set.pathsFor(&j.ctx.Env).Regenerable) {
+			return "regenerable"
+		}
+		return "unseen"
+	}
 	if e.Kind != "discard-changes" && e.Kind != "git-clean" {
-		fi, err := os.Lstat(e.Path)
+		fi, err := os.Lstat(j.ctx.Env.native(e.Path))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return "absent"
@@ -470,7 +492,7 @@ func (j *judging) state(e Effect) string {
 		}
 	}
 	if j.ctx.Repo == nil {
-		if j.ctx.Env.matchAny(e.Path, j.set.paths.Regenerable) {
+		if j.ctx.Env.matchAny(e.Path, j.set.pathsFor(&j.ctx.Env).Regenerable) {
 			return "regenerable"
 		}
 		return "unversioned"
@@ -518,12 +540,12 @@ func (j *judging) changeLoss(e Effect, ch Change, p string) string {
 		if e.Kind == "git-clean" && !e.Dirs && strings.HasSuffix(ch.Path, "/") {
 			return "recoverable"
 		}
-		if j.ctx.Env.matchAny(p, j.set.paths.Regenerable) {
+		if j.ctx.Env.matchAny(p, j.set.pathsFor(&j.ctx.Env).Regenerable) {
 			return "recoverable"
 		}
 		return "untracked"
 	case ch.Kind == Ignored && (e.Kind != "git-clean" || e.Ignored) && e.Kind != "discard-changes":
-		if j.ctx.Env.matchAny(p, j.set.paths.Regenerable) {
+		if j.ctx.Env.matchAny(p, j.set.pathsFor(&j.ctx.Env).Regenerable) {
 			return "recoverable"
 		}
 		return "irreplaceable"
@@ -555,6 +577,9 @@ func filterMatch(glob, p string) bool {
 }
 
 func (j *judging) stashState() string {
+	if j.ctx.Env.Foreign {
+		return "unseen"
+	}
 	if j.ctx.Repo == nil {
 		return "absent"
 	}
@@ -571,6 +596,9 @@ func (j *judging) stashState() string {
 // remoteState says whether a push goes to a remote the repository had
 // before this command ("known") or to one it adds ("foreign").
 func (j *judging) remoteState(remote string) string {
+	if j.ctx.Env.Foreign {
+		return "unseen"
+	}
 	if j.ctx.Repo == nil {
 		return "unknown"
 	}
@@ -587,6 +615,9 @@ func (j *judging) remoteState(remote string) string {
 func (j *judging) branchState(branch string) string {
 	if strings.Contains(branch, "?") {
 		return "unknown" // computed at run time ("?" is never in a branch name)
+	}
+	if j.ctx.Env.Foreign {
+		return "unseen"
 	}
 	if j.ctx.Repo == nil {
 		return "absent"

@@ -20,11 +20,14 @@ type Set struct {
 	lazy  map[string]*command
 
 	paths       PathClasses
+	winPaths    PathClasses // paths for Windows: see [File.WindowsPaths]
 	credVars    []string
 	envCode     map[string]string
 	secretWords []string
-	commands    map[string]*command
+	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
+
+	win winClasses // built on first use
 }
 
 // command is a compiled [CmdSpec]. Its carrier, with the regular
@@ -99,7 +102,7 @@ func (e *LoadError) Error() string {
 func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
-		table: t, paths: t.paths, credVars: t.credVars, secretWords: t.secretWords,
+		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, secretWords: t.secretWords,
 		envCode: t.envCode, policies: t.policies,
 	}
 }
@@ -110,6 +113,7 @@ func Builtin() *Set {
 // is static data: a shim that judges `git status` builds one command.
 type table struct {
 	paths       PathClasses
+	winPaths    PathClasses
 	credVars    []string
 	secretWords []string
 	envCode     map[string]string
@@ -185,6 +189,7 @@ func compileFiles(names []string, files []*File) (*Set, error) {
 // add compiles one decoded rule file into s.
 func (s *Set) add(name string, f *File) error {
 	s.paths = mergePaths(s.paths, f.Paths)
+	s.winPaths = mergePaths(s.winPaths, f.WindowsPaths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
 	for k, v := range f.EnvCode {
@@ -196,16 +201,19 @@ func (s *Set) add(name string, f *File) error {
 		}
 		s.envCode[k] = v
 	}
-	for cmdName, spec := range f.Commands {
-		c, err := compile(name, cmdName, spec)
-		if err != nil {
-			return err
-		}
-		for _, n := range append([]string{cmdName}, spec.Aliases...) {
-			if _, dup := s.commands[n]; dup {
-				return &LoadError{File: name, Msg: fmt.Sprintf("command %q is defined twice", n)}
+	for _, ns := range Namespaces(f) {
+		for cmdName, spec := range ns.Commands {
+			c, err := compile(name, cmdName, spec)
+			if err != nil {
+				return err
 			}
-			s.commands[n] = c
+			for _, n := range append([]string{cmdName}, spec.Aliases...) {
+				key := ns.Key(n)
+				if _, dup := s.commands[key]; dup {
+					return &LoadError{File: name, Msg: fmt.Sprintf("command %q is defined twice", ns.Prefix+n)}
+				}
+				s.commands[key] = c
+			}
 		}
 	}
 	for _, p := range f.Policies {
@@ -330,7 +338,7 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "wipe": true, "disable-protection": true,
 }
 
 var knownTargets = map[string]bool{
@@ -390,7 +398,7 @@ var knownClasses = map[string]bool{
 var knownStates = map[string]bool{
 	"absent": true, "recoverable": true, "regenerable": true, "uncommitted": true,
 	"untracked": true, "irreplaceable": true, "unversioned": true, "stash": true,
-	"unmerged": true, "unknown": true, "known": true, "foreign": true,
+	"unmerged": true, "unknown": true, "known": true, "foreign": true, "unseen": true,
 }
 
 // printsArgs reports whether the named command prints its arguments
@@ -432,4 +440,29 @@ func (s *Set) Stream(name string) *parse.Stream {
 		return c.stream
 	}
 	return nil
+}
+
+// A Namespace is one of a rule file's maps of commands. Windows names
+// are looked up without regard to case, so their keys are in lower case
+// and prefixed with the namespace.
+type Namespace struct {
+	// Prefix is "" for POSIX commands, "cmd:" for cmd.exe builtins,
+	// "ps:" for PowerShell commands and "win:" for Windows programs.
+	Prefix   string
+	Commands map[string]*CmdSpec
+}
+
+// Key returns the key the command name is indexed by.
+func (ns Namespace) Key(name string) string {
+	if ns.Prefix == "" {
+		return name
+	}
+	return ns.Prefix + strings.ToLower(name)
+}
+
+// Namespaces returns f's command maps.
+func Namespaces(f *File) []Namespace {
+	return []Namespace{
+		{"", f.Commands}, {"cmd:", f.CmdBuiltins}, {"ps:", f.PowerShell}, {"win:", f.WindowsCommands},
+	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -44,6 +45,20 @@ type Env struct {
 	Workspace string
 	// Getenv returns an environment variable of the judged command.
 	Getenv func(string) string
+	// Environ is the judged command's environment (NAME=value): Windows
+	// names ignore case, and credentials are found by their values.
+	Environ []string
+	// Windows is set when the commands are Windows commands: paths are
+	// Windows paths, Home and Workspace are in winpath's canonical form,
+	// and names ignore case.
+	Windows bool
+	// Foreign is set when the paths are not on this machine (Windows
+	// commands judged elsewhere): nothing is looked up on disk, and what
+	// git could restore is unknown.
+	Foreign bool
+
+	msys  bool              // the command is Git Bash's: /c/x is C:\x
+	shown map[string]string // Windows paths as first written, by canonical form
 
 	sets    map[*string]*pathSet  // compiled class entries, by their slice
 	classes map[string]string     // classify's answers, by path
@@ -67,7 +82,7 @@ func (e *Env) stat(path string) fileKind {
 		return k
 	}
 	k := kindMissing
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(e.native(path)); err == nil && e.native(path) != "" {
 		k = kindFile
 		if fi.IsDir() {
 			k = kindDir
@@ -92,7 +107,12 @@ func (e *Env) resolve(p, dir string, keepLink bool) string {
 	if r, ok := e.paths[k]; ok {
 		return r
 	}
-	r := resolve(p, dir, keepLink)
+	var r string
+	if e.Windows {
+		r = e.resolveWin(p, dir)
+	} else {
+		r = resolve(p, dir, keepLink)
+	}
 	if e.paths == nil {
 		e.paths = map[resolveKey]string{}
 	}
@@ -119,10 +139,17 @@ func (e *Env) compiled(entries []string) *pathSet {
 	ps := &pathSet{exact: map[string]bool{}, names: map[string]bool{}}
 	for _, entry := range entries {
 		glob := strings.ContainsAny(entry, "*?[")
+		isPath := strings.Contains(entry, "/")
+		if e.Windows {
+			isPath = winEntryIsPath(entry)
+			if !isPath {
+				entry = strings.ToLower(entry)
+			}
+		}
 		switch {
-		case !strings.Contains(entry, "/") && glob:
+		case !isPath && glob:
 			ps.nameGlobs = append(ps.nameGlobs, entry)
-		case !strings.Contains(entry, "/"):
+		case !isPath:
 			ps.names[entry] = true
 		case glob:
 			if p := e.expandEntry(entry); p != "" {
@@ -130,7 +157,7 @@ func (e *Env) compiled(entries []string) *pathSet {
 			}
 		default:
 			if p := e.expandEntry(entry); p != "" {
-				ps.exact[filepath.Clean(p)] = true
+				ps.exact[path.Clean(p)] = true
 			}
 		}
 	}
@@ -141,9 +168,9 @@ func (e *Env) compiled(entries []string) *pathSet {
 	return ps
 }
 
-func (ps *pathSet) match(e *Env, path string) bool {
+func (ps *pathSet) match(e *Env, p0 string) bool {
 	if len(ps.names) > 0 || len(ps.nameGlobs) > 0 {
-		for _, c := range strings.Split(e.below(path), "/") {
+		for _, c := range strings.Split(e.below(p0), "/") {
 			if c != "" && (ps.names[c] || anyGlob(ps.nameGlobs, c)) {
 				return true
 			}
@@ -152,7 +179,7 @@ func (ps *pathSet) match(e *Env, path string) bool {
 	if len(ps.exact) == 0 && len(ps.globs) == 0 {
 		return false
 	}
-	for p := path; ; p = filepath.Dir(p) {
+	for p := p0; ; p = path.Dir(p) {
 		if ps.exact[p] || anyGlob(ps.globs, p) {
 			return true
 		}
@@ -164,7 +191,7 @@ func (ps *pathSet) match(e *Env, path string) bool {
 
 func anyGlob(globs []string, s string) bool {
 	for _, g := range globs {
-		if ok, _ := filepath.Match(g, s); ok {
+		if ok, _ := path.Match(g, s); ok {
 			return true
 		}
 	}
@@ -173,6 +200,9 @@ func anyGlob(globs []string, s string) bool {
 
 // expandEntry turns a path-class entry into a path or glob.
 func (e *Env) expandEntry(p string) string {
+	if e.Windows {
+		return e.winEntry(p)
+	}
 	switch {
 	case p == "~":
 		return e.Home
@@ -199,10 +229,17 @@ func (e *Env) matchAny(path string, entries []string) bool {
 	return e.compiled(entries).match(e, path)
 }
 
-func (e *Env) match(path, entry string) bool {
-	if !strings.Contains(entry, "/") {
-		for _, c := range strings.Split(e.below(path), "/") {
-			if ok, _ := filepath.Match(entry, c); ok && c != "" {
+func (e *Env) match(p0, entry string) bool {
+	isPath := strings.Contains(entry, "/")
+	if e.Windows {
+		isPath = winEntryIsPath(entry)
+		if !isPath {
+			entry = strings.ToLower(entry)
+		}
+	}
+	if !isPath {
+		for _, c := range strings.Split(e.below(p0), "/") {
+			if ok, _ := path.Match(entry, c); ok && c != "" {
 				return true
 			}
 		}
@@ -212,8 +249,8 @@ func (e *Env) match(path, entry string) bool {
 	if pat == "" {
 		return false
 	}
-	for p := path; ; p = filepath.Dir(p) {
-		if ok, _ := filepath.Match(pat, p); ok {
+	for p := p0; ; p = path.Dir(p) {
+		if ok, _ := path.Match(pat, p); ok {
 			return true
 		}
 		if p == "/" || p == "." {
@@ -288,9 +325,16 @@ func (s *Set) classify(e *Env, path string) string {
 }
 
 func (s *Set) classify1(e *Env, path string) string {
-	p := &s.paths
+	p := s.pathsFor(e)
+	if name, ok := strings.CutPrefix(path, "/env:"); ok && e.Windows {
+		// PowerShell's Env: drive: the environment, and its credentials.
+		if name == "" || name == "/" || s.credentialVar(strings.ToUpper(strings.TrimPrefix(name, "/"))) {
+			return ClassCred
+		}
+		return ClassHarmless
+	}
 	switch {
-	case path == "/":
+	case e.isRoot(path):
 		return ClassRoot
 	case path == e.Workspace:
 		return ClassWSRoot
@@ -402,7 +446,7 @@ func matchGlob(pat, name string) (bool, error) {
 // IsStartup reports whether path is one of the user's shell startup
 // files.
 func (s *Set) IsStartup(e *Env, path string) bool {
-	return s.paths.Startup != nil && e.matchAny(path, s.paths.Startup)
+	return s.pathsFor(e).Startup != nil && e.matchAny(path, s.pathsFor(e).Startup)
 }
 
 // secretWord reports whether s names credentials (a grep pattern such as

@@ -19,6 +19,26 @@ type File struct {
 	// shell code ("script": GIT_EDITOR) or source as a file ("file":
 	// BASH_ENV).
 	EnvCode map[string]string `yaml:"env_code"`
+
+	// WindowsPaths are path classes that apply when Windows commands are
+	// judged, besides the entries of Paths that are not POSIX absolute
+	// paths. Entries are Windows paths (C:\Windows, $SystemRoot\System32,
+	// ~\AppData\Roaming\GitHub CLI, HKLM:\, \\.\NUL), compared
+	// without regard to case.
+	WindowsPaths PathClasses `yaml:"windows_paths"`
+	// CmdBuiltins are cmd.exe's own commands (del, rd, copy, set):
+	// looked up first, without regard to case, in cmd scripts.
+	CmdBuiltins map[string]*CmdSpec `yaml:"cmd_builtins"`
+	// PowerShell are PowerShell's commands, by their canonical names
+	// (Remove-Item: the parser resolves aliases such as rm and ri),
+	// looked up first, without regard to case, in PowerShell scripts.
+	// Their Parameters, Switches and Positional describe how PowerShell
+	// binds the arguments.
+	PowerShell map[string]*CmdSpec `yaml:"powershell"`
+	// WindowsCommands are Windows programs (reg, icacls, schtasks),
+	// looked up without regard to case and without ".exe" in Windows
+	// commands of any dialect, before Commands.
+	WindowsCommands map[string]*CmdSpec `yaml:"windows_commands"`
 }
 
 // PathClasses name groups of paths. Entries are paths or globs; "~"
@@ -108,6 +128,24 @@ type CmdSpec struct {
 	// Operands says which arguments are files when no effect lists
 	// targets: "paths" (default: operands are read), "none".
 	Operands string `yaml:"operands"`
+
+	// SlashOptions: options are written /X (and -X), in any case, and
+	// may be glued together (/S/Q) or carry a value after a colon
+	// (/A:H): a Windows program's or a cmd.exe builtin's. Effects name
+	// them in lower case ("/s"); ValueOptions name those that take the
+	// next argument as their value ("/v").
+	SlashOptions bool `yaml:"slash_options"`
+	// Parameters are a PowerShell command's parameters that take a
+	// value, Switches those that do not, without the dash ("Path",
+	// "Recurse"); Positional lists, in order, the parameters that bind
+	// arguments given without a name. A parameter is matched by any
+	// unambiguous prefix, without regard to case, as PowerShell binds
+	// it; the common parameters (Verbose, ErrorAction, WhatIf...) are
+	// added to every command. Effects name parameters with their dash
+	// ("-Path", "-Recurse").
+	Parameters []string `yaml:"parameters"`
+	Switches   []string `yaml:"switches"`
+	Positional []string `yaml:"positional"`
 }
 
 // Rewrite replaces a pattern in interpreter code ("{home}" is the home

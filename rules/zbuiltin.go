@@ -6490,6 +6490,6627 @@ func cmd729() *CmdSpec {
 	}
 }
 
+func cmd730() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"ftype",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"*=*",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenArg: []string{
+					"*=*",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd732() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+			{
+				Effect:  "read",
+				Targets: "all-but-last",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				Unless: []string{
+					"/-y",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "rest",
+				When: []string{
+					"/-y",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd733() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"time",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"[0-9]*",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd735() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"erase",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"/s",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd737() *CmdSpec {
+	return &CmdSpec{
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd738() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"cd",
+			"chdir",
+			"pushd",
+			"popd",
+			"cls",
+			"ver",
+			"vol",
+			"title",
+			"path",
+			"prompt",
+			"color",
+			"rem",
+			"break",
+			"verify",
+			"setlocal",
+			"endlocal",
+			"shift",
+			"goto",
+			"exit",
+			"pause",
+			"echo.",
+			"keys",
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd761() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mkdir",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd763() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+			{
+				Effect:  "read",
+				Targets: "last",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd764() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "all-but-last",
+			},
+			{
+				Effect:  "modify",
+				Targets: "all-but-last",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				Unless: []string{
+					"/-y",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "last",
+				When: []string{
+					"/-y",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd765() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"rmdir",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"/s",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd767() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"rename",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "first",
+			},
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd769() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "env-dump",
+				Targets: "none",
+				Alone:   true,
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd770() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd771() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Value",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Encoding",
+			"Stream",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+			"NoNewline",
+			"AsByteStream",
+		},
+		Positional: []string{
+			"Path",
+			"Value",
+		},
+	}
+}
+
+func cmd772() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				When: []string{
+					"-TypeDefinition",
+					"-MemberDefinition",
+				},
+			},
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				WhenArg: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-OutputAssembly",
+				},
+			},
+		},
+		Parameters: []string{
+			"TypeDefinition",
+			"Name",
+			"MemberDefinition",
+			"Namespace",
+			"UsingNamespace",
+			"Path",
+			"LiteralPath",
+			"AssemblyName|AN",
+			"ReferencedAssemblies|RA",
+			"OutputAssembly|OA",
+			"OutputType",
+			"Language",
+			"CompilerOptions",
+		},
+		Switches: []string{
+			"PassThru",
+			"IgnoreWarnings",
+		},
+	}
+}
+
+func cmd773() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Stream",
+		},
+		Switches: []string{
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd774() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "wipe",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd775() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd776() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"DriveLetter",
+		},
+		Switches: []string{
+			"Force",
+		},
+		Positional: []string{
+			"DriveLetter",
+		},
+	}
+}
+
+func cmd777() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-DestinationPath",
+				},
+				When: []string{
+					"-Force",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-DestinationPath",
+				},
+				Unless: []string{
+					"-Force",
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"DestinationPath",
+			"LiteralPath|PSPath",
+			"CompressionLevel",
+		},
+		Switches: []string{
+			"Update",
+			"Force",
+			"PassThru",
+		},
+		Positional: []string{
+			"Path",
+			"DestinationPath",
+		},
+	}
+}
+
+func cmd778() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"-AsPlainText",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"SecureString",
+			"SecureKey",
+			"Key",
+		},
+		Switches: []string{
+			"AsPlainText",
+		},
+		Positional: []string{
+			"SecureString",
+		},
+	}
+}
+
+func cmd779() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+				Recursive: []string{
+					"-Recurse",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+					"-ToSession",
+				},
+				Recursive: []string{
+					"-Recurse",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "none",
+				When: []string{
+					"-ToSession",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Destination",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"ToSession",
+			"FromSession",
+		},
+		Switches: []string{
+			"Container",
+			"Force",
+			"PassThru",
+			"Recurse",
+		},
+		Positional: []string{
+			"Path",
+			"Destination",
+		},
+	}
+}
+
+func cmd780() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Move-ItemProperty",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+				ValueOf: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"HKLM:*",
+					"HKEY_LOCAL_MACHINE*",
+					"HKCR:*",
+					"HKU:*",
+					"HKEY_USERS*",
+					"HKEY_CLASSES_ROOT*",
+					"Registry::HKLM*",
+					"Registry::HKEY_LOCAL_MACHINE*",
+					"Registry::HKEY_USERS*",
+					"Registry::HKU*",
+					"Registry::HKEY_CLASSES_ROOT*",
+					"Registry::HKCR*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_LOCAL_MACHINE*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_USERS*",
+				},
+				ValueOf: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Destination",
+			"Name",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+			"Destination",
+			"Name",
+		},
+	}
+}
+
+func cmd782() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Disable-WindowsOptionalFeature",
+			"Install-WindowsFeature",
+			"Uninstall-WindowsFeature",
+			"Add-WindowsFeature",
+			"Remove-WindowsFeature",
+			"Add-WindowsCapability",
+			"Remove-WindowsCapability",
+			"Add-WindowsPackage",
+			"Remove-WindowsPackage",
+			"Add-WindowsDriver",
+			"Enable-PSRemoting",
+			"Disable-PSRemoting",
+			"Enable-WSManCredSSP",
+			"Set-WSManQuickConfig",
+			"Set-NetFirewallProfile",
+			"New-NetFirewallRule",
+			"Set-NetFirewallRule",
+			"Remove-NetFirewallRule",
+			"Enable-NetFirewallRule",
+			"Disable-NetFirewallRule",
+			"New-NetIPAddress",
+			"Set-NetIPAddress",
+			"Remove-NetIPAddress",
+			"Set-NetIPInterface",
+			"Set-DnsClientServerAddress",
+			"Set-DnsClient",
+			"Disable-NetAdapter",
+			"Enable-NetAdapter",
+			"Restart-NetAdapter",
+			"Set-NetAdapter",
+			"Set-NetConnectionProfile",
+			"New-NetRoute",
+			"Remove-NetRoute",
+			"Add-DnsClientNrptRule",
+			"Set-NetFirewallSetting",
+			"Set-ProcessMitigation",
+			"Set-SmbServerConfiguration",
+			"New-SmbShare",
+			"Remove-SmbShare",
+			"Grant-SmbShareAccess",
+			"Set-SmbShare",
+			"Install-WindowsUpdate",
+			"Import-Certificate",
+			"Import-PfxCertificate",
+			"Remove-Certificate",
+			"Set-AppLockerPolicy",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd829() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"New-PSSession",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "options",
+				Options: []string{
+					"-ComputerName",
+					"-HostName",
+					"-ConnectionUri",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-KeyFilePath",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"ComputerName|Cn",
+			"Credential",
+			"Port",
+			"ApplicationName",
+			"ConfigurationName",
+			"SessionOption",
+			"Authentication",
+			"CertificateThumbprint",
+			"ConnectionUri",
+			"Session",
+			"InstanceId",
+			"Id",
+			"Name",
+			"VMId",
+			"VMName",
+			"ContainerId",
+			"HostName",
+			"UserName",
+			"KeyFilePath",
+			"SSHTransport",
+			"Subsystem",
+			"Options",
+			"SSHConnection",
+			"ThrottleLimit",
+		},
+		Switches: []string{
+			"UseSSL",
+			"EnableNetworkAccess",
+			"RunAsAdministrator",
+			"AllowRedirection",
+			"UseWindowsPowerShell",
+		},
+		Positional: []string{
+			"ComputerName",
+		},
+	}
+}
+
+func cmd831() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-DestinationPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"DestinationPath",
+			"LiteralPath|PSPath|LP",
+		},
+		Switches: []string{
+			"Force",
+			"PassThru",
+		},
+		Positional: []string{
+			"Path",
+			"DestinationPath",
+		},
+	}
+}
+
+func cmd832() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Cert",
+			"FilePath",
+			"Type",
+		},
+		Switches: []string{
+			"NoClobber",
+			"Force",
+		},
+		Positional: []string{
+			"Cert",
+			"FilePath",
+		},
+	}
+}
+
+func cmd833() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-NoClobber",
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				When: []string{
+					"-NoClobber",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"InputObject",
+			"Depth",
+			"Encoding",
+		},
+		Switches: []string{
+			"Force",
+			"NoClobber|NoOverwrite",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd834() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-Append",
+					"-NoClobber",
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				When: []string{
+					"-Append",
+					"-NoClobber",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Delimiter",
+			"LiteralPath|PSPath|LP",
+			"InputObject",
+			"Encoding",
+			"QuoteFields",
+			"UseQuotes",
+		},
+		Switches: []string{
+			"Append",
+			"Force",
+			"NoClobber|NoOverwrite",
+			"NoTypeInformation|NTI",
+			"IncludeTypeInformation|ITI",
+			"UseCulture",
+			"NoHeader",
+		},
+		Positional: []string{
+			"Path",
+			"Delimiter",
+		},
+	}
+}
+
+func cmd835() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Cert",
+			"FilePath",
+			"Password",
+			"ProtectTo",
+			"ChainOption",
+			"PFXData",
+			"CryptoAlgorithmOption",
+		},
+		Switches: []string{
+			"NoProperties",
+			"NoClobber",
+			"Force",
+		},
+		Positional: []string{
+			"Cert",
+			"FilePath",
+		},
+	}
+}
+
+func cmd836() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"InputObject",
+			"Encoding",
+			"Count",
+			"Offset",
+		},
+		Switches: []string{
+			"Raw",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd837() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "wipe",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "delete",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+		Parameters: []string{
+			"DriveLetter",
+			"Path",
+			"FileSystemLabel",
+			"FileSystem",
+			"Partition",
+			"ObjectId",
+			"InputObject",
+			"AllocationUnitSize",
+			"NewFileSystemLabel",
+			"SetIntegrityStreams",
+			"CimSession",
+			"ThrottleLimit",
+		},
+		Switches: []string{
+			"Full",
+			"Force",
+			"Compress",
+			"ShortFileNameSupport",
+			"UseLargeFRS",
+			"IsDAX",
+			"AsJob",
+		},
+		Positional: []string{
+			"DriveLetter",
+		},
+	}
+}
+
+func cmd838() *CmdSpec {
+	return &CmdSpec{
+		Operands: "none",
+	}
+}
+
+func cmd839() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Backup-BitLockerKeyProtector",
+			"BackupToAAD-BitLockerKeyProtector",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd842() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				WhenValue: []string{
+					"env:*",
+					"hk*",
+					"registry::*",
+					"microsoft.powershell.core\\\\registry::*",
+					"cert:*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Recursive: []string{
+					"-Recurse",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Depth",
+			"Attributes",
+		},
+		Switches: []string{
+			"Recurse|s",
+			"Force",
+			"Name",
+			"Directory|ad|d",
+			"File|af",
+			"Hidden|ah|h",
+			"ReadOnly|ar",
+			"System|as",
+			"FollowSymlink",
+		},
+		Positional: []string{
+			"Path",
+			"Filter",
+		},
+	}
+}
+
+func cmd843() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"ReadCount",
+			"TotalCount|First|Head",
+			"Tail|Last",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Delimiter",
+			"Encoding",
+			"Stream",
+		},
+		Switches: []string{
+			"Force",
+			"Wait",
+			"Raw",
+			"AsByteStream",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd844() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Algorithm",
+			"InputStream",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd845() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Get-ItemProperty",
+			"Get-ItemPropertyValue",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Name",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Stream",
+		},
+		Switches: []string{
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+			"Name",
+		},
+	}
+}
+
+func cmd848() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Get-StoredCredential",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"Name",
+			"Vault",
+			"InputObject",
+		},
+		Switches: []string{
+			"AsPlainText",
+		},
+		Positional: []string{
+			"Name",
+			"Vault",
+		},
+	}
+}
+
+func cmd850() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Import-PowerShellDataFile",
+			"Get-AuthenticodeSignature",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"First",
+			"Skip",
+			"Content",
+			"SourcePathOrExtension",
+			"FilePath",
+		},
+		Switches: []string{
+			"IncludeTotalCount",
+			"SkipLimitCheck",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd853() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Delimiter",
+			"LiteralPath|PSPath|LP",
+			"Header",
+			"Encoding",
+		},
+		Switches: []string{
+			"UseCulture",
+		},
+		Positional: []string{
+			"Path",
+			"Delimiter",
+		},
+	}
+}
+
+func cmd854() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Remove-Partition",
+			"New-Partition",
+			"Resize-Partition",
+			"Set-Partition",
+			"Set-Disk",
+			"Remove-PhysicalDisk",
+			"Reset-PhysicalDisk",
+			"Update-Disk",
+			"Mount-DiskImage",
+			"Dismount-DiskImage",
+			"Add-PartitionAccessPath",
+			"Remove-PartitionAccessPath",
+			"Optimize-Volume",
+			"Repair-Volume",
+			"Set-Volume",
+			"Remove-VirtualDisk",
+			"Remove-StoragePool",
+			"Disable-BitLocker",
+			"Enable-BitLocker",
+			"Suspend-BitLocker",
+			"Clear-BitLockerAutoUnlock",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd876() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Install-Script",
+			"Install-PSResource",
+			"Update-Module",
+			"Update-Script",
+			"Update-PSResource",
+			"Save-Module",
+			"Save-Script",
+			"Save-PSResource",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"AllUsers",
+				},
+				ValueOf: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Name",
+			"InputObject",
+			"MinimumVersion",
+			"MaximumVersion",
+			"RequiredVersion",
+			"Version",
+			"Repository",
+			"Credential",
+			"Scope",
+			"Proxy",
+			"ProxyCredential",
+			"Path",
+			"LiteralPath",
+			"TemporaryPath",
+		},
+		Switches: []string{
+			"AllowClobber",
+			"SkipPublisherCheck",
+			"Force",
+			"AllowPrerelease",
+			"Prerelease",
+			"AcceptLicense",
+			"PassThru",
+			"NoPathUpdate",
+			"TrustRepository",
+			"Reinstall",
+			"Quiet",
+			"SkipDependencyCheck",
+			"AuthenticodeCheck",
+			"IncludeXml",
+		},
+		Positional: []string{
+			"Name",
+		},
+	}
+}
+
+func cmd885() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Save-Package",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"AllUsers",
+				},
+				ValueOf: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenValue: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+				ValueOf: []string{
+					"-Source",
+				},
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenValue: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+				ValueOf: []string{
+					"-Name",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Name",
+			"RequiredVersion",
+			"MinimumVersion",
+			"MaximumVersion",
+			"Source",
+			"Credential",
+			"Proxy",
+			"ProxyCredential",
+			"ProviderName",
+			"Scope",
+			"InputObject",
+			"Path",
+			"LiteralPath",
+			"PackageManagementProvider",
+			"Destination",
+		},
+		Switches: []string{
+			"AllVersions",
+			"Force",
+			"ForceBootstrap",
+			"AllowClobber",
+			"SkipPublisherCheck",
+			"AllowPrereleaseVersions",
+			"AcceptLicense",
+			"PassThru",
+			"SkipDependencies",
+			"ContinueOnFailure",
+			"ExcludeVersion",
+			"NoPathUpdate",
+		},
+		Positional: []string{
+			"Name",
+		},
+	}
+}
+
+func cmd887() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Invoke-WmiMethod",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				WhenArg: []string{
+					"Create",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd889() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "options",
+				Options: []string{
+					"-ComputerName",
+					"-HostName",
+					"-ConnectionUri",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+					"-KeyFilePath",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-RunAsAdministrator",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"ComputerName|Cn",
+			"ScriptBlock",
+			"FilePath|PSPath",
+			"Session",
+			"ArgumentList|Args",
+			"Credential",
+			"ConnectionUri",
+			"Port",
+			"ApplicationName",
+			"ConfigurationName",
+			"ThrottleLimit",
+			"JobName",
+			"SessionOption",
+			"Authentication",
+			"CertificateThumbprint",
+			"VMId",
+			"VMName",
+			"ContainerId",
+			"HostName",
+			"UserName",
+			"KeyFilePath",
+			"SSHTransport",
+			"Subsystem",
+			"InputObject",
+			"Options",
+			"SSHConnection",
+		},
+		Switches: []string{
+			"AsJob",
+			"HideComputerName",
+			"InDisconnectedSession",
+			"EnableNetworkAccess",
+			"RunAsAdministrator",
+			"NoNewScope",
+			"UseSSL",
+			"RemoteDebug",
+			"AllowRedirection",
+		},
+	}
+}
+
+func cmd890() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				WhenValue: []string{
+					"*.exe",
+					"*.com",
+					"*.bat",
+					"*.cmd",
+					"*.ps1",
+					"*.vbs",
+					"*.vbe",
+					"*.js",
+					"*.jse",
+					"*.wsf",
+					"*.wsh",
+					"*.hta",
+					"*.lnk",
+					"*.msi",
+					"*.scr",
+					"*.cpl",
+					"*.pif",
+					"*.reg",
+					"*.url",
+					"*.appref-ms",
+					"*.application",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd891() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Invoke-RestMethod",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "options",
+				Options: []string{
+					"-Uri",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-OutFile",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-InFile",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "options",
+				Options: []string{
+					"-Uri",
+				},
+				When: []string{
+					"-InFile",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "options",
+				Options: []string{
+					"-Uri",
+				},
+				WhenValue: []string{
+					"@*",
+				},
+				ValueOf: []string{
+					"-Body",
+					"-Form",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "options",
+				Options: []string{
+					"-Uri",
+				},
+				When: []string{
+					"-Body",
+					"-Form",
+				},
+				WhenValue: []string{
+					"Post",
+					"Put",
+					"Patch",
+					"Delete",
+					"Merge",
+				},
+				ValueOf: []string{
+					"-Method",
+					"-CustomMethod",
+				},
+			},
+		},
+		Parameters: []string{
+			"Uri|Url",
+			"Method",
+			"CustomMethod",
+			"Body",
+			"InFile",
+			"OutFile",
+			"Headers",
+			"Credential",
+			"ContentType",
+			"UserAgent",
+			"SessionVariable|SV",
+			"WebSession",
+			"Form",
+			"Proxy",
+			"ProxyCredential",
+			"TimeoutSec",
+			"ConnectionTimeoutSeconds",
+			"OperationTimeoutSeconds",
+			"MaximumRedirection",
+			"MaximumRetryCount",
+			"RetryIntervalSec",
+			"Token",
+			"Certificate",
+			"CertificateThumbprint",
+			"Authentication",
+			"SslProtocol",
+			"TransferEncoding",
+			"HttpVersion",
+			"ResponseHeadersVariable|RHV",
+			"StatusCodeVariable",
+			"MaximumFollowRelLink|ML",
+			"UnixSocket",
+		},
+		Switches: []string{
+			"UseBasicParsing",
+			"UseDefaultCredentials",
+			"PassThru",
+			"SkipCertificateCheck",
+			"AllowUnencryptedAuthentication",
+			"DisableKeepAlive",
+			"Resume",
+			"SkipHttpErrorCheck",
+			"ProxyUseDefaultCredentials",
+			"NoProxy",
+			"PreserveAuthorizationOnRedirect",
+			"SkipHeaderValidation",
+			"AllowInsecureRedirect",
+			"PreserveHttpMethodOnRedirect",
+			"FollowRelLink|FL",
+		},
+		Positional: []string{
+			"Uri",
+		},
+	}
+}
+
+func cmd893() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Destination",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"Force",
+			"PassThru",
+		},
+		Positional: []string{
+			"Path",
+			"Destination",
+		},
+	}
+}
+
+func cmd894() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-Name",
+				},
+				Unless: []string{
+					"-WhatIf",
+					"-Force",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-Name",
+				},
+				When: []string{
+					"-Force",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Value",
+				},
+				WhenValue: []string{
+					"SymbolicLink",
+					"Junction",
+					"HardLink",
+				},
+				ValueOf: []string{
+					"-ItemType",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Name",
+			"ItemType|Type",
+			"Value|Target",
+			"Credential",
+		},
+		Switches: []string{
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd895() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Add-LocalGroupMember",
+			"Remove-LocalGroupMember",
+			"Enable-LocalUser",
+			"Disable-LocalUser",
+			"Set-LocalUser",
+			"Remove-LocalUser",
+			"Rename-LocalUser",
+			"New-LocalGroup",
+			"Remove-LocalGroup",
+			"Set-LocalGroup",
+			"Add-ADGroupMember",
+			"New-ADUser",
+			"Set-ADAccountPassword",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd909() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"-Persist",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"Name",
+			"PSProvider|PSP",
+			"Root",
+			"Description",
+			"Scope",
+			"Credential",
+		},
+		Switches: []string{
+			"Persist",
+		},
+		Positional: []string{
+			"Name",
+			"PSProvider",
+			"Root",
+		},
+	}
+}
+
+func cmd910() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Set-Service",
+			"Remove-Service",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd913() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-Append",
+					"-NoClobber",
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+					"-LiteralPath",
+				},
+				When: []string{
+					"-Append",
+					"-NoClobber",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"FilePath|Path",
+			"Encoding",
+			"LiteralPath|PSPath|LP",
+			"Width",
+			"InputObject",
+		},
+		Switches: []string{
+			"Append",
+			"Force",
+			"NoClobber",
+			"NoNewline",
+		},
+		Positional: []string{
+			"FilePath",
+			"Encoding",
+		},
+	}
+}
+
+func cmd914() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Set-PSRepository",
+			"Register-PackageSource",
+			"Set-PackageSource",
+			"Register-PSResourceRepository",
+			"Set-PSResourceRepository",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd920() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Set-ScheduledTask",
+			"Unregister-ScheduledTask",
+			"Enable-ScheduledTask",
+			"Disable-ScheduledTask",
+			"Start-ScheduledTask",
+			"Register-ScheduledJob",
+			"Register-WmiEvent",
+			"Register-CimIndicationEvent",
+			"Set-WmiInstance",
+			"New-CimInstance",
+			"Set-CimInstance",
+			"Remove-CimInstance",
+			"Remove-WmiObject",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd934() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+				Recursive: []string{
+					"-Recurse",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Stream",
+		},
+		Switches: []string{
+			"Recurse",
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+		},
+	}
+}
+
+func cmd935() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Clear-ItemProperty",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"HKLM:*",
+					"HKEY_LOCAL_MACHINE*",
+					"HKCR:*",
+					"HKU:*",
+					"HKEY_USERS*",
+					"HKEY_CLASSES_ROOT*",
+					"Registry::HKLM*",
+					"Registry::HKEY_LOCAL_MACHINE*",
+					"Registry::HKEY_USERS*",
+					"Registry::HKU*",
+					"Registry::HKEY_CLASSES_ROOT*",
+					"Registry::HKCR*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_LOCAL_MACHINE*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_USERS*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Name",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+			"Name",
+		},
+	}
+}
+
+func cmd937() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"NewName",
+			"LiteralPath|PSPath|LP",
+			"Credential",
+		},
+		Switches: []string{
+			"Force",
+			"PassThru",
+		},
+		Positional: []string{
+			"Path",
+			"NewName",
+		},
+	}
+}
+
+func cmd938() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"HKLM:*",
+					"HKEY_LOCAL_MACHINE*",
+					"HKCR:*",
+					"HKU:*",
+					"HKEY_USERS*",
+					"HKEY_CLASSES_ROOT*",
+					"Registry::HKLM*",
+					"Registry::HKEY_LOCAL_MACHINE*",
+					"Registry::HKEY_USERS*",
+					"Registry::HKU*",
+					"Registry::HKEY_CLASSES_ROOT*",
+					"Registry::HKCR*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_LOCAL_MACHINE*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_USERS*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Name",
+			"NewName",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+			"Name",
+			"NewName",
+		},
+	}
+}
+
+func cmd939() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"Pattern",
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"InputObject",
+			"Include",
+			"Exclude",
+			"Encoding",
+			"Context",
+			"Culture",
+		},
+		Switches: []string{
+			"SimpleMatch",
+			"CaseSensitive",
+			"Quiet",
+			"List",
+			"NotMatch",
+			"AllMatches",
+			"Raw",
+			"NoEmphasis",
+		},
+		Positional: []string{
+			"Pattern",
+			"Path",
+		},
+	}
+}
+
+func cmd940() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+			},
+		},
+		Parameters: []string{
+			"XPath",
+			"Path",
+			"LiteralPath|PSPath|LP",
+			"Xml",
+			"Content",
+			"Namespace",
+		},
+		Positional: []string{
+			"XPath",
+			"Path",
+		},
+	}
+}
+
+func cmd941() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "none",
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Attachments",
+				},
+			},
+		},
+		Parameters: []string{
+			"To",
+			"Subject",
+			"Body",
+			"SmtpServer",
+			"From",
+			"Attachments|PsPath",
+			"Bcc",
+			"Cc",
+			"Credential",
+			"DeliveryNotificationOption|DNO",
+			"Encoding|BE",
+			"Port",
+			"Priority",
+			"ReplyTo",
+		},
+		Switches: []string{
+			"BodyAsHtml|BAH",
+			"UseSsl",
+		},
+		Positional: []string{
+			"To",
+			"Subject",
+			"Body",
+			"SmtpServer",
+		},
+	}
+}
+
+func cmd942() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"AclObject",
+			"LiteralPath|PSPath|LP",
+			"InputObject",
+			"Filter",
+			"Include",
+			"Exclude",
+			"CentralAccessPolicy",
+		},
+		Switches: []string{
+			"ClearCentralAccessPolicy",
+			"Passthru",
+		},
+		Positional: []string{
+			"Path",
+			"AclObject",
+		},
+	}
+}
+
+func cmd943() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Value",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"Encoding",
+			"Stream",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+			"NoNewline",
+			"AsByteStream",
+		},
+		Positional: []string{
+			"Path",
+			"Value",
+		},
+	}
+}
+
+func cmd944() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenLast: []string{
+					"Unrestricted",
+					"RemoteSigned",
+					"AllSigned",
+					"Restricted",
+					"Default",
+					"Bypass",
+					"Undefined",
+				},
+				Unless: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-ExecutionPolicy",
+				},
+				Unless: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"LocalMachine",
+				},
+				ValueOf: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenLast: []string{
+					"LocalMachine",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"CurrentUser",
+				},
+				ValueOf: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenLast: []string{
+					"CurrentUser",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"ExecutionPolicy",
+			"Scope",
+		},
+		Switches: []string{
+			"Force",
+		},
+	}
+}
+
+func cmd945() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Value",
+			"LiteralPath|PSPath|LP",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+		},
+		Switches: []string{
+			"Force",
+			"PassThru",
+		},
+		Positional: []string{
+			"Path",
+			"Value",
+		},
+	}
+}
+
+func cmd946() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"New-ItemProperty",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				Options: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"HKLM:*",
+					"HKEY_LOCAL_MACHINE*",
+					"HKCR:*",
+					"HKU:*",
+					"HKEY_USERS*",
+					"HKEY_CLASSES_ROOT*",
+					"Registry::HKLM*",
+					"Registry::HKEY_LOCAL_MACHINE*",
+					"Registry::HKEY_USERS*",
+					"Registry::HKU*",
+					"Registry::HKEY_CLASSES_ROOT*",
+					"Registry::HKCR*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_LOCAL_MACHINE*",
+					"Microsoft.PowerShell.Core\\\\Registry::HKEY_USERS*",
+				},
+				ValueOf: []string{
+					"-Path",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Parameters: []string{
+			"Path",
+			"Name",
+			"Value",
+			"LiteralPath|PSPath|LP",
+			"PropertyType|Type",
+			"Filter",
+			"Include",
+			"Exclude",
+			"Credential",
+			"InputObject",
+		},
+		Switches: []string{
+			"PassThru",
+			"Force",
+		},
+		Positional: []string{
+			"Path",
+			"Name",
+			"Value",
+		},
+	}
+}
+
+func cmd948() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Push-Location",
+			"Pop-Location",
+			"Get-Location",
+			"Get-Process",
+			"Get-Service",
+			"Get-Date",
+			"Write-Output",
+			"Write-Host",
+			"Write-Error",
+			"Write-Warning",
+			"Write-Verbose",
+			"Write-Debug",
+			"Write-Information",
+			"Write-Progress",
+			"Test-Path",
+			"Resolve-Path",
+			"Join-Path",
+			"Split-Path",
+			"Convert-Path",
+			"Measure-Object",
+			"Sort-Object",
+			"Select-Object",
+			"Where-Object",
+			"ForEach-Object",
+			"Group-Object",
+			"Compare-Object",
+			"Format-Table",
+			"Format-List",
+			"Format-Wide",
+			"Format-Custom",
+			"Out-String",
+			"Out-Host",
+			"Out-Null",
+			"Out-Default",
+			"Out-GridView",
+			"ConvertTo-Json",
+			"ConvertFrom-Json",
+			"ConvertTo-Csv",
+			"ConvertFrom-Csv",
+			"ConvertTo-Xml",
+			"ConvertTo-Html",
+			"ConvertFrom-StringData",
+			"ConvertTo-SecureString",
+			"Get-Member",
+			"Get-Command",
+			"Get-Help",
+			"Get-Alias",
+			"Get-Module",
+			"Import-Module",
+			"Remove-Module",
+			"Get-Host",
+			"Get-Culture",
+			"Get-UICulture",
+			"Get-Random",
+			"Get-Variable",
+			"Set-Variable",
+			"New-Variable",
+			"Remove-Variable",
+			"Clear-Variable",
+			"Set-Alias",
+			"New-Alias",
+			"Start-Sleep",
+			"Stop-Process",
+			"Wait-Process",
+			"Get-Job",
+			"Receive-Job",
+			"Wait-Job",
+			"Remove-Job",
+			"Stop-Job",
+			"New-Object",
+			"Add-Member",
+			"Get-PSDrive",
+			"Remove-PSDrive",
+			"Get-Clipboard",
+			"Set-Clipboard",
+			"Get-Credential",
+			"Read-Host",
+			"Get-History",
+			"Get-Error",
+			"Get-TimeZone",
+			"Get-ComputerInfo",
+			"Get-CimInstance",
+			"Get-WmiObject",
+			"Get-NetIPAddress",
+			"Get-NetIPConfiguration",
+			"Get-NetAdapter",
+			"Get-NetTCPConnection",
+			"Get-NetFirewallRule",
+			"Get-DnsClientServerAddress",
+			"Test-Connection",
+			"Test-NetConnection",
+			"Resolve-DnsName",
+			"Get-ExecutionPolicy",
+			"Get-ScheduledTask",
+			"Get-ScheduledTaskInfo",
+			"New-ScheduledTask",
+			"New-ScheduledTaskAction",
+			"New-ScheduledTaskTrigger",
+			"New-ScheduledTaskPrincipal",
+			"New-ScheduledTaskSettingsSet",
+			"Get-LocalUser",
+			"Get-LocalGroup",
+			"Get-LocalGroupMember",
+			"Get-PSReadLineOption",
+			"Set-PSReadLineOption",
+			"Set-PSReadLineKeyHandler",
+			"Get-WinEvent",
+			"Get-EventLog",
+			"Get-Package",
+			"Get-InstalledModule",
+			"Get-InstalledScript",
+			"Get-PSResource",
+			"Find-Module",
+			"Find-Script",
+			"Find-Package",
+			"Find-PSResource",
+			"Get-PSRepository",
+			"Get-Unique",
+			"Get-Uptime",
+			"Get-HotFix",
+			"Get-Disk",
+			"Get-Volume",
+			"Get-Partition",
+			"Get-PhysicalDisk",
+			"Get-MpComputerStatus",
+			"Get-MpPreference",
+			"Get-AppxPackage",
+			"Get-WindowsOptionalFeature",
+			"Get-Counter",
+			"Get-FormatData",
+			"Get-TypeData",
+			"Get-Verb",
+			"Get-PSCallStack",
+			"Get-PSSession",
+			"Remove-PSSession",
+			"Exit-PSSession",
+			"Get-Runspace",
+			"Get-TraceSource",
+			"Set-StrictMode",
+			"Set-PSDebug",
+			"Start-Transcript",
+			"Stop-Transcript",
+			"Update-FormatData",
+			"Update-TypeData",
+			"New-TimeSpan",
+			"New-Guid",
+			"New-TemporaryFile",
+			"Invoke-Expression",
+			"Invoke-History",
+			"Invoke-Pester",
+			"Measure-Command",
+			"Trace-Command",
+			"Show-Command",
+			"Test-Json",
+			"Test-ModuleManifest",
+			"Test-ScriptFileInfo",
+			"Wait-Event",
+			"Get-Event",
+			"New-Event",
+			"Remove-Event",
+			"Unregister-Event",
+			"Register-EngineEvent",
+			"Register-ObjectEvent",
+			"Get-EventSubscriber",
+			"Clear-Host",
+			"Start-Job",
+			"Start-ThreadJob",
+			"Debug-Job",
+			"Suspend-Job",
+			"Resume-Job",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1119() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Add-MpPreference",
+			"Remove-MpPreference",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "disable-protection",
+				Targets: "none",
+				WhenArg: []string{
+					"$true",
+					"True",
+					"1",
+				},
+			},
+			{
+				Effect:  "disable-protection",
+				Targets: "none",
+				WhenValue: []string{
+					"?:",
+					"?:\\",
+					"?:/",
+					"*\\Users",
+					"*\\Users\\",
+					"*\\Windows*",
+					"*\\Program Files*",
+				},
+				ValueOf: []string{
+					"-ExclusionPath",
+				},
+			},
+			{
+				Effect:  "disable-protection",
+				Targets: "none",
+				WhenValue: []string{
+					"exe",
+					".exe",
+					"ps1",
+					".ps1",
+					"dll",
+					".dll",
+				},
+				ValueOf: []string{
+					"-ExclusionExtension",
+				},
+			},
+			{
+				Effect:  "disable-protection",
+				Targets: "none",
+				WhenValue: []string{
+					"powershell*",
+					"pwsh*",
+					"cmd*",
+				},
+				ValueOf: []string{
+					"-ExclusionProcess",
+				},
+			},
+		},
+		Operands: "none",
+		Parameters: []string{
+			"ExclusionPath",
+			"ExclusionProcess",
+			"ExclusionExtension",
+			"ExclusionIpAddress",
+		},
+	}
+}
+
+func cmd1122() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Remove-Secret",
+			"Set-SecretStoreConfiguration",
+			"Reset-SecretStore",
+			"Register-SecretVault",
+			"Unregister-SecretVault",
+			"New-StoredCredential",
+			"Remove-StoredCredential",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1130() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "options",
+				Options: []string{
+					"-Source",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				Unless: []string{
+					"-TransferType",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				WhenValue: []string{
+					"Download",
+				},
+				ValueOf: []string{
+					"-TransferType",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "options",
+				Options: []string{
+					"-Destination",
+				},
+				WhenValue: []string{
+					"Upload*",
+				},
+				ValueOf: []string{
+					"-TransferType",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-Source",
+				},
+				WhenValue: []string{
+					"Upload*",
+				},
+				ValueOf: []string{
+					"-TransferType",
+				},
+			},
+		},
+		Parameters: []string{
+			"Source",
+			"Destination",
+			"DisplayName",
+			"Description",
+			"Priority",
+			"TransferType",
+			"Credential",
+			"ProxyUsage",
+			"ProxyList",
+			"ProxyBypass",
+			"ProxyCredential",
+			"ProxyAuthentication",
+			"Authentication",
+			"RetryInterval",
+			"RetryTimeout",
+			"TransferPolicy",
+			"MaxDownloadTime",
+			"CustomHeaders",
+			"HttpMethod",
+			"CertStoreLocation",
+			"CertStoreName",
+			"CertHash",
+			"SecurityFlags",
+			"UseStoredCredential",
+			"ACLFlags",
+		},
+		Switches: []string{
+			"Asynchronous",
+			"Suspended",
+			"Dynamic",
+			"CustomHeadersWriteOnly",
+		},
+		Positional: []string{
+			"Source",
+			"Destination",
+		},
+	}
+}
+
+func cmd1131() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"RunAs",
+					"RunAsUser",
+				},
+				ValueOf: []string{
+					"-Verb",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-Credential",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-RedirectStandardOutput",
+					"-RedirectStandardError",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-RedirectStandardInput",
+				},
+			},
+		},
+		Parameters: []string{
+			"FilePath|PSPath|Path",
+			"ArgumentList|Args",
+			"Credential|RunAs",
+			"WorkingDirectory",
+			"RedirectStandardError|RSE",
+			"RedirectStandardInput|RSI",
+			"RedirectStandardOutput|RSO",
+			"Verb",
+			"WindowStyle",
+			"Environment",
+		},
+		Switches: []string{
+			"LoadUserProfile|Lup",
+			"NoNewWindow|nnw",
+			"PassThru",
+			"Wait",
+			"UseNewEnvironment",
+		},
+		Positional: []string{
+			"FilePath",
+			"ArgumentList",
+		},
+	}
+}
+
+func cmd1132() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Restart-Computer",
+			"Rename-Computer",
+			"Add-Computer",
+			"Remove-Computer",
+			"Checkpoint-Computer",
+			"Restore-Computer",
+			"Set-Date",
+			"Set-TimeZone",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1141() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"Start-Service",
+			"Restart-Service",
+			"Suspend-Service",
+			"Resume-Service",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"-WhatIf",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1146() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+					"-LiteralPath",
+				},
+				Unless: []string{
+					"-Append",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"-FilePath",
+					"-LiteralPath",
+				},
+				When: []string{
+					"-Append",
+				},
+			},
+		},
+		Parameters: []string{
+			"FilePath|Path",
+			"LiteralPath|PSPath|LP",
+			"Variable",
+			"InputObject",
+			"Encoding",
+		},
+		Switches: []string{
+			"Append",
+		},
+		Positional: []string{
+			"FilePath",
+		},
+	}
+}
+
+func cmd1147() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1148() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenFirst: []string{
+					"*[\\\\/]CurrentVersion[\\\\/]Run*",
+					"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+					"*[\\\\/]Winlogon",
+					"*[\\\\/]Winlogon[\\\\/]*",
+					"*Shell Folders*",
+					"*[\\\\/]Command Processor*",
+					"*[\\\\/]Environment",
+					"*[\\\\/]Environment[\\\\/]*",
+					"*[\\\\/]Image File Execution Options*",
+					"*[\\\\/]CurrentVersion[\\\\/]Windows",
+					"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+					"*[\\\\/]Services[\\\\/]*",
+					"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+					"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+					"*[\\\\/]Terminal Server[\\\\/]Install*",
+					"*[\\\\/]Windows Defender*",
+					"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"HKEY_LOCAL_MACHINE*",
+					"HKEY_USERS*",
+					"HKEY_CLASSES_ROOT*",
+				},
+			},
+		},
+	}
+}
+
+func cmd1149() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Diagnostics.Process]::Start",
+			"[System.Diagnostics.Process].Start",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1152() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Environment]::GetEnvironmentVariable",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-env",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1154() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Environment]::GetEnvironmentVariables",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "env-dump",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1156() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Environment]::GetFolderPath",
+			"[System.Environment]::ExpandEnvironmentVariables",
+			"[Environment]::ExpandEnvironmentVariables",
+			"[System.Environment]::Exit",
+			"[Environment]::Exit",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1162() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Environment]::SetEnvironmentVariable",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenLast: []string{
+					"User",
+					"Machine",
+					"[System.EnvironmentVariableTarget]::User",
+					"[System.EnvironmentVariableTarget]::Machine",
+					"1",
+					"2",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenLast: []string{
+					"Machine",
+					"[System.EnvironmentVariableTarget]::Machine",
+					"2",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1164() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.Directory]::CreateDirectory",
+			"[System.IO.Directory]::CreateSymbolicLink",
+			"[IO.Directory]::CreateSymbolicLink",
+			"[System.IO.File]::CreateSymbolicLink",
+			"[IO.File]::CreateSymbolicLink",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1170() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.Directory]::Delete",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "first",
+			},
+			{
+				Effect:  "delete",
+				Targets: "first",
+				WhenLast: []string{
+					"True",
+					"$true",
+					"1",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+	}
+}
+
+func cmd1172() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.Directory]::GetFiles",
+			"[System.IO.Directory]::EnumerateFiles",
+			"[IO.Directory]::EnumerateFiles",
+			"[System.IO.Directory]::GetDirectories",
+			"[IO.Directory]::GetDirectories",
+			"[System.IO.Directory]::GetFileSystemEntries",
+			"[System.IO.Directory]::Exists",
+			"[System.IO.File]::Exists",
+			"[IO.File]::Exists",
+			"[System.IO.Path]::Combine",
+			"[IO.Path]::Combine",
+			"[System.IO.Path]::GetTempPath",
+			"[System.IO.Path]::GetTempFileName",
+			"[System.IO.Path]::GetFullPath",
+			"[System.IO.Path]::GetFileName",
+			"[System.IO.Path]::GetDirectoryName",
+			"[System.IO.Path]::GetExtension",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1190() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.Directory]::Move",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "first",
+			},
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+			},
+		},
+	}
+}
+
+func cmd1192() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::AppendAllText",
+			"[System.IO.File]::AppendAllLines",
+			"[IO.File]::AppendAllLines",
+			"[System.IO.File]::AppendText",
+			"[IO.File]::AppendText",
+			"[System.IO.File]::OpenWrite",
+			"[IO.File]::OpenWrite",
+			"[System.IO.File]::Open",
+			"[IO.File]::Open",
+			"[System.IO.File]::SetAttributes",
+			"[IO.File]::SetAttributes",
+			"[System.IO.File]::SetLastWriteTime",
+			"[System.IO.File]::Encrypt",
+			"[System.IO.File]::Decrypt",
+			"[System.IO.File]::AppendAllTextAsync",
+			"[System.IO.File]::AppendAllLinesAsync",
+			"[System.IO.File]::SetUnixFileMode",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1210() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::Copy",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+			},
+		},
+	}
+}
+
+func cmd1212() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::Delete",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1214() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::Move",
+			"[System.IO.File]::Replace",
+			"[IO.File]::Replace",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "first",
+			},
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+			},
+		},
+	}
+}
+
+func cmd1218() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::ReadAllText",
+			"[System.IO.File]::ReadAllBytes",
+			"[IO.File]::ReadAllBytes",
+			"[System.IO.File]::ReadAllLines",
+			"[IO.File]::ReadAllLines",
+			"[System.IO.File]::ReadLines",
+			"[IO.File]::ReadLines",
+			"[System.IO.File]::OpenRead",
+			"[IO.File]::OpenRead",
+			"[System.IO.File]::OpenText",
+			"[IO.File]::OpenText",
+			"[System.IO.File]::ReadAllTextAsync",
+			"[System.IO.File]::ReadAllBytesAsync",
+			"[System.IO.File]::ReadAllLinesAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1233() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[IO.File]::WriteAllText",
+			"[System.IO.File]::WriteAllBytes",
+			"[IO.File]::WriteAllBytes",
+			"[System.IO.File]::WriteAllLines",
+			"[IO.File]::WriteAllLines",
+			"[System.IO.File]::Create",
+			"[IO.File]::Create",
+			"[System.IO.File]::CreateText",
+			"[IO.File]::CreateText",
+			"[System.IO.File]::WriteAllTextAsync",
+			"[System.IO.File]::WriteAllBytesAsync",
+			"[System.IO.File]::WriteAllLinesAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1246() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Net.WebClient].DownloadFile",
+			"[System.Net.WebClient].DownloadFileAsync",
+			"[System.Net.WebClient].DownloadFileTaskAsync",
+			"[Net.WebClient].DownloadFileTaskAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+			},
+		},
+	}
+}
+
+func cmd1251() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Net.WebClient].DownloadString",
+			"[System.Net.WebClient].DownloadData",
+			"[Net.WebClient].DownloadData",
+			"[System.Net.WebClient].OpenRead",
+			"[Net.WebClient].OpenRead",
+			"[System.Net.WebClient].DownloadStringTaskAsync",
+			"[System.Net.WebClient].DownloadDataTaskAsync",
+			"[System.Net.Http.HttpClient].GetStringAsync",
+			"[System.Net.Http.HttpClient].GetAsync",
+			"[System.Net.Http.HttpClient].GetByteArrayAsync",
+			"[System.Net.Http.HttpClient].GetStreamAsync",
+			"[Net.Http.HttpClient].GetStringAsync",
+			"[Net.Http.HttpClient].GetAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1265() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Net.WebClient].UploadFile",
+			"[System.Net.WebClient].UploadFileAsync",
+			"[System.Net.WebClient].UploadFileTaskAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "first",
+			},
+			{
+				Effect:  "read",
+				Targets: "last",
+			},
+		},
+	}
+}
+
+func cmd1269() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Net.WebClient].UploadString",
+			"[System.Net.WebClient].UploadData",
+			"[Net.WebClient].UploadData",
+			"[System.Net.WebClient].UploadValues",
+			"[Net.WebClient].UploadValues",
+			"[System.Net.WebClient].UploadStringTaskAsync",
+			"[System.Net.WebClient].UploadDataTaskAsync",
+			"[System.Net.WebClient].UploadValuesTaskAsync",
+			"[System.Net.Http.HttpClient].PostAsync",
+			"[System.Net.Http.HttpClient].PutAsync",
+			"[System.Net.Http.HttpClient].PatchAsync",
+			"[System.Net.Http.HttpClient].SendAsync",
+			"[Net.Http.HttpClient].PostAsync",
+			"[Net.Http.HttpClient].PutAsync",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "upload",
+				Targets: "first",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1284() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/s",
+					"/d",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1285() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				WhenArg: []string{
+					"+*",
+				},
+				Recursive: []string{
+					"/s",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				When: []string{
+					"/r",
+					"/a",
+					"/h",
+					"/i",
+					"/o",
+					"/x",
+					"/v",
+					"/p",
+					"/u",
+					"/b",
+				},
+				Recursive: []string{
+					"/s",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1286() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				Unless: []string{
+					"/enum",
+					"/v",
+					"/?",
+				},
+			},
+			{
+				Effect:  "disable-protection",
+				Targets: "none",
+				When: []string{
+					"/set",
+					"/deletevalue",
+				},
+				WhenArg: []string{
+					"safeboot",
+					"safebootalternateshell",
+					"recoveryenabled",
+					"bootstatuspolicy",
+					"testsigning",
+					"nointegritychecks",
+					"loadoptions",
+					"disableelamdrivers",
+				},
+			},
+			{
+				Effect:  "wipe",
+				Targets: "none",
+				When: []string{
+					"/delete",
+					"/clean",
+					"/import",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1287() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/priority",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "operands",
+				When: []string{
+					"/transfer",
+					"/addfile",
+					"/addfileset",
+				},
+				Unless: []string{
+					"/upload",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				When: []string{
+					"/transfer",
+					"/addfile",
+				},
+				Unless: []string{
+					"/upload",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "none",
+				When: []string{
+					"/upload",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "last",
+				When: []string{
+					"/upload",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/setnotifycmdline",
+				},
+			},
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				When: []string{
+					"/setnotifycmdline",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1288() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"bcdboot",
+			"bootsect",
+			"reagentc",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1292() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/g",
+			"/r",
+			"/p",
+			"/d",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+				When: []string{
+					"/g",
+					"/r",
+					"/p",
+					"/d",
+					"/e",
+				},
+				Recursive: []string{
+					"/t",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"Everyone:*",
+					"*S-1-1-0:*",
+					"Users:*",
+					"BUILTIN\\\\Users:*",
+					"*S-1-5-32-545:*",
+					"Authenticated Users:*",
+					"*S-1-5-11:*",
+					"Guest*:*",
+					"ANONYMOUS*:*",
+					"*S-1-5-7:*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"Everyone:*",
+					"Users:*",
+					"Authenticated Users:*",
+					"Guest*:*",
+				},
+				ValueOf: []string{
+					"/g",
+					"/p",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1293() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/p",
+			"/config",
+			"/csp",
+			"/restrict",
+			"/out",
+			"/sid",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "download",
+				Targets: "first",
+				When: []string{
+					"/urlcache",
+					"/verifyctl",
+				},
+				WhenFirst: []string{
+					"http://*",
+					"https://*",
+					"ftp://*",
+					"\\\\*",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"/urlcache",
+					"/verifyctl",
+				},
+				WhenFirst: []string{
+					"http://*",
+					"https://*",
+					"ftp://*",
+					"\\\\*",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "first",
+				When: []string{
+					"/decode",
+					"/encode",
+					"/decodehex",
+					"/encodehex",
+					"/hashfile",
+					"/dump",
+					"/dumppfx",
+					"/verify",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"/decode",
+					"/encode",
+					"/decodehex",
+					"/encodehex",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/addstore",
+					"/delstore",
+					"/importpfx",
+					"/repairstore",
+					"/setreg",
+					"/delreg",
+					"/installcert",
+					"/importcert",
+					"/dspublish",
+					"/enterprise",
+					"/grouppolicy",
+					"/setcasites",
+					"/shutdown",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/addstore",
+					"/delstore",
+					"/importpfx",
+					"/installcert",
+				},
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"/exportpfx",
+					"/getkey",
+					"/recoverkey",
+					"/mergepfx",
+					"/convertepf",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "last",
+				When: []string{
+					"/exportpfx",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1294() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/f",
+					"/r",
+					"/x",
+					"/b",
+					"/spotfix",
+					"/offlinescanandfix",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1295() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"cinst",
+			"cup",
+			"cuninst",
+		},
+		ValueOptions: []string{
+			"-s",
+			"--source",
+			"--version",
+			"--params",
+			"--package-parameters",
+			"--install-arguments",
+			"--ia",
+			"-u",
+			"--user",
+			"-p",
+			"--password",
+			"-k",
+			"--key",
+			"--api-key",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"install",
+					"upgrade",
+					"uninstall",
+					"update",
+					"pin",
+					"feature",
+					"config",
+					"source",
+					"apikey",
+					"setapikey",
+				},
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenValue: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+				ValueOf: []string{
+					"-s",
+					"--source",
+				},
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenArg: []string{
+					"http://*",
+					"https://*",
+				},
+			},
+			{
+				Effect:  "upload",
+				Targets: "none",
+				WhenFirst: []string{
+					"push",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1299() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "operands",
+				When: []string{
+					"/e",
+					"/d",
+					"/a",
+					"/c",
+				},
+				Recursive: []string{
+					"/s",
+				},
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"/x",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/k",
+					"/rekey",
+					"/adduser",
+					"/removeuser",
+					"/r",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1300() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"/list",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/add",
+					"/generic",
+					"/delete",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1301() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"wscript",
+			"installutil",
+			"regasm",
+			"regsvcs",
+			"msxsl",
+			"cmstp",
+			"odbcconf",
+			"pcalua",
+			"syncappvpublishingserver",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1311() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/s",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "wipe",
+				Targets: "none",
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/s",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1312() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"sfc",
+			"pnputil",
+			"auditpol",
+			"secedit",
+			"wusa",
+			"mountvol",
+			"label",
+			"defrag",
+			"chkntfs",
+			"lodctr",
+			"unlodctr",
+			"setspn",
+			"dsacls",
+			"wecutil",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/online",
+					"/image",
+					"/scannow",
+					"/verifyonly",
+					"/add-driver",
+					"/delete-driver",
+					"/set",
+					"/clear",
+					"/configure",
+					"/import",
+					"/uninstall",
+					"/quiet",
+					"/d",
+					"/p",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1327() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/y",
+			"/d",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/y",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"/d",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/vss",
+					"/vssrec",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1328() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"extrac32",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1330() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "rest",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1331() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"/c",
+					"/g",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "operands",
+				When: []string{
+					"/c",
+					"/g",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/g",
+					"/f",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1332() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "operands",
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1333() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenFirst: []string{
+							"[!q]*",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"file": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"createnew": {
+						Aliases: []string{
+							"seteof",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "overwrite",
+								Targets: "first",
+							},
+						},
+					},
+					"setvaliddata": {
+						Aliases: []string{
+							"setshortname",
+							"setcasesensitiveinfo",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "modify",
+								Targets: "first",
+							},
+							{
+								Effect:  "privilege",
+								Targets: "none",
+							},
+						},
+					},
+					"setzerodata": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "overwrite",
+								Targets: "last",
+							},
+						},
+					},
+				},
+			},
+			"fsinfo": {
+				Aliases: []string{
+					"query",
+				},
+				Operands: "none",
+			},
+			"hardlink": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Operands: "none",
+					},
+					"create": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "modify",
+								Targets: "first",
+							},
+							{
+								Effect:  "read",
+								Targets: "last",
+							},
+						},
+					},
+				},
+			},
+			"reparsepoint": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "last",
+						WhenFirst: []string{
+							"delete",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd1334() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/grant",
+			"/deny",
+			"/remove",
+			"/setowner",
+			"/save",
+			"/restore",
+			"/setintegritylevel",
+			"/findsid",
+			"/substitute",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+				When: []string{
+					"/grant",
+					"/deny",
+					"/remove",
+					"/setowner",
+					"/reset",
+					"/setintegritylevel",
+					"/inheritance",
+					"/restore",
+					"/substitute",
+				},
+				Recursive: []string{
+					"/t",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/restore",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"/save",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"Everyone:*",
+					"*S-1-1-0:*",
+					"Users:*",
+					"BUILTIN\\\\Users:*",
+					"*S-1-5-32-545:*",
+					"Authenticated Users:*",
+					"*S-1-5-11:*",
+					"Guest*:*",
+					"ANONYMOUS*:*",
+					"*S-1-5-7:*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenValue: []string{
+					"Everyone:*",
+					"*S-1-1-0:*",
+					"Users:*",
+					"BUILTIN\\\\Users:*",
+					"*S-1-5-32-545:*",
+					"Authenticated Users:*",
+					"*S-1-5-11:*",
+					"Guest*:*",
+					"ANONYMOUS*:*",
+					"*S-1-5-7:*",
+				},
+				ValueOf: []string{
+					"/grant",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/setowner",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1335() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				WhenArg: []string{
+					"-protectors",
+					"-protector",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1336() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"fc",
+			"comp",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1339() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+			},
+			{
+				Effect:  "remote-code",
+				Targets: "operands",
+				WhenArg: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1340() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/i",
+			"/x",
+			"/a",
+			"/f",
+			"/p",
+			"/j",
+			"/package",
+			"/uninstall",
+			"/update",
+			"/l",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenValue: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+				ValueOf: []string{
+					"/i",
+					"/package",
+					"/a",
+					"/p",
+					"/update",
+				},
+			},
+			{
+				Effect:  "remote-install",
+				Targets: "none",
+				WhenArg: []string{
+					"http://*",
+					"https://*",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1341() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"net1",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"accounts": {
+				Aliases: []string{
+					"config",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/forcelogoff",
+							"/minpwlen",
+							"/maxpwage",
+							"/minpwage",
+							"/uniquepw",
+							"/lockoutthreshold",
+							"/lockoutduration",
+							"/lockoutwindow",
+							"/srvcomment",
+							"/autodisconnect",
+							"/hidden",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"localgroup": {
+				Aliases: []string{
+					"group",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/add",
+							"/delete",
+							"/del",
+							"/comment",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"session": {
+				Aliases: []string{
+					"sessions",
+					"sess",
+					"file",
+					"files",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/delete",
+							"/del",
+							"/close",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"share": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenArg: []string{
+							"*=*",
+						},
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/delete",
+							"/del",
+							"/grant",
+							"/users",
+							"/remark",
+							"/cache",
+							"/unlimited",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"start": {
+				Aliases: []string{
+					"stop",
+					"pause",
+					"continue",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenFirst: []string{
+							"*",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"time": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/set",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"use": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "network",
+						Targets: "operands",
+						WhenArg: []string{
+							"\\\\*",
+						},
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenValue: []string{
+							"y*",
+						},
+						ValueOf: []string{
+							"/persistent",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"user": {
+				Aliases: []string{
+					"users",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"/add",
+							"/delete",
+							"/del",
+							"/active",
+							"/expires",
+							"/passwordchg",
+							"/passwordreq",
+							"/times",
+							"/workstations",
+							"/fullname",
+							"/comment",
+							"/usercomment",
+							"/homedir",
+							"/profilepath",
+							"/scriptpath",
+							"/logonpasswordchg",
+							"/countrycode",
+						},
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1343() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-a",
+			"-c",
+			"-r",
+			"-u",
+			"-p",
+			"-f",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"add",
+					"set",
+					"delete",
+					"del",
+					"reset",
+					"import",
+					"install",
+					"uninstall",
+					"start",
+					"connect",
+					"disconnect",
+					"flush",
+					"renew",
+					"release",
+					"exec",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-f",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"-f",
+				},
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				WhenArg: []string{
+					"key=clear",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1344() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mimikatz",
+			"secretsdump",
+			"lazagne",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1348() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/h",
+					"/hibernate",
+					"/change",
+					"/setacvalueindex",
+					"/setdcvalueindex",
+					"/setactive",
+					"/import",
+					"/delete",
+					"/d",
+					"/x",
+					"/s",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1349() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"procdump64",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				WhenArg: []string{
+					"lsass*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1351() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"add": {
+				ValueOptions: []string{
+					"/v",
+					"/t",
+					"/s",
+					"/d",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "first",
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenFirst: []string{
+							"HKLM*",
+							"HKEY_LOCAL_MACHINE*",
+							"HKCR*",
+							"HKEY_CLASSES_ROOT*",
+							"HKU*",
+							"HKEY_USERS*",
+							"HKCC*",
+							"HKEY_CURRENT_CONFIG*",
+							"\\\\*",
+						},
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenFirst: []string{
+							"*[\\\\/]CurrentVersion[\\\\/]Run*",
+							"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+							"*[\\\\/]Winlogon",
+							"*[\\\\/]Winlogon[\\\\/]*",
+							"*Shell Folders*",
+							"*[\\\\/]Command Processor*",
+							"*[\\\\/]Environment",
+							"*[\\\\/]Environment[\\\\/]*",
+							"*[\\\\/]Image File Execution Options*",
+							"*[\\\\/]CurrentVersion[\\\\/]Windows",
+							"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+							"*[\\\\/]Services[\\\\/]*",
+							"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+							"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+							"*[\\\\/]Terminal Server[\\\\/]Install*",
+							"*[\\\\/]Windows Defender*",
+							"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+						},
+					},
+				},
+				SlashOptions: true,
+			},
+			"compare": {
+				ValueOptions: []string{
+					"/v",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "operands",
+					},
+				},
+				SlashOptions: true,
+			},
+			"copy": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "first",
+					},
+					{
+						Effect:  "modify",
+						Targets: "rest",
+						Recursive: []string{
+							"/s",
+						},
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenLast: []string{
+							"HKLM*",
+							"HKEY_LOCAL_MACHINE*",
+							"HKCR*",
+							"HKEY_CLASSES_ROOT*",
+							"HKU*",
+							"HKEY_USERS*",
+							"\\\\*",
+						},
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenLast: []string{
+							"*[\\\\/]CurrentVersion[\\\\/]Run*",
+							"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+							"*[\\\\/]Winlogon",
+							"*[\\\\/]Winlogon[\\\\/]*",
+							"*Shell Folders*",
+							"*[\\\\/]Command Processor*",
+							"*[\\\\/]Environment",
+							"*[\\\\/]Environment[\\\\/]*",
+							"*[\\\\/]Image File Execution Options*",
+							"*[\\\\/]CurrentVersion[\\\\/]Windows",
+							"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+							"*[\\\\/]Services[\\\\/]*",
+							"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+							"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+							"*[\\\\/]Terminal Server[\\\\/]Install*",
+							"*[\\\\/]Windows Defender*",
+							"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+						},
+					},
+				},
+				SlashOptions: true,
+			},
+			"delete": {
+				ValueOptions: []string{
+					"/v",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "delete",
+						Targets: "first",
+						Unless: []string{
+							"/v",
+							"/ve",
+							"/va",
+						},
+						Recursive: []string{
+							"*",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "first",
+						When: []string{
+							"/v",
+							"/ve",
+							"/va",
+						},
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenFirst: []string{
+							"HKLM*",
+							"HKEY_LOCAL_MACHINE*",
+							"HKCR*",
+							"HKEY_CLASSES_ROOT*",
+							"HKU*",
+							"HKEY_USERS*",
+							"HKCC*",
+							"HKEY_CURRENT_CONFIG*",
+							"\\\\*",
+						},
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenFirst: []string{
+							"*[\\\\/]CurrentVersion[\\\\/]Run*",
+							"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+							"*[\\\\/]Winlogon",
+							"*[\\\\/]Winlogon[\\\\/]*",
+							"*Shell Folders*",
+							"*[\\\\/]Command Processor*",
+							"*[\\\\/]Environment",
+							"*[\\\\/]Environment[\\\\/]*",
+							"*[\\\\/]Image File Execution Options*",
+							"*[\\\\/]CurrentVersion[\\\\/]Windows",
+							"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+							"*[\\\\/]Services[\\\\/]*",
+							"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+							"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+							"*[\\\\/]Terminal Server[\\\\/]Install*",
+							"*[\\\\/]Windows Defender*",
+							"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+						},
+					},
+				},
+				SlashOptions: true,
+			},
+			"export": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "first",
+					},
+					{
+						Effect:  "overwrite",
+						Targets: "rest",
+					},
+				},
+				SlashOptions: true,
+			},
+			"import": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "first",
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+				},
+				SlashOptions: true,
+			},
+			"load": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "first",
+					},
+					{
+						Effect:  "read",
+						Targets: "rest",
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				SlashOptions: true,
+			},
+			"query": {
+				ValueOptions: []string{
+					"/v",
+					"/f",
+					"/t",
+					"/se",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "first",
+					},
+				},
+				SlashOptions: true,
+			},
+			"restore": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "overwrite",
+						Targets: "first",
+					},
+					{
+						Effect:  "read",
+						Targets: "rest",
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenFirst: []string{
+							"*[\\\\/]CurrentVersion[\\\\/]Run*",
+							"*[\\\\/]Policies[\\\\/]Explorer[\\\\/]Run*",
+							"*[\\\\/]Winlogon",
+							"*[\\\\/]Winlogon[\\\\/]*",
+							"*Shell Folders*",
+							"*[\\\\/]Command Processor*",
+							"*[\\\\/]Environment",
+							"*[\\\\/]Environment[\\\\/]*",
+							"*[\\\\/]Image File Execution Options*",
+							"*[\\\\/]CurrentVersion[\\\\/]Windows",
+							"*[\\\\/]Software[\\\\/]Classes[\\\\/]*",
+							"*[\\\\/]Services[\\\\/]*",
+							"*[\\\\/]Active Setup[\\\\/]Installed Components*",
+							"*[\\\\/]Explorer[\\\\/]StartupApproved*",
+							"*[\\\\/]Terminal Server[\\\\/]Install*",
+							"*[\\\\/]Windows Defender*",
+							"*[\\\\/]Policies[\\\\/]Microsoft[\\\\/]Windows*",
+						},
+					},
+				},
+				SlashOptions: true,
+			},
+			"save": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "read",
+						Targets: "first",
+					},
+					{
+						Effect:  "overwrite",
+						Targets: "rest",
+					},
+					{
+						Effect:  "secret-cmd",
+						Targets: "none",
+						WhenFirst: []string{
+							"HKLM[\\\\/]SAM*",
+							"HKLM[\\\\/]SECURITY*",
+							"HKLM[\\\\/]SYSTEM",
+							"HKLM[\\\\/]SYSTEM[\\\\/]",
+							"HKEY_LOCAL_MACHINE[\\\\/]SAM*",
+							"HKEY_LOCAL_MACHINE[\\\\/]SECURITY*",
+							"HKEY_LOCAL_MACHINE[\\\\/]SYSTEM",
+							"HKEY_LOCAL_MACHINE[\\\\/]SYSTEM[\\\\/]",
+						},
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenFirst: []string{
+							"HKLM*",
+							"HKEY_LOCAL_MACHINE*",
+							"HKCR*",
+							"HKEY_CLASSES_ROOT*",
+							"HKU*",
+							"HKEY_USERS*",
+							"HKCC*",
+							"HKEY_CURRENT_CONFIG*",
+							"\\\\*",
+						},
+					},
+				},
+				SlashOptions: true,
+			},
+			"unload": {
+				Aliases: []string{
+					"flags",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1352() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"regsvr64",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "remote-code",
+				Targets: "options",
+				Options: []string{
+					"/i",
+				},
+				WhenValue: []string{
+					"http*",
+					"ftp*",
+					"\\\\*",
+				},
+				ValueOf: []string{
+					"/i",
+				},
+			},
+			{
+				Effect:  "remote-code",
+				Targets: "operands",
+				WhenArg: []string{
+					"http://*",
+					"https://*",
+					"\\\\*",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1354() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+				Recursive: []string{
+					"/s",
+					"/e",
+					"/mir",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				Recursive: []string{
+					"/s",
+					"/e",
+					"/mir",
+				},
+			},
+			{
+				Effect:  "delete",
+				Targets: "rest",
+				When: []string{
+					"/mir",
+					"/purge",
+				},
+				Recursive: []string{
+					"*",
+				},
+			},
+			{
+				Effect:  "move",
+				Targets: "first",
+				When: []string{
+					"/mov",
+					"/move",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "first",
+				When: []string{
+					"/mov",
+					"/move",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"/log",
+					"/unilog",
+				},
+			},
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"/log+",
+					"/unilog+",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1355() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"add",
+					"delete",
+					"change",
+					"-f",
+					"/f",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"-f",
+					"-p",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1356() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gsudo",
+			"psexec",
+			"psexec64",
+			"paexec",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+			{
+				Effect:  "network",
+				Targets: "none",
+				WhenFirst: []string{
+					"\\\\*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1361() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "remote-code",
+				Targets: "first",
+				WhenFirst: []string{
+					"\\\\*",
+					"http://*",
+					"https://*",
+				},
+			},
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				WhenArg: []string{
+					"*javascript:*",
+					"*vbscript:*",
+				},
+			},
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				WhenArg: []string{
+					"*comsvcs*",
+				},
+				WhenFirst: []string{
+					"*comsvcs*",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd1362() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"create": {
+				Aliases: []string{
+					"config",
+					"delete",
+					"failure",
+					"failureflag",
+					"sdset",
+					"privs",
+					"sidtype",
+					"triggerinfo",
+					"managedaccount",
+					"description",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+				},
+				Operands: "none",
+			},
+			"start": {
+				Aliases: []string{
+					"stop",
+					"pause",
+					"continue",
+					"control",
+					"interrogate",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd1363() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/tn",
+			"/tr",
+			"/sc",
+			"/mo",
+			"/d",
+			"/m",
+			"/i",
+			"/st",
+			"/sd",
+			"/ed",
+			"/et",
+			"/du",
+			"/ri",
+			"/ru",
+			"/rp",
+			"/s",
+			"/u",
+			"/p",
+			"/xml",
+			"/rl",
+			"/fo",
+			"/delay",
+			"/ec",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/create",
+					"/change",
+					"/delete",
+					"/run",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/create",
+					"/change",
+				},
+				WhenValue: []string{
+					"SYSTEM",
+					"NT AUTHORITY\\\\SYSTEM",
+					"LocalSystem",
+					"*\\\\Administrator",
+				},
+				ValueOf: []string{
+					"/ru",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/create",
+					"/change",
+				},
+				WhenValue: []string{
+					"HIGHEST",
+				},
+				ValueOf: []string{
+					"/rl",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/xml",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1364() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-a",
+			"--arch",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"-a",
+					"--arch",
+				},
+				Operands: "none",
+			},
+			"bucket": {
+				ValueOptions: []string{
+					"-a",
+					"--arch",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenArg: []string{
+							"http://*",
+							"https://*",
+							"git@*",
+							"\\\\*",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"install": {
+				Aliases: []string{
+					"update",
+					"uninstall",
+					"reset",
+				},
+				ValueOptions: []string{
+					"-a",
+					"--arch",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						When: []string{
+							"-g",
+							"--global",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenArg: []string{
+							"http://*",
+							"https://*",
+							"\\\\*",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd1365() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/s",
+			"/u",
+			"/p",
+			"/k",
+			"/f",
+			"/a",
+			"/r",
+			"/d",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "persist",
+				Targets: "none",
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/m",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "options",
+				Options: []string{
+					"/f",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1366() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"logoff",
+		},
+		ValueOptions: []string{
+			"/t",
+			"/d",
+			"/c",
+			"/m",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				When: []string{
+					"/s",
+					"/r",
+					"/p",
+					"/h",
+					"/l",
+					"/g",
+					"/sg",
+					"/hybrid",
+					"/fw",
+					"/o",
+					"/e",
+					"/soft",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenFirst: []string{
+					"*",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1368() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/o",
+			"/output",
+			"/l",
+			"/locale",
+			"/m",
+			"/memory",
+			"/rec",
+			"/record_maximum",
+			"/t",
+			"/temporary",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "operands",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"/o",
+					"/output",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1369() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"/f",
+			"/s",
+			"/u",
+			"/p",
+			"/d",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "options",
+				Options: []string{
+					"/f",
+				},
+				Recursive: []string{
+					"/r",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
+func cmd1370() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"pathping",
+		},
+		ValueOptions: []string{
+			"/h",
+			"/w",
+			"/j",
+			"/s",
+			"/q",
+			"/p",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "operands",
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1372() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "secret-cmd",
+				Targets: "none",
+				When: []string{
+					"/listcreds",
+					"/listproperties",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				When: []string{
+					"/addcreds",
+					"/deletecreds",
+					"/createvault",
+					"/deletevault",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1373() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"create": {
+				Aliases: []string{
+					"add",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"delete": {
+				Aliases: []string{
+					"resize",
+					"revert",
+					"remove",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+					{
+						Effect:  "wipe",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+		},
+	}
+}
+
+func cmd1374() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"get": {
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd1375() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"cl": {
+				Aliases: []string{
+					"clear-log",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+					{
+						Effect:  "wipe",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+			"epl": {
+				Aliases: []string{
+					"export-log",
+					"al",
+					"archive-log",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "overwrite",
+						Targets: "rest",
+					},
+				},
+				SlashOptions: true,
+			},
+			"sl": {
+				Aliases: []string{
+					"set-log",
+					"im",
+					"install-manifest",
+					"um",
+					"uninstall-manifest",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "privilege",
+						Targets: "none",
+					},
+				},
+				Operands:     "none",
+				SlashOptions: true,
+			},
+		},
+	}
+}
+
+func cmd1376() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"whoami",
+			"systeminfo",
+			"tasklist",
+			"taskkill",
+			"ipconfig",
+			"hostname",
+			"getmac",
+			"netstat",
+			"nbtstat",
+			"tree",
+			"clip",
+			"klist",
+			"dsregcmd",
+			"driverquery",
+			"openfiles",
+			"qprocess",
+			"query",
+			"quser",
+			"gpresult",
+			"gpupdate",
+			"msinfo32",
+			"explorer",
+			"notepad",
+			"timeout",
+			"choice",
+			"chcp",
+			"mode",
+			"subst",
+			"doskey",
+			"waitfor",
+			"typeperf",
+			"perfmon",
+			"resmon",
+			"eventvwr",
+			"control",
+			"winver",
+			"powershell_ise",
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1414() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"-s",
+			"--source",
+			"-e",
+			"--id",
+			"-n",
+			"--name",
+			"-m",
+			"--manifest",
+			"-v",
+			"--version",
+			"--scope",
+			"-l",
+			"--location",
+			"-o",
+			"--log",
+			"--override",
+			"--custom",
+			"--architecture",
+			"-a",
+			"--header",
+			"--locale",
+			"--arg",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"-s",
+					"--source",
+					"-e",
+					"--id",
+					"-n",
+					"--name",
+					"-m",
+					"--manifest",
+					"-v",
+					"--version",
+					"--scope",
+					"-l",
+					"--location",
+					"-o",
+					"--log",
+					"--override",
+					"--custom",
+					"--architecture",
+					"-a",
+					"--header",
+					"--locale",
+					"--arg",
+				},
+				Operands: "none",
+			},
+			"install": {
+				Aliases: []string{
+					"add",
+					"upgrade",
+					"update",
+					"uninstall",
+					"remove",
+					"rm",
+					"import",
+					"repair",
+				},
+				ValueOptions: []string{
+					"-s",
+					"--source",
+					"-e",
+					"--id",
+					"-n",
+					"--name",
+					"-m",
+					"--manifest",
+					"-v",
+					"--version",
+					"--scope",
+					"-l",
+					"--location",
+					"-o",
+					"--log",
+					"--override",
+					"--custom",
+					"--architecture",
+					"-a",
+					"--header",
+					"--locale",
+					"-i",
+					"--import-file",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+					{
+						Effect:  "privilege",
+						Targets: "none",
+						WhenValue: []string{
+							"machine",
+						},
+						ValueOf: []string{
+							"--scope",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						When: []string{
+							"-m",
+							"--manifest",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenValue: []string{
+							"http://*",
+							"https://*",
+						},
+						ValueOf: []string{
+							"-s",
+							"--source",
+						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"-l",
+							"--location",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"settings": {
+				Aliases: []string{
+					"configure",
+				},
+				ValueOptions: []string{
+					"-s",
+					"--source",
+					"-e",
+					"--id",
+					"-n",
+					"--name",
+					"-m",
+					"--manifest",
+					"-v",
+					"--version",
+					"--scope",
+					"-l",
+					"--location",
+					"-o",
+					"--log",
+					"--override",
+					"--custom",
+					"--architecture",
+					"-a",
+					"--header",
+					"--locale",
+					"--arg",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+					},
+				},
+				Operands: "none",
+			},
+			"source": {
+				ValueOptions: []string{
+					"-s",
+					"--source",
+					"-e",
+					"--id",
+					"-n",
+					"--name",
+					"-m",
+					"--manifest",
+					"-v",
+					"--version",
+					"--scope",
+					"-l",
+					"--location",
+					"-o",
+					"--log",
+					"--override",
+					"--custom",
+					"--architecture",
+					"-a",
+					"--header",
+					"--locale",
+					"--arg",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "persist",
+						Targets: "none",
+						WhenFirst: []string{
+							"add",
+							"remove",
+							"reset",
+							"update",
+							"edit",
+						},
+					},
+					{
+						Effect:  "remote-install",
+						Targets: "none",
+						WhenFirst: []string{
+							"add",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd1415() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				WhenArg: []string{
+					"create",
+				},
+				WhenFirst: []string{
+					"process",
+				},
+			},
+			{
+				Effect:  "privilege",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+					"set",
+					"call",
+					"create",
+				},
+			},
+			{
+				Effect:  "wipe",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+				},
+				WhenFirst: []string{
+					"shadowcopy",
+				},
+			},
+			{
+				Effect:  "network",
+				Targets: "options",
+				Options: []string{
+					"/node",
+				},
+			},
+		},
+		Operands:     "none",
+		SlashOptions: true,
+	}
+}
+
+func cmd1416() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"replace",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+				Recursive: []string{
+					"/s",
+					"/e",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				Recursive: []string{
+					"/s",
+					"/e",
+				},
+			},
+		},
+		SlashOptions: true,
+	}
+}
+
 // builtinTable is the built-in rules laid out for a shim's start.
 var builtinTable = table{
 	paths: PathClasses{
@@ -6883,6 +13504,254 @@ var builtinTable = table{
 			"keyring-*",
 		},
 	},
+	winPaths: PathClasses{
+		Scratch: []string{
+			"$TEMP",
+			"$TMP",
+			"$LOCALAPPDATA\\Temp",
+			"~\\AppData\\Local\\Temp",
+			"C:\\Temp",
+			"C:\\tmp",
+		},
+		Caches: []string{
+			"$LOCALAPPDATA\\npm-cache",
+			"~\\AppData\\Local\\npm-cache",
+			"$APPDATA\\npm-cache",
+			"~\\AppData\\Roaming\\npm-cache",
+			"$LOCALAPPDATA\\NuGet\\v3-cache",
+			"$LOCALAPPDATA\\NuGet\\Cache",
+			"$LOCALAPPDATA\\NuGet\\plugins-cache",
+			"~\\AppData\\Local\\NuGet\\v3-cache",
+			"~\\AppData\\Local\\NuGet\\Cache",
+			"$LOCALAPPDATA\\pip\\Cache",
+			"~\\AppData\\Local\\pip\\Cache",
+			"$LOCALAPPDATA\\go-build",
+			"~\\AppData\\Local\\go-build",
+			"$LOCALAPPDATA\\golangci-lint",
+			"$LOCALAPPDATA\\Yarn\\Cache",
+			"~\\AppData\\Local\\Yarn\\Cache",
+			"$LOCALAPPDATA\\Yarn\\Berry\\cache",
+			"$LOCALAPPDATA\\pnpm-cache",
+			"$LOCALAPPDATA\\pnpm\\store",
+			"~\\AppData\\Local\\pnpm\\store",
+			"$LOCALAPPDATA\\pnpm-store",
+			"$LOCALAPPDATA\\uv\\cache",
+			"$LOCALAPPDATA\\pypoetry\\Cache",
+			"$LOCALAPPDATA\\node-gyp\\Cache",
+			"$LOCALAPPDATA\\ms-playwright",
+			"$LOCALAPPDATA\\Cypress\\Cache",
+			"$LOCALAPPDATA\\electron\\Cache",
+			"$LOCALAPPDATA\\electron-builder\\Cache",
+			"$LOCALAPPDATA\\deno",
+			"$LOCALAPPDATA\\vcpkg\\archives",
+			"$LOCALAPPDATA\\Microsoft\\dotnet\\NuGetFallbackFolder",
+			"~\\.dotnet\\toolResolverCache",
+		},
+		Credentials: []string{
+			"~\\_netrc",
+			"~\\.kube\\config",
+			"~\\.azure",
+			"~\\.config\\gh",
+			"~\\.docker\\config.json",
+			"$APPDATA\\GitHub CLI",
+			"~\\AppData\\Roaming\\GitHub CLI",
+			"$APPDATA\\gcloud",
+			"~\\AppData\\Roaming\\gcloud",
+			"$APPDATA\\rclone",
+			"~\\AppData\\Roaming\\rclone",
+			"$APPDATA\\npm\\etc\\npmrc",
+			"$APPDATA\\NuGet\\NuGet.Config",
+			"~\\AppData\\Roaming\\NuGet\\NuGet.Config",
+			"$APPDATA\\Docker\\config.json",
+			"$APPDATA\\configstore",
+			"$APPDATA\\heroku",
+			"$APPDATA\\GitHub Copilot",
+			"$LOCALAPPDATA\\github-copilot",
+			"~\\AppData\\Local\\github-copilot",
+			"$APPDATA\\Subversion\\auth",
+			"$APPDATA\\FileZilla",
+			"$APPDATA\\WinSCP.ini",
+			"$APPDATA\\1Password",
+			"$LOCALAPPDATA\\1Password",
+			"$APPDATA\\Bitwarden",
+			"$APPDATA\\KeePass",
+			"$APPDATA\\Microsoft\\Credentials",
+			"~\\AppData\\Roaming\\Microsoft\\Credentials",
+			"$LOCALAPPDATA\\Microsoft\\Credentials",
+			"~\\AppData\\Local\\Microsoft\\Credentials",
+			"$APPDATA\\Microsoft\\Protect",
+			"~\\AppData\\Roaming\\Microsoft\\Protect",
+			"$APPDATA\\Microsoft\\Vault",
+			"$LOCALAPPDATA\\Microsoft\\Vault",
+			"~\\AppData\\Local\\Microsoft\\Vault",
+			"$APPDATA\\Microsoft\\Crypto",
+			"~\\AppData\\Roaming\\Microsoft\\Crypto",
+			"$APPDATA\\Microsoft\\SystemCertificates\\My",
+			"$LOCALAPPDATA\\Google\\Chrome\\User Data",
+			"~\\AppData\\Local\\Google\\Chrome\\User Data",
+			"$LOCALAPPDATA\\Google\\Chrome Beta\\User Data",
+			"$LOCALAPPDATA\\Chromium\\User Data",
+			"$LOCALAPPDATA\\Microsoft\\Edge\\User Data",
+			"~\\AppData\\Local\\Microsoft\\Edge\\User Data",
+			"$LOCALAPPDATA\\BraveSoftware\\Brave-Browser\\User Data",
+			"$LOCALAPPDATA\\Vivaldi\\User Data",
+			"$APPDATA\\Opera Software",
+			"$APPDATA\\Mozilla",
+			"~\\AppData\\Roaming\\Mozilla",
+			"$APPDATA\\Thunderbird",
+			"$APPDATA\\Code\\User\\globalStorage\\state.vscdb*",
+			"~\\AppData\\Roaming\\Code\\User\\globalStorage\\state.vscdb*",
+			"$APPDATA\\Code - Insiders\\User\\globalStorage\\state.vscdb*",
+			"$APPDATA\\Cursor\\User\\globalStorage\\state.vscdb*",
+			"$APPDATA\\Windsurf\\User\\globalStorage\\state.vscdb*",
+			"$APPDATA\\VSCodium\\User\\globalStorage\\state.vscdb*",
+			"$LOCALAPPDATA\\Microsoft\\PowerShell\\secretmanagement",
+			"~\\AppData\\Local\\Microsoft\\PowerShell\\secretmanagement",
+			"$APPDATA\\Microsoft\\Windows\\PowerShell\\PSReadLine",
+			"~\\AppData\\Roaming\\Microsoft\\Windows\\PowerShell\\PSReadLine",
+			"HKCU:\\Software\\SimonTatham\\PuTTY\\Sessions",
+			"HKCU:\\Software\\Martin Prikryl\\WinSCP 2\\Sessions",
+			"HKCU:\\Software\\OpenSSH\\Agent",
+			"HKLM:\\SAM",
+			"HKLM:\\SECURITY",
+			"$SystemRoot\\System32\\config\\SAM",
+			"$SystemRoot\\System32\\config\\SECURITY",
+			"$SystemRoot\\System32\\config\\RegBack",
+			"$SystemRoot\\repair",
+			"$SystemRoot\\NTDS",
+			"$SystemRoot\\Panther\\Unattend.xml",
+			"$SystemRoot\\Panther\\Unattend",
+			"$SystemRoot\\Panther\\unattend.xml",
+			"$SystemRoot\\System32\\Sysprep\\unattend.xml",
+			"$SystemRoot\\System32\\Sysprep\\Panther",
+			"C:\\Windows\\System32\\config\\SAM",
+			"C:\\Windows\\System32\\config\\SECURITY",
+			"C:\\Windows\\NTDS",
+			"C:\\Windows\\Panther\\Unattend.xml",
+			"$ProgramData\\ssh\\ssh_host_*_key",
+			"C:\\ProgramData\\ssh\\ssh_host_*_key",
+			"$ProgramData\\Microsoft\\Wlansvc\\Profiles",
+			"$ProgramData\\Microsoft\\Crypto",
+			"$ALLUSERSPROFILE\\Microsoft\\Crypto",
+			"Cert:\\CurrentUser\\My",
+			"Cert:\\LocalMachine\\My",
+			"*.kdbx",
+			"*.kdb",
+			"*.ppk",
+			"*.keytab",
+			"*.jks",
+			"*.keystore",
+			"*.snk",
+			"*.pvk",
+			"*.publishsettings",
+			"*.pubxml.user",
+		},
+		NotSecret: []string{
+			"~\\.ssh\\*.pub",
+			"~\\.ssh\\known_hosts",
+			"~\\.ssh\\config",
+		},
+		Regenerable: []string{
+			".vs",
+			"TestResults",
+			"ipch",
+			"*.VC.db",
+			"*.VC.opendb",
+			"*.nupkg",
+			"*.snupkg",
+			".ionide",
+		},
+		System: []string{
+			"$SystemRoot",
+			"$windir",
+			"C:\\Windows",
+			"$ProgramFiles",
+			"$ProgramW6432",
+			"$ProgramFiles(x86)",
+			"$CommonProgramFiles",
+			"$CommonProgramFiles(x86)",
+			"C:\\Program Files",
+			"C:\\Program Files (x86)",
+			"$ProgramData",
+			"$ALLUSERSPROFILE",
+			"C:\\ProgramData",
+			"C:\\Users",
+			"$PUBLIC",
+			"C:\\Documents and Settings",
+			"C:\\Boot",
+			"C:\\Recovery",
+			"C:\\System Volume Information",
+			"C:\\PerfLogs",
+			"C:\\bootmgr",
+			"C:\\BOOTNXT",
+			"C:\\pagefile.sys",
+			"C:\\hiberfil.sys",
+			"C:\\swapfile.sys",
+			"C:\\EFI",
+			"HKLM:\\",
+			"HKCR:\\",
+			"HKU:\\",
+			"HKCC:\\",
+			"Cert:\\LocalMachine",
+			"WSMan:\\",
+		},
+		Devices: []string{
+			"\\\\.\\",
+			"\\\\?\\GLOBALROOT",
+			"\\\\?\\Volume{*",
+			"\\\\?\\PhysicalDrive*",
+			"\\\\?\\Harddisk*",
+		},
+		HarmlessDevs: []string{
+			"\\\\.\\NUL",
+			"\\\\.\\CON",
+			"\\\\.\\CONIN$",
+			"\\\\.\\CONOUT$",
+			"Variable:\\",
+			"Function:\\",
+			"Alias:\\",
+		},
+		Startup: []string{
+			"~\\Documents\\PowerShell\\*profile.ps1",
+			"~\\Documents\\WindowsPowerShell\\*profile.ps1",
+			"~\\OneDrive\\Documents\\PowerShell\\*profile.ps1",
+			"~\\OneDrive\\Documents\\WindowsPowerShell\\*profile.ps1",
+			"$SystemRoot\\System32\\WindowsPowerShell\\v1.0\\*profile.ps1",
+			"$ProgramFiles\\PowerShell\\7\\*profile.ps1",
+		},
+		NotWorkspace: []string{
+			"C:\\",
+			"C:\\Users",
+			"~\\AppData\\**",
+			"~\\Documents\\PowerShell\\**",
+			"~\\Documents\\WindowsPowerShell\\**",
+			"~\\.*\\**",
+			"$SystemRoot\\**",
+			"C:\\Windows\\**",
+			"$ProgramFiles\\**",
+			"C:\\Program Files\\**",
+			"$ProgramFiles(x86)\\**",
+			"C:\\Program Files (x86)\\**",
+			"$ProgramData\\**",
+			"C:\\ProgramData\\**",
+			"$TEMP",
+			"$TMP",
+		},
+		SandboxWritable: []string{
+			"$LOCALAPPDATA\\npm-cache",
+			"$APPDATA\\npm-cache",
+			"$LOCALAPPDATA\\NuGet\\v3-cache",
+			"$LOCALAPPDATA\\NuGet\\Cache",
+			"$LOCALAPPDATA\\pip\\Cache",
+			"$LOCALAPPDATA\\go-build",
+			"$LOCALAPPDATA\\Yarn\\Cache",
+			"$LOCALAPPDATA\\pnpm-cache",
+			"$LOCALAPPDATA\\pnpm\\store",
+			"$LOCALAPPDATA\\uv\\cache",
+			"$LOCALAPPDATA\\pypoetry\\Cache",
+			"$LOCALAPPDATA\\node-gyp\\Cache",
+		},
+	},
 	credVars: []string{
 		"API_KEY",
 		"APIKEY",
@@ -7241,6 +14110,41 @@ var builtinTable = table{
 			Message: "{cmd} would {effect} {target}, and the repository's state could not be read",
 		},
 		{
+			ID: "delete-unseen",
+			Effect: []string{
+				"delete",
+			},
+			Target: []string{
+				"workspace",
+				"ws-credential",
+			},
+			State: []string{
+				"unseen",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would delete {target}; the workspace is not on this machine, so whether git could restore it is unknown",
+		},
+		{
+			ID: "overwrite-unseen-credential",
+			Effect: []string{
+				"overwrite",
+			},
+			Target: []string{
+				"ws-credential",
+			},
+			State: []string{
+				"unseen",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"destroy-ws",
+			},
+			Message: "{cmd} would overwrite {target}, which holds credentials git does not keep (the workspace is not on this machine)",
+		},
+		{
 			ID: "delete-unresolved-workspace",
 			Effect: []string{
 				"delete",
@@ -7280,6 +14184,7 @@ var builtinTable = table{
 			State: []string{
 				"uncommitted",
 				"unknown",
+				"unseen",
 			},
 			Verdict: "ask",
 			Category: Categories{
@@ -7311,6 +14216,7 @@ var builtinTable = table{
 				"untracked",
 				"irreplaceable",
 				"unknown",
+				"unseen",
 			},
 			Verdict: "ask",
 			Category: Categories{
@@ -7326,6 +14232,7 @@ var builtinTable = table{
 			State: []string{
 				"stash",
 				"unknown",
+				"unseen",
 			},
 			Verdict: "ask",
 			Category: Categories{
@@ -7341,6 +14248,7 @@ var builtinTable = table{
 			State: []string{
 				"unmerged",
 				"unknown",
+				"unseen",
 			},
 			Verdict: "ask",
 			Category: Categories{
@@ -7524,6 +14432,28 @@ var builtinTable = table{
 			Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
 		},
 		{
+			ID: "wipe",
+			Effect: []string{
+				"wipe",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would destroy data outside the workspace that cannot be restored (disks, shadow copies, logs, boot configuration)",
+		},
+		{
+			ID: "disable-protection",
+			Effect: []string{
+				"disable-protection",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"privileged",
+			},
+			Message: "{line} would turn off or weaken the machine's protection (antivirus, boot integrity, recovery)",
+		},
+		{
 			ID: "privilege",
 			Effect: []string{
 				"privilege",
@@ -7563,6 +14493,14 @@ var builtinTable = table{
 			},
 			Verdict: "ask",
 			Message: "{cmd} runs code that cannot be seen before it runs",
+		},
+		{
+			ID: "unfollowed",
+			Effect: []string{
+				"unfollowed",
+			},
+			Verdict: "ask",
+			Message: "{raw}; what it would run is not known",
 		},
 		{
 			ID: "unknown-command",
@@ -7673,6 +14611,47 @@ var builtinTable = table{
 		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd730},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd732},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd733},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd735},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd737},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd735},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd730},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd761},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd761},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd763},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd764},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd765},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd767},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd767},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd765},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd769},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd733},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd770},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
 		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
@@ -8054,6 +15033,519 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1152},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1154},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1162},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1170},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1190},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1210},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1212},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1147},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1148},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1152},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1154},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1162},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1170},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1190},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1210},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1212},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd771},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd772},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd773},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd774},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd775},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd935},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd776},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd777},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd778},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd779},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd780},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd829},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd831},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd832},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd833},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd834},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd835},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd836},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd837},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd838},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd842},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd843},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd844},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd848},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd848},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd853},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd885},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd887},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd889},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd890},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd891},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd891},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd887},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd893},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd780},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd894},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd946},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd909},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd829},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd913},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd934},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd935},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd937},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd938},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd885},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd939},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd940},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd941},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd942},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd943},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd944},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd945},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd946},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1130},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1131},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1146},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -8286,6 +15778,140 @@ var builtinTable = table{
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1284},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1285},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1286},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1287},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1292},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1293},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1294},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1299},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1300},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1311},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1327},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1328},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1328},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1330},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1331},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1332},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1333},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1334},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1366},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1335},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1339},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1340},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1341},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1341},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1343},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1370},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1348},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1349},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1349},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1351},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1352},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1352},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1416},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1354},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1355},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1361},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1362},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1363},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1364},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1365},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1366},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1368},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1369},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1370},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1372},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1373},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1374},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1375},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1414},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1415},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1416},
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
 		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},

@@ -64,4 +64,8 @@ type Invocation struct {
 	// shopt names given with -O ("extglob"). Options turned off with +o
 	// or +O are not listed.
 	Options []string
+	// Delayed is cmd.exe's /V:ON: !VAR! is expanded as each command runs.
+	Delayed bool
+	// Core is set for PowerShell 7 (pwsh) rather than Windows PowerShell.
+	Core bool
 }

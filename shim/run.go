@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cordonsh/cordon/platform"
@@ -41,6 +42,9 @@ type run struct {
 }
 
 func (r *run) main() int {
+	if runtime.GOOS == "windows" && len(r.argv) > 0 && IsWindowsShell(r.argv[0]) {
+		return r.windows()
+	}
 	inv, decodeErr := Decode(r.argv, platform.IsTerminal(os.Stdin.Fd()))
 	if code, ok := r.findReal(); !ok {
 		return code
@@ -55,6 +59,36 @@ func (r *run) main() int {
 		return r.exec()
 	}
 	return r.judgeAndRun(inv)
+}
+
+// windows is a run as cmd.exe or PowerShell: the command line is decoded
+// from the raw text Windows passed, and the real shell receives that text
+// unchanged.
+func (r *run) windows() int {
+	inv, err := DecodeWindows(platform.CommandLine())
+	if code, ok := r.findReal(); !ok {
+		return code
+	}
+	if err != nil {
+		r.print(blockedMessage(r.argv, undecodable(err), r.env))
+		return exitRefused
+	}
+	if inv.Mode == ModeInfo {
+		return r.exec()
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return r.fail("cannot read the current directory: %v", err)
+	}
+	j, err := safeJudgeWith(func() *rules.Judgement { return judgeWindows(inv, dir, r.env, false) })
+	switch {
+	case err != nil:
+		return r.fail("could not judge the command: %v", err)
+	case j.Verdict != rules.Allow:
+		r.print(blockedMessage(r.argv, j, r.env))
+		return exitRefused
+	}
+	return r.exec()
 }
 
 // findReal locates the real shell, or prints why not and returns the
@@ -159,13 +193,24 @@ func regularStdin() (script string, ok bool, err error) {
 // safeJudge is Judge, with a panic turned into an error: a bug in cordon
 // must refuse the command, not crash with a trace the agent cannot use.
 func safeJudge(inv *Invocation, dir string, env []string) (j *rules.Judgement, err error) {
+	return safeJudgeWith(func() *rules.Judgement {
+		j, err := Judge(inv, dir, env)
+		if err != nil {
+			panic(err)
+		}
+		return j
+	})
+}
+
+// safeJudgeWith runs judge, with a panic turned into an error.
+func safeJudgeWith(judge func() *rules.Judgement) (j *rules.Judgement, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error (a cordon bug, please report it): %v", p)
 		}
 	}()
-	j, err = Judge(inv, dir, env)
-	if err == nil && j == nil {
+	j = judge()
+	if j == nil {
 		err = errors.New("internal error (a cordon bug, please report it): no judgement")
 	}
 	return j, err

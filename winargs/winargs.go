@@ -293,3 +293,9 @@ func Join(args []string) (string, error) {
 	}
 	return strings.Join(parts, " "), nil
 }
+
+// Program splits a command line into its program name, as [Split] reads
+// it, and the rest of the line exactly as written (starting with the
+// space that ends the name, if any). A program started for another one
+// is given the same rest, so that it reads the same arguments.
+func Program(cmdline string) (name, rest string) { return program(cmdline) }

@@ -58,7 +58,7 @@ func generate(fsys fs.FS, dir string) ([]byte, error) {
 // file order as static data, and the commands as a sorted name index
 // whose specs are built by functions, only when a command is met.
 func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
-	var paths rules.PathClasses
+	var paths, winPaths rules.PathClasses
 	var policies []*rules.Policy
 	var credVars, secretWords []string
 	envCode := map[string]string{}
@@ -66,30 +66,34 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var entries []entry
 	for i, f := range files {
 		mergeSlices(reflect.ValueOf(&paths).Elem(), reflect.ValueOf(f.Paths))
+		mergeSlices(reflect.ValueOf(&winPaths).Elem(), reflect.ValueOf(f.WindowsPaths))
 		policies = append(policies, f.Policies...)
 		credVars = append(credVars, f.CredentialVars...)
 		secretWords = append(secretWords, f.SecretWords...)
 		for k, v := range f.EnvCode {
 			envCode[k] = v
 		}
-		keys := make([]string, 0, len(f.Commands))
-		for k := range f.Commands {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fn := fmt.Sprintf("cmd%d", len(entries))
-			spec := f.Commands[k]
-			for _, n := range append([]string{k}, spec.Aliases...) {
-				entries = append(entries, entry{n, names[i], k, fn})
+		for _, ns := range rules.Namespaces(f) {
+			keys := make([]string, 0, len(ns.Commands))
+			for k := range ns.Commands {
+				keys = append(keys, k)
 			}
-			fmt.Fprintf(b, "func %s() *CmdSpec {\n\treturn %s\n}\n\n", fn, literal(reflect.ValueOf(spec)))
+			sort.Strings(keys)
+			for _, k := range keys {
+				fn := fmt.Sprintf("cmd%d", len(entries))
+				spec := ns.Commands[k]
+				for _, n := range append([]string{k}, spec.Aliases...) {
+					entries = append(entries, entry{ns.Key(n), names[i], k, fn})
+				}
+				fmt.Fprintf(b, "func %s() *CmdSpec {\n\treturn %s\n}\n\n", fn, literal(reflect.ValueOf(spec)))
+			}
 		}
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].name < entries[j].name })
 	b.WriteString("// builtinTable is the built-in rules laid out for a shim's start.\n")
 	b.WriteString("var builtinTable = table{\n")
 	fmt.Fprintf(b, "paths: %s,\n", literal(reflect.ValueOf(paths)))
+	fmt.Fprintf(b, "winPaths: %s,\n", literal(reflect.ValueOf(winPaths)))
 	fmt.Fprintf(b, "credVars: %s,\n", literal(reflect.ValueOf(credVars)))
 	fmt.Fprintf(b, "secretWords: %s,\n", literal(reflect.ValueOf(secretWords)))
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))

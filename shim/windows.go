@@ -1,0 +1,273 @@
+package shim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/winargs"
+	"github.com/cordonsh/cordon/winpath"
+)
+
+// A Windows program receives one string, its command line, and splits it
+// itself. Windows invocations are therefore decoded from the command
+// line: cmd.exe's by cmd.exe's own rules, PowerShell's after the C
+// runtime's splitting, everything else (Git Bash's bash.exe included) by
+// the C runtime's rules.
+
+// DecodeWindows decodes a Windows command line, program first, the way
+// the program it names would: cmd.exe, powershell.exe and pwsh.exe read a
+// script from it, bash.exe and sh.exe are Git Bash, and any other program
+// is a direct exec of the arguments the C runtime splits.
+//
+// Unlike [Decode], a command line the shell would reject (an unknown
+// cmd.exe switch, an -EncodedCommand that is not base64 of UTF-16 text,
+// an ambiguous PowerShell parameter) is an error: nothing about it is
+// judged, so it is not run unjudged either.
+func DecodeWindows(cmdline string) (*Invocation, error) {
+	args := winargs.Split(cmdline)
+	inv := &Invocation{Argv: args, Mode: ModeExec, Dialect: parse.Cmd}
+	if len(args) == 0 {
+		return inv, nil
+	}
+	inv.Arg0 = args[0]
+	switch name := commandName(args[0]); name {
+	case "cmd":
+		call, err := winargs.Cmd(cmdline, isExecutable)
+		if err != nil {
+			return nil, fmt.Errorf("cmd.exe: %v", err)
+		}
+		inv.Shell, inv.Dialect, inv.Script = "cmd", parse.Cmd, call.Command
+		inv.Delayed = call.DelayedExpansion()
+		switch {
+		case call.Run == "":
+			inv.Mode = ModeInteractive
+		case call.Run == "K":
+			inv.Mode, inv.Interactive = ModeCommand, true
+		default:
+			inv.Mode = ModeCommand
+		}
+	case "powershell", "pwsh", "pwsh-preview":
+		core := name != "powershell"
+		call, err := winargs.PowerShell(args[1:], core)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		inv.Shell, inv.Dialect, inv.Core = name, parse.PowerShell, core
+		switch {
+		case call.ShowVersion || call.Help:
+			inv.Mode = ModeInfo
+		case call.Stdin:
+			inv.Mode = ModeStdin
+		case call.File != "":
+			inv.Mode, inv.File, inv.Params = ModeFile, call.File, call.Args
+		case call.Command != "" || call.Encoded:
+			inv.Mode, inv.Script = ModeCommand, call.Command
+		default:
+			inv.Mode = ModeInteractive
+		}
+		inv.Interactive = call.NoExit
+	default:
+		if _, _, ok := shellFor(name); ok {
+			// Git Bash: the POSIX shell, given the arguments the C runtime
+			// splits (MSYS's own globbing is not applied: cordon forwards
+			// every argument quoted).
+			return Decode(args, false)
+		}
+		inv.Dialect = parse.Bash
+	}
+	return inv, nil
+}
+
+// isExecutable reports whether a path names a program file, for cmd.exe's
+// quote rule. Only a Windows machine can say.
+func isExecutable(p string) bool {
+	if runtime.GOOS != "windows" {
+		return false
+	}
+	fi, err := os.Stat(p)
+	if err == nil {
+		return fi.Mode().IsRegular()
+	}
+	for _, ext := range []string{".exe", ".com", ".bat", ".cmd"} {
+		if fi, err := os.Stat(p + ext); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckWindows judges a Windows command line (program first; for argv,
+// join it with [winargs.Join] as Windows callers do) as if run in dir, a
+// Windows path, with env. On another operating system the paths are not
+// on this machine: nothing is looked up on disk, and what git could
+// restore is unknown. It never executes any part of cmdline.
+func CheckWindows(cmdline, dir string, env []string) (*rules.Judgement, error) {
+	inv, err := DecodeWindows(cmdline)
+	if err != nil {
+		return undecodable(err), nil
+	}
+	return judgeWindows(inv, dir, env, true), nil
+}
+
+// undecodable is the judgement on a command line cordon cannot decode:
+// a person decides.
+func undecodable(err error) *rules.Judgement {
+	return &rules.Judgement{Verdict: rules.Ask, Reasons: []rules.Reason{{
+		Rule: "undecodable", Verdict: rules.Ask, Command: -1,
+		Message: err.Error() + "; cordon cannot tell what it would run",
+	}}}
+}
+
+func judgeWindows(inv *Invocation, dir string, env []string, report bool) *rules.Judgement {
+	set := builtinRules()
+	getenv := winLookup(env)
+	foreign := runtime.GOOS != "windows"
+	home := getenv("USERPROFILE")
+	if home == "" {
+		home = winpath.FromMSYS(getenv("HOME"))
+	}
+	ws := windowsWorkspace(dir, home, getenv, foreign)
+	ctx := &rules.Context{Report: report, Env: rules.Env{
+		Home: winpath.Canon(home), Workspace: winpath.Canon(ws), Getenv: getenv, Environ: env,
+		Windows: true, Foreign: foreign,
+	}}
+	if !foreign && ws != "" {
+		if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+			ctx.Repo = canonRepo{&gitstate.Repo{Top: ws, Env: env}}
+		}
+	}
+	cfg := &parse.Config{
+		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
+		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
+		Windows: true, Delayed: inv.Delayed, Core: inv.Core, CommandLine: nestedWindows,
+		Startup: func(path string) bool { return set.IsStartup(&ctx.Env, path) },
+	}
+	var res *parse.Result
+	switch inv.Mode {
+	case ModeCommand:
+		res = parse.Parse(inv.Script, cfg)
+	case ModeFile:
+		res = windowsFile(inv, dir, cfg)
+	case ModeExec:
+		res = parse.Exec(inv.Argv, cfg)
+	case ModeStdin:
+		res = &parse.Result{Problems: []parse.Problem{{Kind: parse.ProblemDepth, Pos: "1:1",
+			Msg: inv.Shell + " reads its script from standard input, which is not part of the command line"}}}
+	default:
+		res = &parse.Result{}
+	}
+	return set.Judge(res, ctx)
+}
+
+// windowsFile finds what a script file run by PowerShell (-File) or
+// Git Bash would run: it is read when it is on this machine.
+func windowsFile(inv *Invocation, dir string, cfg *parse.Config) *parse.Result {
+	if inv.Dialect != parse.PowerShell {
+		return parse.Exec(inv.Argv, cfg)
+	}
+	path := winpath.Abs(inv.File, dir)
+	var data []byte
+	err := fmt.Errorf("it is not on this machine")
+	if runtime.GOOS == "windows" && path != "" {
+		data, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return &parse.Result{Problems: []parse.Problem{{Kind: parse.ProblemDepth, Pos: "1:1",
+			Msg: fmt.Sprintf("%s -File %s: the script cannot be read (%v), so what it runs is unknown", inv.Shell, inv.File, err)}}}
+	}
+	return parse.Parse(string(data), cfg)
+}
+
+// nestedWindows decodes a Windows command line found inside a script.
+func nestedWindows(cmdline string) (parse.ShellCall, error) {
+	inv, err := DecodeWindows(cmdline)
+	if err != nil {
+		return parse.ShellCall{}, err
+	}
+	call := parse.ShellCall{Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params, Delayed: inv.Delayed, Core: inv.Core}
+	switch inv.Mode {
+	case ModeCommand:
+		call.Script, call.HasScript = inv.Script, true
+	case ModeFile:
+		call.File = inv.File
+	case ModeInfo:
+		call.HasScript = true
+	default:
+		// Started from a script, a shell with no command reads one from
+		// its standard input (curl ... | cmd).
+		call.Stdin = true
+	}
+	return call, nil
+}
+
+// winLookup returns a lookup of env that ignores the case of names, as
+// Windows does.
+func winLookup(env []string) func(string) string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			if _, dup := m[strings.ToLower(k)]; !dup {
+				m[strings.ToLower(k)] = v
+			}
+		}
+	}
+	return func(k string) string { return m[strings.ToLower(k)] }
+}
+
+// windowsWorkspace returns the workspace for a command run in dir on
+// Windows: the git top level of dir when this machine can look, else
+// dir; never a drive root, the profile directory or what holds it, a
+// directory inside the profile's AppData or dot-directories, or a system
+// directory. "" means there is none.
+func windowsWorkspace(dir, home string, getenv func(string) string, foreign bool) string {
+	ws := winpath.Abs(dir, "")
+	if ws == "" {
+		return ""
+	}
+	if !foreign {
+		if top := gitstate.TopLevel(ws); top != "" {
+			ws = top
+		}
+	}
+	c := winpath.Canon(ws)
+	if c == "" || strings.Count(c, "/") < 2 || strings.HasPrefix(c, "/unc/") && strings.Count(c, "/") < 4 {
+		return "" // a drive or share root
+	}
+	if h := winpath.Canon(home); h != "" {
+		if h == c || strings.HasPrefix(h, c+"/") {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(c, h+"/"); ok && (strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "appdata")) {
+			return ""
+		}
+	}
+	for _, v := range []string{"SystemRoot", "ProgramFiles", "ProgramFiles(x86)", "ProgramData"} {
+		if s := winpath.Canon(getenv(v)); s != "" && (c == s || strings.HasPrefix(c, s+"/")) {
+			return ""
+		}
+	}
+	return ws
+}
+
+// canonRepo reports a repository's changes with canonical paths, as
+// Windows judgements compare them.
+type canonRepo struct{ *gitstate.Repo }
+
+// Changes implements [rules.Repo].
+func (r canonRepo) Changes() ([]rules.Change, error) {
+	chs, err := r.Repo.Changes()
+	for i := range chs {
+		dir := strings.HasSuffix(chs[i].Path, "/") || strings.HasSuffix(chs[i].Path, `\`)
+		chs[i].Path = winpath.Canon(chs[i].Path)
+		if dir {
+			chs[i].Path += "/"
+		}
+	}
+	return chs, err
+}
