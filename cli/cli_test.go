@@ -35,7 +35,7 @@ func TestHelpShape(t *testing.T) {
 }
 
 func TestCheckWindowsJSON(t *testing.T) {
-	code, out, errOut := runMain("check", "--json", "--platform", "windows", "--", "cmd", "/c", "dir")
+	code, out, errOut := runMain("check", "--json", "--platform", "windows", "--cwd", `C:\work\proj`, "--", "cmd", "/c", `rd /s /q C:\work\proj\src`)
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -48,7 +48,7 @@ func TestCheckWindowsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("not one JSON object: %v\n%s", err, out)
 	}
-	if got.Verdict != "ask" || got.Categories == nil || len(got.Reasons) != 1 || got.Commands == nil {
+	if got.Verdict != "ask" || len(got.Categories) != 1 || len(got.Reasons) != 1 || len(got.Commands) != 1 {
 		t.Fatalf("got %s", out)
 	}
 }
@@ -73,8 +73,8 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func ExampleMain() {
-	Main([]string{"check", "--platform", "windows", "--", "cmd", "/c", "dir"}, os.Stdout, os.Stderr)
+	Main([]string{"check", "--platform", "windows", "--cwd", `C:\work\proj`, "--", "cmd", "/c", "del /q src\\main.c & rd /s /q node_modules"}, os.Stdout, os.Stderr)
 	// Output:
-	// ask
-	//   ask   platform-windows: windows semantics not implemented yet: paths, environment and the cmd and PowerShell dialects are judged in a later release
+	// ask (destroy-ws)
+	//   ask   delete-unseen: del would delete C:\work\proj\src\main.c; the workspace is not on this machine, so whether git could restore it is unknown [destroy-ws]
 }
