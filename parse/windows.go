@@ -20,6 +20,7 @@ func (w *walker) winScript(st *state, src, name string) {
 		w.problem(ProblemDepth, name, "code nested more than %d levels deep is not followed", maxDepth)
 		return
 	}
+	var cmds []found
 	if st.dialect == Cmd {
 		res := cmdexe.Commands(src, &cmdexe.Config{
 			Getenv: w.winGetenv, Dir: st.dir, Delayed: st.delayed, Depth: st.depth,
@@ -32,56 +33,73 @@ func (w *walker) winScript(st *state, src, name string) {
 			}
 			w.problem(kind, p.Pos, "cmd: %s", p.Msg)
 		}
-		idx := make([]int, len(res.Commands))
-		for k, c := range res.Commands {
-			cmd := Command{Pos: c.Pos, UnknownCode: c.UnknownCode, StdinFrom: -1}
-			for _, a := range c.Args {
-				cmd.Args = append(cmd.Args, winWord(a))
-			}
-			for _, r := range c.Redirs {
-				cmd.Redirs = append(cmd.Redirs, Redir{Op: winRedirOp(r.Op), Fd: r.Fd, Target: winWord(r.Target)})
-			}
-			if c.StdinFrom >= 0 && c.StdinFrom < k {
-				cmd.StdinFrom = idx[c.StdinFrom]
-			}
-			idx[k] = w.winRun(st.within(c.Via, c.Dir), cmd, c.CommandLine)
+		for _, c := range res.Commands {
+			cmds = append(cmds, cmdFound(c))
 		}
-		return
+	} else {
+		res := powershell.Commands(src, &powershell.Config{
+			Getenv: w.winGetenv, Home: w.winHome(), Dir: st.dir, Core: st.core, Depth: st.depth,
+			Join: winJoin, ReadFile: w.winReadFile,
+		})
+		for _, p := range res.Problems {
+			kind := ProblemDepth
+			if p.Kind == powershell.ProblemSyntax {
+				kind = ProblemSyntax
+			}
+			w.problem(kind, p.Pos, "PowerShell: %s", p.Msg)
+		}
+		for _, c := range res.Commands {
+			cmds = append(cmds, psFound(c))
+		}
 	}
-	res := powershell.Commands(src, &powershell.Config{
-		Getenv: w.winGetenv, Home: w.winHome(), Dir: st.dir, Core: st.core, Depth: st.depth,
-		Join: winJoin, ReadFile: w.winReadFile,
-	})
-	for _, p := range res.Problems {
-		kind := ProblemDepth
-		if p.Kind == powershell.ProblemSyntax {
-			kind = ProblemSyntax
+	idx := make([]int, len(cmds)) // index in w.res.Commands, by index in cmds
+	for k, f := range cmds {
+		if f.stdin >= 0 && f.stdin < k {
+			f.cmd.StdinFrom = idx[f.stdin]
 		}
-		w.problem(kind, p.Pos, "PowerShell: %s", p.Msg)
+		idx[k] = w.winRun(st.within(f.via, f.dir), f.cmd, f.cmdline)
 	}
-	idx := make([]int, len(res.Commands))
-	for k, c := range res.Commands {
-		cmd := Command{Pos: c.Pos, UnknownCode: c.UnknownCode, Privileged: c.Privileged, StdinFrom: -1}
-		cmd.Args = append(cmd.Args, winWord(c.Name))
-		for _, a := range c.Args {
-			if a.Bound && len(cmd.Args) > 1 && cmd.Args[len(cmd.Args)-1].Param {
-				last := &cmd.Args[len(cmd.Args)-1]
-				last.Text += ":" + a.Text
-				continue
-			}
-			word := winWord(a.Text)
-			word.Param, word.More = a.Param, a.More
-			word.Computed = word.Computed || a.Computed
-			cmd.Args = append(cmd.Args, word)
-		}
-		for _, r := range c.Redirs {
-			cmd.Redirs = append(cmd.Redirs, Redir{Op: winRedirOp(r.Op), Fd: r.Fd, Target: winWord(r.Target.Text)})
-		}
-		if c.StdinFrom >= 0 && c.StdinFrom < k {
-			cmd.StdinFrom = idx[c.StdinFrom]
-		}
-		idx[k] = w.winRun(st.within(c.Via, c.Dir), cmd, c.CommandLine)
+}
+
+// A found command is one a Windows package reported, in the common
+// model, with what the walker still has to place: the index of the
+// command piped into it among the package's results, the carriers that
+// led to it, its directory, and its Windows command line.
+type found struct {
+	cmd          Command
+	stdin        int
+	via          []string
+	dir, cmdline string
+}
+
+func cmdFound(c cmdexe.Command) found {
+	cmd := Command{Pos: c.Pos, UnknownCode: c.UnknownCode, StdinFrom: -1}
+	for _, a := range c.Args {
+		cmd.Args = append(cmd.Args, winWord(a))
 	}
+	for _, r := range c.Redirs {
+		cmd.Redirs = append(cmd.Redirs, Redir{Op: winRedirOp(r.Op), Fd: r.Fd, Target: winWord(r.Target)})
+	}
+	return found{cmd, c.StdinFrom, c.Via, c.Dir, c.CommandLine}
+}
+
+func psFound(c powershell.Command) found {
+	cmd := Command{Pos: c.Pos, UnknownCode: c.UnknownCode, Privileged: c.Privileged, StdinFrom: -1}
+	cmd.Args = append(cmd.Args, winWord(c.Name))
+	for _, a := range c.Args {
+		if a.Bound && len(cmd.Args) > 1 && cmd.Args[len(cmd.Args)-1].Param {
+			cmd.Args[len(cmd.Args)-1].Text += ":" + a.Text // -Recurse:$false
+			continue
+		}
+		word := winWord(a.Text)
+		word.Param, word.More = a.Param, a.More
+		word.Computed = word.Computed || a.Computed
+		cmd.Args = append(cmd.Args, word)
+	}
+	for _, r := range c.Redirs {
+		cmd.Redirs = append(cmd.Redirs, Redir{Op: winRedirOp(r.Op), Fd: r.Fd, Target: winWord(r.Target.Text)})
+	}
+	return found{cmd, c.StdinFrom, c.Via, c.Dir, c.CommandLine}
 }
 
 // within returns the state a command found by a Windows package runs

@@ -226,24 +226,7 @@ func (s *Set) add(name string, f *File) error {
 }
 
 func mergePaths(a, b PathClasses) PathClasses {
-	a.Scratch = append(a.Scratch, b.Scratch...)
-	a.Caches = append(a.Caches, b.Caches...)
-	a.Agent = append(a.Agent, b.Agent...)
-	a.Credentials = append(a.Credentials, b.Credentials...)
-	a.NotSecret = append(a.NotSecret, b.NotSecret...)
-	a.Regenerable = append(a.Regenerable, b.Regenerable...)
-	a.System = append(a.System, b.System...)
-	a.Devices = append(a.Devices, b.Devices...)
-	a.HarmlessDevs = append(a.HarmlessDevs, b.HarmlessDevs...)
-	a.AutoRun = append(a.AutoRun, b.AutoRun...)
-	a.NetDevices = append(a.NetDevices, b.NetDevices...)
-	a.History = append(a.History, b.History...)
-	a.Startup = append(a.Startup, b.Startup...)
-	a.MetadataHosts = append(a.MetadataHosts, b.MetadataHosts...)
-	a.NotWorkspace = append(a.NotWorkspace, b.NotWorkspace...)
-	a.SandboxWritable = append(a.SandboxWritable, b.SandboxWritable...)
-	a.ScratchPrivate = append(a.ScratchPrivate, b.ScratchPrivate...)
-	a.SandboxHidden = append(a.SandboxHidden, b.SandboxHidden...)
+	mergeEach(&a, &b, func(string) bool { return true })
 	return a
 }
 

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -473,5 +474,21 @@ func checkWinSpec(t *testing.T, name string, spec *CmdSpec, powershell bool) {
 			t.Errorf("%s %s: subcommand does not read /switches as its command does", name, sub)
 		}
 		checkWinSpec(t, name+" "+sub, s, powershell)
+	}
+}
+
+// TestMergePathsEveryClass: merging path classes keeps every field, also
+// one added later.
+func TestMergePathsEveryClass(t *testing.T) {
+	var b PathClasses
+	v := reflect.ValueOf(&b).Elem()
+	for i := range v.NumField() {
+		v.Field(i).Set(reflect.ValueOf([]string{v.Type().Field(i).Name}))
+	}
+	got := reflect.ValueOf(mergePaths(PathClasses{}, b))
+	for i := range got.NumField() {
+		if got.Field(i).Len() != 1 {
+			t.Errorf("mergePaths drops %s", got.Type().Field(i).Name)
+		}
 	}
 }

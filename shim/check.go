@@ -82,7 +82,17 @@ func nestedShell(argv []string) (parse.ShellCall, error) {
 	if err != nil {
 		return parse.ShellCall{}, err
 	}
-	call := parse.ShellCall{Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params, NoUnset: hasOption(inv.Options, "nounset")}
+	return inv.shellCall(), nil
+}
+
+// shellCall is what the walker needs of a shell started from a script.
+// A shell given no script reads one from its standard input there
+// (curl ... | sh, echo ... | cmd).
+func (inv *Invocation) shellCall() parse.ShellCall {
+	call := parse.ShellCall{
+		Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params,
+		NoUnset: hasOption(inv.Options, "nounset"), Delayed: inv.Delayed, Core: inv.Core,
+	}
 	switch inv.Mode {
 	case ModeCommand:
 		call.Script, call.HasScript = inv.Script, true
@@ -93,7 +103,7 @@ func nestedShell(argv []string) (parse.ShellCall, error) {
 	default:
 		call.Stdin = true
 	}
-	return call, nil
+	return call
 }
 
 func hasOption(opts []string, name string) bool {

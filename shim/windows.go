@@ -190,20 +190,7 @@ func nestedWindows(cmdline string) (parse.ShellCall, error) {
 	if err != nil {
 		return parse.ShellCall{}, err
 	}
-	call := parse.ShellCall{Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params, Delayed: inv.Delayed, Core: inv.Core}
-	switch inv.Mode {
-	case ModeCommand:
-		call.Script, call.HasScript = inv.Script, true
-	case ModeFile:
-		call.File = inv.File
-	case ModeInfo:
-		call.HasScript = true
-	default:
-		// Started from a script, a shell with no command reads one from
-		// its standard input (curl ... | cmd).
-		call.Stdin = true
-	}
-	return call, nil
+	return inv.shellCall(), nil
 }
 
 // winLookup returns a lookup of env that ignores the case of names, as
