@@ -87,6 +87,10 @@ type Command struct {
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int
+	// Input, for a PowerShell command, are the objects its pipeline
+	// gives it, when known: strings, or the paths of file-system items
+	// (Get-ChildItem C:\x | Remove-Item gets C:\x\*).
+	Input []Word
 	// ScriptFile is the script file the command runs (bash x.sh, source
 	// x.sh), resolved, or "".
 	ScriptFile string

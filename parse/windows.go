@@ -99,6 +99,11 @@ func psFound(c powershell.Command) found {
 	for _, r := range c.Redirs {
 		cmd.Redirs = append(cmd.Redirs, Redir{Op: winRedirOp(r.Op), Fd: r.Fd, Target: winWord(r.Target.Text)})
 	}
+	for _, a := range c.Input {
+		word := winWord(a.Text)
+		word.Computed = true
+		cmd.Input = append(cmd.Input, word)
+	}
 	return found{cmd, c.StdinFrom, c.Via, c.Dir, c.CommandLine}
 }
 
@@ -120,6 +125,16 @@ func (w *walker) winRun(st *state, c Command, cmdline string) int {
 		return i
 	}
 	name := strings.ToLower(w.res.Commands[i].Name())
+	if out, ok := winEcho(st.dialect, name, c, cmdline); ok {
+		out = w.hold(out)
+		w.out[i] = &out
+	}
+	if in, ok := winInput(w.res.Commands[i]); ok {
+		// What a PowerShell pipeline gives a native program is its
+		// standard input: 'code' | powershell -Command -.
+		in = w.hold(in)
+		w.in[i] = &in
+	}
 	switch name {
 	case "cmd", "powershell", "pwsh", "pwsh-preview":
 		w.winShell(st, i, cmdline)
@@ -163,7 +178,15 @@ func (w *walker) winShell(st *state, i int, cmdline string) {
 		w.winFile(sub, i, call.File)
 	default:
 		sub.via[len(sub.via)-1] = name + " <stdin"
-		if in := w.stdinOf(i); in != nil {
+		if in := w.stdinOf(i); in != nil && sub.dialect == Cmd {
+			// cmd reads its standard input a line at a time, as typed
+			// at its prompt.
+			for _, line := range strings.Split(strings.ReplaceAll(*in, "\r", ""), "\n") {
+				if strings.TrimSpace(line) != "" {
+					w.script(sub, line, "")
+				}
+			}
+		} else if in != nil {
 			w.script(sub, *in, "")
 		} else {
 			w.unknownCode(i)
@@ -236,4 +259,44 @@ func winRedirOp(op string) RedirOp {
 		return RedirAppend
 	}
 	return RedirWrite
+}
+
+// winEcho returns what a Windows echo prints, when that is known: cmd's
+// echo prints the rest of its line; PowerShell's Write-Output each
+// argument on a line.
+func winEcho(d Dialect, name string, c Command, cmdline string) (string, bool) {
+	switch {
+	case d == Cmd && name == "echo":
+		_, text, _ := strings.Cut(strings.TrimLeft(cmdline, " \t@"), " ")
+		if strings.Contains(text, Unknown) || len(c.Redirs) > 0 {
+			return "", false
+		}
+		return text + "\r\n", true
+	case d == PowerShell && name == "write-output":
+		var b strings.Builder
+		for _, a := range c.Args[1:] {
+			if a.Param || !a.IsKnown() {
+				return "", false
+			}
+			b.WriteString(a.Text + "\r\n")
+		}
+		return b.String(), true
+	}
+	return "", false
+}
+
+// winInput returns, for a native program in a PowerShell pipeline, the
+// standard input the known objects piped in make: one line each.
+func winInput(c Command) (string, bool) {
+	if c.Dialect != PowerShell || len(c.Input) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	for _, a := range c.Input {
+		if !a.IsKnown() {
+			return "", false
+		}
+		b.WriteString(a.Text + "\r\n")
+	}
+	return b.String(), true
 }

@@ -215,7 +215,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	}
 	piped := pipedPaths(c, up)
 	for _, spec := range cmd.spec.Effects {
-		if piped != nil && spec.Targets == "options" && len(optionTargets(spec, &a)) == 0 && len(spec.Options) > 0 {
+		if piped != nil && (spec.Targets == "options" || spec.Targets == "operands") && len(spec.Options) > 0 && noTargets(spec, &a) {
 			// Remove-Item with its paths piped in (Get-ChildItem X |
 			// Remove-Item): what lies in the paths the pipeline started
 			// from.
@@ -306,22 +306,20 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 }
 
 // pipedPaths returns, for a PowerShell command reading a pipeline, the
-// paths the command before it names (Get-ChildItem C:\x, or a string):
-// the items it receives lie there. Nil when there are none.
+// objects it receives: what the walker knows of them (the items of
+// Get-ChildItem C:\x, a string), else one unknown word. Nil when nothing
+// is piped in.
 func pipedPaths(c, up *parse.Command) []parse.Word {
-	if up == nil || c.Dialect != parse.PowerShell {
+	if c.Dialect != parse.PowerShell {
 		return nil
 	}
-	var out []parse.Word
-	for _, w := range up.Args[min(1, len(up.Args)):] {
-		if !w.Param && w.Text != "" && !strings.HasPrefix(w.Text, "@{") {
-			out = append(out, w)
-		}
+	if len(c.Input) > 0 {
+		return c.Input
 	}
-	if len(out) == 0 {
-		out = []parse.Word{{Text: parse.Unknown, Computed: true}}
+	if up == nil {
+		return nil
 	}
-	return out
+	return []parse.Word{{Text: parse.Unknown, Computed: true}}
 }
 
 // pathless effects name things that are not files: branches, URLs.
@@ -507,6 +505,13 @@ func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
 			// that holds it.
 			eff.Class = ClassContainsW
 		}
+		if eff.Filter == "" && eff.Kind == "delete" {
+			// Everything below the home directory or the root is as
+			// much as the directory itself.
+			if c := s.classify(e, eff.Path); c == ClassHome || c == ClassRoot {
+				eff.Class = c
+			}
+		}
 		return eff
 	case eff.Kind == "overwrite" && isDir:
 		// Writing into a directory replaces nothing there: it adds an
@@ -670,4 +675,11 @@ func (e *Env) absText(p string) bool {
 		return winpath.IsAbs(p) || strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
 	}
 	return strings.HasPrefix(p, "/")
+}
+
+// noTargets reports whether an effect's spec finds no target in a's
+// arguments: a PowerShell command then acts on what is piped in.
+func noTargets(spec *EffectSpec, a *args) bool {
+	words, whole := selectTargets(spec, a)
+	return len(words) == 0 && !whole
 }

@@ -1,6 +1,9 @@
 package cmdexe
 
-import "strings"
+import (
+	"errors"
+	"strings"
+)
 
 // set follows set NAME=value, set "NAME=value", set /a and set /p (whose
 // values are Unknown).
@@ -162,11 +165,7 @@ func cutWord(s string) (string, string) {
 func (w *walker) runBatch(f *frame, idx int, name, rest, pos string) {
 	c := &w.res.Commands[idx]
 	path := w.join(f.st.dir, name)
-	if w.cfg.ReadFile == nil || path == "" {
-		c.UnknownCode = true
-		return
-	}
-	data, err := w.cfg.ReadFile(path)
+	data, err := w.readFile(path)
 	if err != nil || len(data) > maxFile {
 		c.UnknownCode = true
 		return
@@ -182,4 +181,58 @@ func (w *walker) runBatch(f *frame, idx int, name, rest, pos string) {
 	sub.forVars = nil
 	sub.redirs = append([]Redir(nil), c.Redirs...)
 	w.batch(sub, string(data))
+}
+
+// readFile reads a batch file: one this walk wrote, else through
+// Config.ReadFile.
+func (w *walker) readFile(path string) ([]byte, error) {
+	if text, ok := w.written[strings.ToLower(path)]; ok && path != "" {
+		return []byte(text), nil
+	}
+	if w.cfg.ReadFile == nil || path == "" {
+		return nil, errNoFile
+	}
+	return w.cfg.ReadFile(path)
+}
+
+var errNoFile = errors.New("cannot be read")
+
+// echoed records what echo writes into the files it is redirected to.
+func (w *walker) echoed(f *frame, rest string, redirs []Redir) {
+	text := strings.TrimPrefix(rest, " ")
+	if strings.Contains(text, Unknown) {
+		return
+	}
+	for _, r := range redirs {
+		if r.Fd != 1 || r.Op == "<" || strings.Contains(r.Target, Unknown) {
+			continue
+		}
+		path := strings.ToLower(w.join(f.st.dir, r.Target))
+		if path == "" {
+			continue
+		}
+		if w.written == nil {
+			w.written = map[string]string{}
+		}
+		if r.Op == ">" {
+			w.written[path] = ""
+		}
+		if len(w.written[path])+len(text) < maxFile {
+			w.written[path] += text + "\r\n"
+		}
+	}
+}
+
+// forgetWritten drops what echo wrote to a file another command may
+// change (copy x.txt c.bat): it is then read as any other file.
+func (w *walker) forgetWritten(f *frame, args []string, redirs []Redir) {
+	if len(w.written) == 0 {
+		return
+	}
+	for _, r := range redirs {
+		args = append(args, r.Target)
+	}
+	for _, a := range args {
+		delete(w.written, strings.ToLower(w.join(f.st.dir, a)))
+	}
 }

@@ -22,6 +22,9 @@ func (w *walker) exec(f *frame, text string, redirs []Redir, pos string, taint, 
 		return
 	}
 	lname := strings.ToLower(name)
+	if lname != "echo" {
+		w.forgetWritten(f, c.Args[1:], redirs)
+	}
 	switch {
 	case lname == "start":
 		w.start(f, rest, pos)
@@ -37,6 +40,8 @@ func (w *walker) exec(f *frame, text string, redirs []Redir, pos string, taint, 
 // builtin follows the builtins that change the process or carry code.
 func (w *walker) builtin(f *frame, idx int, name, rest, pos string) {
 	switch name {
+	case "echo":
+		w.echoed(f, rest, w.res.Commands[idx].Redirs)
 	case "set":
 		f.st.set(rest)
 	case "cd", "chdir":

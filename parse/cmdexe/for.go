@@ -23,9 +23,11 @@ func (w *walker) forLoop(f *frame, n *forNode) {
 	case 'l':
 		values = forRange(set)
 	case 'r':
-		// Files under a directory: names unknown.
+		// The items below a directory, at any depth: judged as the
+		// items in the directory itself, which is where they lie.
+		values = w.forGlobs(f, true, n.root, forItems(set, true))
 	default:
-		values = forItems(set)
+		values = w.forGlobs(f, false, "", forItems(set, true))
 	}
 	sub := f.carry(via, "")
 	sub.depth--
@@ -47,9 +49,9 @@ func (w *walker) forLoop(f *frame, n *forNode) {
 }
 
 // forItems splits a for set into its items (blanks, commas, semicolons
-// and equal signs separate, quotes kept). Wildcards, or too many items,
-// make the variable Unknown.
-func forItems(set string) []string {
+// and equal signs separate, quotes kept). Too many items make the
+// variable Unknown, and so do wildcards unless globs is set.
+func forItems(set string, globs bool) []string {
 	items := paramSplit(set)
 	if len(items) == 0 {
 		return nil
@@ -58,11 +60,39 @@ func forItems(set string) []string {
 		return []string{Unknown}
 	}
 	for _, it := range items {
-		if strings.ContainsAny(it, "*?") {
+		if !globs && strings.ContainsAny(it, "*?") {
 			return []string{Unknown}
 		}
 	}
 	return items
+}
+
+// forGlobs turns the wildcards of a for set into the paths they match,
+// written as the wildcard joined to its directory (C:\x\*.txt): the
+// rules judge such a path as what it matches. For /r (recursive), root is
+// the tree's top, or "" for the current directory; every item lies below
+// it.
+func (w *walker) forGlobs(f *frame, recursive bool, root string, items []string) []string {
+	if n := len(items); n == 0 || items[0] == Unknown {
+		return items
+	}
+	base := f.st.dir
+	if root != "" {
+		base = w.join(f.st.dir, unquote(w.runtime(f, root)))
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		if !recursive && !strings.ContainsAny(it, "*?") {
+			out = append(out, it)
+			continue
+		}
+		p := w.join(base, unquote(it))
+		if p == "" {
+			p = Unknown
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // forRange reads for /l's (start,step,end).
@@ -113,6 +143,13 @@ func (w *walker) forF(f *frame, n *forNode, set string) (values []string, extra 
 			sub.forVars = nil
 			w.line(sub, s[1:len(s)-1], pos)
 		}
+		if out, ok := echoOutput(s[1 : len(s)-1]); ok && (opts == "" || opts == "delims=") {
+			// for /f %i in ('echo C:\x') reads what echo prints.
+			if opts == "" {
+				out = strings.Fields(out[0])[:1]
+			}
+			return out, 0
+		}
 	case len(s) >= 2 && s[0] == strQuote && s[len(s)-1] == strQuote && opts == "":
 		if tok := strings.Fields(s[1 : len(s)-1]); len(tok) > 0 {
 			return tok[:1], 0
@@ -145,4 +182,18 @@ func tokenCount(opts string) int {
 		n++
 	}
 	return min(max(n, 1), 31)
+}
+
+// echoOutput returns the lines a command line that is one echo prints.
+func echoOutput(line string) ([]string, bool) {
+	line = strings.TrimSpace(line)
+	name, rest := splitName(line)
+	if !strings.EqualFold(name, "echo") || strings.ContainsAny(rest, "&|<>()^%!") || strings.Contains(rest, Unknown) {
+		return nil, false
+	}
+	text := strings.TrimSpace(rest)
+	if text == "" || strings.EqualFold(text, "on") || strings.EqualFold(text, "off") {
+		return nil, false
+	}
+	return []string{text}, true
 }

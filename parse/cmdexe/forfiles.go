@@ -13,10 +13,14 @@ var forfilesVars = []string{"@file", "@fname", "@ext", "@path", "@relpath", "@is
 
 // forfiles follows forfiles [/p dir] [/m mask] [/s] [/c command]: the
 // command (by default cmd /c echo @file) runs once per file, in the
-// file's directory, with the @ names Unknown.
+// file's directory. @path and @file are the mask joined to the directory
+// ("C:\x\*.log"), which the rules judge as what it matches; with /s the
+// files lie below it, in directories whose names are not known. The
+// other @ names are Unknown.
 func (w *walker) forfiles(f *frame, rest, pos string) {
 	args := winargs.Split("forfiles " + rest)[1:]
-	dir, cmd := f.st.dir, "cmd /c echo @file"
+	dir, mask, cmd := f.st.dir, "*", "cmd /c echo @file"
+	sub := false
 	for i := 0; i < len(args); i++ {
 		sw := strings.ToLower(args[i])
 		hasValue := i+1 < len(args)
@@ -24,10 +28,13 @@ func (w *walker) forfiles(f *frame, rest, pos string) {
 		case sw == "/p" && hasValue:
 			dir = w.join(f.st.dir, args[i+1])
 			i++
-		case (sw == "/m" || sw == "/d") && hasValue:
+		case sw == "/m" && hasValue:
+			mask = args[i+1]
+			i++
+		case sw == "/d" && hasValue:
 			i++
 		case sw == "/s":
-			dir = ""
+			sub = true
 		case sw == "/c" && hasValue:
 			cmd = args[i+1]
 			i++
@@ -36,11 +43,19 @@ func (w *walker) forfiles(f *frame, rest, pos string) {
 	if w.deep(f, pos) {
 		return
 	}
-	sub := f.carry("forfiles /c", pos)
-	sub.st = f.st.clone()
-	sub.st.dir = dir
-	sub.forVars = nil
-	w.exec(sub, atNames(hexEscapes(cmd)), nil, pos, false, false)
+	names := map[string]string{}
+	if dir != "" && !strings.ContainsAny(mask, `\/`+Unknown) {
+		p := strings.TrimRight(dir, `\`) + `\` + mask
+		names["@path"], names["@file"], names["@relpath"] = `"`+p+`"`, `"`+p+`"`, `"`+p+`"`
+	}
+	s := f.carry("forfiles /c", pos)
+	s.st = f.st.clone()
+	s.st.dir = dir
+	if sub {
+		s.st.dir = ""
+	}
+	s.forVars = nil
+	w.exec(s, atNames(hexEscapes(cmd), names), nil, pos, false, false)
 }
 
 // hexEscapes replaces forfiles' 0xHH escapes by their characters.
@@ -59,13 +74,18 @@ func hexEscapes(s string) string {
 	return b.String()
 }
 
-// atNames replaces forfiles' @ names by Unknown.
-func atNames(s string) string {
+// atNames replaces forfiles' @ names by their values in known, or
+// Unknown.
+func atNames(s string, known map[string]string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '@' {
 			if n := atName(s[i:]); n > 0 {
-				b.WriteString(Unknown)
+				v, ok := known[strings.ToLower(s[i:i+n])]
+				if !ok {
+					v = Unknown
+				}
+				b.WriteString(v)
 				i += n - 1
 				continue
 			}

@@ -16,6 +16,9 @@ type walker struct {
 	// unsafe is set when an expansion brought in unknown text that may
 	// hold code: set /p's answer, a for /f token kept in a variable.
 	unsafe bool
+	// written holds what echo wrote to files in this walk, by lower-case
+	// path: a batch file written, then run, is read from here.
+	written map[string]string
 }
 
 // frame is the context of the code being walked: the process state, and

@@ -92,6 +92,11 @@ type Command struct {
 	// StdinFrom is the index in [Result.Commands] of the command piped
 	// into this one, or -1.
 	StdinFrom int
+	// Input are the objects the pipeline gives the command, when they
+	// are known: the strings or the paths of the items (Get-ChildItem
+	// C:\x gives C:\x\*). Nil when nothing is piped in or it is not
+	// known; an element may hold [Unknown].
+	Input []Arg
 	// UnknownCode is set when the command runs code cordon cannot see:
 	// Invoke-Expression of an unknown string, & $unknown, a script file
 	// that cannot be read, a script block made from an unknown string.

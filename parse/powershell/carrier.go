@@ -129,7 +129,10 @@ func programText(line string) string {
 // output returns what a cmdlet writes, for the few whose output matters
 // to what runs next: Get-Command gives a command, New-Object an object,
 // Write-Output its input.
-func (w *walker) output(name string, args []eArg) value {
+func (w *walker) output(name string, args []eArg, input *value) value {
+	if v, ok := w.pathOutput(name, args, input); ok {
+		return v
+	}
 	switch name {
 	case "Get-Command":
 		b := bind(carrierParams[name], args)
@@ -148,7 +151,17 @@ func (w *walker) output(name string, args []eArg) value {
 			return objValue(comName(com.str()))
 		}
 		if t, ok := b["typename"]; ok && t.known() {
-			return objValue(fullType(t.str()))
+			typ := fullType(t.str())
+			if constructors[typ] {
+				c := Command{Name: "[" + typ + "]::new", StdinFrom: -1}
+				for _, a := range b["argumentlist"].elems() {
+					if a.k != kNull {
+						c.Args = append(c.Args, Arg{Text: a.str(), Computed: true})
+					}
+				}
+				w.emit(c)
+			}
+			return objValue(typ)
 		}
 	case "Write-Output":
 		var out []value
@@ -167,7 +180,7 @@ func (w *walker) output(name string, args []eArg) value {
 
 // comName canonicalises the COM classes whose methods are reported.
 func comName(s string) string {
-	for _, c := range []string{"WScript.Shell", "Shell.Application"} {
+	for _, c := range []string{"WScript.Shell", "Shell.Application", "Scripting.FileSystemObject"} {
 		if strings.EqualFold(s, c) {
 			return c
 		}

@@ -32,7 +32,8 @@ var typeNames = map[string]string{
 	"diagnostics.process": "System.Diagnostics.Process", "diagnostics.processstartinfo": "System.Diagnostics.ProcessStartInfo",
 	"net.webclient": typeWebClient, "net.http.httpclient": "System.Net.Http.HttpClient",
 	"net.webrequest": "System.Net.WebRequest", "net.servicepointmanager": "System.Net.ServicePointManager",
-	"net.sockets.tcpclient": "System.Net.Sockets.TcpClient", "net.dns": "System.Net.Dns",
+	"net.sockets.tcpclient": "System.Net.Sockets.TcpClient", "net.sockets.udpclient": "System.Net.Sockets.UdpClient",
+	"net.sockets.socket": "System.Net.Sockets.Socket", "io.filestream": "System.IO.FileStream", "net.dns": "System.Net.Dns",
 	"string": "System.String", "char": "System.Char", "int": "System.Int32", "long": "System.Int64",
 	"byte": "System.Byte", "bool": "System.Boolean", "array": "System.Array", "math": "System.Math",
 	"regex": "System.Text.RegularExpressions.Regex", "text.regularexpressions.regex": "System.Text.RegularExpressions.Regex",
@@ -73,7 +74,8 @@ var methodNames = sync.OnceValue(func() map[string]string {
 			Join Concat Format ConvertFromUtf32 Load LoadFile LoadFrom LoadWithPartialName CreateInstance InvokeScript
 			NewScriptBlock GetCommand GetCmdlet ExpandString Invoke InvokeReturnAsIs AddScript AddCommand
 			ExtractToDirectory CreateFromDirectory SetValue GetValue DeleteValue DeleteSubKeyTree CreateSubKey OpenSubKey
-			ShellExecute Run Exec GetStringAsync GetAsync SecurityProtocol`) {
+			ShellExecute Run Exec GetStringAsync GetAsync SecurityProtocol DeleteFolder DeleteFile CopyFile CopyFolder
+			MoveFile MoveFolder CreateTextFile OpenTextFile CreateFolder CreateShortcut`) {
 		names[strings.ToLower(m)] = m
 	}
 	return names
@@ -176,6 +178,16 @@ func (w *walker) staticCall(m *memberExpr, typ, name string, args []value) value
 		if arg(0).known() {
 			return computedStr(winargs.ExpandPercent(arg(0).str(), w.getenvString))
 		}
+	case "System.IO.Path::gettemppath":
+		return computedStr(w.tempDir(""))
+	case "System.IO.Path::gettempfilename":
+		return computedStr(w.tempDir("tmp0000.tmp"))
+	case "System.IO.Path::getfullpath":
+		if arg(0).known() && arg(0).k != kArr {
+			return w.known(w.resolvePath(w.dir, arg(0).str())).withComp(true)
+		}
+	case "System.Environment::getfolderpath":
+		return w.specialFolder(arg(0))
 	case "System.IO.Path::combine":
 		p := ""
 		for _, a := range args {
@@ -236,6 +248,9 @@ func staticProperty(typ, name string) value {
 // property evaluates x.name.
 func property(x value, name string) value {
 	lower := strings.ToLower(name)
+	if v, ok := itemProperty(x, lower); ok {
+		return v
+	}
 	switch {
 	case x.k == kHash:
 		if v, ok := x.hashGet(name); ok {
@@ -250,14 +265,28 @@ func property(x value, name string) value {
 		return numValue(float64(len(x.elems()))).withComp(true)
 	case x.k == kObj && x.s == typeEngine && lower == "invokecommand":
 		return objValue(typeInvoke)
+	case x.k == kArr && len(x.arr) > 0 && x.arr[0].extra == itemMark:
+		// Member enumeration: (Get-ChildItem).FullName is every item's.
+		out := make([]value, len(x.arr))
+		for i, e := range x.arr {
+			out[i] = property(e, name)
+		}
+		return value{k: kArr, arr: out, comp: true}
 	}
 	return unknownValue
+}
+
+// constructors are the types whose construction is reported as a
+// command ([System.Net.Sockets.TcpClient]::new): making one acts.
+var constructors = map[string]bool{
+	"System.Net.Sockets.TcpClient": true, "System.Net.Sockets.UdpClient": true, "System.Net.Sockets.Socket": true,
+	"System.IO.StreamWriter": true, "System.IO.FileStream": true,
 }
 
 // recognised are the object types whose method calls are reported as
 // commands.
 var recognised = map[string]bool{
-	typeWebClient: true, "System.Net.Http.HttpClient": true, typeInvoke: true,
+	"Scripting.FileSystemObject": true, typeWebClient: true, "System.Net.Http.HttpClient": true, typeInvoke: true,
 	"WScript.Shell": true, "Shell.Application": true, "System.Diagnostics.Process": true,
 	"System.Management.Automation.PowerShell": true,
 }
@@ -275,6 +304,9 @@ func (w *walker) methodCall(m *memberExpr, x value, name string, args []value) v
 		return value{k: kNull}
 	}
 	lower := strings.ToLower(name)
+	if w.itemMethod(m, x, lower, args) {
+		return unknownValue
+	}
 	switch x.k {
 	case kStr:
 		return w.stringMethod(x, lower, args)

@@ -32,6 +32,8 @@ type walker struct {
 	steps    int
 	bytes    int
 	stopped  bool
+	item     *value            // $_ in a ForEach-Object or Where-Object block
+	written  map[string]string // files the script writes, by lower-case path
 }
 
 func newWalker(cfg *Config, res *Result) *walker {
@@ -164,8 +166,31 @@ func (w *walker) stmts(list []stmt) {
 		if w.stopped {
 			return
 		}
-		w.stmt(s)
+		v := w.stmt(s)
+		if pl, ok := s.(*pipeline); ok && len(pl.elems) == 1 {
+			if e, ok := pl.elems[0].(*exprElem); ok && len(e.redirs) == 0 {
+				w.printed(v, e.pos)
+			}
+		}
 	}
+}
+
+// printed reports the value of an expression statement, which
+// PowerShell writes to the output, as Write-Output of it: $env:TOKEN
+// alone prints the token. Literal text and values not known are left
+// out.
+func (w *walker) printed(v value, off int) {
+	if !v.comp || v.k == kBlock || v.k == kHash || v.k == kObj || v.k == kUnknown || v.k == kNull {
+		return
+	}
+	c := Command{Name: "Write-Output", Pos: w.f.position(off), StdinFrom: -1}
+	for j, e := range v.elems() {
+		if !e.known() {
+			return
+		}
+		c.Args = append(c.Args, Arg{Text: e.str(), Computed: true, More: j > 0})
+	}
+	w.emit(c)
 }
 
 // stmt walks a statement and returns its output, as far as it is known.
@@ -337,7 +362,12 @@ func automatic(w *walker, key string) (value, bool) {
 		return strValue(w.cfg.Home + dir + "Microsoft.PowerShell_profile.ps1"), true
 	case "executioncontext":
 		return objValue(typeEngine), true
-	case "_", "psitem", "args", "input", "this", "matches", "pshome", "psscriptroot",
+	case "_", "psitem":
+		if w.item != nil {
+			return *w.item, true
+		}
+		return unknownValue, true
+	case "args", "input", "this", "matches", "pshome", "psscriptroot",
 		"pscommandpath", "myinvocation", "lastexitcode", "?", "$", "^", "error":
 		return unknownValue, true
 	}
@@ -428,7 +458,8 @@ func (w *walker) pipeline(pl *pipeline) value {
 			input, out = &v, v
 		case *command:
 			prev, out = w.command(e, prev, input)
-			input = &unknownValue
+			o := out
+			input = &o
 		}
 	}
 	return out

@@ -95,7 +95,7 @@ var walkTests = []struct {
 	{"IexBase64", `iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('` + utf16b64(`rm C:\x`) + `')))`,
 		[]string{`[System.Convert]::FromBase64String ` + utf16b64(`rm C:\x`), `Invoke-Expression[iex] rm C:\x`, `Remove-Item[rm] C:\x | via Invoke-Expression`}, false},
 	{"ForEach", `Get-ChildItem -Recurse | ForEach-Object { Remove-Item $_.FullName }`,
-		[]string{`Get-ChildItem -Recurse`, `ForEach-Object { Remove-Item $_.FullName } | stdin`, `Remove-Item ? | via ForEach-Object {}`}, false},
+		[]string{`Get-ChildItem -Recurse`, `ForEach-Object { Remove-Item $_.FullName } | stdin`, `Remove-Item C:\work\proj\* | via ForEach-Object {}`}, false},
 	{"StaticDelete", `[IO.Directory]::Delete('C:\x', $true)`, []string{`[System.IO.Directory]::Delete C:\x True`}, false},
 	{"SetEnv", `[Environment]::SetEnvironmentVariable('Path', 'x', 'User')`, []string{`[System.Environment]::SetEnvironmentVariable Path x User`}, false},
 	{"Registry", `Set-ItemProperty HKCU:\Software\Microsoft\Windows\CurrentVersion\Run -Name x -Value y`,

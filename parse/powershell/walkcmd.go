@@ -95,6 +95,7 @@ func (w *walker) command(c *command, stdin int, input *value) (int, value) {
 	args := w.args(c.args, kind != kindNative)
 	cmd := Command{Name: canon, Alias: alias, Pos: pos, StdinFrom: stdin, Redirs: w.redirs(c.redirs)}
 	cmd.Args = flatten(args)
+	cmd.Input = inputArgs(input)
 	if kind == kindNative || kind == kindScript {
 		if kind == kindNative {
 			cmd.CommandLine = w.commandLine(canon, cmd.Args, c)
@@ -114,8 +115,15 @@ func (w *walker) command(c *command, stdin int, input *value) (int, value) {
 	if kind == kindScript {
 		w.scriptFile(idx, canon, c.invoke, c.pos)
 	}
+	w.forgetWritten(cmd)
 	if kind == kindCmdlet {
 		w.carrier(idx, canon, args, input, c.pos)
+		w.wrote(canon, args, input)
+	}
+	if canon == "ForEach-Object" || canon == "Where-Object" {
+		saved := w.item
+		w.item = input
+		defer func() { w.item = saved }()
 	}
 	w.blockArgs(canon+" {}", args)
 	for _, a := range args {
@@ -124,7 +132,7 @@ func (w *walker) command(c *command, stdin int, input *value) (int, value) {
 		}
 	}
 	if kind == kindCmdlet {
-		return idx, w.output(canon, args)
+		return idx, w.output(canon, args, input)
 	}
 	return idx, unknownValue
 }
@@ -315,12 +323,8 @@ func (w *walker) scriptFile(idx int, name, invoke string, off int) {
 	}
 	label += " " + path.Base(strings.ReplaceAll(name, `\`, "/"))
 	file := w.resolvePath(w.dir, name)
-	if file == "" || w.cfg.ReadFile == nil {
-		w.unknownCode(idx)
-		return
-	}
-	data, err := w.cfg.ReadFile(file)
-	if err != nil {
+	data, ok := w.readScript(file)
+	if file == "" || !ok {
 		w.unknownCode(idx)
 		return
 	}
