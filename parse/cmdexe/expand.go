@@ -205,7 +205,7 @@ func (w *walker) forSubst(f *frame, text string) string {
 		}
 		_, end := modifiers(text[i+2:])
 		at := i + 2 + end
-		if _, ok := f.forVars[byteAt(text, at)]; !ok {
+		if _, ok := f.forVars[byteAt(text, at)]; !ok || at >= len(text) {
 			// The letter may be the last modifier: %~dpi.
 			at = -1
 			for k := i + 1 + end; k >= i+2; k-- {

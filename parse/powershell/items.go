@@ -170,7 +170,7 @@ var specialFolders = map[string][2]string{
 	"desktop": {"USERPROFILE", `Desktop`}, "desktopdirectory": {"USERPROFILE", `Desktop`},
 	"mypictures": {"USERPROFILE", `Pictures`}, "mymusic": {"USERPROFILE", `Music`}, "myvideos": {"USERPROFILE", `Videos`},
 	"applicationdata": {"APPDATA", ""}, "localapplicationdata": {"LOCALAPPDATA", ""},
-	"startup":  {"APPDATA", `Microsoft\Windows\Start Menu\Programs\Startup`},
+	"startup":   {"APPDATA", `Microsoft\Windows\Start Menu\Programs\Startup`},
 	"startmenu": {"APPDATA", `Microsoft\Windows\Start Menu`}, "programs": {"APPDATA", `Microsoft\Windows\Start Menu\Programs`},
 	"windows": {"SystemRoot", ""}, "system": {"SystemRoot", `System32`}, "programfiles": {"ProgramFiles", ""},
 	"commonapplicationdata": {"ProgramData", ""}, "commonstartup": {"ProgramData", `Microsoft\Windows\Start Menu\Programs\Startup`},
