@@ -483,6 +483,9 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		code = *in
 	}
 	home, _ := st.env.lookup("HOME")
+	if st.windows {
+		home = w.winHome()
+	}
 	for _, r := range k.Rewrites {
 		code = r.Pattern.ReplaceAllString(code, strings.ReplaceAll(r.With, "{home}", home))
 	}

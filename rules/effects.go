@@ -328,7 +328,7 @@ var pathless = map[string]bool{
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true,
-	"wipe": true, "disable-protection": true,
+	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 
 // hostClass classifies the target of a network effect: a URL or host on

@@ -274,15 +274,53 @@ func (j *judging) envFilters() {
 // -p) a secret read, except when it is the whole script: that is how
 // agents learn the variables their shell inherits (Claude Code runs
 // bash -c env), and the sandbox strips credentials from it.
+//
+// A dump alone on the line (env, cmd's set) prints to the agent only: it
+// is flagged when the environment holds credentials. An env-dump with a
+// target dumps the variables whose names start with it (cmd's set AWS).
 func (j *judging) envDumps() {
-	if len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0 {
-		return
-	}
+	lone := len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0
 	for i, effs := range j.effects {
-		if hasKind(effs, "env-dump") && !hasKind(effs, "secret-env") && !j.filtered(i) {
-			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: j.res.Commands[i].Line(), Class: ClassCred})
+		if hasKind(effs, "secret-env") || j.filtered(i) {
+			continue
+		}
+		for _, e := range effs {
+			if e.Kind != "env-dump" || strings.Contains(e.Raw, "=") {
+				continue
+			}
+			creds := j.credentialsSet(e.Raw)
+			if len(creds) == 0 && (lone || e.Raw != "") {
+				continue
+			}
+			raw := j.res.Commands[i].Line()
+			if len(creds) > 0 {
+				raw = strings.Join(creds, ", ")
+			}
+			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: raw, Class: ClassCred})
+			break
 		}
 	}
+}
+
+// credentialsSet returns the credential variables set in the environment
+// whose names start with prefix (ignoring case on Windows).
+func (j *judging) credentialsSet(prefix string) []string {
+	var out []string
+	env := &j.ctx.Env
+	for _, kv := range env.Environ {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || v == "" {
+			continue
+		}
+		name, p := k, prefix
+		if env.Windows {
+			name, p = strings.ToUpper(k), strings.ToUpper(prefix)
+		}
+		if strings.HasPrefix(name, p) && j.set.credentialVar(name) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // filtered reports whether command i's output goes through a filter that

@@ -276,7 +276,7 @@ func splitSlash(ws []parse.Word, valueOpts []string) args {
 			a.opIdx = append(a.opIdx, j)
 			continue
 		}
-		for _, sw := range strings.FieldsFunc(t[1:], func(r rune) bool { return r == '/' }) {
+		for _, sw := range slashSwitches(t[1:]) {
 			name, val, hasVal := strings.Cut(sw, ":")
 			opt := "/" + strings.ToLower(name)
 			a.flags = append(a.flags, opt)
@@ -290,6 +290,26 @@ func splitSlash(ws []parse.Word, valueOpts []string) args {
 		}
 	}
 	return a
+}
+
+// slashSwitches splits glued switches (/s/q gives s and q); a value after
+// a colon runs to the end (/i:https://x/a.sct).
+func slashSwitches(t string) []string {
+	var out []string
+	for t != "" {
+		i := strings.IndexAny(t, "/:")
+		switch {
+		case i < 0:
+			return append(out, t)
+		case t[i] == ':':
+			return append(out, t)
+		}
+		if i > 0 {
+			out = append(out, t[:i])
+		}
+		t = t[i+1:]
+	}
+	return out
 }
 
 func containsFold(list []string, s string) bool {
@@ -444,11 +464,29 @@ func (s *Set) credentialValues(e *Env, c *parse.Command) []string {
 			continue
 		}
 		for _, w := range c.Args[min(1, len(c.Args)):] {
-			if strings.Contains(w.Text, v) {
+			if containsPart(w.Text, v) {
 				out = append(out, k)
 				break
 			}
 		}
 	}
 	return out
+}
+
+// minSecretPart is the length of a credential's substring that counts as
+// the credential: %GITHUB_TOKEN:~0,30% prints most of the token.
+const minSecretPart = 20
+
+// containsPart reports whether text holds secret, or a part of it at
+// least minSecretPart bytes long.
+func containsPart(text, secret string) bool {
+	if len(secret) <= minSecretPart || len(text) < minSecretPart {
+		return strings.Contains(text, secret)
+	}
+	for i := 0; i+minSecretPart <= len(secret); i++ {
+		if strings.Contains(text, secret[i:i+minSecretPart]) {
+			return true
+		}
+	}
+	return false
 }

@@ -6727,8 +6727,15 @@ func cmd769() *CmdSpec {
 				Targets: "none",
 				Alone:   true,
 			},
+			{
+				Effect:  "env-dump",
+				Targets: "first",
+				Unless: []string{
+					"/a",
+					"/p",
+				},
+			},
 		},
-		Operands:     "none",
 		SlashOptions: true,
 	}
 }
@@ -9177,6 +9184,23 @@ func cmd944() *CmdSpec {
 				Effect:  "persist",
 				Targets: "none",
 				WhenValue: []string{
+					"LocalMachine",
+				},
+				ValueOf: []string{
+					"-Scope",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenLast: []string{
+					"LocalMachine",
+				},
+			},
+			{
+				Effect:  "persist",
+				Targets: "none",
+				WhenValue: []string{
 					"CurrentUser",
 				},
 				ValueOf: []string{
@@ -9947,6 +9971,79 @@ func cmd1148() *CmdSpec {
 func cmd1149() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
+			"[Scripting.FileSystemObject].CopyFile",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "read",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+			},
+		},
+	}
+}
+
+func cmd1151() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Scripting.FileSystemObject].OpenTextFile",
+			"[Scripting.FileSystemObject].CreateFolder",
+			"[WScript.Shell].CreateShortcut",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "overwrite",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1155() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Scripting.FileSystemObject].DeleteFile",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "delete",
+				Targets: "first",
+				Recursive: []string{
+					"*",
+				},
+			},
+		},
+	}
+}
+
+func cmd1157() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[Scripting.FileSystemObject].MoveFile",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "move",
+				Targets: "first",
+			},
+			{
+				Effect:  "modify",
+				Targets: "first",
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+			},
+		},
+	}
+}
+
+func cmd1159() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
 			"[Diagnostics.Process]::Start",
 			"[System.Diagnostics.Process].Start",
 		},
@@ -9960,7 +10057,7 @@ func cmd1149() *CmdSpec {
 	}
 }
 
-func cmd1152() *CmdSpec {
+func cmd1162() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -9974,7 +10071,7 @@ func cmd1152() *CmdSpec {
 	}
 }
 
-func cmd1154() *CmdSpec {
+func cmd1164() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -9989,7 +10086,7 @@ func cmd1154() *CmdSpec {
 	}
 }
 
-func cmd1156() *CmdSpec {
+func cmd1166() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10002,7 +10099,7 @@ func cmd1156() *CmdSpec {
 	}
 }
 
-func cmd1162() *CmdSpec {
+func cmd1172() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10034,7 +10131,7 @@ func cmd1162() *CmdSpec {
 	}
 }
 
-func cmd1164() *CmdSpec {
+func cmd1174() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10052,7 +10149,7 @@ func cmd1164() *CmdSpec {
 	}
 }
 
-func cmd1170() *CmdSpec {
+func cmd1180() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10078,7 +10175,7 @@ func cmd1170() *CmdSpec {
 	}
 }
 
-func cmd1172() *CmdSpec {
+func cmd1182() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10103,7 +10200,7 @@ func cmd1172() *CmdSpec {
 	}
 }
 
-func cmd1190() *CmdSpec {
+func cmd1200() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10125,7 +10222,7 @@ func cmd1190() *CmdSpec {
 	}
 }
 
-func cmd1192() *CmdSpec {
+func cmd1202() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10155,7 +10252,7 @@ func cmd1192() *CmdSpec {
 	}
 }
 
-func cmd1210() *CmdSpec {
+func cmd1220() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10173,7 +10270,7 @@ func cmd1210() *CmdSpec {
 	}
 }
 
-func cmd1212() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10187,7 +10284,7 @@ func cmd1212() *CmdSpec {
 	}
 }
 
-func cmd1214() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10211,7 +10308,7 @@ func cmd1214() *CmdSpec {
 	}
 }
 
-func cmd1218() *CmdSpec {
+func cmd1228() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10238,7 +10335,7 @@ func cmd1218() *CmdSpec {
 	}
 }
 
-func cmd1233() *CmdSpec {
+func cmd1243() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10263,7 +10360,23 @@ func cmd1233() *CmdSpec {
 	}
 }
 
-func cmd1246() *CmdSpec {
+func cmd1256() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"[System.Net.Sockets.UdpClient]::new",
+			"[System.Net.Sockets.TcpClient].Connect",
+			"[System.Net.Sockets.Socket].Connect",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "first",
+			},
+		},
+	}
+}
+
+func cmd1260() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -10284,7 +10397,7 @@ func cmd1246() *CmdSpec {
 	}
 }
 
-func cmd1251() *CmdSpec {
+func cmd1265() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -10310,7 +10423,7 @@ func cmd1251() *CmdSpec {
 	}
 }
 
-func cmd1265() *CmdSpec {
+func cmd1279() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -10330,7 +10443,7 @@ func cmd1265() *CmdSpec {
 	}
 }
 
-func cmd1269() *CmdSpec {
+func cmd1283() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -10358,7 +10471,7 @@ func cmd1269() *CmdSpec {
 	}
 }
 
-func cmd1284() *CmdSpec {
+func cmd1298() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10375,7 +10488,7 @@ func cmd1284() *CmdSpec {
 	}
 }
 
-func cmd1285() *CmdSpec {
+func cmd1299() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10412,7 +10525,7 @@ func cmd1285() *CmdSpec {
 	}
 }
 
-func cmd1286() *CmdSpec {
+func cmd1300() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10457,7 +10570,7 @@ func cmd1286() *CmdSpec {
 	}
 }
 
-func cmd1287() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -10520,7 +10633,7 @@ func cmd1287() *CmdSpec {
 	}
 }
 
-func cmd1288() *CmdSpec {
+func cmd1302() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -10542,7 +10655,7 @@ func cmd1288() *CmdSpec {
 	}
 }
 
-func cmd1292() *CmdSpec {
+func cmd1306() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -10600,7 +10713,7 @@ func cmd1292() *CmdSpec {
 	}
 }
 
-func cmd1293() *CmdSpec {
+func cmd1307() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -10716,7 +10829,7 @@ func cmd1293() *CmdSpec {
 	}
 }
 
-func cmd1294() *CmdSpec {
+func cmd1308() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10737,7 +10850,7 @@ func cmd1294() *CmdSpec {
 	}
 }
 
-func cmd1295() *CmdSpec {
+func cmd1309() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -10810,7 +10923,7 @@ func cmd1295() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1313() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10849,7 +10962,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10874,7 +10987,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -10897,7 +11010,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1311() *CmdSpec {
+func cmd1325() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -10924,7 +11037,7 @@ func cmd1311() *CmdSpec {
 	}
 }
 
-func cmd1312() *CmdSpec {
+func cmd1326() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -10976,7 +11089,7 @@ func cmd1312() *CmdSpec {
 	}
 }
 
-func cmd1327() *CmdSpec {
+func cmd1341() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11010,7 +11123,7 @@ func cmd1327() *CmdSpec {
 	}
 }
 
-func cmd1328() *CmdSpec {
+func cmd1342() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11029,7 +11142,7 @@ func cmd1328() *CmdSpec {
 	}
 }
 
-func cmd1330() *CmdSpec {
+func cmd1344() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11041,7 +11154,7 @@ func cmd1330() *CmdSpec {
 	}
 }
 
-func cmd1331() *CmdSpec {
+func cmd1345() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11073,7 +11186,7 @@ func cmd1331() *CmdSpec {
 	}
 }
 
-func cmd1332() *CmdSpec {
+func cmd1346() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11084,6 +11197,10 @@ func cmd1332() *CmdSpec {
 				},
 			},
 			{
+				Effect:  "wipe",
+				Targets: "none",
+			},
+			{
 				Effect:  "privilege",
 				Targets: "none",
 			},
@@ -11092,7 +11209,7 @@ func cmd1332() *CmdSpec {
 	}
 }
 
-func cmd1333() *CmdSpec {
+func cmd1347() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11186,11 +11303,32 @@ func cmd1333() *CmdSpec {
 				},
 				Operands: "none",
 			},
+			"volume": {
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						Effects: []*EffectSpec{
+							{
+								Effect:  "privilege",
+								Targets: "none",
+							},
+						},
+						Operands: "none",
+					},
+					"diskfree": {
+						Aliases: []string{
+							"list",
+							"querycluster",
+							"allocationreport",
+						},
+						Operands: "none",
+					},
+				},
+			},
 		},
 	}
 }
 
-func cmd1334() *CmdSpec {
+func cmd1348() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -11283,7 +11421,7 @@ func cmd1334() *CmdSpec {
 	}
 }
 
-func cmd1335() *CmdSpec {
+func cmd1349() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11303,7 +11441,7 @@ func cmd1335() *CmdSpec {
 	}
 }
 
-func cmd1336() *CmdSpec {
+func cmd1350() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -11319,7 +11457,7 @@ func cmd1336() *CmdSpec {
 	}
 }
 
-func cmd1339() *CmdSpec {
+func cmd1353() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11341,7 +11479,7 @@ func cmd1339() *CmdSpec {
 	}
 }
 
-func cmd1340() *CmdSpec {
+func cmd1354() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -11361,8 +11499,15 @@ func cmd1340() *CmdSpec {
 				Targets: "none",
 			},
 			{
-				Effect:  "remote-install",
-				Targets: "none",
+				Effect:  "remote-code",
+				Targets: "options",
+				Options: []string{
+					"/i",
+					"/package",
+					"/a",
+					"/p",
+					"/update",
+				},
 				WhenValue: []string{
 					"http://*",
 					"https://*",
@@ -11377,7 +11522,7 @@ func cmd1340() *CmdSpec {
 				},
 			},
 			{
-				Effect:  "remote-install",
+				Effect:  "remote-code",
 				Targets: "none",
 				WhenArg: []string{
 					"http://*",
@@ -11390,7 +11535,7 @@ func cmd1340() *CmdSpec {
 	}
 }
 
-func cmd1341() *CmdSpec {
+func cmd1355() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -11583,7 +11728,7 @@ func cmd1341() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -11641,7 +11786,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1344() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -11662,7 +11807,7 @@ func cmd1344() *CmdSpec {
 	}
 }
 
-func cmd1348() *CmdSpec {
+func cmd1362() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11688,7 +11833,7 @@ func cmd1348() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1363() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -11710,7 +11855,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12059,7 +12204,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1352() *CmdSpec {
+func cmd1366() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12092,6 +12237,9 @@ func cmd1352() *CmdSpec {
 			{
 				Effect:  "privilege",
 				Targets: "none",
+				Unless: []string{
+					"/n",
+				},
 			},
 		},
 		Operands:     "none",
@@ -12099,7 +12247,7 @@ func cmd1352() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12168,7 +12316,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1369() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12195,7 +12343,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1370() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -12220,7 +12368,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1361() *CmdSpec {
+func cmd1375() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12255,7 +12403,7 @@ func cmd1361() *CmdSpec {
 	}
 }
 
-func cmd1362() *CmdSpec {
+func cmd1376() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12306,7 +12454,7 @@ func cmd1362() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -12388,7 +12536,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1378() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12456,7 +12604,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1365() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -12493,7 +12641,7 @@ func cmd1365() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -12536,7 +12684,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1368() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -12568,7 +12716,7 @@ func cmd1368() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -12597,7 +12745,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -12621,7 +12769,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1372() *CmdSpec {
+func cmd1386() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12648,7 +12796,7 @@ func cmd1372() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12690,7 +12838,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1374() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12710,7 +12858,7 @@ func cmd1374() *CmdSpec {
 	}
 }
 
-func cmd1375() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12769,7 +12917,7 @@ func cmd1375() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -12815,7 +12963,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1414() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13038,7 +13186,7 @@ func cmd1414() *CmdSpec {
 	}
 }
 
-func cmd1415() *CmdSpec {
+func cmd1429() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13084,7 +13232,7 @@ func cmd1415() *CmdSpec {
 	}
 }
 
-func cmd1416() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -15033,143 +15181,157 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1152},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1154},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1162},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1170},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1190},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1210},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1212},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1162},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1164},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1172},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1180},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1200},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1220},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1222},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
 		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1147},
 		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1148},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1149},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1152},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1154},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1156},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1162},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1170},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1190},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1210},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1164},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1212},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1218},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1214},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1192},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1233},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1172},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1246},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1251},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1269},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1149},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1149},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1155},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1155},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1157},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1157},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1162},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1164},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1172},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1180},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1200},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1220},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1222},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
 		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
 		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
 		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd771},
@@ -15778,140 +15940,140 @@ var builtinTable = table{
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1284},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1285},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1286},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1287},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1292},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1293},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1294},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1299},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1300},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1295},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1311},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1327},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1328},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1328},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1330},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1331},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1332},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1333},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1334},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1366},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1335},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1336},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1339},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1340},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1341},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1341},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1343},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1370},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1348},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1349},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1349},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1288},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1351},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1352},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1352},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1416},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1354},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1355},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1356},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1361},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1362},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1363},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1364},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1344},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1365},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1366},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1368},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1369},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1370},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1372},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1373},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1374},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1375},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1414},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1376},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1415},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1301},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1312},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1416},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1298},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1299},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1300},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1301},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1306},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1307},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1308},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1313},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1314},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1325},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1341},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1342},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1342},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1344},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1345},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1346},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1347},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1348},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1380},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1349},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1353},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1354},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1355},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1355},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1357},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1384},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1362},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1363},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1363},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1365},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1366},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1366},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1430},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1368},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1369},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1375},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1376},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1377},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1378},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1379},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1380},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1382},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1383},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1384},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1386},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1387},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1388},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1389},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1428},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1429},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1430},
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
 		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},

@@ -55,7 +55,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 	set := builtinRules()
 	getenv := envLookup(env)
 	ws := Workspace(dir, getenv("HOME"))
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}, Report: report}
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Environ: env}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
 	}

@@ -143,7 +143,18 @@ func FromMSYS(p string) string {
 
 // slashes turns backslashes into forward slashes, the form used inside
 // this package.
-func slashes(p string) string { return strings.ReplaceAll(p, `\`, "/") }
+// slashes writes p with forward slashes, without the FileSystem
+// provider's prefix (Microsoft.PowerShell.Core\FileSystem::C:\x is C:\x).
+func slashes(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	low := strings.ToLower(p)
+	for _, prefix := range []string{"microsoft.powershell.core/filesystem::", "filesystem::"} {
+		if strings.HasPrefix(low, prefix) {
+			return p[len(prefix):]
+		}
+	}
+	return p
+}
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 

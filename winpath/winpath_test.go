@@ -28,6 +28,8 @@ func TestAbsCanon(t *testing.T) {
 		{`HKLM:\SOFTWARE\Microsoft`, ``, `HKLM:\SOFTWARE\Microsoft`, "/hklm:/software/microsoft"},
 		{`HKEY_CURRENT_USER\Software\Run`, ``, `HKEY_CURRENT_USER\Software\Run`, "/hkcu:/software/run"},
 		{`Registry::HKEY_LOCAL_MACHINE\System`, ``, `Registry::HKEY_LOCAL_MACHINE\System`, "/hklm:/system"},
+		{`Microsoft.PowerShell.Core\FileSystem::C:\Users\dev`, `D:\w`, `C:\Users\dev`, "/c:/users/dev"},
+		{`FileSystem::\\srv\share\x`, `C:\w`, `\\srv\share\x`, "/unc/srv/share/x"},
 		{`HKLM`, ``, `HKLM`, "/hklm:"},
 		{`Env:\GITHUB_TOKEN`, ``, `Env:\GITHUB_TOKEN`, "/env:/github_token"},
 		{`env:`, ``, `env:`, "/env:"},

@@ -115,3 +115,23 @@ func matchParam(params []param, key string) *param {
 	}
 	return nil
 }
+
+// bindBlock binds the arguments given to a script block to the names of
+// its param(): by name (-p value, or unique prefix), then by position.
+// A name left unbound is unknown.
+func bindBlock(names []string, args []eArg) []value {
+	params := make([]param, len(names))
+	for i, n := range names {
+		params[i] = positional(i, strings.ToLower(n))
+	}
+	b := bind(params, args)
+	out := make([]value, len(names))
+	for i, n := range names {
+		v, ok := b[strings.ToLower(n)]
+		if !ok {
+			v = unknownValue
+		}
+		out[i] = v.withComp(true)
+	}
+	return out
+}

@@ -110,6 +110,9 @@ func (w *walker) member(m *memberExpr) value {
 	if m.call {
 		return w.methodCall(m, base, name, args)
 	}
+	if v, ok := w.profileProperty(base, strings.ToLower(name)); ok {
+		return v
+	}
 	return property(base, name)
 }
 

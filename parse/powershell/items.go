@@ -14,6 +14,33 @@ import (
 // is what PowerShell binds and prints for it.
 const itemMark = "item"
 
+// profileMark, in the extra field of a string value, marks $PROFILE,
+// whose properties name the other profile scripts.
+const profileMark = "profile"
+
+// profileProperty evaluates $PROFILE.CurrentUserAllHosts and the like.
+func (w *walker) profileProperty(x value, lower string) (value, bool) {
+	if x.k != kStr || x.extra != profileMark {
+		return value{}, false
+	}
+	dir := x.s[:strings.LastIndexByte(x.s, '\\')+1]
+	pshome := `C:\Windows\System32\WindowsPowerShell\v1.0\`
+	if w.core {
+		pshome = `C:\Program Files\PowerShell\7\`
+	}
+	switch lower {
+	case "currentusercurrenthost":
+		return computedStr(x.s), true
+	case "currentuserallhosts":
+		return computedStr(dir + "profile.ps1"), true
+	case "alluserscurrenthost":
+		return computedStr(pshome + "Microsoft.PowerShell_profile.ps1"), true
+	case "allusersallhosts":
+		return computedStr(pshome + "profile.ps1"), true
+	}
+	return unknownValue, true
+}
+
 // item returns the item at path p; unknown when p is "".
 func item(p string) value {
 	if p == "" {

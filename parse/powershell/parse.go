@@ -23,7 +23,9 @@ func parseScript(f *file, core bool) (stmts []stmt, err *syntaxError) {
 			return p.top, nil
 		}
 		s := p.statement()
-		p.endStatement(0)
+		if _, ok := s.(*paramStmt); !ok {
+			p.endStatement(0)
+		}
 		p.top = append(p.top, s)
 	}
 }
@@ -76,8 +78,11 @@ func (p *parser) stmtList(end byte, what string) []stmt {
 			p.i++
 			return list
 		}
-		list = append(list, p.statement())
-		p.endStatement(end)
+		s := p.statement()
+		list = append(list, s)
+		if _, ok := s.(*paramStmt); !ok {
+			p.endStatement(end) // param(...) may have the body on its line
+		}
 	}
 }
 

@@ -33,6 +33,9 @@ type walker struct {
 	bytes    int
 	stopped  bool
 	item     *value            // $_ in a ForEach-Object or Where-Object block
+	// blockParams are the arguments of & { param(...) ... } args, for the
+	// block's param() to bind.
+	blockParams []eArg
 	written  map[string]string // files the script writes, by lower-case path
 }
 
@@ -252,8 +255,10 @@ func (w *walker) stmt(s stmt) value {
 		for _, d := range s.defaults {
 			w.eval(d)
 		}
-		for _, n := range s.names {
-			w.setVar(n, unknownValue)
+		args := w.blockParams
+		w.blockParams = nil // only the block's own param() binds them
+		for i, v := range bindBlock(s.names, args) {
+			w.setVar(s.names[i], v)
 		}
 	}
 	return unknownValue
@@ -359,7 +364,9 @@ func automatic(w *walker, key string) (value, bool) {
 		if w.core {
 			dir = `\Documents\PowerShell\`
 		}
-		return strValue(w.cfg.Home + dir + "Microsoft.PowerShell_profile.ps1"), true
+		v := strValue(w.cfg.Home + dir + "Microsoft.PowerShell_profile.ps1")
+		v.extra = profileMark
+		return v, true
 	case "executioncontext":
 		return objValue(typeEngine), true
 	case "_", "psitem":

@@ -76,7 +76,8 @@ func (w *walker) command(c *command, stdin int, input *value) (int, value) {
 	nameV := w.argValue(c.name, false)
 	pos := w.f.position(c.pos)
 	if nameV.k == kBlock {
-		w.args(c.args, true)
+		w.blockParams = w.args(c.args, true)
+		defer func() { w.blockParams = nil }()
 		label := c.invoke + " {}"
 		if c.invoke == "" {
 			label = "& {}"
