@@ -215,7 +215,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	}
 	piped := pipedPaths(c, up)
 	for _, spec := range cmd.spec.Effects {
-		if piped != nil && (spec.Targets == "options" || spec.Targets == "operands") && len(spec.Options) > 0 && noTargets(spec, &a) {
+		if piped != nil && (spec.Targets == "options" || spec.Targets == "operands") && len(spec.Options) > 0 && pipedTo(cmd.spec, spec.Options[0]) && noTargets(spec, &a) {
 			// Remove-Item with its paths piped in (Get-ChildItem X |
 			// Remove-Item): what lies in the paths the pipeline started
 			// from.
@@ -675,6 +675,17 @@ func (e *Env) absText(p string) bool {
 		return winpath.IsAbs(p) || strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "/")
 	}
 	return strings.HasPrefix(p, "/")
+}
+
+// pipedTo reports whether what is piped into a PowerShell command binds
+// to option opt: the command's first positional parameter, Remove-Item's
+// -Path, takes it (Invoke-RestMethod's -OutFile does not).
+func pipedTo(spec *CmdSpec, opt string) bool {
+	if len(spec.Positional) == 0 {
+		return false
+	}
+	first, _, _ := strings.Cut(spec.Positional[0], "|")
+	return strings.EqualFold("-"+first, opt)
 }
 
 // noTargets reports whether an effect's spec finds no target in a's

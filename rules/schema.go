@@ -67,6 +67,11 @@ type PathClasses struct {
 	// NotWorkspace are directories never taken as the workspace: an
 	// entry is that directory, and with "/**" everything below it too.
 	NotWorkspace []string `yaml:"not_workspace"`
+	// ProjectSubdirs are names of a project's subdirectories (src,
+	// tests): when the workspace is not on this machine and its root
+	// cannot be found, a command run in one is taken to work in the
+	// project above it.
+	ProjectSubdirs []string `yaml:"project_subdirs"`
 	// SandboxWritable are the directories a sandboxed command may write
 	// besides the workspace and scratch: tool caches, not the places
 	// tools are installed to (a binary there runs outside later).

@@ -48,7 +48,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.MetadataHosts, &src.MetadataHosts}, {&dst.Startup, &src.Startup},
 		{&dst.History, &src.History}, {&dst.NotWorkspace, &src.NotWorkspace},
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},
-		{&dst.ScratchPrivate, &src.ScratchPrivate},
+		{&dst.ScratchPrivate, &src.ScratchPrivate}, {&dst.ProjectSubdirs, &src.ProjectSubdirs},
 	}
 	for _, p := range pairs {
 		for _, entry := range *p.s {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/gitstate"
@@ -133,6 +134,9 @@ func judgeWindows(inv *Invocation, dir string, env []string, report bool) *rules
 		home = winpath.FromMSYS(getenv("HOME"))
 	}
 	ws := windowsWorkspace(dir, home, getenv, foreign)
+	if foreign {
+		ws = projectAbove(ws, set.Paths().ProjectSubdirs, home, getenv)
+	}
 	ctx := &rules.Context{Report: report, Env: rules.Env{
 		Home: winpath.Canon(home), Workspace: winpath.Canon(ws), Getenv: getenv, Environ: env,
 		Windows: true, Foreign: foreign,
@@ -238,6 +242,21 @@ func windowsWorkspace(dir, home string, getenv func(string) string, foreign bool
 		if s := winpath.Canon(getenv(v)); s != "" && (c == s || strings.HasPrefix(c, s+"/")) {
 			return ""
 		}
+	}
+	return ws
+}
+
+// projectAbove returns, for a workspace that is not on this machine, the
+// project it is a subdirectory of when its name is one of subdirs (src,
+// tests) and the directory above may be a workspace; else ws.
+func projectAbove(ws string, subdirs []string, home string, getenv func(string) string) string {
+	c := winpath.Canon(ws)
+	i := strings.LastIndexByte(c, '/')
+	if c == "" || i < 0 || !slices.Contains(subdirs, c[i+1:]) {
+		return ws
+	}
+	if up := windowsWorkspace(winpath.Abs(`..`, ws), home, getenv, true); up != "" {
+		return up
 	}
 	return ws
 }

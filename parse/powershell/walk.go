@@ -32,11 +32,11 @@ type walker struct {
 	steps    int
 	bytes    int
 	stopped  bool
-	item     *value            // $_ in a ForEach-Object or Where-Object block
+	item     *value // $_ in a ForEach-Object or Where-Object block
 	// blockParams are the arguments of & { param(...) ... } args, for the
 	// block's param() to bind.
 	blockParams []eArg
-	written  map[string]string // files the script writes, by lower-case path
+	written     map[string]string // files the script writes, by lower-case path
 }
 
 func newWalker(cfg *Config, res *Result) *walker {
