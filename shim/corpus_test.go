@@ -70,10 +70,6 @@ type corpusCase struct {
 	// (UTF-16LE, as -EncodedCommand takes it) and {B64n} (UTF-8).
 	Cmdline string   `yaml:"cmdline"`
 	Encode  []string `yaml:"encode"`
-	// Gap, for a Windows case, says that cordon does not judge it as
-	// labelled yet: it is reported, not scored, and the test fails once
-	// it is judged right (the gap must then be removed).
-	Gap string `yaml:"gap"`
 
 	file string // base name of the YAML file
 	line int
@@ -83,7 +79,7 @@ func (c *corpusCase) where() string { return fmt.Sprintf("%s:%d (%s)", c.file, c
 
 // text is the case's command for messages, shortened.
 func (c *corpusCase) text() string {
-	s := c.Cmd
+	s := cmpOr(c.Cmd, c.Cmdline)
 	if s == "" {
 		s = strings.Join(c.Argv, " ")
 	}
