@@ -115,6 +115,8 @@ var lineTests = []test{
 	{"callLabel", `call :sub & del x`, []string{`call·:sub {C:\work} !`, `del·x {C:\work}`}, ""},
 	{"start", `start "" /b cmd /c del x`, []string{`start··/b·cmd·/c·del·x {C:\work}`, `[start] cmd·/c·del·x {C:\work}`}, ""},
 	{"startDir", `start /d C:\x /wait notepad a.txt`, []string{`start·/d·C:\x·/wait·notepad·a.txt {C:\work}`, `[start] notepad·a.txt {C:\x}`}, ""},
+	{"echoThenRun", `echo rd /s /q C:\y> C:\t\c.bat && C:\t\c.bat`, []string{`echo·rd·/s·/q·C:\y {C:\work} 1>C:\t\c.bat`, `C:\t\c.bat {C:\work}`, `[batch C:\t\c.bat] rd·/s·/q·C:\y {C:\work}`}, ""},
+	{"echoThenCopyThenRun", `echo echo hi> c.bat & copy x.txt c.bat & c.bat`, []string{`echo·echo·hi {C:\work} 1>c.bat`, `copy·x.txt·c.bat {C:\work}`, `c.bat {C:\work} !`}, ""},
 	{"forfiles", `forfiles /p C:\x /s /c "cmd /c del @path"`, []string{`forfiles·/p·C:\x·/s·/c·cmd /c del @path {C:\work}`, `[forfiles /c] cmd·/c·del·C:\x\*`}, ""},
 	{"forfilesDefault", `forfiles /p C:\x /m *.log`, []string{`forfiles·/p·C:\x·/m·*.log {C:\work}`, `[forfiles /c] cmd·/c·echo·C:\x\*.log {C:\x}`}, ""},
 	{"forfilesHex", `forfiles /c "cmd /c echo 0x22@file0x22 0x26 del x"`, []string{`forfiles·/c·cmd /c echo 0x22@file0x22 0x26 del x {C:\work}`, `[forfiles /c] cmd·/c·echo·C:\work\*·&·del·x {C:\work}`}, ""},

@@ -49,6 +49,13 @@ func show(c Command) string {
 	if c.StdinFrom >= 0 {
 		flags = append(flags, "stdin")
 	}
+	if len(c.Input) > 0 {
+		var in []string
+		for _, a := range c.Input {
+			in = append(in, a.String())
+		}
+		flags = append(flags, "input "+strings.Join(in, ","))
+	}
 	if len(flags) > 0 {
 		b.WriteString(" | " + strings.Join(flags, ", "))
 	}
@@ -95,7 +102,7 @@ var walkTests = []struct {
 	{"IexBase64", `iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('` + utf16b64(`rm C:\x`) + `')))`,
 		[]string{`[System.Convert]::FromBase64String ` + utf16b64(`rm C:\x`), `Invoke-Expression[iex] rm C:\x`, `Remove-Item[rm] C:\x | via Invoke-Expression`}, false},
 	{"ForEach", `Get-ChildItem -Recurse | ForEach-Object { Remove-Item $_.FullName }`,
-		[]string{`Get-ChildItem -Recurse`, `ForEach-Object { Remove-Item $_.FullName } | stdin`, `Remove-Item C:\work\proj\* | via ForEach-Object {}`}, false},
+		[]string{`Get-ChildItem -Recurse`, `ForEach-Object { Remove-Item $_.FullName } | stdin, input C:\work\proj\*`, `Remove-Item C:\work\proj\* | via ForEach-Object {}`}, false},
 	{"StaticDelete", `[IO.Directory]::Delete('C:\x', $true)`, []string{`[System.IO.Directory]::Delete C:\x True`}, false},
 	{"SetEnv", `[Environment]::SetEnvironmentVariable('Path', 'x', 'User')`, []string{`[System.Environment]::SetEnvironmentVariable Path x User`}, false},
 	{"Registry", `Set-ItemProperty HKCU:\Software\Microsoft\Windows\CurrentVersion\Run -Name x -Value y`,
@@ -148,6 +155,36 @@ var walkTests = []struct {
 	{"ModuleQualified", `Microsoft.PowerShell.Management\Remove-Item x`, []string{`Remove-Item x`}, false},
 	{"WScript", `(New-Object -ComObject WScript.Shell).Run('cmd /c del x')`,
 		[]string{`New-Object -ComObject WScript.Shell`, `[WScript.Shell].Run cmd /c del x`, `cmd /c del x | via [WScript.Shell].Run`}, false},
+
+	// What pipelines carry, and paths computed at run time.
+	{"PipeItems", `Get-ChildItem C:\x -Filter *.log | Remove-Item`,
+		[]string{`Get-ChildItem C:\x -Filter *.log`, `Remove-Item | stdin, input C:\x\*.log`}, false},
+	{"PipeInclude", `gci -Recurse -Include bin,obj | ri -r`,
+		[]string{`Get-ChildItem[gci] -Recurse -Include bin ,obj`, `Remove-Item[ri] -r | stdin, input C:\work\proj\bin,C:\work\proj\obj`}, false},
+	{"PipeString", `'C:\x' | Remove-Item`, []string{`Remove-Item | input C:\x`}, false},
+	{"PipeWhere", `Get-Item C:\x | Where-Object { $_.Length -gt 0 } | Remove-Item`,
+		[]string{`Get-Item C:\x`, `Where-Object { $_.Length -gt 0 } | stdin, input C:\x`, `Remove-Item | stdin, input C:\x`}, false},
+	{"PipeUnknown", `Get-Content list.txt | Remove-Item`, []string{`Get-Content list.txt`, `Remove-Item | stdin`}, false},
+	{"ItemDelete", `(Get-Item ~\x).Delete($true)`, []string{`Get-Item C:\Users\me\x`, `[System.IO.Directory]::Delete C:\Users\me\x True`}, false},
+	{"TempPath", `ri -r (Join-Path ([IO.Path]::GetTempPath()) 'c')`,
+		[]string{`[System.IO.Path]::GetTempPath`, `Join-Path C:\Users\me\AppData\Local\Temp\ c`, `Remove-Item[ri] -r C:\Users\me\AppData\Local\Temp\c`}, false},
+	{"FolderPath", `ri ([Environment]::GetFolderPath('Desktop'))`,
+		[]string{`[System.Environment]::GetFolderPath Desktop`, `Remove-Item[ri] C:\Users\me\Desktop`}, false},
+	{"GetVariable", `ri (Get-Variable HOME -ValueOnly)`, []string{`Get-Variable HOME -ValueOnly`, `Remove-Item[ri] C:\Users\me`}, false},
+	{"ParamBlock", `& { param($a, $b) ri $b } x C:\y`, []string{`Remove-Item[ri] C:\y | via & {}`}, false},
+	{"ParamBlockNamed", `& { param($a) ri $a } -a C:\y`, []string{`Remove-Item[ri] C:\y | via & {}`}, false},
+	{"WriteThenRun", `Set-Content $env:TEMP\c.ps1 'ri C:\x'; & $env:TEMP\c.ps1`,
+		[]string{`Set-Content C:\Users\me\AppData\Local\Temp\c.ps1 ri C:\x`, `C:\Users\me\AppData\Local\Temp\c.ps1`, `Remove-Item[ri] C:\x | via & c.ps1`}, false},
+	{"WrittenThenChanged", `Set-Content c.ps1 'echo hi'; Copy-Item x.ps1 c.ps1; & .\c.ps1`,
+		[]string{`Set-Content c.ps1 echo hi`, `Copy-Item x.ps1 c.ps1`, `.\c.ps1 | unknown-code`}, false},
+	{"BareExpression", `$env:USERPROFILE`, []string{`Write-Output C:\Users\me`}, false},
+	{"BareLiteral", `'hello'`, nil, false},
+	{"ProfileAllHosts", `'x' | Out-File -Append $PROFILE.CurrentUserAllHosts`,
+		[]string{`Out-File -Append C:\Users\me\Documents\WindowsPowerShell\profile.ps1 | input x`}, false},
+	{"FileSystemObject", `(New-Object -ComObject Scripting.FileSystemObject).DeleteFolder('C:\x', $true)`,
+		[]string{`New-Object -ComObject Scripting.FileSystemObject`, `[Scripting.FileSystemObject].DeleteFolder C:\x True`}, false},
+	{"TcpClient", `New-Object Net.Sockets.TCPClient('10.0.0.1', 4444)`,
+		[]string{`New-Object Net.Sockets.TCPClient 10.0.0.1 ,4444`, `[System.Net.Sockets.TcpClient]::new 10.0.0.1 4444`}, false},
 }
 
 func TestCommands(t *testing.T) {
