@@ -6,11 +6,11 @@ package ruleyaml
 import (
 	"bytes"
 	"errors"
-	"io"
-	"strconv"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/rules"
