@@ -212,7 +212,7 @@ commands:
 	for script, want := range map[string]rules.Verdict{
 		"git push origin main": rules.Deny,
 		"rm -rf ~":             rules.Deny,
-		"mytool ~":             rules.Deny,
+		"mytool ~":             rules.Ask, // home-ask: the project's own command and policy
 		"ls":                   rules.Allow,
 	} {
 		if got, ids := verdict(t, l.Set, script); got != want {
