@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 
 	"github.com/cordonsh/cordon/parse"
@@ -27,10 +28,8 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
 	}
-	mergeEach(&n.paths, &s.paths, keepAll)
-	mergeEach(&n.paths, &f.Paths, keepAll)
-	mergeEach(&n.winPaths, &s.winPaths, keepAll)
-	mergeEach(&n.winPaths, &f.WindowsPaths, keepAll)
+	n.paths = addPaths(s.paths, f.Paths)
+	n.winPaths = addPaths(s.winPaths, f.WindowsPaths)
 	if n.commands == nil {
 		n.commands = map[string]*command{}
 	}
@@ -54,7 +53,18 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 	return n, nil
 }
 
-func keepAll(string) bool { return true }
+// addPaths returns a's entries, then b's, class by class. Without b it
+// returns a itself: sets never append to their classes, so sharing them
+// is safe.
+func addPaths(a, b PathClasses) PathClasses {
+	if reflect.ValueOf(b).IsZero() {
+		return a
+	}
+	var out PathClasses
+	mergeEach(&out, &a, func(string) bool { return true })
+	mergeEach(&out, &b, func(string) bool { return true })
+	return out
+}
 
 // addCommands compiles f's commands into n, replacing n's of the same
 // name.

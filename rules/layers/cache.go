@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/cordonsh/cordon/rules"
 )
 
 // cacheVersion changes whenever what the cache holds changes shape.
@@ -19,11 +21,9 @@ type cache struct {
 
 // cached is what a cache file holds.
 type cached struct {
-	Key      string            `json:"key"`
-	Files    []*applied        `json:"files"`
-	Policies map[string]Source `json:"policies"`
-	Commands map[string]Source `json:"commands"`
-	Warnings []string          `json:"warnings,omitempty"`
+	Key      string     `json:"key"`
+	Files    []*applied `json:"files"`
+	Warnings []string   `json:"warnings,omitempty"`
 }
 
 // cacheKey is the sha256 of everything the outcome depends on: every
@@ -72,14 +72,15 @@ func (c *cache) load() *Loaded {
 	if err != nil {
 		return nil
 	}
-	l := &Loaded{Set: set, Policies: cd.Policies, Commands: cd.Commands, Warnings: cd.Warnings}
+	r := &result{Loaded: &Loaded{Set: set, Warnings: cd.Warnings}, applied: cd.Files}
+	r.sources()
 	var files []*found
 	for _, a := range cd.Files {
-		l.Files = append(l.Files, a.File)
+		r.Files = append(r.Files, a.File)
 		files = append(files, &found{File: a.File})
 	}
-	l.Guard = guard(files, c.dir, p)
-	return l
+	r.Guard = guard(files, c.dir, p)
+	return r.Loaded
 }
 
 // save writes the outcome r; a cache that cannot be written is no error.
@@ -88,7 +89,21 @@ func (c *cache) save(r *result) {
 	if p == "" {
 		return
 	}
-	data, err := json.Marshal(&cached{Key: c.key, Files: r.applied, Policies: r.Policies, Commands: r.Commands, Warnings: r.Warnings})
+	// The examples were checked: the cache does not need them.
+	files := make([]*applied, len(r.applied))
+	for i, a := range r.applied {
+		cp := *a
+		rf := *a.Rules
+		rf.Policies = make([]*rules.Policy, len(a.Rules.Policies))
+		for k, p := range a.Rules.Policies {
+			q := *p
+			q.Match, q.NotMatch = nil, nil
+			rf.Policies[k] = &q
+		}
+		cp.Rules = &rf
+		files[i] = &cp
+	}
+	data, err := json.Marshal(&cached{Key: c.key, Files: files, Warnings: r.Warnings})
 	if err != nil || os.MkdirAll(filepath.Dir(p), 0o700) != nil {
 		return
 	}
