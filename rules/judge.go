@@ -56,6 +56,9 @@ type Context struct {
 func (s *Set) Judge(res *parse.Result, ctx *Context) *Judgement {
 	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Env.Show(ctx.Workspace)}}
 	j.run()
+	if s.floor != nil {
+		judgeFloor(j.j, s.floor, res, ctx)
+	}
 	return j.j
 }
 

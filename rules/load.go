@@ -28,6 +28,9 @@ type Set struct {
 	policies    []*Policy
 
 	win winClasses // built on first use
+
+	// floor, when set, judges every script too: see [Set.WithFloor].
+	floor *Set
 }
 
 // command is a compiled [CmdSpec]. Its carrier, with the regular

@@ -241,6 +241,45 @@ type Policy struct {
 	// (the command), {target}, {raw} (the target as written), {workspace},
 	// {state} and {effect} are filled in.
 	Message string `yaml:"message"`
+	// Disable, in a later layer, removes the earlier policy with this id;
+	// nothing else may be set with it.
+	Disable bool `yaml:"disable"`
+	// Match are commands this policy must match: judged with the
+	// effective rules, their reasons include the policy's id. NotMatch
+	// are commands it must not match. A rule file whose policy fails one
+	// of its examples is loaded without that policy.
+	Match    []Example `yaml:"match"`
+	NotMatch []Example `yaml:"not_match"`
+}
+
+// An Example is a command a policy is tested with: a bash script, or an
+// argv an agent would exec, run in Cwd with Env added to a fixed
+// environment (see package rules/layers for the defaults).
+type Example struct {
+	Script string            `yaml:"script" json:"script,omitempty"`
+	Argv   []string          `yaml:"argv" json:"argv,omitempty"`
+	Cwd    string            `yaml:"cwd" json:"cwd,omitempty"`
+	Env    map[string]string `yaml:"env" json:"env,omitempty"`
+	// Line is the example's line in its file, when known.
+	Line int `yaml:"-" json:"line,omitempty"`
+}
+
+// UnmarshalYAML accepts a string (a bash script) or a mapping with
+// script or argv, and cwd and env. It uses the callback form, as
+// [Categories.UnmarshalYAML] does.
+func (x *Example) UnmarshalYAML(unmarshal func(any) error) error {
+	var script string
+	if err := unmarshal(&script); err == nil {
+		*x = Example{Script: script}
+		return nil
+	}
+	type plain Example
+	var p plain
+	if err := unmarshal(&p); err != nil {
+		return err
+	}
+	*x = Example(p)
+	return nil
 }
 
 // Categories is one category name or a list of them.

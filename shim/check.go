@@ -52,11 +52,22 @@ func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) 
 }
 
 func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
-	set := builtinRules()
 	getenv := envLookup(env)
 	ws := Workspace(dir, getenv("HOME"))
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Environ: env}, Report: report}
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && err == nil {
+	loaded, err := Rules(ws, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return judgeWith(loaded.Set, inv, dir, env, ws, false, report), nil
+}
+
+// judgeWith judges inv with set, as if run in dir with env in the
+// workspace ws. A foreign workspace is not looked at on disk: what git
+// could restore there is unknown.
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws string, foreign, report bool) *rules.Judgement {
+	getenv := envLookup(env)
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Environ: env, Foreign: foreign}, Report: report}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && !foreign && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
 	}
 	cfg := &parse.Config{
@@ -73,7 +84,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 	default:
 		res = &parse.Result{}
 	}
-	return set.Judge(res, ctx), nil
+	return set.Judge(res, ctx)
 }
 
 // nestedShell decodes a shell invocation found inside a script.

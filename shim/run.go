@@ -193,13 +193,18 @@ func regularStdin() (script string, ok bool, err error) {
 // safeJudge is Judge, with a panic turned into an error: a bug in cordon
 // must refuse the command, not crash with a trace the agent cannot use.
 func safeJudge(inv *Invocation, dir string, env []string) (j *rules.Judgement, err error) {
-	return safeJudgeWith(func() *rules.Judgement {
-		j, err := Judge(inv, dir, env)
-		if err != nil {
-			panic(err)
+	var judgeErr error
+	j, err = safeJudgeWith(func() *rules.Judgement {
+		j, judgeErr = Judge(inv, dir, env)
+		if judgeErr != nil {
+			return &rules.Judgement{}
 		}
 		return j
 	})
+	if judgeErr != nil {
+		return nil, judgeErr
+	}
+	return j, err
 }
 
 // safeJudgeWith runs judge, with a panic turned into an error.

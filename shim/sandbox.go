@@ -74,9 +74,10 @@ type ConfineOptions struct {
 
 // Confine returns how to run a command in dir with the environment env,
 // the user's settings (overridden by opts, which may be nil) and the
-// built-in rules. The workspace is the git top level of dir, or dir; none
+// effective rules (see [Rules]). The workspace is the git top level of dir, or dir; none
 // when that is the home directory or a system directory, and then only
-// scratch and caches are writable. The error says why no sandbox can run,
+// scratch and caches are writable. The error says why no sandbox can run
+// or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
 	getenv := envLookup(env)
@@ -97,7 +98,11 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 	if ws == "" {
 		ws = Workspace(dir, getenv("HOME"))
 	}
-	spec := SandboxSpec(builtinRules(), cfg, ws)
+	loaded, err := Rules(ws, getenv)
+	if err != nil {
+		return nil, err
+	}
+	spec := SandboxSpec(loaded.Set, cfg, ws)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
 	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
@@ -128,6 +133,11 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 	for _, f := range cfg.Files {
 		if root := containing(f, c.Policy.WritableRoots()); root != "" {
 			return nil, fmt.Errorf("the settings file %s can be written by sandboxed commands (it is inside %s); nothing runs until it is moved out (set XDG_CONFIG_HOME elsewhere)", f, root)
+		}
+	}
+	for _, f := range loaded.Guard {
+		if root := containing(f, c.Policy.WritableRoots()); root != "" {
+			return nil, fmt.Errorf("%s decides cordon's rules but can be written by sandboxed commands (it is inside %s); nothing runs until it is moved out (check XDG_CONFIG_HOME, XDG_STATE_HOME and CORDON_SYSTEM_DIR)", f, root)
 		}
 	}
 	return c, nil

@@ -3,7 +3,10 @@ package shim
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/cordonsh/cordon/config"
 )
 
 func TestWorkspace(t *testing.T) {
@@ -76,5 +79,16 @@ func TestUnconfinedNoticeOnce(t *testing.T) {
 	}
 	if msg := unconfinedNotice(""); msg == "" {
 		t.Error("no notice without a state directory")
+	}
+}
+
+// The project's rule files (.cordon) are read-only inside the sandbox,
+// like .git/hooks: an agent cannot edit the rules that judge it.
+func TestSandboxSpecProtectsProjectRules(t *testing.T) {
+	spec := SandboxSpec(builtinRules(), &config.Config{}, "/home/dev/proj")
+	for _, p := range []string{".cordon", ".git/hooks"} {
+		if !slices.Contains(spec.ReadOnly, p) {
+			t.Errorf("%s is not read-only in the sandbox: %q", p, spec.ReadOnly)
+		}
 	}
 }
