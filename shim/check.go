@@ -52,7 +52,11 @@ func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) 
 }
 
 func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
-	set := builtinRules()
+	return judgeWith(builtinRules(), inv, dir, env, report), nil
+}
+
+// judgeWith judges inv with the rules set.
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, report bool) *rules.Judgement {
 	getenv := envLookup(env)
 	ws := Workspace(dir, getenv("HOME"))
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}, Report: report}
@@ -73,7 +77,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 	default:
 		res = &parse.Result{}
 	}
-	return set.Judge(res, ctx), nil
+	return set.Judge(res, ctx)
 }
 
 // nestedShell decodes a shell invocation found inside a script.
