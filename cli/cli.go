@@ -26,7 +26,7 @@ type command struct {
 }
 
 func commands() []*command {
-	return []*command{checkCommand(), explainCommand(), runCommand(), sandboxCommand(), versionCommand(), helpCommand()}
+	return []*command{checkCommand(), explainCommand(), rulesCommand(), runCommand(), sandboxCommand(), versionCommand(), helpCommand()}
 }
 
 // Main runs the cordon command line with args (without the program name)
@@ -185,4 +185,42 @@ func version() string {
 		return "devel"
 	}
 	return info.Main.Version
+}
+
+// rulesCommand is the group of cordon rules subcommands.
+func rulesCommand() *command {
+	var long strings.Builder
+	long.WriteString("subcommands:\n")
+	for _, sub := range rulesSubcommands() {
+		fmt.Fprintf(&long, "  %-8s %s\n", strings.TrimPrefix(sub.name, "rules "), sub.short)
+	}
+	return &command{
+		name:  "rules",
+		args:  "SUBCOMMAND [ARGS...]",
+		short: "work with rule files",
+		long:  strings.TrimSuffix(long.String(), "\n"),
+		run:   runRules,
+	}
+}
+
+// rulesSubcommands are the subcommands of cordon rules, named "rules X".
+func rulesSubcommands() []*command {
+	return []*command{rulesWatchCommand()}
+}
+
+func runRules(c *command, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return c.usageError(stderr, "missing subcommand")
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		fmt.Fprint(stdout, c.help(nil))
+		return exitOK
+	}
+	for _, sub := range rulesSubcommands() {
+		if sub.name == "rules "+args[0] {
+			return sub.run(sub, args[1:], stdout, stderr)
+		}
+	}
+	return c.usageError(stderr, "unknown subcommand %q", args[0])
 }

@@ -56,3 +56,6 @@ func Overlay(base *Set, names []string, files []*File) (*Set, error) {
 	s.policies = append(s.policies, rest...)
 	return s, nil
 }
+
+// NumPolicies returns how many policies s holds.
+func (s *Set) NumPolicies() int { return len(s.policies) }
