@@ -88,3 +88,31 @@ func TestTooLarge(t *testing.T) {
 		t.Errorf("got %d chunks, %d with errors; want echo a, then the refusal, then nothing", n, errs)
 	}
 }
+
+// BenchmarkSessionStatement is the judge's work for one statement of a
+// session whose prelude holds a cd and a few variables and a function.
+func BenchmarkSessionStatement(b *testing.B) {
+	dir := b.TempDir()
+	inv, err := Decode([]string{"bash", "-s"}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &session{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: builtinRules}
+	for _, line := range []string{"cd " + dir + "\n", "X=1\n", "export Y=2\n", "f() { echo $1; }\n"} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if msg := s.judge(chunk{text: []byte(line), stmts: f.Stmts}); msg != "" {
+			b.Fatal(msg)
+		}
+	}
+	f, _ := syntax.NewParser().Parse(strings.NewReader("ls -la src | grep x\n"), "")
+	c := chunk{text: []byte("ls -la src | grep x\n"), stmts: f.Stmts}
+	b.ReportAllocs()
+	for b.Loop() {
+		if msg := s.judge(c); msg != "" {
+			b.Fatal(msg)
+		}
+	}
+}
