@@ -186,3 +186,4 @@ func version() string {
 	}
 	return info.Main.Version
 }
+

@@ -14,7 +14,7 @@ import (
 func rulesCommand() *command {
 	return &command{
 		name:  "rules",
-		args:  "show | lint [DIR|FILE...] | test [FILE...] | trust [--revoke] [DIR]",
+		args:  "show | lint [DIR|FILE...] | test [FILE...] | trust [--revoke] [DIR] | watch",
 		short: "show, check, test and trust the rule files",
 		long: `Rule files are read from, weakest first:
   /etc/cordon/rules/*.yaml              system ($CORDON_SYSTEM_DIR replaces the directory)
@@ -27,6 +27,8 @@ func rulesCommand() *command {
   test   judge the policies' match and not_match examples; exit 1 on a failure
   trust  trust the exact content of the project's rule files (of DIR, or of
          the current workspace) so that all of it applies; --revoke forgets it
+  watch  print each reload of the rules, or each rejected edit (file:line),
+         as a running session sees them; runs until interrupted
 
 A person runs these, never an agent: through the shim they are refused.`,
 		run: runRules,
@@ -35,7 +37,7 @@ A person runs these, never an agent: through the shim they are refused.`,
 
 func runRules(c *command, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return c.usageError(stderr, "which one: show, lint, test or trust")
+		return c.usageError(stderr, "which one: show, lint, test, trust or watch")
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		fmt.Fprint(stdout, c.help(nil))
@@ -43,6 +45,10 @@ func runRules(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	sub := map[string]func(*command, []string, io.Writer, io.Writer) int{
 		"show": rulesShow, "lint": rulesLint, "test": rulesTest, "trust": rulesTrust,
+		"watch": func(_ *command, args []string, stdout, stderr io.Writer) int {
+			w := rulesWatchCommand()
+			return w.run(w, args, stdout, stderr)
+		},
 	}[args[0]]
 	if sub == nil {
 		return c.usageError(stderr, "unknown rules command %q", args[0])

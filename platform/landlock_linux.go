@@ -126,6 +126,28 @@ func (l *landlockBackend) Exec(path string, argv, env []string, dir string) erro
 // confineAndExec runs on a locked thread; see the comment at the top of
 // the file.
 func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir string) error {
+	if err := l.confineThread(); err != nil {
+		return err
+	}
+	if dir != "" {
+		if err := unix.Chdir(dir); err != nil {
+			return fmt.Errorf("cannot change to the directory %s: %w", dir, err)
+		}
+	}
+	// The limits come last, so that they cannot starve the steps above
+	// (RLIMIT_AS and RLIMIT_NOFILE could break Go's own allocations and
+	// the rules' open files). setLimits (bwrap_linux.go) never raises a
+	// limit, so it needs no capability.
+	if err := setLimits(l.p.Limits); err != nil {
+		return err
+	}
+	err := syscall.Exec(path, argv, env)
+	return fmt.Errorf("cannot run %s: %w", path, err)
+}
+
+// confineThread applies steps 1 to 4 (see the top of the file) to the
+// calling thread, which must be locked to its goroutine for good.
+func (l *landlockBackend) confineThread() error {
 	if l.mounts != nil {
 		if err := l.mounts.apply(); err != nil {
 			return err
@@ -146,20 +168,7 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 			return err
 		}
 	}
-	if dir != "" {
-		if err := unix.Chdir(dir); err != nil {
-			return fmt.Errorf("cannot change to the directory %s: %w", dir, err)
-		}
-	}
-	// The limits come last, so that they cannot starve the steps above
-	// (RLIMIT_AS and RLIMIT_NOFILE could break Go's own allocations and
-	// the rules' open files). setLimits (bwrap_linux.go) never raises a
-	// limit, so it needs no capability.
-	if err := setLimits(l.p.Limits); err != nil {
-		return err
-	}
-	err := syscall.Exec(path, argv, env)
-	return fmt.Errorf("cannot run %s: %w", path, err)
+	return nil
 }
 
 // Landlock access rights, by use.

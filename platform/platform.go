@@ -1,6 +1,8 @@
 package platform
 
-// A Backend runs a program in place of cordon.
+import "os"
+
+// A Backend runs a program in place of cordon, or as its child.
 type Backend interface {
 	// Name is the backend's name for the audit log and cordon doctor.
 	Name() string
@@ -10,6 +12,14 @@ type Backend interface {
 	// could not be started; when it has been, the process ends with the
 	// program's exit status.
 	Exec(path string, argv, env []string, dir string) error
+	// Start starts the program at path as a child of this process,
+	// confined as Exec would confine it, in the current directory, with
+	// stdin as its standard input and this process's standard output and
+	// error. Descriptors above 2 that this process holds without
+	// close-on-exec are inherited, as with Exec. This process stays
+	// unconfined. The error says why the program could not be started;
+	// then nothing runs.
+	Start(path string, argv, env []string, stdin *os.File) (*Child, error)
 }
 
 // Direct runs the program with no confinement: on Unix it is execve(2),
@@ -24,4 +34,8 @@ func (direct) Name() string { return "direct" }
 
 func (direct) Exec(path string, argv, env []string, dir string) error {
 	return execDirect(path, argv, env, dir)
+}
+
+func (direct) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	return startDirect(path, argv, env, stdin)
 }

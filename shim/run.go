@@ -126,6 +126,9 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 			inv = &c
 		}
 	}
+	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
+		return r.session(inv, dir)
+	}
 	j, err := safeJudge(inv, dir, r.env)
 	switch {
 	case err != nil:

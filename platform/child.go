@@ -1,0 +1,42 @@
+package platform
+
+import (
+	"os"
+	"sync"
+)
+
+// A Child is a program started by [Backend.Start]: cordon stays its
+// parent, passes signals on and reports how it ended.
+type Child struct {
+	forward func(os.Signal) // nil: signals are not passed on
+	done    chan childEnd   // receives once, when the program has ended
+	once    sync.Once
+	end     childEnd
+}
+
+// childEnd is how a child ended: its exit status, shell style, or why it
+// could not be waited for.
+type childEnd struct {
+	code int
+	err  error
+}
+
+// Forward passes a signal this process received on to the program, the
+// way the program would have received it had it run in place of cordon
+// (see each backend's Exec). A keyboard signal (SIGINT, SIGQUIT) that
+// the program got from a terminal it shares with cordon is not sent
+// twice. Signals to a program that has ended are dropped.
+func (c *Child) Forward(sig os.Signal) {
+	if c.forward != nil {
+		c.forward(sig)
+	}
+}
+
+// Wait waits for the program to end and returns its exit status as a
+// shell reports it: the status it exited with, or 128+N when signal N
+// killed it. The error says why the program could not be waited for;
+// the status is then 126.
+func (c *Child) Wait() (int, error) {
+	c.once.Do(func() { c.end = <-c.done })
+	return c.end.code, c.end.err
+}

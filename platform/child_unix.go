@@ -1,0 +1,150 @@
+//go:build !windows
+
+package platform
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// A spawn says how a backend starts a child: [spawn.start] runs it on a
+// goroutine locked to an OS thread of its own, from start to end.
+type spawn struct {
+	// prepare runs on the locked thread before the program starts: it
+	// may confine that thread, which the program then inherits. nil does
+	// nothing.
+	prepare func() error
+	// path and argv are what is run (bwrap, for the bwrap backend).
+	path string
+	argv []string
+	env  []string
+	// stdin is the program's standard input.
+	stdin *os.File
+	// sys are the process attributes (process group, parent death
+	// signal).
+	sys *syscall.SysProcAttr
+	// started runs once the program has started (resource limits); an
+	// error kills it.
+	started func(pid int) error
+	// signal passes a signal to the started program; nil sends it to
+	// pid, or to its process group when sys gives it one.
+	signal func(pid int, sig syscall.Signal)
+	// status turns the wait status into the program's (bwrap's 128+N
+	// back into a death by signal); nil keeps it.
+	status func(syscall.WaitStatus) syscall.WaitStatus
+	// finish runs after the program has ended.
+	finish func()
+}
+
+// start starts the program and returns at once; the program is waited
+// for on the same thread, which ends with it. The thread is never handed
+// back to the Go scheduler: it may be confined (Landlock), and bwrap's
+// --die-with-parent follows the thread that started it.
+func (s *spawn) start() (*Child, error) {
+	started := make(chan error, 1)
+	c := &Child{done: make(chan childEnd, 1)}
+	pids := make(chan int, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: see above
+		pid, err := s.run(started)
+		if err != nil {
+			return
+		}
+		pids <- pid
+		var ws syscall.WaitStatus
+		for {
+			_, err = syscall.Wait4(pid, &ws, 0, nil)
+			if err != syscall.EINTR {
+				break
+			}
+		}
+		if s.finish != nil {
+			s.finish()
+		}
+		if err != nil {
+			c.done <- childEnd{code: 126, err: fmt.Errorf("cannot wait for %s: %w", s.path, err)}
+			return
+		}
+		if s.status != nil {
+			ws = s.status(ws)
+		}
+		c.done <- childEnd{code: shellStatus(ws)}
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	pid := <-pids
+	c.forward = func(sig os.Signal) {
+		ss, ok := sig.(syscall.Signal)
+		if !ok {
+			return
+		}
+		switch {
+		case s.signal != nil:
+			s.signal(pid, ss)
+		case s.sys != nil && s.sys.Setpgid:
+			syscall.Kill(-pid, ss)
+		case ss == syscall.SIGINT || ss == syscall.SIGQUIT:
+			// The same process group as cordon: a terminal's keyboard
+			// signal reached the program already.
+			if !IsTerminal(0) && !IsTerminal(1) && !IsTerminal(2) {
+				syscall.Kill(pid, ss)
+			}
+		default:
+			syscall.Kill(pid, ss)
+		}
+	}
+	return c, nil
+}
+
+// run prepares the thread and starts the program, reporting on started.
+func (s *spawn) run(started chan<- error) (int, error) {
+	if s.prepare != nil {
+		if err := s.prepare(); err != nil {
+			started <- err
+			return 0, err
+		}
+	}
+	pid, err := syscall.ForkExec(s.path, s.argv, &syscall.ProcAttr{
+		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
+	})
+	if err != nil {
+		err = fmt.Errorf("cannot start %s: %w", s.path, err)
+		started <- err
+		return 0, err
+	}
+	if s.started != nil {
+		if err := s.started(pid); err != nil {
+			syscall.Kill(pid, syscall.SIGKILL)
+			var ws syscall.WaitStatus
+			syscall.Wait4(pid, &ws, 0, nil)
+			started <- err
+			return 0, err
+		}
+	}
+	started <- nil
+	return pid, nil
+}
+
+// shellStatus is the exit status a shell reports for ws: the exit code,
+// or 128+N for a death by signal N.
+func shellStatus(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// ownGroup reports whether a child should get a process group of its
+// own: when no standard stream is a terminal, as bwrap's Exec decides.
+// Agents stop commands by signalling cordon's group; cordon passes the
+// signal on to the child's group, once.
+func ownGroup() bool { return !IsTerminal(0) && !IsTerminal(1) && !IsTerminal(2) }
+
+// startDirect starts the program unconfined.
+func startDirect(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	s := &spawn{path: path, argv: argv, env: env, stdin: stdin, sys: &syscall.SysProcAttr{Setpgid: ownGroup()}}
+	return s.start()
+}

@@ -1,0 +1,259 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/rules/watch"
+)
+
+// A persistent session: a shell that reads its script from a pipe (bash,
+// bash -s ARGS, sh -s, zsh, bash -i fed by a pipe, as pipe-driven agents
+// run it). cordon reads the statements as they arrive, judges each line
+// of complete statements with the rules of that moment, and writes the
+// allowed ones, byte for byte, to one real shell started as its child, so
+// that cd, variables and functions persist as in the real session. A
+// refused statement never reaches the shell: it gets instead a line that
+// prints the refusal on its standard error and sets $? to 126.
+//
+// What the judge knows of earlier statements: the top-level statements
+// that only change the shell's state (cd, pushd, popd, assignments,
+// export, declare, local, readonly, unset, set, shopt, alias, function
+// definitions) are kept, the last 256 KiB of them, and judged again as a
+// prelude to each new statement, so that a relative path after cd, a
+// variable or a function defined earlier are resolved as the shell will.
+// State changed inside a compound statement (cd x && make, if ...; then
+// cd y; fi) or by a sourced file is not followed.
+
+// maxPrelude bounds the state statements kept for the judge.
+const maxPrelude = 256 << 10
+
+// streamedStdin reports whether standard input is read as it arrives:
+// a pipe, a socket or a device, not a terminal and not a regular file
+// (which [regularStdin] reads whole).
+func streamedStdin() bool {
+	fi, err := os.Stdin.Stat()
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir() && !platform.IsTerminal(os.Stdin.Fd())
+}
+
+// A session is one persistent shell run.
+type session struct {
+	r       *run
+	inv     *Invocation
+	dir     string // where the shell started
+	ws      string // the workspace of dir
+	rules   func() *rules.Set
+	prelude []string // state statements, printed
+	size    int      // bytes in prelude
+}
+
+// session runs the real shell as a child, confined, and feeds it the
+// statements of standard input that the rules allow. It returns the
+// shell's exit status.
+func (r *run) session(inv *Invocation, dir string) int {
+	c, err := Confine(dir, r.env, nil)
+	if err != nil {
+		return r.fail("%v", err)
+	}
+	current, stop, err := r.sessionRules(dir, c)
+	if err != nil {
+		return r.fail("%v", err)
+	}
+	defer stop()
+	if c.Unconfined {
+		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return r.fail("cannot make a pipe for the shell: %v", err)
+	}
+	child, err := c.Backend.Start(r.real, r.argv, c.Policy.Env, pr)
+	pr.Close()
+	if err != nil {
+		pw.Close()
+		return r.fail("cannot run the real shell: %v", err)
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	go func() {
+		for s := range sigs {
+			child.Forward(s)
+		}
+	}()
+	s := &session{r: r, inv: inv, dir: dir, ws: Workspace(dir, getenv(r.env, "HOME")), rules: current}
+	go func() {
+		s.feed(os.Stdin, pw)
+		pw.Close()
+	}()
+	code, err := child.Wait()
+	signal.Stop(sigs)
+	if err != nil {
+		r.print(fmt.Sprintf("cordon: %s: %v\n", r.name, err))
+	}
+	return code
+}
+
+// sessionRules returns the rules of the moment for a session in dir,
+// kept current by a watcher until stop. A rules directory that sandboxed
+// commands can write is refused: an agent could loosen its own rules.
+func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Set, stop func(), err error) {
+	ws := Workspace(dir, getenv(r.env, "HOME"))
+	dirs, load := RuleSource(ws, r.env)
+	roots := c.Policy.WritableRoots()
+	guarded := func() (*rules.Set, error) {
+		for _, d := range dirs {
+			if _, err := os.Stat(d); err != nil {
+				continue
+			}
+			if root := containing(d, roots); root != "" {
+				return nil, fmt.Errorf("the rules directory %s can be written by sandboxed commands (it is inside %s); move it out (set XDG_CONFIG_HOME elsewhere)", Printable(d), Printable(root))
+			}
+		}
+		return load()
+	}
+	report := func(e watch.Event) {
+		if e.Kind == watch.Rejected {
+			r.print(fmt.Sprintf("cordon: %s: rules %s\n", r.name, e))
+		}
+	}
+	w, err := watch.New(dirs, guarded, report)
+	if err == nil {
+		return w.Current, func() { w.Close() }, nil
+	}
+	// No watch (the system's limit on inotify instances), or no rules.
+	set, lerr := guarded()
+	if lerr != nil {
+		return nil, nil, fmt.Errorf("cannot load the rules: %v", lerr)
+	}
+	r.print(fmt.Sprintf("cordon: %s: rule changes are not seen by this session: %v\n", r.name, err))
+	return func() *rules.Set { return set }, func() {}, nil
+}
+
+// feed judges the statements read from in and writes to the shell the
+// allowed ones, or a refusal in their place. It returns at the end of in,
+// after a syntax error (see [splitStatements]), or when the shell stops
+// reading.
+func (s *session) feed(in io.Reader, shell io.Writer) {
+	resync := s.inv.Interactive
+	splitStatements(in, langOf(s.inv.Dialect), resync, func(c chunk) bool {
+		out := string(c.text)
+		if msg := s.judge(c); msg != "" {
+			// As long as c (the same number of lines, for $LINENO). After
+			// a syntax error a shell reading a script stops: so does the
+			// session, with the refusal's status.
+			end := "(exit 126)"
+			if c.err != nil && !resync {
+				end = "exit 126"
+			}
+			out = refusal(msg, end) + strings.Repeat("\n", max(strings.Count(out, "\n")-1, 0))
+		}
+		_, err := io.WriteString(shell, out)
+		return err == nil
+	})
+}
+
+// judge returns the refusal message for c, or "" when c is allowed.
+func (s *session) judge(c chunk) string {
+	text := string(c.text)
+	switch {
+	case errors.Is(c.err, errTooLarge):
+		return s.r.failMessage("a statement is larger than %d bytes; cordon does not judge statements that large", maxStatement)
+	case c.err != nil:
+		return s.r.failMessage("cannot parse the statement: %v", syntaxError(c.err))
+	case len(c.stmts) == 0:
+		return ""
+	}
+	inv := *s.inv
+	inv.Mode, inv.Script = ModeCommand, s.preludeText()+text
+	j, err := safeJudgeWith(func() *rules.Judgement { return judgeWith(s.rules(), &inv, s.dir, s.r.env, s.ws, false, false) })
+	switch {
+	case err != nil:
+		return s.r.failMessage("could not judge the command: %v", err)
+	case j.Verdict != rules.Allow:
+		return blockedMessage([]string{s.inv.Shell, "-c", strings.TrimSuffix(text, "\n")}, j, s.r.env)
+	}
+	s.remember(c.stmts)
+	return ""
+}
+
+// syntaxError is a parser error without the parser's empty file name.
+func syntaxError(err error) string {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("line %d: %s", pe.Pos.Line(), pe.Text)
+	}
+	return err.Error()
+}
+
+// failMessage is the message of [run.fail].
+func (r *run) failMessage(format string, args ...any) string {
+	return fmt.Sprintf("cordon: %s: %s; nothing was run\n", r.name, fmt.Sprintf(format, args...))
+}
+
+// refusal is a line of shell code that prints msg on standard error and
+// then runs end ("(exit 126)" sets $? to 126), the same in bash, sh
+// (dash) and zsh whatever their options: msg goes through printf's %b
+// with every backslash and single quote escaped, so that the
+// single-quoted word holds no quote to end it and no escape of the
+// message's own is interpreted.
+func refusal(msg, end string) string {
+	esc := strings.NewReplacer(`\`, `\\`, `'`, `\0047`, "\x00", "").Replace(msg)
+	return "command printf '%b' '" + esc + "' >&2; " + end + "\n"
+}
+
+// remember keeps the statements that change the shell's state.
+func (s *session) remember(stmts []*syntax.Stmt) {
+	for _, st := range stmts {
+		if !changesState(st) {
+			continue
+		}
+		var b strings.Builder
+		if err := syntax.NewPrinter().Print(&b, st); err != nil {
+			continue
+		}
+		b.WriteString("\n")
+		s.prelude = append(s.prelude, b.String())
+		s.size += b.Len()
+	}
+	for s.size > maxPrelude && len(s.prelude) > 0 {
+		s.size -= len(s.prelude[0])
+		s.prelude = s.prelude[1:]
+	}
+}
+
+func (s *session) preludeText() string { return strings.Join(s.prelude, "") }
+
+// stateBuiltins change the shell's state and nothing else.
+var stateBuiltins = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "chdir": true, "export": true, "declare": true, "typeset": true,
+	"local": true, "readonly": true, "unset": true, "set": true, "shopt": true, "setopt": true,
+	"unsetopt": true, "alias": true, "unalias": true,
+}
+
+// changesState reports whether st, run at the top level, only changes
+// the shell's state: a function definition, assignments alone, or one of
+// stateBuiltins, not in the background.
+func changesState(st *syntax.Stmt) bool {
+	if st.Background || st.Coprocess || st.Negated {
+		return false
+	}
+	switch cmd := st.Cmd.(type) {
+	case *syntax.FuncDecl, *syntax.DeclClause:
+		return true
+	case *syntax.CallExpr:
+		if len(cmd.Args) == 0 {
+			return len(cmd.Assigns) > 0
+		}
+		return stateBuiltins[cmd.Args[0].Lit()]
+	}
+	return false
+}
