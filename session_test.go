@@ -382,7 +382,13 @@ func TestSessionRulesReload(t *testing.T) {
 			if got := probe(); got != "rm 126" {
 				t.Fatalf("after a broken edit: %q", got)
 			}
-			if n := strings.Count(s.stderr.String(), "rules rejected: "+file+":"); n != 1 {
+			n := 0
+			for _, line := range strings.Split(s.stderr.String(), "\n") {
+				if strings.Contains(line, "rules rejected: ") && strings.Contains(line, file+":") {
+					n++
+				}
+			}
+			if n != 1 {
 				t.Errorf("the broken edit was reported %d times, want once:\n%s", n, s.stderr)
 			}
 			if !strings.Contains(s.stderr.String(), "test rule") {

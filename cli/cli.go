@@ -186,4 +186,3 @@ func version() string {
 	}
 	return info.Main.Version
 }
-
