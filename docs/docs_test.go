@@ -355,3 +355,97 @@ func (w *world) judgePowerShell(set *rules.Set, script string) *rules.Judgement 
 	cfg := &parse.Config{Dialect: parse.PowerShell, Env: env, Dir: ws, Knowledge: set, Windows: true}
 	return set.Judge(parse.Parse(script, cfg), ctx)
 }
+
+// An example is one item of a policy's match or not_match list.
+type example struct {
+	Script string            `yaml:"script"`
+	Argv   []string          `yaml:"argv"`
+	Cwd    string            `yaml:"cwd"`
+	Env    map[string]string `yaml:"env"`
+}
+
+// UnmarshalYAML takes a string as a bash script.
+func (e *example) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		e.Script = n.Value
+		return nil
+	}
+	type plain example
+	return n.Decode((*plain)(e))
+}
+
+// TestRulesDocExamples checks the match and not_match examples of the
+// policies in rules.md the way rules.md describes them: an example
+// matches when its judgement's reasons include the policy's id. It holds
+// the doc to its word whether or not the rules package checks examples
+// yet.
+func TestRulesDocExamples(t *testing.T) {
+	n := 0
+	for _, b := range yamlBlocks(t, "rules.md") {
+		if !b.complete() {
+			continue
+		}
+		var f struct {
+			Policies []struct {
+				ID       string    `yaml:"id"`
+				Match    []example `yaml:"match"`
+				NotMatch []example `yaml:"not_match"`
+			} `yaml:"policies"`
+		}
+		if err := yaml.Unmarshal([]byte(b.text), &f); err != nil {
+			t.Errorf("rules.md:%d: %v", b.line, err)
+			continue
+		}
+		set, err := loadBlock(t, b)
+		if err != nil {
+			continue // TestRulesDocBlocks reports it
+		}
+		for _, p := range f.Policies {
+			for _, want := range []bool{true, false} {
+				list := p.Match
+				if !want {
+					list = p.NotMatch
+				}
+				for _, ex := range list {
+					n++
+					j := judgeExample(set, ex)
+					got := slices.ContainsFunc(j.Reasons, func(r rules.Reason) bool { return r.Rule == p.ID })
+					if got != want {
+						t.Errorf("rules.md:%d: policy %s: example %+v: matched %v, want %v (reasons %+v)", b.line, p.ID, ex, got, want, j.Reasons)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("rules.md has no policy examples; the extraction is broken")
+	}
+}
+
+// judgeExample judges an example with the defaults rules.md states: cwd
+// /home/dev/proj (the workspace), HOME=/home/dev.
+func judgeExample(set *rules.Set, ex example) *rules.Judgement {
+	cwd := cmpOr(ex.Cwd, "/home/dev/proj")
+	vars := map[string]string{"HOME": "/home/dev"}
+	for k, v := range ex.Env {
+		vars[k] = v
+	}
+	var env []string
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	getenv := func(k string) string { return vars[k] }
+	ctx := &rules.Context{Env: rules.Env{Home: vars["HOME"], Workspace: cwd, Getenv: getenv}}
+	cfg := &parse.Config{Dialect: parse.Bash, Env: env, Dir: cwd, Knowledge: set}
+	if len(ex.Argv) > 0 {
+		return set.Judge(parse.Exec(ex.Argv, cfg), ctx)
+	}
+	return set.Judge(parse.Parse(ex.Script, cfg), ctx)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
