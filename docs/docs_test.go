@@ -215,6 +215,22 @@ var claims = []claim{
 	{script: `psql -h db -c 'DROP TABLE users'`, verdict: "ask", rule: "destroy-remote"},
 	{script: `psql -c 'select 1'`, verdict: "allow"},
 
+	// Statements of the reference sections.
+	{script: "git -C ../other reset --hard", verdict: "ask", rule: "git-outside"},
+	{script: "frobnicate ~/.ssh/id_ed25519", verdict: "ask", rule: "secret-read"},
+	{script: "frobnicate notes.txt", verdict: "allow"},
+	{script: `"$(cat cmdfile)" -rf x`, verdict: "ask", rule: "unknown-command"},
+	{script: `rm -rf "$(cat list)"`, verdict: "ask", rule: "delete-unresolved-workspace"},
+	{script: "find ~ | xargs rm -rf", verdict: "deny", rule: "destroy-root"},
+	{script: "tar czf /tmp/home.tgz ~", verdict: "ask", rule: "secret-read"},
+	{script: "GIT_EDITOR='rm -rf ~' git commit", verdict: "deny", rule: "destroy-root"},
+	{script: "echo $GITHUB_TOKEN", verdict: "ask", rule: "secret-env"},
+	{script: "cat /etc/hostname > ~/.ssh/config", verdict: "ask", rule: "write-outside"},
+
+	{script: "echo x > .git/hooks/pre-commit", verdict: "ask", rule: "write-autorun"},
+	// rules.md's limits: a glob in autorun is not matched when judging.
+	{script: "echo x > .git/modules/sub/config", verdict: "allow"},
+
 	// Drop-in files.
 	{file: "deploy.yaml", script: "deploy --env prod", verdict: "ask", rule: "deploy-prod", before: "allow"},
 	{file: "deploy.yaml", script: "deploy --env=production --verbose", verdict: "ask", rule: "deploy-prod"},
@@ -231,7 +247,7 @@ var claims = []claim{
 	{file: "apptainer.yaml", script: "apptainer build img.sif img.def", verdict: "allow"},
 	{file: "mongosh.yaml", script: `mongosh --quiet --eval 'db.users.drop()'`, verdict: "ask", rule: "destroy-remote", before: "allow"},
 	{file: "mongosh.yaml", script: `mongosh --eval 'db.users.find()'`, verdict: "allow"},
-	{file: "with-profile.yaml", script: "with-profile prod rm -rf ~", verdict: "deny", rule: "destroy-root", before: "allow"},
+	{file: "with-profile.yaml", script: "with-profile prod rm -rf ~", verdict: "deny", rule: "destroy-root"},
 	{file: "with-profile.yaml", script: "with-profile --region eu prod git push --force", verdict: "ask", rule: "rewrite-remote"},
 	{file: "with-profile.yaml", script: "with-profile prod make test", verdict: "allow"},
 	{file: "just.yaml", script: `printf 'clean:\n\trm -rf ~\n' > justfile && just clean`, verdict: "deny", rule: "destroy-root", before: "allow"},
@@ -296,7 +312,7 @@ func TestRulesDocClaims(t *testing.T) {
 }
 
 // A world is the machine claims are judged on: a home directory with
-// the workspace proj in it (a directory with an empty .git, so that
+// ~/.ssh/id_ed25519 and the workspace proj in it (a directory with an empty .git, so that
 // files a script writes there are found at the repository's top; no
 // repository state is read).
 type world struct{ home, ws string }
@@ -311,6 +327,12 @@ func newWorld(t *testing.T) *world {
 	if err := os.MkdirAll(filepath.Join(w.ws, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(w.home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.home, ".ssh", "id_ed25519"), []byte("key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
@@ -318,7 +340,7 @@ func (w *world) judge(set *rules.Set, c claim) *rules.Judgement {
 	if c.ps {
 		return w.judgePowerShell(set, c.script)
 	}
-	env := []string{"HOME=" + w.home, "PATH=/usr/bin:/bin", "PWD=" + w.ws}
+	env := []string{"HOME=" + w.home, "PATH=/usr/bin:/bin", "PWD=" + w.ws, "GITHUB_TOKEN=ghp_0123456789"}
 	getenv := func(k string) string {
 		for _, kv := range env {
 			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
