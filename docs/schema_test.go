@@ -80,10 +80,8 @@ func yamlTag(f reflect.StructField) string {
 }
 
 // schemaOnly are properties the schema may have before the Go struct,
-// by struct type: examples are being added to rules.Policy.
-var schemaOnly = map[reflect.Type][]string{
-	reflect.TypeFor[rules.Policy](): {"match", "not_match"},
-}
+// by struct type.
+var schemaOnly = map[reflect.Type][]string{}
 
 // TestSchemaMatchesTypes walks rules.File and the schema side by side.
 func TestSchemaMatchesTypes(t *testing.T) {
@@ -94,6 +92,25 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		s = resolve(t, root, s)
 		for typ.Kind() == reflect.Pointer {
 			typ = typ.Elem()
+		}
+		if typ == reflect.TypeFor[rules.Example]() {
+			// A bash script, or a mapping.
+			alts, _ := s["oneOf"].([]any)
+			var obj schema
+			var kinds []string
+			for _, a := range alts {
+				r := resolve(t, root, a.(schema))
+				kinds = append(kinds, fmt.Sprint(r["type"]))
+				if r["type"] == "object" {
+					obj = r
+				}
+			}
+			sort.Strings(kinds)
+			if !slices.Equal(kinds, []string{"object", "string"}) || obj == nil {
+				t.Errorf("%s: want oneOf a string and an object, got types %v", at, kinds)
+				return
+			}
+			s = obj
 		}
 		if typ == reflect.TypeFor[rules.Categories]() {
 			// One name or a list of names.
