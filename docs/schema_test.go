@@ -444,17 +444,11 @@ func describeNode(n *yaml.Node) string {
 	return fmt.Sprintf("%s %q", n.ShortTag(), n.Value)
 }
 
-// knownBuiltinProblems are what the validator finds in the built-in rule
-// files today, which this package does not own. cordon's decoder takes a
-// YAML scalar of any type into a string, but an editor with the schema
-// flags these, and the last one is a bug: a bare ~ is YAML's null, so the
-// entry decodes as "" rather than the home directory. The test fails when
-// one is fixed, so that the list shrinks with them.
-var knownBuiltinProblems = []string{
-	`../rules/builtin/20-files.yaml: line 161: $.commands.ls.aliases[16]: want string, got !!bool "true"`,
-	`../rules/builtin/20-files.yaml: line 161: $.commands.ls.aliases[17]: want string, got !!bool "false"`,
-	`../rules/builtin/60-windows.yaml: line 82: $.windows_paths.not_workspace[2]: want string, got !!null "~"`,
-}
+// knownBuiltinProblems are what the validator may find in the built-in
+// rule files: none. cordon's decoder takes a YAML scalar of any type into
+// a string, but an editor with the schema flags a bare true or ~ (null,
+// not the home directory); the test keeps the files clean.
+var knownBuiltinProblems = []string{}
 
 // TestSchemaValidatesRules validates the built-in rule files and the
 // complete rule files of rules.md against the schema.

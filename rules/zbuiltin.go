@@ -13888,6 +13888,7 @@ var builtinTable = table{
 		NotWorkspace: []string{
 			"C:\\",
 			"C:\\Users",
+			"~",
 			"~\\AppData\\**",
 			"~\\Documents\\PowerShell\\**",
 			"~\\Documents\\WindowsPowerShell\\**",
