@@ -80,8 +80,17 @@ func (r *run) windows() int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
-	j, err := safeJudgeWith(func() *rules.Judgement { return judgeWindows(inv, dir, r.env, false) })
+	var judgeErr error
+	j, err := safeJudgeWith(func() *rules.Judgement {
+		j, e := judgeWindows(inv, dir, r.env, false)
+		if judgeErr = e; e != nil {
+			return &rules.Judgement{}
+		}
+		return j
+	})
 	switch {
+	case judgeErr != nil:
+		return r.fail("%v", judgeErr)
 	case err != nil:
 		return r.fail("could not judge the command: %v", err)
 	case j.Verdict != rules.Allow:

@@ -113,7 +113,7 @@ func CheckWindows(cmdline, dir string, env []string) (*rules.Judgement, error) {
 	if err != nil {
 		return undecodable(err), nil
 	}
-	return judgeWindows(inv, dir, env, true), nil
+	return judgeWindows(inv, dir, env, true)
 }
 
 // undecodable is the judgement on a command line cordon cannot decode:
@@ -125,8 +125,11 @@ func undecodable(err error) *rules.Judgement {
 	}}}
 }
 
-func judgeWindows(inv *Invocation, dir string, env []string, report bool) *rules.Judgement {
-	set := builtinRules()
+// judgeWindows judges a decoded Windows invocation run in dir with env,
+// with the effective rules: on another machine the project's rule files
+// are not there, the system's and user's are this machine's. The error
+// is a *[RulesError].
+func judgeWindows(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
 	getenv := winLookup(env)
 	foreign := runtime.GOOS != "windows"
 	home := getenv("USERPROFILE")
@@ -134,6 +137,15 @@ func judgeWindows(inv *Invocation, dir string, env []string, report bool) *rules
 		home = winpath.FromMSYS(getenv("HOME"))
 	}
 	ws := windowsWorkspace(dir, home, getenv, foreign)
+	rulesWS := ws
+	if foreign {
+		rulesWS = ""
+	}
+	loaded, err := Rules(rulesWS, getenv)
+	if err != nil {
+		return nil, err
+	}
+	set := loaded.Set
 	if foreign {
 		ws = projectAbove(ws, set.Paths().ProjectSubdirs, home, getenv)
 	}
@@ -166,7 +178,7 @@ func judgeWindows(inv *Invocation, dir string, env []string, report bool) *rules
 	default:
 		res = &parse.Result{}
 	}
-	return set.Judge(res, ctx)
+	return set.Judge(res, ctx), nil
 }
 
 // windowsFile finds what a script file run by PowerShell (-File) or
