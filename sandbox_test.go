@@ -622,6 +622,40 @@ echo ok`, env...)
 	}
 }
 
+// TestSandboxRuleFilesReadOnly checks that a sandboxed command cannot
+// change the rules that judge the agent: the project's .cordon files, and
+// the user's rule files.
+func TestSandboxRuleFilesReadOnly(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if backend == "landlock" && os.Geteuid() != 0 {
+				t.Skip("landlock without root cannot keep a workspace directory read-only (reported by cordon sandbox)")
+			}
+			rule := "version: 1\npolicies: []\n"
+			proj := filepath.Join(b.ws, ".cordon", "rules.yaml")
+			user := filepath.Join(b.home, ".config", "cordon", "rules", "user.yaml")
+			for _, p := range []string{proj, user} {
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(rule), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.mustFail("editing the project's rules", "echo 'x: 1' >> .cordon/rules.yaml")
+			b.mustFail("removing the project's rules", "rm .cordon/rules.yaml")
+			b.mustFail("adding a project rule file", "echo 'version: 1' > .cordon/new.yaml")
+			b.mustFail("moving .cordon away", "mv .cordon .cordon.old")
+			b.mustFail("editing the user's rules", "echo 'x: 1' >> ~/.config/cordon/rules/user.yaml")
+			b.mustFail("adding a user rule file", "echo 'version: 1' > ~/.config/cordon/rules/new.yaml")
+			b.unchanged(proj, rule)
+			b.unchanged(user, rule)
+			b.absent(filepath.Join(b.ws, ".cordon", "new.yaml"))
+			b.absent(filepath.Join(b.ws, ".cordon.old"))
+			b.absent(filepath.Join(b.home, ".config", "cordon", "rules", "new.yaml"))
+		})
+	}
+}
+
 // TestSandboxGitMetadataNotReplaced checks the way around read-only
 // .git/hooks: moving .git away and putting a copy with writable hooks in
 // its place.
