@@ -219,8 +219,12 @@ func Load(workspace string, getenv func(string) string, judge Judge) (*Loaded, e
 		}
 	}
 	c := &cache{dir: state, workspace: workspace, key: cacheKey(files, trust)}
-	if l := c.load(); l != nil {
+	memoKey := workspace + "\x00" + state + "\x00" + c.key
+	if l := recall(memoKey); l != nil {
 		return l, nil
+	}
+	if l := c.load(); l != nil {
+		return remember(memoKey, l), nil
 	}
 	l, err := decodeAll(files, trust, judge)
 	if err != nil {
@@ -228,7 +232,33 @@ func Load(workspace string, getenv func(string) string, judge Judge) (*Loaded, e
 	}
 	c.save(l)
 	l.Loaded.Guard = guard(files, state, c.path())
-	return l.Loaded, nil
+	return remember(memoKey, l.Loaded), nil
+}
+
+// last is the process's last load, by the same key as the cache on disk
+// (every file's path, size, time and content, and the trust records): a
+// shim that loads the rules to judge and again to confine decodes them
+// once. A Loaded is not changed once made.
+var last struct {
+	sync.Mutex
+	key string
+	l   *Loaded
+}
+
+func recall(key string) *Loaded {
+	last.Lock()
+	defer last.Unlock()
+	if last.key == key {
+		return last.l
+	}
+	return nil
+}
+
+func remember(key string, l *Loaded) *Loaded {
+	last.Lock()
+	defer last.Unlock()
+	last.key, last.l = key, l
+	return l
 }
 
 // guard lists the files that decide the rules besides the project's.
