@@ -15,6 +15,12 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 	if len(ce.Args) == 0 {
 		for _, a := range ce.Assigns {
 			w.assign(st, a, false)
+			if a.Name != nil {
+				// The shell itself runs PS4 (set -x), PS1 and
+				// PROMPT_COMMAND; an export later hands the others on.
+				v, _ := st.env.lookup(a.Name.Value)
+				w.envCode(st, a.Name.Value, v)
+			}
 		}
 		if redirs, _ := w.redirs(st, rs); len(redirs) > 0 {
 			return w.emit(st, Command{Redirs: redirs, StdinFrom: -1, Pos: pos.String()})

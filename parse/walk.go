@@ -131,6 +131,13 @@ func (w *walker) script(st *state, src, name string) {
 		w.winScript(st, src, name)
 		return
 	}
+	if i := strings.IndexByte(src, '\r'); i >= 0 {
+		// bash reads a carriage return as part of a word, and \ CR LF
+		// as an escaped CR, then the end of the line; the parser takes
+		// CR for a blank and \ CR LF for a continuation, joining two
+		// commands bash runs apart. Judged anyway, and asked about.
+		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
+	}
 	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
 	if err == nil {
 		w.stmts(st, f.Stmts)

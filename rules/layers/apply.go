@@ -65,7 +65,17 @@ func decodeAll(files []*found, trust *trustRecords, judge Judge) (*result, error
 	if base != nil {
 		set = set.WithFloor(base)
 	}
-	if judge != nil && r.examples(set, judge) {
+	trusted := set
+	if base != nil {
+		// The examples of trusted files are judged without the untrusted
+		// ones: a project must not get a user's policy left out by
+		// changing what its examples match.
+		var err error
+		if trusted, err = buildTrusted(r.applied); err != nil {
+			return nil, err
+		}
+	}
+	if judge != nil && r.examples(set, trusted, judge) {
 		var err error
 		if set, err = build(r.applied); err != nil {
 			return nil, err
@@ -135,6 +145,22 @@ func checkExamples(name string, p *rules.Policy, line int) error {
 		}
 	}
 	return nil
+}
+
+// buildTrusted lays the trusted applied files alone over the built-in
+// rules.
+func buildTrusted(files []*applied) (*rules.Set, error) {
+	set := builtin()
+	for _, a := range files {
+		if !a.Trusted {
+			continue
+		}
+		var err error
+		if set, err = set.Extend(a.Path, a.Rules); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
 }
 
 // build lays the applied files over the built-in rules.

@@ -94,16 +94,21 @@ func TestPolicy(set *rules.Set, file string, p *rules.Policy, judge Judge) []Fai
 	return out
 }
 
-// examples checks the examples of every applied file's policies against
-// set, leaves out the policies that fail, and reports whether it left
-// out any.
-func (r *result) examples(set *rules.Set, judge Judge) bool {
+// examples checks the examples of every applied file's policies, a
+// trusted file's against trusted (the rules without the untrusted files),
+// an untrusted file's against set, leaves out the policies that fail, and
+// reports whether it left out any.
+func (r *result) examples(set, trusted *rules.Set, judge Judge) bool {
 	dropped := false
 	for _, a := range r.applied {
 		var keep []*rules.Policy
 		var lines []int
+		with := set
+		if a.Trusted {
+			with = trusted
+		}
 		for i, p := range a.Rules.Policies {
-			fails := TestPolicy(set, a.Path, p, judge)
+			fails := TestPolicy(with, a.Path, p, judge)
 			r.failures = append(r.failures, fails...)
 			r.examplesRun += len(p.Match) + len(p.NotMatch)
 			for _, f := range fails {

@@ -46,7 +46,7 @@ func Inspect(workspace string, getenv func(string) string, judge Judge, extra []
 		if slices.ContainsFunc(files, func(f *found) bool { return f.Path == abs }) {
 			continue
 		}
-		f, err := read(abs, User)
+		f, err := read(abs, User, "")
 		if err != nil {
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -154,7 +156,7 @@ func scan(workspace string, getenv func(string) string) ([]*found, error) {
 			if !strings.HasSuffix(e.Name(), ".yaml") || strings.HasPrefix(e.Name(), ".") {
 				continue
 			}
-			f, err := read(filepath.Join(dir, e.Name()), layerOf(dirs, i, workspace))
+			f, err := read(filepath.Join(dir, e.Name()), layerOf(dirs, i, workspace), workspace)
 			if err != nil {
 				return nil, err
 			}
@@ -166,19 +168,53 @@ func scan(workspace string, getenv func(string) string) ([]*found, error) {
 	return out, nil
 }
 
-func read(path string, layer Layer) (*found, error) {
+// maxFile bounds a rule file: a link to /dev/zero must not exhaust
+// memory.
+const maxFile = 1 << 20
+
+// read reads one rule file. It must be a regular file of at most maxFile
+// bytes (a FIFO would hang every command, a device fill memory); a
+// project's file must also lie in the workspace, so that a repository
+// cannot make cordon read, and quote in an error, a file of the user's
+// through a link.
+func read(path string, layer Layer, workspace string) (*found, error) {
+	bad := func(msg string) (*found, error) {
+		return nil, &rules.LoadError{File: path, Msg: msg}
+	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil // deleted, or a dangling link
 	case err != nil:
-		return nil, &rules.LoadError{File: path, Msg: "cannot read the rule file: " + err.Error()}
+		return bad("cannot read the rule file: " + err.Error())
 	case fi.IsDir():
 		return nil, nil
+	case !fi.Mode().IsRegular():
+		return bad("is not a regular file (" + fi.Mode().Type().String() + "); remove it")
+	case fi.Size() > maxFile:
+		return bad(fmt.Sprintf("is larger than %d bytes; cordon does not read rule files that large", maxFile))
 	}
-	data, err := os.ReadFile(path)
+	if layer == Project {
+		real, err := filepath.EvalSymlinks(path)
+		top, err2 := filepath.EvalSymlinks(workspace)
+		if err != nil || err2 != nil || !strings.HasPrefix(real, top+string(filepath.Separator)) {
+			return bad("is a link to a file outside the workspace; a project's rule files must lie in it")
+		}
+	}
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, &rules.LoadError{File: path, Msg: "cannot read the rule file: " + err.Error()}
+		return bad("cannot read the rule file: " + err.Error())
+	}
+	defer file.Close()
+	if fi, err = file.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return bad("changed while it was read; try again")
+	}
+	data, err := io.ReadAll(io.LimitReader(file, maxFile+1))
+	if err != nil {
+		return bad("cannot read the rule file: " + err.Error())
+	}
+	if len(data) > maxFile {
+		return bad(fmt.Sprintf("is larger than %d bytes; cordon does not read rule files that large", maxFile))
 	}
 	sum := sha256.Sum256(data)
 	return &found{File: File{Layer: layer, Path: path, Hash: hex.EncodeToString(sum[:]), Trusted: layer != Project},

@@ -357,3 +357,32 @@ func mustRead(t *testing.T, p string) []byte {
 	}
 	return data
 }
+
+// TestUntrustedProjectCannotDropUserPolicy: a trusted layer's examples are
+// judged without the untrusted project, which therefore cannot change
+// what they match and get the policy left out.
+func TestUntrustedProjectCannotDropUserPolicy(t *testing.T) {
+	m := newMachine(t)
+	m.write(t, "user", "strict.yaml", `version: 1
+policies:
+  - id: user-secret-read
+    effect: [read]
+    target: [credential]
+    verdict: deny
+    category: secret
+    message: "{cmd} would read {target}"
+    not_match:
+      - cat ~/.bashrc
+`)
+	m.write(t, "project", "x.yaml", `version: 1
+paths:
+  credentials: ["~/.bashrc"]
+`)
+	l := m.load(t)
+	if !slices.ContainsFunc(l.Set.Policies(), func(p *rules.Policy) bool { return p.ID == "user-secret-read" }) {
+		t.Fatalf("the user's policy was left out: %v", l.Warnings)
+	}
+	if v, ids := verdict(t, l.Set, "cat ~/.ssh/id_rsa"); v != rules.Deny {
+		t.Errorf("cat ~/.ssh/id_rsa: %v %v, want deny", v, ids)
+	}
+}
