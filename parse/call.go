@@ -59,6 +59,16 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		args = w.throughLinks(st, args)
 	}
 	args[0] = w.program(st, args[0])
+	if st.keyword {
+		// With set -k, bash takes NAME=value among the arguments as an
+		// assignment in the command's environment.
+		for _, a := range args[1:] {
+			if k, v, ok := strings.Cut(a.Text, "="); ok && syntax.ValidName(k) {
+				assigns = append(assigns, a.Text)
+				w.envCode(st, k, v)
+			}
+		}
+	}
 	redirs, input := w.redirs(st, rs)
 	if input == nil && stdin < 0 {
 		input = st.input
@@ -158,6 +168,13 @@ func (w *walker) builtin(st *state, i int) bool {
 		for _, a := range args[1:] {
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
 				st.aliases[k] = v
+				if msg := aliasProblem(w.parser(st.dialect), v); msg != "" {
+					// The shell pastes an alias into the line before
+					// parsing it: cordon cannot follow what it makes of
+					// the rest.
+					w.problem(ProblemSyntax, c.Pos, "alias %s: %s", k, msg)
+					w.unknownCode(i)
+				}
 			}
 		}
 	case "exit":
@@ -219,14 +236,21 @@ func setOptions(st *state, args []Word) {
 			if j+1 < len(args) && args[j+1].Text == "nounset" {
 				st.nounset = a == "-o"
 			}
+			if j+1 < len(args) && args[j+1].Text == "keyword" {
+				st.keyword = a == "-o"
+			}
 			j++
-		case strings.HasPrefix(a, "-") && strings.Contains(a, "u"):
-			st.nounset = true
-		case strings.HasPrefix(a, "+") && strings.Contains(a, "u"):
-			st.nounset = false
 		case a == "--":
 			st.env.params = wordTexts(args[j+1:])
 			return
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			on := a[0] == '-'
+			if strings.Contains(a, "u") {
+				st.nounset = on
+			}
+			if strings.Contains(a, "k") {
+				st.keyword = on
+			}
 		}
 	}
 }
@@ -332,4 +356,21 @@ func quoteWords(ws []Word) string {
 		parts = append(parts, q)
 	}
 	return strings.Join(parts, " ")
+}
+
+// aliasProblem says why an alias's value cannot be judged as a command
+// of its own, or "": a value that ends in a blank makes the shell expand
+// the next word as an alias too, and one that is not complete (an open
+// quote, a dangling operator) takes in what follows it on the line.
+func aliasProblem(p *syntax.Parser, value string) string {
+	if value == "" {
+		return ""
+	}
+	if strings.ContainsAny(value[len(value)-1:], " \t") {
+		return "its value ends in a blank, so the word after it is expanded as an alias too"
+	}
+	if _, err := p.Parse(strings.NewReader(value), ""); err != nil {
+		return "its value is not a complete command (" + err.Error() + "), so it takes in what follows it"
+	}
+	return ""
 }

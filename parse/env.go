@@ -137,10 +137,26 @@ func (e *env) Set(name string, vr expand.Variable) error {
 }
 
 func (e *env) put(name string, vr expand.Variable) {
+	if e.Get(name).ReadOnly {
+		return // the shell refuses to change it
+	}
 	if e.vars == nil {
 		e.vars = map[string]expand.Variable{}
 	}
 	e.vars[name] = vr
+}
+
+// readOnly makes a variable read-only (readonly NAME, declare -r).
+func (e *env) readOnly(name string) {
+	v := e.Get(name)
+	if !v.IsSet() {
+		v = str("")
+	}
+	v.ReadOnly = true
+	if e.vars == nil {
+		e.vars = map[string]expand.Variable{}
+	}
+	e.vars[name] = v
 }
 
 // setString assigns a string value.

@@ -39,6 +39,7 @@ type state struct {
 	env     *env
 	dir     string
 	nounset bool
+	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options
 	funcs   map[string]*syntax.Stmt
 	aliases map[string]string
@@ -361,6 +362,13 @@ func (w *walker) substitutions(st *state, node syntax.Node) {
 func (w *walker) decl(st *state, c *syntax.DeclClause) {
 	export := c.Variant.Value == "export"
 	nameref := c.Variant.Value == "nameref"
+	readonly := c.Variant.Value == "readonly"
+	var frozen []string // made read-only once assigned
+	defer func() {
+		for _, name := range frozen {
+			st.env.readOnly(name)
+		}
+	}()
 	if printing := w.declPrint(st, c); printing {
 		return
 	}
@@ -371,8 +379,17 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
 					nameref = true // declare -n, typeset -n: a reference to another variable
 				}
+				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "r") {
+					readonly = true // declare -r, local -r
+				}
+			}
+			if a.Naked && a.Name != nil && readonly {
+				st.env.readOnly(a.Name.Value) // readonly NAME
 			}
 			continue
+		}
+		if readonly {
+			frozen = append(frozen, a.Name.Value)
 		}
 		if nameref && a.Value != nil {
 			if v, err := w.literal(st, a.Value); err == nil && syntax.ValidName(v.Text) {

@@ -4790,6 +4790,21 @@ func cmd459() *CmdSpec {
 
 func cmd461() *CmdSpec {
 	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "unknown-code",
+				Targets: "none",
+				Unless: []string{
+					"-l",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd462() *CmdSpec {
+	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
 				Operands: "none",
@@ -4962,7 +4977,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd462() *CmdSpec {
+func cmd463() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -4982,7 +4997,7 @@ func cmd462() *CmdSpec {
 	}
 }
 
-func cmd464() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5005,7 +5020,7 @@ func cmd464() *CmdSpec {
 	}
 }
 
-func cmd470() *CmdSpec {
+func cmd471() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5028,7 +5043,7 @@ func cmd470() *CmdSpec {
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd472() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5053,7 +5068,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd477() *CmdSpec {
+func cmd478() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5069,7 +5084,7 @@ func cmd477() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd482() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -5124,7 +5139,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd484() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5142,7 +5157,7 @@ func cmd484() *CmdSpec {
 	}
 }
 
-func cmd490() *CmdSpec {
+func cmd491() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5198,7 +5213,7 @@ func cmd490() *CmdSpec {
 	}
 }
 
-func cmd500() *CmdSpec {
+func cmd501() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5312,7 +5327,7 @@ func cmd500() *CmdSpec {
 	}
 }
 
-func cmd504() *CmdSpec {
+func cmd505() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5338,7 +5353,7 @@ func cmd504() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd506() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5356,7 +5371,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd506() *CmdSpec {
+func cmd507() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5377,7 +5392,7 @@ func cmd506() *CmdSpec {
 	}
 }
 
-func cmd508() *CmdSpec {
+func cmd509() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5432,7 +5447,7 @@ func cmd508() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd513() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5447,7 +5462,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd513() *CmdSpec {
+func cmd514() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5458,7 +5473,7 @@ func cmd513() *CmdSpec {
 	}
 }
 
-func cmd514() *CmdSpec {
+func cmd515() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5481,7 +5496,7 @@ func cmd514() *CmdSpec {
 	}
 }
 
-func cmd515() *CmdSpec {
+func cmd516() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -5498,7 +5513,7 @@ func cmd515() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -5544,7 +5559,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd523() *CmdSpec {
+func cmd524() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -5578,7 +5593,7 @@ func cmd523() *CmdSpec {
 	}
 }
 
-func cmd526() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5595,7 +5610,7 @@ func cmd526() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5616,7 +5631,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -5701,7 +5716,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd530() *CmdSpec {
+func cmd531() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -5716,7 +5731,7 @@ func cmd530() *CmdSpec {
 	}
 }
 
-func cmd532() *CmdSpec {
+func cmd533() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5765,7 +5780,7 @@ func cmd532() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5812,7 +5827,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd535() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -5830,7 +5845,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd535() *CmdSpec {
+func cmd536() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -5878,7 +5893,7 @@ func cmd535() *CmdSpec {
 	}
 }
 
-func cmd549() *CmdSpec {
+func cmd550() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -5917,7 +5932,7 @@ func cmd549() *CmdSpec {
 	}
 }
 
-func cmd559() *CmdSpec {
+func cmd560() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rustup",
@@ -5995,7 +6010,7 @@ func cmd559() *CmdSpec {
 	}
 }
 
-func cmd630() *CmdSpec {
+func cmd631() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6066,7 +6081,7 @@ func cmd630() *CmdSpec {
 	}
 }
 
-func cmd631() *CmdSpec {
+func cmd632() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6135,7 +6150,7 @@ func cmd631() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6151,7 +6166,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd689() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6178,7 +6193,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd690() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6212,7 +6227,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd711() *CmdSpec {
+func cmd712() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6230,7 +6245,7 @@ func cmd711() *CmdSpec {
 	}
 }
 
-func cmd713() *CmdSpec {
+func cmd714() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6239,7 +6254,7 @@ func cmd713() *CmdSpec {
 	}
 }
 
-func cmd715() *CmdSpec {
+func cmd716() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6249,7 +6264,7 @@ func cmd715() *CmdSpec {
 	}
 }
 
-func cmd718() *CmdSpec {
+func cmd719() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6286,7 +6301,7 @@ func cmd718() *CmdSpec {
 	}
 }
 
-func cmd719() *CmdSpec {
+func cmd720() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6298,7 +6313,7 @@ func cmd719() *CmdSpec {
 	}
 }
 
-func cmd720() *CmdSpec {
+func cmd721() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -6318,7 +6333,7 @@ func cmd720() *CmdSpec {
 	}
 }
 
-func cmd727() *CmdSpec {
+func cmd728() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6333,7 +6348,7 @@ func cmd727() *CmdSpec {
 	}
 }
 
-func cmd728() *CmdSpec {
+func cmd729() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6359,7 +6374,7 @@ func cmd728() *CmdSpec {
 	}
 }
 
-func cmd729() *CmdSpec {
+func cmd730() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -6490,7 +6505,7 @@ func cmd729() *CmdSpec {
 	}
 }
 
-func cmd730() *CmdSpec {
+func cmd731() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -6516,7 +6531,7 @@ func cmd730() *CmdSpec {
 	}
 }
 
-func cmd732() *CmdSpec {
+func cmd733() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6546,7 +6561,7 @@ func cmd732() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd734() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -6565,7 +6580,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd735() *CmdSpec {
+func cmd736() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -6583,14 +6598,14 @@ func cmd735() *CmdSpec {
 	}
 }
 
-func cmd737() *CmdSpec {
+func cmd738() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd738() *CmdSpec {
+func cmd739() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -6621,7 +6636,7 @@ func cmd738() *CmdSpec {
 	}
 }
 
-func cmd761() *CmdSpec {
+func cmd762() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -6636,7 +6651,7 @@ func cmd761() *CmdSpec {
 	}
 }
 
-func cmd763() *CmdSpec {
+func cmd764() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6652,7 +6667,7 @@ func cmd763() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd765() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6682,7 +6697,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd765() *CmdSpec {
+func cmd766() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -6700,7 +6715,7 @@ func cmd765() *CmdSpec {
 	}
 }
 
-func cmd767() *CmdSpec {
+func cmd768() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -6719,7 +6734,7 @@ func cmd767() *CmdSpec {
 	}
 }
 
-func cmd769() *CmdSpec {
+func cmd770() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6740,7 +6755,7 @@ func cmd769() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd771() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6752,7 +6767,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd771() *CmdSpec {
+func cmd772() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6791,7 +6806,7 @@ func cmd771() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd773() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6847,7 +6862,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd774() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6880,7 +6895,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6902,7 +6917,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6934,7 +6949,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6958,7 +6973,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7015,7 +7030,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7041,7 +7056,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd780() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7104,7 +7119,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd781() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7206,7 +7221,7 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd782() *CmdSpec {
+func cmd783() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7269,7 +7284,7 @@ func cmd782() *CmdSpec {
 	}
 }
 
-func cmd829() *CmdSpec {
+func cmd830() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -7332,7 +7347,7 @@ func cmd829() *CmdSpec {
 	}
 }
 
-func cmd831() *CmdSpec {
+func cmd832() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7373,7 +7388,7 @@ func cmd831() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd833() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7400,7 +7415,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7447,7 +7462,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd835() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7504,7 +7519,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7540,7 +7555,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7569,7 +7584,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7626,13 +7641,13 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -7648,7 +7663,7 @@ func cmd839() *CmdSpec {
 	}
 }
 
-func cmd842() *CmdSpec {
+func cmd843() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7701,7 +7716,7 @@ func cmd842() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7739,7 +7754,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7763,7 +7778,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -7799,7 +7814,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -7826,7 +7841,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -7861,7 +7876,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd854() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7890,7 +7905,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -7928,7 +7943,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd876() *CmdSpec {
+func cmd877() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8008,7 +8023,7 @@ func cmd876() *CmdSpec {
 	}
 }
 
-func cmd885() *CmdSpec {
+func cmd886() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8098,7 +8113,7 @@ func cmd885() *CmdSpec {
 	}
 }
 
-func cmd887() *CmdSpec {
+func cmd888() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8120,7 +8135,7 @@ func cmd887() *CmdSpec {
 	}
 }
 
-func cmd889() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8191,7 +8206,7 @@ func cmd889() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8240,7 +8255,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -8371,7 +8386,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd893() *CmdSpec {
+func cmd894() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8427,7 +8442,7 @@ func cmd893() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8488,7 +8503,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -8518,7 +8533,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd910() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8549,7 +8564,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -8575,7 +8590,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd913() *CmdSpec {
+func cmd914() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8627,7 +8642,7 @@ func cmd913() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd915() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -8649,7 +8664,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd920() *CmdSpec {
+func cmd921() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -8679,7 +8694,7 @@ func cmd920() *CmdSpec {
 	}
 }
 
-func cmd934() *CmdSpec {
+func cmd935() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8716,7 +8731,7 @@ func cmd934() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd936() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -8811,7 +8826,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd937() *CmdSpec {
+func cmd938() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8854,7 +8869,7 @@ func cmd937() *CmdSpec {
 	}
 }
 
-func cmd938() *CmdSpec {
+func cmd939() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8948,7 +8963,7 @@ func cmd938() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd940() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8988,7 +9003,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd941() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9015,7 +9030,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd941() *CmdSpec {
+func cmd942() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9059,7 +9074,7 @@ func cmd941() *CmdSpec {
 	}
 }
 
-func cmd942() *CmdSpec {
+func cmd943() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9095,7 +9110,7 @@ func cmd942() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd944() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9134,7 +9149,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd945() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9226,7 +9241,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd946() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9291,7 +9306,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd947() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -9390,7 +9405,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd948() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -9568,7 +9583,7 @@ func cmd948() *CmdSpec {
 	}
 }
 
-func cmd1119() *CmdSpec {
+func cmd1120() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -9642,7 +9657,7 @@ func cmd1119() *CmdSpec {
 	}
 }
 
-func cmd1122() *CmdSpec {
+func cmd1123() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -9666,7 +9681,7 @@ func cmd1122() *CmdSpec {
 	}
 }
 
-func cmd1130() *CmdSpec {
+func cmd1131() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9766,7 +9781,7 @@ func cmd1130() *CmdSpec {
 	}
 }
 
-func cmd1131() *CmdSpec {
+func cmd1132() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9829,7 +9844,7 @@ func cmd1131() *CmdSpec {
 	}
 }
 
-func cmd1132() *CmdSpec {
+func cmd1133() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -9851,7 +9866,7 @@ func cmd1132() *CmdSpec {
 	}
 }
 
-func cmd1141() *CmdSpec {
+func cmd1142() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -9872,7 +9887,7 @@ func cmd1141() *CmdSpec {
 	}
 }
 
-func cmd1146() *CmdSpec {
+func cmd1147() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9914,7 +9929,7 @@ func cmd1146() *CmdSpec {
 	}
 }
 
-func cmd1147() *CmdSpec {
+func cmd1148() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9925,7 +9940,7 @@ func cmd1147() *CmdSpec {
 	}
 }
 
-func cmd1148() *CmdSpec {
+func cmd1149() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9968,7 +9983,7 @@ func cmd1148() *CmdSpec {
 	}
 }
 
-func cmd1149() *CmdSpec {
+func cmd1150() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -9986,7 +10001,7 @@ func cmd1149() *CmdSpec {
 	}
 }
 
-func cmd1151() *CmdSpec {
+func cmd1152() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10002,7 +10017,7 @@ func cmd1151() *CmdSpec {
 	}
 }
 
-func cmd1155() *CmdSpec {
+func cmd1156() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10019,7 +10034,7 @@ func cmd1155() *CmdSpec {
 	}
 }
 
-func cmd1157() *CmdSpec {
+func cmd1158() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10041,7 +10056,7 @@ func cmd1157() *CmdSpec {
 	}
 }
 
-func cmd1159() *CmdSpec {
+func cmd1160() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10057,7 +10072,7 @@ func cmd1159() *CmdSpec {
 	}
 }
 
-func cmd1162() *CmdSpec {
+func cmd1163() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10071,7 +10086,7 @@ func cmd1162() *CmdSpec {
 	}
 }
 
-func cmd1164() *CmdSpec {
+func cmd1165() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10086,7 +10101,7 @@ func cmd1164() *CmdSpec {
 	}
 }
 
-func cmd1166() *CmdSpec {
+func cmd1167() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10099,7 +10114,7 @@ func cmd1166() *CmdSpec {
 	}
 }
 
-func cmd1172() *CmdSpec {
+func cmd1173() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10131,7 +10146,7 @@ func cmd1172() *CmdSpec {
 	}
 }
 
-func cmd1174() *CmdSpec {
+func cmd1175() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10149,7 +10164,7 @@ func cmd1174() *CmdSpec {
 	}
 }
 
-func cmd1180() *CmdSpec {
+func cmd1181() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10175,7 +10190,7 @@ func cmd1180() *CmdSpec {
 	}
 }
 
-func cmd1182() *CmdSpec {
+func cmd1183() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10200,7 +10215,7 @@ func cmd1182() *CmdSpec {
 	}
 }
 
-func cmd1200() *CmdSpec {
+func cmd1201() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10222,7 +10237,7 @@ func cmd1200() *CmdSpec {
 	}
 }
 
-func cmd1202() *CmdSpec {
+func cmd1203() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10252,7 +10267,7 @@ func cmd1202() *CmdSpec {
 	}
 }
 
-func cmd1220() *CmdSpec {
+func cmd1221() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10270,7 +10285,7 @@ func cmd1220() *CmdSpec {
 	}
 }
 
-func cmd1222() *CmdSpec {
+func cmd1223() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10284,7 +10299,7 @@ func cmd1222() *CmdSpec {
 	}
 }
 
-func cmd1224() *CmdSpec {
+func cmd1225() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10308,7 +10323,7 @@ func cmd1224() *CmdSpec {
 	}
 }
 
-func cmd1228() *CmdSpec {
+func cmd1229() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10335,7 +10350,7 @@ func cmd1228() *CmdSpec {
 	}
 }
 
-func cmd1243() *CmdSpec {
+func cmd1244() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10360,7 +10375,7 @@ func cmd1243() *CmdSpec {
 	}
 }
 
-func cmd1256() *CmdSpec {
+func cmd1257() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -10376,7 +10391,7 @@ func cmd1256() *CmdSpec {
 	}
 }
 
-func cmd1260() *CmdSpec {
+func cmd1261() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -10397,7 +10412,7 @@ func cmd1260() *CmdSpec {
 	}
 }
 
-func cmd1265() *CmdSpec {
+func cmd1266() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -10423,7 +10438,7 @@ func cmd1265() *CmdSpec {
 	}
 }
 
-func cmd1279() *CmdSpec {
+func cmd1280() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -10443,7 +10458,7 @@ func cmd1279() *CmdSpec {
 	}
 }
 
-func cmd1283() *CmdSpec {
+func cmd1284() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -10471,7 +10486,7 @@ func cmd1283() *CmdSpec {
 	}
 }
 
-func cmd1298() *CmdSpec {
+func cmd1299() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10488,7 +10503,7 @@ func cmd1298() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1300() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10525,7 +10540,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10570,7 +10585,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1302() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -10633,7 +10648,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1303() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -10655,7 +10670,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1306() *CmdSpec {
+func cmd1307() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -10713,7 +10728,7 @@ func cmd1306() *CmdSpec {
 	}
 }
 
-func cmd1307() *CmdSpec {
+func cmd1308() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -10829,7 +10844,7 @@ func cmd1307() *CmdSpec {
 	}
 }
 
-func cmd1308() *CmdSpec {
+func cmd1309() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10850,7 +10865,7 @@ func cmd1308() *CmdSpec {
 	}
 }
 
-func cmd1309() *CmdSpec {
+func cmd1310() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -10923,7 +10938,7 @@ func cmd1309() *CmdSpec {
 	}
 }
 
-func cmd1313() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10962,7 +10977,7 @@ func cmd1313() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10987,7 +11002,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1316() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11010,7 +11025,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1325() *CmdSpec {
+func cmd1326() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11037,7 +11052,7 @@ func cmd1325() *CmdSpec {
 	}
 }
 
-func cmd1326() *CmdSpec {
+func cmd1327() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11089,7 +11104,7 @@ func cmd1326() *CmdSpec {
 	}
 }
 
-func cmd1341() *CmdSpec {
+func cmd1342() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11123,7 +11138,7 @@ func cmd1341() *CmdSpec {
 	}
 }
 
-func cmd1342() *CmdSpec {
+func cmd1343() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11142,7 +11157,7 @@ func cmd1342() *CmdSpec {
 	}
 }
 
-func cmd1344() *CmdSpec {
+func cmd1345() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11154,7 +11169,7 @@ func cmd1344() *CmdSpec {
 	}
 }
 
-func cmd1345() *CmdSpec {
+func cmd1346() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11186,7 +11201,7 @@ func cmd1345() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1347() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11209,7 +11224,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1348() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11328,7 +11343,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1348() *CmdSpec {
+func cmd1349() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -11421,7 +11436,7 @@ func cmd1348() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1350() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11441,7 +11456,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1350() *CmdSpec {
+func cmd1351() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -11457,7 +11472,7 @@ func cmd1350() *CmdSpec {
 	}
 }
 
-func cmd1353() *CmdSpec {
+func cmd1354() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11479,7 +11494,7 @@ func cmd1353() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1355() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -11535,7 +11550,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -11728,7 +11743,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1357() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -11786,7 +11801,7 @@ func cmd1357() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -11807,7 +11822,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1362() *CmdSpec {
+func cmd1363() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11833,7 +11848,7 @@ func cmd1362() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -11855,7 +11870,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1365() *CmdSpec {
+func cmd1366() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12204,7 +12219,7 @@ func cmd1365() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12247,7 +12262,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1368() *CmdSpec {
+func cmd1369() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12316,7 +12331,7 @@ func cmd1368() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1370() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12343,7 +12358,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -12368,7 +12383,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1375() *CmdSpec {
+func cmd1376() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12403,7 +12418,7 @@ func cmd1375() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12454,7 +12469,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1378() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -12536,7 +12551,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1378() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12604,7 +12619,7 @@ func cmd1378() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -12641,7 +12656,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -12684,7 +12699,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1382() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -12716,7 +12731,7 @@ func cmd1382() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -12745,7 +12760,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -12769,7 +12784,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1386() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12796,7 +12811,7 @@ func cmd1386() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12838,7 +12853,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12858,7 +12873,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12917,7 +12932,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -12963,7 +12978,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1429() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13186,7 +13201,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13232,7 +13247,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1431() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -14693,35 +14708,35 @@ var builtinTable = table{
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "ant", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "ant", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd530},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd442},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
 		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -14729,117 +14744,117 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd530},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
 		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "black", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "black", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "buck", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "buck", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd532},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd533},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
 		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
 		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
 		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
 		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd730},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd732},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd733},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd735},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd737},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd735},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd730},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd761},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd761},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd763},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd764},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd765},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd767},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd767},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd765},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd769},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd733},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd770},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd738},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd733},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd738},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd764},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd765},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd770},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd771},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
 		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "code", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "composer", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "composer", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd533},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd534},
 		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd534},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd535},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd443},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
@@ -14848,15 +14863,15 @@ var builtinTable = table{
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
@@ -14865,42 +14880,42 @@ var builtinTable = table{
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
 		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
 		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
 		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "erl", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -14915,9 +14930,10 @@ var builtinTable = table{
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd461},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
@@ -14925,123 +14941,123 @@ var builtinTable = table{
 		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "flask", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "flask", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
 		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
 		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
 		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd461},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd462},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
 		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd441},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
 		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd630},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd631},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd506},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd462},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
 		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd462},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
 		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
 		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
 		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
 		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd470},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd471},
 		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
 		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
 		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd275},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
 		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "java", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "javac", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "java", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "javac", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "jest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "jest", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd687},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd688},
 		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd714},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
-		{name: "ld", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd689},
+		{name: "ld", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
 		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd277},
@@ -15049,7 +15065,7 @@ var builtinTable = table{
 		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -15062,72 +15078,72 @@ var builtinTable = table{
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
 		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "meson", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "meson", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mix", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd712},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
 		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
 		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "nano", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "nano", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
 		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
 		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd124},
-		{name: "nim", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "nim", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
@@ -15138,33 +15154,33 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd133},
-		{name: "nox", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "nox", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
 		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd481},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd504},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd505},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "open", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd505},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "open", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd506},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "packer", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd137},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd506},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd138},
@@ -15174,25 +15190,25 @@ var builtinTable = table{
 		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd140},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd714},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
 		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd512},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd513},
 		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
@@ -15200,548 +15216,548 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1162},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1164},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1172},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1180},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1200},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1220},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1222},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1147},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1148},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1149},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1149},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1155},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1155},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1157},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1157},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1159},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1162},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1164},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1166},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1172},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1180},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1200},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1220},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1174},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1222},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1228},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1224},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1202},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1243},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1182},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1256},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1260},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1265},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1279},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1283},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1151},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd771},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd772},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd773},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd774},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd775},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd935},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd776},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd777},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd778},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd779},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd780},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd829},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd831},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd832},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd833},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd834},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd835},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd836},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd837},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd838},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd839},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd842},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd843},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd844},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd845},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd848},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd848},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd853},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd850},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd885},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd887},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd889},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd890},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd891},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd891},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd887},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd893},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd780},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd894},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd946},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd909},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd829},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd913},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd934},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd935},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd937},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd938},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd885},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd939},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd940},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd941},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd942},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd943},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd944},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd945},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd946},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd895},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1119},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd914},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd910},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1130},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1131},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1132},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1141},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1146},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd782},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd920},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1122},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd854},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd876},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd948},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1148},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1149},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd772},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd773},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd774},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd775},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd776},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd777},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd778},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd779},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd780},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd832},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd833},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd834},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd835},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd836},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd837},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd838},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd839},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd843},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd844},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd845},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd854},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd890},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd891},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd894},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd895},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd910},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd914},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd935},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd938},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd939},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd940},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd941},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd942},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd943},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd944},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd945},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd946},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1131},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1132},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1147},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd146},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
@@ -15753,19 +15769,19 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
-		{name: "rake", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "rails", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
+		{name: "rake", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd513},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd514},
 		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd184},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd185},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
@@ -15776,45 +15792,45 @@ var builtinTable = table{
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
 		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd718},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd719},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd464},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
 		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd514},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd515},
 		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
 		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd719},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd720},
 		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd422},
 		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
@@ -15822,26 +15838,26 @@ var builtinTable = table{
 		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd423},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd195},
 		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
 		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
 		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd424},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
 		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd520},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
 		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd427},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd428},
-		{name: "stack", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "stack", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
@@ -15850,35 +15866,35 @@ var builtinTable = table{
 		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd727},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd728},
 		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd484},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swift", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "swift", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd728},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd729},
 		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd729},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd730},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd432},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd720},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd490},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
 		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd515},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
@@ -15886,11 +15902,11 @@ var builtinTable = table{
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd523},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
 		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
-		{name: "tox", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "tox", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
@@ -15903,16 +15919,16 @@ var builtinTable = table{
 		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd437},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd526},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd527},
 		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd712},
 		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
@@ -15923,202 +15939,202 @@ var builtinTable = table{
 		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd508},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd527},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd471},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vi", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd528},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "vi", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "volta", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "volta", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
 		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd528},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd528},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
 		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1298},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1299},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1300},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1301},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1306},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1307},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1308},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1313},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1314},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1309},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1325},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1341},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1342},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1342},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1344},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1345},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1346},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1347},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1348},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1380},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1349},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1350},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1353},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1354},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1355},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1355},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1357},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1384},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1362},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1363},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1363},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1302},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1365},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1366},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1366},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1430},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1368},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1369},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1370},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1375},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1376},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1377},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1378},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1358},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1379},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1380},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1382},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1383},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1384},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1386},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1387},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1388},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1389},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1428},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1390},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1429},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1315},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1326},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1430},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1299},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1300},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1301},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1302},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1307},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1308},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1309},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1314},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1315},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1326},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1342},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1345},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1346},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1347},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1348},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1349},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1350},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1354},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1355},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1358},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1363},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1366},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1369},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1370},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1376},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1377},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1378},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1379},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1380},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1383},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1384},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1387},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1388},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1389},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1390},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1429},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1430},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
 		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd477},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd500},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
 		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "zig", file: "builtin/50-system.yaml", key: "gem", spec: cmd559},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd549},
+		{name: "zig", file: "builtin/50-system.yaml", key: "gem", spec: cmd560},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd550},
 		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd440},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd535},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd536},
 	},
 }
 
