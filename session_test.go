@@ -205,6 +205,84 @@ func TestSessionFollowsCd(t *testing.T) {
 	s.end()
 }
 
+// TestSessionHardening: what a review found, each tried again: a
+// refusal cannot be made to run the agent's own function, a carriage
+// return cannot join two lines, a cd inside a compound statement is
+// followed, history expansion is refused in an interactive session, and
+// none of the refused commands ran.
+func TestSessionHardening(t *testing.T) {
+	e := newSessionEnv(t, "none")
+	marker := filepath.Join(e.ws, "pwned")
+	s := e.start(t, "bash")
+	s.send(
+		"exit() { touch "+marker+"; }",
+		`echo "status $?"`,
+		"printf() { touch "+marker+"; }",
+		`echo "status $?"`,
+		"alias command='touch "+marker+"; command'",
+		`echo "status $?"`,
+		"enable -n printf",
+		`echo "status $?"`,
+		"rm -rf ~",
+		`echo "status $?"`,
+	)
+	for range 5 {
+		s.expect("status 126")
+	}
+	io.WriteString(s.in, "echo x \\\r\ntouch "+marker+"\n")
+	s.send(`echo "status $?"`)
+	s.expect("status 126")
+	if _, err := os.Lstat(marker); err == nil {
+		t.Fatalf("a refused statement ran the agent's code\nstderr: %s", s.stderr)
+	}
+	// A cd inside a compound statement moves the shell: the judge follows.
+	os.MkdirAll(filepath.Join(e.ws, "sub", ".git"), 0o755)
+	os.WriteFile(filepath.Join(e.ws, "sub", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	s.send("true && cd sub", "rm -rf .git", `echo "status $?"`)
+	s.expect("status 126")
+	if _, err := os.Stat(filepath.Join(e.ws, "sub", ".git", "HEAD")); err != nil {
+		t.Fatalf("rm -rf .git after true && cd sub ran: %v", err)
+	}
+	s.end()
+
+	// Interactive: ! from the history is refused.
+	s = e.start(t, "bash", "-i")
+	s.send("echo touch "+marker, "!! 2>/dev/null; echo \"status $?\"")
+	time.Sleep(300 * time.Millisecond)
+	s.end()
+	if _, err := os.Lstat(marker); err == nil {
+		t.Fatal("history expansion ran an unjudged command")
+	}
+	if !strings.Contains(s.stderr.String(), "expand from its history") {
+		t.Errorf("no refusal for !!:\n%s", s.stderr)
+	}
+}
+
+// TestSessionEnvFunctions: a function handed in by the environment under
+// a builtin's name stops the session before anything runs.
+func TestSessionEnvFunctions(t *testing.T) {
+	e := newSessionEnv(t, "none")
+	e.env = append(e.env, "BASH_FUNC_exit%%=() { echo hijacked; }")
+	cmd := &exec.Cmd{Path: linkShim(t, "bash"), Args: []string{"bash"}, Dir: e.ws, Env: e.env}
+	cmd.Stdin = strings.NewReader("echo ran\n")
+	out, _ := cmd.CombinedOutput()
+	if cmd.ProcessState.ExitCode() != 126 || strings.Contains(string(out), "ran") || !strings.Contains(string(out), "BASH_FUNC_exit") {
+		t.Fatalf("exit %d, output:\n%s", cmd.ProcessState.ExitCode(), out)
+	}
+}
+
+// TestSessionProjectRules: a workspace with rule files of its own (read-
+// only in the sandbox) still gets sessions.
+func TestSessionProjectRules(t *testing.T) {
+	e := newSessionEnv(t, "bwrap")
+	os.MkdirAll(filepath.Join(e.ws, ".cordon"), 0o755)
+	os.WriteFile(filepath.Join(e.ws, ".cordon", "x.yaml"), []byte("version: 1\n"), 0o644)
+	s := e.start(t, "bash")
+	s.send("echo ok")
+	s.expect("ok")
+	s.end()
+}
+
 // sessionScript is run through the shim and through bash: the same
 // bytes must come out.
 const sessionScript = `echo start

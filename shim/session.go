@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -31,8 +32,12 @@ import (
 // definitions) are kept, the last 256 KiB of them, and judged again as a
 // prelude to each new statement, so that a relative path after cd, a
 // variable or a function defined earlier are resolved as the shell will.
-// State changed inside a compound statement (cd x && make, if ...; then
-// cd y; fi) or by a sourced file is not followed.
+// Other statements are kept with every command that does not change the
+// state made a no-op (true && cd .git is replayed as : && cd .git; a call
+// to a function the session defined, source and eval are kept). Past the
+// bound, the oldest are dropped and the directory is taken as unknown.
+// A session refuses statements that would change what its refusal line
+// runs (see sessionguard.go).
 
 // maxPrelude bounds the state statements kept for the judge.
 const maxPrelude = 256 << 10
@@ -52,14 +57,18 @@ type session struct {
 	dir     string // where the shell started
 	ws      string // the workspace of dir
 	rules   func() *rules.Set
-	prelude []string // state statements, printed
-	size    int      // bytes in prelude
+	prelude []string        // state statements, printed
+	size    int             // bytes in prelude
+	funcs   map[string]bool // functions the session defined
 }
 
 // session runs the real shell as a child, confined, and feeds it the
 // statements of standard input that the rules allow. It returns the
 // shell's exit status.
 func (r *run) session(inv *Invocation, dir string) int {
+	if name := funcsInEnv(r.env); name != "" {
+		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
+	}
 	c, err := Confine(dir, r.env, nil)
 	if err != nil {
 		return r.fail("%v", err)
@@ -111,8 +120,8 @@ func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Se
 	roots := c.Policy.WritableRoots()
 	guarded := func() (*rules.Set, error) {
 		for _, d := range dirs {
-			if _, err := os.Stat(d); err != nil {
-				continue
+			if _, err := os.Stat(d); err != nil || ws != "" && d == filepath.Join(ws, ".cordon") {
+				continue // the project's rules are read-only in the sandbox
 			}
 			if root := containing(d, roots); root != "" {
 				return nil, fmt.Errorf("the rules directory %s can be written by sandboxed commands (it is inside %s); move it out (set XDG_CONFIG_HOME elsewhere)", Printable(d), Printable(root))
@@ -171,6 +180,14 @@ func (s *session) judge(c chunk) string {
 		return s.r.failMessage("cannot parse the statement: %v", syntaxError(c.err))
 	case len(c.stmts) == 0:
 		return ""
+	case bytesContainCR(c.text):
+		return s.r.failMessage("the statement holds a carriage return (\\r), which the shell and cordon read differently; convert its line endings")
+	}
+	if s.inv.Interactive && historyBang(text) {
+		return s.r.failMessage("the statement holds a ! that an interactive shell would expand from its history, which cordon does not see; quote it ('!') or escape it (\\!)")
+	}
+	if why := hijack(c.stmts); why != "" {
+		return s.r.failMessage("a session does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
 	}
 	inv := *s.inv
 	inv.Mode, inv.Script = ModeCommand, s.preludeText()+text
@@ -210,10 +227,17 @@ func refusal(msg, end string) string {
 	return "command printf '%b' '" + esc + "' >&2; " + end + "\n"
 }
 
-// remember keeps the statements that change the shell's state.
+// remember keeps the statements that change the shell's state, and
+// notes where the directory can no longer be followed.
 func (s *session) remember(stmts []*syntax.Stmt) {
 	for _, st := range stmts {
-		if !changesState(st) {
+		if fd, ok := st.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil {
+			if s.funcs == nil {
+				s.funcs = map[string]bool{}
+			}
+			s.funcs[fd.Name.Value] = true
+		}
+		if !changesState(st) && !stateOnly(st, s.funcs) {
 			continue
 		}
 		var b strings.Builder
@@ -224,13 +248,22 @@ func (s *session) remember(stmts []*syntax.Stmt) {
 		s.prelude = append(s.prelude, b.String())
 		s.size += b.Len()
 	}
+	lost := false
 	for s.size > maxPrelude && len(s.prelude) > 0 {
 		s.size -= len(s.prelude[0])
 		s.prelude = s.prelude[1:]
+		lost = true
+	}
+	if lost && (len(s.prelude) == 0 || s.prelude[0] != lostDirectory) {
+		// What was dropped may have changed the directory.
+		s.prelude = append([]string{lostDirectory}, s.prelude...)
+		s.size += len(lostDirectory)
 	}
 }
 
 func (s *session) preludeText() string { return strings.Join(s.prelude, "") }
+
+func bytesContainCR(b []byte) bool { return strings.IndexByte(string(b), '\r') >= 0 }
 
 // stateBuiltins change the shell's state and nothing else.
 var stateBuiltins = map[string]bool{

@@ -1,0 +1,182 @@
+package shim
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A session's refusal line runs in the agent's shell (command printf
+// ...; (exit 126)), and a shell looks up functions and aliases before
+// its builtins: a statement that redefined printf, command or exit would
+// run the agent's code, unjudged, in place of every later refusal. So a
+// session refuses to define functions or aliases named like the shells'
+// builtins and reserved words, names with a slash (bash runs
+// "function /bin/x" for /bin/x), and enable, which turns builtins off or
+// loads new ones.
+
+// reserved are the names a session does not let a statement redefine:
+// the builtins and reserved words of bash, dash and zsh that decide what
+// a line does.
+var reserved = map[string]bool{}
+
+func init() {
+	for _, n := range strings.Fields(`. : [ [[ ]] ! { } alias autoload bg bind break builtin caller case cd chdir
+		command compgen complete compopt continue declare dirs disown do done echo elif else emulate enable esac
+		eval exec exit export false fc fg fi for function getopts hash help history if in jobs kill let local
+		logout mapfile noglob popd print printf pushd pwd read readarray readonly return select set setopt shift
+		shopt source suspend test then time times trap true type typeset ulimit umask unalias unfunction unhash
+		unset unsetopt until wait whence where which while zmodload`) {
+		reserved[n] = true
+	}
+}
+
+// hijack returns why a session refuses stmts as a redefinition of what
+// its refusals rely on, or "".
+func hijack(stmts []*syntax.Stmt) string {
+	why := ""
+	for _, st := range stmts {
+		syntax.Walk(st, func(node syntax.Node) bool {
+			if why != "" {
+				return false
+			}
+			switch n := node.(type) {
+			case *syntax.FuncDecl:
+				names := n.Names
+				if n.Name != nil {
+					names = append(names, n.Name)
+				}
+				for _, name := range names {
+					if reservedName(name.Value) {
+						why = fmt.Sprintf("it defines a function named %s", name.Value)
+					}
+				}
+			case *syntax.CallExpr:
+				if len(n.Args) == 0 {
+					return true
+				}
+				switch n.Args[0].Lit() {
+				case "enable", "zmodload":
+					why = "it turns shell builtins off or loads new ones (" + n.Args[0].Lit() + ")"
+				case "alias":
+					for _, a := range n.Args[1:] {
+						lit, ok := a.Parts[0].(*syntax.Lit)
+						if !ok || reservedName(strings.SplitN(lit.Value, "=", 2)[0]) {
+							why = "it defines an alias named like a shell builtin, or one cordon cannot read"
+						}
+					}
+				case "set", "setopt":
+					for _, a := range n.Args[1:] {
+						switch strings.ToLower(a.Lit()) {
+						case "-h", "histexpand", "banghist", "bang_hist":
+							why = "it turns history expansion (!) back on"
+						}
+						if strings.HasPrefix(a.Lit(), "-") && !strings.HasPrefix(a.Lit(), "--") && strings.Contains(a.Lit(), "H") {
+							why = "it turns history expansion (!) back on"
+						}
+					}
+				}
+			}
+			return why == ""
+		})
+		if why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// reservedName reports whether a function or alias may not be named name.
+func reservedName(name string) bool {
+	return reserved[name] || strings.Contains(name, "/") || name == ""
+}
+
+// stateCalls are the commands that change the shell's directory or run
+// code in the shell itself.
+var stateCalls = map[string]bool{
+	"cd": true, "pushd": true, "popd": true, "chdir": true, "source": true, ".": true, "eval": true,
+}
+
+// lostDirectory, in the prelude, makes the judge take the current
+// directory as unknown: relative paths after it cannot be resolved. It
+// stands for statements dropped from a full prelude.
+const lostDirectory = `cd -- "$(__cordon_lost_track_of_the_directory)"` + "\n"
+
+// stateOnly returns st, which is not a state statement of its own, with
+// every command but those that change the shell's state (cd, source,
+// eval, the state builtins, calls to the session's functions) made a
+// no-op, and whether anything is left to replay: true && cd .git
+// becomes : && cd .git, so that the judge follows the cd as the shell
+// does. st is changed in place.
+func stateOnly(st *syntax.Stmt, funcs map[string]bool) bool {
+	keep := func(c *syntax.CallExpr) bool {
+		if len(c.Args) == 0 {
+			return true // assignments alone
+		}
+		name := c.Args[0].Lit()
+		return stateCalls[name] || stateBuiltins[name] || funcs[name]
+	}
+	left := false
+	syntax.Walk(st, func(node syntax.Node) bool {
+		switch n := node.(type) {
+		case *syntax.Stmt:
+			if c, ok := n.Cmd.(*syntax.CallExpr); ok && !keep(c) {
+				n.Redirs = nil
+			}
+		case *syntax.CallExpr:
+			if keep(n) {
+				left = left || len(n.Args) > 0
+				return true
+			}
+			n.Assigns = nil
+			n.Args = []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: ":"}}}}
+			return false
+		}
+		return true
+	})
+	return left
+}
+
+// historyBang reports whether text holds a ! that an interactive bash or
+// zsh would take for a history expansion (!!, !$, !-2, !cmd), which
+// pastes earlier lines, unseen, into this one: outside single quotes, not
+// escaped, not followed by a blank, =, ( or a closing double quote.
+func historyBang(text string) bool {
+	single, double := false, false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case single:
+			single = c != '\''
+		case c == '\\':
+			i++
+		case c == '\'' && !double:
+			single = true
+		case c == '"':
+			double = !double
+		case c == '!':
+			if i+1 == len(text) || strings.IndexByte(" \t\n\r=(", text[i+1]) >= 0 || double && text[i+1] == '"' {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// funcsInEnv returns the first function the environment hands bash
+// (BASH_FUNC_NAME%%=() {...}) under a reserved name, or "".
+func funcsInEnv(env []string) string {
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		name, ok := strings.CutPrefix(k, "BASH_FUNC_")
+		if !ok {
+			continue
+		}
+		name = strings.TrimSuffix(strings.TrimSuffix(name, "%%"), "()")
+		if reservedName(name) {
+			return name
+		}
+	}
+	return ""
+}

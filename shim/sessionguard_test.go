@@ -1,0 +1,62 @@
+package shim
+
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func TestHistoryBang(t *testing.T) {
+	for text, want := range map[string]bool{
+		"!!": true, "echo !$": true, "!-2": true, "!rm": true, `echo "a!b"`: true, "(( !x ))": true,
+		"if ! make; then :; fi": false, "[[ a != b ]]": false, "echo 'a!b'": false, `echo \!x`: false,
+		`echo "hi!"`: false, "echo hi!": false, "x=!": false,
+	} {
+		if got := historyBang(text); got != want {
+			t.Errorf("historyBang(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestHijack(t *testing.T) {
+	for src, refused := range map[string]bool{
+		"exit() { :; }": true, "function printf { :; }": true, "command() { :; }": true,
+		"function /bin/ls { :; }": true, "alias exit=true": true, "enable -n echo": true,
+		"set -H": true, "set -o histexpand": true, "if true; then printf() { :; }; fi": true,
+		"build() { make; }": false, "alias ll='ls -l'": false, `alias "$x"=y`: true, "set -e": false, "set +H": false,
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hijack(f.Stmts) != ""; got != refused {
+			t.Errorf("hijack(%q) = %v, want %v", src, got, refused)
+		}
+	}
+}
+
+func TestStateOnly(t *testing.T) {
+	for src, want := range map[string]string{
+		"true && cd .git":        ": && cd .git",
+		"make > log && cd build": ": && cd build",
+		"f; echo hi":             "f",
+		"echo hi | grep h":       "",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, st := range f.Stmts {
+			if stateOnly(st, map[string]bool{"f": true}) {
+				var b strings.Builder
+				syntax.NewPrinter().Print(&b, st)
+				got = append(got, b.String())
+			}
+		}
+		if strings.Join(got, "; ") != want {
+			t.Errorf("stateOnly(%q) = %q, want %q", src, strings.Join(got, "; "), want)
+		}
+	}
+}
