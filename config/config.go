@@ -65,11 +65,35 @@ type Sandbox struct {
 // UserFile returns the user's settings file for the environment lookup
 // getenv, or "" when there is no home directory.
 func UserFile(getenv func(string) string) string {
-	if dir := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "cordon", "config.yaml")
+	if dir := Dir(getenv); dir != "" {
+		return filepath.Join(dir, "config.yaml")
+	}
+	return ""
+}
+
+// Dir returns the user's cordon directory, $XDG_CONFIG_HOME/cordon, by
+// default ~/.config/cordon: settings and rule files. "" when there is no
+// home directory.
+func Dir(getenv func(string) string) string {
+	return xdg(getenv, "XDG_CONFIG_HOME", ".config")
+}
+
+// StateDir is where cordon keeps what it learns about this machine and
+// records for the user (the bwrap probe, trusted rule files, the rules'
+// cache): $XDG_STATE_HOME/cordon, by default ~/.local/state/cordon,
+// outside everything a sandboxed command can write. "" when there is no
+// home directory.
+func StateDir(getenv func(string) string) string {
+	return xdg(getenv, "XDG_STATE_HOME", filepath.Join(".local", "state"))
+}
+
+// xdg returns $variable/cordon, or ~/dflt/cordon.
+func xdg(getenv func(string) string, variable, dflt string) string {
+	if dir := getenv(variable); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "cordon")
 	}
 	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".config", "cordon", "config.yaml")
+		return filepath.Join(home, dflt, "cordon")
 	}
 	return ""
 }

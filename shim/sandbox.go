@@ -179,19 +179,8 @@ func confine(spec *platform.Spec, backend string, env []string) (*Confinement, e
 	return &Confinement{Backend: b, Policy: p, Unconfined: backend == platform.BackendNone}, nil
 }
 
-// StateDir is where cordon keeps what it learns about this machine (the
-// bwrap probe): $XDG_STATE_HOME/cordon, by default ~/.local/state/cordon,
-// outside everything a sandboxed command can write. "" when there is no
-// home directory.
-func StateDir(getenv func(string) string) string {
-	if dir := getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
-		return filepath.Join(dir, "cordon")
-	}
-	if home := getenv("HOME"); filepath.IsAbs(home) {
-		return filepath.Join(home, ".local", "state", "cordon")
-	}
-	return ""
-}
+// StateDir is [config.StateDir].
+func StateDir(getenv func(string) string) string { return config.StateDir(getenv) }
 
 // unconfinedNotice says, once per agent session (the parent process),
 // that commands run unconfined because the settings ask for it.

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -110,26 +111,14 @@ func layerOf(dirs []string, i int, workspace string) Layer {
 }
 
 func userDir(getenv func(string) string) string {
-	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "cordon", "rules")
-	}
-	if h := getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Join(h, ".config", "cordon", "rules")
+	if d := config.Dir(getenv); d != "" {
+		return filepath.Join(d, "rules")
 	}
 	return ""
 }
 
-// stateDir is shim.StateDir: $XDG_STATE_HOME/cordon, by default
-// ~/.local/state/cordon, or "" without a home.
-func stateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "cordon")
-	}
-	if h := getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Join(h, ".local", "state", "cordon")
-	}
-	return ""
-}
+// stateDir is [config.StateDir].
+func stateDir(getenv func(string) string) string { return config.StateDir(getenv) }
 
 // A found file is a rule file read from disk.
 type found struct {
