@@ -228,8 +228,8 @@ var claims = []claim{
 	{script: "cat /etc/hostname > ~/.ssh/config", verdict: "ask", rule: "write-outside"},
 
 	{script: "echo x > .git/hooks/pre-commit", verdict: "ask", rule: "write-autorun"},
-	// rules.md's limits: a glob in autorun is not matched when judging.
-	{script: "echo x > .git/modules/sub/config", verdict: "allow"},
+	// A glob in autorun matches within one name.
+	{script: "echo x > .git/modules/sub/config", verdict: "ask", rule: "write-autorun"},
 
 	// Drop-in files.
 	{file: "deploy.yaml", script: "deploy --env prod", verdict: "ask", rule: "deploy-prod", before: "allow"},

@@ -289,11 +289,25 @@ func (e *Env) below(path string) string {
 
 // wsEntry reports whether path, inside the workspace, is one of the
 // workspace-relative entries: an entry matches itself, and a "dir/" entry
-// what is inside it too.
+// what is inside it too; * and ? match within one name
+// (.git/modules/*/config).
 func (e *Env) wsEntry(path string, entries []string) bool {
 	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
 	for _, entry := range entries {
-		if rel == strings.TrimSuffix(entry, "/") || strings.HasSuffix(entry, "/") && strings.HasPrefix(rel, entry) {
+		dir := strings.HasSuffix(entry, "/")
+		entry = strings.TrimSuffix(entry, "/")
+		if rel == entry || dir && strings.HasPrefix(rel, entry+"/") {
+			return true
+		}
+		if !strings.ContainsAny(entry, "*?[") {
+			continue
+		}
+		// The entry, or (for a dir/ entry) the start of rel as long as it.
+		head := rel
+		if n := strings.Count(entry, "/") + 1; dir && strings.Count(rel, "/") >= n {
+			head = strings.Join(strings.SplitN(rel, "/", n+1)[:n], "/")
+		}
+		if ok, _ := filepath.Match(entry, head); ok {
 			return true
 		}
 	}
