@@ -47,6 +47,18 @@ if [ -z "$bare" ]; then
 	exit 1
 fi
 
+# A user rule file of 20 policies, for the cost of layered rules (read,
+# hashed, then taken from the cache in $XDG_STATE_HOME).
+mkdir -p "$tmp/config/cordon/rules" "$tmp/state"
+{
+	echo "version: 1"
+	echo "policies:"
+	for i in $(seq 1 20); do
+		printf '  - {id: bench-%d, effect: [delete], target: [cache], verdict: ask, message: "bench %d"}\n' "$i" "$i"
+	done
+} >"$tmp/config/cordon/rules/bench.yaml"
+rules_env="env XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state"
+
 hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
 	--command-name 'bash -c true (real)' "$real -c true" \
 	--command-name 'bwrap bash -c true (bare, same policy)' "$bare" \
@@ -55,6 +67,8 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
 	--command-name 'git status | head (real)' "$real -c 'git status --short | head -5'" \
 	--command-name 'git status | head (shim, bwrap)' "$shim -c 'git status --short | head -5'" \
 	--command-name 'cordon check' "$tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
+	--command-name 'cordon check (a user rule file, cached)' "$rules_env $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
+	--command-name 'cordon check (no rule files, same env)' "env XDG_CONFIG_HOME=$tmp/none XDG_STATE_HOME=$tmp/state $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	>&2
 
 if [ $# -eq 0 ]; then
