@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -180,7 +181,7 @@ func (s *session) judge(c chunk) string {
 		return s.r.failMessage("cannot parse the statement: %v", syntaxError(c.err))
 	case len(c.stmts) == 0:
 		return ""
-	case bytesContainCR(c.text):
+	case bytes.IndexByte(c.text, '\r') >= 0:
 		return s.r.failMessage("the statement holds a carriage return (\\r), which the shell and cordon read differently; convert its line endings")
 	}
 	if s.inv.Interactive && historyBang(text) {
@@ -262,8 +263,6 @@ func (s *session) remember(stmts []*syntax.Stmt) {
 }
 
 func (s *session) preludeText() string { return strings.Join(s.prelude, "") }
-
-func bytesContainCR(b []byte) bool { return strings.IndexByte(string(b), '\r') >= 0 }
 
 // stateBuiltins change the shell's state and nothing else.
 var stateBuiltins = map[string]bool{
