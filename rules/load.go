@@ -378,7 +378,7 @@ var knownClasses = map[string]bool{
 	ClassScratch: true, ClassCache: true, ClassAgent: true, ClassNetDev: true,
 	ClassHarmless: true, ClassDevice: true, ClassSystem: true, ClassOutside: true,
 	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
-	ClassMetadata: true, ClassWSUnknown: true,
+	ClassMetadata: true, ClassWSUnknown: true, ClassCordon: true,
 }
 
 var knownStates = map[string]bool{

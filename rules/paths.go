@@ -24,6 +24,7 @@ const (
 	ClassScratch   = "scratch"            // /tmp and friends
 	ClassCache     = "cache"              // tool caches
 	ClassAgent     = "agent"              // agents' protocol files
+	ClassCordon    = "cordon"             // cordon's own settings, rules and records
 	ClassNetDev    = "network-device"     // /dev/tcp/host/port
 	ClassHarmless  = "harmless-device"    // /dev/null, /dev/stdout
 	ClassDevice    = "device"             // disks and other devices
@@ -356,6 +357,8 @@ func (s *Set) classify1(e *Env, path string) string {
 		return ClassContainsW
 	case path == e.Home:
 		return ClassHome
+	case e.matchAny(path, p.Cordon):
+		return ClassCordon
 	case e.matchAny(path, p.Credentials) && !e.matchAny(path, p.NotSecret):
 		if within(path, e.Workspace) {
 			return ClassWSCred

@@ -79,6 +79,9 @@ type PathClasses struct {
 	// SandboxHidden are hidden in the sandbox besides the credentials:
 	// the user's runtime directory, daemons' sockets.
 	SandboxHidden []string `yaml:"sandbox_hidden"`
+	// Cordon are cordon's own settings, rule files and records (trust,
+	// cache): an agent must not change what judges it.
+	Cordon []string `yaml:"cordon"`
 	// ScratchPrivate are globs of names in a scratch directory that
 	// belong to other programs (ssh-agent's ssh-*, X11's .X11-unix):
 	// hidden from sandboxed commands.

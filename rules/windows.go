@@ -49,6 +49,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.History, &src.History}, {&dst.NotWorkspace, &src.NotWorkspace},
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},
 		{&dst.ScratchPrivate, &src.ScratchPrivate}, {&dst.ProjectSubdirs, &src.ProjectSubdirs},
+		{&dst.Cordon, &src.Cordon},
 	}
 	for _, p := range pairs {
 		for _, entry := range *p.s {

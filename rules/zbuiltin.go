@@ -13661,6 +13661,14 @@ var builtinTable = table{
 			"~/.orbstack",
 			"~/.rd",
 		},
+		Cordon: []string{
+			"~/.config/cordon",
+			"$XDG_CONFIG_HOME/cordon",
+			"~/.local/state/cordon",
+			"$XDG_STATE_HOME/cordon",
+			"/etc/cordon",
+			"$CORDON_SYSTEM_DIR",
+		},
 		ScratchPrivate: []string{
 			"ssh-*",
 			".X11-unix",
@@ -14008,6 +14016,23 @@ var builtinTable = table{
 		"VISUAL":              "script",
 	},
 	policies: []*Policy{
+		{
+			ID: "self-policy-files",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"modify",
+				"move",
+			},
+			Target: []string{
+				"cordon",
+			},
+			Verdict: "deny",
+			Category: Categories{
+				"privileged",
+			},
+			Message: "{cmd} would {effect} {target}, which decides what cordon lets an agent do; a person changes it outside the agent",
+		},
 		{
 			ID: "destroy-root",
 			Effect: []string{
