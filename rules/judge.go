@@ -278,13 +278,18 @@ func (j *judging) envFilters() {
 // agents learn the variables their shell inherits (Claude Code runs
 // bash -c env), and the sandbox strips credentials from it.
 //
-// A dump alone on the line (env, cmd's set) prints to the agent only: it
-// is flagged when the environment holds credentials. An env-dump with a
-// target dumps the variables whose names start with it (cmd's set AWS).
+// A dump alone on the line prints to the agent only. A POSIX one (env,
+// printenv) is allowed: agents probe the environment so as a session
+// starts (Claude Code runs env). cmd's set and PowerShell's are flagged
+// when the environment holds credentials. An env-dump with a target dumps
+// the variables whose names start with it (cmd's set AWS).
 func (j *judging) envDumps() {
 	lone := len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0
 	for i, effs := range j.effects {
 		if hasKind(effs, "secret-env") || j.filtered(i) {
+			continue
+		}
+		if d := j.res.Commands[i].Dialect; lone && d != parse.Cmd && d != parse.PowerShell {
 			continue
 		}
 		for _, e := range effs {

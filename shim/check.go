@@ -66,7 +66,10 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // could restore there is unknown.
 func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws string, foreign, report bool) *rules.Judgement {
 	getenv := envLookup(env)
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Environ: env, Foreign: foreign}, Report: report}
+	// Environ is left out: on POSIX a dump of the environment alone on
+	// the line (Claude Code probes env as a session starts) is allowed,
+	// and credential variables are found by name (Word.Vars).
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Foreign: foreign}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && !foreign && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
 	}
