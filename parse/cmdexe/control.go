@@ -67,25 +67,9 @@ func (p *parser) condition(w string) bool {
 // condWord reads one operand of a condition: quotes kept, carets
 // removed, up to a blank, == or an operator.
 func (p *parser) condWord() string {
-	var b []byte
-	for {
-		c, ok := p.peek()
-		if !ok || strings.IndexByte(" \t\n&|<>()", c) >= 0 {
-			return string(b)
-		}
-		if c == '=' && p.i+1 < len(p.buf) && p.buf[p.i+1] == '=' {
-			return string(b)
-		}
-		switch c {
-		case '"':
-			b = p.quoted(b)
-		case '^':
-			b = p.caret(b)
-		default:
-			b = append(b, c)
-			p.i++
-		}
-	}
+	return p.wordUntil(func(c byte) bool {
+		return strings.IndexByte(" \t\n&|<>()", c) >= 0 || c == '=' && p.i+1 < len(p.buf) && p.buf[p.i+1] == '='
+	})
 }
 
 // hasWord reports whether the keyword w (any case) is at the cursor,

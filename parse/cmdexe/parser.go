@@ -454,10 +454,18 @@ func (p *parser) redir(fd int) (redir, bool) {
 // word reads a word, quotes kept and carets removed, up to a blank or an
 // operator.
 func (p *parser) word() string {
+	return p.wordUntil(func(c byte) bool {
+		return strings.IndexByte(" \t\n&|<>", c) >= 0 || c == ')' && p.groups > 0
+	})
+}
+
+// wordUntil reads a word, quotes kept and carets removed, up to the end
+// or a byte outside quotes at which end says to stop.
+func (p *parser) wordUntil(end func(c byte) bool) string {
 	var b []byte
 	for {
 		c, ok := p.peek()
-		if !ok || strings.IndexByte(" \t\n&|<>", c) >= 0 || c == ')' && p.groups > 0 {
+		if !ok || end(c) {
 			return string(b)
 		}
 		switch c {
