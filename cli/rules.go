@@ -65,7 +65,8 @@ func here(dir string) (string, func(string) string, error) {
 			return "", nil, err
 		}
 	}
-	return shim.Workspace(dir, os.Getenv("HOME")), os.Getenv, nil
+	ws, err := shim.Workspace(dir, os.Getenv)
+	return ws.Dir, os.Getenv, err
 }
 
 // inspect loads the rules for people, or prints why it cannot.

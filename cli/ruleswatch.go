@@ -53,8 +53,11 @@ func runRulesWatch(c *command, args []string, stdout, stderr io.Writer) int {
 // ends. The error says why watching could not start.
 func watchRules(ctx context.Context, dir string, env []string, stdout io.Writer) error {
 	stdout = &lockedWriter{w: stdout}
-	ws := shim.Workspace(dir, envValue(env, "HOME"))
-	dirs, load := shim.RuleSource(ws, env)
+	ws, err := shim.Workspace(dir, func(k string) string { return envValue(env, k) })
+	if err != nil {
+		return err
+	}
+	dirs, load := shim.RuleSource(ws.Dir, env)
 	from := strings.Join(dirs, ", ")
 	if from == "" {
 		from = "the built-in rules alone"

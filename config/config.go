@@ -13,6 +13,7 @@
 // cordon then runs nothing rather than guess.
 //
 //	version: 1
+//	workspaces: [~/notes, ~/src/*]  # plain directories that are workspaces
 //	sandbox:
 //	  backend: auto        # auto, bwrap, landlock, or none (unconfined)
 //	  network: on          # on or off
@@ -44,8 +45,11 @@ const SystemFile = "/etc/cordon/config.yaml"
 
 // Config is cordon's settings.
 type Config struct {
-	Version int     `yaml:"version"`
-	Sandbox Sandbox `yaml:"sandbox"`
+	Version int `yaml:"version"`
+	// Workspaces are directories, or patterns of them (~/src/*), that
+	// are workspaces although they are not git repositories.
+	Workspaces []string `yaml:"workspaces"`
+	Sandbox    Sandbox  `yaml:"sandbox"`
 	// Files are the files the settings were read from.
 	Files []string `yaml:"-"`
 }
@@ -132,6 +136,15 @@ func (c *Config) merge(file string, data []byte) error {
 	if f.Version != 0 && f.Version != 1 {
 		return fmt.Errorf("%s: version %d: this cordon reads version 1", file, f.Version)
 	}
+	for _, w := range f.Workspaces {
+		if !filepath.IsAbs(w) && !strings.HasPrefix(w, "~/") {
+			return fmt.Errorf("%s: workspaces: %q: want an absolute path or one starting with ~/", file, w)
+		}
+		if _, err := filepath.Match(w, ""); err != nil {
+			return fmt.Errorf("%s: workspaces: %q: %v", file, w, err)
+		}
+	}
+	c.Workspaces = append(c.Workspaces, f.Workspaces...)
 	s := &f.Sandbox
 	if s.Backend != "" {
 		if err := platform.CheckBackend(s.Backend); err != nil {

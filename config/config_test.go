@@ -71,3 +71,18 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadWorkspaces(t *testing.T) {
+	c, err := load(t, "workspaces: [~/notes, /srv/src/*]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Workspaces, " ") != "~/notes /srv/src/*" {
+		t.Errorf("workspaces: %q", c.Workspaces)
+	}
+	for _, bad := range []string{"workspaces: [notes]\n", "workspaces: ['/x/[']\n"} {
+		if _, err := load(t, bad); err == nil || !strings.Contains(err.Error(), "workspaces") {
+			t.Errorf("%q: err %v, want one about workspaces", bad, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -469,7 +470,7 @@ func (j *judging) message(tmpl string, e Effect, state string) string {
 	}
 	ws := j.ctx.Env.Show(j.ctx.Workspace)
 	if ws == "" {
-		ws = "(none)"
+		ws = cmp.Or(j.ctx.Env.NoWorkspace, "(none)")
 	}
 	r := strings.NewReplacer("{cmd}", name, "{line}", line, "{target}", target, "{workspace}", ws,
 		"{state}", stateWords[state], "{effect}", e.Kind, "{raw}", e.Raw)

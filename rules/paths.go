@@ -44,6 +44,9 @@ type Env struct {
 	Home string
 	// Workspace is the workspace root, or "" when there is none.
 	Workspace string
+	// NoWorkspace is what messages say for {workspace} when there is
+	// none: why, and how to make one. "(none)" when empty.
+	NoWorkspace string
 	// Getenv returns an environment variable of the judged command.
 	Getenv func(string) string
 	// Environ is the judged command's environment (NAME=value): Windows

@@ -53,8 +53,11 @@ func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) 
 
 func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
 	getenv := envLookup(env)
-	ws := Workspace(dir, getenv("HOME"))
-	loaded, err := Rules(ws, getenv)
+	ws, err := Workspace(dir, getenv)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := Rules(ws.Dir, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -64,14 +67,14 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // judgeWith judges inv with set, as if run in dir with env in the
 // workspace ws. A foreign workspace is not looked at on disk: what git
 // could restore there is unknown.
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws string, foreign, report bool) *rules.Judgement {
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ is left out: on POSIX a dump of the environment alone on
 	// the line (Claude Code probes env as a session starts) is allowed,
 	// and credential variables are found by name (Word.Vars).
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Foreign: foreign}, Report: report}
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign}, Report: report}
+	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
+		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env}
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
@@ -137,27 +140,6 @@ func envLookup(env []string) func(string) string {
 		}
 	}
 	return func(k string) string { return m[k] }
-}
-
-// Workspace returns the workspace for a command run in dir: the git top
-// level of dir, else dir itself. The home directory, the directories that
-// hold it and the rules' not_workspace entries (system directories, what
-// is inside /etc or a dot-directory of the home) are never a workspace:
-// Workspace returns "" for them.
-func Workspace(dir, home string) string {
-	if dir == "" {
-		return ""
-	}
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
-	}
-	if top := gitstate.TopLevel(dir); top != "" && !refusedWorkspace(top, home) {
-		return top
-	}
-	if refusedWorkspace(dir, home) {
-		return ""
-	}
-	return dir
 }
 
 func refusedWorkspace(dir, home string) bool {

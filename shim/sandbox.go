@@ -63,6 +63,8 @@ type Confinement struct {
 	Unconfined bool
 	// Settings are the user's settings the policy was made with.
 	Settings *config.Config
+	// Workspace is the workspace the policy makes writable, and why.
+	Workspace WorkspaceChoice
 }
 
 // ConfineOptions override the settings for one command.
@@ -74,9 +76,8 @@ type ConfineOptions struct {
 
 // Confine returns how to run a command in dir with the environment env,
 // the user's settings (overridden by opts, which may be nil) and the
-// effective rules (see [Rules]). The workspace is the git top level of dir, or dir; none
-// when that is the home directory or a system directory, and then only
-// scratch and caches are writable. The error says why no sandbox can run
+// effective rules (see [Rules]). The workspace is [Workspace]'s choice
+// for dir, unless opts names one. The error says why no sandbox can run
 // or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
@@ -85,7 +86,7 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 	if err != nil {
 		return nil, err
 	}
-	ws := ""
+	var ws WorkspaceChoice
 	if opts != nil {
 		if opts.Backend != "" {
 			cfg.Sandbox.Backend = opts.Backend
@@ -93,16 +94,18 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 		if opts.Network != "" {
 			cfg.Sandbox.Network = opts.Network
 		}
-		ws = opts.Workspace
+		if opts.Workspace != "" {
+			ws = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
+		}
 	}
-	if ws == "" {
-		ws = Workspace(dir, getenv("HOME"))
+	if ws.Dir == "" {
+		ws = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
 	}
-	loaded, err := Rules(ws, getenv)
+	loaded, err := Rules(ws.Dir, getenv)
 	if err != nil {
 		return nil, err
 	}
-	spec := SandboxSpec(loaded.Set, cfg, ws)
+	spec := SandboxSpec(loaded.Set, cfg, ws.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
 	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
@@ -128,7 +131,7 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 	if err != nil {
 		return nil, err
 	}
-	c.Settings = cfg
+	c.Settings, c.Workspace = cfg, ws
 	// What decides the sandbox must not be writable from inside it.
 	for _, f := range cfg.Files {
 		if root := containing(f, c.Policy.WritableRoots()); root != "" {

@@ -4,53 +4,82 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cordonsh/cordon/config"
 )
 
+// A plain directory is a workspace only when it is in scratch space or
+// named in the settings; the home directory, dot-directories and system
+// directories never are, named or not.
 func TestWorkspace(t *testing.T) {
 	home := "/home/dev"
+	named := []string{"~/src/*", "/opt/proj", "~", "~/.ssh", "/etc/*", "/"}
 	for dir, want := range map[string]string{
 		"/home/dev/src/app":              "/home/dev/src/app",
+		"/home/dev/src/app/sub/dir":      "/home/dev/src/app",
+		"/home/dev/src":                  "",
+		"/home/dev/Documents":            "",
 		"/home/dev":                      "",
 		"/home":                          "",
 		"/":                              "",
 		"/tmp":                           "",
 		"/tmp/build":                     "/tmp/build",
+		"/var/tmp/x":                     "/var/tmp/x",
 		"/root":                          "",
-		"/root/proj":                     "/root/proj",
+		"/root/proj":                     "",
 		"/etc/cron.d":                    "",
 		"/etc":                           "",
 		"/usr/local/src":                 "",
 		"/var/spool/cron":                "",
-		"/var/www/site":                  "/var/www/site",
+		"/var/www/site":                  "",
 		"/home/dev/.ssh":                 "",
 		"/home/dev/.config/systemd/user": "",
 		"/home/dev/.local/share/x":       "",
 		"/run/user/1000":                 "",
 		"/opt":                           "",
 		"/opt/proj":                      "/opt/proj",
+		"/opt/proj/x":                    "/opt/proj",
+		"/opt/other":                     "",
 		"/home/dev/go":                   "",
 		"/home/dev/go/bin":               "",
 		"/home/dev/go/pkg/mod/x":         "",
-		"/home/dev/go/src/example.com/x": "/home/dev/go/src/example.com/x",
 		"/home/dev/bin":                  "",
 	} {
-		if got := Workspace(dir, home); got != want {
-			t.Errorf("Workspace(%s) = %q, want %q", dir, got, want)
+		if got := chooseWorkspace(dir, home, named, "").Dir; got != want {
+			t.Errorf("workspace of %s = %q, want %q", dir, got, want)
 		}
 	}
 }
 
+// With no workspace, the judge's message says how to make one, naming the
+// directory and the settings file.
+func TestWorkspaceHint(t *testing.T) {
+	c := chooseWorkspace("/home/dev/Documents", "/home/dev", nil, "/home/dev/.config/cordon/config.yaml")
+	h := c.Hint()
+	for _, want := range []string{"git init", "workspaces: [/home/dev/Documents]", "/home/dev/.config/cordon/config.yaml"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hint %q does not say %q", h, want)
+		}
+	}
+	if h := chooseWorkspace("/home/dev", "/home/dev", nil, "x").Hint(); h != "" {
+		t.Errorf("the home directory can never be a workspace, yet the hint is %q", h)
+	}
+}
+
 // A directory inside the workspace's git repository has the repository's
-// top level as its workspace.
+// top level as its workspace, anywhere; a named workspace inside the
+// repository is the narrower choice.
 func TestWorkspaceGitTop(t *testing.T) {
 	top, _ := filepath.EvalSymlinks(t.TempDir())
 	sub := filepath.Join(top, "a", "b")
 	mkdirs(t, filepath.Join(top, ".git"), sub)
-	if got := Workspace(sub, "/home/dev"); got != top {
-		t.Errorf("Workspace = %q, want %q", got, top)
+	if got := chooseWorkspace(sub, "/home/dev", nil, "").Dir; got != top {
+		t.Errorf("workspace = %q, want %q", got, top)
+	}
+	if got := chooseWorkspace(sub, "/home/dev", []string{filepath.Join(top, "a")}, "").Dir; got != filepath.Join(top, "a") {
+		t.Errorf("workspace = %q, want the named %q", got, filepath.Join(top, "a"))
 	}
 }
 

@@ -56,7 +56,7 @@ type session struct {
 	r       *run
 	inv     *Invocation
 	dir     string // where the shell started
-	ws      string // the workspace of dir
+	ws      WorkspaceChoice // the workspace of dir
 	rules   func() *rules.Set
 	prelude []string        // state statements, printed
 	size    int             // bytes in prelude
@@ -99,7 +99,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 			child.Forward(s)
 		}
 	}()
-	s := &session{r: r, inv: inv, dir: dir, ws: Workspace(dir, getenv(r.env, "HOME")), rules: current}
+	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current}
 	go func() {
 		s.feed(os.Stdin, pw)
 		pw.Close()
@@ -116,7 +116,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 // kept current by a watcher until stop. A rules directory that sandboxed
 // commands can write is refused: an agent could loosen its own rules.
 func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Set, stop func(), err error) {
-	ws := Workspace(dir, getenv(r.env, "HOME"))
+	ws := c.Workspace.Dir
 	dirs, load := RuleSource(ws, r.env)
 	roots := c.Policy.WritableRoots()
 	guarded := func() (*rules.Set, error) {

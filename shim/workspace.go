@@ -1,0 +1,130 @@
+package shim
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// A WorkspaceChoice is the workspace of a directory and why it is that.
+type WorkspaceChoice struct {
+	// Dir is the workspace root, "" for none.
+	Dir string
+	// Why says how Dir was chosen, or why there is none.
+	Why string
+	// Could is, when there is no workspace, the directory a person can
+	// make one (git init, or the settings' workspaces); "" when it can
+	// never be one (the home directory, a system directory).
+	Could string
+	// Settings is the user's settings file, where workspaces are named.
+	Settings string
+}
+
+// Workspace chooses the workspace for a command run in dir, the one
+// choice the judge, the sandbox and every command of the CLI use. It is,
+// of the directories that hold dir (dir included), the innermost that is
+//
+//   - the top level of a git repository,
+//   - a directory named by the settings' workspaces (config.Config), or
+//   - a directory inside scratch space (/tmp, /var/tmp...), writable anyway.
+//
+// A plain directory elsewhere (~/Documents, /srv/data) is no workspace:
+// it would make whatever an agent is started in writable. Then only
+// scratch and caches are writable, and the judge asks about writes there
+// with how to make it one ([WorkspaceChoice.Hint]). The home directory,
+// what holds it and the rules' not_workspace entries are never one. The
+// error is a settings file that cannot be read.
+func Workspace(dir string, getenv func(string) string) (WorkspaceChoice, error) {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return WorkspaceChoice{}, err
+	}
+	return chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv)), nil
+}
+
+func chooseWorkspace(dir, home string, named []string, settings string) WorkspaceChoice {
+	c := WorkspaceChoice{Settings: settings}
+	if dir == "" {
+		c.Why = "no directory"
+		return c
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if top := gitstate.TopLevel(dir); top != "" && !refusedWorkspace(top, home) {
+		c.Dir, c.Why = top, "the top level of the git repository"
+	}
+	if d, entry := namedWorkspace(dir, home, named); d != "" && len(d) > len(c.Dir) {
+		c.Dir, c.Why = d, fmt.Sprintf("named in %s (workspaces: %s)", settings, entry)
+	}
+	if c.Dir != "" {
+		return c
+	}
+	if refusedWorkspace(dir, home) {
+		c.Why = "the home directory, what holds it, and system and settings directories are never a workspace"
+		return c
+	}
+	for _, s := range builtinRules().Paths().Scratch {
+		if !strings.HasPrefix(s, "/") {
+			continue // $TMPDIR comes from the caller, who could name anything
+		}
+		if real, err := filepath.EvalSymlinks(s); err == nil {
+			s = real
+		}
+		if platform.Within(dir, s) {
+			c.Dir, c.Why = dir, "a directory in the scratch space "+s+", writable anyway"
+			return c
+		}
+	}
+	c.Could = dir
+	c.Why = "not in a git repository, not named in the settings' workspaces, and not in scratch space: only scratch and caches are writable"
+	return c
+}
+
+// namedWorkspace returns the innermost directory holding dir that one of
+// the settings' workspaces entries names, and the entry.
+func namedWorkspace(dir, home string, named []string) (string, string) {
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		for _, entry := range named {
+			pattern := entry
+			if rest, ok := strings.CutPrefix(entry, "~/"); ok {
+				if !filepath.IsAbs(home) {
+					continue
+				}
+				pattern = filepath.Join(home, rest)
+			}
+			pattern = filepath.Clean(pattern)
+			if !strings.ContainsAny(pattern, `*?[\`) {
+				if real, err := filepath.EvalSymlinks(pattern); err == nil {
+					pattern = real
+				}
+			}
+			if ok, _ := filepath.Match(pattern, d); ok && !refusedWorkspace(d, home) {
+				return d, entry
+			}
+		}
+	}
+	return "", ""
+}
+
+// Hint is what the judge says of the missing workspace, in a refusal
+// ("outside the workspace {workspace}"): how to make the directory one.
+func (c WorkspaceChoice) Hint() string {
+	if c.Dir != "" || c.Could == "" {
+		return ""
+	}
+	file := c.Settings
+	if file == "" {
+		file = "~/.config/cordon/config.yaml"
+	}
+	return fmt.Sprintf("(none: %s is not a git repository or a workspace named in the settings; "+
+		"to let commands write there, run `git init` in it, or add `workspaces: [%s]` to %s)",
+		Printable(c.Could), Printable(c.Could), Printable(file))
+}
