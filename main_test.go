@@ -39,7 +39,70 @@ func TestMain(m *testing.M) {
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }
 	}
-	testscript.Main(m, cmds)
+	if _, command := cmds[filepath.Base(os.Args[0])]; command {
+		testscript.Main(m, cmds)
+	}
+	// cordon refuses to run from a place sandboxed commands can write
+	// (shim/selfcheck.go), and /tmp, where go test and testscript put
+	// binaries, is one: the registered commands go elsewhere.
+	base, err := outsideScratch()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	testBase = base
+	tmp, hadTmp := os.LookupEnv("TMPDIR")
+	os.Setenv("TMPDIR", base)
+	testscript.Main(runAndClean{m, func() {
+		if hadTmp {
+			os.Setenv("TMPDIR", tmp)
+		} else {
+			os.Unsetenv("TMPDIR")
+		}
+	}, base}, cmds)
+}
+
+// testBase is a directory outside scratch space, made for this run: what
+// cordon must find unwritable from inside the sandbox (its binary, its
+// state and settings) is put there.
+var testBase string
+
+// runAndClean runs the tests with TMPDIR as it was (testscript has made
+// its commands' directory in testBase by then), then removes testBase.
+type runAndClean struct {
+	m       *testing.M
+	restore func()
+	base    string
+}
+
+func (r runAndClean) Run() int {
+	r.restore()
+	code := r.m.Run()
+	os.RemoveAll(r.base)
+	return code
+}
+
+// outsideScratch makes a directory outside /tmp, /var/tmp and /dev/shm:
+// in the home directory, else in the package directory (a clone may be
+// under /tmp too).
+func outsideScratch() (string, error) {
+	var candidates []string
+	if home, err := os.UserHomeDir(); err == nil {
+		candidates = append(candidates, home)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		candidates = append(candidates, wd)
+	}
+	for _, dir := range candidates {
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil || inScratch(real) {
+			continue
+		}
+		if base, err := os.MkdirTemp(real, ".cordon-test-"); err == nil {
+			return base, nil
+		}
+	}
+	return "", fmt.Errorf("no directory outside /tmp, /var/tmp and /dev/shm to put the test binaries in (tried %q)", candidates)
 }
 
 // TestScripts runs testdata/script/*.txtar. Besides testscript's own, the
@@ -58,6 +121,7 @@ func TestMain(m *testing.M) {
 //	[judge]       cordon's judge is real: rm -rf / is not allowed
 //	[shell:NAME]  the real shell NAME is installed in /bin or /usr/bin
 //	[root]        the tests run as root
+//	[sandbox]     a sandbox backend runs here (CORDON_REQUIRE_SANDBOX=1: must)
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
@@ -69,22 +133,28 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// setupScript gives each script a home and XDG directories of its own in
-// $WORK, a fixed locale, and $SHIMBIN, the directory of the registered
-// shims (first on PATH).
+// setupScript gives each script a home in $WORK, XDG directories of its
+// own outside scratch space (cordon refuses settings and state that
+// sandboxed commands could write), a fixed locale, and $SHIMBIN, the
+// directory of the registered shims (first on PATH).
 func setupScript(e *testscript.Env) error {
-	dirs := map[string]string{
-		"HOME":            "home",
-		"XDG_CONFIG_HOME": "config",
-		"XDG_STATE_HOME":  "state",
+	own, err := os.MkdirTemp(testBase, "script-")
+	if err != nil {
+		return err
 	}
-	for key, dir := range dirs {
-		p := filepath.Join(e.WorkDir, dir)
+	e.Defer(func() { os.RemoveAll(own) })
+	dirs := map[string]string{
+		"HOME":            filepath.Join(e.WorkDir, "home"),
+		"XDG_CONFIG_HOME": filepath.Join(own, "config"),
+		"XDG_STATE_HOME":  filepath.Join(own, "state"),
+	}
+	for key, p := range dirs {
 		if err := os.MkdirAll(p, 0o755); err != nil {
 			return err
 		}
 		e.Setenv(key, p)
 	}
+	e.Setenv("OUTSIDE", own) // a directory outside scratch space
 	e.Setenv("LC_ALL", "C")
 	cordon, err := exec.LookPath("cordon")
 	if err != nil {
@@ -103,8 +173,23 @@ func condition(cond string) (bool, error) {
 		return hasShell(arg)
 	case "root":
 		return os.Geteuid() == 0, nil
+	case "sandbox":
+		return hasSandbox()
 	}
 	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
+// hasSandbox reports whether a sandbox backend can run here; one that
+// cannot is an error under CORDON_REQUIRE_SANDBOX=1 (CI).
+func hasSandbox() (bool, error) {
+	_, err := shim.Confine(os.TempDir(), os.Environ(), &shim.ConfineOptions{Inspect: true})
+	switch {
+	case err == nil:
+		return true, nil
+	case os.Getenv("CORDON_REQUIRE_SANDBOX") != "":
+		return false, fmt.Errorf("no sandbox here and CORDON_REQUIRE_SANDBOX is set: %v", err)
+	}
+	return false, nil
 }
 
 var judgeIsReal = sync.OnceValue(func() bool {
@@ -263,11 +348,18 @@ func fail(format string, args ...any) int {
 // directory of its own, and returns its path.
 func linkShim(t *testing.T, name string) string {
 	t.Helper()
-	self, err := os.Executable()
+	// testscript's copy, outside scratch space like p: cordon refuses
+	// to run from a place sandboxed commands can write.
+	self, err := exec.LookPath("cordon")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), name)
+	dir, err := os.MkdirTemp(testBase, "shim-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	p := filepath.Join(dir, name)
 	if err := os.Link(self, p); err != nil {
 		t.Skipf("cannot link the test binary: %v", err)
 	}

@@ -24,7 +24,8 @@ why another one was passed over), what it cannot enforce on this machine,
 and the policy: the workspace, what is writable, read-only and hidden, the
 credential variables removed, the network. For bwrap, also its command line
 for 'bash -c true'. Exits 1 when no sandbox can run here, after saying why
-and what to do.`,
+and what to do, and when sandboxed commands could write cordon's own files
+(listed as UNSAFE; see cordon doctor).`,
 		run: runSandbox,
 	}
 }
@@ -38,6 +39,11 @@ type sandboxStatus struct {
 	Removed    []string         `json:"removed_env"`
 	// Unmatched are entries of the settings that name nothing here.
 	Unmatched []string `json:"unmatched_settings,omitempty"`
+	// WorkspaceWhy says how the workspace was chosen, or why there is none.
+	WorkspaceWhy string `json:"workspace_why"`
+	// Unsafe are cordon's own places sandboxed commands could write
+	// (see cordon doctor); commands are refused until they are fixed.
+	Unsafe []shim.Weakness `json:"unsafe,omitempty"`
 }
 
 // unmatched returns the writable, read-only and hidden entries of the
@@ -70,7 +76,7 @@ func unmatched(cfg *config.Config, p *platform.Policy) []string {
 
 func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
-	opts := &shim.ConfineOptions{}
+	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none")
 	fs.StringVar(&opts.Network, "network", "", "on or off")
@@ -96,7 +102,8 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	bash := "/bin/bash"
-	st := &sandboxStatus{Nested: conf.Nested, Unconfined: conf.Unconfined, Policy: conf.Policy, Removed: removed(env, conf.Policy.Env)}
+	st := &sandboxStatus{Nested: conf.Nested, Unconfined: conf.Unconfined, Policy: conf.Policy, Removed: removed(env, conf.Policy.Env),
+		WorkspaceWhy: conf.Workspace.Why, Unsafe: conf.Weaknesses}
 	if conf.Nested {
 		st.Report = &platform.Report{Backend: "none needed"}
 	} else {
@@ -108,9 +115,12 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		enc.Encode(st)
-		return exitOK
+	} else {
+		fmt.Fprint(stdout, st.text())
 	}
-	fmt.Fprint(stdout, st.text())
+	if len(st.Unsafe) > 0 {
+		return exitError
+	}
 	return exitOK
 }
 
@@ -141,9 +151,9 @@ func (st *sandboxStatus) text() string {
 		b.WriteString(" — already confined: nested commands run in the sandbox around this one")
 	}
 	b.WriteString("\n")
-	ws := p.Workspace
-	if ws == "" {
-		ws = "none (the home directory or a system directory): only scratch and caches are writable"
+	ws := p.Workspace + " (" + st.WorkspaceWhy + ")"
+	if p.Workspace == "" {
+		ws = "none: " + st.WorkspaceWhy
 	}
 	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, p.Network)
 	list := func(name string, paths []string) {
@@ -168,6 +178,11 @@ func (st *sandboxStatus) text() string {
 	list("environment variables removed", st.Removed)
 	list("not enforced here", st.Degraded)
 	list("settings entries that name nothing here (check for a typo)", st.Unmatched)
+	var unsafe []string
+	for _, w := range st.Unsafe {
+		unsafe = append(unsafe, w.String())
+	}
+	list("UNSAFE, commands are refused (see cordon doctor)", unsafe)
 	if len(st.CommandLine) > 0 {
 		fmt.Fprintf(&b, "command line for bash -c true:\n  %s\n", shim.QuoteArgv(st.CommandLine))
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,9 @@ type NotFoundError struct {
 	// Skipped are the candidates passed over because they are cordon
 	// itself.
 	Skipped []string
+	// Writable are the directories passed over because sandboxed
+	// commands can write them.
+	Writable []string
 }
 
 // Error says which shell was not found and where cordon looked.
@@ -38,24 +42,31 @@ func (e *NotFoundError) Error() string {
 // value), then in /bin and /usr/bin, that is not the cordon binary at self.
 // A candidate is cordon when it is the same file as self (through
 // symlinks and hard links) or a byte-identical copy of it. Relative PATH
-// entries are ignored. On Windows, name gets ".exe" when it has no
+// entries are ignored, and so are directories inside writable (the
+// sandbox's writable roots): a shell an agent put there is not the real
+// one. On Windows, name gets ".exe" when it has no
 // extension.
 //
 // When nothing is found, the error is a [*NotFoundError]; when self cannot
 // be read, it says so, since the search must not risk finding cordon.
-func FindShell(name, pathEnv, self string) (string, error) {
+func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 	me, err := os.Stat(self)
 	if err != nil {
 		return "", fmt.Errorf("cannot tell cordon apart from the real shell: %w", err)
 	}
 	f := &finder{file: exeName(name), self: self, me: me}
 	dirs := searchDirs(pathEnv)
+	var passed []string
 	for _, dir := range dirs {
+		if real, err := filepath.EvalSymlinks(dir); err == nil && slices.ContainsFunc(writable, func(w string) bool { return Within(real, w) }) {
+			passed = append(passed, dir)
+			continue
+		}
 		if p, ok := f.try(dir); ok {
 			return p, nil
 		}
 	}
-	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped}
+	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped, Writable: passed}
 }
 
 // searchDirs is the absolute entries of pathEnv, then fallbackDirs,

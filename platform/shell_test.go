@@ -155,3 +155,24 @@ func TestSearchDirs(t *testing.T) {
 		t.Fatalf("searchDirs = %q, want %q", got, want)
 	}
 }
+
+// A bash an agent dropped in a directory sandboxed commands can write
+// (node_modules/.bin, a venv) is never taken for the real shell.
+func TestFindShellSkipsWritable(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix file modes")
+	}
+	withFallback(t)
+	self, dirs := shellDirs(t, "real", "real")
+	path := strings.Join(dirs, string(os.PathListSeparator))
+	got, err := FindShell("bash", path, self, filepath.Dir(dirs[0]))
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || len(nf.Writable) != 2 {
+		t.Fatalf("FindShell with every directory writable = %q, %v; want not found, 2 passed over", got, err)
+	}
+	real0, _ := filepath.EvalSymlinks(dirs[0])
+	got, err = FindShell("bash", path, self, real0)
+	if want := filepath.Join(dirs[1], "bash"); got != want || err != nil {
+		t.Fatalf("FindShell = %q, %v; want %q (the first directory is writable)", got, err, want)
+	}
+}

@@ -157,7 +157,7 @@ func (r *run) exec() int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
-	c, err := Confine(dir, r.env, nil)
+	c, err := r.confine(dir)
 	if err != nil {
 		return r.fail("%v", err)
 	}
@@ -166,6 +166,34 @@ func (r *run) exec() int {
 	}
 	err = c.Backend.Exec(r.real, r.argv, c.Policy.Env, "")
 	return r.fail("cannot run the real shell: %v", err)
+}
+
+// confine is [Confine] for this shim run: cordon's own places are
+// checked, and the real shell is looked for again, past the directories
+// the sandbox leaves writable, when it was found in one of them.
+func (r *run) confine(dir string) (*Confinement, error) {
+	var argv0 string
+	if len(r.argv) > 0 {
+		argv0 = r.argv[0]
+	}
+	c, err := Confine(dir, r.env, &ConfineOptions{Invoked: argv0})
+	if err != nil {
+		return nil, err
+	}
+	if roots := c.Policy.WritableRoots(); within(r.real, roots) {
+		self, err := executable()
+		if err == nil {
+			r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self, roots...)
+		}
+		var nf *platform.NotFoundError
+		if errors.As(err, &nf) {
+			return nil, fmt.Errorf("the only %s found is in %s, which sandboxed commands can write, so it may not be the real one; install %s in /bin or /usr/bin", r.name, Printable(strings.Join(nf.Writable, " ")), r.name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 func (r *run) fail(format string, args ...any) int {

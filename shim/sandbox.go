@@ -65,6 +65,9 @@ type Confinement struct {
 	Settings *config.Config
 	// Workspace is the workspace the policy makes writable, and why.
 	Workspace WorkspaceChoice
+	// Weaknesses are cordon's own places the sandbox leaves writable;
+	// only with ConfineOptions.Inspect, else they are an error.
+	Weaknesses []Weakness
 }
 
 // ConfineOptions override the settings for one command.
@@ -72,6 +75,8 @@ type ConfineOptions struct {
 	Backend   string // auto, bwrap, landlock or none
 	Network   string // on or off
 	Workspace string // the workspace, instead of the one found from the directory
+	Invoked   string // argv[0] of the shim: its directory and PATH order are checked
+	Inspect   bool   // report weaknesses (cordon doctor) instead of refusing
 }
 
 // Confine returns how to run a command in dir with the environment env,
@@ -132,16 +137,15 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 		return nil, err
 	}
 	c.Settings, c.Workspace = cfg, ws
-	// What decides the sandbox must not be writable from inside it.
-	for _, f := range cfg.Files {
-		if root := containing(f, c.Policy.WritableRoots()); root != "" {
-			return nil, fmt.Errorf("the settings file %s can be written by sandboxed commands (it is inside %s); nothing runs until it is moved out (set XDG_CONFIG_HOME elsewhere)", f, root)
-		}
+	// What decides the sandbox, and cordon itself, must not be writable
+	// from inside it.
+	var argv0 string
+	if opts != nil {
+		argv0 = opts.Invoked
 	}
-	for _, f := range loaded.Guard {
-		if root := containing(f, c.Policy.WritableRoots()); root != "" {
-			return nil, fmt.Errorf("%s decides cordon's rules but can be written by sandboxed commands (it is inside %s); nothing runs until it is moved out (check XDG_CONFIG_HOME, XDG_STATE_HOME and CORDON_SYSTEM_DIR)", f, root)
-		}
+	c.Weaknesses = selfCheck(c.Policy.WritableRoots(), getenv, dir, argv0, c.Nested, cfg, loaded)
+	if len(c.Weaknesses) > 0 && (opts == nil || !opts.Inspect) {
+		return nil, &SelfCheckError{c.Weaknesses}
 	}
 	return c, nil
 }

@@ -55,7 +55,7 @@ func streamedStdin() bool {
 type session struct {
 	r       *run
 	inv     *Invocation
-	dir     string // where the shell started
+	dir     string          // where the shell started
 	ws      WorkspaceChoice // the workspace of dir
 	rules   func() *rules.Set
 	prelude []string        // state statements, printed
@@ -70,7 +70,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
 	}
-	c, err := Confine(dir, r.env, nil)
+	c, err := r.confine(dir)
 	if err != nil {
 		return r.fail("%v", err)
 	}

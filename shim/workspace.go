@@ -59,7 +59,7 @@ func chooseWorkspace(dir, home string, named []string, settings string) Workspac
 		c.Dir, c.Why = top, "the top level of the git repository"
 	}
 	if d, entry := namedWorkspace(dir, home, named); d != "" && len(d) > len(c.Dir) {
-		c.Dir, c.Why = d, fmt.Sprintf("named in %s (workspaces: %s)", settings, entry)
+		c.Dir, c.Why = d, fmt.Sprintf("named by %s in the workspaces of %s", entry, settings)
 	}
 	if c.Dir != "" {
 		return c
