@@ -82,6 +82,15 @@ func (r runAndClean) Run() int {
 	return code
 }
 
+func inScratch(dir string) bool {
+	for _, s := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if dir == s || strings.HasPrefix(dir, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // outsideScratch makes a directory outside /tmp, /var/tmp and /dev/shm:
 // in the home directory, else in the package directory (a clone may be
 // under /tmp too).

@@ -68,15 +68,6 @@ func batteryBase(t *testing.T) string {
 	return ""
 }
 
-func inScratch(dir string) bool {
-	for _, s := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
-		if dir == s || strings.HasPrefix(dir, s+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // secret is the content of every fake credential.
 const secret = "SECRET-c0rd0n-7f3a"
 

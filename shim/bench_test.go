@@ -73,12 +73,42 @@ func benchDirs(b *testing.B) (string, []string) {
 func BenchmarkConfine(b *testing.B) {
 	dir := b.TempDir()
 	env := os.Environ()
-	if _, err := Confine(dir, env, nil); err != nil {
+	// Inspect: the test binary is in /tmp, which the self-check refuses.
+	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+	if _, err := Confine(dir, env, opts); err != nil {
 		b.Skip(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Confine(dir, env, nil); err != nil {
+		if _, err := Confine(dir, env, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSelfCheck is what the self-check adds to every command run.
+func BenchmarkSelfCheck(b *testing.B) {
+	dir := b.TempDir()
+	env := os.Environ()
+	c, err := Confine(dir, env, &ConfineOptions{Inspect: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	cfg, getenv := c.Settings, envLookup(env)
+	roots := c.Policy.WritableRoots()
+	b.ReportAllocs()
+	for b.Loop() {
+		selfCheck(roots, getenv, dir, "bash", false, cfg, nil)
+	}
+}
+
+// BenchmarkWorkspace is the workspace choice, settings read included.
+func BenchmarkWorkspace(b *testing.B) {
+	dir := b.TempDir()
+	getenv := envLookup(os.Environ())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Workspace(dir, getenv); err != nil {
 			b.Fatal(err)
 		}
 	}
