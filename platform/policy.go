@@ -118,9 +118,9 @@ type Policy struct {
 	// HostSockets are the other sockets of the host found where sockets
 	// are made, outside the hidden paths: covered like hidden files.
 	HostSockets []string `json:"host_sockets,omitempty"`
-	// socketsComplete is false when the search for HostSockets stopped
+	// socketsPartial is true when the search for HostSockets stopped
 	// early.
-	socketsComplete bool
+	socketsPartial bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Network is NetworkOn or NetworkOff.
@@ -225,7 +225,7 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	p.Visible = append(r.existing(s.Visible, nil), p.Sockets...)
 	p.Env = FilterEnv(env, s.CredentialVars, s.PassEnv)
 	p.normalize()
-	p.HostSockets, p.socketsComplete = p.hostSockets()
+	p.HostSockets, p.socketsPartial = p.hostSockets()
 	p.guardedBefore = p.guardedMatches()
 	return p, nil
 }

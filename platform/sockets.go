@@ -60,7 +60,7 @@ func (p *Policy) socketRoots() []socketRoot {
 // hostSockets returns the sockets under p's socket roots, breadth first,
 // leaving out what the sandbox hides already, the workspace (the
 // command's own) and the sockets the policy lets commands reach. It
-// reports false when it stopped at maxSocketDirs.
+// reports true when it stopped at maxSocketDirs, before the end.
 func (p *Policy) hostSockets() ([]string, bool) {
 	skip := func(path string) bool {
 		return Within(path, p.Workspace) ||
@@ -81,7 +81,7 @@ func (p *Policy) hostSockets() ([]string, bool) {
 	var out []string
 	for reads := 0; len(queue) > 0; reads++ {
 		if reads == maxSocketDirs {
-			return sortedUnique(out), false
+			return sortedUnique(out), true
 		}
 		d := queue[0]
 		queue = queue[1:]
@@ -105,7 +105,7 @@ func (p *Policy) hostSockets() ([]string, bool) {
 			}
 		}
 	}
-	return sortedUnique(out), true
+	return sortedUnique(out), false
 }
 
 // SocketDegradations says, in words a user understands, which of the
@@ -119,7 +119,7 @@ func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 	case resolveUnix:
 	case !mounts:
 		out = append(out, "the host's Unix sockets (an editor's or a debugger's server, a screen session, a container engine) can be connected to: covering them needs a mount namespace (root, or the bwrap backend) or Landlock ABI 9")
-	case !p.socketsComplete:
+	case p.socketsPartial:
 		out = append(out, fmt.Sprintf("the host's Unix sockets were looked for in only %d directories (scratch, /run, the home directory): those in others, and those made after a command starts, can be connected to; Landlock ABI 9 would stop all of them", maxSocketDirs))
 	default:
 		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories 3 levels, /run and the home directory 4), can be connected to: Landlock ABI 9 would stop them")
