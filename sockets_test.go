@@ -101,10 +101,10 @@ func TestSandboxHostSockets(t *testing.T) {
 			xdg := "XDG_RUNTIME_DIR=" + run
 			sockets := map[string]string{
 				"in /tmp":                  tmp + "-top",
-				"in a directory of /tmp":   filepath.Join(tmp, "srv", "ctl"),
+				"in a directory of /tmp":   filepath.Join(tmp, "ctl"),
 				"in the runtime directory": filepath.Join(run, "app", "ctl"),
-				"in the home directory":    filepath.Join(b.home, ".local", "share", "app", "ctl"),
-				"in a writable cache":      filepath.Join(b.home, ".cache", "app", "ctl"),
+				"in the home directory":    filepath.Join(b.home, ".app", "ctl"),
+				"in a writable cache":      filepath.Join(b.home, ".cache", "ctl"),
 			}
 			t.Cleanup(func() { os.Remove(tmp + "-top") })
 			accepted := map[string]*atomic.Int32{}

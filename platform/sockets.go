@@ -35,23 +35,24 @@ type socketRoot struct {
 const maxSocketDirs = 2048
 
 // socketRoots are where the host's programs make their sockets: the
-// scratch directories (/tmp/nvim.user/XXXX/nvim.0.1, /tmp/emacs1000/server),
-// /run (/run/screen/S-user/, /run/containerd/containerd.sock) and the home
-// directory (~/.local/share/app/ctl, and the writable caches in it).
+// scratch directories (/tmp/emacs1000/server), /run (/run/screen/S-user/,
+// /run/containerd/containerd.sock) and the home directory (~/.app/ctl).
+// The depths keep the search to about a millisecond on a busy machine
+// (a home with Go and npm caches, /tmp full of build directories).
 func (p *Policy) socketRoots() []socketRoot {
 	var roots []socketRoot
 	for _, s := range p.Scratch {
 		if !(p.PrivateTmp && s == "/tmp") {
-			roots = append(roots, socketRoot{s, 3})
+			roots = append(roots, socketRoot{s, 2})
 		}
 	}
 	roots = append(roots, socketRoot{realPath("/run"), 4})
 	if p.Home != "" && p.Home != "/" {
-		roots = append(roots, socketRoot{p.Home, 4})
+		roots = append(roots, socketRoot{p.Home, 2})
 	}
 	for _, w := range p.Writable {
 		if w != p.Workspace && !Within(w, p.Home) {
-			roots = append(roots, socketRoot{w, 3})
+			roots = append(roots, socketRoot{w, 2})
 		}
 	}
 	return roots
@@ -122,7 +123,7 @@ func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 	case p.socketsPartial:
 		out = append(out, fmt.Sprintf("the host's Unix sockets were looked for in only %d directories (scratch, /run, the home directory): those in others, and those made after a command starts, can be connected to; Landlock ABI 9 would stop all of them", maxSocketDirs))
 	default:
-		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories 3 levels, /run and the home directory 4), can be connected to: Landlock ABI 9 would stop them")
+		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them")
 	}
 	if p.Network != NetworkOff {
 		out = append(out, "with the network on, the host's loopback services (127.0.0.1, ::1: databases, dev servers, debuggers) can be connected to: the sandbox shares the host's network namespace; turn the network off to cut them")

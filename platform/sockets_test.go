@@ -27,15 +27,15 @@ func TestHostSockets(t *testing.T) {
 	}
 	found := []string{
 		listen(filepath.Join(scratch, "top")),
-		listen(filepath.Join(scratch, "nvim.u", "x", "0")),
-		listen(filepath.Join(home, ".local", "share", "app", "ctl")),
-		listen(filepath.Join(home, ".cache", "tool", "d.sock")),
+		listen(filepath.Join(scratch, "emacs0", "server")),
+		listen(filepath.Join(home, ".app", "ctl")),
+		listen(filepath.Join(home, ".cache", "d.sock")),
 	}
 	notFound := []string{
-		listen(filepath.Join(scratch, "a", "b", "c", "too-deep")),
-		listen(filepath.Join(home, ".ssh", "agent")),                  // hidden already
-		listen(filepath.Join(home, "proj", "app.sock")),               // the workspace's
-		listen(filepath.Join(home, ".local", "share", "ide", "brid")), // named
+		listen(filepath.Join(scratch, "a", "b", "too-deep")),
+		listen(filepath.Join(home, ".ssh", "agent")),    // hidden already
+		listen(filepath.Join(home, "proj", "app.sock")), // the workspace's
+		listen(filepath.Join(home, ".ide", "brid")),     // named
 	}
 	os.WriteFile(filepath.Join(scratch, "file"), nil, 0o644)
 	p := &Policy{
@@ -44,7 +44,7 @@ func TestHostSockets(t *testing.T) {
 		Scratch:   []string{scratch},
 		Writable:  []string{filepath.Join(home, ".cache"), filepath.Join(home, "proj")},
 		Hidden:    []string{filepath.Join(home, ".ssh")},
-		Sockets:   []string{filepath.Join(home, ".local", "share", "ide")},
+		Sockets:   []string{filepath.Join(home, ".ide")},
 		Network:   NetworkOff,
 	}
 	got, partial := p.hostSockets()
@@ -108,5 +108,15 @@ func TestPolicySocketsNamed(t *testing.T) {
 	}
 	if !slices.Contains(p.Hidden, filepath.Join(home, ".ssh")) {
 		t.Errorf("naming ~ uncovered ~/.ssh: %q", p.Hidden)
+	}
+}
+
+// BenchmarkHostSockets measures the search on this machine: /tmp,
+// /var/tmp, /dev/shm, /run and the home directory.
+func BenchmarkHostSockets(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	p := &Policy{Home: realPath(home), Scratch: []string{"/tmp", "/var/tmp", "/dev/shm"}}
+	for b.Loop() {
+		p.hostSockets()
 	}
 }
