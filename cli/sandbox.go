@@ -46,7 +46,7 @@ type sandboxStatus struct {
 	Unsafe []shim.Weakness `json:"unsafe,omitempty"`
 }
 
-// unmatched returns the writable, read-only and hidden entries of the
+// unmatched returns the writable, read-only, hidden and socket entries of the
 // settings that match no path on this machine: a typo there would
 // otherwise go unnoticed (a path that is not there is neither writable nor
 // protected).
@@ -56,7 +56,7 @@ func unmatched(cfg *config.Config, p *platform.Policy) []string {
 	}
 	home, _ := os.UserHomeDir()
 	var out []string
-	for _, e := range slices.Concat(cfg.Sandbox.Writable, cfg.Sandbox.ReadOnly, cfg.Sandbox.Hidden) {
+	for _, e := range slices.Concat(cfg.Sandbox.Writable, cfg.Sandbox.ReadOnly, cfg.Sandbox.Hidden, cfg.Sandbox.Sockets) {
 		path := e
 		switch {
 		case strings.HasPrefix(e, "~/"):

@@ -21,6 +21,7 @@
 //	  writable: [~/.local/share/pnpm]
 //	  read_only: [Makefile]          # relative: inside the workspace
 //	  hidden: [~/.config/my-tool/token]
+//	  sockets: [$XDG_RUNTIME_DIR/my-ide/bridge.sock] # the host's sockets commands may reach
 //	  pass_env: [GITHUB_TOKEN]       # kept although it looks like a credential
 //	  limits: {cpu_seconds: 0, file_size: 0, open_files: 0, memory: 0}
 package config
@@ -62,6 +63,7 @@ type Sandbox struct {
 	Writable   []string        `yaml:"writable"`
 	ReadOnly   []string        `yaml:"read_only"`
 	Hidden     []string        `yaml:"hidden"`
+	Sockets    []string        `yaml:"sockets"`
 	PassEnv    []string        `yaml:"pass_env"`
 	Limits     platform.Limits `yaml:"limits"`
 }
@@ -165,6 +167,7 @@ func (c *Config) merge(file string, data []byte) error {
 	c.Sandbox.Writable = append(c.Sandbox.Writable, s.Writable...)
 	c.Sandbox.ReadOnly = append(c.Sandbox.ReadOnly, s.ReadOnly...)
 	c.Sandbox.Hidden = append(c.Sandbox.Hidden, s.Hidden...)
+	c.Sandbox.Sockets = append(c.Sandbox.Sockets, s.Sockets...)
 	c.Sandbox.PassEnv = append(c.Sandbox.PassEnv, s.PassEnv...)
 	mergeLimit(&c.Sandbox.Limits.CPU, s.Limits.CPU)
 	mergeLimit(&c.Sandbox.Limits.FileSize, s.Limits.FileSize)

@@ -93,7 +93,7 @@ func (p *Policy) mounts() []mount {
 	for _, r := range p.ReadOnly {
 		ms = append(ms, mount{r, mountReadOnly})
 	}
-	for _, h := range p.Hidden {
+	for _, h := range slices.Concat(p.Hidden, p.HostSockets) {
 		// A private /tmp holds nothing of other programs'.
 		if !(p.PrivateTmp && Within(h, "/tmp")) {
 			ms = append(ms, mount{h, mountHidden})

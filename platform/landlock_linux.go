@@ -173,9 +173,11 @@ func (l *landlockBackend) confineThread() error {
 
 // Landlock access rights, by use.
 const (
-	// fsRead is reading and running files, listing directories and, from
-	// ABI 9, connecting to Unix sockets.
-	fsRead = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir | ll.AccessFSResolveUnix
+	// fsRead is reading and running files and listing directories. Not
+	// connecting to the host's Unix sockets (ABI 9 resolve_unix): that is
+	// granted only on the sockets the policy names; the program's own
+	// sockets need no right.
+	fsRead = ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir
 	// fsDevice is reading, writing and controlling a device.
 	fsDevice = ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev
 	// fsFileOnly are the rights a rule on a file that is not a directory
@@ -184,9 +186,12 @@ const (
 		ll.AccessFSIoctlDev | ll.AccessFSResolveUnix
 )
 
-// fsAll are all the file system rights this backend handles: writable
-// directories get them all.
+// fsAll are all the file system rights this backend handles; writable
+// directories get them all but resolve_unix.
 var fsAll = landlock.V11.HandledAccessFS
+
+// fsWrite are the rights on writable directories.
+var fsWrite = fsAll &^ ll.AccessFSResolveUnix
 
 // fsRightsForABI are the file system rights Landlock ABI abi knows
 // (go-landlock's downgrade does the same; its table is not exported).
@@ -265,9 +270,12 @@ func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []
 	for _, d := range devFiles {
 		gs = append(gs, grant{d, fsDevice})
 	}
-	gs = append(gs, grant{"/dev/pts", fsDevice | ll.AccessFSReadDir}, grant{"/dev/shm", fsAll})
+	gs = append(gs, grant{"/dev/pts", fsDevice | ll.AccessFSReadDir}, grant{"/dev/shm", fsWrite})
 	for _, w := range p.WritableRoots() {
-		gs = append(gs, grant{w, fsAll})
+		gs = append(gs, grant{w, fsWrite})
+	}
+	for _, s := range p.Sockets {
+		gs = append(gs, grant{s, ll.AccessFSResolveUnix})
 	}
 	return gs
 }
@@ -491,6 +499,11 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 		m.binds = append(m.binds, bind{path, ro})
 	}
 	slices.SortFunc(m.binds, func(a, b bind) int { return strings.Compare(a.path, b.path) })
+	for _, h := range p.HostSockets {
+		if !m.gone(h) {
+			m.maskFiles = append(m.maskFiles, h)
+		}
+	}
 	for _, h := range p.Hidden {
 		switch {
 		case m.gone(h) || !maskable(p, h):
@@ -581,18 +594,25 @@ func maskFiles(files []string) error {
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
 		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
 	}
-	defer unix.Unmount("/tmp", unix.MNT_DETACH)
 	const empty = "/tmp/.cordon-hidden"
 	fd, err := unix.Open(empty, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
+		unix.Unmount("/tmp", unix.MNT_DETACH)
 		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
 	}
 	unix.Close(fd)
 	for i, f := range files {
 		target := "/proc/self/fd/" + strconv.Itoa(fds[i])
 		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil {
+			unix.Unmount("/tmp", unix.MNT_DETACH)
 			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
+	}
+	// The files in /tmp are reached again once the tmpfs is gone.
+	if err := unix.Unmount("/tmp", unix.MNT_DETACH); err != nil {
+		return fmt.Errorf("cannot unmount the empty file's tmpfs: %w", err)
+	}
+	for _, f := range files {
 		if err := remountReadOnly(f); err != nil {
 			return err
 		}
@@ -799,7 +819,8 @@ func (l *landlockBackend) degradations() []string {
 	if l.dropCaps && !l.setpcap {
 		out = append(out, "the capability bounding set cannot be cleared (CAP_SETPCAP is missing); no_new_privs still keeps programs from gaining capabilities")
 	}
-	if l.abi < 9 {
+	out = append(out, l.p.SocketDegradations(l.abi >= 9, l.mounts != nil)...)
+	if l.abi < 9 && l.mounts != nil {
 		var exposed []string
 		dir := l.isDir
 		if dir == nil {

@@ -101,7 +101,8 @@ func TestLandlockRuleAccess(t *testing.T) {
 		res     landlock.AccessFSSet
 	}{
 		{fsRead, unix.S_IFDIR, all, fsRead},
-		{fsRead, unix.S_IFREG, all, ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSResolveUnix},
+		{fsRead, unix.S_IFREG, all, ll.AccessFSExecute | ll.AccessFSReadFile},
+		{ll.AccessFSResolveUnix, unix.S_IFSOCK, all, ll.AccessFSResolveUnix},
 		{fsAll, unix.S_IFREG, all, fsFileOnly},
 		{fsAll, unix.S_IFSOCK, fsRightsForABI(7), fsFileOnly &^ ll.AccessFSResolveUnix},
 		{fsDevice, unix.S_IFCHR, fsRightsForABI(3), ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate},
@@ -132,6 +133,7 @@ func fakePolicy() *Policy {
 		ReadOnly:  []string{"/home/u/src/proj/.git/config", "/home/u/src/proj/.git/hooks"},
 		Hidden:    []string{"/home/u/.netrc", "/home/u/.ssh", "/tmp/ssh-X"},
 		Visible:   []string{"/home/u/.ssh/known_hosts"},
+		Sockets:   []string{"/home/u/.local/ide.sock"},
 		Network:   NetworkOff,
 	}
 }
@@ -164,10 +166,17 @@ func TestLandlockGrants(t *testing.T) {
 		{"/dev/tty", fsDevice},
 		{"/dev/ptmx", fsDevice},
 		{"/dev/pts", fsDevice | ll.AccessFSReadDir},
-		{"/dev/shm", fsAll},
-		{"/tmp", fsAll},
-		{"/home/u/.cache/go", fsAll},
-		{"/home/u/src/proj", fsAll},
+		{"/dev/shm", fsWrite},
+		{"/tmp", fsWrite},
+		{"/home/u/.cache/go", fsWrite},
+		{"/home/u/src/proj", fsWrite},
+		{"/home/u/.local/ide.sock", ll.AccessFSResolveUnix},
+	}
+	// Nothing else may connect to the host's sockets (ABI 9).
+	for _, g := range got {
+		if g.access&ll.AccessFSResolveUnix != 0 && g.path != "/home/u/.local/ide.sock" {
+			t.Errorf("%s may connect to the host's sockets", g.path)
+		}
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("grants:\n got %v\nwant %v", got, want)
@@ -227,7 +236,7 @@ func TestLandlockDegradations(t *testing.T) {
 		"read-only paths inside writable directories (.git/config, .git/hooks) are not enforced",
 		"/tmp/ssh-X stays readable: it is inside the writable /tmp",
 		"network off is enforced by seccomp only: needs Landlock ABI 4",
-		"Unix sockets inside hidden paths (~/.ssh)",
+		"the host's Unix sockets (an editor's or a debugger's server, a screen session, a container engine) can be connected to",
 	} {
 		if !has(d, want) {
 			t.Errorf("not root, ABI 3: no %q in\n%s", want, strings.Join(d, "\n"))
@@ -241,7 +250,10 @@ func TestLandlockDegradations(t *testing.T) {
 	l = &landlockBackend{p: fakePolicy(), abi: 7, root: true, setpcap: true, dropCaps: true, filter: filter, isDir: fakeDir}
 	l.mounts = planMounts(l.p, func(path string) bool { return path != "/home/u/.netrc" })
 	d = l.degradations()
-	if want := []string{"Unix sockets inside hidden paths (~/.ssh) can still be connected to: needs Landlock ABI 9, this kernel has ABI 7"}; !slices.Equal(d, want) {
+	if want := []string{
+		"Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them",
+		"Unix sockets inside hidden paths (~/.ssh) can still be connected to: needs Landlock ABI 9, this kernel has ABI 7",
+	}; !slices.Equal(d, want) {
 		t.Errorf("root, ABI 7:\n got %q\nwant %q", d, want)
 	}
 

@@ -48,6 +48,10 @@ type Spec struct {
 	// Visible are paths inside hidden directories that stay readable
 	// (~/.ssh/known_hosts).
 	Visible []string
+	// Sockets are the host's Unix sockets, or directories of them, that
+	// commands may connect to (an IDE bridge); every other one is out of
+	// reach (see sockets.go).
+	Sockets []string
 	// CredentialVars are globs of environment variable names removed from
 	// the environment ("*_TOKEN"); matching ignores case.
 	CredentialVars []string
@@ -108,6 +112,15 @@ type Policy struct {
 	// Visible are existing paths inside hidden directories that stay
 	// readable.
 	Visible []string `json:"visible,omitempty"`
+	// Sockets are the host's sockets, or directories of them, that
+	// commands may connect to.
+	Sockets []string `json:"sockets,omitempty"`
+	// HostSockets are the other sockets of the host found where sockets
+	// are made, outside the hidden paths: covered like hidden files.
+	HostSockets []string `json:"host_sockets,omitempty"`
+	// socketsPartial is true when the search for HostSockets stopped
+	// early.
+	socketsPartial bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Network is NetworkOn or NetworkOff.
@@ -205,9 +218,14 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	for _, dir := range p.Scratch {
 		p.Hidden = append(p.Hidden, r.private(dir, ws, s.ScratchPrivate)...)
 	}
-	p.Visible = r.existing(s.Visible, nil)
+	// A socket the policy names stays reachable, even in a hidden
+	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
+	p.Sockets = r.existing(s.Sockets, nil)
+	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
+	p.Visible = append(r.existing(s.Visible, nil), p.Sockets...)
 	p.Env = FilterEnv(env, s.CredentialVars, s.PassEnv)
 	p.normalize()
+	p.HostSockets, p.socketsPartial = p.hostSockets()
 	p.guardedBefore = p.guardedMatches()
 	return p, nil
 }
@@ -232,6 +250,7 @@ func (p *Policy) normalize() {
 		return !slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(v, h) && v != h })
 	}))
 	p.Missing = sortedUnique(p.Missing)
+	p.Sockets = sortedUnique(p.Sockets)
 }
 
 // Pins are the directories between a writable root and a read-only path

@@ -79,6 +79,7 @@ func Describe(b Backend, path string, argv []string) *Report {
 		if abi, err := ll.LandlockGetABIVersion(); err != nil || abi < 6 {
 			r.Degraded = append(r.Degraded, "with the network on, the host's abstract Unix sockets (an X server's) stay reachable: scoping them needs Landlock ABI 6 (Linux 6.12)")
 		}
+		r.Degraded = append(r.Degraded, b.policy.SocketDegradations(false, true)...)
 		next := 100
 		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
 	case *landlockBackend:

@@ -79,6 +79,10 @@ type PathClasses struct {
 	// SandboxHidden are hidden in the sandbox besides the credentials:
 	// the user's runtime directory, daemons' sockets.
 	SandboxHidden []string `yaml:"sandbox_hidden"`
+	// SandboxSockets are the host's Unix sockets, or directories of
+	// them, that sandboxed commands may connect to; every other socket
+	// of the host is out of their reach.
+	SandboxSockets []string `yaml:"sandbox_sockets"`
 	// Cordon are cordon's own settings, rule files and records (trust,
 	// cache): an agent must not change what judges it.
 	Cordon []string `yaml:"cordon"`

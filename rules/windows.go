@@ -48,6 +48,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.MetadataHosts, &src.MetadataHosts}, {&dst.Startup, &src.Startup},
 		{&dst.History, &src.History}, {&dst.NotWorkspace, &src.NotWorkspace},
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},
+		{&dst.SandboxSockets, &src.SandboxSockets},
 		{&dst.ScratchPrivate, &src.ScratchPrivate}, {&dst.ProjectSubdirs, &src.ProjectSubdirs},
 		{&dst.Cordon, &src.Cordon},
 	}

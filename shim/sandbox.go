@@ -27,6 +27,7 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		ReadOnly:       append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
 		Hidden:         slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:        absolute(paths.NotSecret),
+		Sockets:        append(absolute(paths.SandboxSockets), sb.Sockets...),
 		CredentialVars: set.CredentialVars(),
 		PassEnv:        sb.PassEnv,
 		Network:        platform.Network(sb.Network),

@@ -1,0 +1,132 @@
+package platform
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// The host's pathname Unix sockets (an editor's server, a debugger, a
+// screen session, a container engine) run code for whoever connects. A
+// socket is reached through its inode: a read-only mount does not stop
+// connect(2) (EROFS is for files, directories and links), a bind mount
+// of it still reaches its server, and a network namespace does not
+// separate pathname sockets. What stops a connection is the path not
+// leading to the socket any more (a mount laid over it or over its
+// directory), Landlock's resolve_unix right (ABI 9: connecting only to
+// sockets made inside the sandbox), or the file's permissions.
+//
+// So the sandbox covers, at its start, every socket found where sockets
+// are made: the scratch directories, /run and the home directory, each to
+// a bounded depth (see [socketRoots]). A socket the host makes later, or
+// one deeper or elsewhere, stays reachable unless Landlock ABI 9 holds;
+// [Policy.SocketDegradations] says so.
+
+// A socketRoot is a directory looked through for the host's sockets, to
+// depth levels below it.
+type socketRoot struct {
+	dir   string
+	depth int
+}
+
+// maxSocketDirs bounds the directories read in looking for sockets (a
+// few milliseconds on a busy /tmp).
+const maxSocketDirs = 2048
+
+// socketRoots are where the host's programs make their sockets: the
+// scratch directories (/tmp/emacs1000/server), /run (/run/screen/S-user/,
+// /run/containerd/containerd.sock) and the home directory (~/.app/ctl).
+// The depths keep the search to about a millisecond on a busy machine
+// (a home with Go and npm caches, /tmp full of build directories).
+func (p *Policy) socketRoots() []socketRoot {
+	var roots []socketRoot
+	for _, s := range p.Scratch {
+		if !(p.PrivateTmp && s == "/tmp") {
+			roots = append(roots, socketRoot{s, 2})
+		}
+	}
+	roots = append(roots, socketRoot{realPath("/run"), 4})
+	if p.Home != "" && p.Home != "/" {
+		roots = append(roots, socketRoot{p.Home, 2})
+	}
+	for _, w := range p.Writable {
+		if w != p.Workspace && !Within(w, p.Home) {
+			roots = append(roots, socketRoot{w, 2})
+		}
+	}
+	return roots
+}
+
+// hostSockets returns the sockets under p's socket roots, breadth first,
+// leaving out what the sandbox hides already, the workspace (the
+// command's own) and the sockets the policy lets commands reach. It
+// reports true when it stopped at maxSocketDirs, before the end.
+func (p *Policy) hostSockets() ([]string, bool) {
+	skip := func(path string) bool {
+		return Within(path, p.Workspace) ||
+			slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(path, h) }) ||
+			slices.ContainsFunc(p.Sockets, func(s string) bool { return Within(path, s) })
+	}
+	type dir struct {
+		path  string
+		depth int
+	}
+	var queue []dir
+	for _, r := range p.socketRoots() {
+		if r.dir != "" && !skip(r.dir) {
+			queue = append(queue, dir{r.dir, r.depth})
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	for reads := 0; len(queue) > 0; reads++ {
+		if reads == maxSocketDirs {
+			return sortedUnique(out), true
+		}
+		d := queue[0]
+		queue = queue[1:]
+		if seen[d.path] {
+			continue
+		}
+		seen[d.path] = true
+		entries, err := os.ReadDir(d.path)
+		if err != nil {
+			continue // gone, or not this user's to read: nor to reach
+		}
+		for _, e := range entries {
+			path := filepath.Join(d.path, e.Name())
+			switch t := e.Type(); {
+			case t&os.ModeSocket != 0:
+				if !skip(path) {
+					out = append(out, path)
+				}
+			case t.IsDir() && d.depth > 1 && !skip(path):
+				queue = append(queue, dir{path, d.depth - 1})
+			}
+		}
+	}
+	return sortedUnique(out), false
+}
+
+// SocketDegradations says, in words a user understands, which of the
+// host's sockets and services a sandboxed command can still reach.
+// resolveUnix is whether Landlock's resolve_unix right confines the
+// command (then every pathname socket of the host is out of reach),
+// mounts whether a mount namespace covers the sockets found at start.
+func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
+	var out []string
+	switch {
+	case resolveUnix:
+	case !mounts:
+		out = append(out, "the host's Unix sockets (an editor's or a debugger's server, a screen session, a container engine) can be connected to: covering them needs a mount namespace (root, or the bwrap backend) or Landlock ABI 9")
+	case p.socketsPartial:
+		out = append(out, fmt.Sprintf("the host's Unix sockets were looked for in only %d directories (scratch, /run, the home directory): those in others, and those made after a command starts, can be connected to; Landlock ABI 9 would stop all of them", maxSocketDirs))
+	default:
+		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them")
+	}
+	if p.Network != NetworkOff {
+		out = append(out, "with the network on, the host's loopback services (127.0.0.1, ::1: databases, dev servers, debuggers) can be connected to: the sandbox shares the host's network namespace; turn the network off to cut them")
+	}
+	return out
+}

@@ -1,0 +1,122 @@
+package platform
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHostSockets checks where the host's sockets are looked for: every
+// socket under the scratch directories and the home directory down to
+// their depth, but not those hidden already, in the workspace, named by
+// the policy, or deeper.
+func TestHostSockets(t *testing.T) {
+	dir := t.TempDir()
+	home, scratch := filepath.Join(dir, "home"), filepath.Join(dir, "tmp")
+	listen := func(path string) string {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		l, err := net.Listen("unix", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return path
+	}
+	found := []string{
+		listen(filepath.Join(scratch, "top")),
+		listen(filepath.Join(scratch, "emacs0", "server")),
+		listen(filepath.Join(home, ".app", "ctl")),
+		listen(filepath.Join(home, ".cache", "d.sock")),
+	}
+	notFound := []string{
+		listen(filepath.Join(scratch, "a", "b", "too-deep")),
+		listen(filepath.Join(home, ".ssh", "agent")),    // hidden already
+		listen(filepath.Join(home, "proj", "app.sock")), // the workspace's
+		listen(filepath.Join(home, ".ide", "brid")),     // named
+	}
+	os.WriteFile(filepath.Join(scratch, "file"), nil, 0o644)
+	p := &Policy{
+		Workspace: filepath.Join(home, "proj"),
+		Home:      home,
+		Scratch:   []string{scratch},
+		Writable:  []string{filepath.Join(home, ".cache"), filepath.Join(home, "proj")},
+		Hidden:    []string{filepath.Join(home, ".ssh")},
+		Sockets:   []string{filepath.Join(home, ".ide")},
+		Network:   NetworkOff,
+	}
+	got, partial := p.hostSockets()
+	for _, f := range found {
+		if !slices.Contains(got, f) {
+			t.Errorf("%s not found in %q", f, got)
+		}
+	}
+	for _, f := range notFound {
+		if slices.Contains(got, f) {
+			t.Errorf("%s found", f)
+		}
+	}
+	if partial {
+		t.Errorf("the search stopped early")
+	}
+	d := p.SocketDegradations(false, true)
+	if len(d) != 1 || !strings.Contains(d[0], "after a command starts") {
+		t.Errorf("network off, mounts: %q", d)
+	}
+	if d := p.SocketDegradations(true, false); len(d) != 0 {
+		t.Errorf("network off, resolve_unix: %q", d)
+	}
+	p.Network = NetworkOn
+	if d := p.SocketDegradations(true, false); len(d) != 1 || !strings.Contains(d[0], "loopback") {
+		t.Errorf("network on: %q", d)
+	}
+}
+
+// TestPolicySocketsNamed checks that a socket the policy names stays
+// reachable under a hidden name or in a hidden directory, and that naming
+// a directory holding credentials uncovers none of them.
+func TestPolicySocketsNamed(t *testing.T) {
+	dir := t.TempDir()
+	home, scratch, run := filepath.Join(dir, "home"), filepath.Join(dir, "tmp"), filepath.Join(dir, "run")
+	for _, d := range []string{filepath.Join(home, ".ssh"), scratch, filepath.Join(run, "ide")} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, f := range []string{filepath.Join(run, "ide", "b.sock"), filepath.Join(home, ".ssh", "id")} {
+		os.WriteFile(f, nil, 0o600)
+	}
+	l, err := net.Listen("unix", filepath.Join(scratch, "ide.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p, err := NewPolicy(&Spec{
+		Scratch:        []string{scratch},
+		ScratchPrivate: []string{"*.sock"},
+		Hidden:         []string{"~/.ssh", "$XDG_RUNTIME_DIR"},
+		Sockets:        []string{scratch + "/ide.sock", "$XDG_RUNTIME_DIR/ide/b.sock", "~"},
+	}, []string{"HOME=" + home, "XDG_RUNTIME_DIR=" + run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(p.Hidden, filepath.Join(scratch, "ide.sock")) {
+		t.Errorf("the named socket stays hidden: %q", p.Hidden)
+	}
+	if !slices.Contains(p.Visible, filepath.Join(run, "ide", "b.sock")) || !slices.Contains(p.Hidden, run) {
+		t.Errorf("the runtime directory is not hidden around its named socket: hidden %q, visible %q", p.Hidden, p.Visible)
+	}
+	if !slices.Contains(p.Hidden, filepath.Join(home, ".ssh")) {
+		t.Errorf("naming ~ uncovered ~/.ssh: %q", p.Hidden)
+	}
+}
+
+// BenchmarkHostSockets measures the search on this machine: /tmp,
+// /var/tmp, /dev/shm, /run and the home directory.
+func BenchmarkHostSockets(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	p := &Policy{Home: realPath(home), Scratch: []string{"/tmp", "/var/tmp", "/dev/shm"}}
+	for b.Loop() {
+		p.hostSockets()
+	}
+}
