@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -52,7 +53,7 @@ func TestRepo(t *testing.T) {
 	if got := TopLevel(filepath.Join(dir, "notes")); got != dir {
 		t.Errorf("TopLevel = %q, want %q", got, dir)
 	}
-	r := &Repo{Top: dir, Env: env}
+	r := &Repo{Top: dir, Env: env, Host: testHost(t)}
 	changes, err := r.Changes()
 	if err != nil {
 		t.Fatal(err)
@@ -106,11 +107,21 @@ func TestFsmonitorNotRun(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Repo{Top: dir, Env: env}
+	r := &Repo{Top: dir, Env: env, Host: testHost(t)}
 	if _, err := r.Changes(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("git status ran the repository's core.fsmonitor program")
 	}
+}
+
+// testHost is the host's git and a private directory for the tests.
+func testHost(t *testing.T) func() (Host, error) {
+	git, err := platform.FindProgram("git", os.Getenv("PATH"), nil)
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	return func() (Host, error) { return Host{Git: git, Dir: dir}, nil }
 }

@@ -71,7 +71,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws str
 	// and credential variables are found by name (Word.Vars).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv, Foreign: foreign}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); ws != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws, Env: env}
+		ctx.Repo = &gitstate.Repo{Top: ws, Env: env, Host: gitHost(dir, env)}
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

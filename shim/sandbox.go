@@ -10,6 +10,7 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/rules/layers"
 )
 
 // SandboxSpec returns the sandbox policy, before it is resolved, for a
@@ -80,50 +81,10 @@ type ConfineOptions struct {
 // or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
-	getenv := envLookup(env)
-	cfg, err := config.Load(getenv)
+	spec, cfg, loaded, err := sandboxSpec(dir, env, opts)
 	if err != nil {
 		return nil, err
 	}
-	ws := ""
-	if opts != nil {
-		if opts.Backend != "" {
-			cfg.Sandbox.Backend = opts.Backend
-		}
-		if opts.Network != "" {
-			cfg.Sandbox.Network = opts.Network
-		}
-		ws = opts.Workspace
-	}
-	if ws == "" {
-		ws = Workspace(dir, getenv("HOME"))
-	}
-	loaded, err := Rules(ws, getenv)
-	if err != nil {
-		return nil, err
-	}
-	spec := SandboxSpec(loaded.Set, cfg, ws)
-	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
-	// the caller's environment: one that names a place that could never
-	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
-	home := getenv("HOME")
-	varOK := func(e string) bool {
-		if !strings.HasPrefix(e, "$") {
-			return true
-		}
-		name, rest, _ := strings.Cut(e[1:], "/")
-		val := getenv(name)
-		if !filepath.IsAbs(val) {
-			return true // expands to nothing
-		}
-		dir := filepath.Join(val, rest)
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		return !refusedWorkspace(dir, home) || slices.Contains(spec.Scratch, dir)
-	}
-	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
-	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
 	c, err := confine(spec, cfg.Sandbox.Backend, env)
 	if err != nil {
 		return nil, err
@@ -214,4 +175,54 @@ func processStart(pid int) string {
 		return f[19]
 	}
 	return ""
+}
+
+// sandboxSpec is the sandbox policy for a command in dir, before it is
+// resolved, with the settings and the rules it was made from.
+func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec, *config.Config, *layers.Loaded, error) {
+	getenv := envLookup(env)
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ws := ""
+	if opts != nil {
+		if opts.Backend != "" {
+			cfg.Sandbox.Backend = opts.Backend
+		}
+		if opts.Network != "" {
+			cfg.Sandbox.Network = opts.Network
+		}
+		ws = opts.Workspace
+	}
+	if ws == "" {
+		ws = Workspace(dir, getenv("HOME"))
+	}
+	loaded, err := Rules(ws, getenv)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	spec := SandboxSpec(loaded.Set, cfg, ws)
+	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
+	// the caller's environment: one that names a place that could never
+	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
+	home := getenv("HOME")
+	varOK := func(e string) bool {
+		if !strings.HasPrefix(e, "$") {
+			return true
+		}
+		name, rest, _ := strings.Cut(e[1:], "/")
+		val := getenv(name)
+		if !filepath.IsAbs(val) {
+			return true // expands to nothing
+		}
+		dir := filepath.Join(val, rest)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		return !refusedWorkspace(dir, home) || slices.Contains(spec.Scratch, dir)
+	}
+	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
+	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
+	return spec, cfg, loaded, nil
 }
