@@ -30,20 +30,29 @@ func gitHost(dir string, env []string) func() (gitstate.Host, error) {
 		if err != nil {
 			return gitstate.Host{}, err
 		}
+		// The state directory, else the account's own (HOME may be a
+		// scratch directory); inside cordon's sandbox (a nested shell)
+		// git runs confined as well, and so the scratch directory does.
 		private := ""
-		switch state := StateDir(getenv); {
-		case platform.Confined(p):
-			// Inside cordon's sandbox (a nested shell) git runs
-			// confined as well: the scratch directory does.
+		if platform.Confined(p) {
 			private = os.TempDir()
-		case state != "" && !within(state, roots):
-			private = filepath.Join(state, "git")
-			if os.MkdirAll(private, 0o700) != nil {
-				private = ""
+		}
+		acct := func(k string) string {
+			if k == "HOME" {
+				return platform.AccountHome()
+			}
+			return ""
+		}
+		for _, state := range []string{StateDir(getenv), StateDir(acct)} {
+			if private != "" || state == "" || within(state, roots) {
+				continue
+			}
+			if dir := filepath.Join(state, "git"); os.MkdirAll(dir, 0o700) == nil {
+				private = dir
 			}
 		}
 		if private == "" {
-			return gitstate.Host{}, fmt.Errorf("cordon's state directory %q cannot hold its git files outside the sandbox's writable directories (set XDG_STATE_HOME elsewhere)", StateDir(getenv))
+			return gitstate.Host{}, fmt.Errorf("cordon's state directory %q is missing or inside a directory sandboxed commands can write, so git cannot be run safely (set XDG_STATE_HOME elsewhere)", StateDir(getenv))
 		}
 		return gitstate.Host{Git: git, Dir: private}, nil
 	}
