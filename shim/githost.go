@@ -20,6 +20,10 @@ func gitHost(dir string, env []string) func() (gitstate.Host, error) {
 		if err != nil {
 			return gitstate.Host{}, err
 		}
+		// Only the writable directories matter here: resolving what
+		// is hidden or kept read-only is left to the sandbox (it costs
+		// most of the policy's time).
+		spec.ReadOnly, spec.Hidden, spec.Visible, spec.CredentialVars = nil, nil, nil, nil
 		p, err := platform.NewPolicy(spec, env)
 		if err != nil {
 			return gitstate.Host{}, err
