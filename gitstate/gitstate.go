@@ -186,21 +186,44 @@ var kept = map[string]bool{
 	"core.longpaths": true, "core.fscache": true, "core.bigfilethreshold": true,
 }
 
+// userFiles are the kept variables that name a file, and the file git
+// reads when they are not set (under $XDG_CONFIG_HOME, else ~/.config).
+// git is given them expanded: it runs with a HOME of cordon's.
+var userFiles = map[string]string{"core.excludesfile": "git/ignore", "core.attributesfile": "git/attributes"}
+
 // configText is the configuration file cordon gives git: the kept
-// variables of entries.
-func configText(entries []entry) string {
+// variables of entries, with the user's files spelled out for the home
+// directory home and the configuration directory xdg ("" when unset).
+func configText(entries []entry, home, xdg string) string {
 	var b strings.Builder
+	put := func(key, value string, bare bool) {
+		section, name, _ := strings.Cut(key, ".")
+		if bare {
+			fmt.Fprintf(&b, "[%s]\n\t%s\n", section, name)
+			return
+		}
+		v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`).Replace(value)
+		fmt.Fprintf(&b, "[%s]\n\t%s = \"%s\"\n", section, name, v)
+	}
+	set := map[string]bool{}
 	for _, e := range entries {
 		if !kept[e.key] {
 			continue
 		}
-		section, name, _ := strings.Cut(e.key, ".")
-		if e.bare {
-			fmt.Fprintf(&b, "[%s]\n\t%s\n", section, name)
-			continue
+		v := e.value
+		if _, ok := userFiles[e.key]; ok && home != "" && strings.HasPrefix(v, "~/") {
+			v = filepath.Join(home, v[2:])
 		}
-		v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`).Replace(e.value)
-		fmt.Fprintf(&b, "[%s]\n\t%s = \"%s\"\n", section, name, v)
+		set[e.key] = true
+		put(e.key, v, e.bare)
+	}
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	for key, file := range userFiles {
+		if !set[key] && xdg != "" {
+			put(key, filepath.Join(xdg, file), false)
+		}
 	}
 	return b.String()
 }
@@ -227,7 +250,7 @@ func (r *Repo) git(args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot make cordon's git directory: %v", err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.WriteFile(filepath.Join(tmp, "config"), []byte(configText(r.config)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "config"), []byte(configText(r.config, lookup(r.Env, "HOME"), lookup(r.Env, "XDG_CONFIG_HOME"))), 0o600); err != nil {
 		return nil, err
 	}
 	for _, name := range commonLinks {

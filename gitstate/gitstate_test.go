@@ -49,6 +49,8 @@ func TestRepo(t *testing.T) {
 	write("notes/n.md", "n")
 	write("build/out", "o")
 	write(".env", "SECRET=1")
+	write(".config/git/ignore", "*.log\n") // the user's global excludes (HOME is dir)
+	write("x.log", "l")
 	run("remote", "add", "origin", dir)
 
 	if got := TopLevel(filepath.Join(dir, "notes")); got != dir {
@@ -64,6 +66,7 @@ func TestRepo(t *testing.T) {
 		{Path: dir + "/notes/", Kind: rules.Untracked},
 		{Path: dir + "/.env", Kind: rules.Ignored},
 		{Path: dir + "/build/", Kind: rules.Ignored},
+		{Path: dir + "/x.log", Kind: rules.Ignored},
 	}
 	for _, w := range want {
 		if !slices.Contains(changes, w) {
