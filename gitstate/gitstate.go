@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cordonsh/cordon/rules"
@@ -17,8 +21,31 @@ import (
 type Repo struct {
 	// Top is the repository's top-level directory.
 	Top string
-	// Env is the environment git runs with.
+	// Env is the environment of the judged command: where git finds the
+	// user's own configuration (HOME, XDG_CONFIG_HOME).
 	Env []string
+	// Host says which git to run and where to keep cordon's transient
+	// files. It is asked once, when git is first needed; nil or an error
+	// makes the state unknown.
+	Host func() (Host, error)
+
+	once   sync.Once
+	err    error
+	host   Host
+	gitDir string // the git directory (.git, or where a .git file points)
+	common string // the common directory (gitDir, or a linked worktree's main .git)
+	config []entry
+	depth  int // how deep in submodules this repository is
+}
+
+// Host is what judging needs from outside the repository.
+type Host struct {
+	// Git is the git binary: one sandboxed commands cannot replace
+	// (see [FindGit]).
+	Git string
+	// Dir is a directory sandboxed commands cannot write, for the
+	// configuration cordon gives git.
+	Dir string
 }
 
 // TopLevel returns the top-level directory of the repository containing
@@ -35,24 +62,228 @@ func TopLevel(dir string) string {
 	}
 }
 
-// safeConfig keeps git from running programs configured by the
-// repository while cordon reads its state.
-var safeConfig = []string{
-	"-c", "core.fsmonitor=false",
-	"-c", "core.untrackedCache=false",
-	"-c", "status.showUntrackedFiles=normal",
-	"--no-optional-locks",
-}
-
 // timeout bounds one git query: a huge repository or a hung file system
 // makes the state unknown (which asks) instead of hanging the shim.
 const timeout = 3 * time.Second
 
+// prepare finds the repository's layout, the host's git and the
+// configuration git would read, once.
+func (r *Repo) prepare() error {
+	r.once.Do(func() {
+		if r.Host == nil {
+			r.err = errors.New("no trusted git to read the repository with")
+			return
+		}
+		if r.host, r.err = r.Host(); r.err != nil {
+			return
+		}
+		if r.gitDir, r.common, r.err = layout(r.Top); r.err != nil {
+			return
+		}
+		r.config, r.err = r.readConfig()
+	})
+	return r.err
+}
+
+// layout returns the git directory and the common directory of the
+// repository at top, read from the files git itself reads. A common
+// directory (.git/commondir) is accepted only where git puts one: in a
+// linked worktree's directory COMMON/worktrees/NAME. Anywhere else it
+// would send git, and cordon, to another repository's state.
+func layout(top string) (gitDir, common string, err error) {
+	dotgit := filepath.Join(top, ".git")
+	fi, err := os.Stat(dotgit)
+	switch {
+	case err != nil:
+		return "", "", err
+	case fi.IsDir():
+		gitDir = dotgit
+	default:
+		data, err := os.ReadFile(dotgit)
+		if err != nil {
+			return "", "", err
+		}
+		dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
+		if !ok {
+			return "", "", fmt.Errorf("%s is not a gitdir file", dotgit)
+		}
+		gitDir = absUnder(top, strings.TrimSpace(dir))
+	}
+	common = gitDir
+	data, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return gitDir, common, nil
+	case err != nil:
+		return "", "", err
+	}
+	common = absUnder(gitDir, strings.TrimSpace(string(data)))
+	if filepath.Dir(gitDir) != filepath.Join(common, "worktrees") {
+		return "", "", fmt.Errorf("%s/commondir points to %s, which is not the repository that holds it: the state is not read", gitDir, common)
+	}
+	return gitDir, common, nil
+}
+
+func absUnder(base, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// An entry is one configuration variable as git lists it: the name with
+// section and variable in lower case, and the value (none for a bare
+// boolean).
+type entry struct {
+	key, value string
+	bare       bool
+}
+
+// readConfig lists the configuration git would read for the repository
+// (system, global, the repository's, included files) with
+// `git config --list`, which only reads files.
+func (r *Repo) readConfig() ([]entry, error) {
+	env := append(r.baseEnv(), "GIT_DIR="+r.gitDir, "GIT_COMMON_DIR="+r.common)
+	if v := lookup(r.Env, "HOME"); v != "" {
+		env = append(env, "HOME="+v)
+	}
+	if v := lookup(r.Env, "XDG_CONFIG_HOME"); v != "" {
+		env = append(env, "XDG_CONFIG_HOME="+v)
+	}
+	out, err := r.run(env, "config", "--list", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var entries []entry
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		if len(rec) == 0 {
+			continue
+		}
+		k, v, ok := strings.Cut(string(rec), "\n")
+		entries = append(entries, entry{key: k, value: v, bare: !ok})
+	}
+	for _, e := range entries {
+		if e.key == "extensions.refstorage" && e.value != "files" {
+			return nil, fmt.Errorf("the repository stores refs as %q, which cordon does not read", e.value)
+		}
+	}
+	return entries, nil
+}
+
+// kept are the variables git is given (from every level of the
+// configuration, in order): the ones that change how the work tree is
+// compared with the index (case, line endings, modes, ignored files).
+// None runs a program. Everything else, and every filter, hook, pager,
+// fsmonitor, alias, credential helper, transport and include, git never
+// sees while cordon judges.
+var kept = map[string]bool{
+	"core.repositoryformatversion": true, "extensions.objectformat": true,
+	"core.ignorecase": true, "core.precomposeunicode": true, "core.protecthfs": true, "core.protectntfs": true,
+	"core.filemode": true, "core.symlinks": true, "core.trustctime": true, "core.checkstat": true,
+	"core.autocrlf": true, "core.eol": true, "core.safecrlf": true, "core.checkroundtripencoding": true,
+	"core.excludesfile": true, "core.attributesfile": true,
+	"core.sparsecheckout": true, "core.sparsecheckoutcone": true, "index.sparse": true,
+	"core.longpaths": true, "core.fscache": true, "core.bigfilethreshold": true,
+}
+
+// userFiles are the kept variables that name a file, and the file git
+// reads when they are not set (under $XDG_CONFIG_HOME, else ~/.config).
+// git is given them expanded: it runs with a HOME of cordon's.
+var userFiles = map[string]string{"core.excludesfile": "git/ignore", "core.attributesfile": "git/attributes"}
+
+// configText is the configuration file cordon gives git: the kept
+// variables of entries, with the user's files spelled out for the home
+// directory home and the configuration directory xdg ("" when unset).
+func configText(entries []entry, home, xdg string) string {
+	var b strings.Builder
+	put := func(key, value string, bare bool) {
+		section, name, _ := strings.Cut(key, ".")
+		if bare {
+			fmt.Fprintf(&b, "[%s]\n\t%s\n", section, name)
+			return
+		}
+		v := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`).Replace(value)
+		fmt.Fprintf(&b, "[%s]\n\t%s = \"%s\"\n", section, name, v)
+	}
+	set := map[string]bool{}
+	for _, e := range entries {
+		if !kept[e.key] {
+			continue
+		}
+		v := e.value
+		if _, ok := userFiles[e.key]; ok && home != "" && strings.HasPrefix(v, "~/") {
+			v = filepath.Join(home, v[2:])
+		}
+		set[e.key] = true
+		put(e.key, v, e.bare)
+	}
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	for key, file := range userFiles {
+		if !set[key] && xdg != "" {
+			put(key, filepath.Join(xdg, file), false)
+		}
+	}
+	return b.String()
+}
+
+// commonLinks are what git reads from the common directory besides the
+// configuration and the objects: the fake common directory links to
+// them. Hooks are not among them.
+var commonLinks = []string{"refs", "packed-refs", "info", "shallow"}
+
+// git runs a read-only git command in the repository. git gets a common
+// directory of cordon's own, made for this one command in the host's
+// private directory: the configuration file there holds only the kept
+// variables, and the rest links to the repository's refs, excludes and
+// attributes. The system's and the user's configuration files are not
+// read (HOME is that directory). So a filter, fsmonitor, hook or any
+// other program the repository's, or anyone's, configuration names,
+// planted before or while cordon judges, is never known to git.
 func (r *Repo) git(args ...string) ([]byte, error) {
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(r.host.Dir, "git-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot make cordon's git directory: %v", err)
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.WriteFile(filepath.Join(tmp, "config"), []byte(configText(r.config, lookup(r.Env, "HOME"), lookup(r.Env, "XDG_CONFIG_HOME"))), 0o600); err != nil {
+		return nil, err
+	}
+	for _, name := range commonLinks {
+		if err := os.Symlink(filepath.Join(r.common, name), filepath.Join(tmp, name)); err != nil {
+			return nil, fmt.Errorf("cannot make cordon's git directory: %v", err)
+		}
+	}
+	env := append(r.baseEnv(),
+		"GIT_DIR="+r.gitDir, "GIT_COMMON_DIR="+tmp, "GIT_OBJECT_DIRECTORY="+filepath.Join(r.common, "objects"),
+		"GIT_WORK_TREE="+r.Top, "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	return r.run(env, append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
+}
+
+// baseEnv is the environment every git child starts from: nothing of the
+// judged command's (no GIT_*, no LD_PRELOAD), only what git itself needs.
+func (r *Repo) baseEnv() []string {
+	env := []string{"PATH=" + filepath.Dir(r.host.Git), "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0"}
+	if runtime.GOOS == "windows" {
+		for _, k := range []string{"SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "TEMP", "TMP"} {
+			if v := lookup(r.Env, k); v != "" {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	return env
+}
+
+// run runs the host's git with env in the top-level directory.
+func (r *Repo) run(env []string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{"-C", r.Top}, safeConfig...), args...)...)
-	cmd.Env = append(cleanEnv(r.Env), "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd := exec.CommandContext(ctx, r.host.Git, append([]string{"--no-pager"}, args...)...)
+	cmd.Dir, cmd.Env = r.Top, env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -62,22 +293,23 @@ func (r *Repo) git(args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// cleanEnv drops the GIT_* variables of the judged command's environment:
-// GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE there would point cordon's
-// reading of the state somewhere else than where the command works.
-func cleanEnv(env []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "GIT_") {
-			out = append(out, kv)
+func lookup(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && (k == key || runtime.GOOS == "windows" && strings.EqualFold(k, key)) {
+			return v
 		}
 	}
-	return out
+	return ""
 }
 
-// Changes implements [rules.Repo].
+// maxSubmoduleDepth bounds how deep submodules of submodules are read.
+const maxSubmoduleDepth = 3
+
+// Changes implements [rules.Repo]. The changes inside a checked-out
+// submodule are read the same way, as a repository of its own (git is
+// never let to recurse, which would read the submodule's configuration).
 func (r *Repo) Changes() ([]rules.Change, error) {
-	out, err := r.git("status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=normal")
+	out, err := r.git("status", "--porcelain=v1", "-z", "--ignored", "--untracked-files=normal", "--ignore-submodules=dirty")
 	if err != nil {
 		return nil, err
 	}
@@ -105,47 +337,114 @@ func (r *Repo) Changes() ([]rules.Change, error) {
 		}
 		changes = append(changes, rules.Change{Path: abs, Kind: kind})
 	}
+	sub, err := r.submoduleChanges()
+	return append(changes, sub...), err
+}
+
+// submoduleChanges reads the changes of the checked-out submodules.
+func (r *Repo) submoduleChanges() ([]rules.Change, error) {
+	if _, err := os.Lstat(filepath.Join(r.Top, ".gitmodules")); err != nil {
+		return nil, nil
+	}
+	out, err := r.git("ls-files", "--stage", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var changes []rules.Change
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		meta, p, ok := strings.Cut(string(rec), "\t")
+		if !ok || !strings.HasPrefix(meta, "160000 ") {
+			continue
+		}
+		top := filepath.Join(r.Top, p)
+		if _, err := os.Lstat(filepath.Join(top, ".git")); err != nil {
+			continue // not checked out: nothing there to lose
+		}
+		if r.depth >= maxSubmoduleDepth {
+			return nil, fmt.Errorf("submodules nested deeper than %d", maxSubmoduleDepth)
+		}
+		sr := &Repo{Top: top, Env: r.Env, Host: r.Host, depth: r.depth + 1}
+		ch, err := sr.Changes()
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, ch...)
+	}
 	return changes, nil
 }
 
-// Stashes implements [rules.Repo].
+// Stashes implements [rules.Repo]: the entries of the stash's reflog,
+// read from the file (`git stash list` would run `git log`).
 func (r *Repo) Stashes() (int, error) {
-	out, err := r.git("stash", "list")
+	if err := r.prepare(); err != nil {
+		return 0, err
+	}
+	data, err := os.ReadFile(filepath.Join(r.common, "logs", "refs", "stash"))
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}
-	return bytes.Count(out, []byte{'\n'}), nil
+	n := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) != "" {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Unmerged implements [rules.Repo].
 func (r *Repo) Unmerged(branch string) (bool, error) {
-	if _, err := r.git("rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err != nil {
-		return false, nil // no such branch: deleting it loses nothing
-	}
-	out, err := r.git("for-each-ref", "--contains", "refs/heads/"+branch, "--format=%(refname)", "refs/remotes/", "refs/heads/")
+	ref := "refs/heads/" + branch
+	out, err := r.git("for-each-ref", "--format=%(refname)", ref)
 	if err != nil {
 		return false, err
 	}
-	for _, ref := range strings.Fields(string(out)) {
-		if ref != "refs/heads/"+branch {
-			if strings.HasPrefix(ref, "refs/remotes/") || r.isHead(ref) {
-				return false, nil
-			}
+	if !slices.Contains(strings.Fields(string(out)), ref) {
+		return false, nil // no such branch: deleting it loses nothing
+	}
+	out, err = r.git("for-each-ref", "--contains", ref, "--format=%(refname)", "refs/remotes/", "refs/heads/")
+	if err != nil {
+		return false, err
+	}
+	head := r.head()
+	for _, got := range strings.Fields(string(out)) {
+		if got != ref && (strings.HasPrefix(got, "refs/remotes/") || got == head) {
+			return false, nil
 		}
 	}
 	return true, nil
 }
 
-// Remotes implements [rules.Repo].
+// Remotes implements [rules.Repo]: the remotes named in the
+// configuration.
 func (r *Repo) Remotes() ([]string, error) {
-	out, err := r.git("remote")
-	if err != nil {
+	if err := r.prepare(); err != nil {
 		return nil, err
 	}
-	return strings.Fields(string(out)), nil
+	var remotes []string
+	seen := map[string]bool{}
+	for _, e := range r.config {
+		rest, ok := strings.CutPrefix(e.key, "remote.")
+		i := strings.LastIndexByte(rest, '.')
+		if !ok || i <= 0 || seen[rest[:i]] {
+			continue
+		}
+		seen[rest[:i]] = true
+		remotes = append(remotes, rest[:i])
+	}
+	return remotes, nil
 }
 
-func (r *Repo) isHead(ref string) bool {
-	out, err := r.git("symbolic-ref", "-q", "HEAD")
-	return err == nil && strings.TrimSpace(string(out)) == ref
+// head returns the branch HEAD names ("refs/heads/main"), read from the
+// file, or "" when HEAD is detached or unreadable.
+func (r *Repo) head() string {
+	data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	return ref
 }

@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -47,12 +49,14 @@ func TestRepo(t *testing.T) {
 	write("notes/n.md", "n")
 	write("build/out", "o")
 	write(".env", "SECRET=1")
+	write(".config/git/ignore", "*.log\n") // the user's global excludes (HOME is dir)
+	write("x.log", "l")
 	run("remote", "add", "origin", dir)
 
 	if got := TopLevel(filepath.Join(dir, "notes")); got != dir {
 		t.Errorf("TopLevel = %q, want %q", got, dir)
 	}
-	r := &Repo{Top: dir, Env: env}
+	r := &Repo{Top: dir, Env: env, Host: testHost(t)}
 	changes, err := r.Changes()
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +66,7 @@ func TestRepo(t *testing.T) {
 		{Path: dir + "/notes/", Kind: rules.Untracked},
 		{Path: dir + "/.env", Kind: rules.Ignored},
 		{Path: dir + "/build/", Kind: rules.Ignored},
+		{Path: dir + "/x.log", Kind: rules.Ignored},
 	}
 	for _, w := range want {
 		if !slices.Contains(changes, w) {
@@ -106,11 +111,228 @@ func TestFsmonitorNotRun(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	r := &Repo{Top: dir, Env: env}
+	r := &Repo{Top: dir, Env: env, Host: testHost(t)}
 	if _, err := r.Changes(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("git status ran the repository's core.fsmonitor program")
+	}
+}
+
+// testHost is the host's git and a private directory for the tests.
+func testHost(t *testing.T) func() (Host, error) {
+	git, err := platform.FindProgram("git", os.Getenv("PATH"), nil)
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	return func() (Host, error) { return Host{Git: git, Dir: dir}, nil }
+}
+
+// TestPlantedProgramsNotRun plants, one at a time, every way a repository
+// can name a program git would run while cordon reads its state, then
+// reads all of the state and fails if the program ran. cordon reads
+// state outside any sandbox.
+func TestPlantedProgramsNotRun(t *testing.T) {
+	host := testHost(t)
+	cases := []struct {
+		name  string
+		plant func(t *testing.T, dir, prog string, git func(...string))
+		// unknown is true when the state must not be read at all.
+		unknown bool
+	}{
+		{name: "filter in .git/config", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			filterConfig(git, "", prog)
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "process filter", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			git("config", "filter.x.process", prog)
+			git("config", "filter.x.required", "true")
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "filter via include.path", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			inc := filepath.Join(t.TempDir(), "inc")
+			write(t, filepath.Dir(inc), "inc", "[filter \"x\"]\n\tclean = "+prog+"\n\tsmudge = "+prog+"\n")
+			git("config", "include.path", inc)
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "filter via includeIf", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			inc := filepath.Join(t.TempDir(), "inc")
+			write(t, filepath.Dir(inc), "inc", "[filter \"x\"]\n\tclean = "+prog+"\n")
+			git("config", "includeIf.gitdir:/.path", inc)
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "filter named in info/attributes", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			filterConfig(git, "", prog)
+			write(t, dir, ".git/info/attributes", "* filter=x\n")
+		}},
+		{name: "filter named in a nested .gitattributes", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			filterConfig(git, "", prog)
+			write(t, dir, "sub/.gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "filter in a planted commondir", unknown: true, plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			planted := t.TempDir()
+			write(t, planted, "config", "[core]\n\trepositoryformatversion = 0\n[filter \"x\"]\n\tclean = "+prog+"\n")
+			os.Symlink(filepath.Join(dir, ".git", "refs"), filepath.Join(planted, "refs"))
+			os.Symlink(filepath.Join(dir, ".git", "objects"), filepath.Join(planted, "objects"))
+			write(t, dir, ".git/commondir", planted+"\n")
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "core.fsmonitor", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			git("config", "core.fsmonitor", prog)
+		}},
+		{name: "fsmonitor via global config", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			write(t, dir, "../home/.gitconfig", "[core]\n\tfsmonitor = "+prog+"\n[filter \"x\"]\n\tclean = "+prog+"\n")
+			write(t, dir, ".gitattributes", "*.txt filter=x\n")
+		}},
+		{name: "pager", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			git("config", "core.pager", prog)
+			git("config", "pager.status", "true")
+			git("config", "pager.log", "true")
+		}},
+		{name: "log.showSignature and gpg.program", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			gpg := filepath.Join(dir, "..", "gpg.sh")
+			os.WriteFile(gpg, []byte("#!/bin/sh\ncase \"$*\" in *--verify*) "+prog+";; esac\n"+
+				"echo '[GNUPG:] SIG_CREATED ' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755)
+			git("-c", "gpg.program="+gpg, "commit", "-q", "-S", "--allow-empty", "-m", "signed")
+			git("update-ref", "--create-reflog", "refs/stash", "HEAD")
+			git("reset", "-q", "HEAD~")
+			git("config", "gpg.program", gpg)
+			git("config", "log.showSignature", "true")
+		}},
+		{name: "submodule with its own filter", plant: func(t *testing.T, dir, prog string, git func(...string)) {
+			src := filepath.Join(dir, "..", "subsrc")
+			os.MkdirAll(src, 0o755)
+			sgit := gitIn(t, src)
+			sgit("init", "-q")
+			write(t, src, "s.txt", "s")
+			write(t, src, ".gitattributes", "*.txt filter=y\n")
+			sgit("add", ".")
+			sgit("commit", "-qm", "s")
+			git("-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "mod")
+			git("commit", "-qm", "sub")
+			gitIn(t, filepath.Join(dir, "mod"))("config", "filter.y.clean", prog)
+			touchOld(t, filepath.Join(dir, "mod", "s.txt"))
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "repo")
+			os.MkdirAll(filepath.Join(base, "home"), 0o755)
+			os.MkdirAll(dir, 0o755)
+			git := gitIn(t, dir)
+			git("init", "-q", "-b", "main")
+			write(t, dir, "a.txt", "a")
+			write(t, dir, "sub/b.txt", "b")
+			git("add", ".")
+			git("commit", "-qm", "one")
+			git("branch", "other")
+			git("remote", "add", "origin", dir)
+			marker := filepath.Join(base, "ran")
+			prog := filepath.Join(base, "prog.sh")
+			os.WriteFile(prog, []byte("#!/bin/sh\necho \"$0 $*\" >> "+marker+"\ncat\n"), 0o755)
+			tc.plant(t, dir, prog, git)
+			// Stat data that no longer matches the index makes git
+			// compare contents, through the filter.
+			touchOld(t, filepath.Join(dir, "a.txt"))
+			touchOld(t, filepath.Join(dir, "sub", "b.txt"))
+
+			r := &Repo{Top: dir, Env: []string{"HOME=" + filepath.Join(base, "home"), "PATH=" + os.Getenv("PATH")}, Host: host}
+			_, errC := r.Changes()
+			_, errS := r.Stashes()
+			_, errU := r.Unmerged("other")
+			_, errR := r.Remotes()
+			if data, err := os.ReadFile(marker); err == nil {
+				t.Fatalf("reading the state ran the planted program: %s", data)
+			}
+			for _, err := range []error{errC, errS, errU, errR} {
+				if tc.unknown && err == nil {
+					t.Errorf("the state was read through a planted layout, want an error")
+				}
+				if !tc.unknown && err != nil {
+					t.Errorf("reading the state: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func filterConfig(git func(...string), name, prog string) {
+	git("config", "filter.x.clean", prog)
+	git("config", "filter.x.smudge", prog)
+}
+
+func gitIn(t *testing.T, dir string) func(...string) {
+	env := []string{"HOME=" + filepath.Join(dir, "..", "home"), "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH"),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x"}
+	return func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+func write(t *testing.T, dir, name, data string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// touchOld changes a file's modification time, keeping its content.
+func touchOld(t *testing.T, p string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLayouts checks that a linked worktree and a submodule, whose git
+// directories live elsewhere, are still read.
+func TestLayouts(t *testing.T) {
+	host := testHost(t)
+	base := t.TempDir()
+	dir, src := filepath.Join(base, "repo"), filepath.Join(base, "src")
+	os.MkdirAll(filepath.Join(base, "home"), 0o755)
+	os.MkdirAll(dir, 0o755)
+	os.MkdirAll(src, 0o755)
+	sgit := gitIn(t, src)
+	sgit("init", "-q")
+	write(t, src, "s.txt", "s")
+	sgit("add", ".")
+	sgit("commit", "-qm", "s")
+	git := gitIn(t, dir)
+	git("init", "-q", "-b", "main")
+	write(t, dir, "a.txt", "a")
+	git("add", ".")
+	git("commit", "-qm", "one")
+	git("-c", "protocol.file.allow=always", "submodule", "add", "-q", src, "mod")
+	git("commit", "-qm", "mod")
+	git("stash", "list")
+	git("worktree", "add", "-q", filepath.Join(base, "wt"), "-b", "side")
+	write(t, dir, "mod/s.txt", "changed in the submodule")
+	write(t, base, "wt/new.txt", "untracked in the worktree")
+
+	env := []string{"HOME=" + filepath.Join(base, "home")}
+	changes, err := (&Repo{Top: dir, Env: env, Host: host}).Changes()
+	if err != nil || !slices.Contains(changes, rules.Change{Path: filepath.Join(dir, "mod/s.txt"), Kind: rules.Modified}) {
+		t.Errorf("Changes() = %v, %v; want mod/s.txt modified", changes, err)
+	}
+	wt := filepath.Join(base, "wt")
+	r := &Repo{Top: wt, Env: env, Host: host}
+	changes, err = r.Changes()
+	if err != nil || !slices.Contains(changes, rules.Change{Path: filepath.Join(wt, "new.txt"), Kind: rules.Untracked}) {
+		t.Errorf("worktree Changes() = %v, %v; want new.txt untracked", changes, err)
+	}
+	if lost, err := r.Unmerged("main"); err != nil || lost {
+		t.Errorf("worktree Unmerged(main) = %v, %v; want false", lost, err)
 	}
 }

@@ -766,6 +766,10 @@ func passwordURL(v string) bool {
 
 // accountHome returns the real path of the home directory of the
 // effective user's account (from the password database), or "".
+// AccountHome is the home directory of the account cordon runs as, from
+// the account database (HOME is the caller's to set), or "".
+func AccountHome() string { return accountHome() }
+
 func accountHome() string {
 	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
 	if err != nil || !filepath.IsAbs(u.HomeDir) {

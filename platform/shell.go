@@ -69,6 +69,41 @@ func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped, Writable: passed}
 }
 
+// FindProgram returns the path of the program called name that cordon
+// itself runs outside the sandbox (git, to read a repository's state):
+// the first executable regular file name in an absolute directory of
+// pathEnv, then in /bin and /usr/bin, that is not inside one of untrusted
+// (the directories sandboxed commands can write: a git planted in
+// node_modules/.bin or a venv is passed over), through symbolic links
+// either.
+func FindProgram(name, pathEnv string, untrusted []string) (string, error) {
+	dirs := searchDirs(pathEnv)
+	inside := func(p string) bool {
+		for _, u := range untrusted {
+			if Within(p, u) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, exeName(name))
+		fi, err := os.Stat(p)
+		if err != nil || !isExecutable(fi) {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil || inside(filepath.Clean(p)) || inside(real) {
+			continue
+		}
+		if rdir, err := filepath.EvalSymlinks(dir); err != nil || inside(rdir) {
+			continue
+		}
+		return real, nil
+	}
+	return "", fmt.Errorf("no %s outside the directories sandboxed commands can write (looked in %s)", name, strings.Join(dirs, ", "))
+}
+
 // searchDirs is the absolute entries of pathEnv, then fallbackDirs,
 // without repeats.
 func searchDirs(pathEnv string) []string {

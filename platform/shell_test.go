@@ -176,3 +176,35 @@ func TestFindShellSkipsWritable(t *testing.T) {
 		t.Fatalf("FindShell = %q, %v; want %q (the first directory is writable)", got, err, want)
 	}
 }
+
+// TestFindProgramSkipsUntrusted plants git in a writable directory first
+// on PATH, directly and through a link, and checks that the trusted one
+// is found instead.
+func TestFindProgramSkipsUntrusted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX paths")
+	}
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, trusted := filepath.Join(base, "ws"), filepath.Join(base, "sys")
+	for _, d := range []string{ws + "/node_modules/.bin", ws + "/venv/bin", trusted} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, p := range []string{ws + "/node_modules/.bin/git", trusted + "/git"} {
+		os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
+	}
+	// A link outside the workspace to a git inside it is not trusted either.
+	link := filepath.Join(base, "link")
+	os.MkdirAll(link, 0o755)
+	os.Symlink(ws+"/node_modules/.bin/git", link+"/git")
+	path := strings.Join([]string{ws + "/node_modules/.bin", link, "relative", trusted}, string(os.PathListSeparator))
+	got, err := FindProgram("git", path, []string{ws})
+	if err != nil || got != trusted+"/git" {
+		t.Errorf("FindProgram = %q, %v; want %s", got, err, trusted+"/git")
+	}
+	if got, err := FindProgram("git", ws+"/node_modules/.bin", []string{ws, "/bin", "/usr/bin"}); err == nil {
+		t.Errorf("FindProgram = %q, want an error when only the planted git is left", got)
+	}
+}

@@ -1,7 +1,9 @@
 package shim
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -112,4 +114,25 @@ func BenchmarkWorkspace(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkShimJudgeGitState judges a command whose verdict depends on
+// the repository's state (git reset --hard in a clean repository of 100
+// files): git runs once, on the host.
+func BenchmarkShimJudgeGitState(b *testing.B) {
+	dir, env := benchDirs(b)
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Skipf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for i := range 100 {
+		os.WriteFile(fmt.Sprintf("%s/src/f%d.txt", dir, i), []byte("x"), 0o644)
+	}
+	git("add", ".")
+	git("commit", "-qm", "one")
+	benchJudge(b, []string{"bash", "-c", "git reset --hard"}, dir, env)
 }

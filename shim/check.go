@@ -74,7 +74,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	// and credential variables are found by name (Word.Vars).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env}
+		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: gitHost(dir, env)}
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

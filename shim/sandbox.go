@@ -10,6 +10,7 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/rules/layers"
 )
 
 // SandboxSpec returns the sandbox policy, before it is resolved, for a
@@ -87,52 +88,11 @@ type ConfineOptions struct {
 // or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
+	spec, cfg, loaded, ws, err := sandboxSpec(dir, env, opts)
+	if err != nil {
+		return nil, err
+	}
 	getenv := envLookup(env)
-	cfg, err := config.Load(getenv)
-	if err != nil {
-		return nil, err
-	}
-	var ws WorkspaceChoice
-	if opts != nil {
-		if opts.Backend != "" {
-			cfg.Sandbox.Backend = opts.Backend
-		}
-		if opts.Network != "" {
-			cfg.Sandbox.Network = opts.Network
-		}
-		if opts.Workspace != "" {
-			ws = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
-		}
-	}
-	if ws.Dir == "" {
-		ws = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
-	}
-	loaded, err := Rules(ws.Dir, getenv)
-	if err != nil {
-		return nil, err
-	}
-	spec := SandboxSpec(loaded.Set, cfg, ws.Dir)
-	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
-	// the caller's environment: one that names a place that could never
-	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
-	home := getenv("HOME")
-	varOK := func(e string) bool {
-		if !strings.HasPrefix(e, "$") {
-			return true
-		}
-		name, rest, _ := strings.Cut(e[1:], "/")
-		val := getenv(name)
-		if !filepath.IsAbs(val) {
-			return true // expands to nothing
-		}
-		dir := filepath.Join(val, rest)
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
-		}
-		return !refusedWorkspace(dir, home) || slices.Contains(spec.Scratch, dir)
-	}
-	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
-	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
 	c, err := confine(spec, cfg.Sandbox.Backend, env)
 	if err != nil {
 		return nil, err
@@ -222,4 +182,57 @@ func processStart(pid int) string {
 		return f[19]
 	}
 	return ""
+}
+
+// sandboxSpec is the sandbox policy for a command in dir, before it is
+// resolved, with the settings, the rules and the workspace it was made
+// from.
+func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec, *config.Config, *layers.Loaded, WorkspaceChoice, error) {
+	getenv := envLookup(env)
+	var ws WorkspaceChoice
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return nil, nil, nil, ws, err
+	}
+	if opts != nil {
+		if opts.Backend != "" {
+			cfg.Sandbox.Backend = opts.Backend
+		}
+		if opts.Network != "" {
+			cfg.Sandbox.Network = opts.Network
+		}
+		if opts.Workspace != "" {
+			ws = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
+		}
+	}
+	if ws.Dir == "" {
+		ws = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
+	}
+	loaded, err := Rules(ws.Dir, getenv)
+	if err != nil {
+		return nil, nil, nil, ws, err
+	}
+	spec := SandboxSpec(loaded.Set, cfg, ws.Dir)
+	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
+	// the caller's environment: one that names a place that could never
+	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
+	home := getenv("HOME")
+	varOK := func(e string) bool {
+		if !strings.HasPrefix(e, "$") {
+			return true
+		}
+		name, rest, _ := strings.Cut(e[1:], "/")
+		val := getenv(name)
+		if !filepath.IsAbs(val) {
+			return true // expands to nothing
+		}
+		dir := filepath.Join(val, rest)
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		return !refusedWorkspace(dir, home) || slices.Contains(spec.Scratch, dir)
+	}
+	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
+	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
+	return spec, cfg, loaded, ws, nil
 }

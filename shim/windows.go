@@ -155,7 +155,7 @@ func judgeWindows(inv *Invocation, dir string, env []string, report bool) (*rule
 	}}
 	if !foreign && ws != "" {
 		if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
-			ctx.Repo = canonRepo{&gitstate.Repo{Top: ws, Env: env}}
+			ctx.Repo = canonRepo{&gitstate.Repo{Top: ws, Env: env, Host: gitHost(dir, env)}}
 		}
 	}
 	cfg := &parse.Config{
