@@ -86,10 +86,10 @@ func (w *walker) step(pos syntax.Pos) bool {
 	return !w.m.over
 }
 
-// expanding checks, before word is expanded, that what it can expand to
+// expanding checks, before word is expanded (into fields, or not), that what it can expand to
 // stays within the budget; false means it is not expanded (the budget is
 // then exceeded).
-func (w *walker) expanding(st *state, word *syntax.Word) bool {
+func (w *walker) expanding(st *state, word *syntax.Word, fields bool) bool {
 	if w.m.over {
 		return false
 	}
@@ -97,8 +97,25 @@ func (w *walker) expanding(st *state, word *syntax.Word) bool {
 	if n := sizeOf(st.env, word, w.m.Word); n > w.m.Word {
 		w.exceed(word.Pos().String(), "a word expands to more than %s", sizeText(w.m.Word))
 		return false
+	} else if fields && n >= w.m.Words-w.m.words && splits(word) {
+		// Split into fields, it could pass the words budget before
+		// it could be counted.
+		w.exceed(word.Pos().String(), "the script expands to more than %d words", w.m.Words)
+		return false
 	}
 	return true
+}
+
+// splits reports whether a word has an unquoted expansion, which field
+// splitting can make into many words.
+func splits(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		switch p.(type) {
+		case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp:
+			return true
+		}
+	}
+	return false
 }
 
 // expanded counts the fields and bytes an expansion produced, and

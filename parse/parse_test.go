@@ -223,6 +223,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"ls", `eval "$(echo rm)"`, "sh <<EOF\nx\nEOF", `a=(1 2); "${a[@]}"`, `f() { f; }; f`, `echo cm0= | base64 -d | sh`, `find . -exec sh -c 'x {}' \;`, "alias a=a\na"} {
 		f.Add(s)
 	}
+	for _, s := range budgetAttacks {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, script string) {
 		Parse(script, testConfig(t.TempDir()))
 	})

@@ -566,7 +566,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		if st.dialect != POSIX && hasBrace(word) {
 			words = w.braces(word)
 		}
-		if st.dialect == Zsh && zshSpecial(word) || !w.expanding(st, word) {
+		if st.dialect == Zsh && zshSpecial(word) || !w.expanding(st, word, true) {
 			out = append(out, Word{Text: Unknown, Vars: vars})
 			continue
 		}
@@ -745,7 +745,7 @@ func (w *walker) word0(st *state, text string, vars []string) Word {
 
 // literal expands one word without splitting or globbing.
 func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
-	if !w.expanding(st, word) {
+	if !w.expanding(st, word, false) {
 		return Word{Text: Unknown, Vars: wordVars(word, st.env)}, nil
 	}
 	s, err := expand.Literal(w.config(st), word)
@@ -815,7 +815,7 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 	for _, r := range rs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc != nil && !w.expanding(st, r.Hdoc) {
+			if r.Hdoc != nil && !w.expanding(st, r.Hdoc, false) {
 				continue
 			}
 			s, err := expand.Document(w.config(st), r.Hdoc)
