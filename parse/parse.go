@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 // Config is what [Parse] needs besides the script.
@@ -38,6 +39,9 @@ type Config struct {
 	// Delayed is cmd.exe's /V:ON, Core PowerShell 7 rather than 5.1, for
 	// a script in those dialects.
 	Delayed, Core bool
+	// Budget bounds the judgement's work; nil means [DefaultBudget].
+	Budget *Budget
+
 	// CommandLine decodes a Windows command line (cmd.exe's or
 	// PowerShell's, program first) found in a script; nil means nested
 	// Windows shells are not looked into.
@@ -57,6 +61,9 @@ const (
 	ProblemAbort
 	// ProblemDepth: nesting went deeper than the judge follows.
 	ProblemDepth
+	// ProblemBudget: the script would take the judge more time or
+	// memory than its [Budget]; the walk stopped there.
+	ProblemBudget
 )
 
 // A Problem is something about the script that is not a command.
@@ -73,13 +80,23 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s", p.Pos, p.Msg) }
 type Result struct {
 	Commands []Command
 	Problems []Problem
+
+	deadline time.Time     // when the judgement's time budget runs out
+	limit    time.Duration // that budget
+}
+
+// Overdue returns, once the time budget of the judgement that made r has
+// run out, the problem to report: whoever judges r's commands checks it
+// as they go, and stops. A Result made by hand is never overdue.
+func (r *Result) Overdue() (Problem, bool) {
+	if r.deadline.IsZero() || time.Now().Before(r.deadline) {
+		return Problem{}, false
+	}
+	return Problem{Kind: ProblemBudget, Pos: "1:1", Msg: fmt.Sprintf("judging the script took longer than %v", r.limit)}, true
 }
 
 // maxDepth bounds how deep nested carriers are followed.
 const maxDepth = 12
-
-// maxCommands bounds how many commands one judgement follows.
-const maxCommands = 20000
 
 // maxHeld bounds the bytes of known outputs and written files kept.
 const maxHeld = 8 << 20

@@ -223,6 +223,9 @@ func FuzzParse(f *testing.F) {
 	for _, s := range []string{"ls", `eval "$(echo rm)"`, "sh <<EOF\nx\nEOF", `a=(1 2); "${a[@]}"`, `f() { f; }; f`, `echo cm0= | base64 -d | sh`, `find . -exec sh -c 'x {}' \;`, "alias a=a\na"} {
 		f.Add(s)
 	}
+	for _, s := range budgetAttacks {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, script string) {
 		Parse(script, testConfig(t.TempDir()))
 	})
@@ -238,12 +241,12 @@ func TestCdInBranchLeavesDirUnknown(t *testing.T) {
 
 func TestFanOutIsBounded(t *testing.T) {
 	res := Parse("f(){ f;f;f;f;f;f;f;f;f;f; }; f; rm -rf /x", testConfig(t.TempDir()))
-	if len(res.Commands) > maxCommands+1 {
-		t.Errorf("%d commands followed, want at most %d", len(res.Commands), maxCommands)
+	if n := DefaultBudget.Commands; len(res.Commands) > n+1 {
+		t.Errorf("%d commands followed, want at most %d", len(res.Commands), n)
 	}
 	found := false
 	for _, p := range res.Problems {
-		found = found || p.Kind == ProblemDepth
+		found = found || p.Kind == ProblemBudget
 	}
 	if !found {
 		t.Error("no problem reported for a script that fans out")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -29,8 +27,8 @@ type walker struct {
 	parsers [PowerShell + 1]*syntax.Parser
 	winEnv  map[string]string // the environment by lower-case name, for Windows dialects
 
-	overBudget bool // more than maxCommands were found
-	bytes      int  // bytes of known outputs and files held
+	m     meter // what the walk has spent of its budget
+	bytes int   // bytes of known outputs and files held
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -56,7 +54,8 @@ type state struct {
 }
 
 func newWalker(cfg *Config) *walker {
-	return &walker{cfg: cfg, res: &Result{}, out: map[int]*string{}, in: map[int]*string{}, files: map[string]string{}}
+	m := newMeter(cfg.Budget)
+	return &walker{cfg: cfg, res: &Result{deadline: m.deadline, limit: m.Time}, m: m, out: map[int]*string{}, in: map[int]*string{}, files: map[string]string{}}
 }
 
 func (w *walker) rootState(cfg *Config) *state {
@@ -108,6 +107,10 @@ func (st *state) newShell(call ShellCall, via string) *state {
 }
 
 func (w *walker) problem(kind ProblemKind, pos, format string, args ...any) {
+	if len(w.res.Problems) >= maxProblems && kind != ProblemBudget {
+		w.exceed(pos, "the script has more than %d problems", maxProblems)
+		return
+	}
 	w.res.Problems = append(w.res.Problems, Problem{Kind: kind, Pos: pos, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -124,6 +127,9 @@ func langOf(d Dialect) syntax.LangVariant {
 // script parses and walks src in st. A syntax error is reported, and the
 // lines before it are still walked: the shell runs them.
 func (w *walker) script(st *state, src, name string) {
+	if w.m.over {
+		return
+	}
 	if st.depth > maxDepth {
 		w.problem(ProblemDepth, name, "code nested more than %d levels deep is not followed", maxDepth)
 		return
@@ -172,7 +178,7 @@ func (w *walker) parser(d Dialect) *syntax.Parser {
 func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
 	last := -1
 	for _, s := range list {
-		if *st.stop || st.ret != nil && *st.ret {
+		if *st.stop || st.ret != nil && *st.ret || !w.step(s.Pos()) {
 			break
 		}
 		last = w.stmt(st, s, -1)
@@ -477,7 +483,7 @@ func (w *walker) config(st *state) *expand.Config {
 	return &expand.Config{
 		Env:        st.env,
 		NoUnset:    st.nounset,
-		ReadDir2:   readDir,
+		ReadDir2:   w.readDir,
 		ExtGlob:    st.dialect != POSIX,
 		GlobStar:   st.globs.globstar,
 		DotGlob:    st.globs.dotglob,
@@ -524,19 +530,6 @@ func (g *globOpts) set(name string, on bool) bool {
 	return true
 }
 
-// readDir lists a directory for globbing. Only directories are read:
-// opening a FIFO or a device to list it could block or act.
-func readDir(dir string) ([]fs.DirEntry, error) {
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s: not a directory", dir)
-	}
-	return os.ReadDir(dir)
-}
-
 // output returns the known standard output of command i without its
 // trailing newlines (as a substitution sees it), or Unknown.
 func (w *walker) output(i int) string {
@@ -560,6 +553,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 	var cfg *expand.Config
 	for _, word := range words {
 		if lit, ok := plainLit(word); ok {
+			w.m.words++
 			out = append(out, Word{Text: lit})
 			continue
 		}
@@ -572,7 +566,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		if st.dialect != POSIX && hasBrace(word) {
 			words = w.braces(word)
 		}
-		if st.dialect == Zsh && zshSpecial(word) {
+		if st.dialect == Zsh && zshSpecial(word) || !w.expanding(st, word, true) {
 			out = append(out, Word{Text: Unknown, Vars: vars})
 			continue
 		}
@@ -583,6 +577,9 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 					return nil, err
 				}
 				fs = []string{Unknown} // the judge cannot expand it: unknown
+			}
+			if !w.expanded(word.Pos(), len(fs), textLen(fs)) {
+				fs = []string{Unknown}
 			}
 			for _, f := range fs {
 				f = tildeDir(st, tildeAfterEquals(st, f, bw))
@@ -748,8 +745,23 @@ func (w *walker) word0(st *state, text string, vars []string) Word {
 
 // literal expands one word without splitting or globbing.
 func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
+	if !w.expanding(st, word, false) {
+		return Word{Text: Unknown, Vars: wordVars(word, st.env)}, nil
+	}
 	s, err := expand.Literal(w.config(st), word)
+	if !w.expanded(word.Pos(), 1, len(s)) {
+		s = Unknown
+	}
 	return Word{Text: s, Vars: wordVars(word, st.env)}, err
+}
+
+// textLen is the bytes of fields, together.
+func textLen(fields []string) int {
+	n := 0
+	for _, f := range fields {
+		n += len(f)
+	}
+	return n
 }
 
 func (w *walker) word(st *state, word *syntax.Word) {
@@ -803,7 +815,13 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 	for _, r := range rs {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil && !w.expanding(st, r.Hdoc, false) {
+				continue
+			}
 			s, err := expand.Document(w.config(st), r.Hdoc)
+			if err == nil && !w.expanded(r.Pos(), 1, len(s)) {
+				continue
+			}
 			if quotedHdoc(r.Word) {
 				s = hdocText(r.Hdoc)
 				err = nil
@@ -925,13 +943,12 @@ func (w *walker) readKnown(st *state, p string) (string, bool) {
 
 // emit records a command and returns its index.
 func (w *walker) emit(st *state, c Command) int {
-	if len(w.res.Commands) >= maxCommands && !w.overBudget {
+	if len(w.res.Commands) >= w.m.Commands {
 		// Code that fans out (recursive functions, aliases, loops) is
-		// followed only so far: what is left is judged unknown.
-		w.overBudget = true
-		w.problem(ProblemDepth, c.Pos, "the script unfolds into more than %d commands; the rest is not followed", maxCommands)
+		// followed only so far.
+		w.exceed(c.Pos, "the script unfolds into more than %d commands", w.m.Commands)
 	}
-	if w.overBudget {
+	if w.m.over {
 		*st.stop = true
 	}
 	c.Dir = st.dir

@@ -77,6 +77,13 @@ type judging struct {
 func (j *judging) run() {
 	j.effects = make([][]Effect, len(j.res.Commands))
 	for i := range j.res.Commands {
+		if i&63 == 63 {
+			if p, late := j.res.Overdue(); late {
+				// Out of time: what is left is not judged, and asked about.
+				j.apply(Effect{Kind: "over-budget", Cmd: -1, Raw: p.String(), Class: ClassNone})
+				break
+			}
+		}
 		c := &j.res.Commands[i]
 		var up *parse.Command
 		if c.StdinFrom >= 0 && c.StdinFrom < i {
@@ -92,8 +99,11 @@ func (j *judging) run() {
 	j.flows()
 	for _, p := range j.res.Problems {
 		kind := "syntax"
-		if p.Kind == parse.ProblemDepth {
+		switch p.Kind {
+		case parse.ProblemDepth:
 			kind = "unfollowed"
+		case parse.ProblemBudget:
+			kind = "over-budget"
 		}
 		if p.Kind != parse.ProblemAbort {
 			j.apply(Effect{Kind: kind, Cmd: -1, Raw: p.String(), Class: ClassNone})
@@ -287,7 +297,9 @@ func (j *judging) envFilters() {
 func (j *judging) envDumps() {
 	lone := len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0
 	for i, effs := range j.effects {
-		if hasKind(effs, "secret-env") || j.filtered(i) {
+		// filtered looks at every command: only for an env-dump (it
+		// would make judging quadratic in the number of commands).
+		if !hasKind(effs, "env-dump") || hasKind(effs, "secret-env") || j.filtered(i) {
 			continue
 		}
 		if d := j.res.Commands[i].Dialect; lone && d != parse.Cmd && d != parse.PowerShell {

@@ -14710,6 +14710,14 @@ var builtinTable = table{
 			Message: "{raw}; what it would run is not known",
 		},
 		{
+			ID: "budget",
+			Effect: []string{
+				"over-budget",
+			},
+			Verdict: "ask",
+			Message: "{raw}: cordon stopped judging it there, so what it would run is not known; split it into smaller commands",
+		},
+		{
 			ID: "unknown-command",
 			Effect: []string{
 				"unknown-command",
