@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/winpath"
 )
@@ -332,38 +334,21 @@ var pathless = map[string]bool{
 }
 
 // hostClass classifies the target of a network effect: a URL or host on
-// this machine is ClassLocal, a cloud metadata service ClassMetadata.
+// this machine under every reading of it ([nethost.Local]) is ClassLocal,
+// a cloud metadata service under some reading ClassMetadata. A bare
+// decimal number up to 65535 is a port (nc host 80), not an address.
 func (set *Set) hostClass(s string) string {
-	if h := hostOf(s); h != "" && slices.Contains(set.paths.MetadataHosts, h) {
-		return ClassMetadata
+	for _, h := range nethost.Hosts(s) {
+		for _, m := range set.paths.MetadataHosts {
+			if nethost.Same(h, m) || nethost.Same(h, "["+m+"]") {
+				return ClassMetadata
+			}
+		}
 	}
-	return hostClass(s)
-}
-
-// hostOf returns the host a URL or host[:port][/path] names.
-func hostOf(s string) string {
-	host := s
-	if _, rest, ok := strings.Cut(s, "://"); ok {
-		host = rest
+	if _, err := strconv.ParseUint(s, 10, 16); err == nil && s[0] != '+' {
+		return ClassLocal
 	}
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		host = host[at+1:]
-	}
-	host, _, _ = strings.Cut(host, "/")
-	if strings.HasPrefix(host, "[") {
-		host, _, _ = strings.Cut(host[1:], "]")
-	} else {
-		host, _, _ = strings.Cut(host, ":")
-	}
-	return host
-}
-
-func hostClass(s string) string {
-	if s != "" && strings.Trim(s, "0123456789") == "" {
-		return ClassLocal // a port number names no other host
-	}
-	switch host := hostOf(s); {
-	case host == "localhost", host == "::1", host == "0.0.0.0", strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
+	if nethost.Local(s) {
 		return ClassLocal
 	}
 	return ClassNone
