@@ -278,7 +278,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 			if (eff.Kind == "network" || eff.Kind == "download") && !w.IsKnown() {
 				eff.Kind = "upload" // data computed at run time rides in the address
 			}
-			if spec.Effect == "secret-env" && (s.credentialVar(w.Text) || e.Windows && s.credentialVar(strings.ToUpper(w.Text))) {
+			if spec.Effect == "secret-env" && s.credentialSet(e, w.Text) {
 				eff.Raw, eff.Class = "$"+w.Text, ClassCred
 			}
 			out = append(out, eff)
@@ -520,7 +520,7 @@ func (s *Set) credentialName(e *Env, p string) bool {
 		p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
 	}
 	p = strings.TrimPrefix(filepath.Clean(p), "./")
-	for _, entry := range s.pathsFor(e).Credentials {
+	for _, entry := range slices.Concat(s.pathsFor(e).Credentials, s.pathsFor(e).ReadableCredentials) {
 		if e.Windows {
 			entry = strings.ToLower(strings.ReplaceAll(entry, `\`, "/"))
 		}
@@ -540,7 +540,7 @@ func (s *Set) credentialName(e *Env, p string) bool {
 // holdsCredentials reports whether dir contains credential files of the
 // home directory (reading it recursively reads them).
 func (s *Set) holdsCredentials(e *Env, dir string) bool {
-	for _, entry := range s.pathsFor(e).Credentials {
+	for _, entry := range slices.Concat(s.pathsFor(e).Credentials, s.pathsFor(e).ReadableCredentials) {
 		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") && !(e.Windows && winEntryIsPath(entry)) {
 			continue
 		}

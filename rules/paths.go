@@ -359,7 +359,7 @@ func (s *Set) classify1(e *Env, path string) string {
 		return ClassHome
 	case e.matchAny(path, p.Cordon):
 		return ClassCordon
-	case e.matchAny(path, p.Credentials) && !e.matchAny(path, p.NotSecret):
+	case (e.matchAny(path, p.Credentials) || e.matchAny(path, p.ReadableCredentials)) && !e.matchAny(path, p.NotSecret):
 		if within(path, e.Workspace) {
 			return ClassWSCred
 		}
@@ -429,14 +429,14 @@ func resolveExisting(p string) string {
 	return p
 }
 
-// credentialVar reports whether an environment variable holds credentials.
-func (s *Set) credentialVar(name string) bool {
-	for _, g := range s.credVars {
-		if ok, _ := filepath.Match(g, name); ok {
-			return true
-		}
-	}
-	return false
+// credentialVar reports whether an environment variable holds
+// credentials, by its name.
+func (s *Set) credentialVar(name string) bool { return s.credentials().Name(name) }
+
+// credentialSet reports whether variable name of e's environment holds
+// credentials, by its name or its value (a URL with a password).
+func (s *Set) credentialSet(e *Env, name string) bool {
+	return s.credentials().Var(name, e.getenv(name))
 }
 
 // globs caches compiled shell patterns.
@@ -469,6 +469,9 @@ func (s *Set) IsStartup(e *Env, path string) bool {
 // secretWord reports whether s names credentials (a grep pattern such as
 // "TOKEN" or "-i secret").
 func (s *Set) secretWord(w string) bool {
+	if s.credentials().HasWord(w) {
+		return true
+	}
 	w = strings.ToLower(w)
 	for _, word := range s.secretWords {
 		if strings.Contains(w, word) {
