@@ -538,9 +538,12 @@ func (s *Set) credentialName(e *Env, p string) bool {
 }
 
 // holdsCredentials reports whether dir contains credential files of the
-// home directory (reading it recursively reads them).
+// home directory, or settings files of it that hold credentials (reading
+// dir recursively reads them).
 func (s *Set) holdsCredentials(e *Env, dir string) bool {
-	for _, entry := range slices.Concat(s.pathsFor(e).Credentials, s.pathsFor(e).ReadableCredentials) {
+	paths := s.pathsFor(e)
+	readable := len(paths.Credentials)
+	for i, entry := range slices.Concat(paths.Credentials, paths.ReadableCredentials) {
 		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") && !(e.Windows && winEntryIsPath(entry)) {
 			continue
 		}
@@ -548,7 +551,7 @@ func (s *Set) holdsCredentials(e *Env, dir string) bool {
 		if p == "" || strings.ContainsAny(p, "*?[") || !within(p, dir) || p == dir {
 			continue
 		}
-		if e.lstatExists(p) {
+		if i < readable && e.lstatExists(p) || i >= readable && s.holdsSecret(e, p) {
 			return true
 		}
 	}

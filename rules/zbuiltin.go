@@ -13425,9 +13425,6 @@ var builtinTable = table{
 			"/etc/pip.conf",
 			"~/.bunfig.toml",
 			"~/.config/pnpm/rc",
-			"~/.condarc",
-			"~/.nuget/NuGet/NuGet.Config",
-			"~/.config/NuGet/NuGet.Config",
 		},
 		NotSecret: []string{
 			"~/.aws/config",
