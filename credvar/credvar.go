@@ -14,7 +14,7 @@ import (
 
 // A Matcher holds what marks a variable as a credential.
 type Matcher struct {
-	globs []string        // patterns of whole names, uppercase
+	globs []glob          // patterns of whole names, uppercase
 	words map[string]bool // lowercase word parts
 }
 
@@ -24,7 +24,7 @@ type Matcher struct {
 func New(globs, words []string) *Matcher {
 	m := &Matcher{words: make(map[string]bool, len(words))}
 	for _, g := range globs {
-		m.globs = append(m.globs, strings.ToUpper(g))
+		m.globs = append(m.globs, compile(strings.ToUpper(g)))
 	}
 	for _, w := range words {
 		m.words[strings.ToLower(w)] = true
@@ -36,7 +36,7 @@ func New(globs, words []string) *Matcher {
 func (m *Matcher) Name(name string) bool {
 	up := strings.ToUpper(name)
 	for _, g := range m.globs {
-		if match(g, up) {
+		if g.match(up) {
 			return true
 		}
 	}
@@ -134,30 +134,43 @@ func boundary(s string, i int) bool {
 	return false
 }
 
-// match matches name against a glob; patterns whose only wildcard is "*"
-// (nearly all) are matched without path.Match.
-func match(pat, name string) bool {
+// A glob is a compiled pattern: split at each "*" when that is its only
+// wildcard (nearly all are), else matched with path.Match.
+type glob struct {
+	parts   []string
+	pattern string
+}
+
+func compile(pat string) glob {
 	if strings.ContainsAny(pat, `?[\`) {
-		ok, _ := path.Match(pat, name)
+		return glob{pattern: pat}
+	}
+	return glob{parts: strings.Split(pat, "*")}
+}
+
+// match reports whether name matches g.
+func (g glob) match(name string) bool {
+	if g.parts == nil {
+		ok, _ := path.Match(g.pattern, name)
 		return ok
 	}
-	first, rest, star := strings.Cut(pat, "*")
-	if !star {
-		return pat == name
+	p := g.parts
+	if len(p) == 1 {
+		return p[0] == name
 	}
-	if !strings.HasPrefix(name, first) {
+	if !strings.HasPrefix(name, p[0]) {
 		return false
 	}
-	name = name[len(first):]
-	for {
-		part, more, star := strings.Cut(rest, "*")
-		if !star {
-			return len(name) >= len(part) && strings.HasSuffix(name, part)
-		}
+	name = name[len(p[0]):]
+	for _, part := range p[1 : len(p)-1] {
 		i := strings.Index(name, part)
 		if i < 0 {
 			return false
 		}
-		name, rest = name[i+len(part):], more
+		name = name[i+len(part):]
 	}
+	return strings.HasSuffix(name, p[len(p)-1])
 }
+
+// match matches name against the glob pat.
+func match(pat, name string) bool { return compile(pat).match(name) }
