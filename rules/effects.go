@@ -345,7 +345,7 @@ func (set *Set) hostClass(s string) string {
 			}
 		}
 	}
-	if _, err := strconv.ParseUint(s, 10, 16); err == nil && s[0] != '+' {
+	if _, err := strconv.ParseUint(s, 10, 16); err == nil && (s == "0" || s[0] != '0') {
 		return ClassLocal
 	}
 	if nethost.Local(s) {
