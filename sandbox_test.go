@@ -865,3 +865,72 @@ func TestSandboxLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxCredentialKinds checks that variables holding credentials
+// by the word parts of their names or by their values are removed from
+// the environment, through `cordon run` and through the bash shim, that
+// ordinary variables stay, and that credential-only files beyond the
+// classic list are hidden while settings tools need stay readable.
+func TestSandboxCredentialKinds(t *testing.T) {
+	creds := []string{
+		"DB_PASS=" + secret, "SMTP_PASS=" + secret, "GPG_PASSPHRASE=" + secret, "SLACK_WEBHOOK_URL=https://hooks.example/" + secret,
+		"npm_config_//registry.npmjs.org/:_authToken=" + secret, "MYSQL_ROOT_PWD=" + secret, "dbPassword=" + secret,
+		"REDIS_URL=redis://default:" + secret + "@cache:6379", "SENTRY_DSN=https://" + secret + "@o.example/1",
+	}
+	ordinary := []string{"PASSENGER_COUNT=2", "KEYBOARD=us", "TOKENIZERS_PARALLELISM=false", "AUTHOR_NAME=a", "API_URL=https://api.example.com/v1"}
+	files := []string{".config/containers/auth.json", ".pulumi/credentials.json", ".config/sops/age/keys.txt", ".yarnrc", ".databrickscfg"}
+	check := func(t *testing.T, b *battery, out string) {
+		t.Helper()
+		for _, kv := range creds {
+			name, _, _ := strings.Cut(kv, "=")
+			if strings.Contains(out, name+"=") {
+				t.Errorf("%s reached the sandbox", name)
+			}
+		}
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential's value reached the sandbox:\n%s", out)
+		}
+		for _, kv := range ordinary {
+			if !strings.Contains(out, kv+"\n") {
+				t.Errorf("%s is missing in the sandbox:\n%s", kv, out)
+			}
+		}
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			for _, f := range files {
+				p := filepath.Join(b.home, f)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(secret), 0o600)
+			}
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte("[user]\n\tname = t\n"), 0o644)
+			b.env = append(b.env, append(creds, ordinary...)...)
+			out, code := b.run("on", "env")
+			if code != 0 {
+				t.Fatalf("env: exit %d: %s", code, out)
+			}
+			check(t, b, out)
+			for _, f := range files {
+				b.mustFail("reading ~/"+f, "cat ~/"+f)
+			}
+			if out, code := b.run("on", "git config --global user.name"); code != 0 || out != "t\n" {
+				t.Errorf("~/.gitconfig should stay readable: exit %d: %q", code, out)
+			}
+			if backend != "bwrap" {
+				return
+			}
+			// The shim itself, as an agent runs it.
+			cmd := exec.Command(linkShim(t, "bash"), "-c", "env")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			err := cmd.Run()
+			b.noSandbox(buf.String())
+			if err != nil {
+				t.Fatalf("the shim: %v: %s", err, buf.String())
+			}
+			check(t, b, buf.String())
+		})
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/cordonsh/cordon/credvar"
 )
 
 // Network says whether a confined program may use the network.
@@ -55,6 +57,9 @@ type Spec struct {
 	// CredentialVars are globs of environment variable names removed from
 	// the environment ("*_TOKEN"); matching ignores case.
 	CredentialVars []string
+	// CredentialWords are words that, as a word part of a variable's name
+	// (DB_PASS, npm_config_//registry/:_authToken), have it removed too.
+	CredentialWords []string
 	// PassEnv names variables kept even though they match CredentialVars.
 	PassEnv []string
 	// Network is NetworkOn (the default when empty) or NetworkOff.
@@ -223,7 +228,7 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	p.Sockets = r.existing(s.Sockets, nil)
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
 	p.Visible = append(r.existing(s.Visible, nil), p.Sockets...)
-	p.Env = FilterEnv(env, s.CredentialVars, s.PassEnv)
+	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
 	p.normalize()
 	p.HostSockets, p.socketsPartial = p.hostSockets()
 	p.guardedBefore = p.guardedMatches()
@@ -640,37 +645,22 @@ func realPath(p string) string {
 	return filepath.Join(realPath(filepath.Clean(dir)), base)
 }
 
-// FilterEnv returns env without the variables whose name matches one of
-// the globs in credentialVars (ignoring case) or whose value is a URL
-// with a password in it (postgres://user:secret@host), except those named
-// in pass. Entries without "=" are dropped.
-func FilterEnv(env, credentialVars, pass []string) []string {
-	upper := make([]string, len(credentialVars))
-	for i, v := range credentialVars {
-		upper[i] = upperASCII(v)
-	}
-	globs := compileGlobs(upper)
+// FilterEnv returns env without the variables that creds says hold
+// credentials, by name (ignoring case) or by a value that is a URL with a
+// password in it (postgres://user:secret@host), except those named in
+// pass. Entries without "=" are dropped.
+func FilterEnv(env []string, creds *credvar.Matcher, pass []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		name, _, ok := strings.Cut(kv, "=")
+		name, value, ok := strings.Cut(kv, "=")
 		if !ok {
 			continue
 		}
-		if slices.Contains(pass, name) || !credentialName(name, globs) && !passwordURL(kv[len(name)+1:]) {
+		if slices.Contains(pass, name) || !creds.Var(name, value) {
 			out = append(out, kv)
 		}
 	}
 	return out
-}
-
-func credentialName(name string, globs []glob) bool {
-	name = upperASCII(name)
-	for _, g := range globs {
-		if g.match(name) {
-			return true
-		}
-	}
-	return false
 }
 
 // globMatch reports whether name matches the glob pattern.
@@ -722,15 +712,6 @@ func (g glob) match(name string) bool {
 	return len(name) >= len(last) && strings.HasSuffix(name, last)
 }
 
-func upperASCII(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'a' <= s[i] && s[i] <= 'z' {
-			return strings.ToUpper(s)
-		}
-	}
-	return s
-}
-
 // Getenv returns the value of key in env, the last entry winning as in
 // the shells; on Windows names ignore case.
 func Getenv(env []string, key string) string {
@@ -749,27 +730,12 @@ func envLookup(env []string) func(string) string {
 	return func(key string) string { return Getenv(env, key) }
 }
 
-// passwordURL reports whether v is a URL with a password in its
-// authority: scheme://user:password@host.
-func passwordURL(v string) bool {
-	i := strings.Index(v, "://")
-	if i <= 0 {
-		return false
-	}
-	auth := v[i+3:]
-	if j := strings.IndexAny(auth, "/?#"); j >= 0 {
-		auth = auth[:j]
-	}
-	at := strings.LastIndexByte(auth, '@')
-	return at > 0 && strings.Contains(auth[:at], ":")
-}
-
-// accountHome returns the real path of the home directory of the
-// effective user's account (from the password database), or "".
 // AccountHome is the home directory of the account cordon runs as, from
 // the account database (HOME is the caller's to set), or "".
 func AccountHome() string { return accountHome() }
 
+// accountHome returns the real path of the home directory of the
+// effective user's account (from the password database), or "".
 func accountHome() string {
 	u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
 	if err != nil || !filepath.IsAbs(u.HomeDir) {

@@ -4,8 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/winpath"
 )
@@ -276,7 +278,7 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 			if (eff.Kind == "network" || eff.Kind == "download") && !w.IsKnown() {
 				eff.Kind = "upload" // data computed at run time rides in the address
 			}
-			if spec.Effect == "secret-env" && (s.credentialVar(w.Text) || e.Windows && s.credentialVar(strings.ToUpper(w.Text))) {
+			if spec.Effect == "secret-env" && s.credentialSet(e, w.Text) {
 				eff.Raw, eff.Class = "$"+w.Text, ClassCred
 			}
 			out = append(out, eff)
@@ -332,38 +334,21 @@ var pathless = map[string]bool{
 }
 
 // hostClass classifies the target of a network effect: a URL or host on
-// this machine is ClassLocal, a cloud metadata service ClassMetadata.
+// this machine under every reading of it ([nethost.Local]) is ClassLocal,
+// a cloud metadata service under some reading ClassMetadata. A bare
+// decimal number up to 65535 is a port (nc host 80), not an address.
 func (set *Set) hostClass(s string) string {
-	if h := hostOf(s); h != "" && slices.Contains(set.paths.MetadataHosts, h) {
-		return ClassMetadata
+	for _, h := range nethost.Hosts(s) {
+		for _, m := range set.paths.MetadataHosts {
+			if nethost.Same(h, m) || nethost.Same(h, "["+m+"]") {
+				return ClassMetadata
+			}
+		}
 	}
-	return hostClass(s)
-}
-
-// hostOf returns the host a URL or host[:port][/path] names.
-func hostOf(s string) string {
-	host := s
-	if _, rest, ok := strings.Cut(s, "://"); ok {
-		host = rest
+	if _, err := strconv.ParseUint(s, 10, 16); err == nil && (s == "0" || s[0] != '0') {
+		return ClassLocal
 	}
-	if at := strings.LastIndexByte(host, '@'); at >= 0 {
-		host = host[at+1:]
-	}
-	host, _, _ = strings.Cut(host, "/")
-	if strings.HasPrefix(host, "[") {
-		host, _, _ = strings.Cut(host[1:], "]")
-	} else {
-		host, _, _ = strings.Cut(host, ":")
-	}
-	return host
-}
-
-func hostClass(s string) string {
-	if s != "" && strings.Trim(s, "0123456789") == "" {
-		return ClassLocal // a port number names no other host
-	}
-	switch host := hostOf(s); {
-	case host == "localhost", host == "::1", host == "0.0.0.0", strings.HasPrefix(host, "127."), strings.HasSuffix(host, ".localhost"):
+	if nethost.Local(s) {
 		return ClassLocal
 	}
 	return ClassNone
@@ -535,7 +520,7 @@ func (s *Set) credentialName(e *Env, p string) bool {
 		p = strings.ToLower(strings.ReplaceAll(p, `\`, "/"))
 	}
 	p = strings.TrimPrefix(filepath.Clean(p), "./")
-	for _, entry := range s.pathsFor(e).Credentials {
+	for _, entry := range slices.Concat(s.pathsFor(e).Credentials, s.pathsFor(e).ReadableCredentials) {
 		if e.Windows {
 			entry = strings.ToLower(strings.ReplaceAll(entry, `\`, "/"))
 		}
@@ -553,9 +538,12 @@ func (s *Set) credentialName(e *Env, p string) bool {
 }
 
 // holdsCredentials reports whether dir contains credential files of the
-// home directory (reading it recursively reads them).
+// home directory, or settings files of it that hold credentials (reading
+// dir recursively reads them).
 func (s *Set) holdsCredentials(e *Env, dir string) bool {
-	for _, entry := range s.pathsFor(e).Credentials {
+	paths := s.pathsFor(e)
+	readable := len(paths.Credentials)
+	for i, entry := range slices.Concat(paths.Credentials, paths.ReadableCredentials) {
 		if !strings.HasPrefix(entry, "~/") && !strings.HasPrefix(entry, "/") && !(e.Windows && winEntryIsPath(entry)) {
 			continue
 		}
@@ -563,7 +551,7 @@ func (s *Set) holdsCredentials(e *Env, dir string) bool {
 		if p == "" || strings.ContainsAny(p, "*?[") || !within(p, dir) || p == dir {
 			continue
 		}
-		if e.lstatExists(p) {
+		if i < readable && e.lstatExists(p) || i >= readable && s.holdsSecret(e, p) {
 			return true
 		}
 	}

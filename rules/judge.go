@@ -151,7 +151,7 @@ func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
 		}
 	}
 	for _, v := range vars {
-		if j.set.credentialVar(v) {
+		if j.set.credentialSet(&j.ctx.Env, v) {
 			out = append(out, Effect{Kind: "secret-env", Cmd: i, Raw: "$" + v, Class: ClassCred})
 		}
 	}
@@ -337,7 +337,7 @@ func (j *judging) credentialsSet(prefix string) []string {
 		if env.Windows {
 			name, p = strings.ToUpper(k), strings.ToUpper(prefix)
 		}
-		if strings.HasPrefix(name, p) && j.set.credentialVar(name) {
+		if strings.HasPrefix(name, p) && j.set.credentials().Var(name, v) {
 			out = append(out, k)
 		}
 	}

@@ -24,6 +24,7 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 	n := &Set{
 		table: s.table, floor: s.floor,
 		credVars:    slices.Concat(s.credVars, f.CredentialVars),
+		credWords:   slices.Concat(s.credWords, f.CredentialWords),
 		secretWords: slices.Concat(s.secretWords, f.SecretWords),
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
@@ -168,7 +169,7 @@ func (s *Set) CommandNames() []string {
 func (s *Set) WithFloor(floor *Set) *Set {
 	return &Set{
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
-		credVars: s.credVars, envCode: s.envCode, secretWords: s.secretWords,
+		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
 		commands: s.commands, policies: s.policies,
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cordonsh/cordon/credvar"
 	"github.com/cordonsh/cordon/parse"
 )
 
@@ -22,12 +23,17 @@ type Set struct {
 	paths       PathClasses
 	winPaths    PathClasses // paths for Windows: see [File.WindowsPaths]
 	credVars    []string
+	credWords   []string
 	envCode     map[string]string
 	secretWords []string
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
 
-	win winClasses // built on first use
+	win   winClasses // built on first use
+	creds struct {
+		once sync.Once
+		m    *credvar.Matcher
+	}
 
 	// floor, when set, judges every script too: see [Set.WithFloor].
 	floor *Set
@@ -105,7 +111,7 @@ func (e *LoadError) Error() string {
 func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
-		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, secretWords: t.secretWords,
+		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
 		envCode: t.envCode, policies: t.policies,
 	}
 }
@@ -118,6 +124,7 @@ type table struct {
 	paths       PathClasses
 	winPaths    PathClasses
 	credVars    []string
+	credWords   []string
 	secretWords []string
 	envCode     map[string]string
 	policies    []*Policy
@@ -136,6 +143,16 @@ func (s *Set) Paths() PathClasses { return s.paths }
 // CredentialVars returns the globs of environment variable names that
 // hold credentials.
 func (s *Set) CredentialVars() []string { return s.credVars }
+
+// CredentialWords returns the words that, as a word part of a variable's
+// name, mark it as holding credentials.
+func (s *Set) CredentialWords() []string { return s.credWords }
+
+// credentials returns the matcher of credential variables.
+func (s *Set) credentials() *credvar.Matcher {
+	s.creds.once.Do(func() { s.creds.m = credvar.New(s.credVars, s.credWords) })
+	return s.creds.m
+}
 
 // command returns the compiled command named name, or nil.
 func (s *Set) command(name string) *command {
@@ -194,6 +211,7 @@ func (s *Set) add(name string, f *File) error {
 	s.paths = mergePaths(s.paths, f.Paths)
 	s.winPaths = mergePaths(s.winPaths, f.WindowsPaths)
 	s.credVars = append(s.credVars, f.CredentialVars...)
+	s.credWords = append(s.credWords, f.CredentialWords...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" {

@@ -1,6 +1,9 @@
 package rules
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -362,7 +365,7 @@ func (s *Set) classify1(e *Env, path string) string {
 		return ClassHome
 	case e.matchAny(path, p.Cordon):
 		return ClassCordon
-	case e.matchAny(path, p.Credentials) && !e.matchAny(path, p.NotSecret):
+	case (e.matchAny(path, p.Credentials) || e.matchAny(path, p.ReadableCredentials) && s.holdsSecret(e, path)) && !e.matchAny(path, p.NotSecret):
 		if within(path, e.Workspace) {
 			return ClassWSCred
 		}
@@ -432,14 +435,79 @@ func resolveExisting(p string) string {
 	return p
 }
 
-// credentialVar reports whether an environment variable holds credentials.
-func (s *Set) credentialVar(name string) bool {
-	for _, g := range s.credVars {
-		if ok, _ := filepath.Match(g, name); ok {
+// holdsSecret reports whether the settings file at path (a
+// readable_credentials entry) holds a credential in one of its lines (see
+// [Set.secretLine]). A file that exists but cannot be read is taken to
+// hold one; a missing one, or one on a machine cordon cannot look at,
+// does not.
+func (s *Set) holdsSecret(e *Env, path string) bool {
+	n := e.native(path)
+	if n == "" {
+		return false
+	}
+	f, err := os.Open(n)
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(data)) {
+		if s.secretLine(line) {
 			return true
 		}
 	}
 	return false
+}
+
+// secretLine reports whether a line of settings holds a credential: a URL
+// with a password, or with any userinfo for http (https://TOKEN@host/); a
+// key with a credential word (_authToken=, password:); an Authorization
+// header or one with a credential word (PRIVATE-TOKEN: x).
+func (s *Set) secretLine(line string) bool {
+	if strings.Contains(strings.ToLower(line), "authorization") {
+		return true
+	}
+	for rest := line; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		scheme := strings.ToLower(rest[strings.LastIndexFunc(rest[:i], func(r rune) bool { return !isSchemeRune(r) })+1 : i])
+		rest = rest[i+3:]
+		auth := rest
+		if j := strings.IndexAny(auth, "/?#\"' \t\r\n]>"); j >= 0 {
+			auth = auth[:j]
+		}
+		if user, _, ok := strings.Cut(auth, "@"); ok && (strings.Contains(user, ":") || strings.HasPrefix(scheme, "http")) {
+			return true
+		}
+	}
+	if t := strings.TrimSpace(line); t == "" || strings.ContainsRune("[#;", rune(t[0])) {
+		return false // a section header or a comment
+	}
+	key, value, ok := strings.Cut(line, "=")
+	if !ok {
+		key, value, ok = strings.Cut(line, ":")
+	}
+	header, _, isHeader := strings.Cut(value, ":")
+	return ok && (s.credentials().HasWord(key) || isHeader && s.credentials().HasWord(header))
+}
+
+func isSchemeRune(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '+' || r == '-' || r == '.'
+}
+
+// credentialVar reports whether an environment variable holds
+// credentials, by its name.
+func (s *Set) credentialVar(name string) bool { return s.credentials().Name(name) }
+
+// credentialSet reports whether variable name of e's environment holds
+// credentials, by its name or its value (a URL with a password).
+func (s *Set) credentialSet(e *Env, name string) bool {
+	return s.credentials().Var(name, e.getenv(name))
 }
 
 // globs caches compiled shell patterns.
@@ -472,6 +540,9 @@ func (s *Set) IsStartup(e *Env, path string) bool {
 // secretWord reports whether s names credentials (a grep pattern such as
 // "TOKEN" or "-i secret").
 func (s *Set) secretWord(w string) bool {
+	if s.credentials().HasWord(w) {
+		return true
+	}
 	w = strings.ToLower(w)
 	for _, word := range s.secretWords {
 		if strings.Contains(w, word) {

@@ -12,6 +12,10 @@ type File struct {
 	// CredentialVars are globs of environment variable names that hold
 	// credentials (*_TOKEN, AWS_SECRET_ACCESS_KEY).
 	CredentialVars []string `yaml:"credential_vars"`
+	// CredentialWords are lowercase words that mark a variable as holding
+	// credentials when one is a word part of its name (DB_PASS,
+	// npm_config_//registry.npmjs.org/:_authToken): see [credvar.Parts].
+	CredentialWords []string `yaml:"credential_words"`
 	// SecretWords are lowercase words that, in a filter applied to an
 	// environment dump (env | grep TOKEN), pick out credentials.
 	SecretWords []string `yaml:"secret_words"`
@@ -45,17 +49,21 @@ type File struct {
 // means the home directory and "$NAME" an environment variable. A glob
 // without "/" matches a base name anywhere ("node_modules").
 type PathClasses struct {
-	Scratch      []string `yaml:"scratch"`
-	Caches       []string `yaml:"caches"`
-	Agent        []string `yaml:"agent"`
-	Credentials  []string `yaml:"credentials"`
-	NotSecret    []string `yaml:"not_secret"`
-	Regenerable  []string `yaml:"regenerable"`
-	System       []string `yaml:"system"`
-	Devices      []string `yaml:"devices"`
-	HarmlessDevs []string `yaml:"harmless_devices"`
-	AutoRun      []string `yaml:"autorun"`
-	NetDevices   []string `yaml:"network_devices"`
+	Scratch     []string `yaml:"scratch"`
+	Caches      []string `yaml:"caches"`
+	Agent       []string `yaml:"agent"`
+	Credentials []string `yaml:"credentials"`
+	// ReadableCredentials may hold credentials but are settings tools
+	// read to work (~/.gitconfig, pip.conf): a command that names one is
+	// judged as reading credentials, but the sandbox leaves it readable.
+	ReadableCredentials []string `yaml:"readable_credentials"`
+	NotSecret           []string `yaml:"not_secret"`
+	Regenerable         []string `yaml:"regenerable"`
+	System              []string `yaml:"system"`
+	Devices             []string `yaml:"devices"`
+	HarmlessDevs        []string `yaml:"harmless_devices"`
+	AutoRun             []string `yaml:"autorun"`
+	NetDevices          []string `yaml:"network_devices"`
 	// MetadataHosts are cloud metadata services that hand out the
 	// instance's credentials.
 	MetadataHosts []string `yaml:"metadata_hosts"`

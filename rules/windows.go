@@ -41,7 +41,7 @@ func (s *Set) pathsFor(e *Env) *PathClasses {
 func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 	pairs := []struct{ d, s *[]string }{
 		{&dst.Scratch, &src.Scratch}, {&dst.Caches, &src.Caches}, {&dst.Agent, &src.Agent},
-		{&dst.Credentials, &src.Credentials}, {&dst.NotSecret, &src.NotSecret},
+		{&dst.Credentials, &src.Credentials}, {&dst.ReadableCredentials, &src.ReadableCredentials}, {&dst.NotSecret, &src.NotSecret},
 		{&dst.Regenerable, &src.Regenerable}, {&dst.System, &src.System},
 		{&dst.Devices, &src.Devices}, {&dst.HarmlessDevs, &src.HarmlessDevs},
 		{&dst.AutoRun, &src.AutoRun}, {&dst.NetDevices, &src.NetDevices},
@@ -462,7 +462,7 @@ func (s *Set) credentialValues(e *Env, c *parse.Command) []string {
 	var out []string
 	for _, kv := range e.Environ {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || len(v) < 8 || !s.credentialVar(strings.ToUpper(k)) && !s.credentialVar(k) {
+		if !ok || len(v) < 8 || !s.credentials().Var(k, v) {
 			continue
 		}
 		for _, w := range c.Args[min(1, len(c.Args)):] {

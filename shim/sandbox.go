@@ -21,18 +21,19 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 	paths := set.Paths()
 	sb := &cfg.Sandbox
 	s := &platform.Spec{
-		Workspace:      ws,
-		Scratch:        absolute(paths.Scratch),
-		ScratchPrivate: paths.ScratchPrivate,
-		Writable:       append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
-		ReadOnly:       append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
-		Hidden:         slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
-		Visible:        absolute(paths.NotSecret),
-		Sockets:        append(absolute(paths.SandboxSockets), sb.Sockets...),
-		CredentialVars: set.CredentialVars(),
-		PassEnv:        sb.PassEnv,
-		Network:        platform.Network(sb.Network),
-		Limits:         sb.Limits,
+		Workspace:       ws,
+		Scratch:         absolute(paths.Scratch),
+		ScratchPrivate:  paths.ScratchPrivate,
+		Writable:        append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
+		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
+		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
+		Visible:         absolute(paths.NotSecret),
+		Sockets:         append(absolute(paths.SandboxSockets), sb.Sockets...),
+		CredentialVars:  set.CredentialVars(),
+		CredentialWords: set.CredentialWords(),
+		PassEnv:         sb.PassEnv,
+		Network:         platform.Network(sb.Network),
+		Limits:          sb.Limits,
 	}
 	if sb.PrivateTmp != nil {
 		s.PrivateTmp = *sb.PrivateTmp

@@ -1,0 +1,176 @@
+// Package credvar tells whether an environment variable holds
+// credentials: by globs of names (*_TOKEN), by the word parts of its name
+// (DB_PASS, npm_config_//registry.npmjs.org/:_authToken) or by its value
+// (a URL with a password in it). The globs and words are data, from the
+// rules.
+package credvar
+
+import (
+	"path"
+	"strings"
+
+	"github.com/cordonsh/cordon/nethost"
+)
+
+// A Matcher holds what marks a variable as a credential.
+type Matcher struct {
+	globs []glob          // patterns of whole names, uppercase
+	words map[string]bool // lowercase word parts
+}
+
+// New returns a Matcher for globs of whole names (matched ignoring case)
+// and words: a name holds credentials when one of its word parts (see
+// [Parts]) is one of them, ignoring case.
+func New(globs, words []string) *Matcher {
+	m := &Matcher{words: make(map[string]bool, len(words))}
+	for _, g := range globs {
+		m.globs = append(m.globs, compile(strings.ToUpper(g)))
+	}
+	for _, w := range words {
+		m.words[strings.ToLower(w)] = true
+	}
+	return m
+}
+
+// Name reports whether a variable named name holds credentials.
+func (m *Matcher) Name(name string) bool {
+	up := strings.ToUpper(name)
+	for _, g := range m.globs {
+		if g.match(up) {
+			return true
+		}
+	}
+	return m.HasWord(name)
+}
+
+// Var reports whether the variable name=value holds credentials: by its
+// name, or by a value that is a URL with a password
+// (postgres://app:secret@db/app).
+func (m *Matcher) Var(name, value string) bool {
+	return m.Name(name) || nethost.Password(value)
+}
+
+// HasWord reports whether one of the word parts of s is one of m's words.
+func (m *Matcher) HasWord(s string) bool {
+	found := false
+	var buf [32]byte
+	eachPart(s, func(p string) bool {
+		if len(p) > len(buf) {
+			return true
+		}
+		for i := 0; i < len(p); i++ {
+			buf[i] = p[i] | 0x20 // parts are ASCII letters or digits
+		}
+		found = m.words[string(buf[:len(p)])]
+		return !found
+	})
+	return found
+}
+
+// Parts splits a name into its word parts, runs of ASCII letters and
+// digits: at every other character, where a lowercase letter is followed
+// by an uppercase one (authToken), before the last of a run of capitals
+// followed by a lowercase letter (HTTPToken) and between letters and
+// digits (OAUTH2).
+func Parts(s string) []string {
+	var out []string
+	eachPart(s, func(p string) bool { out = append(out, p); return true })
+	return out
+}
+
+// eachPart calls f with each word part of s until f returns false.
+func eachPart(s string, f func(string) bool) {
+	start := -1
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := kind(c) != 0
+		if start >= 0 && (!alnum || boundary(s, i)) {
+			if !f(s[start:i]) {
+				return
+			}
+			start = -1
+		}
+		if alnum && start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		f(s[start:])
+	}
+}
+
+// Kinds of bytes.
+const (
+	other = iota
+	lower
+	upper
+	digit
+)
+
+func kind(c byte) int {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return lower
+	case 'A' <= c && c <= 'Z':
+		return upper
+	case '0' <= c && c <= '9':
+		return digit
+	}
+	return other
+}
+
+// boundary reports whether a word part ends before s[i], a letter or a
+// digit that follows another.
+func boundary(s string, i int) bool {
+	prev, cur := kind(s[i-1]), kind(s[i])
+	switch {
+	case (prev == digit) != (cur == digit):
+		return true
+	case prev == lower && cur == upper:
+		return true
+	case prev == upper && cur == upper:
+		return i+1 < len(s) && kind(s[i+1]) == lower
+	}
+	return false
+}
+
+// A glob is a compiled pattern: split at each "*" when that is its only
+// wildcard (nearly all are), else matched with path.Match.
+type glob struct {
+	parts   []string
+	pattern string
+}
+
+func compile(pat string) glob {
+	if strings.ContainsAny(pat, `?[\`) {
+		return glob{pattern: pat}
+	}
+	return glob{parts: strings.Split(pat, "*")}
+}
+
+// match reports whether name matches g.
+func (g glob) match(name string) bool {
+	if g.parts == nil {
+		ok, _ := path.Match(g.pattern, name)
+		return ok
+	}
+	p := g.parts
+	if len(p) == 1 {
+		return p[0] == name
+	}
+	if !strings.HasPrefix(name, p[0]) {
+		return false
+	}
+	name = name[len(p[0]):]
+	for _, part := range p[1 : len(p)-1] {
+		i := strings.Index(name, part)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(part):]
+	}
+	return strings.HasSuffix(name, p[len(p)-1])
+}
+
+// match matches name against the glob pat.
+func match(pat, name string) bool { return compile(pat).match(name) }

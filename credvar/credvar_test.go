@@ -1,0 +1,90 @@
+package credvar
+
+import (
+	"slices"
+	"testing"
+)
+
+// words are the kinds of the built-in rules' credential_words, enough to
+// test the matching; the rules' own list is tested in package rules.
+var m = New(
+	[]string{"*_TOKEN", "MYSQL_PWD", "*_PWD"},
+	[]string{"password", "passwd", "pass", "passphrase", "token", "secret", "apikey", "key", "auth", "credential", "credentials", "webhook", "dsn", "cookie"},
+)
+
+func TestName(t *testing.T) {
+	for _, n := range []string{
+		"DB_PASS", "SMTP_PASS", "GPG_PASSPHRASE", "SLACK_WEBHOOK_URL", "npm_config_//registry.npmjs.org/:_authToken",
+		"npm_config__auth", "dbPassword", "MYSQL_PWD", "DB_PWD", "github_token", "OAUTH2_TOKEN", "HTTPToken",
+		"SENTRY_DSN", "STRIPE_SECRET_KEY", "OPENAI_API_KEY", "apiKey", "SESSION_COOKIE", "X-Auth-Token", "gh.pass",
+	} {
+		if !m.Name(n) {
+			t.Errorf("Name(%q) = false (parts %q), want true", n, Parts(n))
+		}
+	}
+	for _, n := range []string{
+		"PASSENGER_COUNT", "PATH", "KEYBOARD", "TOKENIZERS_PARALLELISM", "AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "PWD", "OLDPWD",
+		"HOME", "XAUTHORITY", "BYPASS_CACHE", "OPENAI_MAX_TOKENS", "MONKEYPATCH", "SECRETARY", "DESKTOP_SESSION", "",
+	} {
+		if m.Name(n) {
+			t.Errorf("Name(%q) = true (parts %q), want false", n, Parts(n))
+		}
+	}
+}
+
+func TestVar(t *testing.T) {
+	if !m.Var("REDIS_URL", "redis://default:hunter2@cache:6379") || !m.Var("DATABASE_URL", "postgres://app:pw@db/app") {
+		t.Error("Var: a URL with a password is a credential")
+	}
+	if m.Var("API_URL", "https://api.example.com/v1") || m.Var("GIT_URL", "ssh://git@github.com/o/r") {
+		t.Error("Var: a URL without a password is not")
+	}
+}
+
+func TestParts(t *testing.T) {
+	for s, want := range map[string][]string{
+		"npm_config_//registry.npmjs.org/:_authToken": {"npm", "config", "registry", "npmjs", "org", "auth", "Token"},
+		"HTTPToken":    {"HTTP", "Token"},
+		"OAUTH2_TOKEN": {"OAUTH", "2", "TOKEN"},
+		"db-pass.x":    {"db", "pass", "x"},
+		"__":           nil,
+	} {
+		if got := Parts(s); !slices.Equal(got, want) {
+			t.Errorf("Parts(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, c := range []struct {
+		pat, name string
+		want      bool
+	}{
+		{"*_TOKEN", "GH_TOKEN", true}, {"*_TOKEN", "_TOKEN", true}, {"*_TOKEN", "TOKEN", false},
+		{"*SECRET*", "MY_SECRET_X", true}, {"A*B*C", "AXBYC", true}, {"A*B*C", "ACB", false},
+		{"OP_SESSION_*", "OP_SESSION_my", true}, {"AB", "AB", true}, {"A?", "AB", true}, {"*AB*AB", "AB", false},
+	} {
+		if got := match(c.pat, c.name); got != c.want {
+			t.Errorf("match(%q, %q) = %v", c.pat, c.name, got)
+		}
+	}
+}
+
+func BenchmarkName(b *testing.B) {
+	names := []string{"PATH", "HOME", "GIT_AUTHOR_EMAIL", "npm_config_//registry.npmjs.org/:_authToken", "TOKENIZERS_PARALLELISM", "XDG_SESSION_TYPE"}
+	for b.Loop() {
+		for _, n := range names {
+			m.Name(n)
+		}
+	}
+}
+
+func BenchmarkGlobsOnly(b *testing.B) {
+	g := &Matcher{globs: m.globs}
+	names := []string{"PATH", "HOME", "GIT_AUTHOR_EMAIL", "npm_config_//registry.npmjs.org/:_authToken", "TOKENIZERS_PARALLELISM", "XDG_SESSION_TYPE"}
+	for b.Loop() {
+		for _, n := range names {
+			g.Name(n)
+		}
+	}
+}
