@@ -193,8 +193,8 @@ func TestPlantedProgramsNotRun(t *testing.T) {
 		}},
 		{name: "log.showSignature and gpg.program", plant: func(t *testing.T, dir, prog string, git func(...string)) {
 			gpg := filepath.Join(dir, "..", "gpg.sh")
-			os.WriteFile(gpg, []byte("#!/bin/sh\ncase \"$*\" in *--verify*) "+prog+";; esac\n"+
-				"echo '[GNUPG:] SIG_CREATED ' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755)
+			os.WriteFile(gpg, []byte("#!/bin/sh\ncat >/dev/null\ncase \"$*\" in *--verify*) "+prog+";; esac\n"+
+				"printf '\\n[GNUPG:] SIG_CREATED \\n' >&2\nprintf -- '-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n'\n"), 0o755)
 			git("-c", "gpg.program="+gpg, "commit", "-q", "-S", "--allow-empty", "-m", "signed")
 			git("update-ref", "--create-reflog", "refs/stash", "HEAD")
 			git("reset", "-q", "HEAD~")
