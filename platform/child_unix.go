@@ -70,12 +70,13 @@ func (s *spawn) start() (*Child, error) {
 		if s.status != nil {
 			ws = s.status(ws)
 		}
-		c.done <- childEnd{code: shellStatus(ws)}
+		c.done <- childEnd{code: shellStatus(ws), raw: uint32(ws)}
 	}()
 	if err := <-started; err != nil {
 		return nil, err
 	}
 	pid := <-pids
+	c.pid = pid
 	c.forward = func(sig os.Signal) {
 		ss, ok := sig.(syscall.Signal)
 		if !ok {
@@ -84,7 +85,7 @@ func (s *spawn) start() (*Child, error) {
 		switch {
 		case s.signal != nil:
 			s.signal(pid, ss)
-		case s.sys != nil && s.sys.Setpgid:
+		case s.sys != nil && s.sys.Setpgid && s.sys.Pgid == 0:
 			syscall.Kill(-pid, ss)
 		case ss == syscall.SIGINT || ss == syscall.SIGQUIT:
 			// The same process group as cordon: a terminal's keyboard
@@ -144,7 +145,15 @@ func shellStatus(ws syscall.WaitStatus) int {
 func ownGroup() bool { return !IsTerminal(0) && !IsTerminal(1) && !IsTerminal(2) }
 
 // startDirect starts the program unconfined.
-func startDirect(path string, argv, env []string, stdin *os.File) (*Child, error) {
-	s := &spawn{path: path, argv: argv, env: env, stdin: stdin, sys: &syscall.SysProcAttr{Setpgid: ownGroup()}}
+func startDirect(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	s := &spawn{path: path, argv: argv, env: env, stdin: stdin, sys: groupAttr(&syscall.SysProcAttr{}, pgid)}
 	return s.start()
+}
+
+// groupAttr sets the process group a child starts in: pgid when it is
+// above 0 (a group of the same session, the terminal's foreground one),
+// else one of its own when no standard stream is a terminal ([ownGroup]).
+func groupAttr(sys *syscall.SysProcAttr, pgid int) *syscall.SysProcAttr {
+	sys.Setpgid, sys.Pgid = pgid > 0 || ownGroup(), max(pgid, 0)
+	return sys
 }

@@ -37,5 +37,5 @@ func (direct) Exec(path string, argv, env []string, dir string) error {
 }
 
 func (direct) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
-	return startDirect(path, argv, env, stdin)
+	return startDirect(path, argv, env, stdin, 0)
 }

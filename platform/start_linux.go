@@ -9,9 +9,13 @@ import (
 
 // Start runs the program under bwrap as a child of this process, with
 // stdin as its standard input. Signals given to [Child.Forward] go to the
-// shell inside the sandbox, as with Exec; intruders are moved aside when
-// it ends.
+// shell inside the sandbox, as with Exec.
 func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	return b.start(path, argv, env, stdin, 0)
+}
+
+// start is Start, in process group pgid when it is above 0 ([StartIn]).
+func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	terminal := !ownGroup()
 	var fds []int
 	defer func() {
@@ -32,11 +36,10 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 	s := &spawn{
 		prepare: func() error { scopeThread(); return nil },
 		path:    b.probe.Path, argv: args, env: env, stdin: stdin,
-		sys:     &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !terminal},
+		sys:     groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
 		started: func(pid int) error { return limitProcess(pid, b.policy.Limits) },
 		signal:  func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
 		status:  bwrapStatus,
-		finish:  func() { removeIntruders(b.policy) },
 	}
 	return s.start()
 }
@@ -59,11 +62,49 @@ func forwardOne(sig syscall.Signal, bwrap int, terminal bool) {
 // input. This process and its other threads stay unconfined. The
 // resource limits go on the child alone, once it has started.
 func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	return l.start(path, argv, env, stdin, 0)
+}
+
+// start is Start, in process group pgid when it is above 0 ([StartIn]).
+// The program dies with the thread that started it.
+func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	s := &spawn{
 		prepare: l.confineThread,
 		path:    path, argv: argv, env: env, stdin: stdin,
-		sys:     &syscall.SysProcAttr{Setpgid: ownGroup()},
+		sys:     groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
 		started: func(pid int) error { return limitProcess(pid, l.p.Limits) },
 	}
 	return s.start()
+}
+
+// StartIn is b.Start, with the program in process group pgid (of this
+// session) when pgid is above 0: a process that starts programs on
+// another's behalf (the guard) puts them in that process's group, so
+// that the terminal and job control see them where they would have been.
+func StartIn(b Backend, pgid int, path string, argv, env []string, stdin *os.File) (*Child, error) {
+	switch b := b.(type) {
+	case *bwrapBackend:
+		return b.start(path, argv, env, stdin, pgid)
+	case *landlockBackend:
+		return b.start(path, argv, env, stdin, pgid)
+	case direct:
+		return startDirect(path, argv, env, stdin, pgid)
+	}
+	return b.Start(path, argv, env, stdin)
+}
+
+// ForwardTo passes signal sig to program pid started by backend name
+// ([Child.Pid]), as [Child.Forward] would from its parent: into bwrap's
+// sandbox to its shell; to the program alone otherwise, except for a
+// keyboard signal that reached it from the terminal already.
+func ForwardTo(name string, pid int, sig syscall.Signal) {
+	terminal := !ownGroup()
+	if name == BackendBwrap {
+		forwardOne(sig, pid, terminal)
+		return
+	}
+	if terminal && (sig == syscall.SIGINT || sig == syscall.SIGQUIT || sig == syscall.SIGWINCH) {
+		return
+	}
+	syscall.Kill(pid, sig)
 }
