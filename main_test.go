@@ -17,6 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -35,6 +36,8 @@ func TestMain(m *testing.M) {
 		"cordon": func() { os.Exit(run(os.Args)) },
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
+		// The guard process the shim starts as /proc/self/exe.
+		guard.Role: func() { os.Exit(run(os.Args)) },
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }
@@ -59,6 +62,8 @@ func TestMain(m *testing.M) {
 //	[shell:NAME]  the real shell NAME is installed in /bin or /usr/bin
 //	[root]        the tests run as root
 func TestScripts(t *testing.T) {
+	stateBase = outsideTmp(t)
+	t.Cleanup(func() { os.RemoveAll(stateBase) })
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
@@ -69,14 +74,42 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// stateBase holds the scripts' state directories: outside /tmp, which
+// sandboxed commands can write (cordon refuses to run with its state
+// there).
+var stateBase string
+
+// outsideTmp makes a directory outside /tmp (the home directory's, else
+// the package directory's) and returns it.
+func outsideTmp(t *testing.T) string {
+	for _, get := range []func() (string, error){os.UserHomeDir, os.Getwd} {
+		dir, err := get()
+		if err != nil {
+			continue
+		}
+		if real, err := filepath.EvalSymlinks(dir); err != nil || real == "/tmp" || strings.HasPrefix(real, "/tmp/") {
+			continue
+		}
+		if base, err := os.MkdirTemp(dir, ".cordon-state-"); err == nil {
+			return base
+		}
+	}
+	t.Fatal("no directory outside /tmp for the scripts' state directories")
+	return ""
+}
+
 // setupScript gives each script a home and XDG directories of its own in
-// $WORK, a fixed locale, and $SHIMBIN, the directory of the registered
-// shims (first on PATH).
+// $WORK (the state directory outside it, see stateBase), a fixed locale,
+// and $SHIMBIN, the directory of the registered shims (first on PATH).
 func setupScript(e *testscript.Env) error {
+	state, err := os.MkdirTemp(stateBase, "state-")
+	if err != nil {
+		return err
+	}
+	e.Setenv("XDG_STATE_HOME", state)
 	dirs := map[string]string{
 		"HOME":            "home",
 		"XDG_CONFIG_HOME": "config",
-		"XDG_STATE_HOME":  "state",
 	}
 	for key, dir := range dirs {
 		p := filepath.Join(e.WorkDir, dir)

@@ -15,5 +15,9 @@
 // cannot make each other's files trusted. See docs/guard.md.
 package guard
 
-// Role is the argv[0] of the guard process.
-const Role = "cordon-guard"
+import "github.com/cordonsh/cordon/platform"
+
+// Role is the argv[0] of the guard process (and of the step that sets
+// resource limits before a confined program runs, see
+// [platform.LimitRole]).
+const Role = platform.LimitRole

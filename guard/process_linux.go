@@ -229,6 +229,9 @@ func Exec(b platform.Backend, p *platform.Policy, stateDir, path string, argv, e
 // Main is the guard process (see the package documentation): args are
 // [Role, the descriptor of its socket to the shim].
 func Main(args []string) int {
+	if len(args) > 1 && args[1] == "limits" {
+		return platform.LimitMain(args)
+	}
 	inherited := inheritedFDs()
 	fd := -1
 	if len(args) == 2 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 )
 
@@ -28,6 +29,11 @@ type spawn struct {
 	// started runs once the program has started (resource limits); an
 	// error kills it.
 	started func(pid int) error
+	// limits are set before the program runs: it is started through
+	// this binary re-executed as [LimitRole], which sets them and execs
+	// it (set from outside once it runs, a limit comes too late for its
+	// first instructions).
+	limits Limits
 	// signal passes a signal to the started program; nil sends it to
 	// pid, or to its process group when sys gives it one.
 	signal func(pid int, sig syscall.Signal)
@@ -108,7 +114,14 @@ func (s *spawn) run(started chan<- error) (int, error) {
 			return 0, err
 		}
 	}
-	pid, err := syscall.ForkExec(s.path, s.argv, &syscall.ProcAttr{
+	path, argv := s.path, s.argv
+	if s.limits != (Limits{}) {
+		l := s.limits
+		path = "/proc/self/exe"
+		argv = append([]string{LimitRole, "limits", strconv.FormatUint(l.CPU, 10), strconv.FormatUint(l.FileSize, 10),
+			strconv.FormatUint(l.Files, 10), strconv.FormatUint(l.Memory, 10), s.path}, s.argv...)
+	}
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
 	})
 	if err != nil {

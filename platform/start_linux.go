@@ -1,7 +1,9 @@
 package platform
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -36,10 +38,10 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 	s := &spawn{
 		prepare: func() error { scopeThread(); return nil },
 		path:    b.probe.Path, argv: args, env: env, stdin: stdin,
-		sys:     groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
-		started: func(pid int) error { return limitProcess(pid, b.policy.Limits) },
-		signal:  func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
-		status:  bwrapStatus,
+		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
+		limits: b.policy.Limits,
+		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
+		status: bwrapStatus,
 	}
 	return s.start()
 }
@@ -71,8 +73,8 @@ func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File,
 	s := &spawn{
 		prepare: l.confineThread,
 		path:    path, argv: argv, env: env, stdin: stdin,
-		sys:     groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
-		started: func(pid int) error { return limitProcess(pid, l.p.Limits) },
+		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
+		limits: l.p.Limits,
 	}
 	return s.start()
 }
@@ -107,4 +109,24 @@ func ForwardTo(name string, pid int, sig syscall.Signal) {
 		return
 	}
 	syscall.Kill(pid, sig)
+}
+
+// LimitMain sets the limits args give and execs the program; it returns
+// only on failure.
+func LimitMain(args []string) int {
+	if len(args) < 8 || args[1] != "limits" {
+		fmt.Fprintln(os.Stderr, "cordon: bad arguments for setting limits")
+		return 126
+	}
+	var v [4]uint64
+	for i := range v {
+		v[i], _ = strconv.ParseUint(args[2+i], 10, 64)
+	}
+	if err := setLimits(Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]}); err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
+		return 126
+	}
+	err := syscall.Exec(args[6], args[7:], os.Environ())
+	fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], err)
+	return 126
 }
