@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/cordonsh/cordon/cli"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/shim"
 )
 
@@ -17,6 +18,10 @@ func main() { os.Exit(run(os.Args)) }
 func run(args []string) int {
 	if len(args) == 0 {
 		args = []string{"cordon"}
+	}
+	if args[0] == guard.Role {
+		// Hidden: the guard process the shim starts (package guard).
+		return guard.Main(args)
 	}
 	if _, ok := shim.ShellName(args[0]); ok {
 		return shim.Run(args)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -35,6 +36,8 @@ func TestMain(m *testing.M) {
 		"cordon": func() { os.Exit(run(os.Args)) },
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
+		// The guard process the shim starts as /proc/self/exe.
+		guard.Role: func() { os.Exit(run(os.Args)) },
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }

@@ -716,19 +716,16 @@ func TestSandboxRedTeam(t *testing.T) {
 				t.Errorf("TMPDIR=$HOME made the home writable: %s", out)
 			}
 			b.absent(filepath.Join(b.home, "via-tmpdir"))
-			if backend == "landlock" {
-				return // it execs: nothing is left to check after the command
-			}
-			// Files that tools run or obey, made where none was: removed
-			// once the command ends, with a word on stderr.
+			// Files that tools run or obey, made where none was: moved to
+			// the quarantine once the command ends, with a word on stderr.
 			out, code = b.run("on", "echo 'echo pwned' > .envrc; mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json; echo /tmp/evil > .git/commondir; echo done")
-			if code != 0 || !strings.Contains(out, "done") || !strings.Contains(out, "cordon: the command made "+b.ws+"/.envrc") {
+			if code != 0 || !strings.Contains(out, "done") || !strings.Contains(out, "cordon: "+b.ws+"/.envrc was made by a sandboxed command") {
 				t.Errorf("exit %d:\n%s", code, out)
 			}
 			for _, f := range []string{".envrc", ".claude/settings.json", ".git/commondir"} {
 				b.absent(filepath.Join(b.ws, f))
-				if _, err := os.Lstat(filepath.Join(b.ws, f+".cordon-blocked")); err != nil {
-					t.Errorf("%s was not moved aside: %v", f, err)
+				if _, err := os.Lstat(filepath.Join(b.home, ".local/state/cordon/quarantine")); err != nil {
+					t.Errorf("%s was not quarantined: %v", f, err)
 				}
 			}
 			if !strings.Contains(b.host("git status --short; echo ok"), "ok") {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -70,7 +71,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon run: %v; nothing was run\n", err)
 		return 126
 	}
-	err = conf.Backend.Exec(path, argv, conf.Policy.Env, "")
+	err = guard.Exec(conf.Backend, conf.Policy, shim.StateDir(os.Getenv), path, argv, conf.Policy.Env)
 	fmt.Fprintf(stderr, "cordon run: cannot run %s: %v\n", argv[0], err)
 	return 126
 }

@@ -337,33 +337,8 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 			break
 		}
 	}
-	removeIntruders(b.policy)
 	exitLike(bwrapStatus(ws))
 	return nil
-}
-
-// removeIntruders moves aside what the command made where the policy
-// keeps paths read-only but could not cover them, because they did not
-// exist (an .envrc, .claude/settings.json, .git/commondir): files the
-// host's tools would later run or obey. They are renamed, not deleted, so
-// that nothing is lost if a person made one at the same moment. Nothing
-// of the sandbox runs any more (bwrap ended its pid namespace), so
-// nothing inside can race this.
-func removeIntruders(p *Policy) {
-	for _, path := range p.Intruders() {
-		aside := path + ".cordon-blocked"
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(aside); err != nil {
-				break
-			}
-			aside = fmt.Sprintf("%s.cordon-blocked-%d", path, i)
-		}
-		msg := "moved it to " + printable(aside)
-		if err := os.Rename(path, aside); err != nil {
-			msg = fmt.Sprintf("could not move it aside (%v): remove it before running anything there", err)
-		}
-		fmt.Fprintf(os.Stderr, "cordon: the command made %s, which tools run or obey on their own and which is read-only in the sandbox; %s\n", printable(path), msg)
-	}
 }
 
 // printable escapes control characters in s.
@@ -447,6 +422,10 @@ func scopeThread() bool {
 var forwarded = []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP,
 	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGWINCH}
 
+// ForwardedSignals are the signals a process that runs a confined
+// program passes on to it.
+func ForwardedSignals() []os.Signal { return forwarded }
+
 // forward passes each signal received to the shell inside the sandbox,
 // the grandchild of bwrap (bwrap → the namespace's init → the shell).
 func forward(sigs chan os.Signal, bwrap int, terminal bool) {
@@ -520,6 +499,10 @@ func nsPid(pid int) int {
 	}
 	return 0
 }
+
+// ExitLike ends this process the way wait status ws says a program
+// ended: with its exit status, or killed by the same signal.
+func ExitLike(ws uint32) { exitLike(syscall.WaitStatus(ws)) }
 
 // exitLike ends this process the way ws says the child ended: with its
 // exit status, or killed by the same signal.

@@ -9,6 +9,7 @@ import (
 // parent, passes signals on and reports how it ended.
 type Child struct {
 	forward func(os.Signal) // nil: signals are not passed on
+	pid     int             // the program's process id (0 where unknown)
 	done    chan childEnd   // receives once, when the program has ended
 	once    sync.Once
 	end     childEnd
@@ -18,6 +19,7 @@ type Child struct {
 // could not be waited for.
 type childEnd struct {
 	code int
+	raw  uint32 // the wait status, where there is one
 	err  error
 }
 
@@ -39,4 +41,15 @@ func (c *Child) Forward(sig os.Signal) {
 func (c *Child) Wait() (int, error) {
 	c.once.Do(func() { c.end = <-c.done })
 	return c.end.code, c.end.err
+}
+
+// Pid is the program's process id: bwrap's for the bwrap backend.
+func (c *Child) Pid() int { return c.pid }
+
+// WaitStatus waits like [Child.Wait] and returns the raw wait status
+// (of the confined program: bwrap's 128+N is turned back into a death by
+// signal N), for a caller that ends the same way ([ExitLike]).
+func (c *Child) WaitStatus() uint32 {
+	c.Wait()
+	return c.end.raw
 }

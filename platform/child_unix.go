@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"syscall"
 )
 
@@ -28,6 +29,11 @@ type spawn struct {
 	// started runs once the program has started (resource limits); an
 	// error kills it.
 	started func(pid int) error
+	// limits are set before the program runs: it is started through
+	// this binary re-executed as [LimitRole], which sets them and execs
+	// it (set from outside once it runs, a limit comes too late for its
+	// first instructions).
+	limits Limits
 	// signal passes a signal to the started program; nil sends it to
 	// pid, or to its process group when sys gives it one.
 	signal func(pid int, sig syscall.Signal)
@@ -70,12 +76,13 @@ func (s *spawn) start() (*Child, error) {
 		if s.status != nil {
 			ws = s.status(ws)
 		}
-		c.done <- childEnd{code: shellStatus(ws)}
+		c.done <- childEnd{code: shellStatus(ws), raw: uint32(ws)}
 	}()
 	if err := <-started; err != nil {
 		return nil, err
 	}
 	pid := <-pids
+	c.pid = pid
 	c.forward = func(sig os.Signal) {
 		ss, ok := sig.(syscall.Signal)
 		if !ok {
@@ -84,7 +91,7 @@ func (s *spawn) start() (*Child, error) {
 		switch {
 		case s.signal != nil:
 			s.signal(pid, ss)
-		case s.sys != nil && s.sys.Setpgid:
+		case s.sys != nil && s.sys.Setpgid && s.sys.Pgid == 0:
 			syscall.Kill(-pid, ss)
 		case ss == syscall.SIGINT || ss == syscall.SIGQUIT:
 			// The same process group as cordon: a terminal's keyboard
@@ -107,7 +114,14 @@ func (s *spawn) run(started chan<- error) (int, error) {
 			return 0, err
 		}
 	}
-	pid, err := syscall.ForkExec(s.path, s.argv, &syscall.ProcAttr{
+	path, argv := s.path, s.argv
+	if s.limits != (Limits{}) {
+		l := s.limits
+		path = "/proc/self/exe"
+		argv = append([]string{LimitRole, "limits", strconv.FormatUint(l.CPU, 10), strconv.FormatUint(l.FileSize, 10),
+			strconv.FormatUint(l.Files, 10), strconv.FormatUint(l.Memory, 10), s.path}, s.argv...)
+	}
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
 	})
 	if err != nil {
@@ -144,7 +158,15 @@ func shellStatus(ws syscall.WaitStatus) int {
 func ownGroup() bool { return !IsTerminal(0) && !IsTerminal(1) && !IsTerminal(2) }
 
 // startDirect starts the program unconfined.
-func startDirect(path string, argv, env []string, stdin *os.File) (*Child, error) {
-	s := &spawn{path: path, argv: argv, env: env, stdin: stdin, sys: &syscall.SysProcAttr{Setpgid: ownGroup()}}
+func startDirect(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	s := &spawn{path: path, argv: argv, env: env, stdin: stdin, sys: groupAttr(&syscall.SysProcAttr{}, pgid)}
 	return s.start()
+}
+
+// groupAttr sets the process group a child starts in: pgid when it is
+// above 0 (a group of the same session, the terminal's foreground one),
+// else one of its own when no standard stream is a terminal ([ownGroup]).
+func groupAttr(sys *syscall.SysProcAttr, pgid int) *syscall.SysProcAttr {
+	sys.Setpgid, sys.Pgid = pgid > 0 || ownGroup(), max(pgid, 0)
+	return sys
 }

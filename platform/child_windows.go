@@ -7,7 +7,7 @@ import (
 
 // startDirect starts the program unconfined. Windows has no signals to
 // pass on: Ctrl+C reaches the program from the console.
-func startDirect(path string, argv, env []string, stdin *os.File) (*Child, error) {
+func startDirect(path string, argv, env []string, stdin *os.File, _ int) (*Child, error) {
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{stdin, os.Stdout, os.Stderr}})
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", path, err)

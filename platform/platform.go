@@ -37,5 +37,11 @@ func (direct) Exec(path string, argv, env []string, dir string) error {
 }
 
 func (direct) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
-	return startDirect(path, argv, env, stdin)
+	return startDirect(path, argv, env, stdin, 0)
 }
+
+// LimitRole is the argv[0] under which this binary, re-executed, sets
+// resource limits and execs a program: [LimitRole, "limits", cpu, file
+// size, open files, memory, path, argv...]. main dispatches it to
+// [LimitMain].
+const LimitRole = "cordon-guard"

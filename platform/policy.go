@@ -98,15 +98,10 @@ type Policy struct {
 	Writable []string `json:"writable,omitempty"`
 	// ReadOnly are existing paths inside writable ones kept read-only.
 	ReadOnly []string `json:"read_only,omitempty"`
-	// Guarded are the patterns of the read-only paths, absolute. What
-	// matches one after a command and did not before (an .envrc, a
-	// .git/commondir that did not exist, so that no mount could cover
-	// it) was made by the command: a backend that outlives the command
-	// removes it.
+	// Guarded are the patterns of the read-only paths, absolute: files
+	// the host's tools run or obey on their own. What a command makes or
+	// changes there is undone when it ends (package guard).
 	Guarded []string `json:"guarded,omitempty"`
-	// guardedBefore are the paths that matched Guarded when the policy
-	// was made.
-	guardedBefore []string
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -231,7 +226,6 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
 	p.normalize()
 	p.HostSockets, p.socketsPartial = p.hostSockets()
-	p.guardedBefore = p.guardedMatches()
 	return p, nil
 }
 
@@ -464,42 +458,6 @@ func (r *resolver) readOnly(ws string, entries []string) (existing, patterns []s
 		abs = slices.DeleteFunc(abs, func(e string) bool { return Within(e, git) })
 	}
 	return r.existing(abs, nil), abs
-}
-
-// Intruders returns the paths that match a guarded pattern now but did
-// not when the policy was made: made by the command that ran under it.
-// Only paths inside a writable root reached without a symbolic link in
-// their directories are returned (a link planted by the command could
-// otherwise point anywhere); the last element may be a link.
-func (p *Policy) Intruders() []string {
-	var out []string
-	for _, m := range p.guardedMatches() {
-		dir := filepath.Dir(m)
-		if slices.Contains(p.guardedBefore, m) || realPath(dir) != dir ||
-			!slices.ContainsFunc(p.WritableRoots(), func(w string) bool { return Within(m, w) && m != w }) {
-			continue
-		}
-		out = append(out, m)
-	}
-	return out
-}
-
-// guardedMatches are the paths that match a guarded pattern now, links
-// not followed at the end.
-func (p *Policy) guardedMatches() []string {
-	var out []string
-	for _, pat := range p.Guarded {
-		matches := []string{pat}
-		if hasGlob(pat) {
-			matches, _ = filepath.Glob(pat)
-		}
-		for _, m := range matches {
-			if _, err := os.Lstat(m); err == nil {
-				out = append(out, m)
-			}
-		}
-	}
-	return sortedUnique(out)
 }
 
 // maxScan bounds the entries of a workspace looked through for the

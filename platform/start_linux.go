@@ -1,7 +1,9 @@
 package platform
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -9,9 +11,13 @@ import (
 
 // Start runs the program under bwrap as a child of this process, with
 // stdin as its standard input. Signals given to [Child.Forward] go to the
-// shell inside the sandbox, as with Exec; intruders are moved aside when
-// it ends.
+// shell inside the sandbox, as with Exec.
 func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	return b.start(path, argv, env, stdin, 0)
+}
+
+// start is Start, in process group pgid when it is above 0 ([StartIn]).
+func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	terminal := !ownGroup()
 	var fds []int
 	defer func() {
@@ -32,11 +38,10 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 	s := &spawn{
 		prepare: func() error { scopeThread(); return nil },
 		path:    b.probe.Path, argv: args, env: env, stdin: stdin,
-		sys:     &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: !terminal},
-		started: func(pid int) error { return limitProcess(pid, b.policy.Limits) },
-		signal:  func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
-		status:  bwrapStatus,
-		finish:  func() { removeIntruders(b.policy) },
+		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
+		limits: b.policy.Limits,
+		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
+		status: bwrapStatus,
 	}
 	return s.start()
 }
@@ -59,11 +64,69 @@ func forwardOne(sig syscall.Signal, bwrap int, terminal bool) {
 // input. This process and its other threads stay unconfined. The
 // resource limits go on the child alone, once it has started.
 func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
+	return l.start(path, argv, env, stdin, 0)
+}
+
+// start is Start, in process group pgid when it is above 0 ([StartIn]).
+// The program dies with the thread that started it.
+func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	s := &spawn{
 		prepare: l.confineThread,
 		path:    path, argv: argv, env: env, stdin: stdin,
-		sys:     &syscall.SysProcAttr{Setpgid: ownGroup()},
-		started: func(pid int) error { return limitProcess(pid, l.p.Limits) },
+		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
+		limits: l.p.Limits,
 	}
 	return s.start()
+}
+
+// StartIn is b.Start, with the program in process group pgid (of this
+// session) when pgid is above 0: a process that starts programs on
+// another's behalf (the guard) puts them in that process's group, so
+// that the terminal and job control see them where they would have been.
+func StartIn(b Backend, pgid int, path string, argv, env []string, stdin *os.File) (*Child, error) {
+	switch b := b.(type) {
+	case *bwrapBackend:
+		return b.start(path, argv, env, stdin, pgid)
+	case *landlockBackend:
+		return b.start(path, argv, env, stdin, pgid)
+	case direct:
+		return startDirect(path, argv, env, stdin, pgid)
+	}
+	return b.Start(path, argv, env, stdin)
+}
+
+// ForwardTo passes signal sig to program pid started by backend name
+// ([Child.Pid]), as [Child.Forward] would from its parent: into bwrap's
+// sandbox to its shell; to the program alone otherwise, except for a
+// keyboard signal that reached it from the terminal already.
+func ForwardTo(name string, pid int, sig syscall.Signal) {
+	terminal := !ownGroup()
+	if name == BackendBwrap {
+		forwardOne(sig, pid, terminal)
+		return
+	}
+	if terminal && (sig == syscall.SIGINT || sig == syscall.SIGQUIT || sig == syscall.SIGWINCH) {
+		return
+	}
+	syscall.Kill(pid, sig)
+}
+
+// LimitMain sets the limits args give and execs the program; it returns
+// only on failure.
+func LimitMain(args []string) int {
+	if len(args) < 8 || args[1] != "limits" {
+		fmt.Fprintln(os.Stderr, "cordon: bad arguments for setting limits")
+		return 126
+	}
+	var v [4]uint64
+	for i := range v {
+		v[i], _ = strconv.ParseUint(args[2+i], 10, 64)
+	}
+	if err := setLimits(Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]}); err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
+		return 126
+	}
+	err := syscall.Exec(args[6], args[7:], os.Environ())
+	fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], err)
+	return 126
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -138,6 +139,13 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
 		return r.session(inv, dir)
 	}
+	// A guard that died before putting its workspace back (killed with
+	// the sandbox still running) leaves that to the next command.
+	if ws, err := Workspace(dir, envLookup(r.env)); err == nil && ws.Dir != "" {
+		for _, line := range guard.Sweep(StateDir(envLookup(r.env)), ws.Dir) {
+			r.print(line + "\n")
+		}
+	}
 	j, err := safeJudge(inv, dir, r.env)
 	switch {
 	case err != nil:
@@ -164,7 +172,7 @@ func (r *run) exec() int {
 	if c.Unconfined {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
-	err = c.Backend.Exec(r.real, r.argv, c.Policy.Env, "")
+	err = guard.Exec(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env)
 	return r.fail("cannot run the real shell: %v", err)
 }
 

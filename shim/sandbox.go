@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
@@ -158,7 +159,7 @@ func unconfinedNotice(stateDir string) string {
 	if stateDir == "" {
 		return msg
 	}
-	key := fmt.Sprintf("%d %s", os.Getppid(), processStart(os.Getppid()))
+	key := fmt.Sprintf("%d %s", os.Getppid(), guard.ProcessStart(os.Getppid()))
 	file := filepath.Join(stateDir, "unconfined-notice")
 	if old, err := os.ReadFile(file); err == nil && string(old) == key {
 		return ""
@@ -167,22 +168,6 @@ func unconfinedNotice(stateDir string) string {
 		os.WriteFile(file, []byte(key), 0o600)
 	}
 	return msg
-}
-
-// processStart is the start time of process pid, as /proc gives it, or
-// "" where there is no /proc.
-func processStart(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The fields after the command name, which is in parentheses.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
-	f := strings.Fields(rest)
-	if len(f) > 19 {
-		return f[19]
-	}
-	return ""
 }
 
 // sandboxSpec is the sandbox policy for a command in dir, before it is

@@ -13,6 +13,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/watch"
@@ -86,7 +87,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 	if err != nil {
 		return r.fail("cannot make a pipe for the shell: %v", err)
 	}
-	child, err := c.Backend.Start(r.real, r.argv, c.Policy.Env, pr)
+	child, err := guard.Start(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env, pr)
 	pr.Close()
 	if err != nil {
 		pw.Close()

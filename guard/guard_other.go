@@ -1,0 +1,42 @@
+//go:build !linux
+
+package guard
+
+import (
+	"os"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// A Command is a program started confined. Outside Linux there is no
+// sandbox backend, and so no guard process.
+type Command struct{ child *platform.Child }
+
+// Start starts the program with backend b.
+func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, env []string, stdin *os.File) (*Command, error) {
+	c, err := b.Start(path, argv, env, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return &Command{child: c}, nil
+}
+
+// Forward passes a signal on to the program.
+func (c *Command) Forward(sig os.Signal) { c.child.Forward(sig) }
+
+// Wait waits for the program and returns its exit status.
+func (c *Command) Wait() (int, error) { return c.child.Wait() }
+
+// Exec replaces this process with the program.
+func Exec(b platform.Backend, p *platform.Policy, stateDir, path string, argv, env []string) error {
+	return b.Exec(path, argv, env, "")
+}
+
+// Main is the guard process, which only Linux has.
+func Main(args []string) int {
+	os.Stderr.WriteString("cordon: the guard process runs on Linux only\n")
+	return 126
+}
+
+// Sweep does nothing outside Linux.
+func Sweep(stateDir, ws string) []string { return nil }

@@ -1,0 +1,176 @@
+package guard
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// A ledger is what cordon knows of one workspace's guarded places, kept
+// in the state directory under a lock: their trusted state, the
+// patterns it was taken for, and the commands running there.
+type ledger struct {
+	Workspace string   `json:"workspace"`
+	Patterns  []string `json:"patterns"`
+	Trusted   state    `json:"trusted"`
+	Active    []ticket `json:"active,omitempty"`
+}
+
+// A ticket names a guard process running a command in the workspace.
+type ticket struct {
+	Pid   int    `json:"pid"`
+	Start string `json:"start"` // its start time (/proc), so a reused pid is not it
+}
+
+// alive reports whether the ticket's process still runs.
+func (t ticket) alive() bool { return t.Start != "" && ProcessStart(t.Pid) == t.Start }
+
+// self is this process's ticket.
+func self() ticket { return ticket{Pid: os.Getpid(), Start: ProcessStart(os.Getpid())} }
+
+// A book is a workspace's ledger file, locked while open.
+type book struct {
+	lock     *os.File
+	file     string
+	stateDir string
+	l        ledger
+}
+
+// ledgerFile is the file of workspace ws's ledger.
+func ledgerFile(stateDir, ws string) string {
+	sum := sha256.Sum256([]byte(ws))
+	return filepath.Join(stateDir, "guard", hex.EncodeToString(sum[:12])+".json")
+}
+
+// open locks and reads workspace ws's ledger, making it when create is
+// true (else a missing one is fs.ErrNotExist).
+func open(stateDir, ws string, create bool) (*book, error) {
+	file := ledgerFile(stateDir, ws)
+	flags := os.O_RDWR
+	if create {
+		if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+			return nil, err
+		}
+		flags |= os.O_CREATE
+	}
+	lock, err := os.OpenFile(file+".lock", flags, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	b := &book{lock: lock, file: file, stateDir: stateDir, l: ledger{Workspace: ws}}
+	data, err := os.ReadFile(file)
+	if err == nil {
+		if json.Unmarshal(data, &b.l) != nil || b.l.Workspace != ws {
+			// A damaged ledger: the disk is trusted as it is now.
+			b.l = ledger{Workspace: ws}
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// save writes the ledger, atomically.
+func (b *book) save() error {
+	data, err := json.Marshal(&b.l)
+	if err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, b.file)
+}
+
+func (b *book) close() { b.lock.Close() }
+
+// sweep reconciles when a ticket's process has died without doing it
+// (killed with the sandbox still running, say) and drops such tickets.
+// It reports whether it dropped any.
+func (b *book) sweep() ([]string, bool) {
+	live := slices.DeleteFunc(slices.Clone(b.l.Active), func(t ticket) bool { return !t.alive() })
+	if len(live) == len(b.l.Active) {
+		return nil, false
+	}
+	b.l.Active = live
+	return b.reconcile(), true
+}
+
+// reconcile puts the trusted state back.
+func (b *book) reconcile() []string {
+	if b.l.Trusted == nil {
+		return nil
+	}
+	return reconcile(b.l.Workspace, b.l.Patterns, b.l.Trusted, newQuarantine(b.stateDir))
+}
+
+// begin records that this process runs a command in ws guarded by
+// patterns: a dead guard's leftovers are reconciled first; when no other
+// command runs there, the disk as it is now (a person's own edits
+// included) becomes the trusted state.
+func begin(stateDir, ws string, patterns []string) ([]string, error) {
+	b, err := open(stateDir, ws, true)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+	}
+	defer b.close()
+	lines, _ := b.sweep()
+	if len(b.l.Active) == 0 {
+		b.l.Patterns = slices.Clone(patterns)
+		b.l.Trusted = snapshot(ws, patterns)
+	}
+	b.l.Active = append(b.l.Active, self())
+	if err := b.save(); err != nil {
+		return lines, fmt.Errorf("cannot write the guard's ledger in %s: %w", stateDir, err)
+	}
+	return lines, nil
+}
+
+// end reconciles after a command and drops this process's ticket.
+func end(stateDir, ws string) ([]string, error) {
+	b, err := open(stateDir, ws, true)
+	if err != nil {
+		return nil, err
+	}
+	defer b.close()
+	me := self()
+	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
+	lines := b.reconcile()
+	return lines, b.save()
+}
+
+// Sweep reconciles workspace ws when a guard died before it could (see
+// [begin]); it is cheap when there is no ledger, or no dead ticket. It
+// returns one line per path put back.
+func Sweep(stateDir, ws string) []string {
+	if stateDir == "" || ws == "" {
+		return nil
+	}
+	if _, err := os.Stat(ledgerFile(stateDir, ws)); err != nil {
+		return nil
+	}
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil
+	}
+	defer b.close()
+	lines, dropped := b.sweep()
+	if dropped {
+		b.save()
+	}
+	return lines
+}

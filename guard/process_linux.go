@@ -1,0 +1,428 @@
+package guard
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cordonsh/cordon/platform"
+	"golang.org/x/sys/unix"
+)
+
+// A spec is what the shim tells its guard process, as one JSON line.
+type spec struct {
+	Backend  string           `json:"backend"`
+	Policy   *platform.Policy `json:"policy"`
+	StateDir string           `json:"state_dir"`
+	Path     string           `json:"path"`
+	Argv     []string         `json:"argv"`
+	Env      []string         `json:"env"`
+	Group    int              `json:"group,omitempty"` // the process group to start the program in; 0: its own
+}
+
+// A Command is a program started confined, under a guard process when
+// its backend is a sandbox.
+type Command struct {
+	backend string
+	pid     int
+	conn    *os.File
+	r       *bufio.Reader
+	child   *platform.Child // without a guard
+}
+
+// Start starts the program at path confined by backend b and policy p,
+// with stdin as its standard input, under a guard process (see the
+// package documentation). stateDir is cordon's state directory, where
+// the guard keeps its ledger and quarantine: it must lie outside every
+// directory the sandbox can write. The direct backend (a nested sandbox,
+// or none asked for) starts the program itself, unguarded.
+func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, env []string, stdin *os.File) (*Command, error) {
+	if b.Name() != platform.BackendBwrap && b.Name() != platform.BackendLandlock {
+		c, err := b.Start(path, argv, env, stdin)
+		if err != nil {
+			return nil, err
+		}
+		return &Command{child: c}, nil
+	}
+	if err := checkStateDir(p, stateDir); err != nil {
+		return nil, err
+	}
+	s := &spec{Backend: b.Name(), Policy: p, StateDir: stateDir, Path: path, Argv: argv, Env: env}
+	if platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
+		s.Group = syscall.Getpgrp()
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make a socket for the guard: %w", err)
+	}
+	// The guard's end is inherited at its own number, past the
+	// descriptors the caller left open, which pass through untouched.
+	// (ForkExec holds syscall.ForkLock itself; the shim starts nothing
+	// else meanwhile that could inherit it.)
+	_, err = unix.FcntlInt(uintptr(fds[1]), unix.F_SETFD, 0)
+	pid := 0
+	if err == nil {
+		pid, err = syscall.ForkExec("/proc/self/exe", []string{Role, strconv.Itoa(fds[1])}, &syscall.ProcAttr{
+			Env: env, Files: []uintptr{stdin.Fd(), 1, 2},
+			// A group of its own: a kill of the caller's group does
+			// not reach it.
+			Sys: &syscall.SysProcAttr{Setpgid: true},
+		})
+	}
+	unix.Close(fds[1])
+	conn := os.NewFile(uintptr(fds[0]), "guard")
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot start cordon's guard process: %w", err)
+	}
+	c := &Command{backend: b.Name(), conn: conn, r: bufio.NewReader(conn)}
+	if _, err := conn.Write(append(data, '\n')); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("cannot talk to cordon's guard process (%d): %w", pid, err)
+	}
+	word, arg, err := c.read()
+	switch {
+	case err != nil:
+		conn.Close()
+		return nil, err
+	case word == "error":
+		conn.Close()
+		return nil, errors.New(arg)
+	case word != "pid":
+		conn.Close()
+		return nil, fmt.Errorf("cordon's guard process said %q", word)
+	}
+	c.pid, _ = strconv.Atoi(arg)
+	return c, nil
+}
+
+// checkStateDir refuses a state directory the sandbox could write: the
+// trusted state and the quarantine would be the sandbox's to forge.
+func checkStateDir(p *platform.Policy, stateDir string) error {
+	if len(p.Guarded) == 0 {
+		return nil
+	}
+	const fix = "; nothing was run: set XDG_STATE_HOME (or HOME) to a directory outside the workspace and scratch directories"
+	if stateDir == "" {
+		return errors.New("cordon has no state directory to keep what commands make at guarded places in (HOME and XDG_STATE_HOME are unset)" + fix)
+	}
+	real := realPrefix(stateDir)
+	for _, w := range p.WritableRoots() {
+		if platform.Within(real, w) {
+			return fmt.Errorf("cordon's state directory %s can be written by sandboxed commands (it is inside %s)%s", stateDir, w, fix)
+		}
+	}
+	return nil
+}
+
+// realPrefix resolves the links of the longest existing prefix of path.
+func realPrefix(path string) string {
+	rest := ""
+	for dir := filepath.Clean(path); ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+// read reads one line of the guard's: a word and its argument.
+func (c *Command) read() (string, string, error) {
+	line, err := c.r.ReadString('\n')
+	if err != nil {
+		return "", "", errors.New("cordon's guard process ended unexpectedly (was it killed?)")
+	}
+	word, arg, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+	return word, arg, nil
+}
+
+// Forward passes a signal this process received on to the program (see
+// [platform.Child.Forward]).
+func (c *Command) Forward(sig os.Signal) {
+	if c.child != nil {
+		c.child.Forward(sig)
+		return
+	}
+	if s, ok := sig.(syscall.Signal); ok && c.pid > 0 {
+		platform.ForwardTo(c.backend, c.pid, s)
+	}
+}
+
+// WaitStatus waits for the program to end, and for its guard to have
+// put the guarded places back, and returns its raw wait status.
+func (c *Command) WaitStatus() (uint32, error) {
+	if c.child != nil {
+		ws := c.child.WaitStatus()
+		_, err := c.child.Wait()
+		return ws, err
+	}
+	defer c.conn.Close()
+	for {
+		word, arg, err := c.read()
+		if err != nil {
+			return uint32(126 << 8), err
+		}
+		if word == "exit" {
+			ws, _ := strconv.ParseUint(arg, 10, 32)
+			return uint32(ws), nil
+		}
+	}
+}
+
+// Wait is WaitStatus as a shell reports it: the exit status, or 128+N
+// for a death by signal N.
+func (c *Command) Wait() (int, error) {
+	raw, err := c.WaitStatus()
+	ws := syscall.WaitStatus(raw)
+	if ws.Signaled() {
+		return 128 + int(ws.Signal()), err
+	}
+	return ws.ExitStatus(), err
+}
+
+// Exec runs the program like [Start] with this process's standard input,
+// passes on the signals this process receives, and ends this process the
+// way the program ended. It returns only when the program could not be
+// started.
+func Exec(b platform.Backend, p *platform.Policy, stateDir, path string, argv, env []string) error {
+	if b.Name() != platform.BackendBwrap && b.Name() != platform.BackendLandlock {
+		return b.Exec(path, argv, env, "")
+	}
+	sigs := make(chan os.Signal, 16)
+	signal.Notify(sigs, platform.ForwardedSignals()...)
+	c, err := Start(b, p, stateDir, path, argv, env, os.Stdin)
+	if err != nil {
+		signal.Stop(sigs)
+		return err
+	}
+	go func() {
+		for s := range sigs {
+			c.Forward(s)
+		}
+	}()
+	ws, err := c.WaitStatus()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
+		os.Exit(126)
+	}
+	platform.ExitLike(ws)
+	return nil
+}
+
+// Main is the guard process (see the package documentation): args are
+// [Role, the descriptor of its socket to the shim].
+func Main(args []string) int {
+	if len(args) > 1 && args[1] == "limits" {
+		return platform.LimitMain(args)
+	}
+	inherited := inheritedFDs()
+	fd := -1
+	if len(args) == 2 {
+		fd, _ = strconv.Atoi(args[1])
+	}
+	if fd < 3 {
+		fmt.Fprintln(os.Stderr, "cordon: the guard process is started by cordon itself, not by hand")
+		return 126
+	}
+	unix.CloseOnExec(fd)
+	conn := os.NewFile(uintptr(fd), "shim")
+	r := bufio.NewReader(conn)
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(conn, "error %s\n", strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", "\n  "))
+		return 126
+	}
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return 126 // the shim is gone: nothing was started
+	}
+	var s spec
+	if err := json.Unmarshal(line, &s); err != nil || s.Policy == nil {
+		return fail("the guard process got a bad request (%v)", err)
+	}
+	// Keyboard and hang-up signals are the program's; SIGTERM ends the
+	// command as the shim's end does.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGTSTP, syscall.SIGPIPE, syscall.SIGTERM, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM)
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fail("the guard process cannot adopt what the command leaves behind: %v", err)
+	}
+	ws := s.Policy.Workspace
+	guarded := ws != "" && len(s.Policy.Guarded) > 0
+	if guarded {
+		lines, err := begin(s.StateDir, ws, s.Policy.Guarded)
+		say(lines)
+		if err != nil {
+			return fail("%v", err)
+		}
+	}
+	b, err := platform.Sandbox(s.Backend, s.Policy, s.StateDir)
+	if err != nil {
+		finish(s.StateDir, ws, guarded)
+		return fail("%v", err)
+	}
+	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
+	if err != nil {
+		finish(s.StateDir, ws, guarded)
+		return fail("cannot run the real shell: %v", err)
+	}
+	// The caller's descriptors are the program's now: holding them
+	// would keep a pipe open after the program has ended.
+	for _, f := range inherited {
+		switch {
+		case f == 0 || f == 1:
+			if null, err := unix.Open("/dev/null", unix.O_RDWR, 0); err == nil {
+				unix.Dup2(null, f)
+				unix.Close(null)
+			}
+		case f > 2 && f != fd:
+			unix.Close(f)
+		}
+	}
+	fmt.Fprintf(conn, "pid %d\n", child.Pid())
+	gone := make(chan struct{})
+	go func() {
+		r.WriteTo(discard{})
+		close(gone)
+	}()
+	done := make(chan struct{})
+	go func() {
+		child.Wait()
+		close(done)
+	}()
+	abandoned := false
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-gone:
+			abandoned, waiting = true, false
+		case sig := <-sigs:
+			if sig == syscall.SIGTERM {
+				abandoned, waiting = true, false
+			}
+		}
+	}
+	killAll()
+	if abandoned {
+		select {
+		case <-done:
+		case <-time.After(time.Second):
+		}
+	}
+	finish(s.StateDir, ws, guarded)
+	if !abandoned {
+		fmt.Fprintf(conn, "exit %d\n", child.WaitStatus())
+	}
+	return 0
+}
+
+// finish reconciles the workspace after the command.
+func finish(stateDir, ws string, guarded bool) {
+	if !guarded {
+		return
+	}
+	lines, err := end(stateDir, ws)
+	say(lines)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: cannot update the guard's ledger in %s: %v\n", stateDir, err)
+	}
+}
+
+func say(lines []string) {
+	for _, l := range lines {
+		os.Stderr.WriteString(l + "\n")
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// killAll kills every process below this one (it is their subreaper:
+// double-forked and setsid'd ones included; SIGKILL ends stopped and
+// traced ones too) and reaps them, until none is left.
+func killAll() {
+	for i := 0; i < 100000; i++ {
+		pids := descendants(os.Getpid())
+		for _, p := range pids {
+			unix.Kill(p, unix.SIGKILL)
+		}
+		for {
+			var ws unix.WaitStatus
+			pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.ECHILD) && len(pids) == 0 {
+				return
+			}
+			if pid <= 0 || err != nil {
+				break
+			}
+		}
+		if len(pids) == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// descendants lists the processes below pid, children of any of its
+// threads.
+func descendants(pid int) []int {
+	var out []int
+	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	for _, t := range tasks {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+				out = append(out, descendants(c)...)
+			}
+		}
+	}
+	return out
+}
+
+// inheritedFDs lists the descriptors open when the process started,
+// read with raw system calls so that none of the runtime's own is among
+// them.
+func inheritedFDs() []int {
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(dir)
+	var out []int
+	buf := make([]byte, 8192)
+	for {
+		n, err := unix.ReadDirent(dir, buf)
+		if err != nil || n <= 0 {
+			break
+		}
+		var names []string
+		_, _, names = syscall.ParseDirent(buf[:n], -1, names)
+		for _, name := range names {
+			if f, err := strconv.Atoi(name); err == nil && f != dir {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}

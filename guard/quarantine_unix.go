@@ -1,0 +1,115 @@
+//go:build linux
+
+package guard
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A quarantine is the directory, in cordon's state directory, where what
+// sandboxed commands made at guarded places is moved: under it, each
+// path keeps its absolute name.
+type quarantine struct {
+	dir string // made on first use
+}
+
+func newQuarantine(stateDir string) *quarantine {
+	return &quarantine{dir: filepath.Join(stateDir, "quarantine", time.Now().UTC().Format("20060102-150405.000000000")+fmt.Sprintf("-%d", os.Getpid()))}
+}
+
+// move moves name in dirfd (path) into the quarantine and says where it
+// went; when it cannot, it is removed, and the line says so.
+func (q *quarantine) move(dirfd int, name, path string) string {
+	dst := filepath.Join(q.dir, path)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return q.remove(dirfd, name, err)
+	}
+	err := unix.Renameat(dirfd, name, unix.AT_FDCWD, dst)
+	if errors.Is(err, unix.EXDEV) {
+		// Another file system: copy, then remove.
+		err = copyOut(dirfd, name, dst, 0)
+		if err == nil {
+			err = removeAt(dirfd, name)
+		}
+	}
+	if err != nil {
+		return q.remove(dirfd, name, err)
+	}
+	return "moved it to " + printable(dst)
+}
+
+// remove deletes what could not be moved aside.
+func (q *quarantine) remove(dirfd int, name string, why error) string {
+	if err := removeAt(dirfd, name); err != nil {
+		return fmt.Sprintf("could not move it aside (%v) nor remove it (%v): remove it before running anything there", why, err)
+	}
+	return fmt.Sprintf("could not move it aside (%v): removed it", why)
+}
+
+// copyOut copies name in dirfd to dst, links not followed.
+func copyOut(dirfd int, name, dst string, depth int) error {
+	if depth > 64 {
+		return errors.New("too deep")
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		target, err := readlinkat(dirfd, name)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, dst)
+	case unix.S_IFREG:
+		data, _, err := readFile(dirfd, name, 1<<62)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o600)
+	case unix.S_IFDIR:
+		if err := os.Mkdir(dst, 0o700); err != nil {
+			return err
+		}
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		for _, n := range listFD(fd) {
+			if err := copyOut(fd, n, filepath.Join(dst, n), depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// A FIFO, socket or device: only its name is kept.
+	return os.WriteFile(dst+".special", nil, 0o600)
+}
+
+// removeAt removes name in dirfd and, for a directory, all it holds.
+func removeAt(dirfd int, name string) error {
+	err := unix.Unlinkat(dirfd, name, 0)
+	if err == nil || errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if !errors.Is(err, unix.EISDIR) && !errors.Is(err, unix.EPERM) {
+		return err
+	}
+	fd, oerr := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if oerr != nil {
+		return err
+	}
+	for _, n := range listFD(fd) {
+		removeAt(fd, n)
+	}
+	unix.Close(fd)
+	return unix.Unlinkat(dirfd, name, unix.AT_REMOVEDIR)
+}

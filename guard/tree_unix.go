@@ -1,0 +1,386 @@
+//go:build linux
+
+package guard
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Bounds of what a snapshot keeps: file contents up to maxFile each and
+// maxTotal in all (larger files are kept as a hash: a change to one is
+// moved aside but cannot be undone), and maxEntries paths.
+const (
+	maxFile    = 1 << 20
+	maxTotal   = 8 << 20
+	maxEntries = 20000
+)
+
+// An entry is the trusted state of one path.
+type entry struct {
+	Kind   byte     `json:"k"`           // 'f' file, 'd' directory, 'l' symbolic link
+	Mode   uint32   `json:"m"`           // permission bits
+	UID    int      `json:"u"`           // owner
+	GID    int      `json:"g"`           // group
+	Data   []byte   `json:"d,omitempty"` // a file's content, when kept
+	Sum    string   `json:"s,omitempty"` // a file's SHA-256
+	Target string   `json:"t,omitempty"` // a link's target
+	Names  []string `json:"n,omitempty"` // a directory's entries
+}
+
+// state maps absolute paths to their trusted state; a path missing from
+// it is trusted to be absent.
+type state map[string]*entry
+
+// A walker goes through the places the guarded patterns name, on
+// directory descriptors opened without following links, so that a link
+// swapped in by a process still running cannot lead it elsewhere. It
+// either records (snapshot) or puts back (reconcile).
+type walker struct {
+	trusted state // reconcile: the state to put back; nil to record
+	out     state // snapshot: what was recorded
+	budget  int64 // snapshot: bytes of content still to keep
+	q       *quarantine
+	lines   []string // reconcile: one per path, what was done
+}
+
+// snapshot records the trusted state of what the patterns (absolute,
+// inside ws) match now.
+func snapshot(ws string, patterns []string) state {
+	w := &walker{out: state{}, budget: maxTotal}
+	w.patterns(ws, patterns)
+	return w.out
+}
+
+// reconcile makes what the patterns match in ws what trusted says:
+// anything else is moved to the quarantine, and the trusted version put
+// back. It returns one line per path for people.
+func reconcile(ws string, patterns []string, trusted state, q *quarantine) []string {
+	w := &walker{trusted: trusted, q: q}
+	w.patterns(ws, patterns)
+	return w.lines
+}
+
+func (w *walker) patterns(ws string, patterns []string) {
+	root, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return // no workspace: nothing to guard
+	}
+	defer unix.Close(root)
+	for _, pat := range patterns {
+		rel, err := filepath.Rel(ws, pat)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		w.walk(root, ws, strings.Split(rel, "/"))
+	}
+}
+
+// walk matches comps[0] in directory dirfd (path dir) and goes on with
+// the rest.
+func (w *walker) walk(dirfd int, dir string, comps []string) {
+	last := len(comps) == 1
+	for _, name := range w.matches(dirfd, dir, comps[0]) {
+		path := dir + "/" + name
+		var st unix.Stat_t
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		switch {
+		case last && w.trusted == nil:
+			if err == nil {
+				w.record(dirfd, name, path, &st)
+			}
+		case last:
+			w.check(dirfd, name, path, &st, err)
+		case err != nil:
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			// A link on the way: a trusted one is not followed (what it
+			// points to is not the workspace's); any other is the
+			// sandbox's, and is itself what must go.
+			if w.trusted == nil {
+				w.record(dirfd, name, path, &st)
+			} else {
+				w.check(dirfd, name, path, &st, nil)
+			}
+		case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err == nil {
+				w.walk(fd, path, comps[1:])
+				unix.Close(fd)
+			}
+		}
+	}
+}
+
+// matches are the names in dirfd that pattern matches: on disk, and,
+// when reconciling, in the trusted state (to put back what is gone).
+func (w *walker) matches(dirfd int, dir, pattern string) []string {
+	if !strings.ContainsAny(pattern, "*?[") {
+		return []string{pattern}
+	}
+	var out []string
+	for _, n := range listFD(dirfd) {
+		if ok, _ := filepath.Match(pattern, n); ok {
+			out = append(out, n)
+		}
+	}
+	for p := range w.trusted {
+		if filepath.Dir(p) == dir {
+			if ok, _ := filepath.Match(pattern, filepath.Base(p)); ok && !slices.Contains(out, filepath.Base(p)) {
+				out = append(out, filepath.Base(p))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// listFD lists directory fd's entries.
+func listFD(fd int) []string {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(dup), "")
+	defer f.Close()
+	names, _ := f.Readdirnames(maxEntries)
+	slices.Sort(names)
+	return names
+}
+
+// record adds path and, for a directory, everything under it to w.out.
+func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
+	if len(w.out) >= maxEntries {
+		return
+	}
+	e := &entry{Mode: st.Mode & 0o7777, UID: int(st.Uid), GID: int(st.Gid)}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		e.Kind = 'l'
+		e.Target, _ = readlinkat(dirfd, name)
+	case unix.S_IFREG:
+		e.Kind = 'f'
+		data, sum, err := readFile(dirfd, name, w.budget)
+		if err != nil {
+			return
+		}
+		e.Data, e.Sum = data, sum
+		w.budget -= int64(len(data))
+	case unix.S_IFDIR:
+		e.Kind = 'd'
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			return
+		}
+		defer unix.Close(fd)
+		e.Names = listFD(fd)
+		for _, n := range e.Names {
+			var cst unix.Stat_t
+			if unix.Fstatat(fd, n, &cst, unix.AT_SYMLINK_NOFOLLOW) == nil {
+				w.record(fd, n, path+"/"+n, &cst)
+			}
+		}
+	default:
+		return // a device, FIFO or socket is never trusted
+	}
+	w.out[path] = e
+}
+
+// check compares path (stat st, or the error of looking it up) with its
+// trusted state and puts that back.
+func (w *walker) check(dirfd int, name, path string, st *unix.Stat_t, statErr error) {
+	te := w.trusted[path]
+	switch {
+	case statErr != nil && te == nil:
+		return
+	case statErr != nil:
+		w.say(path, "was removed", w.restore(dirfd, name, path, te), "")
+		return
+	case te == nil:
+		w.say(path, "was made", "", w.q.move(dirfd, name, path))
+		return
+	}
+	if !same(dirfd, name, st, te) {
+		aside := w.q.move(dirfd, name, path)
+		w.say(path, "was changed", w.restore(dirfd, name, path, te), aside)
+		return
+	}
+	if te.Kind != 'd' {
+		return
+	}
+	if st.Mode&0o7777 != te.Mode {
+		unix.Fchmodat(dirfd, name, te.Mode, 0)
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	names := listFD(fd)
+	for _, n := range names {
+		if !slices.Contains(te.Names, n) {
+			w.say(path+"/"+n, "was made", "", w.q.move(fd, n, path+"/"+n))
+		}
+	}
+	for _, n := range te.Names {
+		var cst unix.Stat_t
+		err := unix.Fstatat(fd, n, &cst, unix.AT_SYMLINK_NOFOLLOW)
+		w.check(fd, n, path+"/"+n, &cst, err)
+	}
+}
+
+// same reports whether the file at name is te: same kind, permissions
+// and content or target (a directory's entries are compared one by one).
+func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		target, err := readlinkat(dirfd, name)
+		return te.Kind == 'l' && err == nil && target == te.Target
+	case unix.S_IFDIR:
+		return te.Kind == 'd'
+	case unix.S_IFREG:
+		if te.Kind != 'f' || st.Mode&0o7777 != te.Mode || st.Nlink > 1 {
+			return false
+		}
+		_, sum, err := readFile(dirfd, name, 0)
+		return err == nil && sum == te.Sum
+	}
+	return false
+}
+
+// restore puts te back at name, which is absent, and says what it did
+// ("" when all went well).
+func (w *walker) restore(dirfd int, name, path string, te *entry) string {
+	var err error
+	switch te.Kind {
+	case 'l':
+		err = unix.Symlinkat(te.Target, dirfd, name)
+	case 'f':
+		if te.Data == nil && te.Sum != emptySum {
+			return "the trusted version was too large to keep and could not be put back"
+		}
+		var fd int
+		fd, err = unix.Openat(dirfd, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err == nil {
+			_, err = unix.Write(fd, te.Data)
+			if err == nil {
+				err = unix.Fchmod(fd, te.Mode)
+			}
+			if os.Geteuid() == 0 {
+				unix.Fchown(fd, te.UID, te.GID)
+			}
+			unix.Close(fd)
+		}
+	case 'd':
+		err = unix.Mkdirat(dirfd, name, 0o700)
+		if err == nil {
+			var fd int
+			fd, err = unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err == nil {
+				for _, n := range te.Names {
+					if ce := w.trusted[path+"/"+n]; ce != nil {
+						if msg := w.restore(fd, n, path+"/"+n, ce); msg != "" {
+							w.say(path+"/"+n, "could not be put back", msg, "")
+						}
+					}
+				}
+				unix.Fchmod(fd, te.Mode)
+				if os.Geteuid() == 0 {
+					unix.Fchown(fd, te.UID, te.GID)
+				}
+				unix.Close(fd)
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Sprintf("the trusted version could not be put back (%v)", err)
+	}
+	if te.Kind == 'l' && os.Geteuid() == 0 {
+		unix.Fchownat(dirfd, name, te.UID, te.GID, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	return ""
+}
+
+var emptySum = hashOf(nil)
+
+func hashOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// say adds the line for path: what happened, where the sandbox's version
+// went (aside), and what restoring said (msg).
+func (w *walker) say(path, what, msg, aside string) {
+	line := "cordon: " + printable(path) + " " + what + " by a sandboxed command (tools run or obey it on their own)"
+	if aside != "" {
+		line += "; " + aside
+	}
+	switch {
+	case msg != "":
+		line += "; " + msg
+	case what == "was changed" || what == "was removed":
+		line += "; the trusted version is back"
+	}
+	w.lines = append(w.lines, line)
+}
+
+// readFile reads a regular file without following a link or blocking on
+// a FIFO, and returns its content when it is at most keep bytes (and
+// maxFile), and its hash.
+func readFile(dirfd int, name string, keep int64) ([]byte, string, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, "", errors.New("not a regular file")
+	}
+	h := sha256.New()
+	var buf bytes.Buffer
+	var dst io.Writer = h
+	if fi.Size() <= min(keep, maxFile) {
+		dst = io.MultiWriter(h, &buf)
+	}
+	if _, err := io.Copy(dst, f); err != nil {
+		return nil, "", err
+	}
+	var data []byte
+	if dst != io.Writer(h) {
+		data = buf.Bytes()
+		if data == nil {
+			data = []byte{}
+		}
+	}
+	return data, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func readlinkat(dirfd int, name string) (string, error) {
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(dirfd, name, buf)
+	if err != nil {
+		return "", err
+	}
+	return string(buf[:n]), nil
+}
+
+// printable escapes control characters in s.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}

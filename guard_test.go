@@ -1,0 +1,151 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The guard battery: files that the host's tools run or obey on their own
+// (.git/commondir, .git/config, hooks, agent settings, cordon's own
+// project rules) never survive a command that planted or changed them,
+// whatever the command does: run in parallel with another, get its shim
+// killed, stop its sandbox, plant through a linked directory. Each attack
+// runs for real, on both backends, and fails the test if anything it
+// planted is left.
+
+// planted fails the test unless the workspace's guarded places are as
+// the host made them: none of the files the attacks plant exists, and
+// .git/config still holds want.
+func (b *battery) planted(wantConfig string) {
+	b.t.Helper()
+	for _, f := range []string{".git/commondir", ".git/hooks/pre-commit", ".claude", ".claude/settings.json", ".envrc", ".cordon/x.yaml"} {
+		fi, err := os.Lstat(filepath.Join(b.ws, f))
+		if err == nil && !(f == ".claude" && fi.IsDir()) {
+			b.t.Errorf("%s survived the command", f)
+		}
+	}
+	b.unchanged(filepath.Join(b.ws, ".git/config"), wantConfig)
+}
+
+// plant is a script that plants everything planted checks, through a
+// shared /tmp directory for .git/commondir.
+const plant = `d=$(mktemp -d /tmp/common.XXXX); mkdir -p $d/hooks; printf '[core]\n\thooksPath = '$d'/hooks\n' > $d/config
+printf '#!/bin/sh\necho pwned\n' > $d/hooks/pre-commit; chmod +x $d/hooks/pre-commit
+echo $d > .git/commondir 2>/dev/null
+echo '[core] hooksPath = /tmp' >> .git/config 2>/dev/null
+printf '#!/bin/sh\necho pwned\n' > .git/hooks/pre-commit 2>/dev/null
+mkdir -p cfg && echo '{"hooks":{}}' > cfg/settings.json && ln -s cfg .claude
+echo 'echo pwned' > .envrc
+mkdir -p .cordon 2>/dev/null && echo 'rules: [' > .cordon/x.yaml 2>/dev/null
+true`
+
+func TestGuardPlantedFilesGone(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			config := b.host("cat .git/config")
+			// (a), (d), (e), (f): planted while the command runs.
+			out, code := b.run("on", plant+"; echo ran")
+			if code != 0 || !strings.Contains(out, "ran") {
+				t.Fatalf("exit %d: %s", code, out)
+			}
+			b.planted(config)
+			if !strings.Contains(out, "was made by a sandboxed command") {
+				t.Errorf("no word on stderr:\n%s", out)
+			}
+			// The host's git runs no planted hook.
+			if got := b.host("git commit -q --allow-empty -m x 2>&1; echo ok"); strings.Contains(got, "pwned") {
+				t.Errorf("a planted hook ran: %s", got)
+			}
+			// (f) a broken project rule file planted: the next command
+			// through the shim still runs.
+			shim := linkShim(t, "bash")
+			cmd := exec.Command(shim, "-c", "echo next")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			if got, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(got), "next") {
+				t.Errorf("after the attack the workspace is locked: %v\n%s", err, got)
+			}
+		})
+	}
+}
+
+// (b): a second command starts while the first, which plants, runs: it
+// must not take the first one's files for trusted ones.
+func TestGuardParallel(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			config := b.host("cat .git/config")
+			first := make(chan struct{})
+			go func() {
+				b.run("on", plant+"; sleep 1.5")
+				close(first)
+			}()
+			time.Sleep(700 * time.Millisecond)
+			b.run("on", "sleep 2")
+			<-first
+			b.planted(config)
+		})
+	}
+}
+
+// (c), (g): the shim is killed with SIGKILL while its command runs (and
+// leaves processes behind: double-forked, setsid'd, sleeping before
+// they plant, or with the shell stopped): nothing is planted after.
+func TestGuardShimKilled(t *testing.T) {
+	scripts := map[string]string{
+		"running":     plant + "; sleep 30",
+		"late":        "(setsid sh -c 'sleep 1; " + strings.ReplaceAll(plant, "'", `'\''`) + "' &) ; sleep 30",
+		"doublefork":  "( ( sleep 1; " + plant + " ) & ) ; sleep 30",
+		"stopped":     plant + "; kill -STOP $$",
+		"stoppedinit": plant + "; kill -STOP 1 2>/dev/null; sleep 30",
+	}
+	for _, backend := range backends {
+		for name, script := range scripts {
+			t.Run(backend+"/"+name, func(t *testing.T) {
+				b := newBattery(t, backend)
+				config := b.host("cat .git/config")
+				cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--workspace", b.ws, "--", b.bash, "-c", script)
+				cmd.Dir, cmd.Env = b.ws, b.env
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(500 * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGKILL)
+				cmd.Wait()
+				// The guard puts things back as soon as it sees the shim
+				// gone; give it a moment, then wait past the late planter.
+				time.Sleep(2 * time.Second)
+				b.planted(config)
+				if n := countProcesses("sleep 30"); n > 0 {
+					t.Errorf("%d processes of the command are left", n)
+				}
+			})
+		}
+	}
+}
+
+// A person's own edit of a guarded file between commands is theirs.
+func TestGuardKeepsOwnEdits(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.run("on", "true")
+			b.host("git config user.name person && echo 'echo mine' > .envrc")
+			want := b.host("cat .git/config")
+			out, code := b.run("on", "echo x")
+			if code != 0 || strings.Contains(out, "cordon:") {
+				t.Errorf("exit %d: %s", code, out)
+			}
+			b.unchanged(filepath.Join(b.ws, ".git/config"), want)
+			b.unchanged(filepath.Join(b.ws, ".envrc"), "echo mine\n")
+		})
+	}
+}
