@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -74,7 +75,7 @@ func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, 
 	_, err = unix.FcntlInt(uintptr(fds[1]), unix.F_SETFD, 0)
 	pid := 0
 	if err == nil {
-		pid, err = syscall.ForkExec("/proc/self/exe", []string{Role, strconv.Itoa(fds[1])}, &syscall.ProcAttr{
+		pid, err = syscall.ForkExec(selfPath(), []string{Role, strconv.Itoa(fds[1])}, &syscall.ProcAttr{
 			Env: env, Files: []uintptr{stdin.Fd(), 1, 2},
 			// A group of its own: a kill of the caller's group does
 			// not reach it.
@@ -106,6 +107,18 @@ func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, 
 	}
 	c.pid, _ = strconv.Atoi(arg)
 	return c, nil
+}
+
+// selfPath is this binary: /proc/self/exe, unless that is the dynamic
+// loader (bwrap without --argv0 runs a dynamic program through it), then
+// argv[0] looked up on PATH.
+func selfPath() string {
+	if link, err := os.Readlink("/proc/self/exe"); err == nil && strings.HasPrefix(filepath.Base(link), "ld-") {
+		if p, err := exec.LookPath(os.Args[0]); err == nil {
+			return p
+		}
+	}
+	return "/proc/self/exe"
 }
 
 // checkStateDir refuses a state directory the sandbox could write: the
@@ -268,7 +281,14 @@ func Main(args []string) int {
 	if guarded {
 		lines, err := begin(s.StateDir, ws, s.Policy.Guarded)
 		say(lines)
-		if err != nil {
+		switch {
+		case errors.Is(err, unix.EROFS):
+			// Inside cordon's own sandbox (a nested shell it did not
+			// recognise as confined enough): the state directory is
+			// read-only there, and the outer guard puts the workspace
+			// back when the outer command ends.
+			guarded = false
+		case err != nil:
 			return fail("%v", err)
 		}
 	}
