@@ -136,6 +136,9 @@ func (s *Store) Grant(a *Ask, d time.Duration) (*Grant, error) {
 	return g, nil
 }
 
+// Done removes the ask a from the pending ones.
+func (s *Store) Done(a *Ask) { os.Remove(s.pending(a.ID)) }
+
 // Use takes the approval for key, if there is one that has not expired,
 // and returns its id. An approval for once is removed by the one caller
 // that gets it.

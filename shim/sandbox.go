@@ -10,7 +10,6 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/rules/layers"
 )
 
 // SandboxSpec returns the sandbox policy, before it is resolved, for a
@@ -89,23 +88,36 @@ type ConfineOptions struct {
 // or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
-	spec, cfg, loaded, ws, err := sandboxSpec(dir, env, opts)
+	ctx, err := NewContext(dir, env, opts)
 	if err != nil {
 		return nil, err
 	}
-	getenv := envLookup(env)
-	c, err := confine(spec, cfg.Sandbox.Backend, env)
+	return ctx.Confine(opts)
+}
+
+// Confine is [Confine] with what ctx already read: the settings, the
+// workspace and the rules are not read again. opts may be nil; only its
+// Invoked and Inspect are looked at (the others were given to
+// [NewContext]).
+func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
+	spec, err := ctx.Spec()
 	if err != nil {
 		return nil, err
 	}
-	c.Settings, c.Workspace = cfg, ws
+	cfg := ctx.Settings
+	c, err := confine(spec, cfg.Sandbox.Backend, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	ctx.roots, ctx.policy = c.Policy.WritableRoots(), c.Policy
+	c.Settings, c.Workspace = cfg, ctx.Workspace
 	// What decides the sandbox, and cordon itself, must not be writable
 	// from inside it.
 	var argv0 string
 	if opts != nil {
 		argv0 = opts.Invoked
 	}
-	c.Weaknesses = selfCheck(c.Policy.WritableRoots(), getenv, dir, argv0, c.Nested, cfg, loaded)
+	c.Weaknesses = selfCheck(c.Policy.WritableRoots(), ctx.Getenv, ctx.Dir, argv0, c.Nested, cfg, ctx.Rules)
 	if len(c.Weaknesses) > 0 && (opts == nil || !opts.Inspect) {
 		return nil, &SelfCheckError{c.Weaknesses}
 	}
@@ -185,15 +197,17 @@ func processStart(pid int) string {
 	return ""
 }
 
-// sandboxSpec is the sandbox policy for a command in dir, before it is
-// resolved, with the settings, the rules and the workspace it was made
-// from.
-func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec, *config.Config, *layers.Loaded, WorkspaceChoice, error) {
+// NewContext reads what judging and confining a command in dir with env
+// needs, once: the settings (overridden by opts, which may be nil), the
+// workspace ([Workspace]'s choice, unless opts names one) and the
+// effective rules. The error is a settings file or a rule file that
+// cannot be read: the command must then not run.
+func NewContext(dir string, env []string, opts *ConfineOptions) (*Context, error) {
 	getenv := envLookup(env)
-	var ws WorkspaceChoice
+	ctx := &Context{Dir: dir, Env: env, Getenv: getenv}
 	cfg, err := config.Load(getenv)
 	if err != nil {
-		return nil, nil, nil, ws, err
+		return nil, err
 	}
 	if opts != nil {
 		if opts.Backend != "" {
@@ -203,17 +217,27 @@ func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec
 			cfg.Sandbox.Network = opts.Network
 		}
 		if opts.Workspace != "" {
-			ws = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
+			ctx.Workspace = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
 		}
 	}
-	if ws.Dir == "" {
-		ws = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
+	ctx.Settings = cfg
+	if ctx.Workspace.Dir == "" {
+		ctx.Workspace = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
 	}
-	loaded, err := Rules(ws.Dir, getenv)
-	if err != nil {
-		return nil, nil, nil, ws, err
+	if ctx.Rules, err = Rules(ctx.Workspace.Dir, getenv); err != nil {
+		return nil, err
 	}
-	spec := SandboxSpec(loaded.Set, cfg, ws.Dir)
+	return ctx, nil
+}
+
+// Spec is the sandbox policy for the context's command, before it is
+// resolved; made once.
+func (ctx *Context) Spec() (*platform.Spec, error) {
+	if ctx.spec != nil {
+		return ctx.spec, nil
+	}
+	getenv := ctx.Getenv
+	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
 	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
@@ -235,5 +259,30 @@ func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec
 	}
 	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
 	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
-	return spec, cfg, loaded, ws, nil
+	ctx.spec = spec
+	return spec, nil
+}
+
+// WritableRoots are the directories the sandbox lets commands write,
+// resolved once (by [Context.Confine], or here from the policy's
+// writable part alone, which costs less than the whole policy).
+func (ctx *Context) WritableRoots() ([]string, error) {
+	if ctx.roots != nil {
+		return ctx.roots, nil
+	}
+	spec, err := ctx.Spec()
+	if err != nil {
+		return nil, err
+	}
+	s := *spec
+	// Only the writable directories matter here: resolving what is
+	// hidden or kept read-only is left to the sandbox (it costs most of
+	// the policy's time).
+	s.ReadOnly, s.Hidden, s.Visible, s.CredentialVars = nil, nil, nil, nil
+	p, err := platform.NewPolicy(&s, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	ctx.roots, ctx.policy = p.WritableRoots(), p
+	return ctx.roots, nil
 }
