@@ -9,8 +9,8 @@ import (
 
 func TestBlockedMessage(t *testing.T) {
 	tests := []struct {
-		name string
-		argv []string
+		name   string
+		argv   []string
 		j      rules.Judgement
 		env    []string
 		id     string
