@@ -108,14 +108,18 @@ func failed(why string) *decision.Review {
 	return &decision.Review{Verdict: decision.Ask, Error: why}
 }
 
-// limited keeps the first maxAnswer bytes written to it.
-type limited struct{ bytes.Buffer }
+// limited keeps what is written to it, up to maxAnswer bytes; past
+// that, writing fails (and so does the reviewer).
+type limited struct{ buf bytes.Buffer }
 
 var errTooLong = errors.New("the answer is longer than 64 KiB")
 
 func (l *limited) Write(p []byte) (int, error) {
-	if l.Len()+len(p) > maxAnswer {
+	if l.buf.Len()+len(p) > maxAnswer {
 		return 0, errTooLong
 	}
-	return l.Buffer.Write(p)
+	return l.buf.Write(p)
 }
+
+// Bytes returns what was written.
+func (l *limited) Bytes() []byte { return l.buf.Bytes() }
