@@ -182,7 +182,7 @@ const Masked = "***"
 
 var (
 	assignRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(^|[\s;&|(])((?:--?)?[A-Za-z_][A-Za-z0-9_-]*)=("[^"]*"|'[^']*'|[^\s;&|)]*)`)
+		return regexp.MustCompile(`(^|[\s;&|('"])((?:--?)?[A-Za-z_][A-Za-z0-9_-]*)=("[^"]*"|'[^']*'|[^\s;&|)'"]*)`)
 	})
 	urlRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*):([^\s/?#@]+)@`)

@@ -99,6 +99,7 @@ func TestMask(t *testing.T) {
 		`tool --api-token=xyz123 run`:                      `tool --api-token=*** run`,
 		`make PREFIX=/usr HOME=/home/dev`:                  `make PREFIX=/usr HOME=/home/dev`,
 		`echo abc`:                                         `echo abc`,
+		`bash -c 'DB_PASS=x1 true'`:                        `bash -c 'DB_PASS=*** true'`,
 	} {
 		if got := m.Mask(in, env); got != want {
 			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
