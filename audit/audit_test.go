@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -88,20 +86,5 @@ func TestFilterAndBadLines(t *testing.T) {
 	}
 	if len(bad) != 1 || !strings.Contains(bad[0].Error(), "audit.log:4") {
 		t.Errorf("bad lines %v, want one at audit.log:4", bad)
-	}
-}
-
-// TestSyslogMessage: RFC 5424's header, then the record.
-func TestSyslogMessage(t *testing.T) {
-	d := &decision.Decision{Time: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), Verdict: decision.Ask, Command: "git reset --hard"}
-	msg := syslogMessage(d)
-	host, _ := os.Hostname()
-	want := fmt.Sprintf("<12>1 2026-05-01T10:00:00Z %s cordon %d decision - {", host, os.Getpid())
-	if !bytes.HasPrefix(msg, []byte(want)) {
-		t.Fatalf("message %q, want prefix %q", msg, want)
-	}
-	var back decision.Decision
-	if err := json.Unmarshal(msg[len(want)-1:], &back); err != nil || back.Command != d.Command {
-		t.Errorf("the record does not follow the header: %v", err)
 	}
 }

@@ -3,6 +3,10 @@
 package audit
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -40,5 +44,20 @@ func TestSyslogSends(t *testing.T) {
 	}
 	if msg := string(buf[:n]); !strings.HasPrefix(msg, "<14>1 ") || !strings.Contains(msg, `"command":"ls"`) {
 		t.Errorf("got %q", msg)
+	}
+}
+
+// TestSyslogMessage: RFC 5424's header, then the record.
+func TestSyslogMessage(t *testing.T) {
+	d := &decision.Decision{Time: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), Verdict: decision.Ask, Command: "git reset --hard"}
+	msg := syslogMessage(d)
+	host, _ := os.Hostname()
+	want := fmt.Sprintf("<12>1 2026-05-01T10:00:00Z %s cordon %d decision - {", host, os.Getpid())
+	if !bytes.HasPrefix(msg, []byte(want)) {
+		t.Fatalf("message %q, want prefix %q", msg, want)
+	}
+	var back decision.Decision
+	if err := json.Unmarshal(msg[len(want)-1:], &back); err != nil || back.Command != d.Command {
+		t.Errorf("the record does not follow the header: %v", err)
 	}
 }
