@@ -208,14 +208,16 @@ func (ctx *Context) pending(d *decision.Decision, req Request) {
 }
 
 // record appends d to the audit log. A log that cannot be written is
-// said on standard error; the verdict stands.
+// said on standard error, and the verdict stands; except in a shell
+// started inside cordon's sandbox, where the state directory is
+// read-only by design: the command around it was logged.
 func (ctx *Context) record(d *decision.Decision) {
 	state, err := ctx.state()
 	if err == nil {
 		l := &audit.Log{Dir: state, MaxSize: ctx.Settings.Log.MaxSize, Keep: ctx.Settings.Log.Keep, Syslog: ctx.Settings.Log.Syslog}
 		err = l.Append(d)
 	}
-	if err != nil {
+	if err != nil && !ctx.confined() {
 		os.Stderr.WriteString("cordon: the decision was not written to the audit log: " + err.Error() + "\n")
 	}
 }
