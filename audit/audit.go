@@ -54,9 +54,6 @@ func (l *Log) Append(d *decision.Decision) error {
 		return err
 	}
 	line = append(line, '\n')
-	if err := os.MkdirAll(l.Dir, 0o700); err != nil {
-		return fmt.Errorf("cannot make the state directory for the audit log: %v", err)
-	}
 	f, err := l.open(int64(len(line)))
 	if err != nil {
 		return err
@@ -81,6 +78,12 @@ func (l *Log) Append(d *decision.Decision) error {
 func (l *Log) open(n int64) (*os.File, error) {
 	for range 2 {
 		f, err := os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if os.IsNotExist(err) {
+			if err := os.MkdirAll(l.Dir, 0o700); err != nil {
+				return nil, fmt.Errorf("cannot make the state directory for the audit log: %v", err)
+			}
+			f, err = os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot open the audit log: %v", err)
 		}

@@ -47,7 +47,6 @@ type Context struct {
 	Rules     *layers.Loaded
 
 	spec   *platform.Spec
-	roots  []string
 	policy *platform.Policy
 	isConf *bool
 }
@@ -89,7 +88,6 @@ var BeforeRun []func(ctx *Context, d *decision.Decision)
 func (ctx *Context) Decide(req Request) *decision.Decision {
 	start := time.Now()
 	d := &decision.Decision{Time: start, Shell: req.Shell, Mode: req.Mode, Dir: ctx.Dir, Workspace: ctx.Workspace.Dir}
-	d.Parent = parentProcess()
 	set := req.Rules
 	if set == nil && ctx.Rules != nil {
 		set = ctx.Rules.Set
@@ -97,7 +95,10 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	if set == nil {
 		set = builtinRules() // a Windows query: judgeWindows loads its own
 	}
-	d.Command = set.Credentials().Mask(req.Text, ctx.Env)
+	if !req.Query {
+		d.Parent = parentProcess()
+		d.Command = set.Credentials().Mask(req.Text, ctx.Env)
+	}
 	var judgeErr error
 	j, err := safeJudgeWith(func() *rules.Judgement {
 		if req.Windows {
@@ -226,10 +227,11 @@ func (ctx *Context) record(d *decision.Decision) {
 // sandbox (see [platform.Confined]); asked once.
 func (ctx *Context) confined() bool {
 	if ctx.isConf == nil {
-		if _, err := ctx.WritableRoots(); err != nil {
+		p, err := ctx.Policy()
+		if err != nil {
 			return false
 		}
-		c := platform.Confined(ctx.policy)
+		c := platform.Confined(p)
 		ctx.isConf = &c
 	}
 	return *ctx.isConf

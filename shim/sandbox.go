@@ -100,16 +100,15 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 // Invoked and Inspect are looked at (the others were given to
 // [NewContext]).
 func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
-	spec, err := ctx.Spec()
+	p, err := ctx.Policy()
 	if err != nil {
 		return nil, err
 	}
 	cfg := ctx.Settings
-	c, err := confine(spec, cfg.Sandbox.Backend, ctx.Env)
+	c, err := confine(p, cfg.Sandbox.Backend, ctx.Env)
 	if err != nil {
 		return nil, err
 	}
-	ctx.roots, ctx.policy = c.Policy.WritableRoots(), c.Policy
 	c.Settings, c.Workspace = cfg, ctx.Workspace
 	// What decides the sandbox, and cordon itself, must not be writable
 	// from inside it.
@@ -140,11 +139,7 @@ func containing(path string, roots []string) string {
 	return ""
 }
 
-func confine(spec *platform.Spec, backend string, env []string) (*Confinement, error) {
-	p, err := platform.NewPolicy(spec, env)
-	if err != nil {
-		return nil, err
-	}
+func confine(p *platform.Policy, backend string, env []string) (*Confinement, error) {
 	if backend != platform.BackendNone && platform.Confined(p) {
 		return &Confinement{Backend: platform.Direct, Policy: p, Nested: true}, nil
 	}
@@ -263,26 +258,30 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	return spec, nil
 }
 
-// WritableRoots are the directories the sandbox lets commands write,
-// resolved once (by [Context.Confine], or here from the policy's
-// writable part alone, which costs less than the whole policy).
-func (ctx *Context) WritableRoots() ([]string, error) {
-	if ctx.roots != nil {
-		return ctx.roots, nil
+// Policy is the sandbox policy resolved on this machine, made once: the
+// judge (git's host), the approvals and the log (where the state
+// directory is) and the sandbox share it.
+func (ctx *Context) Policy() (*platform.Policy, error) {
+	if ctx.policy != nil {
+		return ctx.policy, nil
 	}
 	spec, err := ctx.Spec()
 	if err != nil {
 		return nil, err
 	}
-	s := *spec
-	// Only the writable directories matter here: resolving what is
-	// hidden or kept read-only is left to the sandbox (it costs most of
-	// the policy's time).
-	s.ReadOnly, s.Hidden, s.Visible, s.CredentialVars = nil, nil, nil, nil
-	p, err := platform.NewPolicy(&s, ctx.Env)
+	p, err := platform.NewPolicy(spec, ctx.Env)
 	if err != nil {
 		return nil, err
 	}
-	ctx.roots, ctx.policy = p.WritableRoots(), p
-	return ctx.roots, nil
+	ctx.policy = p
+	return p, nil
+}
+
+// WritableRoots are the directories the sandbox lets commands write.
+func (ctx *Context) WritableRoots() ([]string, error) {
+	p, err := ctx.Policy()
+	if err != nil {
+		return nil, err
+	}
+	return p.WritableRoots(), nil
 }
