@@ -336,6 +336,9 @@ func TestAuditLogConcurrent(t *testing.T) {
 		if d.Verdict == decision.Allow {
 			allowed++
 		}
+		if d.Verdict == decision.Allow && d.Backend != "none" {
+			t.Errorf("line %d: backend %q, want none", lines, d.Backend)
+		}
 		if d.Shell != "bash" || d.Dir != e.ws || d.Parent.PID != os.Getpid() || !strings.Contains(d.Command, "DB_PASSWORD=*** true") {
 			t.Errorf("line %d: %+v", lines, d)
 		}

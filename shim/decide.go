@@ -45,6 +45,10 @@ type Context struct {
 	Settings  *config.Config
 	Workspace WorkspaceChoice
 	Rules     *layers.Loaded
+	// Prepare, when set (the shim), makes the sandbox for a command that
+	// is allowed, before the decision is recorded: the record names the
+	// backend, and a sandbox that cannot be made is the decision's error.
+	Prepare func() (*Confinement, error)
 
 	spec   *platform.Spec
 	policy *platform.Policy
@@ -115,7 +119,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	}
 	d.Step("judge", start)
 	if err != nil {
-		d.Verdict, d.Judged, d.Error = decision.Ask, decision.Ask, err.Error()
+		d.Verdict, d.Judged, d.Error = decision.Ask, decision.Ask, "could not judge the command: "+err.Error()
 		d.Judgement = &rules.Judgement{Verdict: rules.Ask}
 		if !req.Query {
 			ctx.record(d)
@@ -139,6 +143,13 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	}
 	if d.Verdict == decision.Ask {
 		ctx.pending(d, req)
+	}
+	if d.Verdict == decision.Allow && ctx.Prepare != nil {
+		if c, err := ctx.Prepare(); err != nil {
+			d.Error = err.Error()
+		} else {
+			d.Backend = backendName(c)
+		}
 	}
 	d.Step("decide", start)
 	ctx.record(d)
@@ -357,4 +368,17 @@ func lookupEnv(env []string, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// backendName names how a command is confined, for the log: the
+// backend, "none" when the settings ask for no sandbox, "nested" inside
+// the sandbox of the command that started this shell.
+func backendName(c *Confinement) string {
+	switch {
+	case c.Unconfined:
+		return "none"
+	case c.Nested:
+		return "nested"
+	}
+	return c.Backend.Name()
 }

@@ -42,7 +42,8 @@ type run struct {
 	env  []string
 	name string   // the shell looked for, "bash"
 	real string   // the real shell's path, once found
-	ctx  *Context // what judging and confining read, once
+	ctx  *Context     // what judging and confining read, once
+	conf *Confinement // the sandbox, once made
 }
 
 func (r *run) main() int {
@@ -87,6 +88,7 @@ func (r *run) windows() int {
 	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
 	}
+	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
 	d := r.ctx.Decide(Request{Shell: r.name, Mode: "windows", Text: platform.CommandLine(), Inv: inv, Windows: true})
 	return r.follow(d)
 }
@@ -95,7 +97,7 @@ func (r *run) windows() int {
 func (r *run) follow(d *decision.Decision) int {
 	switch {
 	case d.Error != "":
-		return r.fail("could not judge the command: %v", d.Error)
+		return r.fail("%v", d.Error)
 	case !d.Allowed():
 		r.print(r.refusedMessage(r.argv, d))
 		return exitRefused
@@ -146,6 +148,7 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
 	}
+	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
 	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
 		return r.session(inv, dir)
 	}
@@ -195,6 +198,9 @@ func (r *run) exec() int {
 // checked, and the real shell is looked for again, past the directories
 // the sandbox leaves writable, when it was found in one of them.
 func (r *run) confine(dir string) (*Confinement, error) {
+	if r.conf != nil {
+		return r.conf, nil
+	}
 	var argv0 string
 	if len(r.argv) > 0 {
 		argv0 = r.argv[0]
@@ -223,6 +229,7 @@ func (r *run) confine(dir string) (*Confinement, error) {
 			return nil, err
 		}
 	}
+	r.conf = c
 	return c, nil
 }
 
