@@ -40,8 +40,8 @@ func Run(argv []string) int {
 type run struct {
 	argv []string
 	env  []string
-	name string   // the shell looked for, "bash"
-	real string   // the real shell's path, once found
+	name string       // the shell looked for, "bash"
+	real string       // the real shell's path, once found
 	ctx  *Context     // what judging and confining read, once
 	conf *Confinement // the sandbox, once made
 }
