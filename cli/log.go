@@ -167,7 +167,7 @@ func tableRow(d *decision.Decision) string {
 		rules = "error"
 	}
 	cmd := strings.ReplaceAll(d.Command, "\n", "⏎")
-	return fmt.Sprintf(format, d.Time.Local().Format("2006-01-02 15:04:05"), d.Verdict, cut(rules, 22), by, cut(shim.Printable(d.Dir), 28), cut(shim.Printable(cmd), 100))
+	return fmt.Sprintf(format, d.Time.Local().Format("2006-01-02 15:04:05"), d.Verdict, cut(rules, 22), by, cutLeft(shim.Printable(d.Dir), 28), cut(shim.Printable(cmd), 100))
 }
 
 // cut shortens s to n runes, marking the cut.
@@ -177,4 +177,14 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// cutLeft shortens s to n runes by its start, keeping its end (the
+// directory's last names).
+func cutLeft(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return "…" + string(r[len(r)-n+1:])
 }
