@@ -110,14 +110,8 @@ func notAPerson() string {
 	if !platform.IsTerminal(os.Stdin.Fd()) {
 		return "standard input is not a terminal"
 	}
-	if data, err := os.ReadFile("/proc/self/status"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			k, v, _ := strings.Cut(line, ":")
-			v = strings.TrimSpace(v)
-			if k == "NoNewPrivs" && v != "0" || k == "Seccomp" && v != "0" {
-				return "it runs inside a sandbox (" + k + " is " + v + ")"
-			}
-		}
+	if why, in := shim.Sandboxed(); in {
+		return "it runs inside a sandbox (" + why + ")"
 	}
 	return ""
 }

@@ -52,6 +52,7 @@ type Context struct {
 
 	spec   *platform.Spec
 	policy *platform.Policy
+	roots  []string // from the writable part alone, before policy
 	isConf *bool
 }
 
@@ -222,10 +223,14 @@ func (ctx *Context) pending(d *decision.Decision, req Request) {
 // record appends d to the audit log. A log that cannot be written is
 // said on standard error, and the verdict stands; except in a shell
 // started inside cordon's sandbox, where the state directory is
-// read-only by design: the command around it was logged.
+// read-only by design: the command around it was logged. Where the
+// state directory is is not checked here (it costs the policy): a state
+// directory that sandboxed commands could write makes the self-check
+// refuse to run anything ([Context.Confine]).
 func (ctx *Context) record(d *decision.Decision) {
-	state, err := ctx.state()
-	if err == nil {
+	state := StateDir(ctx.Getenv)
+	err := errors.New("there is no state directory (no HOME or XDG_STATE_HOME)")
+	if state != "" {
 		l := &audit.Log{Dir: state, MaxSize: ctx.Settings.Log.MaxSize, Keep: ctx.Settings.Log.Keep, Syslog: ctx.Settings.Log.Syslog}
 		err = l.Append(d)
 	}
@@ -235,8 +240,12 @@ func (ctx *Context) record(d *decision.Decision) {
 }
 
 // confined reports whether this process already runs in cordon's
-// sandbox (see [platform.Confined]); asked once.
+// sandbox (see [platform.Confined]); asked once. Outside any sandbox
+// the answer costs one read of /proc/self/status.
 func (ctx *Context) confined() bool {
+	if _, in := Sandboxed(); !in {
+		return false
+	}
 	if ctx.isConf == nil {
 		p, err := ctx.Policy()
 		if err != nil {
@@ -381,4 +390,22 @@ func backendName(c *Confinement) string {
 		return "nested"
 	}
 	return c.Backend.Name()
+}
+
+// Sandboxed reports whether this process runs inside some sandbox,
+// cordon's or another's: no_new_privs is set or a seccomp filter is on,
+// which a person's login shell never has (Linux; elsewhere it says no).
+// why names the field that says so.
+func Sandboxed() (why string, in bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if v = strings.TrimSpace(v); (k == "NoNewPrivs" || k == "Seccomp") && v != "0" {
+			return k + " is " + v, true
+		}
+	}
+	return "", false
 }

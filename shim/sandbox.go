@@ -277,11 +277,27 @@ func (ctx *Context) Policy() (*platform.Policy, error) {
 	return p, nil
 }
 
-// WritableRoots are the directories the sandbox lets commands write.
+// WritableRoots are the directories the sandbox lets commands write:
+// the policy's, when it was made, else resolved from the writable part
+// of the policy alone, which costs a fraction of the whole (what is
+// hidden or read-only is most of it), once.
 func (ctx *Context) WritableRoots() ([]string, error) {
-	p, err := ctx.Policy()
+	if ctx.policy != nil {
+		return ctx.policy.WritableRoots(), nil
+	}
+	if ctx.roots != nil {
+		return ctx.roots, nil
+	}
+	spec, err := ctx.Spec()
 	if err != nil {
 		return nil, err
 	}
-	return p.WritableRoots(), nil
+	s := *spec
+	s.ReadOnly, s.Hidden, s.Visible, s.CredentialVars = nil, nil, nil, nil
+	p, err := platform.NewPolicy(&s, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	ctx.roots = p.WritableRoots()
+	return ctx.roots, nil
 }
