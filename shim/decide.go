@@ -222,8 +222,8 @@ func (ctx *Context) pending(d *decision.Decision, req Request) {
 
 // record appends d to the audit log. A log that cannot be written is
 // said on standard error, and the verdict stands; except in a shell
-// started inside cordon's sandbox, where the state directory is
-// read-only by design: the command around it was logged. Where the
+// started inside a sandbox, where the state directory is read-only by
+// design: the command around it was logged. Where the
 // state directory is is not checked here (it costs the policy): a state
 // directory that sandboxed commands could write makes the self-check
 // refuse to run anything ([Context.Confine]).
@@ -234,7 +234,7 @@ func (ctx *Context) record(d *decision.Decision) {
 		l := &audit.Log{Dir: state, MaxSize: ctx.Settings.Log.MaxSize, Keep: ctx.Settings.Log.Keep, Syslog: ctx.Settings.Log.Syslog}
 		err = l.Append(d)
 	}
-	if err != nil && !ctx.confined() {
+	if _, sandboxed := Sandboxed(); err != nil && !sandboxed {
 		os.Stderr.WriteString("cordon: the decision was not written to the audit log: " + err.Error() + "\n")
 	}
 }
