@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -77,4 +78,36 @@ func ExampleMain() {
 	// Output:
 	// ask (destroy-ws)
 	//   ask   delete-unseen: del would delete C:\work\proj\src\main.c; the workspace is not on this machine, so whether git could restore it is unknown [destroy-ws]
+}
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"10m":                  now.Add(-10 * time.Minute),
+		"2h":                   now.Add(-2 * time.Hour),
+		"2026-04-30T10:00:00Z": time.Date(2026, 4, 30, 10, 0, 0, 0, time.UTC),
+	} {
+		got, err := parseSince(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("parseSince(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"yesterday", "-", "10"} {
+		if _, err := parseSince(in, now); err == nil {
+			t.Errorf("parseSince(%q) succeeded", in)
+		}
+	}
+}
+
+func TestApproveUsage(t *testing.T) {
+	var out, errb strings.Builder
+	if code := Main([]string{"approve"}, &out, &errb); code != exitUsage {
+		t.Errorf("approve without an id: exit %d", code)
+	}
+	if code := Main([]string{"approve", "--for", "1m", "--always-here", "0a1b2c3d"}, &out, &errb); code != exitUsage {
+		t.Errorf("--for with --always-here: exit %d", code)
+	}
+	if code := Main([]string{"log", "--verdict", "maybe"}, &out, &errb); code != exitUsage {
+		t.Errorf("log --verdict maybe: exit %d", code)
+	}
 }

@@ -24,6 +24,14 @@
 //	  sockets: [$XDG_RUNTIME_DIR/my-ide/bridge.sock] # the host's sockets commands may reach
 //	  pass_env: [GITHUB_TOKEN]       # kept although it looks like a credential
 //	  limits: {cpu_seconds: 0, file_size: 0, open_files: 0, memory: 0}
+//	log:
+//	  max_size: 10485760   # bytes; the audit log is rotated past it
+//	  keep: 3              # rotated files kept
+//	  syslog: false        # also send each decision to /dev/log (RFC 5424)
+//	reviewer:              # off unless a command is given
+//	  command: [~/bin/cordon-review, --model, small]
+//	  timeout: 10s
+//	  pass_env: [OPENAI_API_KEY]     # variables the reviewer gets besides HOME, PATH, USER, LANG
 package config
 
 import (
@@ -35,6 +43,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -51,6 +60,8 @@ type Config struct {
 	// are workspaces although they are not git repositories.
 	Workspaces []string `yaml:"workspaces"`
 	Sandbox    Sandbox  `yaml:"sandbox"`
+	Log        Log      `yaml:"log"`
+	Reviewer   Reviewer `yaml:"reviewer"`
 	// Files are the files the settings were read from.
 	Files []string `yaml:"-"`
 }
@@ -66,6 +77,21 @@ type Sandbox struct {
 	Sockets    []string        `yaml:"sockets"`
 	PassEnv    []string        `yaml:"pass_env"`
 	Limits     platform.Limits `yaml:"limits"`
+}
+
+// Log are the settings of the audit log (package audit).
+type Log struct {
+	MaxSize int64 `yaml:"max_size"`
+	Keep    int   `yaml:"keep"`
+	Syslog  bool  `yaml:"syslog"`
+}
+
+// Reviewer names the program asked about asks (package review); off
+// without a command.
+type Reviewer struct {
+	Command []string      `yaml:"command"`
+	Timeout time.Duration `yaml:"timeout"`
+	PassEnv []string      `yaml:"pass_env"`
 }
 
 // UserFile returns the user's settings file for the environment lookup
@@ -169,6 +195,26 @@ func (c *Config) merge(file string, data []byte) error {
 	c.Sandbox.Hidden = append(c.Sandbox.Hidden, s.Hidden...)
 	c.Sandbox.Sockets = append(c.Sandbox.Sockets, s.Sockets...)
 	c.Sandbox.PassEnv = append(c.Sandbox.PassEnv, s.PassEnv...)
+	if f.Log.MaxSize < 0 || f.Log.Keep < 0 || f.Reviewer.Timeout < 0 {
+		return fmt.Errorf("%s: log.max_size, log.keep and reviewer.timeout cannot be negative", file)
+	}
+	if f.Log.MaxSize != 0 {
+		c.Log.MaxSize = f.Log.MaxSize
+	}
+	if f.Log.Keep != 0 {
+		c.Log.Keep = f.Log.Keep
+	}
+	c.Log.Syslog = c.Log.Syslog || f.Log.Syslog
+	if len(f.Reviewer.Command) > 0 {
+		if a := f.Reviewer.Command[0]; !filepath.IsAbs(a) && !strings.HasPrefix(a, "~/") && strings.Contains(a, "/") {
+			return fmt.Errorf("%s: reviewer.command: %q: want a name looked up on PATH, an absolute path, or one starting with ~/", file, a)
+		}
+		c.Reviewer.Command = f.Reviewer.Command
+	}
+	if f.Reviewer.Timeout != 0 {
+		c.Reviewer.Timeout = f.Reviewer.Timeout
+	}
+	c.Reviewer.PassEnv = append(c.Reviewer.PassEnv, f.Reviewer.PassEnv...)
 	mergeLimit(&c.Sandbox.Limits.CPU, s.Limits.CPU)
 	mergeLimit(&c.Sandbox.Limits.FileSize, s.Limits.FileSize)
 	mergeLimit(&c.Sandbox.Limits.Files, s.Limits.Files)

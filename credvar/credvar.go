@@ -7,7 +7,9 @@ package credvar
 
 import (
 	"path"
+	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/nethost"
 )
@@ -174,3 +176,38 @@ func (g glob) match(name string) bool {
 
 // match matches name against the glob pat.
 func match(pat, name string) bool { return compile(pat).match(name) }
+
+// Masked is what [Matcher.Mask] puts in place of a credential value.
+const Masked = "***"
+
+var (
+	assignRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(^|[\s;&|('"])((?:--?)?[A-Za-z_][A-Za-z0-9_-]*)=("[^"]*"|'[^']*'|[^\s;&|)'"]*)`)
+	})
+	urlRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]*):([^\s/?#@]+)@`)
+	})
+)
+
+// Mask returns text (a command line, for a log) with credential values
+// replaced by [Masked]: the value of an assignment or a --flag=value whose
+// name holds credentials (TOKEN=..., --api-token=...), a URL's password,
+// and any literal occurrence of the value of a credential variable of
+// env (NAME=value entries) of 6 bytes or more.
+func (m *Matcher) Mask(text string, env []string) string {
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && len(val) >= 6 && strings.Contains(text, val) && m.Var(name, val) {
+			text = strings.ReplaceAll(text, val, Masked)
+		}
+	}
+	text = assignRE().ReplaceAllStringFunc(text, func(s string) string {
+		sub := assignRE().FindStringSubmatch(s)
+		name := strings.TrimLeft(sub[2], "-")
+		if !m.Name(name) || sub[3] == "" || sub[3] == Masked {
+			return s
+		}
+		return sub[1] + sub[2] + "=" + Masked
+	})
+	return urlRE().ReplaceAllString(text, "${1}:"+Masked+"@")
+}

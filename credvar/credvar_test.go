@@ -88,3 +88,21 @@ func BenchmarkGlobsOnly(b *testing.B) {
 		}
 	}
 }
+
+func TestMask(t *testing.T) {
+	env := []string{"GITHUB_TOKEN=ghp_abcdefgh123", "HOME=/home/dev", "SHORT_TOKEN=abc"}
+	for in, want := range map[string]string{
+		`GITHUB_TOKEN=ghp_zzz9 gh pr list`:                 `GITHUB_TOKEN=*** gh pr list`,
+		`export DB_PASS='s3cr et' && psql`:                 `export DB_PASS=*** && psql`,
+		`curl -H "Authorization: token ghp_abcdefgh123" x`: `curl -H "Authorization: token ***" x`,
+		`psql postgres://app:hunter2@db/app`:               `psql postgres://app:***@db/app`,
+		`tool --api-token=xyz123 run`:                      `tool --api-token=*** run`,
+		`make PREFIX=/usr HOME=/home/dev`:                  `make PREFIX=/usr HOME=/home/dev`,
+		`echo abc`:                                         `echo abc`,
+		`bash -c 'DB_PASS=x1 true'`:                        `bash -c 'DB_PASS=*** true'`,
+	} {
+		if got := m.Mask(in, env); got != want {
+			t.Errorf("Mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -28,6 +28,7 @@ type Set struct {
 	secretWords []string
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
+	approved    []Approved
 
 	win   winClasses // built on first use
 	creds struct {
@@ -148,6 +149,20 @@ func (s *Set) CredentialVars() []string { return s.credVars }
 // name, mark it as holding credentials.
 func (s *Set) CredentialWords() []string { return s.credWords }
 
+// Credentials returns the matcher of credential variables.
+func (s *Set) Credentials() *credvar.Matcher { return s.credentials() }
+
+// Approved reports whether a person approved the exact command text in
+// dir with an approved entry (see [File.Approved]).
+func (s *Set) Approved(command, dir string) bool {
+	for _, a := range s.approved {
+		if a.Command == command && a.Dir == dir {
+			return true
+		}
+	}
+	return false
+}
+
 // credentials returns the matcher of credential variables.
 func (s *Set) credentials() *credvar.Matcher {
 	s.creds.once.Do(func() { s.creds.m = credvar.New(s.credVars, s.credWords) })
@@ -213,6 +228,7 @@ func (s *Set) add(name string, f *File) error {
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	s.credWords = append(s.credWords, f.CredentialWords...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
+	s.approved = append(s.approved, f.Approved...)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" {
 			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}

@@ -23,6 +23,10 @@ type File struct {
 	// shell code ("script": GIT_EDITOR) or source as a file ("file":
 	// BASH_ENV).
 	EnvCode map[string]string `yaml:"env_code"`
+	// Approved are commands a person approved for good (`cordon approve
+	// --always-here`): each allows its exact command text in its
+	// directory when the verdict is ask; a deny stays a deny.
+	Approved []Approved `yaml:"approved"`
 
 	// WindowsPaths are path classes that apply when Windows commands are
 	// judged, besides the entries of Paths that are not POSIX absolute
@@ -315,4 +319,13 @@ func (c *Categories) UnmarshalYAML(unmarshal func(any) error) error {
 	}
 	*c = list
 	return nil
+}
+
+// An Approved entry is one command a person approved in one directory.
+type Approved struct {
+	// Command is the exact command text: the argv as one quoted line
+	// (bash -c 'git reset --hard'), or a session's statement.
+	Command string `yaml:"command"`
+	// Dir is the absolute directory it runs in.
+	Dir string `yaml:"dir"`
 }

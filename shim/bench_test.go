@@ -136,3 +136,41 @@ func BenchmarkShimJudgeGitState(b *testing.B) {
 	git("commit", "-qm", "one")
 	benchJudge(b, []string{"bash", "-c", "git reset --hard"}, dir, env)
 }
+
+// oneShotArgv is the typical agent command of [BenchmarkShimJudgeTypical].
+var oneShotArgv = []string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}
+
+// BenchmarkShimOneShot is all a one-shot shim does before it execs the
+// sandbox: the context read once (settings, workspace, rules), the
+// decision (judged, written to the audit log), and the confinement made
+// from the same context.
+func BenchmarkShimOneShot(b *testing.B) {
+	dir, env := benchDirs(b)
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	env = append(env, "XDG_STATE_HOME="+state)
+	builtinRules()
+	inv, err := Decode(oneShotArgv, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, err := NewContext(dir, env, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := ctx.Decide(Request{Shell: "bash", Mode: "command", Text: requestText(oneShotArgv), Inv: inv})
+		if !d.Allowed() {
+			b.Fatalf("verdict %s %v", d.Verdict, d.Reasons)
+		}
+		if _, err := ctx.Confine(opts); err != nil {
+			b.Skip(err)
+		}
+	}
+}

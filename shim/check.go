@@ -52,29 +52,29 @@ func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) 
 }
 
 func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
-	getenv := envLookup(env)
-	ws, err := Workspace(dir, getenv)
+	ctx, err := NewContext(dir, env, nil)
 	if err != nil {
 		return nil, err
 	}
-	loaded, err := Rules(ws.Dir, getenv)
-	if err != nil {
-		return nil, err
+	d := ctx.Decide(Request{Shell: inv.Shell, Mode: inv.Mode.String(), Text: QuoteArgv(inv.Argv), Inv: inv, Query: true, Report: report})
+	if d.Error != "" {
+		return nil, errors.New(d.Error)
 	}
-	return judgeWith(loaded.Set, inv, dir, env, ws, false, report), nil
+	return d.Judgement, nil
 }
 
 // judgeWith judges inv with set, as if run in dir with env in the
 // workspace ws. A foreign workspace is not looked at on disk: what git
-// could restore there is unknown.
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool) *rules.Judgement {
+// could restore there is unknown; host says where git runs (nil: the
+// repository is not read).
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error)) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ is left out: on POSIX a dump of the environment alone on
 	// the line (Claude Code probes env as a session starts) is allowed,
 	// and credential variables are found by name (Word.Vars).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: gitHost(dir, env)}
+		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

@@ -9,27 +9,18 @@ import (
 	"github.com/cordonsh/cordon/platform"
 )
 
-// gitHost returns what reading a repository's state needs for a command
-// judged in dir with env: a git binary and a directory for cordon's
+// gitHost returns what reading a repository's state needs for the
+// context's command: a git binary and a directory for cordon's
 // transient files, both outside every directory the sandbox lets
 // commands write (so that no command, even one running in parallel, can
 // plant or change either).
-func gitHost(dir string, env []string) func() (gitstate.Host, error) {
+func gitHost(ctx *Context) func() (gitstate.Host, error) {
 	return func() (gitstate.Host, error) {
-		spec, _, _, _, err := sandboxSpec(dir, env, nil)
+		roots, err := ctx.WritableRoots()
 		if err != nil {
 			return gitstate.Host{}, err
 		}
-		// Only the writable directories matter here: resolving what
-		// is hidden or kept read-only is left to the sandbox (it costs
-		// most of the policy's time).
-		spec.ReadOnly, spec.Hidden, spec.Visible, spec.CredentialVars = nil, nil, nil, nil
-		p, err := platform.NewPolicy(spec, env)
-		if err != nil {
-			return gitstate.Host{}, err
-		}
-		roots := p.WritableRoots()
-		getenv := envLookup(env)
+		getenv := ctx.Getenv
 		git, err := platform.FindProgram("git", getenv("PATH"), roots)
 		if err != nil {
 			return gitstate.Host{}, err
@@ -38,7 +29,7 @@ func gitHost(dir string, env []string) func() (gitstate.Host, error) {
 		// scratch directory); inside cordon's sandbox (a nested shell)
 		// git runs confined as well, and so the scratch directory does.
 		private := ""
-		if platform.Confined(p) {
+		if ctx.confined() {
 			private = os.TempDir()
 		}
 		acct := func(k string) string {

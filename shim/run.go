@@ -1,14 +1,17 @@
 package shim
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
+	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -38,8 +41,10 @@ func Run(argv []string) int {
 type run struct {
 	argv []string
 	env  []string
-	name string // the shell looked for, "bash"
-	real string // the real shell's path, once found
+	name string       // the shell looked for, "bash"
+	real string       // the real shell's path, once found
+	ctx  *Context     // what judging and confining read, once
+	conf *Confinement // the sandbox, once made
 }
 
 func (r *run) main() int {
@@ -71,7 +76,7 @@ func (r *run) windows() int {
 		return code
 	}
 	if err != nil {
-		r.print(blockedMessage(r.argv, undecodable(err), r.env))
+		r.print(blockedMessage(r.argv, undecodable(err), r.env, "", false))
 		return exitRefused
 	}
 	if inv.Mode == ModeInfo {
@@ -81,21 +86,21 @@ func (r *run) windows() int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
-	var judgeErr error
-	j, err := safeJudgeWith(func() *rules.Judgement {
-		j, e := judgeWindows(inv, dir, r.env, false)
-		if judgeErr = e; e != nil {
-			return &rules.Judgement{}
-		}
-		return j
-	})
-	switch {
-	case judgeErr != nil:
-		return r.fail("%v", judgeErr)
-	case err != nil:
+	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
-	case j.Verdict != rules.Allow:
-		r.print(blockedMessage(r.argv, j, r.env))
+	}
+	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
+	d := r.ctx.Decide(Request{Shell: r.name, Mode: "windows", Text: platform.CommandLine(), Inv: inv, Windows: true})
+	return r.follow(d)
+}
+
+// follow runs the command d allows, or prints why not.
+func (r *run) follow(d *decision.Decision) int {
+	switch {
+	case d.Error != "":
+		return r.fail("%v", d.Error)
+	case !d.Allowed():
+		r.print(r.refusedMessage(r.argv, d))
 		return exitRefused
 	}
 	return r.exec()
@@ -125,6 +130,7 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
+	req := Request{Shell: r.name, Mode: inv.Mode.String(), Text: requestText(r.argv), Inv: inv}
 	if inv.Mode == ModeStdin {
 		script, ok, err := regularStdin()
 		if err != nil {
@@ -133,28 +139,48 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 		if ok {
 			c := *inv
 			c.Mode, c.Script = ModeCommand, script
-			inv = &c
+			inv, req.Inv, req.Bind = &c, &c, script
 		}
 	}
+	if inv.Mode == ModeFile {
+		// An approval of bash FILE is for what FILE holds now.
+		req.Bind = fileDigest(filepath.Join(dir, inv.File))
+	}
+	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
+		return r.fail("could not judge the command: %v", err)
+	}
+	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
 	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
 		return r.session(inv, dir)
 	}
 	// A guard that died before putting its workspace back (killed with
 	// the sandbox still running) leaves that to the next command.
-	if ws, err := Workspace(dir, envLookup(r.env)); err == nil && ws.Dir != "" {
-		for _, line := range guard.Sweep(StateDir(envLookup(r.env)), ws.Dir) {
+	if ws := r.ctx.Workspace.Dir; ws != "" {
+		for _, line := range guard.Sweep(StateDir(r.ctx.Getenv), ws) {
 			r.print(line + "\n")
 		}
 	}
-	j, err := safeJudge(inv, dir, r.env)
-	switch {
-	case err != nil:
-		return r.fail("could not judge the command: %v", err)
-	case j.Verdict != rules.Allow:
-		r.print(blockedMessage(r.argv, j, r.env))
-		return exitRefused
+	return r.follow(r.ctx.Decide(req))
+}
+
+// fileDigest is the sha256 of the file name's content, or "unreadable".
+func fileDigest(name string) string {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "unreadable"
 	}
-	return r.exec()
+	return fmt.Sprintf("%x", sha256.Sum256(data))
+}
+
+// requestText is argv as one line, argv[0] by its base name: the text an
+// approval binds.
+func requestText(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	a := slices.Clone(argv)
+	a[0] = a[0][strings.LastIndexAny(a[0], `/\`)+1:]
+	return QuoteArgv(a)
 }
 
 // exec runs the real shell, confined, in place of this process. The
@@ -180,11 +206,21 @@ func (r *run) exec() int {
 // checked, and the real shell is looked for again, past the directories
 // the sandbox leaves writable, when it was found in one of them.
 func (r *run) confine(dir string) (*Confinement, error) {
+	if r.conf != nil {
+		return r.conf, nil
+	}
 	var argv0 string
 	if len(r.argv) > 0 {
 		argv0 = r.argv[0]
 	}
-	c, err := Confine(dir, r.env, &ConfineOptions{Invoked: argv0})
+	if r.ctx == nil {
+		ctx, err := NewContext(dir, r.env, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.ctx = ctx
+	}
+	c, err := r.ctx.Confine(&ConfineOptions{Invoked: argv0})
 	if err != nil {
 		return nil, err
 	}
@@ -201,6 +237,7 @@ func (r *run) confine(dir string) (*Confinement, error) {
 			return nil, err
 		}
 	}
+	r.conf = c
 	return c, nil
 }
 
@@ -236,23 +273,6 @@ func regularStdin() (script string, ok bool, err error) {
 		return "", false, fmt.Errorf("cannot read the script on standard input: %v", err)
 	}
 	return string(buf[:n]), true, nil
-}
-
-// safeJudge is Judge, with a panic turned into an error: a bug in cordon
-// must refuse the command, not crash with a trace the agent cannot use.
-func safeJudge(inv *Invocation, dir string, env []string) (j *rules.Judgement, err error) {
-	var judgeErr error
-	j, err = safeJudgeWith(func() *rules.Judgement {
-		j, judgeErr = Judge(inv, dir, env)
-		if judgeErr != nil {
-			return &rules.Judgement{}
-		}
-		return j
-	})
-	if judgeErr != nil {
-		return nil, judgeErr
-	}
-	return j, err
 }
 
 // safeJudgeWith runs judge, with a panic turned into an error.
@@ -314,9 +334,18 @@ func notFoundMessage(nf *platform.NotFoundError) string {
 	return b.String()
 }
 
+// refusedMessage is [blockedMessage] for the decision d of this run.
+func (r *run) refusedMessage(argv []string, d *decision.Decision) string {
+	return blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.confined())
+}
+
 // blockedMessage is DESIGN §7's paragraph for a refused command: the
-// verdict, the reasons that made it, and what a person can do.
-func blockedMessage(argv []string, j *rules.Judgement, env []string) string {
+// verdict, the reasons that made it, and what a person can do: approve
+// it with cordon approve ID when it was asked about (id), or write a
+// rule. nested says this shell was started by a command that was
+// allowed and is running (inside cordon's sandbox): that command did
+// run, only this inner one did not.
+func blockedMessage(argv []string, j *rules.Judgement, env []string, id string, nested bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cordon: refused (%s)", strings.Join(append([]string{j.Verdict.String()}, j.Categories...), ", "))
 	reasons := blockingReasons(j)
@@ -331,8 +360,18 @@ func blockedMessage(argv []string, j *rules.Judgement, env []string) string {
 			fmt.Fprintf(&b, "  %s\n", reasonLine(rs))
 		}
 	}
-	fmt.Fprintf(&b, "  nothing was run. If this is intended, a person can run it outside the agent, "+
-		"or allow it with a rule in %s (see %s).\n", configDir(env), explainHint(argv))
+	what := "nothing was run."
+	if nested {
+		what = "this inner command was not run; the command around it did run (it started this shell), so what it did before this point stands."
+	}
+	switch {
+	case id != "":
+		fmt.Fprintf(&b, "  %s If this is intended, a person can approve it with `cordon approve %s` (in a terminal, outside the agent), and the agent then retries it; "+
+			"or allow it with a rule in %s (see %s).\n", what, id, configDir(env), explainHint(argv))
+	default:
+		fmt.Fprintf(&b, "  %s If this is intended, a person can run it outside the agent, "+
+			"or allow it with a rule in %s (see %s).\n", what, configDir(env), explainHint(argv))
+	}
 	return b.String()
 }
 
@@ -359,9 +398,9 @@ func reasonLine(rs rules.Reason) string {
 // configDir is the user's cordon rules directory, as a person would type it.
 func configDir(env []string) string {
 	if x := getenv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		return Printable(filepath.Join(x, "cordon")) + string(filepath.Separator)
+		return Printable(filepath.Join(x, "cordon", "rules")) + string(filepath.Separator)
 	}
-	return "~/.config/cordon/"
+	return "~/.config/cordon/rules/"
 }
 
 // maxHint is the longest command line repeated in the explain hint.

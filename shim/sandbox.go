@@ -11,7 +11,6 @@ import (
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/rules/layers"
 )
 
 // SandboxSpec returns the sandbox policy, before it is resolved, for a
@@ -90,23 +89,35 @@ type ConfineOptions struct {
 // or why the rules cannot be loaded,
 // and what to do: the command must then not run.
 func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, error) {
-	spec, cfg, loaded, ws, err := sandboxSpec(dir, env, opts)
+	ctx, err := NewContext(dir, env, opts)
 	if err != nil {
 		return nil, err
 	}
-	getenv := envLookup(env)
-	c, err := confine(spec, cfg.Sandbox.Backend, env)
+	return ctx.Confine(opts)
+}
+
+// Confine is [Confine] with what ctx already read: the settings, the
+// workspace and the rules are not read again. opts may be nil; only its
+// Invoked and Inspect are looked at (the others were given to
+// [NewContext]).
+func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
+	p, err := ctx.Policy()
 	if err != nil {
 		return nil, err
 	}
-	c.Settings, c.Workspace = cfg, ws
+	cfg := ctx.Settings
+	c, err := confine(p, cfg.Sandbox.Backend, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	c.Settings, c.Workspace = cfg, ctx.Workspace
 	// What decides the sandbox, and cordon itself, must not be writable
 	// from inside it.
 	var argv0 string
 	if opts != nil {
 		argv0 = opts.Invoked
 	}
-	c.Weaknesses = selfCheck(c.Policy.WritableRoots(), getenv, dir, argv0, c.Nested, cfg, loaded)
+	c.Weaknesses = selfCheck(c.Policy.WritableRoots(), ctx.Getenv, ctx.Dir, argv0, c.Nested, cfg, ctx.Rules)
 	if len(c.Weaknesses) > 0 && (opts == nil || !opts.Inspect) {
 		return nil, &SelfCheckError{c.Weaknesses}
 	}
@@ -129,11 +140,7 @@ func containing(path string, roots []string) string {
 	return ""
 }
 
-func confine(spec *platform.Spec, backend string, env []string) (*Confinement, error) {
-	p, err := platform.NewPolicy(spec, env)
-	if err != nil {
-		return nil, err
-	}
+func confine(p *platform.Policy, backend string, env []string) (*Confinement, error) {
 	if backend != platform.BackendNone && platform.Confined(p) {
 		return &Confinement{Backend: platform.Direct, Policy: p, Nested: true}, nil
 	}
@@ -170,15 +177,17 @@ func unconfinedNotice(stateDir string) string {
 	return msg
 }
 
-// sandboxSpec is the sandbox policy for a command in dir, before it is
-// resolved, with the settings, the rules and the workspace it was made
-// from.
-func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec, *config.Config, *layers.Loaded, WorkspaceChoice, error) {
+// NewContext reads what judging and confining a command in dir with env
+// needs, once: the settings (overridden by opts, which may be nil), the
+// workspace ([Workspace]'s choice, unless opts names one) and the
+// effective rules. The error is a settings file or a rule file that
+// cannot be read: the command must then not run.
+func NewContext(dir string, env []string, opts *ConfineOptions) (*Context, error) {
 	getenv := envLookup(env)
-	var ws WorkspaceChoice
+	ctx := &Context{Dir: dir, Env: env, Getenv: getenv}
 	cfg, err := config.Load(getenv)
 	if err != nil {
-		return nil, nil, nil, ws, err
+		return nil, err
 	}
 	if opts != nil {
 		if opts.Backend != "" {
@@ -188,17 +197,27 @@ func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec
 			cfg.Sandbox.Network = opts.Network
 		}
 		if opts.Workspace != "" {
-			ws = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
+			ctx.Workspace = WorkspaceChoice{Dir: opts.Workspace, Why: "given with --workspace"}
 		}
 	}
-	if ws.Dir == "" {
-		ws = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
+	ctx.Settings = cfg
+	if ctx.Workspace.Dir == "" {
+		ctx.Workspace = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
 	}
-	loaded, err := Rules(ws.Dir, getenv)
-	if err != nil {
-		return nil, nil, nil, ws, err
+	if ctx.Rules, err = Rules(ctx.Workspace.Dir, getenv); err != nil {
+		return nil, err
 	}
-	spec := SandboxSpec(loaded.Set, cfg, ws.Dir)
+	return ctx, nil
+}
+
+// Spec is the sandbox policy for the context's command, before it is
+// resolved; made once.
+func (ctx *Context) Spec() (*platform.Spec, error) {
+	if ctx.spec != nil {
+		return ctx.spec, nil
+	}
+	getenv := ctx.Getenv
+	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
 	// be a workspace (TMPDIR=$HOME, or ~/.config) is left out.
@@ -220,5 +239,50 @@ func sandboxSpec(dir string, env []string, opts *ConfineOptions) (*platform.Spec
 	}
 	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
 	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
-	return spec, cfg, loaded, ws, nil
+	ctx.spec = spec
+	return spec, nil
+}
+
+// Policy is the sandbox policy resolved on this machine, made once: the
+// judge (git's host), the approvals and the log (where the state
+// directory is) and the sandbox share it.
+func (ctx *Context) Policy() (*platform.Policy, error) {
+	if ctx.policy != nil {
+		return ctx.policy, nil
+	}
+	spec, err := ctx.Spec()
+	if err != nil {
+		return nil, err
+	}
+	p, err := platform.NewPolicy(spec, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	ctx.policy = p
+	return p, nil
+}
+
+// WritableRoots are the directories the sandbox lets commands write:
+// the policy's, when it was made, else resolved from the writable part
+// of the policy alone, which costs a fraction of the whole (what is
+// hidden or read-only is most of it), once.
+func (ctx *Context) WritableRoots() ([]string, error) {
+	if ctx.policy != nil {
+		return ctx.policy.WritableRoots(), nil
+	}
+	if ctx.roots != nil {
+		return ctx.roots, nil
+	}
+	spec, err := ctx.Spec()
+	if err != nil {
+		return nil, err
+	}
+	s := *spec
+	s.ReadOnly, s.Hidden, s.Visible, s.CredentialVars = nil, nil, nil, nil
+	p, err := platform.NewPolicy(&s, ctx.Env)
+	if err != nil {
+		return nil, err
+	}
+	ctx.roots = p.WritableRoots()
+	return ctx.roots, nil
 }

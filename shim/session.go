@@ -193,12 +193,13 @@ func (s *session) judge(c chunk) string {
 	}
 	inv := *s.inv
 	inv.Mode, inv.Script = ModeCommand, s.preludeText()+text
-	j, err := safeJudgeWith(func() *rules.Judgement { return judgeWith(s.rules(), &inv, s.dir, s.r.env, s.ws, false, false) })
+	stmt := strings.TrimSuffix(text, "\n")
+	d := s.r.ctx.Decide(Request{Shell: s.r.name, Mode: "statement", Text: stmt, Inv: &inv, Rules: s.rules()})
 	switch {
-	case err != nil:
-		return s.r.failMessage("could not judge the command: %v", err)
-	case j.Verdict != rules.Allow:
-		return blockedMessage([]string{s.inv.Shell, "-c", strings.TrimSuffix(text, "\n")}, j, s.r.env)
+	case d.Error != "":
+		return s.r.failMessage("could not judge the command: %v", d.Error)
+	case !d.Allowed():
+		return s.r.refusedMessage([]string{s.inv.Shell, "-c", stmt}, d)
 	}
 	s.remember(c.stmts)
 	return ""

@@ -1,7 +1,9 @@
 package shim
 
 import (
+	"errors"
 	"fmt"
+	"github.com/cordonsh/cordon/config"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -113,7 +115,12 @@ func CheckWindows(cmdline, dir string, env []string) (*rules.Judgement, error) {
 	if err != nil {
 		return undecodable(err), nil
 	}
-	return judgeWindows(inv, dir, env, true)
+	ctx := &Context{Dir: dir, Env: env, Getenv: winLookup(env), Settings: &config.Config{}}
+	d := ctx.Decide(Request{Shell: inv.Shell, Mode: "windows", Text: cmdline, Inv: inv, Windows: true, Query: true, Report: true})
+	if d.Error != "" {
+		return nil, errors.New(d.Error)
+	}
+	return d.Judgement, nil
 }
 
 // undecodable is the judgement on a command line cordon cannot decode:
@@ -129,7 +136,8 @@ func undecodable(err error) *rules.Judgement {
 // with the effective rules: on another machine the project's rule files
 // are not there, the system's and user's are this machine's. The error
 // is a *[RulesError].
-func judgeWindows(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
+func judgeWindows(c *Context, inv *Invocation, report bool) (*rules.Judgement, error) {
+	dir, env := c.Dir, c.Env
 	getenv := winLookup(env)
 	foreign := runtime.GOOS != "windows"
 	home := getenv("USERPROFILE")
@@ -155,7 +163,7 @@ func judgeWindows(inv *Invocation, dir string, env []string, report bool) (*rule
 	}}
 	if !foreign && ws != "" {
 		if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
-			ctx.Repo = canonRepo{&gitstate.Repo{Top: ws, Env: env, Host: gitHost(dir, env)}}
+			ctx.Repo = canonRepo{&gitstate.Repo{Top: ws, Env: env, Host: gitHost(c)}}
 		}
 	}
 	cfg := &parse.Config{

@@ -36,6 +36,10 @@ func tighten(a *applied, earlier *rules.Set) []string {
 	tightenPaths(&a.Rules.Paths, "paths", a, refuse)
 	tightenPaths(&a.Rules.WindowsPaths, "windows_paths", a, refuse)
 	tightenCommands(a, earlier, refuse)
+	if len(a.Rules.Approved) > 0 {
+		refuse(a.lines["approved"], "approved allows commands a person approved")
+		a.Rules.Approved = nil
+	}
 	for k := range a.Rules.EnvCode {
 		if earlier.EnvCode(k) != parse.EnvData {
 			refuse(a.lines["env_code."+k], "env_code %s changes what cordon knows of a variable", k)

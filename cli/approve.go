@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/shim"
+)
+
+func approveCommand() *command {
+	return &command{
+		name:  "approve",
+		args:  "[--for DURATION | --always-here] ID",
+		short: "let a command cordon asked about run: once, for a while, or always in its directory",
+		long: `ID is the one a refusal printed ("cordon approve 3f9a0c12"); cordon pending
+lists them. The approval is for that exact command in that directory:
+the agent retries it and it runs. Without a flag it runs once (within
+30 minutes); with --for 10m, every time within 10 minutes; with
+--always-here, cordon writes a rule that allows it in that directory for
+good (~/.config/cordon/rules/approved.yaml) and shows it.
+
+A person approves, never an agent: approve is refused through the shim,
+inside any sandbox, and when standard input is not a terminal. A deny is
+never approvable; only a rule changes it.`,
+		run: runApprove,
+	}
+}
+
+func pendingCommand() *command {
+	return &command{
+		name:  "pending",
+		short: "list the commands cordon asked about, with their approval ids",
+		run:   runPending,
+	}
+}
+
+func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := c.flags()
+	var forD time.Duration
+	var always bool
+	fs.DurationVar(&forD, "for", 0, "approve every retry within `DURATION` (10m, 2h), not just one")
+	fs.BoolVar(&always, "always-here", false, "write a rule that allows this exact command in its directory for good")
+	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	switch {
+	case fs.NArg() != 1:
+		return c.usageError(stderr, "give one ID, as the refusal printed it")
+	case forD < 0:
+		return c.usageError(stderr, "--for %v: a duration must be positive", forD)
+	case forD > 0 && always:
+		return c.usageError(stderr, "--for and --always-here do not go together")
+	}
+	if why := notAPerson(); why != "" {
+		fmt.Fprintf(stderr, "cordon approve: refused: %s. A person runs cordon approve in a terminal of their own, outside the agent.\n", why)
+		return exitError
+	}
+	state := config.StateDir(os.Getenv)
+	if state == "" {
+		fmt.Fprintln(stderr, "cordon approve: there is no state directory (set HOME or XDG_STATE_HOME)")
+		return exitError
+	}
+	store := approval.New(state)
+	a, err := store.Lookup(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon approve: %v\n", err)
+		return exitError
+	}
+	if always {
+		file, entry, err := writeApproved(a)
+		if err != nil {
+			fmt.Fprintf(stderr, "cordon approve: %v\n", err)
+			return exitError
+		}
+		store.Done(a)
+		fmt.Fprintf(stdout, "approved for good in %s: %s\nwrote to %s:\n%s", shim.Printable(a.Dir), shim.Printable(a.Shown), file, entry)
+		return exitOK
+	}
+	g, err := store.Grant(a, forD)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon approve: cannot keep the approval: %v\n", err)
+		return exitError
+	}
+	how := "once, within " + approval.OnceLife.String()
+	if !g.Once {
+		how = "every time until " + g.Expires.Format("15:04:05")
+	}
+	fmt.Fprintf(stdout, "approved %s in %s: %s\nthe agent can retry it now.\n", how, shim.Printable(a.Dir), shim.Printable(a.Shown))
+	return exitOK
+}
+
+// notAPerson says why this process cannot be a person at a terminal:
+// standard input is no terminal, or it runs in a sandbox (cordon's or
+// another's: no_new_privs or a seccomp filter is on, which a login
+// shell never has). "" when neither.
+func notAPerson() string {
+	if !platform.IsTerminal(os.Stdin.Fd()) {
+		return "standard input is not a terminal"
+	}
+	if why, in := shim.Sandboxed(); in {
+		return "it runs inside a sandbox (" + why + ")"
+	}
+	return ""
+}
+
+// approvedFile is the rule file cordon approve --always-here writes.
+const approvedFile = "approved.yaml"
+
+// writeApproved adds an approved entry for a to the user's rule file
+// approved.yaml, and returns the file and the entry as written.
+func writeApproved(a *approval.Ask) (string, string, error) {
+	if a.Mode == "" || strings.ContainsRune(a.Text, 0) {
+		return "", "", errors.New("this ask cannot be written as a rule")
+	}
+	dir := config.Dir(os.Getenv)
+	if dir == "" {
+		return "", "", errors.New("there is no configuration directory (set HOME or XDG_CONFIG_HOME)")
+	}
+	file := filepath.Join(dir, "rules", approvedFile)
+	var f struct {
+		Version  int              `yaml:"version"`
+		Approved []rules.Approved `yaml:"approved"`
+	}
+	data, err := os.ReadFile(file)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", "", err
+	default:
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&f); err != nil && err != io.EOF {
+			return "", "", fmt.Errorf("%s: %v (cordon writes this file; fix or remove it)", file, err)
+		}
+	}
+	entry := rules.Approved{Command: a.Text, Dir: a.Dir}
+	f.Version = 1
+	f.Approved = append(f.Approved, entry)
+	out, err := yaml.Marshal(&f)
+	if err != nil {
+		return "", "", err
+	}
+	out = append([]byte("# Commands a person approved with `cordon approve --always-here`:\n# each runs in its directory without a question. Remove an entry to revoke it.\n"), out...)
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		return "", "", err
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, out, 0o600); err != nil {
+		return "", "", err
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		return "", "", err
+	}
+	shown, _ := yaml.Marshal([]rules.Approved{entry})
+	return file, string(shown), nil
+}
+
+func runPending(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := c.flags()
+	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	state := config.StateDir(os.Getenv)
+	if state == "" {
+		fmt.Fprintln(stderr, "cordon pending: there is no state directory (set HOME or XDG_STATE_HOME)")
+		return exitError
+	}
+	asks, err := approval.New(state).Pending()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon pending: %v\n", err)
+		return exitError
+	}
+	if len(asks) == 0 {
+		fmt.Fprintln(stdout, "no pending asks")
+		return exitOK
+	}
+	for _, a := range asks {
+		fmt.Fprintf(stdout, "%s  %s ago  in %s\n  %s\n", a.ID, time.Since(a.Time).Round(time.Second), shim.Printable(a.Dir), shim.Printable(a.Shown))
+		for _, r := range a.Reasons {
+			fmt.Fprintf(stdout, "  why: %s\n", shim.Printable(r))
+		}
+	}
+	fmt.Fprintln(stdout, "\napprove one with: cordon approve ID  (--for 10m, or --always-here)")
+	return exitOK
+}

@@ -1,0 +1,411 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/audit"
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/review"
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/rules/layers"
+)
+
+// The one decision point. Every judgement (a one-shot command, each
+// statement of a session, a Windows command line, cordon check and
+// explain) is [Context.Decide] on a [Request], with a [Context] read
+// once per run; it returns one [decision.Decision]. In order:
+//
+//  1. the rules judge the request (a panic is a refusal, not a crash);
+//  2. the [BeforeRun] steps see every decision that is not deny, and may
+//     save what the command would destroy (Decision.Saved) and then
+//     turn an ask into an allow;
+//  3. an ask is allowed by a person's approved rule entry or by an
+//     approval of `cordon approve` for this exact request;
+//  4. an ask left is put to the reviewer, when the settings name one;
+//  5. an ask still left is recorded for `cordon approve` (Decision.ID);
+//  6. the decision goes to the audit log.
+//
+// A query (check, explain) stops after step 1: it changes nothing.
+
+// A Context is what judging a command needs, read once per run and
+// shared by the judge, the sandbox and git's host.
+type Context struct {
+	Dir       string
+	Env       []string
+	Getenv    func(string) string
+	Settings  *config.Config
+	Workspace WorkspaceChoice
+	Rules     *layers.Loaded
+	// Prepare, when set (the shim), makes the sandbox for a command that
+	// is allowed, before the decision is recorded: the record names the
+	// backend, and a sandbox that cannot be made is the decision's error.
+	Prepare func() (*Confinement, error)
+
+	spec   *platform.Spec
+	policy *platform.Policy
+	roots  []string // from the writable part alone, before policy
+	isConf *bool
+}
+
+// A Request is one thing to decide.
+type Request struct {
+	// Shell is the shell's name ("bash", "cmd"); Mode how the code came
+	// ("command", "file", "exec", "statement", "windows").
+	Shell, Mode string
+	// Text is the exact command: argv quoted as one line, or a session
+	// statement. An approval binds it, with Bind: what else the command
+	// runs (the script read from a file on standard input, the digest of
+	// a script file).
+	Text, Bind string
+	// Inv is the decoded invocation judged. For a statement, its Script
+	// holds the session's prelude followed by the statement.
+	Inv *Invocation
+	// Rules, when set, judge instead of the context's (a session's rules
+	// of the moment).
+	Rules *rules.Set
+	// Windows: Inv is a Windows command line.
+	Windows bool
+	// Query: check or explain; nothing is recorded, approved or
+	// reviewed.
+	Query bool
+	// Report: the judgement lists the commands found and their effects.
+	Report bool
+}
+
+// BeforeRun are steps run after the rules judged a request and before
+// anything else decides: each gets the context and every decision that
+// is not a deny (d.Judgement is the rules' judgement). A step may save
+// what the command would lose, list it in d.Saved, and set d.Verdict to
+// allow. Steps must be quick when there is nothing to do. Registered at
+// init.
+var BeforeRun []func(ctx *Context, d *decision.Decision)
+
+// Decide decides req.
+func (ctx *Context) Decide(req Request) *decision.Decision {
+	start := time.Now()
+	d := &decision.Decision{Time: start, Shell: req.Shell, Mode: req.Mode, Dir: ctx.Dir, Workspace: ctx.Workspace.Dir}
+	set := req.Rules
+	if set == nil && ctx.Rules != nil {
+		set = ctx.Rules.Set
+	}
+	if set == nil {
+		set = builtinRules() // a Windows query: judgeWindows loads its own
+	}
+	if !req.Query {
+		d.Parent = parentProcess()
+		d.Command = set.Credentials().Mask(req.Text, ctx.Env)
+	}
+	var judgeErr error
+	j, err := safeJudgeWith(func() *rules.Judgement {
+		if req.Windows {
+			j, e := judgeWindows(ctx, req.Inv, req.Report)
+			if judgeErr = e; e != nil {
+				return &rules.Judgement{}
+			}
+			return j
+		}
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx))
+	})
+	if judgeErr != nil {
+		err = judgeErr
+	}
+	d.Step("judge", start)
+	if err != nil {
+		d.Verdict, d.Judged, d.Error = decision.Ask, decision.Ask, "could not judge the command: "+err.Error()
+		d.Judgement = &rules.Judgement{Verdict: rules.Ask}
+		if !req.Query {
+			ctx.record(d)
+		}
+		return d
+	}
+	fill(d, j)
+	if req.Query {
+		return d
+	}
+	if d.Verdict != decision.Deny {
+		for _, step := range BeforeRun {
+			step(ctx, d)
+		}
+	}
+	if d.Verdict == decision.Ask {
+		ctx.approve(d, set, req)
+	}
+	if d.Verdict == decision.Ask {
+		ctx.review(d)
+	}
+	if d.Verdict == decision.Ask {
+		ctx.pending(d, req)
+	}
+	if d.Verdict == decision.Allow && ctx.Prepare != nil {
+		if c, err := ctx.Prepare(); err != nil {
+			d.Error = err.Error()
+		} else {
+			d.Backend = backendName(c)
+		}
+	}
+	d.Step("decide", start)
+	ctx.record(d)
+	return d
+}
+
+// fill copies the rules' judgement into d.
+func fill(d *decision.Decision, j *rules.Judgement) {
+	d.Judgement = j
+	d.Verdict = j.Verdict.String()
+	d.Judged = d.Verdict
+	d.Categories = append([]string{}, j.Categories...)
+	d.Rules, d.Reasons = []string{}, []string{}
+	for _, rs := range blockingReasons(j) {
+		d.Rules = append(d.Rules, rs.Rule)
+		d.Reasons = append(d.Reasons, rs.Message)
+	}
+	for _, c := range j.Commands {
+		d.Targets = append(d.Targets, c.Effects...)
+	}
+}
+
+// state is cordon's state directory when no sandboxed command can write
+// it: approvals and the log are kept there, else nowhere.
+func (ctx *Context) state() (string, error) {
+	state := StateDir(ctx.Getenv)
+	if state == "" {
+		return "", errors.New("there is no state directory (no HOME or XDG_STATE_HOME)")
+	}
+	roots, err := ctx.WritableRoots()
+	if err != nil {
+		return "", err
+	}
+	if r := containing(state, roots); r != "" {
+		return "", fmt.Errorf("cordon's state directory %s is inside %s, which sandboxed commands can write (set XDG_STATE_HOME elsewhere)", Printable(state), Printable(r))
+	}
+	return state, nil
+}
+
+// approve turns d into an allow when a person approved this request:
+// an approved entry of the rules, or an approval from cordon approve.
+func (ctx *Context) approve(d *decision.Decision, set *rules.Set, req Request) {
+	if set.Approved(req.Text, ctx.Dir) {
+		d.Verdict, d.Approval = decision.Allow, "rule"
+		return
+	}
+	state, err := ctx.state()
+	if err != nil {
+		return
+	}
+	d.Key = approval.Key(req.Mode, req.Text+"\x00"+req.Bind, ctx.Dir)
+	if id, ok := approval.New(state).Use(d.Key); ok {
+		d.Verdict, d.Approval = decision.Allow, id
+	}
+}
+
+// pending records the ask d for cordon approve, and gives it its id.
+func (ctx *Context) pending(d *decision.Decision, req Request) {
+	state, err := ctx.state()
+	if err != nil || d.Key == "" || d.Error != "" {
+		return
+	}
+	a := &approval.Ask{Key: d.Key, Mode: req.Mode, Text: req.Text, Shown: d.Command, Dir: ctx.Dir,
+		Workspace: ctx.Workspace.Dir, Reasons: d.Reasons, Time: d.Time}
+	if approval.New(state).Record(a) == nil {
+		d.ID = a.ID
+	}
+}
+
+// record appends d to the audit log. A log that cannot be written is
+// said on standard error, and the verdict stands; except in a shell
+// started inside a sandbox, where the state directory is read-only by
+// design: the command around it was logged. Where the
+// state directory is is not checked here (it costs the policy): a state
+// directory that sandboxed commands could write makes the self-check
+// refuse to run anything ([Context.Confine]).
+func (ctx *Context) record(d *decision.Decision) {
+	state := StateDir(ctx.Getenv)
+	err := errors.New("there is no state directory (no HOME or XDG_STATE_HOME)")
+	if state != "" {
+		l := &audit.Log{Dir: state, MaxSize: ctx.Settings.Log.MaxSize, Keep: ctx.Settings.Log.Keep, Syslog: ctx.Settings.Log.Syslog}
+		err = l.Append(d)
+	}
+	if _, sandboxed := Sandboxed(); err != nil && !sandboxed {
+		os.Stderr.WriteString("cordon: the decision was not written to the audit log: " + err.Error() + "\n")
+	}
+}
+
+// confined reports whether this process already runs in cordon's
+// sandbox (see [platform.Confined]); asked once. Outside any sandbox
+// the answer costs one read of /proc/self/status.
+func (ctx *Context) confined() bool {
+	if _, in := Sandboxed(); !in {
+		return false
+	}
+	if ctx.isConf == nil {
+		p, err := ctx.Policy()
+		if err != nil {
+			return false
+		}
+		c := platform.Confined(p)
+		ctx.isConf = &c
+	}
+	return *ctx.isConf
+}
+
+// parentProcess is the process that started this one: the agent.
+func parentProcess() decision.Process {
+	p := decision.Process{PID: os.Getppid()}
+	if data, err := os.ReadFile(filepath.Join("/proc", fmt.Sprint(p.PID), "comm")); err == nil {
+		p.Name = strings.TrimSpace(string(data))
+	}
+	return p
+}
+
+// maxStatus bounds the git status summary given to the reviewer.
+const maxStatus = 200
+
+// review puts the ask d to the reviewer the settings name, if any. The
+// reviewer is found on PATH past the directories sandboxed commands can
+// write, and runs in the account's home directory with HOME, USER,
+// LOGNAME, LANG, PATH (without those directories) and the settings'
+// reviewer.pass_env.
+func (ctx *Context) review(d *decision.Decision) {
+	rc := ctx.Settings.Reviewer
+	if len(rc.Command) == 0 {
+		return
+	}
+	start := time.Now()
+	defer d.Step("review", start)
+	r, err := ctx.reviewer()
+	if err != nil {
+		d.Reviewer = &decision.Review{Verdict: decision.Ask, Error: err.Error()}
+		return
+	}
+	d.Reviewer = r.Run(d, ctx.gitStatus())
+	if d.Reviewer.Error == "" {
+		d.Verdict = d.Reviewer.Verdict
+	}
+}
+
+// reviewer resolves the settings' reviewer command.
+func (ctx *Context) reviewer() (*review.Reviewer, error) {
+	rc := ctx.Settings.Reviewer
+	roots, err := ctx.WritableRoots()
+	if err != nil {
+		return nil, err
+	}
+	home := platform.AccountHome()
+	var path []string
+	for _, d := range filepath.SplitList(ctx.Getenv("PATH")) {
+		if filepath.IsAbs(d) && !within(d, roots) {
+			path = append(path, d)
+		}
+	}
+	pathEnv := strings.Join(path, string(filepath.ListSeparator))
+	prog := rc.Command[0]
+	if rest, ok := strings.CutPrefix(prog, "~/"); ok {
+		prog = filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(prog) {
+		if prog, err = platform.FindProgram(prog, pathEnv, roots); err != nil {
+			return nil, fmt.Errorf("the reviewer: %v", err)
+		}
+	} else if within(prog, roots) {
+		return nil, fmt.Errorf("the reviewer %s is in a directory sandboxed commands can write", Printable(prog))
+	}
+	env := []string{"HOME=" + home, "PATH=" + pathEnv}
+	for _, k := range append([]string{"USER", "LOGNAME", "LANG", "LC_ALL"}, rc.PassEnv...) {
+		if v, ok := lookupEnv(ctx.Env, k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	argv := append([]string{prog}, rc.Command[1:]...)
+	return &review.Reviewer{Argv: argv, Timeout: rc.Timeout, Env: env, Dir: home}, nil
+}
+
+// gitStatus is the repository's changes in git status --porcelain's
+// short form, read with the hardened runner the judge uses (no program
+// of the repository's runs), at most maxStatus lines.
+func (ctx *Context) gitStatus() string {
+	ws := ctx.Workspace.Dir
+	if ws == "" {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+		return ""
+	}
+	repo := &gitstate.Repo{Top: ws, Env: ctx.Env, Host: gitHost(ctx)}
+	changes, err := repo.Changes()
+	if err != nil {
+		return "(git status could not be read: " + err.Error() + ")\n"
+	}
+	var b strings.Builder
+	for i, c := range changes {
+		if i == maxStatus {
+			fmt.Fprintf(&b, "... %d more\n", len(changes)-maxStatus)
+			break
+		}
+		code := " M"
+		switch c.Kind {
+		case rules.Untracked:
+			code = "??"
+		case rules.Ignored:
+			code = "!!"
+		}
+		rel, err := filepath.Rel(ws, c.Path)
+		if err != nil {
+			rel = c.Path
+		}
+		if strings.HasSuffix(c.Path, "/") {
+			rel += "/"
+		}
+		fmt.Fprintf(&b, "%s %s\n", code, rel)
+	}
+	return b.String()
+}
+
+// lookupEnv is the value of key in env, and whether it is set.
+func lookupEnv(env []string, key string) (string, bool) {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// backendName names how a command is confined, for the log: the
+// backend, "none" when the settings ask for no sandbox, "nested" inside
+// the sandbox of the command that started this shell.
+func backendName(c *Confinement) string {
+	switch {
+	case c.Unconfined:
+		return "none"
+	case c.Nested:
+		return "nested"
+	}
+	return c.Backend.Name()
+}
+
+// Sandboxed reports whether this process runs inside some sandbox,
+// cordon's or another's: no_new_privs is set or a seccomp filter is on,
+// which a person's login shell never has (Linux; elsewhere it says no).
+// why names the field that says so.
+func Sandboxed() (why string, in bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if v = strings.TrimSpace(v); (k == "NoNewPrivs" || k == "Seccomp") && v != "0" {
+			return k + " is " + v, true
+		}
+	}
+	return "", false
+}
