@@ -5794,6 +5794,7 @@ func cmd534() *CmdSpec {
 					"disable",
 					"uninstall",
 					"install",
+					"undo",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -13675,6 +13676,8 @@ var builtinTable = table{
 		},
 		SandboxHidden: []string{
 			"$XDG_RUNTIME_DIR",
+			"~/.local/state/cordon/snapshots",
+			"$XDG_STATE_HOME/cordon/snapshots",
 			"/run/user",
 			"/run/docker.sock",
 			"/var/run/docker.sock",
@@ -14685,7 +14688,7 @@ var builtinTable = table{
 			Category: Categories{
 				"privileged",
 			},
-			Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
+			Message: "{line}: an agent cannot approve its own commands, undo a person's work or change cordon's rules; a person runs this outside the agent",
 		},
 		{
 			ID: "wipe",

@@ -139,14 +139,47 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 		return r.session(inv, dir)
 	}
 	j, err := safeJudge(inv, dir, r.env)
-	switch {
-	case err != nil:
+	if err != nil {
 		return r.fail("could not judge the command: %v", err)
-	case j.Verdict != rules.Allow:
+	}
+	if j.Verdict != rules.Allow && !j.Savable() {
 		r.print(blockedMessage(r.argv, j, r.env))
 		return exitRefused
 	}
-	return r.exec()
+	c, err := r.confine(dir)
+	if err != nil {
+		return r.fail("%v", err)
+	}
+	id, why := r.snapshots(c, j, dir, commandText(inv, r.argv))
+	if j.Verdict != rules.Allow && id == "" {
+		r.print(blockedMessage(r.argv, j, r.env))
+		r.print("  cordon could not keep a copy first: " + Printable(why) + "\n")
+		return exitRefused
+	}
+	return r.execIn(c)
+}
+
+// snapshots waits for the continuous guard's pending save of the
+// workspace, saves what j says the command would lose (its snapshot id,
+// or why not), and starts the guard for this command.
+func (r *run) snapshots(c *Confinement, j *rules.Judgement, dir, command string) (id, why string) {
+	store, err := snapshotStore(r.env, c)
+	if err != nil {
+		return "", err.Error()
+	}
+	if ws := c.Workspace.Dir; ws != "" {
+		store.WaitPending(ws)
+	}
+	if len(j.Losses) > 0 && j.Savable() {
+		m, err := saveLosses(store, j, dir, r.env, command, c)
+		if err != nil {
+			why = err.Error()
+		} else {
+			id = m.ID
+		}
+	}
+	r.startGuard(store, c, dir, id, command)
+	return id, why
 }
 
 // exec runs the real shell, confined, in place of this process. The
@@ -161,10 +194,15 @@ func (r *run) exec() int {
 	if err != nil {
 		return r.fail("%v", err)
 	}
+	return r.execIn(c)
+}
+
+// execIn is exec with the confinement c.
+func (r *run) execIn(c *Confinement) int {
 	if c.Unconfined {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
-	err = c.Backend.Exec(r.real, r.argv, c.Policy.Env, "")
+	err := c.Backend.Exec(r.real, r.argv, c.Policy.Env, "")
 	return r.fail("cannot run the real shell: %v", err)
 }
 

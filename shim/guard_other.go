@@ -1,0 +1,8 @@
+//go:build !unix
+
+package shim
+
+import "github.com/cordonsh/cordon/snapshot"
+
+// startGuard: the continuous guard runs on Unix only.
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string) {}
