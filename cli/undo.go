@@ -158,4 +158,3 @@ func oneLine(s string) string {
 }
 
 func short(c string) string { return c[:min(len(c), 12)] }
-

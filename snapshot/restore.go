@@ -247,4 +247,3 @@ func restoreGit(e Entry, g Git) (string, string) {
 }
 
 func short(c string) string { return c[:min(len(c), 12)] }
-
