@@ -56,6 +56,14 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
 		return exitError
 	}
+	ws, err := shim.Workspace(dir, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+		return exitError
+	}
+	if ws.Dir != "" {
+		store.WaitPending(ws.Dir) // the guard's save of the last command
+	}
 	all, err := store.List()
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
@@ -71,11 +79,6 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 	} else {
-		ws, err := shim.Workspace(dir, os.Getenv)
-		if err != nil {
-			fmt.Fprintf(stderr, "cordon undo: %v\n", err)
-			return exitError
-		}
 		for _, s := range all {
 			if s.Workspace == ws.Dir {
 				m = s

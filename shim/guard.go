@@ -25,19 +25,21 @@ import (
 // waits only while such a save is still running.
 
 // GuardRole is the hidden first argument that makes cordon the guard's
-// saver: cordon GuardRole WORKSPACE PID SNAPSHOT-ID DIR COMMAND.
+// saver: cordon GuardRole WORKSPACE PID START SNAPSHOT-ID DIR COMMAND,
+// START the command's start in Unix nanoseconds.
 const GuardRole = "__cordon-guard"
 
 // GuardMain is the saver: it waits for process PID to end, then saves
 // the workspace. It prints nothing (its output goes nowhere); a failure
 // is appended to guard.log in the store.
 func GuardMain(args []string) int {
-	if len(args) != 5 {
+	if len(args) != 6 {
 		return 2
 	}
-	ws, id, dir, command := args[0], args[2], args[3], args[4]
+	ws, id, dir, command := args[0], args[3], args[4], args[5]
 	pid, err := strconv.Atoi(args[1])
-	if err != nil {
+	start, err2 := strconv.ParseInt(args[2], 10, 64)
+	if err != nil || err2 != nil {
 		return 2
 	}
 	env := os.Environ()
@@ -55,7 +57,7 @@ func GuardMain(args []string) int {
 	}
 	defer unlock()
 	defer store.DonePending(ws, pid)
-	if err := guardSave(store, ws, id, dir, command, env); err != nil {
+	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), env); err != nil {
 		guardLog(store, fmt.Sprintf("%s %s: %v\n", time.Now().Format(time.RFC3339), ws, err))
 		return 1
 	}
@@ -63,13 +65,13 @@ func GuardMain(args []string) int {
 }
 
 // guardSave is one round of the guard for ws, after the command
-// (snapshot id, "" when it has none) ran in dir.
-func guardSave(store *snapshot.Store, ws, id, dir, command string, env []string) error {
+// (snapshot id, "" when it has none) started at start ran in dir.
+func guardSave(store *snapshot.Store, ws, id, dir, command string, start time.Time, env []string) error {
 	paths, err := unrecoverable(ws, dir, env)
 	if err != nil {
 		return err
 	}
-	_, err = store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: time.Now()})
+	_, err = store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start})
 	return err
 }
 

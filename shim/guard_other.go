@@ -2,7 +2,11 @@
 
 package shim
 
-import "github.com/cordonsh/cordon/snapshot"
+import (
+	"time"
+
+	"github.com/cordonsh/cordon/snapshot"
+)
 
 // startGuard: the continuous guard runs on Unix only.
-func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string) {}
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {}

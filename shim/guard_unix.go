@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
 
 	"github.com/cordonsh/cordon/snapshot"
 )
@@ -18,7 +19,7 @@ import (
 // that nothing waits for it and it prints nothing; this process's pid,
 // which the command keeps once the shell is exec'd, tells it when the
 // command has ended.
-func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string) {
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
 	ws := c.Workspace.Dir
 	if ws == "" || !c.Settings.Snapshots.ContinuousOn() {
 		return
@@ -30,7 +31,7 @@ func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(self, GuardRole, ws, strconv.Itoa(os.Getpid()), id, dir, command)
+	cmd := exec.Command(self, GuardRole, ws, strconv.Itoa(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
 	cmd.Args[0] = "cordon" // the command line's role, whatever the binary's name
 	cmd.Env, cmd.Dir = r.env, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

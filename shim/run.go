@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -29,7 +30,7 @@ const (
 // An argv the shell itself would reject (a *DecodeError) is passed to the
 // real shell unjudged, so that the shell prints its own error.
 func Run(argv []string) int {
-	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv)}
+	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv), start: time.Now()}
 	return r.main()
 }
 
@@ -39,6 +40,9 @@ type run struct {
 	env  []string
 	name string // the shell looked for, "bash"
 	real string // the real shell's path, once found
+	// start is when the shim started: a change made before is not the
+	// command's (the continuous guard).
+	start time.Time
 }
 
 func (r *run) main() int {
@@ -178,7 +182,7 @@ func (r *run) snapshots(c *Confinement, j *rules.Judgement, dir, command string)
 			id = m.ID
 		}
 	}
-	r.startGuard(store, c, dir, id, command)
+	r.startGuard(store, c, dir, id, command, r.start)
 	return id, why
 }
 

@@ -61,6 +61,21 @@ type session struct {
 	prelude []string        // state statements, printed
 	size    int             // bytes in prelude
 	funcs   map[string]bool // functions the session defined
+	conf    *Confinement    // how the shell is confined
+}
+
+// save keeps what j says statement text would destroy (see
+// saveLosses), when it is judged: earlier statements may still be
+// running. It returns why it could not, or "".
+func (s *session) save(j *rules.Judgement, text string) string {
+	store, err := snapshotStore(s.r.env, s.conf)
+	if err == nil {
+		_, err = saveLosses(store, j, s.dir, s.r.env, strings.TrimSuffix(text, "\n"), s.conf)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // session runs the real shell as a child, confined, and feeds it the
@@ -99,7 +114,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 			child.Forward(s)
 		}
 	}()
-	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current}
+	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current, conf: c}
 	go func() {
 		s.feed(os.Stdin, pw)
 		pw.Close()
@@ -197,7 +212,13 @@ func (s *session) judge(c chunk) string {
 	case err != nil:
 		return s.r.failMessage("could not judge the command: %v", err)
 	case j.Verdict != rules.Allow:
-		return blockedMessage([]string{s.inv.Shell, "-c", strings.TrimSuffix(text, "\n")}, j, s.r.env)
+		argv := []string{s.inv.Shell, "-c", strings.TrimSuffix(text, "\n")}
+		if !j.Savable() {
+			return blockedMessage(argv, j, s.r.env)
+		}
+		if why := s.save(j, text); why != "" {
+			return blockedMessage(argv, j, s.r.env) + "  cordon could not keep a copy first: " + Printable(why) + "\n"
+		}
 	}
 	s.remember(c.stmts)
 	return ""

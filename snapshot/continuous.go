@@ -54,7 +54,9 @@ type TrackResult struct {
 // files and directories now) since ws's index was written, and records
 // what the command (m: its text, directory, and Kind; m.ID may name the
 // snapshot the command already has, which the entries are added to)
-// replaced or deleted of what the index held. m.Ended is set to now.
+// replaced or deleted of what the index held, changed since m.Time, when
+// it started (a deleted file counts whatever its time). m.Ended is set
+// to now.
 func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, error) {
 	if err := s.init(); err != nil {
 		return nil, err
@@ -70,6 +72,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		old[e.Path] = e
 	}
 	res := &TrackResult{}
+	now := time.Now()
 	next := &Manifest{ID: idx.ID, Kind: KindIndex, Workspace: ws, Time: time.Now()}
 	var lost []Entry
 	var stored int64
@@ -120,8 +123,11 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			stored += e.Size
 			res.Stored++
 		}
+		if racy(fi, now) {
+			e.Stat = "racy"
+		}
 		next.Entries = append(next.Entries, e)
-		if had && (prev.Object != e.Object || prev.Target != e.Target || prev.Type != e.Type) {
+		if had && (prev.Object != e.Object || prev.Target != e.Target || prev.Type != e.Type) && changedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
@@ -135,7 +141,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			continue
 		}
 		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat {
+		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && changedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
@@ -151,6 +157,26 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		res.Lost = m
 	}
 	return res, s.evict(m.ID)
+}
+
+// changedSince reports whether fi's inode changed at or after t: a
+// change made before the command started (by a person, between
+// commands) is not the command's doing.
+func changedSince(fi fs.FileInfo, t time.Time) bool {
+	sec, nsec := ctime(fi)
+	return !time.Unix(sec, nsec).Before(t.Add(-tick))
+}
+
+// tick is more than the granularity of file times: the kernel stamps
+// them with a coarse clock (a few milliseconds).
+const tick = 20 * time.Millisecond
+
+// racy reports whether fi may change again without its times showing
+// it (within the same tick), as git calls it: such a file's content is
+// read again next round rather than trusted to its stat.
+func racy(fi fs.FileInfo, now time.Time) bool {
+	sec, nsec := ctime(fi)
+	return fi.ModTime().After(now.Add(-tick)) || time.Unix(sec, nsec).After(now.Add(-tick))
 }
 
 // addLost adds entries to the snapshot m.ID (when it still exists) or
