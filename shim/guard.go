@@ -25,20 +25,22 @@ import (
 // waits only while such a save is still running.
 
 // GuardRole is the hidden first argument that makes cordon the guard's
-// saver: cordon GuardRole WORKSPACE PID START SNAPSHOT-ID DIR COMMAND,
-// START the command's start in Unix nanoseconds.
+// saver: cordon GuardRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
+// COMMAND, PID-START the command process's start ([snapshot.ProcessStart],
+// so that a reused pid is not waited for), START the command's start in
+// Unix nanoseconds.
 const GuardRole = "__cordon-guard"
 
 // GuardMain is the saver: it waits for process PID to end, then saves
 // the workspace. It prints nothing (its output goes nowhere); a failure
 // is appended to guard.log in the store.
 func GuardMain(args []string) int {
-	if len(args) != 6 {
+	if len(args) != 7 {
 		return 2
 	}
-	ws, id, dir, command := args[0], args[3], args[4], args[5]
+	ws, pidStart, id, dir, command := args[0], args[2], args[4], args[5], args[6]
 	pid, err := strconv.Atoi(args[1])
-	start, err2 := strconv.ParseInt(args[2], 10, 64)
+	start, err2 := strconv.ParseInt(args[3], 10, 64)
 	if err != nil || err2 != nil {
 		return 2
 	}
@@ -50,13 +52,13 @@ func GuardMain(args []string) int {
 	}
 	sn := &cfg.Snapshots
 	store := snapshot.Open(StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
-	snapshot.WaitExit(pid)
+	snapshot.WaitExit(pid, pidStart)
 	unlock, err := store.LockPending(ws)
 	if err != nil {
 		return 1
 	}
 	defer unlock()
-	defer store.DonePending(ws, pid)
+	defer store.DonePending(ws, pid, pidStart)
 	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), env); err != nil {
 		guardLog(store, fmt.Sprintf("%s %s: %v\n", time.Now().Format(time.RFC3339), ws, err))
 		return 1

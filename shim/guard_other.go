@@ -9,4 +9,5 @@ import (
 )
 
 // startGuard: the continuous guard runs on Unix only.
-func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {}
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // SandboxSpec returns the sandbox policy, before it is resolved, for a
@@ -169,21 +170,8 @@ func unconfinedNotice(stateDir string) string {
 	return msg
 }
 
-// processStart is the start time of process pid, as /proc gives it, or
-// "" where there is no /proc.
-func processStart(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The fields after the command name, which is in parentheses.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
-	f := strings.Fields(rest)
-	if len(f) > 19 {
-		return f[19]
-	}
-	return ""
-}
+// processStart is [snapshot.ProcessStart].
+func processStart(pid int) string { return snapshot.ProcessStart(pid) }
 
 // sandboxSpec is the sandbox policy for a command in dir, before it is
 // resolved, with the settings, the rules and the workspace it was made

@@ -11,10 +11,13 @@ func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }
 func (s *Store) LockPending(ws string) (func(), error) { return func() {}, nil }
 
 // DonePending is a no-op here.
-func (s *Store) DonePending(ws string, pid int) {}
+func (s *Store) DonePending(ws string, pid int, start string) {}
 
 // WaitPending is a no-op here.
 func (s *Store) WaitPending(ws string) {}
 
 // WaitExit is a no-op here.
-func WaitExit(pid int) {}
+func WaitExit(pid int, start string) {}
+
+// ProcessStart is "" here.
+func ProcessStart(pid int) string { return "" }

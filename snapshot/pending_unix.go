@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -31,7 +32,17 @@ func (s *Store) MarkPending(ws string, pid, saver int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, strconv.Itoa(pid)), []byte(strconv.Itoa(saver)), 0o600)
+	return os.WriteFile(filepath.Join(dir, markName(pid)), []byte(markName(saver)), 0o600)
+}
+
+// markName names process pid as PID-START.
+func markName(pid int) string { return strconv.Itoa(pid) + "-" + ProcessStart(pid) }
+
+// parseMark reads PID-START.
+func parseMark(s string) (int, string, bool) {
+	p, start, _ := strings.Cut(s, "-")
+	pid, err := strconv.Atoi(p)
+	return pid, start, err == nil
 }
 
 // LockPending takes ws's saving lock: the saver holds it while it saves.
@@ -43,9 +54,9 @@ func (s *Store) LockPending(ws string) (func(), error) {
 	return flock(dir+".lock", true)
 }
 
-// DonePending removes pid's mark.
-func (s *Store) DonePending(ws string, pid int) {
-	os.Remove(filepath.Join(s.pendingDir(ws), strconv.Itoa(pid)))
+// DonePending removes the mark of pid, started at start.
+func (s *Store) DonePending(ws string, pid int, start string) {
+	os.Remove(filepath.Join(s.pendingDir(ws), strconv.Itoa(pid)+"-"+start))
 }
 
 // maxPendingWait bounds how long a command waits for the save of the one
@@ -63,8 +74,8 @@ func (s *Store) WaitPending(ws string) {
 	}
 	deadline := time.Now().Add(maxPendingWait)
 	for _, d := range des {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil || pid == os.Getpid() {
+		pid, start, ok := parseMark(d.Name())
+		if !ok || pid == os.Getpid() {
 			continue
 		}
 		mark := filepath.Join(dir, d.Name())
@@ -73,12 +84,12 @@ func (s *Store) WaitPending(ws string) {
 			if err != nil {
 				break // done
 			}
-			saver, _ := strconv.Atoi(string(data))
-			if !alive(saver) {
+			saver, saverStart, _ := parseMark(string(data))
+			if !Running(saver, saverStart) {
 				os.Remove(mark)
 				break
 			}
-			if alive(pid) {
+			if Running(pid, start) {
 				break // its command still runs: not due
 			}
 			if unlock, err := flock(dir+".lock", true); err == nil {
@@ -92,6 +103,30 @@ func (s *Store) WaitPending(ws string) {
 	}
 }
 
+// ProcessStart is the start time of process pid, as /proc gives it
+// (clock ticks since boot), or "" where there is no /proc or no such
+// process: with the pid, it names one process, not whichever reuses the
+// pid later.
+func ProcessStart(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The fields after the command name, which is in parentheses.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) > 19 {
+		return f[19]
+	}
+	return ""
+}
+
+// Running reports whether the process pid that started at start (see
+// [ProcessStart]; "" when unknown) still runs.
+func Running(pid int, start string) bool {
+	return alive(pid) && (start == "" || ProcessStart(pid) == start)
+}
+
 // alive reports whether process pid exists.
 func alive(pid int) bool {
 	if pid <= 0 {
@@ -101,12 +136,12 @@ func alive(pid int) bool {
 	return err == nil || errors.Is(err, unix.EPERM)
 }
 
-// WaitExit returns when process pid has ended.
-func WaitExit(pid int) {
-	if waitPidfd(pid) {
+// WaitExit returns when process pid, started at start, has ended.
+func WaitExit(pid int, start string) {
+	if waitPidfd(pid, start) {
 		return
 	}
-	for alive(pid) {
+	for Running(pid, start) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }

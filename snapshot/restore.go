@@ -59,7 +59,43 @@ func (s *Store) Restore(m *Manifest, opts RestoreOptions) []Result {
 		action, why := s.restoreOne(m, e, opts)
 		out = append(out, Result{Entry: e, Action: action, Why: why})
 	}
+	s.reindex(m.Workspace, out)
 	return out
+}
+
+// reindex records restored files in the workspace's continuous index, so
+// that the guard does not take them for the next command's changes.
+func (s *Store) reindex(ws string, results []Result) {
+	unlock, err := s.lock()
+	if err != nil {
+		return
+	}
+	defer unlock()
+	idx, err := s.Get(indexID(ws))
+	if err != nil {
+		return
+	}
+	at := map[string]int{}
+	for i, e := range idx.Entries {
+		at[e.Path] = i
+	}
+	for _, r := range results {
+		fi, err := os.Lstat(r.Entry.Path)
+		if r.Action != Restored || err != nil || r.Entry.Type != TypeFile && r.Entry.Type != TypeSymlink {
+			continue
+		}
+		e := r.Entry
+		e.Stat = statKey(fi)
+		if racy(fi, time.Now()) {
+			e.Stat = "racy"
+		}
+		if i, ok := at[e.Path]; ok {
+			idx.Entries[i] = e
+		} else {
+			idx.Entries = append(idx.Entries, e)
+		}
+	}
+	s.writeManifest(idx)
 }
 
 func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, string) {

@@ -29,17 +29,20 @@ func openFile(path string) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// waitPidfd waits for pid to end through a pidfd (Linux 5.3+); false
-// when it cannot.
-func waitPidfd(pid int) bool {
+// waitPidfd waits for pid, started at start, to end through a pidfd
+// (Linux 5.3+); false when it cannot.
+func waitPidfd(pid int, start string) bool {
 	fd, err := unix.PidfdOpen(pid, 0)
-	if errors.Is(err, unix.ESRCH) {
-		return true // ended already
+	if errors.Is(err, unix.ESRCH) || errors.Is(err, unix.EINVAL) {
+		return true // ended already (EINVAL: the pid is now another's thread)
 	}
 	if err != nil {
 		return false
 	}
 	defer unix.Close(fd)
+	if start != "" && ProcessStart(pid) != start {
+		return true // the pid is another process's now
+	}
 	for {
 		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
 		if err != unix.EINTR {

@@ -25,4 +25,4 @@ func openFile(path string) (*os.File, error) {
 }
 
 // waitPidfd is Linux's; elsewhere the process is polled.
-func waitPidfd(pid int) bool { return false }
+func waitPidfd(pid int, start string) bool { return false }
