@@ -14688,7 +14688,7 @@ var builtinTable = table{
 			Category: Categories{
 				"privileged",
 			},
-			Message: "{line}: an agent cannot approve its own commands, undo a person's work or change cordon's rules; a person runs this outside the agent",
+			Message: "{line}: an agent cannot approve its own commands or change cordon's rules; a person runs this outside the agent",
 		},
 		{
 			ID: "wipe",

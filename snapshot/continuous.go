@@ -75,7 +75,8 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 	now := time.Now()
 	next := &Manifest{ID: idx.ID, Kind: KindIndex, Workspace: ws, Time: time.Now()}
 	var lost []Entry
-	var stored int64
+	var stored, added int64
+	changed := false // the index differs from the last one
 	seen := map[string]bool{}
 	var walk func(p string)
 	walk = func(p string) {
@@ -103,6 +104,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			next.Entries = append(next.Entries, prev)
 			return
 		}
+		changed = true
 		e := Entry{Path: p, Mode: uint32(fi.Mode().Perm()), Stat: key}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			e.Type = TypeSymlink
@@ -116,11 +118,15 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 				}
 				return
 			}
-			if e.Object, e.Size, err = s.store(p); err != nil {
+			var isNew bool
+			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
 				res.Skipped = append(res.Skipped, p)
 				return
 			}
 			stored += e.Size
+			if isNew {
+				added += e.Size
+			}
 			res.Stored++
 		}
 		if racy(fi, now) {
@@ -140,13 +146,16 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		if seen[p] {
 			continue
 		}
+		changed = true
 		fi, err := os.Lstat(p)
 		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && changedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
-	if err := s.writeManifest(next); err != nil {
-		return nil, err
+	if changed {
+		if err := s.writeManifest(next); err != nil {
+			return nil, err
+		}
 	}
 	m.Ended = time.Now()
 	if len(lost) > 0 || m.ID != "" {
@@ -156,7 +165,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		}
 		res.Lost = m
 	}
-	return res, s.evict(m.ID)
+	return res, s.added(added, m.ID)
 }
 
 // changedSince reports whether fi's inode changed at or after t: a

@@ -12,30 +12,29 @@ import (
 )
 
 // store copies the regular file at path into the objects and returns its
-// sha256 and size. The file is opened without following a symlink in any
+// sha256 and size, and whether the content was new to the store. The file is opened without following a symlink in any
 // component where the system allows it ([openFile]), so that a directory
 // swapped for a link after it was planned cannot make cordon copy a file
 // from somewhere else (a credential the sandbox hides) into the store.
-func (s *Store) store(path string) (string, int64, error) {
+func (s *Store) store(path string) (sum string, n int64, isNew bool, err error) {
 	src, err := openFile(path)
 	if err != nil {
-		return "", 0, fmt.Errorf("cannot save %s: %v", path, err)
+		return "", 0, false, fmt.Errorf("cannot save %s: %v", path, err)
 	}
 	defer src.Close()
 	fi, err := src.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		return "", 0, fmt.Errorf("cannot save %s: not a regular file any more", path)
+		return "", 0, false, fmt.Errorf("cannot save %s: not a regular file any more", path)
 	}
 	if fi.Size() > s.Budgets.File {
-		return "", 0, &OverBudgetError{Path: path, Size: fi.Size(), Budget: s.Budgets.File, What: "file"}
+		return "", 0, false, &OverBudgetError{Path: path, Size: fi.Size(), Budget: s.Budgets.File, What: "file"}
 	}
 	tmp, err := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "o-")
 	if err != nil {
-		return "", 0, fmt.Errorf("cannot write the snapshot store: %v", err)
+		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
 	}
 	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	var n int64
 	if clone(tmp, src) == nil {
 		// The clone shares the blocks; the hash is read from it, so it is
 		// the content saved even if the source changes meanwhile.
@@ -52,23 +51,23 @@ func (s *Store) store(path string) (string, int64, error) {
 	if err != nil {
 		var ob *OverBudgetError
 		if errors.As(err, &ob) {
-			return "", 0, err
+			return "", 0, false, err
 		}
-		return "", 0, fmt.Errorf("cannot save %s: %v", path, err)
+		return "", 0, false, fmt.Errorf("cannot save %s: %v", path, err)
 	}
-	sum := hex.EncodeToString(h.Sum(nil))
+	sum = hex.EncodeToString(h.Sum(nil))
 	dst := s.object(sum)
 	if _, err := os.Lstat(dst); err == nil {
-		return sum, n, nil // the same content is saved already
+		return sum, n, false, nil // the same content is saved already
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
-		return "", 0, fmt.Errorf("cannot write the snapshot store: %v", err)
+		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
 	}
 	os.Chmod(tmp.Name(), 0o400)
 	if err := os.Rename(tmp.Name(), dst); err != nil {
-		return "", 0, fmt.Errorf("cannot write the snapshot store: %v", err)
+		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
 	}
-	return sum, n, nil
+	return sum, n, true, nil
 }
 
 // openObject opens a saved content.

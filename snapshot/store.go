@@ -245,16 +245,20 @@ func (s *Store) SaveEntries(m *Manifest, entries []Entry, total int64) error {
 		return err
 	}
 	defer unlock()
+	var added int64
 	for i := range entries {
 		e := &entries[i]
 		if e.Type != TypeFile {
 			continue
 		}
-		sum, size, err := s.store(e.Path)
+		sum, size, isNew, err := s.store(e.Path)
 		if err != nil {
 			return err
 		}
 		e.Object, e.Size = sum, size
+		if isNew {
+			added += size
+		}
 	}
 	m.Entries = append(m.Entries, entries...)
 	m.Size = total
@@ -267,7 +271,7 @@ func (s *Store) SaveEntries(m *Manifest, entries []Entry, total int64) error {
 	if err := s.writeManifest(m); err != nil {
 		return err
 	}
-	return s.evict(m.ID)
+	return s.added(added, m.ID)
 }
 
 // newID is a short random id people can type.
@@ -370,9 +374,39 @@ func (s *Store) Update(m *Manifest) error {
 	return s.writeManifest(m)
 }
 
+// usage is the bytes of objects in the store, kept in the file usage:
+// what new objects add, until an eviction counts again. Eviction reads
+// every manifest, so it runs only when usage passes the total budget.
+func (s *Store) usage() int64 {
+	data, err := os.ReadFile(filepath.Join(s.Dir, "usage"))
+	if err != nil {
+		return s.Budgets.Total + 1 // unknown: count
+	}
+	var n int64
+	fmt.Sscan(string(data), &n)
+	return n
+}
+
+func (s *Store) setUsage(n int64) {
+	writeAtomic(filepath.Join(s.Dir, "usage"), []byte(fmt.Sprint(n)), filepath.Join(s.Dir, "tmp"))
+}
+
+// added records n new bytes of objects and evicts when the total budget
+// is passed. The caller holds the lock.
+func (s *Store) added(n int64, keep string) error {
+	u := s.usage()
+	if u+n <= s.Budgets.Total {
+		if n > 0 {
+			s.setUsage(u + n)
+		}
+		return nil
+	}
+	return s.evict(keep)
+}
+
 // evict removes the oldest snapshots (never keep) until the objects the
-// others use fit in the total budget, then the objects no snapshot uses.
-// The caller holds the lock.
+// others use fit in the total budget, then the objects no snapshot uses,
+// and counts the usage again. The caller holds the lock.
 func (s *Store) evict(keep string) error {
 	all, err := s.list()
 	if err != nil {
@@ -388,6 +422,7 @@ func (s *Store) evict(keep string) error {
 		all = slices.Delete(all, i, i+1)
 		used, total = usedObjects(all)
 	}
+	s.setUsage(total)
 	// Objects no manifest names: evicted ones, or left by a save that died.
 	dirs, _ := os.ReadDir(s.objects())
 	for _, d := range dirs {
