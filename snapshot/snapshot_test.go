@@ -291,3 +291,16 @@ func TestTrack(t *testing.T) {
 		t.Fatal("undo did not bring back exactly what the command destroyed")
 	}
 }
+
+// A repository's .git, alone or inside a directory, is not saved: its
+// loss stays a person's question.
+func TestNoGitHistory(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	write(t, ws+"/sub/.git/HEAD", "ref: refs/heads/main\n")
+	write(t, ws+"/sub/x", "x")
+	for _, p := range []string{ws + "/sub", ws + "/sub/.git"} {
+		if err := s.Save(&Manifest{}, []string{p}); err == nil || !strings.Contains(err.Error(), "history") {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}

@@ -184,6 +184,10 @@ func (s *Store) Plan(paths []string) ([]Entry, int64, error) {
 			if e.Target, err = os.Readlink(p); err != nil {
 				return fmt.Errorf("cannot read %s: %v", p, err)
 			}
+		case fi.IsDir() && filepath.Base(p) == ".git":
+			// A repository's history: too much at stake to run its loss
+			// on a copy; asked about as before.
+			return fmt.Errorf("%s is a git repository's history; cordon does not take its loss on a snapshot", p)
 		case fi.IsDir():
 			e.Type = TypeDir
 			des, err := os.ReadDir(p)
