@@ -69,6 +69,13 @@ func GuardMain(args []string) int {
 // guardSave is one round of the guard for ws, after the command
 // (snapshot id, "" when it has none) started at start ran in dir.
 func guardSave(store *snapshot.Store, ws, id, dir, command string, start time.Time, env []string) error {
+	// The shim made .git/hooks before the command ran (see
+	// platform.Policy); gone now, the repository is being removed: reading
+	// its state would make the directory again (the policy git is found
+	// with makes it), in the middle of that removal.
+	if _, err := os.Lstat(filepath.Join(ws, ".git", "hooks")); err != nil {
+		return nil
+	}
 	paths, err := unrecoverable(ws, dir, env)
 	if err != nil {
 		return err
