@@ -26,5 +26,8 @@ func run(args []string) int {
 	if _, ok := shim.ShellName(args[0]); ok {
 		return shim.Run(args)
 	}
+	if len(args) > 1 && args[1] == shim.SnapshotRole {
+		return shim.SnapshotMain(args[2:])
+	}
 	return cli.Main(args[1:], os.Stdout, os.Stderr)
 }

@@ -201,7 +201,30 @@ func explanation(req *judgeRequest, j *rules.Judgement) string {
 	writeCommands(&b, j)
 	writeReasons(&b, j)
 	fmt.Fprintf(&b, "\nverdict: %s\n", verdictLine(j))
+	writeLosses(&b, j)
 	return b.String()
+}
+
+// writeLosses says what the shim would save first, and that it would
+// then run the command (see package snapshot).
+func writeLosses(b *strings.Builder, j *rules.Judgement) {
+	if !j.Savable() {
+		return
+	}
+	b.WriteString("\nthrough the shim, cordon first keeps a copy (cordon undo brings it back), then runs it:\n")
+	for _, l := range j.Losses {
+		switch {
+		case l.Kind == "stash":
+			b.WriteString("  the stash entries\n")
+		case l.Kind == "unmerged":
+			fmt.Fprintf(b, "  the branch %s\n", shim.Printable(l.Ref))
+		default:
+			for _, p := range l.Paths {
+				fmt.Fprintf(b, "  %s (%s)\n", shim.Printable(p), l.Kind)
+			}
+		}
+	}
+	b.WriteString("  (unless it is over the snapshot budgets: then it is asked about)\n")
 }
 
 func writeCommands(b *strings.Builder, j *rules.Judgement) {

@@ -32,6 +32,11 @@
 //	  command: [~/bin/cordon-review, --model, small]
 //	  timeout: 10s
 //	  pass_env: [OPENAI_API_KEY]     # variables the reviewer gets besides HOME, PATH, USER, LANG
+//	snapshots:             # copies of what commands destroy (cordon undo)
+//	  max_file: 256MiB     # a larger file is not saved: deleting it is asked about
+//	  max_command: 1GiB    # per command
+//	  max_total: 5GiB      # the whole store; the oldest snapshots go first
+//	  continuous: true     # save untracked and modified files after each command
 package config
 
 import (
@@ -58,10 +63,11 @@ type Config struct {
 	Version int `yaml:"version"`
 	// Workspaces are directories, or patterns of them (~/src/*), that
 	// are workspaces although they are not git repositories.
-	Workspaces []string `yaml:"workspaces"`
-	Sandbox    Sandbox  `yaml:"sandbox"`
-	Log        Log      `yaml:"log"`
-	Reviewer   Reviewer `yaml:"reviewer"`
+	Workspaces []string  `yaml:"workspaces"`
+	Sandbox    Sandbox   `yaml:"sandbox"`
+	Snapshots  Snapshots `yaml:"snapshots"`
+	Log        Log       `yaml:"log"`
+	Reviewer   Reviewer  `yaml:"reviewer"`
 	// Files are the files the settings were read from.
 	Files []string `yaml:"-"`
 }
@@ -92,6 +98,46 @@ type Reviewer struct {
 	Command []string      `yaml:"command"`
 	Timeout time.Duration `yaml:"timeout"`
 	PassEnv []string      `yaml:"pass_env"`
+}
+
+// Snapshots are the settings of the snapshot store; zero sizes take the
+// defaults (package snapshot).
+type Snapshots struct {
+	MaxFile    Size  `yaml:"max_file"`
+	MaxCommand Size  `yaml:"max_command"`
+	MaxTotal   Size  `yaml:"max_total"`
+	Continuous *bool `yaml:"continuous"`
+}
+
+// ContinuousOn reports whether the continuous guard is on (the default).
+func (s *Snapshots) ContinuousOn() bool { return s.Continuous == nil || *s.Continuous }
+
+// Size is a number of bytes, written as a number or with a unit (KiB,
+// MiB, GiB, TiB; KB, MB, GB, TB are read as the same powers of two).
+type Size int64
+
+// UnmarshalYAML reads "256MiB", "1 GiB" or 1048576.
+func (z *Size) UnmarshalYAML(n *yaml.Node) error {
+	v, err := ParseSize(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*z = v
+	return nil
+}
+
+// ParseSize reads a size such as "256MiB".
+func ParseSize(text string) (Size, error) {
+	t := strings.TrimSpace(text)
+	num := strings.TrimRightFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToLower(strings.TrimSpace(t[len(num):]))
+	shift := map[string]uint{"": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40}
+	sh, ok := shift[unit]
+	var n int64
+	if _, err := fmt.Sscan(num, &n); err != nil || !ok || n < 0 || n > (1<<62)>>sh {
+		return 0, fmt.Errorf("%q: want a size such as 256MiB or 5GiB", text)
+	}
+	return Size(n << sh), nil
 }
 
 // UserFile returns the user's settings file for the environment lookup
@@ -219,6 +265,14 @@ func (c *Config) merge(file string, data []byte) error {
 	mergeLimit(&c.Sandbox.Limits.FileSize, s.Limits.FileSize)
 	mergeLimit(&c.Sandbox.Limits.Files, s.Limits.Files)
 	mergeLimit(&c.Sandbox.Limits.Memory, s.Limits.Memory)
+	for dst, v := range map[*Size]Size{&c.Snapshots.MaxFile: f.Snapshots.MaxFile, &c.Snapshots.MaxCommand: f.Snapshots.MaxCommand, &c.Snapshots.MaxTotal: f.Snapshots.MaxTotal} {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	if f.Snapshots.Continuous != nil {
+		c.Snapshots.Continuous = f.Snapshots.Continuous
+	}
 	return nil
 }
 

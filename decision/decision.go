@@ -55,6 +55,9 @@ type Decision struct {
 	Backend string `json:"backend,omitempty"`
 	// Saved are the ids of the snapshots taken before the command ran.
 	Saved []string `json:"saved,omitempty"`
+	// Unsaved is why what the command would destroy could not be saved
+	// first, when a step tried.
+	Unsaved string `json:"unsaved,omitempty"`
 	// Approval is the approval used ("" for none): an approval's id, or
 	// "rule" for a person's approved rule entry.
 	Approval string `json:"approval,omitempty"`

@@ -55,8 +55,9 @@ type Context struct {
 
 // Judge judges what res would run.
 func (s *Set) Judge(res *parse.Result, ctx *Context) *Judgement {
-	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Env.Show(ctx.Workspace)}}
+	j := &judging{set: s, ctx: ctx, res: res, j: &Judgement{Workspace: ctx.Env.Show(ctx.Workspace)}, unsavable: map[int]bool{}}
 	j.run()
+	j.j.Losses = slices.DeleteFunc(j.j.Losses, func(l Loss) bool { return j.unsavable[l.Reason] })
 	if s.floor != nil {
 		judgeFloor(j.j, s.floor, res, ctx)
 	}
@@ -72,6 +73,9 @@ type judging struct {
 	changes []Change
 	chErr   error
 	chDone  bool
+	// unsavable are the reasons some effect recorded that no snapshot
+	// can cover.
+	unsavable map[int]bool
 }
 
 func (j *judging) run() {
@@ -443,20 +447,24 @@ func (j *judging) apply(e Effect) {
 				continue
 			}
 		}
-		j.record(p, e, state)
+		if i := j.record(p, e, state); i >= 0 {
+			j.noteLoss(p, e, state, i)
+		}
 		return
 	}
 }
 
-func (j *judging) record(p *Policy, e Effect, state string) {
+// record adds p's reason for e and returns its index, or -1 when p
+// allows.
+func (j *judging) record(p *Policy, e Effect, state string) int {
 	v, _ := ParseVerdict(p.Verdict)
 	if v == Allow {
-		return
+		return -1
 	}
 	msg := j.message(p.Message, e, state)
-	for _, r := range j.j.Reasons {
+	for i, r := range j.j.Reasons {
 		if r.Rule == p.ID && r.Message == msg {
-			return
+			return i
 		}
 	}
 	j.j.Reasons = append(j.j.Reasons, Reason{Rule: p.ID, Message: msg, Category: strings.Join(p.Category, ","), Verdict: v, Command: e.Cmd})
@@ -466,6 +474,7 @@ func (j *judging) record(p *Policy, e Effect, state string) {
 			j.j.Categories = append(j.j.Categories, c)
 		}
 	}
+	return len(j.j.Reasons) - 1
 }
 
 func (j *judging) message(tmpl string, e Effect, state string) string {

@@ -537,6 +537,12 @@ func (s *Set) IsStartup(e *Env, path string) bool {
 	return s.pathsFor(e).Startup != nil && e.matchAny(path, s.pathsFor(e).Startup)
 }
 
+// IsRegenerable reports whether path is output a build makes again
+// (node_modules, build, *.o): the continuous snapshots leave it out.
+func (s *Set) IsRegenerable(e *Env, path string) bool {
+	return e.matchAny(path, s.pathsFor(e).Regenerable)
+}
+
 // secretWord reports whether s names credentials (a grep pattern such as
 // "TOKEN" or "-i secret").
 func (s *Set) secretWord(w string) bool {

@@ -5794,6 +5794,7 @@ func cmd534() *CmdSpec {
 					"disable",
 					"uninstall",
 					"install",
+					"undo",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -13688,6 +13689,8 @@ var builtinTable = table{
 		},
 		SandboxHidden: []string{
 			"$XDG_RUNTIME_DIR",
+			"~/.local/state/cordon/snapshots",
+			"$XDG_STATE_HOME/cordon/snapshots",
 			"/run/user",
 			"/run/docker.sock",
 			"/var/run/docker.sock",

@@ -18,7 +18,9 @@
 // (package audit). Between the rules' judgement and approvals, the
 // [BeforeRun] steps see every decision that is not a deny: a step that
 // saves what a command would destroy lists the saved ids in
-// Decision.Saved and may set Decision.Verdict to allow. An ask left is
+// Decision.Saved and may set Decision.Verdict to allow (snapshots:
+// saveBeforeRun; the continuous snapshot saver, role [SnapshotRole], is
+// started right before the shell runs). An ask left is
 // allowed by an approval (package approval) or the reviewer (package
 // review), or recorded with the id `cordon approve` takes.
 package shim

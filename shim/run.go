@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/guard"
@@ -33,7 +34,7 @@ const (
 // An argv the shell itself would reject (a *DecodeError) is passed to the
 // real shell unjudged, so that the shell prints its own error.
 func Run(argv []string) int {
-	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv)}
+	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv), start: time.Now()}
 	return r.main()
 }
 
@@ -45,6 +46,13 @@ type run struct {
 	real string       // the real shell's path, once found
 	ctx  *Context     // what judging and confining read, once
 	conf *Confinement // the sandbox, once made
+	// start is when the shim started: a change made before is not the
+	// command's (the continuous snapshot saver).
+	start time.Time
+	// saved is the snapshot taken before the command ran ("" for none),
+	// and command its text, for the continuous snapshot saver.
+	saved, command string
+	judged         bool // the command was decided (not --version, say)
 }
 
 func (r *run) main() int {
@@ -102,6 +110,10 @@ func (r *run) follow(d *decision.Decision) int {
 	case !d.Allowed():
 		r.print(r.refusedMessage(r.argv, d))
 		return exitRefused
+	}
+	r.judged, r.command = true, d.Command
+	if len(d.Saved) > 0 {
+		r.saved = d.Saved[0]
 	}
 	return r.exec()
 }
@@ -195,10 +207,16 @@ func (r *run) exec() int {
 	if err != nil {
 		return r.fail("%v", err)
 	}
+	return r.execIn(c)
+}
+
+// execIn is exec with the confinement c.
+func (r *run) execIn(c *Confinement) int {
 	if c.Unconfined {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
-	err = guard.Exec(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env)
+	r.startSnapshots(c)
+	err := guard.Exec(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env)
 	return r.fail("cannot run the real shell: %v", err)
 }
 
@@ -336,7 +354,11 @@ func notFoundMessage(nf *platform.NotFoundError) string {
 
 // refusedMessage is [blockedMessage] for the decision d of this run.
 func (r *run) refusedMessage(argv []string, d *decision.Decision) string {
-	return blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.confined())
+	msg := blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.confined())
+	if d.Unsaved != "" {
+		msg += "  cordon could not keep a copy first: " + Printable(d.Unsaved) + "\n"
+	}
+	return msg
 }
 
 // blockedMessage is DESIGN §7's paragraph for a refused command: the

@@ -62,6 +62,7 @@ type session struct {
 	prelude []string        // state statements, printed
 	size    int             // bytes in prelude
 	funcs   map[string]bool // functions the session defined
+	conf    *Confinement    // how the shell is confined
 }
 
 // session runs the real shell as a child, confined, and feeds it the
@@ -100,7 +101,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 			child.Forward(s)
 		}
 	}()
-	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current}
+	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current, conf: c}
 	go func() {
 		s.feed(os.Stdin, pw)
 		pw.Close()

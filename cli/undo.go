@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cordonsh/cordon/shim"
+	"github.com/cordonsh/cordon/snapshot"
+)
+
+func undoCommand() *command {
+	return &command{
+		name:  "undo",
+		args:  "[--list [--json]] [--force] [ID]",
+		short: "bring back what a command destroyed",
+		long: `Before a command deletes, overwrites or throws away workspace content git
+cannot restore, cordon keeps a copy (a snapshot); after each command in a git
+workspace it also keeps the untracked and modified files that changed, so
+that what a later command replaces can be brought back too.
+
+--list shows the snapshots, newest first: id, time, the command, the paths
+and their sizes. cordon undo ID puts what snapshot ID saved back in its
+place; without ID, the newest snapshot of the current directory's
+workspace. A path that changed after the command ran is left as it is and
+reported, unless --force. Stash entries and branches are stored again.
+Nothing is deleted. The exit status is 1 when something was not restored.
+
+cordon undo is for people: the rules deny it to agents, and it is refused
+inside a cordon sandbox.`,
+		run: runUndo,
+	}
+}
+
+func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
+	fs := c.flags()
+	list := fs.Bool("list", false, "list the snapshots")
+	asJSON := fs.Bool("json", false, "with --list: one JSON object per snapshot, one per line")
+	force := fs.Bool("force", false, "overwrite paths that changed after the command")
+	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
+		return code
+	}
+	if fs.NArg() > 1 || *list && fs.NArg() > 0 {
+		return c.usageError(stderr, "unexpected arguments %q", fs.Args())
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon undo: cannot read the current directory: %v\n", err)
+		return exitError
+	}
+	env := os.Environ()
+	store, err := shim.UndoStore(dir, env)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+		return exitError
+	}
+	ws, err := shim.Workspace(dir, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+		return exitError
+	}
+	if ws.Dir != "" {
+		store.WaitPending(ws.Dir) // the guard's save of the last command
+	}
+	all, err := store.List()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+		return exitError
+	}
+	if *list {
+		return undoList(all, *asJSON, stdout)
+	}
+	var m *snapshot.Manifest
+	if fs.NArg() == 1 {
+		if m, err = store.Get(fs.Arg(0)); err != nil {
+			fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+			return exitError
+		}
+	} else {
+		for _, s := range all {
+			if s.Workspace == ws.Dir {
+				m = s
+				break
+			}
+		}
+		if m == nil {
+			fmt.Fprintf(stderr, "cordon undo: no snapshot of the workspace %s (cordon undo --list shows them all)\n", shim.Printable(ws.Dir))
+			return exitError
+		}
+	}
+	fmt.Fprintf(stdout, "snapshot %s, %s, before: %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), oneLine(m.Command))
+	code := exitOK
+	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env)}) {
+		what := shim.Printable(r.Entry.Path)
+		switch r.Entry.Type {
+		case snapshot.TypeStash:
+			what = fmt.Sprintf("stash entry %s (%s) in %s", short(r.Entry.Commit), shim.Printable(r.Entry.Message), what)
+		case snapshot.TypeBranch:
+			what = fmt.Sprintf("branch %s at %s in %s", shim.Printable(r.Entry.Ref), short(r.Entry.Commit), what)
+		case snapshot.TypeDir:
+			what += "/"
+		}
+		line := fmt.Sprintf("  %-10s %s", r.Action, what)
+		if r.Why != "" {
+			line += ": " + shim.Printable(r.Why)
+		}
+		fmt.Fprintln(stdout, line)
+		if r.Action == snapshot.Kept || r.Action == snapshot.Failed {
+			code = exitError
+		}
+	}
+	return code
+}
+
+func undoList(all []*snapshot.Manifest, asJSON bool, stdout io.Writer) int {
+	if asJSON {
+		for _, m := range all {
+			b, _ := json.Marshal(m)
+			fmt.Fprintf(stdout, "%s\n", b)
+		}
+		return exitOK
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(stdout, "no snapshots")
+		return exitOK
+	}
+	for _, m := range all {
+		fmt.Fprintf(stdout, "%s  %s  %-10s %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), m.Kind, oneLine(m.Command))
+		fmt.Fprintf(stdout, "          in %s, %s\n", shim.Printable(m.Workspace), snapshot.Human(m.Size))
+		for i, e := range m.Entries {
+			if i == 10 {
+				fmt.Fprintf(stdout, "          ... and %d more\n", len(m.Entries)-10)
+				break
+			}
+			switch e.Type {
+			case snapshot.TypeFile:
+				fmt.Fprintf(stdout, "          %s (%s)\n", shim.Printable(e.Path), snapshot.Human(e.Size))
+			case snapshot.TypeDir:
+				fmt.Fprintf(stdout, "          %s/\n", shim.Printable(e.Path))
+			case snapshot.TypeSymlink:
+				fmt.Fprintf(stdout, "          %s -> %s\n", shim.Printable(e.Path), shim.Printable(e.Target))
+			case snapshot.TypeStash:
+				fmt.Fprintf(stdout, "          stash %s %s\n", short(e.Commit), shim.Printable(e.Message))
+			case snapshot.TypeBranch:
+				fmt.Fprintf(stdout, "          branch %s at %s\n", shim.Printable(e.Ref), short(e.Commit))
+			}
+		}
+	}
+	return exitOK
+}
+
+// oneLine is a command on one line, at most 100 characters.
+func oneLine(s string) string {
+	s = shim.Printable(strings.ReplaceAll(s, "\n", "; "))
+	if len(s) > 100 {
+		s = s[:97] + "..."
+	}
+	return s
+}
+
+func short(c string) string { return c[:min(len(c), 12)] }

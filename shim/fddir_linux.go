@@ -1,0 +1,4 @@
+package shim
+
+// fdDir lists this process's open descriptors.
+const fdDir = "/proc/self/fd"

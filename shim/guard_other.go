@@ -1,0 +1,13 @@
+//go:build !unix
+
+package shim
+
+import (
+	"time"
+
+	"github.com/cordonsh/cordon/snapshot"
+)
+
+// startGuard: the continuous guard runs on Unix only.
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
+}

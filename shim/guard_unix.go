@@ -1,0 +1,73 @@
+//go:build unix
+
+package shim
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/snapshot"
+)
+
+// startGuard starts the guard's saver for this command (see [SnapshotRole])
+// when the workspace is a git repository and the settings leave the
+// guard on. It is detached: its own session, no standard streams, so
+// that nothing waits for it and it prints nothing; this process's pid,
+// which the command keeps once the shell is exec'd, tells it when the
+// command has ended.
+func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
+	ws := c.Workspace.Dir
+	if ws == "" || !c.Settings.Snapshots.ContinuousOn() {
+		return
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+		return
+	}
+	self, err := executable()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(self, SnapshotRole, ws, strconv.Itoa(os.Getpid()), snapshot.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
+	cmd.Args[0] = "cordon" // the command line's role, whatever the binary's name
+	cmd.Env, cmd.Dir = r.env, "/"
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if startClosed(cmd) != nil {
+		return
+	}
+	store.MarkPending(ws, os.Getpid(), cmd.Process.Pid)
+	cmd.Process.Release()
+}
+
+// startClosed starts cmd without the descriptors this process inherited
+// for the real shell (a pipe the agent waits on must not stay open in the
+// saver): they are marked close-on-exec for the moment of the start.
+func startClosed(cmd *exec.Cmd) error {
+	var marked []int
+	des, _ := os.ReadDir(fdDir)
+	for _, d := range des {
+		fd, err := strconv.Atoi(d.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)
+		if err != nil || flags&unix.FD_CLOEXEC != 0 {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC); err == nil {
+			marked = append(marked, fd)
+		}
+	}
+	err := cmd.Start()
+	for _, fd := range marked {
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags&^unix.FD_CLOEXEC)
+		}
+	}
+	return err
+}

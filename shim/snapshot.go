@@ -1,0 +1,218 @@
+package shim
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/snapshot"
+)
+
+// Snapshots before loss: when every reason the judge has to ask about a
+// command is workspace content git cannot restore ([rules.Loss]), the
+// shim saves that content in the snapshot store and runs the command;
+// `cordon undo` brings it back. Content that cannot be saved (over a
+// budget, a store a sandboxed command could write) leaves the verdict
+// as it was.
+
+func init() { BeforeRun = append(BeforeRun, saveBeforeRun) }
+
+// saveBeforeRun is the [BeforeRun] step of snapshots: when every reason
+// to ask about d's command is a loss, it waits for the continuous
+// saver's pending save of the workspace, saves what the command would
+// lose, lists the snapshot in d.Saved and allows the command; when it
+// cannot, d.Unsaved says why and the verdict stays ask.
+func saveBeforeRun(ctx *Context, d *decision.Decision) {
+	j := d.Judgement
+	if j == nil || len(j.Losses) == 0 || !j.Savable() {
+		return
+	}
+	prepare := ctx.Prepare
+	if prepare == nil {
+		prepare = func() (*Confinement, error) { return ctx.Confine(nil) }
+	}
+	c, err := prepare()
+	if err != nil {
+		d.Unsaved = err.Error()
+		return
+	}
+	store, err := snapshotStore(ctx.Env, c)
+	if err != nil {
+		d.Unsaved = err.Error()
+		return
+	}
+	if ws := c.Workspace.Dir; ws != "" {
+		store.WaitPending(ws)
+	}
+	m, err := saveLosses(ctx, store, j, d.Command, c)
+	if err != nil {
+		d.Unsaved = err.Error()
+		return
+	}
+	d.Saved = append(d.Saved, m.ID)
+	if d.Verdict == decision.Ask {
+		d.Verdict = decision.Allow
+	}
+}
+
+// startSnapshots waits for the continuous saver's pending save of the
+// workspace and starts the saver for this command, confined by c, right
+// before the shell runs; only for a command that was decided.
+func (r *run) startSnapshots(c *Confinement) {
+	if !r.judged || r.ctx == nil {
+		return
+	}
+	store, err := snapshotStore(r.env, c)
+	if err != nil {
+		return
+	}
+	if ws := c.Workspace.Dir; ws != "" {
+		store.WaitPending(ws)
+	}
+	r.startGuard(store, c, r.ctx.Dir, r.saved, r.command, r.start)
+}
+
+// snapshotStore is the store for a command confined by c, or why there
+// is none that sandboxed commands could not tamper with.
+func snapshotStore(env []string, c *Confinement) (*snapshot.Store, error) {
+	state := StateDir(envLookup(env))
+	switch {
+	case state == "":
+		return nil, errors.New("there is no home directory to keep snapshots in")
+	case c.Nested:
+		return nil, errors.New("this shell runs inside a cordon sandbox, where cordon's state directory is read-only")
+	case within(state, c.Policy.WritableRoots()):
+		return nil, fmt.Errorf("cordon's state directory %s is inside a directory sandboxed commands can write (set XDG_STATE_HOME elsewhere)", Printable(state))
+	}
+	sn := &c.Settings.Snapshots
+	return snapshot.Open(state, snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)}), nil
+}
+
+// saveLosses saves what j says the command (its text: command) would
+// destroy, before it runs in dir, and returns the snapshot.
+func saveLosses(ctx *Context, store *snapshot.Store, j *rules.Judgement, command string, c *Confinement) (*snapshot.Manifest, error) {
+	dir, env := ctx.Dir, ctx.Env
+	ws := c.Workspace.Dir
+	var paths []string
+	var refs []snapshot.Entry
+	var repo *gitstate.Repo
+	for _, l := range j.Losses {
+		if (l.Kind == "stash" || l.Kind == "unmerged") && repo == nil {
+			if _, err := os.Lstat(filepath.Join(ws, ".git")); ws == "" || err != nil {
+				return nil, errors.New("the repository could not be found")
+			}
+			repo = &gitstate.Repo{Top: ws, Env: env, Host: gitHost(ctx)}
+		}
+		switch l.Kind {
+		case "stash":
+			stash, err := repo.StashEntries()
+			if err != nil {
+				return nil, fmt.Errorf("cannot read the stash: %v", err)
+			}
+			for _, s := range stash {
+				refs = append(refs, snapshot.Entry{Type: snapshot.TypeStash, Path: ws, Commit: s.Commit, Message: s.Message})
+			}
+		case "unmerged":
+			commit, err := repo.BranchCommit(l.Ref)
+			if err != nil || commit == "" {
+				return nil, fmt.Errorf("cannot read the branch %s: %v", Printable(l.Ref), err)
+			}
+			refs = append(refs, snapshot.Entry{Type: snapshot.TypeBranch, Path: ws, Ref: l.Ref, Commit: commit})
+		default:
+			paths = append(paths, l.Paths...)
+		}
+	}
+	entries, total, err := store.Plan(paths)
+	if err != nil {
+		return nil, err
+	}
+	m := &snapshot.Manifest{Kind: snapshot.KindBefore, Command: command, Dir: dir, Workspace: ws, Entries: refs}
+	return m, store.SaveEntries(m, entries, total)
+}
+
+// commandText is the command as the person would read it in cordon undo
+// --list.
+func commandText(inv *Invocation, argv []string) string {
+	if inv != nil && inv.Mode == ModeCommand {
+		return inv.Script
+	}
+	return QuoteArgv(argv)
+}
+
+// UndoStore returns the snapshot store for a person's `cordon undo` run
+// in dir, refusing inside a cordon sandbox: an agent must not undo a
+// person's work (the rules deny `cordon undo` through the shim too, and
+// the store is read-only and hidden in the sandbox).
+func UndoStore(dir string, env []string) (*snapshot.Store, error) {
+	c, err := Confine(dir, env, &ConfineOptions{Inspect: true})
+	if err != nil {
+		// No sandbox can run here, so this is not inside one.
+		cfg, cerr := config.Load(envLookup(env))
+		if cerr != nil {
+			return nil, cerr
+		}
+		c = &Confinement{Settings: cfg, Policy: &platform.Policy{}}
+	}
+	if c.Nested {
+		return nil, errors.New("refused inside a cordon sandbox: an agent must not undo a person's work; run it in your own terminal")
+	}
+	return snapshotStore(env, c)
+}
+
+// GitRestorer is what `cordon undo` restores stash entries and branches
+// with: git run as the judge runs it (package gitstate), never the
+// repository's own configuration.
+func GitRestorer(dir string, env []string) snapshot.Git { return &gitRestorer{dir: dir, env: env} }
+
+type gitRestorer struct {
+	dir   string
+	env   []string
+	repos map[string]*gitstate.Repo
+}
+
+func (g *gitRestorer) repo(top string) *gitstate.Repo {
+	if g.repos == nil {
+		g.repos = map[string]*gitstate.Repo{}
+	}
+	if r := g.repos[top]; r != nil {
+		return r
+	}
+	r := &gitstate.Repo{Top: top, Env: g.env, Host: gitHostFor(top, g.env)}
+	g.repos[top] = r
+	return r
+}
+
+func (g *gitRestorer) Stashes(top string) ([]string, error) {
+	entries, err := g.repo(top).StashEntries()
+	var out []string
+	for _, e := range entries {
+		out = append(out, e.Commit)
+	}
+	return out, err
+}
+
+func (g *gitRestorer) StoreStash(top, commit, msg string) error {
+	return g.repo(top).StoreStash(commit, msg)
+}
+
+func (g *gitRestorer) Branch(top, name string) (string, error) { return g.repo(top).BranchCommit(name) }
+
+func (g *gitRestorer) SetBranch(top, name, commit string) error {
+	return g.repo(top).CreateBranch(name, commit)
+}
+
+// gitHostFor is [gitHost] for reading the repository at dir with env
+// outside a shim run (cordon undo, the continuous saver).
+func gitHostFor(dir string, env []string) func() (gitstate.Host, error) {
+	ctx, err := NewContext(dir, env, nil)
+	if err != nil {
+		return func() (gitstate.Host, error) { return gitstate.Host{}, err }
+	}
+	return gitHost(ctx)
+}

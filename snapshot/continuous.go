@@ -1,0 +1,235 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// The continuous guard: after each command, [Store.Track] saves the
+// workspace's content git cannot restore (untracked and modified files)
+// that changed since the last time, and records what the command changed
+// or deleted of what was saved before as a snapshot of its own, so that
+// any command, even one the judge wrongly allowed, can be undone. What
+// was saved last is the workspace's index (a manifest of kind index,
+// never listed), whose stat fields tell a changed file from one that did
+// not change without reading it.
+
+// indexID is the id of ws's index manifest.
+func indexID(ws string) string {
+	h := sha256.Sum256([]byte(ws))
+	return "index-" + hex.EncodeToString(h[:8])
+}
+
+// Index returns ws's index, or an empty one.
+func (s *Store) Index(ws string) *Manifest {
+	m, err := s.Get(indexID(ws))
+	if err != nil {
+		return &Manifest{ID: indexID(ws), Kind: KindIndex, Workspace: ws}
+	}
+	return m
+}
+
+// statKey is what tells that a file changed: size, modification and
+// change times, inode, mode.
+func statKey(fi fs.FileInfo) string {
+	sec, nsec := ctime(fi)
+	return fmt.Sprintf("%d:%d:%d.%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), sec, nsec, inode(fi), fi.Mode())
+}
+
+// TrackResult says what one round of the continuous guard did.
+type TrackResult struct {
+	Stored  int       // files whose content was saved this round
+	Skipped []string  // files left out: over a budget
+	Lost    *Manifest // the snapshot of what the command changed or deleted, or nil
+}
+
+// Track saves what changed among paths (the workspace's unrecoverable
+// files and directories now) since ws's index was written, and records
+// what the command (m: its text, directory, and Kind; m.ID may name the
+// snapshot the command already has, which the entries are added to)
+// replaced or deleted of what the index held, changed since m.Time, when
+// it started (a deleted file counts whatever its time). m.Ended is set
+// to now.
+func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, error) {
+	if err := s.init(); err != nil {
+		return nil, err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	idx := s.Index(ws)
+	old := map[string]Entry{}
+	for _, e := range idx.Entries {
+		old[e.Path] = e
+	}
+	res := &TrackResult{}
+	now := time.Now()
+	next := &Manifest{ID: idx.ID, Kind: KindIndex, Workspace: ws, Time: time.Now()}
+	var lost []Entry
+	var stored, added int64
+	changed := false // the index differs from the last one
+	seen := map[string]bool{}
+	var walk func(p string)
+	walk = func(p string) {
+		if seen[p] {
+			return
+		}
+		seen[p] = true
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return
+		}
+		switch {
+		case fi.IsDir():
+			des, _ := os.ReadDir(p)
+			for _, d := range des {
+				walk(filepath.Join(p, d.Name()))
+			}
+			return
+		case !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0:
+			return
+		}
+		key := statKey(fi)
+		prev, had := old[p]
+		if had && prev.Stat == key {
+			next.Entries = append(next.Entries, prev)
+			return
+		}
+		changed = true
+		e := Entry{Path: p, Mode: uint32(fi.Mode().Perm()), Stat: key}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			e.Type = TypeSymlink
+			e.Target, _ = os.Readlink(p)
+		} else {
+			e.Type, e.Size = TypeFile, fi.Size()
+			if e.Size > s.Budgets.File || stored+e.Size > s.Budgets.Command {
+				res.Skipped = append(res.Skipped, p)
+				if had {
+					lost = append(lost, prev) // replaced by what cannot be saved
+				}
+				return
+			}
+			var isNew bool
+			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
+				res.Skipped = append(res.Skipped, p)
+				return
+			}
+			stored += e.Size
+			if isNew {
+				added += e.Size
+			}
+			res.Stored++
+		}
+		if racy(fi, now) {
+			e.Stat = "racy"
+		}
+		next.Entries = append(next.Entries, e)
+		if had && (prev.Object != e.Object || prev.Target != e.Target || prev.Type != e.Type) && changedSince(fi, m.Time) {
+			lost = append(lost, prev)
+		}
+	}
+	for _, p := range paths {
+		walk(realParent(p))
+	}
+	// What the index held and is no longer among the paths: deleted, or
+	// now clean in git (committed, or reset to the committed content).
+	for p, prev := range old {
+		if seen[p] {
+			continue
+		}
+		changed = true
+		fi, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && changedSince(fi, m.Time) {
+			lost = append(lost, prev)
+		}
+	}
+	if changed {
+		if err := s.writeManifest(next); err != nil {
+			return nil, err
+		}
+	}
+	m.Ended = time.Now()
+	if len(lost) > 0 || m.ID != "" {
+		slices.SortFunc(lost, func(a, b Entry) int { return cmpString(a.Path, b.Path) })
+		if err := s.addLost(m, lost); err != nil {
+			return nil, err
+		}
+		res.Lost = m
+	}
+	return res, s.added(added, m.ID)
+}
+
+// changedSince reports whether fi's inode changed at or after t: a
+// change made before the command started (by a person, between
+// commands) is not the command's doing.
+func changedSince(fi fs.FileInfo, t time.Time) bool {
+	sec, nsec := ctime(fi)
+	return !time.Unix(sec, nsec).Before(t.Add(-tick))
+}
+
+// tick is more than the granularity of file times: the kernel stamps
+// them with a coarse clock (a few milliseconds).
+const tick = 20 * time.Millisecond
+
+// racy reports whether fi may change again without its times showing
+// it (within the same tick), as git calls it: such a file's content is
+// read again next round rather than trusted to its stat.
+func racy(fi fs.FileInfo, now time.Time) bool {
+	sec, nsec := ctime(fi)
+	return fi.ModTime().After(now.Add(-tick)) || time.Unix(sec, nsec).After(now.Add(-tick))
+}
+
+// addLost adds entries to the snapshot m.ID (when it still exists) or
+// writes m as a new snapshot with them. The caller holds the lock.
+func (s *Store) addLost(m *Manifest, lost []Entry) error {
+	if m.ID != "" {
+		if have, err := s.Get(m.ID); err == nil {
+			in := map[string]bool{}
+			for _, e := range have.Entries {
+				in[e.Path] = true
+			}
+			for _, e := range lost {
+				if !in[e.Path] {
+					e.Stat = ""
+					have.Entries = append(have.Entries, e)
+					have.Size += e.Size
+				}
+			}
+			have.Ended = m.Ended
+			*m = *have
+			return s.writeManifest(m)
+		}
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	m.ID, m.Kind = newID(), KindContinuous
+	if m.Time.IsZero() {
+		m.Time = time.Now()
+	}
+	for _, e := range lost {
+		e.Stat = ""
+		m.Entries = append(m.Entries, e)
+		m.Size += e.Size
+	}
+	return s.writeManifest(m)
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

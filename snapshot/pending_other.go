@@ -1,0 +1,23 @@
+//go:build !unix
+
+package snapshot
+
+// The continuous guard runs on Unix only; see pending_unix.go.
+
+// MarkPending is a no-op here.
+func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }
+
+// LockPending is a no-op here.
+func (s *Store) LockPending(ws string) (func(), error) { return func() {}, nil }
+
+// DonePending is a no-op here.
+func (s *Store) DonePending(ws string, pid int, start string) {}
+
+// WaitPending is a no-op here.
+func (s *Store) WaitPending(ws string) {}
+
+// WaitExit is a no-op here.
+func WaitExit(pid int, start string) {}
+
+// ProcessStart is "" here.
+func ProcessStart(pid int) string { return "" }

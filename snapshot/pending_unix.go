@@ -1,0 +1,147 @@
+//go:build unix
+
+package snapshot
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Pending saves: a shim that starts the continuous guard's saver for its
+// command marks it in pending/WS/PID (PID the command's process, the
+// file holding the saver's). The saver takes pending/WS.lock once that
+// process has ended, saves, removes the mark, and lets go. The next
+// command in the workspace waits ([Store.WaitPending]) only while a save
+// is due: its command has ended and its saver still runs. A command
+// still running (a server, the shell a nested one runs in) is not waited
+// for.
+
+func (s *Store) pendingDir(ws string) string {
+	return filepath.Join(s.Dir, "pending", indexID(ws)[len("index-"):])
+}
+
+// MarkPending records that saver will save ws after process pid ends.
+func (s *Store) MarkPending(ws string, pid, saver int) error {
+	dir := s.pendingDir(ws)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, markName(pid)), []byte(markName(saver)), 0o600)
+}
+
+// markName names process pid as PID-START.
+func markName(pid int) string { return strconv.Itoa(pid) + "-" + ProcessStart(pid) }
+
+// parseMark reads PID-START.
+func parseMark(s string) (int, string, bool) {
+	p, start, _ := strings.Cut(s, "-")
+	pid, err := strconv.Atoi(p)
+	return pid, start, err == nil
+}
+
+// LockPending takes ws's saving lock: the saver holds it while it saves.
+func (s *Store) LockPending(ws string) (func(), error) {
+	dir := s.pendingDir(ws)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return flock(dir+".lock", true)
+}
+
+// DonePending removes the mark of pid, started at start.
+func (s *Store) DonePending(ws string, pid int, start string) {
+	os.Remove(filepath.Join(s.pendingDir(ws), strconv.Itoa(pid)+"-"+start))
+}
+
+// maxPendingWait bounds how long a command waits for the save of the one
+// before it.
+const maxPendingWait = 10 * time.Second
+
+// WaitPending waits until the saves due for ws (their command ended,
+// their saver runs) are done. Stale marks (the saver died) are removed.
+// It returns at once when nothing is pending, the usual case.
+func (s *Store) WaitPending(ws string) {
+	dir := s.pendingDir(ws)
+	des, err := os.ReadDir(dir)
+	if err != nil || len(des) == 0 {
+		return
+	}
+	deadline := time.Now().Add(maxPendingWait)
+	for _, d := range des {
+		pid, start, ok := parseMark(d.Name())
+		if !ok || pid == os.Getpid() {
+			continue
+		}
+		mark := filepath.Join(dir, d.Name())
+		for time.Now().Before(deadline) {
+			data, err := os.ReadFile(mark)
+			if err != nil {
+				break // done
+			}
+			saver, saverStart, _ := parseMark(string(data))
+			if !Running(saver, saverStart) {
+				os.Remove(mark)
+				break
+			}
+			if Running(pid, start) {
+				break // its command still runs: not due
+			}
+			if unlock, err := flock(dir+".lock", true); err == nil {
+				unlock()
+			}
+			if _, err := os.Stat(mark); err != nil {
+				break
+			}
+			time.Sleep(time.Millisecond) // the saver has not woken yet
+		}
+	}
+}
+
+// ProcessStart is the start time of process pid, as /proc gives it
+// (clock ticks since boot), or "" where there is no /proc or no such
+// process: with the pid, it names one process, not whichever reuses the
+// pid later.
+func ProcessStart(pid int) string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The fields after the command name, which is in parentheses.
+	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
+	f := strings.Fields(rest)
+	if len(f) > 19 {
+		return f[19]
+	}
+	return ""
+}
+
+// Running reports whether the process pid that started at start (see
+// [ProcessStart]; "" when unknown) still runs.
+func Running(pid int, start string) bool {
+	return alive(pid) && (start == "" || ProcessStart(pid) == start)
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
+}
+
+// WaitExit returns when process pid, started at start, has ended.
+func WaitExit(pid int, start string) {
+	if waitPidfd(pid, start) {
+		return
+	}
+	for Running(pid, start) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,285 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Git restores what a snapshot saved of a repository's references.
+type Git interface {
+	// Stashes lists the commits of the repository's stash entries.
+	Stashes(repo string) ([]string, error)
+	// StoreStash makes commit a stash entry again, with message.
+	StoreStash(repo, commit, message string) error
+	// Branch returns the commit branch points at, or "" when there is no
+	// such branch.
+	Branch(repo, name string) (string, error)
+	// SetBranch makes branch name point at commit.
+	SetBranch(repo, name, commit string) error
+}
+
+// Outcome of restoring one entry.
+const (
+	Restored = "restored"
+	Same     = "unchanged" // already as saved
+	Kept     = "kept"      // changed since the snapshot; --force overwrites
+	Failed   = "failed"
+)
+
+// A Result is what happened to one entry.
+type Result struct {
+	Entry  Entry
+	Action string
+	Why    string
+}
+
+// RestoreOptions say how to restore.
+type RestoreOptions struct {
+	// Force overwrites paths that changed after the command.
+	Force bool
+	// Git restores stash entries and branches; nil leaves them.
+	Git Git
+}
+
+// Restore puts what snapshot m saved back in its place. A path that
+// differs from the snapshot is overwritten only when the snapshot's
+// command is what changed it (its inode changed no later than the command
+// ended) or with opts.Force; otherwise it is kept and reported. Nothing
+// is ever deleted, and no path is written through a symlink.
+func (s *Store) Restore(m *Manifest, opts RestoreOptions) []Result {
+	var out []Result
+	for _, e := range m.Entries {
+		action, why := s.restoreOne(m, e, opts)
+		out = append(out, Result{Entry: e, Action: action, Why: why})
+	}
+	s.reindex(m.Workspace, out)
+	return out
+}
+
+// reindex records restored files in the workspace's continuous index, so
+// that the guard does not take them for the next command's changes.
+func (s *Store) reindex(ws string, results []Result) {
+	unlock, err := s.lock()
+	if err != nil {
+		return
+	}
+	defer unlock()
+	idx, err := s.Get(indexID(ws))
+	if err != nil {
+		return
+	}
+	at := map[string]int{}
+	for i, e := range idx.Entries {
+		at[e.Path] = i
+	}
+	for _, r := range results {
+		fi, err := os.Lstat(r.Entry.Path)
+		if r.Action != Restored || err != nil || r.Entry.Type != TypeFile && r.Entry.Type != TypeSymlink {
+			continue
+		}
+		e := r.Entry
+		e.Stat = statKey(fi)
+		if racy(fi, time.Now()) {
+			e.Stat = "racy"
+		}
+		if i, ok := at[e.Path]; ok {
+			idx.Entries[i] = e
+		} else {
+			idx.Entries = append(idx.Entries, e)
+		}
+	}
+	s.writeManifest(idx)
+}
+
+func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, string) {
+	switch e.Type {
+	case TypeStash, TypeBranch:
+		return restoreGit(e, opts.Git)
+	}
+	if err := noLinks(filepath.Dir(e.Path)); err != nil {
+		return Failed, err.Error()
+	}
+	fi, err := os.Lstat(e.Path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Failed, err.Error()
+	}
+	if exists && s.same(e, fi) {
+		return Same, ""
+	}
+	if exists && !opts.Force && changedAfter(m, fi) {
+		return Kept, "changed since the command ran (--force overwrites it)"
+	}
+	switch e.Type {
+	case TypeDir:
+		if exists {
+			if err := os.RemoveAll(e.Path); err != nil {
+				return Failed, err.Error()
+			}
+		}
+		if err := os.MkdirAll(e.Path, fs.FileMode(e.Mode)|0o700); err != nil {
+			return Failed, err.Error()
+		}
+		os.Chmod(e.Path, fs.FileMode(e.Mode))
+		return Restored, ""
+	case TypeSymlink:
+		tmp := tempName(e.Path)
+		if err := os.Symlink(e.Target, tmp); err != nil {
+			return Failed, err.Error()
+		}
+		return renameInto(tmp, e.Path, exists && fi.IsDir())
+	case TypeFile:
+		tmp, err := s.writeTemp(e)
+		if err != nil {
+			return Failed, err.Error()
+		}
+		return renameInto(tmp, e.Path, exists && fi.IsDir())
+	}
+	return Failed, "unknown entry type " + e.Type
+}
+
+// same reports whether the path is already as e saved it.
+func (s *Store) same(e Entry, fi fs.FileInfo) bool {
+	switch e.Type {
+	case TypeDir:
+		return fi.IsDir()
+	case TypeSymlink:
+		t, err := os.Readlink(e.Path)
+		return fi.Mode()&fs.ModeSymlink != 0 && err == nil && t == e.Target
+	case TypeFile:
+		if !fi.Mode().IsRegular() || fi.Size() != e.Size {
+			return false
+		}
+		f, err := openFile(e.Path)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		h := sha256.New()
+		io.Copy(h, f)
+		return hex.EncodeToString(h.Sum(nil)) == e.Object
+	}
+	return false
+}
+
+// changedAfter reports whether fi changed after m's command ended (or,
+// when that is unknown, after the snapshot was taken).
+func changedAfter(m *Manifest, fi fs.FileInfo) bool {
+	end := m.Ended
+	if end.IsZero() {
+		end = m.Time
+	}
+	sec, nsec := ctime(fi)
+	if sec == 0 && nsec == 0 {
+		return true
+	}
+	return time.Unix(sec, nsec).After(end)
+}
+
+// noLinks makes dir and refuses when a component of it is a symlink: an
+// agent could otherwise plant one so that restoring writes elsewhere.
+func noLinks(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return err
+	}
+	if real != filepath.Clean(dir) {
+		return fmt.Errorf("%s now leads through a symlink to %s; not restored there", dir, real)
+	}
+	return nil
+}
+
+func tempName(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".cordon-undo-"+newID())
+}
+
+// writeTemp writes e's content next to its path, with its mode.
+func (s *Store) writeTemp(e Entry) (string, error) {
+	src, err := s.openObject(e.Object)
+	if err != nil {
+		return "", fmt.Errorf("its saved content is gone from the store: %v", err)
+	}
+	defer src.Close()
+	tmp := tempName(e.Path)
+	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(e.Mode)|0o200)
+	if err != nil {
+		return "", err
+	}
+	if clone(dst, src) != nil {
+		_, err = io.Copy(dst, src)
+	}
+	if e := dst.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Chmod(tmp, fs.FileMode(e.Mode))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
+
+// renameInto moves tmp to path (a directory there is removed first).
+func renameInto(tmp, path string, dir bool) (string, string) {
+	if dir {
+		if err := os.RemoveAll(path); err != nil {
+			os.Remove(tmp)
+			return Failed, err.Error()
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return Failed, err.Error()
+	}
+	return Restored, ""
+}
+
+func restoreGit(e Entry, g Git) (string, string) {
+	if g == nil {
+		return Failed, "git is not available"
+	}
+	switch e.Type {
+	case TypeStash:
+		have, err := g.Stashes(e.Path)
+		if err != nil {
+			return Failed, err.Error()
+		}
+		for _, c := range have {
+			if c == e.Commit {
+				return Same, ""
+			}
+		}
+		if err := g.StoreStash(e.Path, e.Commit, e.Message); err != nil {
+			return Failed, err.Error()
+		}
+		return Restored, ""
+	default:
+		cur, err := g.Branch(e.Path, e.Ref)
+		switch {
+		case err != nil:
+			return Failed, err.Error()
+		case cur == e.Commit:
+			return Same, ""
+		case cur != "":
+			return Kept, "the branch exists again, at " + short(cur)
+		}
+		if err := g.SetBranch(e.Path, e.Ref, e.Commit); err != nil {
+			return Failed, err.Error()
+		}
+		return Restored, ""
+	}
+}
+
+func short(c string) string { return c[:min(len(c), 12)] }

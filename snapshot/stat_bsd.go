@@ -1,0 +1,23 @@
+//go:build darwin || freebsd
+
+package snapshot
+
+import (
+	"os"
+	"syscall"
+)
+
+// ctime is when fi's inode last changed, which no program can set back.
+func ctime(fi os.FileInfo) (sec, nsec int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int64(st.Ctimespec.Sec), int64(st.Ctimespec.Nsec)
+	}
+	return 0, 0
+}
+
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino)
+	}
+	return 0
+}

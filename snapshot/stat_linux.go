@@ -1,0 +1,22 @@
+package snapshot
+
+import (
+	"os"
+	"syscall"
+)
+
+// ctime is when fi's inode last changed, which no program can set back
+// (the modification time it can).
+func ctime(fi os.FileInfo) (sec, nsec int64) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ctim.Sec, st.Ctim.Nsec
+	}
+	return 0, 0
+}
+
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
