@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // The decision point end to end, with the real binary: approvals, the
@@ -75,6 +76,9 @@ func newDecideEnv(t *testing.T, backend, settings string) *decideEnv {
 	if out, err := git.CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
+	// The continuous snapshot saver outlives the shim; the workspace is
+	// removed only once it is done with it.
+	t.Cleanup(func() { snapshot.Open(e.state, snapshot.Budgets{}).WaitPending(s.ws) })
 	return e
 }
 

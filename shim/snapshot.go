@@ -61,6 +61,16 @@ func saveBeforeRun(ctx *Context, d *decision.Decision) {
 	}
 }
 
+// makeSnapshotDir makes the snapshot store's directory before the
+// sandbox policy is made from ctx: a hidden path that does not exist yet
+// cannot be hidden, and the store made afterwards (by the saver, right
+// before the shell runs) would be readable inside the sandbox.
+func makeSnapshotDir(ctx *Context) {
+	if state := StateDir(ctx.Getenv); state != "" {
+		os.MkdirAll(filepath.Join(state, "snapshots"), 0o700)
+	}
+}
+
 // startSnapshots waits for the continuous saver's pending save of the
 // workspace and starts the saver for this command, confined by c, right
 // before the shell runs; only for a command that was decided.
