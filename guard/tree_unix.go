@@ -34,6 +34,7 @@ type entry struct {
 	GID    int      `json:"g"`           // group
 	Data   []byte   `json:"d,omitempty"` // a file's content, when kept
 	Sum    string   `json:"s,omitempty"` // a file's SHA-256
+	Size   int64    `json:"z,omitempty"` // a file's size
 	Target string   `json:"t,omitempty"` // a link's target
 	Names  []string `json:"n,omitempty"` // a directory's entries
 }
@@ -173,7 +174,7 @@ func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
 		if err != nil {
 			return
 		}
-		e.Data, e.Sum = data, sum
+		e.Data, e.Sum, e.Size = data, sum, st.Size
 		w.budget -= int64(len(data))
 	case unix.S_IFDIR:
 		e.Kind = 'd'
@@ -248,7 +249,9 @@ func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
 	case unix.S_IFDIR:
 		return te.Kind == 'd'
 	case unix.S_IFREG:
-		if te.Kind != 'f' || st.Mode&0o7777 != te.Mode || st.Nlink > 1 {
+		// The size first: a file grown to terabytes (sparse) must not be
+		// read to find that it changed.
+		if te.Kind != 'f' || st.Mode&0o7777 != te.Mode || st.Nlink > 1 || st.Size != te.Size {
 			return false
 		}
 		_, sum, err := readFile(dirfd, name, 0)
