@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/snapshot"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
@@ -109,6 +110,12 @@ func newBattery(t *testing.T, backend string) *battery {
 	if err := os.MkdirAll(b.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The continuous snapshot saver outlives the shim: the workspace is
+	// removed only once it is done with it (this cleanup runs before
+	// t.TempDir's).
+	t.Cleanup(func() {
+		snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+	})
 	b.host("git init -q && echo one > tracked && git add tracked && git commit -qm one")
 	return b
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // A ledger is what cordon knows of one workspace's guarded places, kept
@@ -31,10 +33,10 @@ type ticket struct {
 }
 
 // alive reports whether the ticket's process still runs.
-func (t ticket) alive() bool { return t.Start != "" && ProcessStart(t.Pid) == t.Start }
+func (t ticket) alive() bool { return t.Start != "" && platform.ProcessStart(t.Pid) == t.Start }
 
 // self is this process's ticket.
-func self() ticket { return ticket{Pid: os.Getpid(), Start: ProcessStart(os.Getpid())} }
+func self() ticket { return ticket{Pid: os.Getpid(), Start: platform.ProcessStart(os.Getpid())} }
 
 // A book is a workspace's ledger file, locked while open.
 type book struct {

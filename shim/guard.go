@@ -26,7 +26,7 @@ import (
 
 // SnapshotRole is the hidden first argument that makes cordon the guard's
 // saver: cordon SnapshotRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
-// COMMAND, PID-START the command process's start ([snapshot.ProcessStart],
+// COMMAND, PID-START the command process's start ([platform.ProcessStart],
 // so that a reused pid is not waited for), START the command's start in
 // Unix nanoseconds.
 const SnapshotRole = "cordon-snapshot"

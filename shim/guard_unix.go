@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/snapshot"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // startGuard starts the guard's saver for this command (see [SnapshotRole])
@@ -33,7 +35,7 @@ func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(self, SnapshotRole, ws, strconv.Itoa(os.Getpid()), snapshot.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
+	cmd := exec.Command(self, SnapshotRole, ws, strconv.Itoa(os.Getpid()), platform.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
 	cmd.Args[0] = "cordon" // the command line's role, whatever the binary's name
 	cmd.Env, cmd.Dir = r.env, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
-	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -166,7 +165,7 @@ func unconfinedNotice(stateDir string) string {
 	if stateDir == "" {
 		return msg
 	}
-	key := fmt.Sprintf("%d %s", os.Getppid(), guard.ProcessStart(os.Getppid()))
+	key := fmt.Sprintf("%d %s", os.Getppid(), platform.ProcessStart(os.Getppid()))
 	file := filepath.Join(stateDir, "unconfined-notice")
 	if old, err := os.ReadFile(file); err == nil && string(old) == key {
 		return ""

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // Pending saves: a shim that starts the continuous guard's saver for its
@@ -36,7 +38,7 @@ func (s *Store) MarkPending(ws string, pid, saver int) error {
 }
 
 // markName names process pid as PID-START.
-func markName(pid int) string { return strconv.Itoa(pid) + "-" + ProcessStart(pid) }
+func markName(pid int) string { return strconv.Itoa(pid) + "-" + platform.ProcessStart(pid) }
 
 // parseMark reads PID-START.
 func parseMark(s string) (int, string, bool) {
@@ -103,28 +105,10 @@ func (s *Store) WaitPending(ws string) {
 	}
 }
 
-// ProcessStart is the start time of process pid, as /proc gives it
-// (clock ticks since boot), or "" where there is no /proc or no such
-// process: with the pid, it names one process, not whichever reuses the
-// pid later.
-func ProcessStart(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	// The fields after the command name, which is in parentheses.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
-	f := strings.Fields(rest)
-	if len(f) > 19 {
-		return f[19]
-	}
-	return ""
-}
-
 // Running reports whether the process pid that started at start (see
 // [ProcessStart]; "" when unknown) still runs.
 func Running(pid int, start string) bool {
-	return alive(pid) && (start == "" || ProcessStart(pid) == start)
+	return alive(pid) && (start == "" || platform.ProcessStart(pid) == start)
 }
 
 // alive reports whether process pid exists.

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 func TestWaitPendingStale(t *testing.T) {
@@ -32,7 +34,7 @@ func TestWaitExitReusedPid(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid, start := cmd.Process.Pid, ProcessStart(cmd.Process.Pid)
+	pid, start := cmd.Process.Pid, platform.ProcessStart(cmd.Process.Pid)
 	if start == "" {
 		t.Skip("no /proc")
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // clone makes dst share src's blocks (FICLONE), where the file system
@@ -40,7 +42,7 @@ func waitPidfd(pid int, start string) bool {
 		return false
 	}
 	defer unix.Close(fd)
-	if start != "" && ProcessStart(pid) != start {
+	if start != "" && platform.ProcessStart(pid) != start {
 		return true // the pid is another process's now
 	}
 	for {
