@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
+
+	"github.com/cordonsh/cordon/filelock"
 )
 
 // Defaults of a [Log].
@@ -116,7 +118,7 @@ func (l *Log) keep() int {
 // rotate renames the full log aside, under the lock; when another writer
 // rotated it meanwhile (the file is no longer seen), it does nothing.
 func (l *Log) rotate(seen os.FileInfo) error {
-	unlock, err := lock(filepath.Join(l.Dir, "audit.lock"))
+	unlock, err := filelock.Make(filepath.Join(l.Dir, "audit.lock"))
 	if err != nil {
 		return fmt.Errorf("cannot lock the audit log for rotation: %v", err)
 	}

@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/cordonsh/cordon/platform"
+
+	"github.com/cordonsh/cordon/filelock"
 )
 
 // A ledger is what cordon knows of one workspace's guarded places, kept
@@ -67,7 +67,7 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := filelock.Lock(lock); err != nil {
 		lock.Close()
 		return nil, err
 	}

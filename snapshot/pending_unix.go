@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/platform"
+
+	"github.com/cordonsh/cordon/filelock"
 )
 
 // Pending saves: a shim that starts the continuous guard's saver for its
@@ -53,7 +55,7 @@ func (s *Store) LockPending(ws string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return flock(dir+".lock", true)
+	return filelock.Make(dir + ".lock")
 }
 
 // DonePending removes the mark of pid, started at start.
@@ -94,7 +96,7 @@ func (s *Store) WaitPending(ws string) {
 			if Running(pid, start) {
 				break // its command still runs: not due
 			}
-			if unlock, err := flock(dir+".lock", true); err == nil {
+			if unlock, err := filelock.Make(dir + ".lock"); err == nil {
 				unlock()
 			}
 			if _, err := os.Stat(mark); err != nil {

@@ -1,0 +1,9 @@
+//go:build !unix && !windows
+
+package filelock
+
+import "os"
+
+// Lock does nothing where there is no file locking: writers rely on
+// atomic renames.
+func Lock(f *os.File) error { return nil }
