@@ -43,30 +43,13 @@ type battery struct {
 
 // batteryBase makes the directory that holds a battery's fake home, and
 // returns it. Not t.TempDir: /tmp is scratch, writable in the sandbox.
-// The home directory is the first choice, else the package directory (a
-// clone may be under /tmp too).
 func batteryBase(t *testing.T) string {
 	t.Helper()
-	var candidates []string
-	if home, err := os.UserHomeDir(); err == nil {
-		candidates = append(candidates, home)
+	base, err := outsideScratch()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if wd, err := os.Getwd(); err == nil {
-		candidates = append(candidates, wd)
-	}
-	for _, dir := range candidates {
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil || inScratch(real) {
-			continue
-		}
-		base, err := os.MkdirTemp(real, ".cordon-battery-")
-		if err != nil {
-			continue
-		}
-		return base
-	}
-	t.Fatalf("no directory outside /tmp, /var/tmp and /dev/shm to put a fake home in (tried %q)", candidates)
-	return ""
+	return base
 }
 
 // secret is the content of every fake credential.
