@@ -19,15 +19,15 @@ func run(args []string) int {
 	if len(args) == 0 {
 		args = []string{"cordon"}
 	}
-	if args[0] == guard.Role {
-		// Hidden: the guard process the shim starts (package guard).
+	// The hidden roles: processes cordon starts itself, never a person.
+	switch args[0] {
+	case guard.Role: // the parent of the sandbox (package guard)
 		return guard.Main(args)
+	case shim.SnapshotRole: // the continuous snapshot saver
+		return shim.SnapshotMain(args[1:])
 	}
 	if _, ok := shim.ShellName(args[0]); ok {
 		return shim.Run(args)
-	}
-	if len(args) > 1 && args[1] == shim.SnapshotRole {
-		return shim.SnapshotMain(args[2:])
 	}
 	return cli.Main(args[1:], os.Stdout, os.Stderr)
 }

@@ -36,8 +36,9 @@ func TestMain(m *testing.M) {
 		"cordon": func() { os.Exit(run(os.Args)) },
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
-		// The guard process the shim starts as /proc/self/exe.
-		guard.Role: func() { os.Exit(run(os.Args)) },
+		// The hidden roles the shim starts as /proc/self/exe.
+		guard.Role:        func() { os.Exit(run(os.Args)) },
+		shim.SnapshotRole: func() { os.Exit(run(os.Args)) },
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }

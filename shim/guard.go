@@ -24,8 +24,8 @@ import (
 // snapshot `cordon undo` can restore. The next command in the workspace
 // waits only while such a save is still running.
 
-// SnapshotRole is the hidden first argument that makes cordon the guard's
-// saver: cordon SnapshotRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
+// SnapshotRole is the hidden argv[0] that makes cordon the guard's
+// saver: SnapshotRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
 // COMMAND, PID-START the command process's start ([platform.ProcessStart],
 // so that a reused pid is not waited for), START the command's start in
 // Unix nanoseconds.

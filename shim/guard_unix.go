@@ -35,8 +35,8 @@ func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(self, SnapshotRole, ws, strconv.Itoa(os.Getpid()), platform.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
-	cmd.Args[0] = "cordon" // the command line's role, whatever the binary's name
+	cmd := exec.Command(self, ws, strconv.Itoa(os.Getpid()), platform.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
+	cmd.Args[0] = SnapshotRole // the hidden role, chosen by argv[0] as every role is
 	cmd.Env, cmd.Dir = r.env, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if startClosed(cmd) != nil {
