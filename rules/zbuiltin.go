@@ -5782,8 +5782,28 @@ func cmd533() *CmdSpec {
 
 func cmd534() *CmdSpec {
 	return &CmdSpec{
+		Carries: "exec",
+		ValueOptions: []string{
+			"--backend",
+			"-backend",
+			"--network",
+			"-network",
+			"--workspace",
+			"-workspace",
+		},
+		Subs: []string{
+			"run",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"--backend",
+					"-backend",
+					"--network",
+					"-network",
+					"--workspace",
+					"-workspace",
+				},
 				Operands: "none",
 			},
 			"approve": {
@@ -5796,6 +5816,14 @@ func cmd534() *CmdSpec {
 					"install",
 					"undo",
 				},
+				ValueOptions: []string{
+					"--backend",
+					"-backend",
+					"--network",
+					"-network",
+					"--workspace",
+					"-workspace",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "self-policy",
@@ -5804,8 +5832,24 @@ func cmd534() *CmdSpec {
 				},
 			},
 			"rules": {
+				ValueOptions: []string{
+					"--backend",
+					"-backend",
+					"--network",
+					"-network",
+					"--workspace",
+					"-workspace",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--backend",
+							"-backend",
+							"--network",
+							"-network",
+							"--workspace",
+							"-workspace",
+						},
 						Operands: "none",
 					},
 					"trust": {
@@ -5814,6 +5858,14 @@ func cmd534() *CmdSpec {
 							"add",
 							"remove",
 							"set",
+						},
+						ValueOptions: []string{
+							"--backend",
+							"-backend",
+							"--network",
+							"-network",
+							"--workspace",
+							"-workspace",
 						},
 						Effects: []*EffectSpec{
 							{
