@@ -216,6 +216,9 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 		return ctx.spec, nil
 	}
 	getenv := ctx.Getenv
+	// The caches that do not exist yet are made first, so that the
+	// sandbox (and the judge, which asks what it may write) has them.
+	makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
