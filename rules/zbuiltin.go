@@ -1718,6 +1718,82 @@ func cmd211() *CmdSpec {
 		Subs: []string{
 			"run",
 		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"-n",
+					"--name",
+					"-p",
+					"--prefix",
+					"--with",
+					"--python",
+					"-e",
+					"--env",
+					"--directory",
+					"--project",
+				},
+				Operands: "none",
+			},
+			"tool": {
+				ValueOptions: []string{
+					"-n",
+					"--name",
+					"-p",
+					"--prefix",
+					"--with",
+					"--python",
+					"-e",
+					"--env",
+					"--directory",
+					"--project",
+				},
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						ValueOptions: []string{
+							"-n",
+							"--name",
+							"-p",
+							"--prefix",
+							"--with",
+							"--python",
+							"-e",
+							"--env",
+							"--directory",
+							"--project",
+						},
+						Operands: "none",
+					},
+					"install": {
+						Aliases: []string{
+							"upgrade",
+						},
+						ValueOptions: []string{
+							"-n",
+							"--name",
+							"-p",
+							"--prefix",
+							"--with",
+							"--python",
+							"-e",
+							"--env",
+							"--directory",
+							"--project",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "modify",
+								Targets: "none",
+								Implied: []string{
+									"$UV_TOOL_BIN_DIR",
+									"$XDG_BIN_HOME",
+									"~/.local/bin",
+								},
+							},
+						},
+					},
+				},
+			},
+		},
 		Operands: "none",
 	}
 }
@@ -5310,7 +5386,6 @@ func cmd501() *CmdSpec {
 					"uninstall",
 					"remove",
 					"rm",
-					"link",
 				},
 				ValueOptions: []string{
 					"--prefix",
@@ -5348,6 +5423,34 @@ func cmd501() *CmdSpec {
 							"git://*",
 							"github:*",
 						},
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--prefix",
+						},
+					},
+				},
+			},
+			"link": {
+				Aliases: []string{
+					"ln",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "none",
+						Alone:   true,
+						Implied: []string{
+							"$npm_config_prefix/lib/node_modules",
+							"$NPM_CONFIG_PREFIX/lib/node_modules",
+						},
+					},
+					{
+						Effect:  "persist",
+						Targets: "none",
+						Alone:   true,
 					},
 					{
 						Effect:  "modify",
@@ -6217,13 +6320,6 @@ func cmd630() *CmdSpec {
 							"$GOBIN",
 							"$GOPATH/bin",
 							"~/go/bin",
-						},
-					},
-					{
-						Effect:  "remote-install",
-						Targets: "none",
-						WhenFirst: []string{
-							"*.*/*@*",
 						},
 					},
 				},
