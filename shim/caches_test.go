@@ -49,3 +49,15 @@ func TestMakeCachesSystemHome(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMakeCaches is the cost on every command once the caches
+// exist: one lstat per entry.
+func BenchmarkMakeCaches(b *testing.B) {
+	home := b.TempDir()
+	entries := builtinRules().Paths().SandboxWritable
+	makeCaches(entries, home)
+	b.ReportAllocs()
+	for b.Loop() {
+		makeCaches(entries, home)
+	}
+}

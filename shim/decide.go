@@ -160,19 +160,21 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 
 // writable is what the judge asks of the sandbox the command will run
 // in: whether it lets the command write path (absolute, resolved). The
-// writable roots are resolved on the first question, and only a command
-// that writes asks. Nil when commands run unconfined (backend none, or
+// policy is resolved on the first question (only a command that writes
+// asks), and an allowed command runs with that same policy. Nil when commands run unconfined (backend none, or
 // no sandbox on this system): nothing is read-only then.
 func (ctx *Context) writable() func(string) bool {
 	if ctx.Settings.Sandbox.Backend == platform.BackendNone || runtime.GOOS != "linux" {
 		return nil
 	}
 	return func(path string) bool {
-		roots, err := ctx.WritableRoots()
+		// The whole policy, not WritableRoots' part of it: an allowed
+		// command needs it next to run, and makes it once.
+		p, err := ctx.Policy()
 		if err != nil {
 			return true // no sandbox can be made: that refusal says why
 		}
-		for _, r := range roots {
+		for _, r := range p.WritableRoots() {
 			if platform.Within(path, r) {
 				return true
 			}
