@@ -2,6 +2,7 @@ package rules
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/parse"
@@ -98,8 +99,7 @@ func (j *judging) remotes() {
 			}
 			c := &j.res.Commands[i]
 			url := eff.Raw
-			if j.ctx.Repo != nil && !j.ctx.Env.Foreign && within(c.Dir, j.ctx.Workspace) && !strings.Contains(url, "?") &&
-				!isRemote(url) && !strings.ContainsAny(url, "/.") {
+			if j.remoteName(url, c.Dir) {
 				name, u, err := j.ctx.Repo.Remote(url, eff.Kind == "push-to")
 				if err != nil {
 					continue
@@ -112,6 +112,20 @@ func (j *judging) remotes() {
 			j.remoteClass(eff, url, c.Dir)
 		}
 	}
+}
+
+// remoteName reports whether a git command run in dir names the
+// workspace repository's remote name ("" for its default one), not a
+// URL or a path.
+func (j *judging) remoteName(name, dir string) bool {
+	if j.ctx.Repo == nil || j.ctx.Env.Foreign || !within(dir, j.ctx.Workspace) {
+		return false
+	}
+	if name == "" {
+		return true
+	}
+	remotes, err := j.ctx.Repo.Remotes()
+	return err == nil && slices.Contains(remotes, name)
 }
 
 // remoteClass classifies the remote at url for eff.
