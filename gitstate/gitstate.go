@@ -488,8 +488,8 @@ func (r *Repo) Remote(name string, push bool) (string, string, error) {
 				return name, u, nil
 			}
 		}
-		url, _ = r.rewrite(url, ".insteadof")
 	}
+	url, _ = r.rewrite(url, ".insteadof")
 	return name, url, nil
 }
 
