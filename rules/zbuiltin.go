@@ -6567,6 +6567,25 @@ func cmd719() *CmdSpec {
 			"*": {
 				Operands: "none",
 			},
+			"default": {
+				Aliases: []string{
+					"set",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "none",
+						WhenFirst: []string{
+							"[!-]*",
+						},
+						Implied: []string{
+							"$RUSTUP_HOME",
+							"~/.rustup",
+						},
+					},
+				},
+				Operands: "none",
+			},
 			"install": {
 				Aliases: []string{
 					"update",

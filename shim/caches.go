@@ -3,6 +3,7 @@ package shim
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cordonsh/cordon/platform"
@@ -31,8 +32,8 @@ func makeCaches(entries []string, home string) {
 	checked := false
 	for _, e := range entries {
 		rel, ok := strings.CutPrefix(e, "~/")
-		if !ok || rel == "" || strings.ContainsAny(rel, "*?[\\") {
-			continue
+		if !ok || rel == "" || strings.ContainsAny(rel, "*?[\\") || runtime.GOOS != "darwin" && strings.HasPrefix(rel, "Library/") {
+			continue // ~/Library is macOS's
 		}
 		rel = filepath.Clean(rel)
 		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
