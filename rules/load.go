@@ -358,7 +358,7 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true, "fetch-from": true,
 }
 
 var knownTargets = map[string]bool{
@@ -413,6 +413,7 @@ var knownClasses = map[string]bool{
 	ClassHarmless: true, ClassDevice: true, ClassSystem: true, ClassOutside: true,
 	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
 	ClassMetadata: true, ClassWSUnknown: true, ClassCordon: true,
+	ClassSibling: true, ClassReadOnly: true, ClassProgDir: true, ClassSSH: true, ClassRemote: true,
 }
 
 var knownStates = map[string]bool{

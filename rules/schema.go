@@ -88,6 +88,11 @@ type PathClasses struct {
 	// besides the workspace and scratch: tool caches, not the places
 	// tools are installed to (a binary there runs outside later).
 	SandboxWritable []string `yaml:"sandbox_writable"`
+	// Installs are the places tools install programs to (~/go/bin,
+	// ~/.cargo/bin, ~/.local/bin): a program written there runs later,
+	// outside the sandbox, which keeps them read-only. A write there is
+	// judged as one to a program directory.
+	Installs []string `yaml:"installs"`
 	// SandboxHidden are hidden in the sandbox besides the credentials:
 	// the user's runtime directory, daemons' sockets.
 	SandboxHidden []string `yaml:"sandbox_hidden"`
@@ -233,6 +238,12 @@ type EffectSpec struct {
 	Ignored []string `yaml:"ignored"`
 	// Remote: targets of the form host:path are network destinations.
 	Remote bool `yaml:"remote"`
+	// Implied is where the command writes when its arguments name no
+	// target (go install writes $GOBIN, else $GOPATH/bin, else
+	// ~/go/bin): the first entry that expands, a "$NAME" entry taking
+	// NAME from the command's own assignments (GOBIN=$PWD/bin go
+	// install) before the environment.
+	Implied []string `yaml:"implied"`
 }
 
 // Policy turns an effect on a class of target into a verdict.

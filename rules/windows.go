@@ -50,7 +50,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},
 		{&dst.SandboxSockets, &src.SandboxSockets},
 		{&dst.ScratchPrivate, &src.ScratchPrivate}, {&dst.ProjectSubdirs, &src.ProjectSubdirs},
-		{&dst.Cordon, &src.Cordon},
+		{&dst.Cordon, &src.Cordon}, {&dst.Installs, &src.Installs},
 	}
 	for _, p := range pairs {
 		for _, entry := range *p.s {

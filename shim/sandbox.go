@@ -216,6 +216,12 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 		return ctx.spec, nil
 	}
 	getenv := ctx.Getenv
+	// What the policy must find on disk is made first, before any
+	// policy is resolved from this spec (the judge resolves it when a
+	// command writes): the snapshot store, to be hidden, and the caches
+	// that do not exist yet, to be writable.
+	makeSnapshotDir(ctx)
+	makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
