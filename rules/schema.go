@@ -76,8 +76,8 @@ type PathClasses struct {
 	// GitConfig are git's configuration files in the workspace, relative
 	// to its root: judged as auto-run files, but writable in the sandbox,
 	// where only their keys outside [File.GitConfigSafe] are guarded.
-	GitConfig []string `yaml:"git_config"`
-	NetDevices          []string `yaml:"network_devices"`
+	GitConfig  []string `yaml:"git_config"`
+	NetDevices []string `yaml:"network_devices"`
 	// MetadataHosts are cloud metadata services that hand out the
 	// instance's credentials.
 	MetadataHosts []string `yaml:"metadata_hosts"`
