@@ -1,6 +1,6 @@
 // Package gitkey tells git configuration keys that never make git run a
 // program from the others, given the rules' list of safe key globs, and
-// compares the code-running entries of two versions of a configuration
+// compares the entries of two versions of a configuration
 // file listed by git itself (git config --list -z).
 //
 // A key is section[.subsection].name. git ignores the case of the
@@ -74,20 +74,17 @@ func List(out []byte) []Entry {
 	return es
 }
 
-// Changed returns the keys, not safe, whose entries differ between before
-// and after (added, removed, changed, or reordered among themselves),
-// sorted; none when the two agree on every such key.
-func Changed(safe []string, before, after []Entry) []string {
-	unsafe := func(es []Entry) map[string][]Entry {
+// Diff returns the keys whose entries differ between before and after
+// (added, removed, changed, or reordered among themselves), sorted.
+func Diff(before, after []Entry) []string {
+	group := func(es []Entry) map[string][]Entry {
 		m := map[string][]Entry{}
 		for _, e := range es {
-			if !Safe(safe, e.Key) {
-				m[e.Key] = append(m[e.Key], e)
-			}
+			m[e.Key] = append(m[e.Key], e)
 		}
 		return m
 	}
-	b, a := unsafe(before), unsafe(after)
+	b, a := group(before), group(after)
 	var keys []string
 	for k, v := range a {
 		if !slices.Equal(v, b[k]) {
@@ -101,4 +98,9 @@ func Changed(safe []string, before, after []Entry) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Has reports whether es holds an entry for key.
+func Has(es []Entry, key string) bool {
+	return slices.ContainsFunc(es, func(e Entry) bool { return e.Key == key })
 }
