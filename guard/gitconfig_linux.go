@@ -161,9 +161,9 @@ func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error,
 	if len(unsafe) == 0 {
 		return "", true
 	}
-	why := "a sandboxed command changed git settings that run programs or lead git elsewhere (" + printable(strings.Join(unsafe, ", ")) + "), so the file's change was undone"
+	why := "a sandboxed command changed keys git runs programs from or that lead it elsewhere (" + printable(strings.Join(unsafe, ", ")) + "): its change to the file was undone"
 	if len(kept) > 0 {
-		why += ", its other changes too (" + printable(strings.Join(kept, ", ")) + "): make those again in a command of their own"
+		why += ", the safe keys' too (" + printable(strings.Join(kept, ", ")) + ": set them again in a command of their own)"
 	}
 	return why, false
 }
