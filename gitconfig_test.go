@@ -4,9 +4,11 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The repository's configuration is writable in the sandbox, and what git
@@ -83,14 +85,15 @@ func TestGitConfigCodeKeysUndone(t *testing.T) {
 				{"symlink", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > ev && ln -sf ../ev .git/config", "symbolic link"},
 				{"hard link", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > .git/ev && ln -f .git/ev .git/config", "linked to another file"},
 				{"linked out", "ln .git/config .git/ev", "linked to another file"},
-				{"removed", "git config --unset user.name && git config core.pager '" + run + "'", "the safe keys' too (user.name"},
+				{"with a safe change", "cp .git/config c && git config -f c --unset user.name && git config -f c core.pager '" + run + "' && mv c .git/config", "the safe keys' too (user.name"},
 				{"unreadable", "echo '[core' >> .git/config", "git cannot read"},
 			}
 			for _, a := range attacks {
 				out, _ := b.run("off", a.script)
-				lines := strings.Count(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":")
-				if lines != 1 || !strings.Contains(out, a.says) {
-					t.Errorf("%s: want one line saying %q:\n%s", a.name, a.says, out)
+				// (One line, or more when the change was made in steps
+				// that the guard undid while the command ran.)
+				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
+					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
 				}
 				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
 				if fi, err := os.Lstat(filepath.Join(b.ws, ".git/config")); err != nil || !fi.Mode().IsRegular() {
@@ -103,6 +106,51 @@ func TestGitConfigCodeKeysUndone(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Error("git on the host ran a planted program")
 			}
+		})
+	}
+}
+
+// A code-running key is undone while the command still runs, not only
+// when it ends: a host program reading the configuration meanwhile (an
+// editor's git) has a window of milliseconds, not the command's length.
+func TestGitConfigUndoneWhileRunning(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.run("off", "true")
+			config := filepath.Join(b.ws, ".git/config")
+			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "off", "--workspace", b.ws, "--", b.bash, "-c",
+				"git config core.fsmonitor 'touch /tmp/x' && echo planted && sleep 5")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			outFile := filepath.Join(t.TempDir(), "out")
+			f, err := os.Create(outFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdout, cmd.Stderr = f, f
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			output := func() string { data, _ := os.ReadFile(outFile); return string(data) }
+			undone := false
+			for deadline := time.Now().Add(4 * time.Second); !undone && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				data, _ := os.ReadFile(config)
+				undone = strings.Contains(output(), "core.fsmonitor added") && !strings.Contains(string(data), "fsmonitor")
+			}
+			select {
+			case <-done:
+				b.noSandbox(output())
+				t.Fatalf("the command ended before the key was undone:\n%s", output())
+			default:
+			}
+			if !undone {
+				t.Errorf("the key was still there while the command ran:\n%s", output())
+			}
+			cmd.Process.Signal(os.Interrupt)
+			<-done
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/gitkey"
+	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,6 +31,10 @@ import (
 type keyGuard struct {
 	git  string   // the host's git, outside every writable directory; "" if none
 	safe []string // globs of the keys that never run a program
+	// live: checked while the command runs, which may be in the middle
+	// of writing a file: only an unsafe change is acted on (undone); a
+	// missing file, and what is trusted, are left to the end.
+	live bool
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -79,18 +84,21 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 		return
 	case statErr == nil && te != nil && same(dirfd, name, st, te):
 		return
+	case statErr != nil && w.keys.live:
+		return
 	}
-	why, ok := w.keys.judge(dirfd, name, st, statErr, te)
-	if ok {
+	why, data, ok := w.keys.judge(dirfd, name, st, statErr, te)
+	switch {
+	case ok && w.keys.live:
+		return // the end of the command decides what is trusted
+	case ok:
 		if statErr != nil {
 			delete(w.trusted, path)
 			return
 		}
-		r := &walker{out: state{}, budget: maxFile}
-		r.record(dirfd, name, path, st)
-		if e := r.out[path]; e != nil {
-			w.trusted[path] = e
-		}
+		// What is trusted is the content judged, read once: the file may
+		// be written again meanwhile, and that is the next check's.
+		w.trusted[path] = &entry{Kind: 'f', Mode: st.Mode & 0o7777, UID: int(st.Uid), GID: int(st.Gid), Data: data, Sum: hashOf(data), Size: int64(len(data))}
 		return
 	}
 	line := "cordon: " + printable(path) + ": " + why
@@ -108,31 +116,33 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 }
 
 // judge says why the file's new state cannot be kept, or reports that
-// it can.
-func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error, te *entry) (string, bool) {
+// it can, with the content it read.
+func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error, te *entry) (string, []byte, bool) {
 	var before []gitkey.Entry
 	if te != nil && te.Kind == 'f' {
 		if te.Data == nil && te.Sum != emptySum {
-			return "changed by a sandboxed command, and its trusted version was too large to compare it with", false
+			return "changed by a sandboxed command, and its trusted version was too large to compare it with", nil, false
 		}
 		var err error
 		if before, err = g.list(te.Data); err != nil {
-			return fmt.Sprintf("changed by a sandboxed command, and its trusted version cannot be read (%v)", err), false
+			return fmt.Sprintf("changed by a sandboxed command, and its trusted version cannot be read (%v)", err), nil, false
 		}
 	}
 	var after []gitkey.Entry
+	var data []byte
 	switch {
 	case statErr != nil:
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
-		return "replaced by a symbolic link by a sandboxed command (git would read its configuration elsewhere)", false
+		return "replaced by a symbolic link by a sandboxed command (git would read its configuration elsewhere)", nil, false
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
-		return "replaced by something other than a file by a sandboxed command", false
+		return "replaced by something other than a file by a sandboxed command", nil, false
 	case st.Nlink > 1:
-		return "linked to another file by a sandboxed command (a change there would change it)", false
+		return "linked to another file by a sandboxed command (a change there would change it)", nil, false
 	case te != nil && st.Mode&0o022&^te.Mode != 0:
-		return "made writable by others by a sandboxed command", false
+		return "made writable by others by a sandboxed command", nil, false
 	default:
-		data, _, err := readFile(dirfd, name, maxFile)
+		var err error
+		data, _, err = readFile(dirfd, name, maxFile)
 		if err == nil && data == nil {
 			err = fmt.Errorf("larger than %d bytes", maxFile)
 		}
@@ -140,7 +150,7 @@ func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error,
 			after, err = g.list(data)
 		}
 		if err != nil {
-			return fmt.Sprintf("changed by a sandboxed command into something git cannot read (%v)", err), false
+			return fmt.Sprintf("changed by a sandboxed command into something git cannot read (%v)", err), nil, false
 		}
 	}
 	var unsafe, kept []string
@@ -159,13 +169,13 @@ func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error,
 		}
 	}
 	if len(unsafe) == 0 {
-		return "", true
+		return "", data, true
 	}
 	why := "a sandboxed command changed keys git runs programs from or that lead it elsewhere (" + printable(strings.Join(unsafe, ", ")) + "): its change to the file was undone"
 	if len(kept) > 0 {
 		why += ", the safe keys' too (" + printable(strings.Join(kept, ", ")) + ": set them again in a command of their own)"
 	}
-	return why, false
+	return why, nil, false
 }
 
 // list lists a configuration file's entries with the host's git: from
@@ -191,4 +201,69 @@ func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
 		return nil, err
 	}
 	return gitkey.List(out), nil
+}
+
+// watchConfigs shortens the time a code-running key planted by the
+// command is on disk: while the command runs, a change to one of git's
+// configuration files (the directories that hold them when the command
+// starts are watched) is checked at once, as the end of the command
+// would, and undone. The check at the end stays the guarantee; this only
+// narrows the window in which a host program (an editor's git) could
+// read the key. stop ends the watch, waiting for a check under way.
+func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return func() {}
+	}
+	names := map[string]bool{}
+	for _, pat := range patterns {
+		names[filepath.Base(pat)] = true
+		dirs, _ := filepath.Glob(filepath.Dir(pat))
+		for _, d := range dirs {
+			w.Add(d)
+		}
+	}
+	kick := make(chan struct{}, 1)
+	go func() {
+		for ev := range w.Events {
+			if names[filepath.Base(ev.Name)] {
+				select {
+				case kick <- struct{}{}:
+				default:
+				}
+			}
+		}
+		close(kick)
+	}()
+	go func() {
+		for range w.Errors {
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range kick {
+			say(checkConfigs(stateDir, ws))
+		}
+	}()
+	return func() {
+		w.Close()
+		<-done
+	}
+}
+
+// checkConfigs reconciles git's configuration files in ws with the
+// ledger, now.
+func checkConfigs(stateDir, ws string) []string {
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil
+	}
+	defer b.close()
+	if len(b.l.Configs) == 0 || b.l.TrustedConfigs == nil {
+		return nil
+	}
+	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, live: true}, newQuarantine(b.stateDir))
+	b.save()
+	return lines
 }

@@ -298,8 +298,13 @@ func Main(args []string) int {
 		finish(s.StateDir, ws, guarded)
 		return fail("%v", err)
 	}
+	stopWatch := func() {}
+	if guarded && len(s.Policy.GitConfig) > 0 {
+		stopWatch = watchConfigs(s.StateDir, ws, s.Policy.GitConfig)
+	}
 	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
 	if err != nil {
+		stopWatch()
 		finish(s.StateDir, ws, guarded)
 		return fail("cannot run the real shell: %v", err)
 	}
@@ -340,6 +345,9 @@ func Main(args []string) int {
 			}
 		}
 	}
+	// The watch's git runs are this process's children too: they end
+	// before killAll, which would take them for the command's.
+	stopWatch()
 	killAll()
 	if abandoned {
 		select {
