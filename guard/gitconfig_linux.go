@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/cordonsh/cordon/gitkey"
-	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 )
 
@@ -206,13 +206,19 @@ func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
 // watchConfigs shortens the time a code-running key planted by the
 // command is on disk: while the command runs, a change to one of git's
 // configuration files (the directories that hold them when the command
-// starts are watched) is checked at once, as the end of the command
-// would, and undone. The check at the end stays the guarantee; this only
-// narrows the window in which a host program (an editor's git) could
-// read the key. stop ends the watch, waiting for a check under way.
+// starts are watched, with inotify) is checked at once, as the end of
+// the command would, and an unsafe one undone. The check at the end
+// stays the guarantee; this only narrows the window in which a host
+// program (an editor's git) could read the key. stop ends the watch,
+// waiting for a check under way.
 func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
-	w, err := fsnotify.NewWatcher()
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
+		return func() {}
+	}
+	var wake [2]int
+	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(in)
 		return func() {}
 	}
 	names := map[string]bool{}
@@ -220,34 +226,46 @@ func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 		names[filepath.Base(pat)] = true
 		dirs, _ := filepath.Glob(filepath.Dir(pat))
 		for _, d := range dirs {
-			w.Add(d)
+			unix.InotifyAddWatch(in, d, unix.IN_CLOSE_WRITE|unix.IN_MODIFY|unix.IN_MOVED_TO|unix.IN_CREATE|unix.IN_ATTRIB|unix.IN_DONT_FOLLOW|unix.IN_ONLYDIR)
 		}
 	}
-	kick := make(chan struct{}, 1)
-	go func() {
-		for ev := range w.Events {
-			if names[filepath.Base(ev.Name)] {
-				select {
-				case kick <- struct{}{}:
-				default:
-				}
-			}
-		}
-		close(kick)
-	}()
-	go func() {
-		for range w.Errors {
-		}
-	}()
 	done := make(chan struct{})
 	go func() {
+		// Closing an inotify descriptor waits for the kernel (an RCU
+		// grace period, about 10 ms): it is left to the process's end,
+		// after the shim has its exit status.
 		defer close(done)
-		for range kick {
-			say(checkConfigs(stateDir, ws))
+		defer unix.Close(wake[0])
+		buf := make([]byte, 64<<10)
+		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+				return
+			}
+			if fds[1].Revents != 0 {
+				return
+			}
+			relevant := false
+			for {
+				n, err := unix.Read(in, buf)
+				if n <= 0 || err != nil {
+					break
+				}
+				for off := 0; off+unix.SizeofInotifyEvent <= n; {
+					ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+					name := bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00")
+					relevant = relevant || names[string(name)]
+					off += unix.SizeofInotifyEvent + int(ev.Len)
+				}
+			}
+			if relevant {
+				say(checkConfigs(stateDir, ws))
+			}
 		}
 	}()
 	return func() {
-		w.Close()
+		unix.Write(wake[1], []byte{0})
+		unix.Close(wake[1])
 		<-done
 	}
 }

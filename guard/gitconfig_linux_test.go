@@ -129,3 +129,43 @@ func TestConfigReplaced(t *testing.T) {
 		t.Errorf("a removed file holding core.pager was not put back: %v %q", err, lines)
 	}
 }
+
+// BenchmarkConfigUnchanged is the guard's added cost per command when
+// git's configuration did not change: a snapshot when the command starts
+// and a comparison of bytes when it ends (no git run).
+func BenchmarkConfigUnchanged(b *testing.B) {
+	dir := b.TempDir()
+	file := filepath.Join(dir, "config")
+	os.WriteFile(file, []byte("[core]\n\tbare = false\n[user]\n\tname = a\n[remote \"origin\"]\n\turl = https://example.com/x.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"), 0o644)
+	pats := []string{file, filepath.Join(dir, "config.worktree"), filepath.Join(dir, "modules", "*", "config")}
+	g := &keyGuard{git: "/nonexistent", safe: testSafe}
+	for b.Loop() {
+		trusted := snapshotConfigs(pats)
+		if lines := reconcileConfigs(pats, trusted, g, nil); len(lines) != 0 {
+			b.Fatal(lines)
+		}
+	}
+}
+
+// BenchmarkConfigChanged is the cost when a command changed a safe key:
+// both versions read by the host's git.
+func BenchmarkConfigChanged(b *testing.B) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		b.Skip("no git")
+	}
+	dir := b.TempDir()
+	file := filepath.Join(dir, "config")
+	base := "[core]\n\tbare = false\n[user]\n\tname = a\n"
+	os.WriteFile(file, []byte(base), 0o644)
+	pats := []string{file}
+	g := &keyGuard{git: git, safe: testSafe}
+	for b.Loop() {
+		os.WriteFile(file, []byte(base), 0o644)
+		trusted := snapshotConfigs(pats)
+		os.WriteFile(file, []byte(base+"\temail = b\n"), 0o644)
+		if lines := reconcileConfigs(pats, trusted, g, nil); len(lines) != 0 {
+			b.Fatal(lines)
+		}
+	}
+}
