@@ -154,3 +154,34 @@ func TestGitConfigUndoneWhileRunning(t *testing.T) {
 		})
 	}
 }
+
+// In a linked worktree the repository's configuration is the main
+// repository's, outside the workspace: writable and guarded by key too.
+func TestGitConfigWorktree(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			wt := filepath.Join(filepath.Dir(b.ws), "wt")
+			b.host("git worktree add -q " + wt + " -b side")
+			run := func(script string) (string, int) {
+				cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "off", "--workspace", wt, "--", b.bash, "-c", script)
+				cmd.Dir, cmd.Env = wt, b.env
+				out, _ := cmd.CombinedOutput()
+				b.noSandbox(string(out))
+				return string(out), cmd.ProcessState.ExitCode()
+			}
+			if out, code := run("git config user.name Side && git branch -u main 2>/dev/null || git branch -u master"); code != 0 || strings.Contains(out, "cordon:") {
+				t.Fatalf("exit %d: %s", code, out)
+			}
+			if got := strings.TrimSpace(b.host("git config user.name")); got != "Side" {
+				t.Errorf("user.name %q, want Side", got)
+			}
+			config := b.host("cat .git/config")
+			out, _ := run("git config core.pager 'touch /tmp/x'")
+			if !strings.Contains(out, "core.pager added") {
+				t.Errorf("no line naming core.pager:\n%s", out)
+			}
+			b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+		})
+	}
+}
