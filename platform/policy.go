@@ -43,7 +43,7 @@ type Spec struct {
 	// protocol files.
 	Writable []string
 	// ReadOnly are paths kept read-only inside writable ones: .git/hooks,
-	// .git/config, the project's cordon rules.
+	// the project's cordon rules.
 	ReadOnly []string
 	// GitConfig are git's configuration files, relative to the workspace
 	// root: writable, their code-running keys guarded (package guard).
@@ -189,7 +189,7 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 			ro, patterns := r.readOnly(root, s.ReadOnly)
 			p.ReadOnly = append(p.ReadOnly, ro...)
 			p.Guarded = append(p.Guarded, patterns...)
-			_, configs := r.readOnly(root, s.GitConfig)
+			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
 			p.GitConfig = append(p.GitConfig, configs...)
 		}
 		for _, dir := range gitDirs(ws, r.home) {

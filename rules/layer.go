@@ -172,7 +172,7 @@ func (s *Set) WithFloor(floor *Set) *Set {
 	return &Set{
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
 		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
-		commands: s.commands, policies: s.policies,
+		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies,
 	}
 }
 
