@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -209,8 +210,8 @@ func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
 // starts are watched, with inotify) is checked at once, as the end of
 // the command would, and an unsafe one undone. The check at the end
 // stays the guarantee; this only narrows the window in which a host
-// program (an editor's git) could read the key. stop ends the watch,
-// waiting for a check under way.
+// program (an editor's git) could read the key. stop ends the watch: no
+// check runs (nor its git) once it returns.
 func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
@@ -229,12 +230,12 @@ func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 			unix.InotifyAddWatch(in, d, unix.IN_CLOSE_WRITE|unix.IN_MODIFY|unix.IN_MOVED_TO|unix.IN_CREATE|unix.IN_ATTRIB|unix.IN_DONT_FOLLOW|unix.IN_ONLYDIR)
 		}
 	}
-	done := make(chan struct{})
+	var mu sync.Mutex // held by a check
+	stopped := false
 	go func() {
 		// Closing an inotify descriptor waits for the kernel (an RCU
 		// grace period, about 10 ms): it is left to the process's end,
 		// after the shim has its exit status.
-		defer close(done)
 		defer unix.Close(wake[0])
 		buf := make([]byte, 64<<10)
 		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
@@ -259,14 +260,20 @@ func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 				}
 			}
 			if relevant {
-				say(checkConfigs(stateDir, ws))
+				mu.Lock()
+				if !stopped {
+					say(checkConfigs(stateDir, ws))
+				}
+				mu.Unlock()
 			}
 		}
 	}()
 	return func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
 		unix.Write(wake[1], []byte{0})
 		unix.Close(wake[1])
-		<-done
 	}
 }
 

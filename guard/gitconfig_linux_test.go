@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 var testSafe = []string{"user.*", "remote.*.url", "remote.*.fetch", "branch.*.merge", "core.bare"}
@@ -131,8 +133,9 @@ func TestConfigReplaced(t *testing.T) {
 }
 
 // BenchmarkConfigUnchanged is the guard's added cost per command when
-// git's configuration did not change: a snapshot when the command starts
-// and a comparison of bytes when it ends (no git run).
+// git's configuration did not change: finding the host's git, a snapshot
+// when the command starts and a comparison of bytes when it ends (no git
+// run).
 func BenchmarkConfigUnchanged(b *testing.B) {
 	dir := b.TempDir()
 	file := filepath.Join(dir, "config")
@@ -140,6 +143,7 @@ func BenchmarkConfigUnchanged(b *testing.B) {
 	pats := []string{file, filepath.Join(dir, "config.worktree"), filepath.Join(dir, "modules", "*", "config")}
 	g := &keyGuard{git: "/nonexistent", safe: testSafe}
 	for b.Loop() {
+		platform.FindProgram("git", os.Getenv("PATH"), []string{dir})
 		trusted := snapshotConfigs(pats)
 		if lines := reconcileConfigs(pats, trusted, g, nil); len(lines) != 0 {
 			b.Fatal(lines)
@@ -167,5 +171,17 @@ func BenchmarkConfigChanged(b *testing.B) {
 		if lines := reconcileConfigs(pats, trusted, g, nil); len(lines) != 0 {
 			b.Fatal(lines)
 		}
+	}
+}
+
+// BenchmarkConfigWatch is starting and stopping the watch of git's
+// configuration (its inotify descriptor is closed when the process ends,
+// so run it with -benchtime=100x: a user has 128 of them).
+func BenchmarkConfigWatch(b *testing.B) {
+	ws := b.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	pats := []string{filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git/config.worktree"), filepath.Join(ws, ".git/modules/*/config")}
+	for b.Loop() {
+		watchConfigs(b.TempDir(), ws, pats)()
 	}
 }
