@@ -185,3 +185,32 @@ func TestGitConfigWorktree(t *testing.T) {
 		})
 	}
 }
+
+// A submodule added in the sandbox keeps its git directory's
+// configuration (core.worktree names its checkout, inside the workspace):
+// before, the whole file was taken for a planted one and moved aside.
+func TestGitConfigSubmodule(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			lib := filepath.Join(filepath.Dir(b.ws), "lib")
+			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib")
+			out, code := b.run("off", "git -c protocol.file.allow=always submodule add -q "+lib+" lib && git commit -qm lib && git -C lib log --oneline | cat")
+			// (Its new hooks directory, git's samples, is moved aside.)
+			if code != 0 || strings.Contains(out, "config") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			if got := b.host("git -C lib log --format=%s && git config -f .git/modules/lib/config core.worktree"); got != "lib\n../../../lib\n" {
+				t.Errorf("the submodule does not work on the host: %q", got)
+			}
+			// Pointed outside the workspace: undone.
+			out, _ = b.run("off", "git -C lib config core.worktree /tmp")
+			if !strings.Contains(out, "core.worktree changed") {
+				t.Errorf("no line naming core.worktree:\n%s", out)
+			}
+			if got := b.host("git config -f .git/modules/lib/config core.worktree"); got != "../../../lib\n" {
+				t.Errorf("core.worktree is %q", got)
+			}
+		})
+	}
+}

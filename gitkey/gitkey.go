@@ -8,6 +8,10 @@
 // subsection with "*" (branch.*.merge), so the comparison ignores case
 // throughout. "*" matches any run of characters, dots included
 // (subsections may hold dots and slashes: branch.feature/x.y.merge).
+//
+// A glob ending in "=@workspace" (core.worktree=@workspace) makes its keys
+// safe only when their value is a path inside the workspace, which only
+// the caller can tell ([InWorkspace]); [Safe] never matches it.
 package gitkey
 
 import (
@@ -24,7 +28,18 @@ func Safe(globs []string, key string) bool {
 		return false
 	}
 	for _, g := range globs {
-		if match(strings.ToLower(g), key) {
+		if !strings.Contains(g, "=") && match(strings.ToLower(g), key) {
+			return true
+		}
+	}
+	return false
+}
+
+// InWorkspace reports whether key is safe only when its value is a path
+// inside the workspace: it matches a glob ending in "=@workspace".
+func InWorkspace(globs []string, key string) bool {
+	for _, g := range globs {
+		if k, ok := strings.CutSuffix(g, "=@workspace"); ok && Safe([]string{k}, key) {
 			return true
 		}
 	}

@@ -63,3 +63,15 @@ func TestDiff(t *testing.T) {
 		t.Error("Has is wrong")
 	}
 }
+
+func TestInWorkspace(t *testing.T) {
+	globs := append([]string{"core.worktree=@workspace"}, safe...)
+	if Safe(globs, "core.worktree") || Safe(globs, "core.worktree=@workspace") {
+		t.Error("a conditional glob matched without its value")
+	}
+	for key, want := range map[string]bool{"core.worktree": true, "Core.WorkTree": true, "core.x.worktree": false, "core.pager": false, "user.name": false} {
+		if got := InWorkspace(globs, key); got != want {
+			t.Errorf("InWorkspace(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

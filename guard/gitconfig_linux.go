@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,6 +33,7 @@ import (
 type keyGuard struct {
 	git  string   // the host's git, outside every writable directory; "" if none
 	safe []string // globs of the keys that never run a program
+	ws   string   // the workspace, for values that must be paths inside it
 	// live: checked while the command runs, which may be in the middle
 	// of writing a file: only an unsafe change is acted on (undone); a
 	// missing file, and what is trusted, are left to the end.
@@ -88,7 +90,7 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 	case statErr != nil && w.keys.live:
 		return
 	}
-	why, data, ok := w.keys.judge(dirfd, name, st, statErr, te)
+	why, data, ok := w.keys.judge(dirfd, name, filepath.Dir(path), st, statErr, te)
 	switch {
 	case ok && w.keys.live:
 		return // the end of the command decides what is trusted
@@ -118,7 +120,7 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 
 // judge says why the file's new state cannot be kept, or reports that
 // it can, with the content it read.
-func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error, te *entry) (string, []byte, bool) {
+func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr error, te *entry) (string, []byte, bool) {
 	var before []gitkey.Entry
 	if te != nil && te.Kind == 'f' {
 		if te.Data == nil && te.Sum != emptySum {
@@ -156,7 +158,7 @@ func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error,
 	}
 	var unsafe, kept []string
 	for _, k := range gitkey.Diff(before, after) {
-		if gitkey.Safe(g.safe, k) {
+		if g.safeIn(dir, k, after) {
 			kept = append(kept, k)
 			continue
 		}
@@ -177,6 +179,32 @@ func (g *keyGuard) judge(dirfd int, name string, st *unix.Stat_t, statErr error,
 		why += ", the safe keys' too (" + printable(strings.Join(kept, ", ")) + ": set them again in a command of their own)"
 	}
 	return why, nil, false
+}
+
+// safeIn reports whether key, as the entries es of the configuration
+// file in directory dir set it, is safe: on the safe list, or safe in
+// the workspace and every value of it a path inside the workspace (a
+// relative one is relative to dir, git's directory, as git takes it).
+func (g *keyGuard) safeIn(dir, key string, es []gitkey.Entry) bool {
+	if gitkey.Safe(g.safe, key) {
+		return true
+	}
+	if g.ws == "" || !gitkey.InWorkspace(g.safe, key) {
+		return false
+	}
+	for _, e := range es {
+		if e.Key != key {
+			continue
+		}
+		v := e.Value
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(dir, v)
+		}
+		if e.Bare || e.Value == "" || !platform.Within(realPrefix(filepath.Clean(v)), g.ws) {
+			return false
+		}
+	}
+	return true
 }
 
 // list lists a configuration file's entries with the host's git: from
@@ -288,7 +316,7 @@ func checkConfigs(stateDir, ws string) []string {
 	if len(b.l.Configs) == 0 || b.l.TrustedConfigs == nil {
 		return nil
 	}
-	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, live: true}, newQuarantine(b.stateDir))
+	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: true}, newQuarantine(b.stateDir))
 	b.save()
 	return lines
 }

@@ -122,6 +122,18 @@ func TestConfigReplaced(t *testing.T) {
 	if lines := reconcileConfigs(pats, trusted, &keyGuard{git: git, safe: testSafe}, newQuarantine(t.TempDir())); len(lines) != 0 || trusted[file] == nil {
 		t.Errorf("a new safe file was not kept: %q", lines)
 	}
+	// A submodule's core.worktree: kept inside the workspace (dir), not
+	// outside it, nor through a link that leads outside.
+	os.Symlink("/etc", filepath.Join(dir, "out"))
+	for value, kept := range map[string]bool{"../sub": true, dir + "/sub": true, "../../": false, "/etc": false, "../out/x": false, "": false} {
+		os.WriteFile(file, []byte(base), 0o644)
+		trusted = snapshotConfigs(pats)
+		os.WriteFile(file, []byte(base+"[core]\n\tworktree = "+value+"\n"), 0o644)
+		lines := reconcileConfigs(pats, trusted, &keyGuard{git: git, safe: append([]string{"core.worktree=@workspace"}, testSafe...), ws: dir}, newQuarantine(t.TempDir()))
+		if got := len(lines) == 0; got != kept {
+			t.Errorf("core.worktree = %q: kept %v, want %v (%q)", value, got, kept, lines)
+		}
+	}
 	// Then removed with an unsafe key in it: put back.
 	os.WriteFile(file, []byte(base+"[core]\n\tpager = x\n"), 0o644)
 	trusted = snapshotConfigs(pats)

@@ -139,7 +139,7 @@ func (b *book) reconcile() []string {
 		if b.l.TrustedConfigs == nil {
 			b.l.TrustedConfigs = state{}
 		}
-		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe}, q)...)
+		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace}, q)...)
 	}
 	return lines
 }

@@ -14057,6 +14057,7 @@ var builtinTable = table{
 		"core.protectHFS",
 		"core.protectNTFS",
 		"core.warnAmbiguousRefs",
+		"core.worktree=@workspace",
 		"extensions.worktreeConfig",
 		"extensions.partialClone",
 		"remote.*.url",
