@@ -291,14 +291,11 @@ func TestSandboxGitMetadataReadOnly(t *testing.T) {
 				_ = out
 				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
 			}
-			config, _ := os.ReadFile(filepath.Join(b.ws, ".git/config"))
+			// (.git/config is writable, its code-running keys guarded:
+			// see gitconfig_test.go.)
 			b.mustFail("writing a hook", "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
 			b.mustFail("replacing the hooks directory", "mv .git/hooks .git/h2 && mkdir .git/hooks")
-			b.mustFail("appending to .git/config", "echo '[core] hooksPath = /tmp' >> .git/config")
-			b.mustFail("git config", "git config core.hooksPath /tmp/evil")
-			b.mustFail("renaming over .git/config", "cp .git/config c && echo x >> c && mv c .git/config")
 			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
-			b.unchanged(filepath.Join(b.ws, ".git/config"), string(config))
 		})
 	}
 }

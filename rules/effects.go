@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/winpath"
@@ -223,6 +224,9 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 			// from.
 			a.values[spec.Options[0]] = piped
 			a.flags = append(a.flags, spec.Recursive...)
+		}
+		if spec.WhenUnsafeKey && !unsafeGitWrite(s.gitSafe, &a) {
+			continue
 		}
 		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
@@ -691,4 +695,36 @@ func pipedTo(spec *CmdSpec, opt string) bool {
 func noTargets(spec *EffectSpec, a *args) bool {
 	words, whole := selectTargets(spec, a)
 	return len(words) == 0 && !whole
+}
+
+// unsafeGitWrite reports whether git config with arguments a writes a
+// key that is not safe: it sets or removes one (git config KEY VALUE,
+// --unset KEY, --add, --replace-all, or git config set/unset KEY) not in
+// safe, or one computed when the command runs, or edits the file or
+// renames or removes a section (which the keys do not show). Reading
+// (git config KEY, get, list) writes nothing.
+func unsafeGitWrite(safe []string, a *args) bool {
+	ops := a.operands
+	key := func(w parse.Word) bool { return !w.IsKnown() || w.Computed || !gitkey.Safe(safe, w.Text) }
+	if a.has([]string{"-e", "--edit", "--rename-section", "--remove-section"}) {
+		return true
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	switch ops[0].Text {
+	case "edit", "rename-section", "remove-section":
+		return true
+	case "set", "unset":
+		return len(ops) < 2 || key(ops[1])
+	case "get", "list":
+		return false
+	}
+	if !ops[0].IsKnown() || ops[0].Computed {
+		return true
+	}
+	if a.has([]string{"--unset", "--unset-all"}) || len(ops) >= 2 {
+		return key(ops[0])
+	}
+	return false
 }

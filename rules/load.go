@@ -26,6 +26,7 @@ type Set struct {
 	credWords   []string
 	envCode     map[string]string
 	secretWords []string
+	gitSafe     []string
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
 	approved    []Approved
@@ -113,7 +114,7 @@ func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
 		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
-		envCode: t.envCode, policies: t.policies,
+		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies,
 	}
 }
 
@@ -127,6 +128,7 @@ type table struct {
 	credVars    []string
 	credWords   []string
 	secretWords []string
+	gitSafe     []string
 	envCode     map[string]string
 	policies    []*Policy
 	commands    []tableEntry // sorted by name
@@ -140,6 +142,10 @@ type tableEntry struct {
 
 // Paths returns the path classes of the rules.
 func (s *Set) Paths() PathClasses { return s.paths }
+
+// GitConfigSafe returns the globs of git configuration keys that never
+// make git run a program (see [File.GitConfigSafe] and package gitkey).
+func (s *Set) GitConfigSafe() []string { return s.gitSafe }
 
 // CredentialVars returns the globs of environment variable names that
 // hold credentials.
@@ -228,6 +234,7 @@ func (s *Set) add(name string, f *File) error {
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	s.credWords = append(s.credWords, f.CredentialWords...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
+	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" {

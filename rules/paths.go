@@ -382,7 +382,7 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && e.wsEntry(path, p.AutoRun):
+	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun) || e.wsEntry(path, p.GitConfig)):
 		return ClassAutoRun
 	case within(path, e.Workspace) && e.wsEntry(path, p.History):
 		return ClassHistory

@@ -25,6 +25,8 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		ScratchPrivate:  paths.ScratchPrivate,
 		Writable:        append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
 		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
+		GitConfig:       paths.GitConfig,
+		GitConfigSafe:   set.GitConfigSafe(),
 		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:         absolute(paths.NotSecret),
 		Sockets:         append(absolute(paths.SandboxSockets), sb.Sockets...),
