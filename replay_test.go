@@ -126,6 +126,7 @@ type twin struct {
 	home    string
 	ws      string
 	cwdFile string // Claude Code's cwd file
+	bgpids  string // Gemini CLI's file of background process ids
 	cwd     string // where the next claude case runs
 	env     []string
 	hashes  map[string]fileSum // the tree's hashes, by path, size and time
@@ -152,7 +153,9 @@ func (tw *twin) argv(c *replayCase) ([]string, string) {
 	case "codex":
 		return []string{"bash", "-lc", c.Cmd}, filepath.Join(tw.ws, c.Cwd)
 	default:
-		return []string{"bash", "-c", c.Cmd}, filepath.Join(tw.ws, c.Cwd)
+		script := "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=" + shellQuote(tw.bgpids) +
+			"\n(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n" + c.Cmd + "\n)\n__code=$?\nexit $__code"
+		return []string{"bash", "-c", script}, filepath.Join(tw.ws, c.Cwd)
 	}
 }
 
@@ -405,6 +408,12 @@ func replaySession(t *testing.T, cases []*replayCase, masks []*regexp.Regexp, ig
 		f.Close()
 		tw.cwdFile = f.Name()
 		t.Cleanup(func() { os.Remove(tw.cwdFile) })
+		gemini, err := os.MkdirTemp("", "gemini-"+tw.name+"-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(gemini) })
+		tw.bgpids = filepath.Join(gemini, "bgpids.tmp")
 		path := "/usr/local/bin:/usr/bin:/bin"
 		if goBin != "" {
 			path = goBin + ":" + path
