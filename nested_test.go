@@ -9,39 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/internal/testenv"
 )
 
-// nested says why this test process cannot run the shim or start
-// cordon's sandbox, "" when it can: it runs inside a sandbox already
-// (no_new_privs and a seccomp filter, as when the suite is run through
-// cordon). There the shim judges but does not wrap again, bwrap cannot
-// start, and cordon refuses to run from the test's binaries, which are in
-// the workspace because the home directory is read-only.
-func nested() string {
-	if !platform.Filtered() {
-		return ""
-	}
-	return "this process runs inside a sandbox already (no_new_privs and a seccomp filter: the suite run through cordon?); the shim and sandbox tests need to run outside one"
-}
-
-// skipNested skips a test that runs the shim or a sandbox when nested()
-// says it cannot work here, or fails it under CORDON_REQUIRE_SANDBOX
-// (CI), where every backend must be tested.
-func skipNested(t testing.TB) {
-	t.Helper()
-	why := nested()
-	if why == "" {
-		return
-	}
-	if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
-		t.Fatal(why + " (CORDON_REQUIRE_SANDBOX is set)")
-	}
-	t.Skip(why)
-}
-
 // TestNestedDetected runs this test binary inside cordon's sandbox, on
-// each Linux backend, and checks that nested() sees it there (and not
+// each Linux backend, and checks that testenv.Nested sees it there (and not
 // here), and that a test that cannot work nested (TestInheritedFDs,
 // which hung there) skips with the reason instead.
 func TestNestedDetected(t *testing.T) {
@@ -51,7 +23,7 @@ func TestNestedDetected(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("cordon's sandbox is Linux's")
 	}
-	if why := nested(); why != "" {
+	if why := testenv.Nested(); why != "" {
 		t.Skip(why)
 	}
 	if ok, err := hasSandbox(); err != nil {
