@@ -23,6 +23,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path"
@@ -331,13 +332,11 @@ func TestReplay(t *testing.T) {
 	}
 	shims := shimDir(t, "bash", "sh")
 	goCache := replayGoCache(t)
-	port := 18700 // each side of each session: a port of its own
 	for where, parent := range replayParents(t) {
 		t.Run(where, func(t *testing.T) {
 			t.Parallel()
-			replaySession(t, cases, masks, ignore, shims, goCache, parent, port, where != "tmp")
+			replaySession(t, cases, masks, ignore, shims, goCache, parent, where != "tmp")
 		})
-		port += 20
 	}
 }
 
@@ -363,6 +362,17 @@ func replayGoCache(t *testing.T) string {
 	return dir
 }
 
+// freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
 // shimDir links the test binary under each shell name into one directory,
 // as install.sh's shims directory, and returns it.
 func shimDir(t *testing.T, names ...string) string {
@@ -381,8 +391,8 @@ func shimDir(t *testing.T, names ...string) string {
 }
 
 // replaySession runs every case in order, on both sides at once. Each
-// side has a port of its own in $PORT (and $PORT+1) for servers.
-func replaySession(t *testing.T, cases []*replayCase, masks []*regexp.Regexp, ignore []string, shims, goCache, parent string, port int, personInits bool) {
+// side has two free ports of its own, $PORT and $PORT2, for servers.
+func replaySession(t *testing.T, cases []*replayCase, masks []*regexp.Regexp, ignore []string, shims, goCache, parent string, personInits bool) {
 	homes, err := os.MkdirTemp(testBase, "replay-home-")
 	if err != nil {
 		t.Fatal(err)
@@ -396,7 +406,7 @@ func replaySession(t *testing.T, cases []*replayCase, masks []*regexp.Regexp, ig
 		{name: "shim", bash: filepath.Join(shims, "bash")},
 		{name: "bash", bash: realShell("bash")},
 	}
-	for i, tw := range sides {
+	for _, tw := range sides {
 		tw.home = filepath.Join(homes, tw.name, "home")
 		tw.ws = filepath.Join(parent, tw.name, "app")
 		tw.cwd = tw.ws
@@ -448,7 +458,7 @@ func replaySession(t *testing.T, cases []*replayCase, masks []*regexp.Regexp, ig
 			"GIT_COMMITTER_NAME=Replay Agent", "GIT_COMMITTER_EMAIL=agent@example.com",
 			"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
 			"GOCACHE=" + goCache, "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GONOSUMDB=*", "GOSUMDB=off",
-			"PORT=" + strconv.Itoa(port+10*i),
+			"PORT=" + strconv.Itoa(freePort(t)), "PORT2=" + strconv.Itoa(freePort(t)),
 			"PIP_NO_INDEX=1", "PIP_DISABLE_PIP_VERSION_CHECK=1", "npm_config_offline=true", "npm_config_update_notifier=false",
 		}
 	}
