@@ -646,3 +646,29 @@ func treeDiff(shim, bash string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestReplayIgnored: content_ignore patterns match below the workspace
+// (the first element of the path), by path, by base name, and "**/" at
+// any depth; nothing else.
+func TestReplayIgnored(t *testing.T) {
+	patterns := []string{".git/index", "**/__pycache__/*", "*.tar.gz", "**/*.dist-info/RECORD"}
+	for rel, want := range map[string]bool{
+		"app/.git/index":            true,
+		"app/sub/.git/index":        false,
+		"app/__pycache__/x.pyc":     true,
+		"app/a/b/__pycache__/x.pyc": true,
+		"app/__pycache__":           false,
+		"app/docs.tar.gz":           true,
+		"app/dist/docs.tar.gz":      true,
+		"app/docs.tar":              false,
+		"app/.venv/lib/python3.11/site-packages/pip-23.0.1.dist-info/RECORD":   true,
+		"app/.venv/lib/python3.11/site-packages/pip-23.0.1.dist-info/METADATA": false,
+		"app":           false,
+		"docs.tar.gz":   false,
+		"app-wt/README": false,
+	} {
+		if got := ignored(rel, patterns); got != want {
+			t.Errorf("ignored(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
