@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/testenv"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -136,6 +137,7 @@ func outsideScratch() (string, error) {
 //	[root]        the tests run as root
 //	[sandbox]     a sandbox backend runs here (CORDON_REQUIRE_SANDBOX=1: must)
 func TestScripts(t *testing.T) {
+	testenv.SkipNested(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
@@ -195,6 +197,12 @@ func condition(cond string) (bool, error) {
 // hasSandbox reports whether a sandbox backend can run here; one that
 // cannot is an error under CORDON_REQUIRE_SANDBOX=1 (CI).
 func hasSandbox() (bool, error) {
+	if why := testenv.Nested(); why != "" {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			return false, fmt.Errorf("%s (CORDON_REQUIRE_SANDBOX is set)", why)
+		}
+		return false, nil
+	}
 	_, err := shim.Confine(os.TempDir(), os.Environ(), &shim.ConfineOptions{Inspect: true})
 	switch {
 	case err == nil:
@@ -361,6 +369,7 @@ func fail(format string, args ...any) int {
 // directory of its own, and returns its path.
 func linkShim(t *testing.T, name string) string {
 	t.Helper()
+	testenv.SkipNested(t)
 	// testscript's copy, outside scratch space like p: cordon refuses
 	// to run from a place sandboxed commands can write.
 	self, err := exec.LookPath("cordon")

@@ -19,7 +19,7 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if name == BackendNone {
 		return Direct, nil
 	}
-	if name == BackendAuto && filtered() {
+	if name == BackendAuto && Filtered() {
 		// Under no_new_privs and a seccomp filter already (a sandbox
 		// around this one, whose policy Confined found weaker): bwrap
 		// needs user namespaces, which such sandboxes forbid, and its
@@ -90,9 +90,10 @@ func Describe(b Backend, path string, argv []string) *Report {
 	return r
 }
 
-// filtered reports whether this process runs under no_new_privs and a
-// seccomp filter.
-func filtered() bool {
+// Filtered reports whether this process runs under no_new_privs and a
+// seccomp filter, as inside cordon's sandbox (either backend) and most
+// others: bwrap cannot start there, and a Landlock domain only stacks.
+func Filtered() bool {
 	status, err := selfStatus()
 	return err == nil && statusField(status, "NoNewPrivs", "1") && statusField(status, "Seccomp", "2")
 }

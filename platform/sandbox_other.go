@@ -20,6 +20,10 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 // that holds p. On this system cordon has no sandbox, so it reports false.
 func Confined(p *Policy) bool { return false }
 
+// Filtered reports whether this process runs under no_new_privs and a
+// seccomp filter; only Linux has them.
+func Filtered() bool { return false }
+
 // Describe reports how b confines a program.
 func Describe(b Backend, path string, argv []string) *Report {
 	r := &Report{Backend: b.Name()}

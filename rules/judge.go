@@ -300,8 +300,9 @@ func (j *judging) envFilters() {
 //
 // A dump alone on the line prints to the agent only. A POSIX one (env,
 // printenv) is allowed: agents probe the environment so as a session
-// starts (Claude Code runs env). cmd's set and PowerShell's are flagged
-// when the environment holds credentials. An env-dump with a target dumps
+// starts (Claude Code runs env). cmd's set and PowerShell's, and any
+// dump piped or redirected, are flagged when the environment holds
+// credentials, and only then. An env-dump with a target dumps
 // the variables whose names start with it (cmd's set AWS).
 func (j *judging) envDumps() {
 	lone := len(j.res.Commands) == 1 && len(j.res.Commands[0].Redirs) == 0
@@ -318,15 +319,13 @@ func (j *judging) envDumps() {
 			if e.Kind != "env-dump" || strings.Contains(e.Raw, "=") {
 				continue
 			}
+			// With no credential set there is nothing to print or
+			// pass on (env | sort, env | cut -d= -f1).
 			creds := j.credentialsSet(e.Raw)
-			if len(creds) == 0 && (lone || e.Raw != "") {
+			if len(creds) == 0 {
 				continue
 			}
-			raw := j.res.Commands[i].Line()
-			if len(creds) > 0 {
-				raw = strings.Join(creds, ", ")
-			}
-			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: raw, Class: ClassCred})
+			j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: strings.Join(creds, ", "), Class: ClassCred})
 			break
 		}
 	}

@@ -3779,22 +3779,24 @@ func cmd441() *CmdSpec {
 			},
 			"init": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-b",
+					"--initial-branch",
+					"--template",
+					"--separate-git-dir",
+					"--object-format",
+					"--ref-format",
 				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
-						Targets: "operands",
+						Targets: "first-or-dot",
+					},
+					{
+						Effect:  "modify",
+						Targets: "options",
+						Options: []string{
+							"--separate-git-dir",
+						},
 					},
 				},
 			},

@@ -1,0 +1,37 @@
+// Package testenv is what the test suites share about where they run.
+package testenv
+
+import (
+	"os"
+	"testing"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// Nested says why this process cannot run the shim, start cordon's
+// sandbox or keep cordon's state, "" when it can: it runs inside a
+// sandbox already (no_new_privs and a seccomp filter, as when the suite
+// is run through cordon). There bwrap cannot start, the home directory
+// and cordon's state are read-only, and cordon refuses to run from test
+// binaries in the workspace.
+func Nested() string {
+	if !platform.Filtered() {
+		return ""
+	}
+	return "this process runs inside a sandbox already (no_new_privs and a seccomp filter: the suite run through cordon?); this test needs to run outside one"
+}
+
+// SkipNested skips a test that cannot work where [Nested] says so, with
+// the reason, or fails it under CORDON_REQUIRE_SANDBOX (CI), where every
+// test must run.
+func SkipNested(t testing.TB) {
+	t.Helper()
+	why := Nested()
+	if why == "" {
+		return
+	}
+	if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+		t.Fatal(why + " (CORDON_REQUIRE_SANDBOX is set)")
+	}
+	t.Skip(why)
+}
