@@ -143,3 +143,16 @@ func TestClaudeSnapshotAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestZshGlobalAliasIsUnknown: zsh expands alias -g anywhere (echo X
+// runs the alias's text), which the walker does not follow: it says so.
+func TestZshGlobalAliasIsUnknown(t *testing.T) {
+	for _, script := range []string{"alias -g X='$(rm -rf ~)'\necho X", "alias -s txt='rm -rf'\nnotes.txt"} {
+		cfg := testConfig(t.TempDir())
+		cfg.Dialect = Zsh
+		res := Parse(script, cfg)
+		if len(res.Problems) == 0 || !res.Commands[0].UnknownCode {
+			t.Errorf("%q: problems %v, unknown code %v; want both", script, res.Problems, res.Commands[0].UnknownCode)
+		}
+	}
+}

@@ -170,6 +170,13 @@ func (w *walker) builtin(st *state, i int) bool {
 		return true
 	case "alias":
 		for _, a := range args[1:] {
+			if st.dialect == Zsh && strings.HasPrefix(a.Text, "-") && strings.ContainsAny(a.Text, "gs") {
+				// zsh expands a global alias anywhere on a line, a
+				// suffix alias for any file name with its ending.
+				w.problem(ProblemSyntax, c.Pos, "alias %s: zsh expands global and suffix aliases in any word, which cordon does not follow", a.Text)
+				w.unknownCode(i)
+				break
+			}
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
 				w.aliasSeq++
 				st.aliases[k] = append(st.aliases[k], aliasDef{value: v, seq: w.aliasSeq})
