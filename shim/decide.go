@@ -113,7 +113,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			}
 			return j
 		}
-		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx))
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.installed)
 	})
 	if judgeErr != nil {
 		err = judgeErr

@@ -285,3 +285,17 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 	ctx.roots = p.WritableRoots()
 	return ctx.roots, nil
 }
+
+// installed reports whether the script file at path is installed
+// software: code that no command the sandbox confines can have written
+// or can change ([platform.Installed] with [Context.WritableRoots]), run
+// like a program rather than judged by its content. With the sandbox off
+// in the settings every file the user can write could be the agent's:
+// none is.
+func (ctx *Context) installed(path string) bool {
+	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
+		return false
+	}
+	roots, err := ctx.WritableRoots()
+	return err == nil && platform.Installed(path, roots)
+}

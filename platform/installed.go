@@ -1,0 +1,96 @@
+package platform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Installed reports whether the file at path (absolute) is installed
+// software: code that no sandboxed command can have written or can
+// change, and so not the agent's. It is a regular file outside every
+// directory of writable (the real paths the sandbox lets commands
+// write), and so is every link on the way to it; it is owned by root or
+// by this user; neither its group nor others may write it. A path with
+// ".." is not (the shell resolves it after the links, not before), nor
+// is anything under /proc or /dev, which the sandbox makes itself.
+func Installed(path string, writable []string) bool {
+	if !filepath.IsAbs(path) || hasDotDot(path) {
+		return false
+	}
+	real, ok := resolveOutside(filepath.Clean(path), writable)
+	if !ok {
+		return false
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+		return false
+	}
+	return trustedOwner(fi)
+}
+
+// resolveOutside follows the links in p one at a time and reports
+// whether p, each link met and the file reached lie outside roots (a
+// link inside one could be made to point elsewhere between the judge's
+// look and the shell's). It returns the file reached.
+func resolveOutside(p string, roots []string) (string, bool) {
+	for range 40 {
+		if within(p, roots) || Within(p, "/proc") || Within(p, "/dev") {
+			return "", false
+		}
+		link, rest, err := firstLink(p)
+		switch {
+		case err != nil:
+			return "", false
+		case link == "":
+			return p, true
+		case within(link, roots):
+			return "", false
+		}
+		target, err := os.Readlink(link)
+		if err != nil || hasDotDot(target) {
+			return "", false
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(link), target)
+		}
+		p = filepath.Join(target, rest)
+	}
+	return "", false
+}
+
+// firstLink returns the first leading part of the clean absolute path p
+// that is a symbolic link, and what follows it; "" when there is none.
+func firstLink(p string) (link, rest string, err error) {
+	for i := 1; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		fi, err := os.Lstat(p[:i])
+		if err != nil {
+			return "", "", err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return p[:i], strings.TrimPrefix(p[i:], "/"), nil
+		}
+	}
+	return "", "", nil
+}
+
+func within(p string, roots []string) bool {
+	for _, r := range roots {
+		if Within(p, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDotDot(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return true
+		}
+	}
+	return false
+}
