@@ -81,6 +81,13 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			shimPath := linkShim(t, "bash")
 			path := pyenvHome(t, e.home, filepath.Dir(shimPath))
 			env := append(e.env, "PATH="+path)
+			// A home has credentials, hidden in the sandbox (under
+			// Landlock their names can still be listed): the nested shim
+			// must still know it runs confined.
+			os.MkdirAll(filepath.Join(e.home, ".aws"), 0o700)
+			if err := os.WriteFile(filepath.Join(e.home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = x\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
 			run := func(cmd string) (string, string, int) {
 				t.Helper()
 				c := &exec.Cmd{Path: shimPath, Args: []string{"bash", "-c", cmd}, Dir: e.ws, Env: env}
