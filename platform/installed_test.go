@@ -81,3 +81,19 @@ func TestInstalled(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInstalled is what a shim run adds when the command runs a
+// script file: the look at the file and the links to it (the writable
+// roots come with the policy).
+func BenchmarkInstalled(b *testing.B) {
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	p := filepath.Join(base, "home", ".pyenv", "shims", "python3")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("#!/usr/bin/env bash\n"), 0o755)
+	roots := []string{"/tmp/ws", "/var/tmp", filepath.Join(base, "home", ".cache"), filepath.Join(base, "home", ".npm"), filepath.Join(base, "home", ".claude")}
+	for b.Loop() {
+		if !Installed(p, roots) {
+			b.Fatal("not installed")
+		}
+	}
+}
