@@ -201,3 +201,20 @@ func TestInstalledScriptJudgedAsProgram(t *testing.T) {
 		}
 	}
 }
+
+// TestInstalledScriptUnconfined: with the sandbox off in the settings,
+// every file the user can write could be the agent's, so no script is
+// installed software: pyenv's scripts are judged by what they hold.
+func TestInstalledScriptUnconfined(t *testing.T) {
+	e := newSessionEnv(t, "none")
+	shimPath := linkShim(t, "bash")
+	env := append(e.env, "PATH="+pyenvHome(t, e.home, filepath.Dir(shimPath)))
+	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
+	j, err := shim.Check([]string{"bash", pyenv, "exec", "python3"}, e.ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Verdict == rules.Allow {
+		t.Errorf("bash %s exec python3 with the sandbox off: allowed, want judged by its content (refused)", pyenv)
+	}
+}
