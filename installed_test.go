@@ -50,6 +50,19 @@ echo "python3 $*"
 `,
 }
 
+// nvmSetup stands for nvm.sh: functions, some calling themselves, that
+// put a version's bin directory on PATH.
+const nvmSetup = `nvm_ls() { [ "$1" = 0 ] && return; nvm_ls $(( $1 - 1 )); }
+nvm_bin() { printf '%s\n' "$NVM_DIR/versions/node/v20.11.1/bin"; }
+nvm() {
+  case "$1" in
+  use) nvm_ls 3; PATH="$(nvm_bin):$PATH"; hash -r; echo "Now using node v20.11.1" ;;
+  *) echo "nvm: $1: unknown command" >&2; return 1 ;;
+  esac
+}
+NVM_DIR="${NVM_DIR:-$HOME/.nvm}"
+`
+
 // pyenvHome writes the pyenv layout into home (outside every place the
 // sandbox lets commands write) and returns the PATH an agent's shell has:
 // cordon's shims first, then pyenv's.
@@ -146,6 +159,21 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			}
 			if out, errs, code := run(wrapper + " python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\nrc=0\n" {
 				t.Errorf("the wrapper around pyenv's shim: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			// A version manager's setup, sourced: functions the judge
+			// cannot follow (nvm's recurse), run like the user's ~/.bashrc.
+			nvm := filepath.Join(e.home, ".nvm", "nvm.sh")
+			os.MkdirAll(filepath.Dir(nvm), 0o755)
+			if err := os.WriteFile(nvm, []byte(nvmSetup), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			node := filepath.Join(e.home, ".nvm", "versions", "node", "v20.11.1", "bin", "node")
+			os.MkdirAll(filepath.Dir(node), 0o755)
+			if err := os.WriteFile(node, []byte("#!/bin/sh\necho v20.11.1\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := run("source ~/.nvm/nvm.sh && nvm use 20 && node --version"); code != 0 || out != "Now using node v20.11.1\nv20.11.1\n" {
+				t.Errorf("source ~/.nvm/nvm.sh && nvm use 20: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
 		})
 	}

@@ -469,6 +469,11 @@ func (w *walker) carrySource(st *state, i int) {
 			return // the user's own startup file, as a login shell runs it
 		}
 	}
+	// Installed software's own setup (source ~/.nvm/nvm.sh), like the
+	// user's startup files. A bare name is looked for on PATH first.
+	if name := c.Args[1].Text; strings.Contains(name, "/") && w.installed(name, st.abs(name)) {
+		return
+	}
 	sub := st.nested(c.Name()+" "+c.Args[1].String(), false)
 	sub.ret = new(bool)
 	if len(c.Args) > 2 {

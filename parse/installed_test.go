@@ -36,10 +36,21 @@ func TestInstalledScript(t *testing.T) {
 		{"bash " + sourcesOwn, "bash " + sourcesOwn + "\n" + sourcesOwn + " <- bash " + sourcesOwn},
 		{"echo 'rm -rf /y' > " + shimFile + "; bash " + shimFile, "rm -rf /y <- bash " + shimFile},
 		{"bash " + opt + "/../opt/python3", "? <- bash " + opt + "/../opt/python3"},
+		{"source " + sources, "rm -rf /x <- source " + sources},
 	} {
 		got := render(Parse(tt.script, cfg))
 		if !strings.Contains(got, tt.want) {
 			t.Errorf("%q:\n%s\nwant it to hold:\n%s", tt.script, got, tt.want)
 		}
+	}
+	// An installed setup file that is sourced is the user's setup, like
+	// ~/.bashrc: not walked (it would be refused: it recurses).
+	setup := write("setup.sh", "f() { f; f; }; f\n")
+	if res := Parse("source "+setup+" && nvm use 20", cfg); len(res.Problems) > 0 || render(res) != "source "+setup+"\nnvm use 20" {
+		t.Errorf("source of an installed file: problems %v\n%s", res.Problems, render(res))
+	}
+	cfg.Installed = nil
+	if res := Parse("source "+setup+" && nvm use 20", cfg); len(res.Problems) == 0 {
+		t.Errorf("source of a file that is not installed is not walked:\n%s", render(res))
 	}
 }
