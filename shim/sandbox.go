@@ -288,14 +288,15 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 
 // installed reports whether the script file at path is installed
 // software: code that no command the sandbox confines can have written
-// or can change ([platform.Installed] with [Context.WritableRoots]), run
-// like a program rather than judged by its content. With the sandbox off
-// in the settings every file the user can write could be the agent's:
-// none is.
+// or can change ([platform.Installed] with the policy's writable roots),
+// run like a program rather than judged by its content. With the sandbox
+// off in the settings every file the user can write could be the
+// agent's: none is. The whole policy is made (not only its writable
+// part): the shim needs it to run the command anyway.
 func (ctx *Context) installed(path string) bool {
 	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
 		return false
 	}
-	roots, err := ctx.WritableRoots()
-	return err == nil && platform.Installed(path, roots)
+	p, err := ctx.Policy()
+	return err == nil && platform.Installed(path, p.WritableRoots())
 }
