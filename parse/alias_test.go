@@ -57,7 +57,7 @@ func TestAliasesAsTheShell(t *testing.T) {
 		name    string
 		dialect Dialect
 		prefix  string
-	}{{"bash", Bash, "shopt -s expand_aliases\n"}, {"dash", POSIX, ""}}
+	}{{"bash", Bash, "shopt -s expand_aliases\n"}, {"dash", POSIX, ""}, {"zsh", Zsh, ""}}
 	for _, sh := range shells {
 		for _, tt := range aliasCases {
 			t.Run(sh.name+"/"+tt.name, func(t *testing.T) {
@@ -70,7 +70,13 @@ func TestAliasesAsTheShell(t *testing.T) {
 				if err != nil {
 					t.Skipf("%s is not installed: only cordon's side is checked", sh.name)
 				}
-				out, _ := exec.Command(path, "-c", sh.prefix+tt.script).Output()
+				// From a file: zsh parses a -c string whole, before
+				// running any of it (the walker expands more there).
+				file := filepath.Join(t.TempDir(), "script")
+				if err := os.WriteFile(file, []byte(sh.prefix+tt.script), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, _ := exec.Command(path, file).Output()
 				if got := strings.TrimSuffix(string(out), "\n"); got != tt.want {
 					t.Errorf("%s itself: %q\ngot:\n%s\nwant:\n%s", sh.name, tt.script, got, tt.want)
 				}
