@@ -13,9 +13,12 @@ import (
 // write), and so is every link on the way to it; it is owned by root or
 // by this user; neither its group nor others may write it. A path with
 // ".." is not (the shell resolves it after the links, not before), nor
-// is anything under /proc or /dev, which the sandbox makes itself.
+// is anything under /proc or /dev, which the sandbox makes itself, nor
+// anything where file systems ignore case (the roots are compared as
+// written). A directory above the file that is one of writable by
+// identity, under another name (a bind mount), counts as one.
 func Installed(path string, writable []string) bool {
-	if !filepath.IsAbs(path) || hasDotDot(path) {
+	if foldsCase || !filepath.IsAbs(path) || hasDotDot(path) {
 		return false
 	}
 	real, ok := resolveOutside(filepath.Clean(path), writable)
@@ -23,10 +26,37 @@ func Installed(path string, writable []string) bool {
 		return false
 	}
 	fi, err := os.Stat(real)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) {
 		return false
 	}
-	return trustedOwner(fi)
+	return !belowByIdentity(real, writable)
+}
+
+// belowByIdentity reports whether a directory above p is one of roots
+// by identity, whatever its name: the same directory mounted at a second
+// place (a bind mount) is the same directory. One that cannot be looked
+// at counts as one.
+func belowByIdentity(p string, roots []string) bool {
+	var ids []os.FileInfo
+	for _, r := range roots {
+		if fi, err := os.Stat(r); err == nil {
+			ids = append(ids, fi)
+		}
+	}
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return true
+		}
+		for _, id := range ids {
+			if os.SameFile(fi, id) {
+				return true
+			}
+		}
+		if d == "/" || d == "." {
+			return false
+		}
+	}
 }
 
 // resolveOutside follows the links in p one at a time and reports

@@ -6,6 +6,10 @@ import (
 	"strings"
 )
 
+// foldsCase: Linux file systems tell case apart (a casefolded directory
+// inside a writable root is inside it in any case).
+const foldsCase = false
+
 // unmappedRoot returns the owner that root's files show inside a user
 // namespace that does not map root (bubblewrap run by an ordinary
 // user): the overflow uid. ok is false outside such a namespace.

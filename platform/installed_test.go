@@ -4,6 +4,7 @@ package platform
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -72,6 +73,18 @@ func TestInstalled(t *testing.T) {
 		}
 	}
 	if os.Getuid() == 0 {
+		// The workspace mounted a second time, outside it: its files
+		// are the agent's under that name too.
+		mnt := filepath.Join(base, "mnt")
+		os.MkdirAll(mnt, 0o755)
+		if err := exec.Command("mount", "--bind", ws, mnt).Run(); err != nil {
+			t.Logf("no bind mount here (%v): that case is not tried", err)
+		} else {
+			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+			if Installed(filepath.Join(mnt, "tool"), roots) {
+				t.Errorf("a workspace file through a bind mount of the workspace is taken for installed software")
+			}
+		}
 		other := write(filepath.Join(opt, "other"), 0o755)
 		if err := os.Chown(other, 12345, 12345); err != nil {
 			t.Fatal(err)
