@@ -385,7 +385,7 @@ func (w *walker) carryShell(st *state, i int) {
 			for _, p := range call.Params {
 				args = append(args, Word{Text: p})
 			}
-			w.run(st.nested(sub.via[len(sub.via)-1], false), Command{Args: args, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+			w.run(st.nested(sub.via[len(sub.via)-1]+" (installed)", false), Command{Args: args, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 			return
 		}
 		w.file(sub, i, call.File)

@@ -29,11 +29,11 @@ func TestInstalledScript(t *testing.T) {
 	cfg := testConfig(dir)
 	cfg.Installed = func(p string) bool { return strings.HasPrefix(p, opt+"/") }
 	for _, tt := range []struct{ script, want string }{
-		{"bash " + shimFile + " --version", "bash " + shimFile + " --version\n" + shimFile + " --version <- bash " + shimFile},
+		{"bash " + shimFile + " --version", "bash " + shimFile + " --version\n" + shimFile + " --version <- bash " + shimFile + " (installed)"},
 		{shimFile + " --version", shimFile + " --version"},
-		{"bash " + shimFile + " -c \"import shutil; shutil.rmtree('/x')\"", "rm -rf /x <- bash " + shimFile + " | python3"},
+		{"bash " + shimFile + " -c \"import shutil; shutil.rmtree('/x')\"", "rm -rf /x <- bash " + shimFile + " (installed) | python3"},
 		{"bash " + sources, "rm -rf /x <- bash " + sources + " | source " + filepath.Join(dir, "env.sh")},
-		{"bash " + sourcesOwn, "bash " + sourcesOwn + "\n" + sourcesOwn + " <- bash " + sourcesOwn},
+		{"bash " + sourcesOwn, "bash " + sourcesOwn + "\n" + sourcesOwn + " <- bash " + sourcesOwn + " (installed)"},
 		{"echo 'rm -rf /y' > " + shimFile + "; bash " + shimFile, "rm -rf /y <- bash " + shimFile},
 		{"bash " + opt + "/../opt/python3", "? <- bash " + opt + "/../opt/python3"},
 		{"source " + sources, "rm -rf /x <- source " + sources},
