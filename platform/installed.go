@@ -8,28 +8,36 @@ import (
 
 // Installed reports whether the file at path (absolute) is installed
 // software: code that no sandboxed command can have written or can
-// change, and so not the agent's. It is a regular file outside every
-// directory of writable (the real paths the sandbox lets commands
-// write), and so is every link on the way to it; it is owned by root or
-// by this user; neither its group nor others may write it. A path with
-// ".." is not (the shell resolves it after the links, not before), nor
-// is anything under /proc or /dev, which the sandbox makes itself, nor
-// anything where file systems ignore case (the roots are compared as
-// written). A directory above the file that is one of writable by
-// identity, under another name (a bind mount), counts as one.
-func Installed(path string, writable []string) bool {
+// change, and so not the agent's. It is a regular file owned by root or
+// by this user that neither its group nor others may write; it lies
+// outside every directory of writable (the real paths the sandbox lets
+// commands write; asked for only when the file passes the rest), and so
+// does every link on the way to it. A path with ".." is not (the shell
+// resolves it after the links, not before), nor is anything under /proc
+// or /dev, which the sandbox makes itself, nor anything where file
+// systems ignore case (the roots are compared as written). A directory
+// above the file that is one of writable by identity, under another name
+// (a bind mount), counts as one.
+func Installed(path string, writable func() ([]string, error)) bool {
 	if foldsCase || !filepath.IsAbs(path) || hasDotDot(path) {
 		return false
 	}
-	real, ok := resolveOutside(filepath.Clean(path), writable)
-	if !ok {
-		return false
-	}
-	fi, err := os.Stat(real)
+	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) {
 		return false
 	}
-	return !belowByIdentity(real, writable)
+	roots, err := writable()
+	if err != nil {
+		return false
+	}
+	real, ok := resolveOutside(filepath.Clean(path), roots)
+	if !ok {
+		return false
+	}
+	if again, err := os.Stat(real); err != nil || !os.SameFile(fi, again) {
+		return false // changed meanwhile
+	}
+	return !belowByIdentity(real, roots)
 }
 
 // belowByIdentity reports whether a directory above p is one of roots

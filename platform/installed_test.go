@@ -68,7 +68,7 @@ func TestInstalled(t *testing.T) {
 		if i == len(cases)-1 {
 			r = []string{"/"}
 		}
-		if got := Installed(c.path, r); got != c.want {
+		if got := Installed(c.path, fixed(r)); got != c.want {
 			t.Errorf("%s (%s): installed %v, want %v", c.name, c.path, got, c.want)
 		}
 	}
@@ -81,7 +81,7 @@ func TestInstalled(t *testing.T) {
 			t.Logf("no bind mount here (%v): that case is not tried", err)
 		} else {
 			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-			if Installed(filepath.Join(mnt, "tool"), roots) {
+			if Installed(filepath.Join(mnt, "tool"), fixed(roots)) {
 				t.Errorf("a workspace file through a bind mount of the workspace is taken for installed software")
 			}
 		}
@@ -89,10 +89,14 @@ func TestInstalled(t *testing.T) {
 		if err := os.Chown(other, 12345, 12345); err != nil {
 			t.Fatal(err)
 		}
-		if Installed(other, roots) {
+		if Installed(other, fixed(roots)) {
 			t.Errorf("a file of another user (uid 12345) is taken for installed software")
 		}
 	}
+}
+
+func fixed(roots []string) func() ([]string, error) {
+	return func() ([]string, error) { return roots, nil }
 }
 
 // BenchmarkInstalled is what a shim run adds when the command runs a
@@ -105,7 +109,7 @@ func BenchmarkInstalled(b *testing.B) {
 	os.WriteFile(p, []byte("#!/usr/bin/env bash\n"), 0o755)
 	roots := []string{"/tmp/ws", "/var/tmp", filepath.Join(base, "home", ".cache"), filepath.Join(base, "home", ".npm"), filepath.Join(base, "home", ".claude")}
 	for b.Loop() {
-		if !Installed(p, roots) {
+		if !Installed(p, fixed(roots)) {
 			b.Fatal("not installed")
 		}
 	}

@@ -292,11 +292,17 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 // run like a program rather than judged by its content. With the sandbox
 // off in the settings every file the user can write could be the
 // agent's: none is. The whole policy is made (not only its writable
-// part): the shim needs it to run the command anyway.
+// part), only for a file that could be installed software: the shim
+// needs it to run the command anyway.
 func (ctx *Context) installed(path string) bool {
 	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
 		return false
 	}
-	p, err := ctx.Policy()
-	return err == nil && platform.Installed(path, p.WritableRoots())
+	return platform.Installed(path, func() ([]string, error) {
+		p, err := ctx.Policy()
+		if err != nil {
+			return nil, err
+		}
+		return p.WritableRoots(), nil
+	})
 }
