@@ -291,14 +291,11 @@ func TestSandboxGitMetadataReadOnly(t *testing.T) {
 				_ = out
 				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
 			}
-			config, _ := os.ReadFile(filepath.Join(b.ws, ".git/config"))
+			// (.git/config is writable, its code-running keys guarded:
+			// see gitconfig_test.go.)
 			b.mustFail("writing a hook", "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
 			b.mustFail("replacing the hooks directory", "mv .git/hooks .git/h2 && mkdir .git/hooks")
-			b.mustFail("appending to .git/config", "echo '[core] hooksPath = /tmp' >> .git/config")
-			b.mustFail("git config", "git config core.hooksPath /tmp/evil")
-			b.mustFail("renaming over .git/config", "cp .git/config c && echo x >> c && mv c .git/config")
 			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
-			b.unchanged(filepath.Join(b.ws, ".git/config"), string(config))
 		})
 	}
 }
@@ -845,9 +842,13 @@ func TestSandboxLimits(t *testing.T) {
 			cfg := filepath.Join(b.base, "config")
 			os.MkdirAll(filepath.Join(cfg, "cordon"), 0o755)
 			os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  limits: {memory: 268435456, open_files: 64}\n"), 0o644)
-			out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
-			if code != 0 || out != "262144\n64\n" {
-				t.Errorf("limits: exit %d: %q", code, out)
+			// Limits set after the program starts were missing in 5 of
+			// 20 runs: try it often enough to see such a race.
+			for i := 0; i < 12; i++ {
+				out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
+				if code != 0 || out != "262144\n64\n" {
+					t.Fatalf("limits, run %d: exit %d: %q", i, code, out)
+				}
 			}
 		})
 	}

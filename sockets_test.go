@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -208,4 +209,78 @@ func pythonBinary() string {
 		}
 	}
 	return ""
+}
+
+// TestSandboxScratchLitter fills /tmp with what other programs leave
+// behind (a socket nobody listens on, a FIFO, a dangling link, a socket in
+// a directory cordon cannot read, sockets made and removed while commands
+// start) and runs ordinary commands in the sandbox meanwhile: none of it
+// may stop a command on either backend.
+func TestSandboxScratchLitter(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			tmp, err := os.MkdirTemp("/tmp", "cordon-battery-litter-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				os.Chmod(filepath.Join(tmp, "closed"), 0o755)
+				os.RemoveAll(tmp)
+			})
+			// A socket left behind by a program that exited, at the top
+			// of /tmp and one level down (srt-mux-*.sock broke Landlock).
+			stale := func(path string) {
+				l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				l.SetUnlinkOnClose(false)
+				l.Close()
+			}
+			top := fmt.Sprintf("/tmp/cordon-litter-%d.sock", os.Getpid())
+			stale(top)
+			t.Cleanup(func() { os.Remove(top) })
+			stale(filepath.Join(tmp, "stale.sock"))
+			if err := syscall.Mkfifo(filepath.Join(tmp, "fifo"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(tmp, "gone", "x.sock"), filepath.Join(tmp, "dangling.sock")); err != nil {
+				t.Fatal(err)
+			}
+			closed := filepath.Join(tmp, "closed")
+			os.MkdirAll(closed, 0o755)
+			stale(filepath.Join(closed, "s.sock"))
+			os.Chmod(closed, 0)
+
+			// Sockets that come and go while the sandbox is set up.
+			stop := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for i := 0; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					dir := filepath.Join(tmp, fmt.Sprintf("churn%d", i%4))
+					os.MkdirAll(dir, 0o755)
+					p := filepath.Join(dir, "c.sock")
+					if l, err := net.Listen("unix", p); err == nil {
+						l.Close()
+					}
+					os.RemoveAll(dir)
+				}
+			}()
+			defer func() { close(stop); <-done }()
+
+			for i := 0; i < 8; i++ {
+				out, code := b.run("on", "echo hi; ls >/dev/null")
+				if code != 0 || out != "hi\n" {
+					t.Fatalf("run %d: litter in /tmp stopped the command (exit %d):\n%s", i, code, out)
+				}
+			}
+		})
+	}
 }

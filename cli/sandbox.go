@@ -172,6 +172,7 @@ func (st *sandboxStatus) text() string {
 	list(scratch, p.Scratch)
 	list("writable", p.Writable)
 	list("read-only inside them", p.ReadOnly)
+	list("git configuration, writable: a change to a key that runs programs is undone", p.GitConfig)
 	list("hidden", p.Hidden)
 	list("readable inside hidden", p.Visible)
 	list("hidden when they appear (judged by the rules until then)", p.Missing)

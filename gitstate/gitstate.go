@@ -448,3 +448,75 @@ func (r *Repo) head() string {
 	ref, _ := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
 	return ref
 }
+
+// Remote implements [rules.Repo]: the remote name stands for (for "",
+// the one git pushes to or fetches from by default on the current
+// branch) and its address as git would use it, with the configuration's
+// insteadOf (and, for push, pushInsteadOf and pushurl) applied. The URL
+// is "" when the remote is not configured.
+func (r *Repo) Remote(name string, push bool) (string, string, error) {
+	if err := r.prepare(); err != nil {
+		return "", "", err
+	}
+	get := func(key string) string {
+		v := ""
+		for _, e := range r.config {
+			if strings.EqualFold(e.key, key) {
+				v = e.value // the last one wins, as in git
+			}
+		}
+		return v
+	}
+	if name == "" {
+		branch := strings.TrimPrefix(r.head(), "refs/heads/")
+		if push {
+			name = cmpOr(get("branch."+branch+".pushremote"), get("remote.pushdefault"))
+		}
+		name = cmpOr(name, get("branch."+branch+".remote"), "origin")
+	}
+	url := ""
+	if push {
+		url = get("remote." + name + ".pushurl")
+	}
+	if url == "" {
+		url = get("remote." + name + ".url")
+		if url == "" {
+			return name, "", nil
+		}
+		if push {
+			if u, ok := r.rewrite(url, ".pushinsteadof"); ok {
+				return name, u, nil
+			}
+		}
+	}
+	url, _ = r.rewrite(url, ".insteadof")
+	return name, url, nil
+}
+
+// rewrite applies the longest url.<base>.<suffix> prefix of the
+// configuration that url starts with.
+func (r *Repo) rewrite(url, suffix string) (string, bool) {
+	best, base := "", ""
+	for _, e := range r.config {
+		k := strings.ToLower(e.key)
+		if !strings.HasPrefix(k, "url.") || !strings.HasSuffix(k, suffix) {
+			continue
+		}
+		if strings.HasPrefix(url, e.value) && len(e.value) > len(best) {
+			best, base = e.value, e.key[len("url."):len(e.key)-len(suffix)]
+		}
+	}
+	if best == "" {
+		return url, false
+	}
+	return base + url[len(best):], true
+}
+
+func cmpOr(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

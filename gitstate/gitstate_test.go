@@ -336,3 +336,53 @@ func TestLayouts(t *testing.T) {
 		t.Errorf("worktree Unmerged(main) = %v, %v; want false", lost, err)
 	}
 }
+
+// TestRemote: the address git would use for a push or a fetch, as the
+// configuration rewrites it, and the remote a bare git push or fetch
+// uses on the current branch.
+func TestRemote(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	run("init", "-q", "-b", "main")
+	run("remote", "add", "origin", "https://github.com/o/r.git")
+	run("remote", "add", "fork", "https://gitlab.com/f/r.git")
+	run("config", "remote.origin.pushurl", "git@github.com:o/r.git")
+	run("config", "url.ssh://git@gitlab.com/.pushInsteadOf", "https://gitlab.com/")
+	run("config", "url.https://mirror.example/.insteadOf", "https://gitlab.com/f/")
+	run("config", "branch.main.remote", "fork")
+	r := &Repo{Top: dir, Env: env, Host: testHost(t)}
+	for _, tc := range []struct {
+		name     string
+		push     bool
+		wantName string
+		wantURL  string
+	}{
+		{"origin", false, "origin", "https://github.com/o/r.git"},
+		{"origin", true, "origin", "git@github.com:o/r.git"},
+		{"fork", false, "fork", "https://mirror.example/r.git"},
+		{"fork", true, "fork", "ssh://git@gitlab.com/f/r.git"},
+		{"", false, "fork", "https://mirror.example/r.git"},
+		{"none", true, "none", ""},
+	} {
+		name, url, err := r.Remote(tc.name, tc.push)
+		if err != nil || name != tc.wantName || url != tc.wantURL {
+			t.Errorf("Remote(%q, push %v) = %q, %q, %v; want %q, %q", tc.name, tc.push, name, url, err, tc.wantName, tc.wantURL)
+		}
+	}
+	run("config", "remote.pushDefault", "origin")
+	r = &Repo{Top: dir, Env: env, Host: testHost(t)}
+	if name, url, err := r.Remote("", true); name != "origin" || url != "git@github.com:o/r.git" || err != nil {
+		t.Errorf("the default push remote: %q, %q, %v; want origin (remote.pushDefault)", name, url, err)
+	}
+}

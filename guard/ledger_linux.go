@@ -24,6 +24,21 @@ type ledger struct {
 	Patterns  []string `json:"patterns"`
 	Trusted   state    `json:"trusted"`
 	Active    []ticket `json:"active,omitempty"`
+	// Configs are the patterns of git's configuration files, guarded by
+	// their keys (see gitconfig_linux.go): their trusted state, the safe
+	// keys and the host's git to read them with, taken with Trusted.
+	Configs        []string `json:"configs,omitempty"`
+	TrustedConfigs state    `json:"trusted_configs,omitempty"`
+	Safe           []string `json:"safe,omitempty"`
+	Git            string   `json:"git,omitempty"`
+}
+
+// A guarded is what a command's guard protects in its workspace.
+type guarded struct {
+	patterns []string // files kept as they are (platform.Policy.Guarded)
+	configs  []string // git's configuration files, by their keys
+	safe     []string // the keys that never run a program
+	git      string   // the host's git
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -112,19 +127,28 @@ func (b *book) sweep() ([]string, bool) {
 	return b.reconcile(), true
 }
 
-// reconcile puts the trusted state back.
+// reconcile puts the trusted state back, and keeps the changes to git's
+// configuration files that leave the keys running programs as they were.
 func (b *book) reconcile() []string {
-	if b.l.Trusted == nil {
-		return nil
+	q := newQuarantine(b.stateDir)
+	var lines []string
+	if b.l.Trusted != nil {
+		lines = reconcile(b.l.Workspace, b.l.Patterns, b.l.Trusted, q)
 	}
-	return reconcile(b.l.Workspace, b.l.Patterns, b.l.Trusted, newQuarantine(b.stateDir))
+	if len(b.l.Configs) > 0 {
+		if b.l.TrustedConfigs == nil {
+			b.l.TrustedConfigs = state{}
+		}
+		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace}, q)...)
+	}
+	return lines
 }
 
 // begin records that this process runs a command in ws guarded by
-// patterns: a dead guard's leftovers are reconciled first; when no other
+// g: a dead guard's leftovers are reconciled first; when no other
 // command runs there, the disk as it is now (a person's own edits
 // included) becomes the trusted state.
-func begin(stateDir, ws string, patterns []string) ([]string, error) {
+func begin(stateDir, ws string, g guarded) ([]string, error) {
 	b, err := open(stateDir, ws, true)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
@@ -132,8 +156,10 @@ func begin(stateDir, ws string, patterns []string) ([]string, error) {
 	defer b.close()
 	lines, _ := b.sweep()
 	if len(b.l.Active) == 0 {
-		b.l.Patterns = slices.Clone(patterns)
-		b.l.Trusted = snapshot(ws, patterns)
+		b.l.Patterns = slices.Clone(g.patterns)
+		b.l.Trusted = snapshot(ws, g.patterns)
+		b.l.Configs, b.l.Safe, b.l.Git = slices.Clone(g.configs), slices.Clone(g.safe), g.git
+		b.l.TrustedConfigs = snapshotConfigs(g.configs)
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {

@@ -124,7 +124,7 @@ func selfPath() string {
 // checkStateDir refuses a state directory the sandbox could write: the
 // trusted state and the quarantine would be the sandbox's to forge.
 func checkStateDir(p *platform.Policy, stateDir string) error {
-	if len(p.Guarded) == 0 {
+	if len(p.Guarded) == 0 && len(p.GitConfig) == 0 {
 		return nil
 	}
 	const fix = "; nothing was run: set XDG_STATE_HOME (or HOME) to a directory outside the workspace and scratch directories"
@@ -277,9 +277,10 @@ func Main(args []string) int {
 		return fail("the guard process cannot adopt what the command leaves behind: %v", err)
 	}
 	ws := s.Policy.Workspace
-	guarded := ws != "" && len(s.Policy.Guarded) > 0
+	guarded := ws != "" && (len(s.Policy.Guarded) > 0 || len(s.Policy.GitConfig) > 0)
 	if guarded {
-		lines, err := begin(s.StateDir, ws, s.Policy.Guarded)
+		g := guardedBy(s.Policy)
+		lines, err := begin(s.StateDir, ws, g)
 		say(lines)
 		switch {
 		case errors.Is(err, unix.EROFS):
@@ -297,8 +298,13 @@ func Main(args []string) int {
 		finish(s.StateDir, ws, guarded)
 		return fail("%v", err)
 	}
+	stopWatch := func() {}
+	if guarded && len(s.Policy.GitConfig) > 0 {
+		stopWatch = watchConfigs(s.StateDir, ws, s.Policy.GitConfig)
+	}
 	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
 	if err != nil {
+		stopWatch()
 		finish(s.StateDir, ws, guarded)
 		return fail("cannot run the real shell: %v", err)
 	}
@@ -339,6 +345,9 @@ func Main(args []string) int {
 			}
 		}
 	}
+	// The watch's git runs are this process's children too: they end
+	// before killAll, which would take them for the command's.
+	stopWatch()
 	killAll()
 	if abandoned {
 		select {
@@ -351,6 +360,18 @@ func Main(args []string) int {
 		fmt.Fprintf(conn, "exit %d\n", child.WaitStatus())
 	}
 	return 0
+}
+
+// guardedBy is what policy p's command is guarded by: p.Guarded, and
+// git's configuration files, read with the host's git found outside
+// every directory the command can write (none found: a change to one is
+// undone).
+func guardedBy(p *platform.Policy) guarded {
+	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe}
+	if len(g.configs) > 0 {
+		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+	}
+	return g
 }
 
 // finish reconciles the workspace after the command.

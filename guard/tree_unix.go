@@ -53,6 +53,10 @@ type walker struct {
 	budget  int64 // snapshot: bytes of content still to keep
 	q       *quarantine
 	lines   []string // reconcile: one per path, what was done
+	// files: git's configuration files, where only files and links are
+	// recorded and a link on the way is not gone through.
+	files bool
+	keys  *keyGuard // reconcile of configuration files: by their keys
 }
 
 // snapshot records the trusted state of what the patterns (absolute,
@@ -97,12 +101,16 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 		switch {
 		case last && w.trusted == nil:
-			if err == nil {
+			if err == nil && !(w.files && st.Mode&unix.S_IFMT == unix.S_IFDIR) {
 				w.record(dirfd, name, path, &st)
 			}
+		case last && w.keys != nil:
+			w.checkKeys(dirfd, name, path, &st, err)
 		case last:
 			w.check(dirfd, name, path, &st, err)
 		case err != nil:
+		case w.files && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			// (The tree guard's business, when it is a guarded place.)
 		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 			// A link on the way: a trusted one is not followed (what it
 			// points to is not the workspace's); any other is the

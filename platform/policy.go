@@ -43,8 +43,14 @@ type Spec struct {
 	// protocol files.
 	Writable []string
 	// ReadOnly are paths kept read-only inside writable ones: .git/hooks,
-	// .git/config, the project's cordon rules.
+	// the project's cordon rules.
 	ReadOnly []string
+	// GitConfig are git's configuration files, relative to the workspace
+	// root: writable, their code-running keys guarded (package guard).
+	GitConfig []string
+	// GitConfigSafe are globs of the git configuration keys that never
+	// run a program (package gitkey).
+	GitConfigSafe []string
 	// Hidden are unreadable paths: credentials.
 	Hidden []string
 	// Visible are paths inside hidden directories that stay readable
@@ -102,6 +108,11 @@ type Policy struct {
 	// the host's tools run or obey on their own. What a command makes or
 	// changes there is undone when it ends (package guard).
 	Guarded []string `json:"guarded,omitempty"`
+	// GitConfig are the patterns of git's configuration files, absolute:
+	// writable, but a command's change to a key outside GitConfigSafe is
+	// undone when it ends (package guard).
+	GitConfig     []string `json:"git_config,omitempty"`
+	GitConfigSafe []string `json:"git_config_safe,omitempty"`
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -178,10 +189,16 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 			ro, patterns := r.readOnly(root, s.ReadOnly)
 			p.ReadOnly = append(p.ReadOnly, ro...)
 			p.Guarded = append(p.Guarded, patterns...)
+			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
+			p.GitConfig = append(p.GitConfig, configs...)
 		}
 		for _, dir := range gitDirs(ws, r.home) {
 			p.Writable = append(p.Writable, dir)
-			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks", dir + "/config", dir + "/config.worktree"}, nil)...)
+			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks"}, nil)...)
+			p.GitConfig = append(p.GitConfig, dir+"/config", dir+"/config.worktree")
+		}
+		if len(p.GitConfig) > 0 {
+			p.GitConfigSafe = s.GitConfigSafe
 		}
 	}
 	// A link in a writable directory under a credential's name

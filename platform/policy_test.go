@@ -134,10 +134,34 @@ func TestNewPolicyWorktree(t *testing.T) {
 			t.Errorf("%s is not writable: %v", w, p.Writable)
 		}
 	}
-	for _, ro := range []string{root + "/main/.git/hooks", root + "/main/.git/config"} {
-		if !slices.Contains(p.ReadOnly, ro) {
-			t.Errorf("%s is not read-only: %v", ro, p.ReadOnly)
-		}
+	if !slices.Contains(p.ReadOnly, root+"/main/.git/hooks") {
+		t.Errorf("%s is not read-only: %v", root+"/main/.git/hooks", p.ReadOnly)
+	}
+	// Its configuration is writable (git branch, git remote add write
+	// it), its keys guarded.
+	if cfg := root + "/main/.git/config"; slices.Contains(p.ReadOnly, cfg) || !slices.Contains(p.GitConfig, cfg) {
+		t.Errorf("%s is not guarded by its keys: read-only %v, git_config %v", cfg, p.ReadOnly, p.GitConfig)
+	}
+}
+
+// git's configuration files are not read-only, but their patterns are
+// kept for the guard, with the safe keys; a repository a command makes
+// (none yet) has none.
+func TestNewPolicyGitConfig(t *testing.T) {
+	root := tree(t, "ws/.git/hooks/", "ws/.git/config", "ws/.git/HEAD", "plain/")
+	spec := &Spec{ReadOnly: []string{".git/hooks/"}, GitConfig: []string{".git/config", ".git/modules/*/config"}, GitConfigSafe: []string{"user.*"}}
+	spec.Workspace = root + "/ws"
+	p, err := NewPolicy(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{root + "/ws/.git/config", root + "/ws/.git/modules/*/config"}
+	if !slices.Equal(p.GitConfig, want) || !slices.Equal(p.GitConfigSafe, []string{"user.*"}) || slices.Contains(p.ReadOnly, want[0]) {
+		t.Errorf("git_config %v (want %v), safe %v, read-only %v", p.GitConfig, want, p.GitConfigSafe, p.ReadOnly)
+	}
+	spec.Workspace = root + "/plain"
+	if p, err := NewPolicy(spec, nil); err != nil || len(p.GitConfig) != 0 {
+		t.Errorf("no repository yet: git_config %v, %v", p.GitConfig, err)
 	}
 }
 

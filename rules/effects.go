@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/winpath"
@@ -224,15 +225,18 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 			a.values[spec.Options[0]] = piped
 			a.flags = append(a.flags, spec.Recursive...)
 		}
+		if spec.WhenUnsafeKey && !unsafeGitWrite(s.gitSafe, &a) {
+			continue
+		}
 		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
-		out = append(out, s.specEffects(e, spec, &a, i, dir)...)
+		out = append(out, s.specEffects(e, spec, &a, i, dir, c.Assigns)...)
 	}
 	return out
 }
 
-func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) []Effect {
+func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string, assigns []string) []Effect {
 	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
 	for _, opt := range spec.Filter {
 		for _, v := range a.values[opt] {
@@ -243,6 +247,9 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string) 
 		return s.repoFiles(e, base, spec.Options, dir)
 	}
 	words, whole := selectTargets(spec, a)
+	if len(spec.Implied) > 0 && len(words) == 0 && !whole {
+		words = e.implied(spec.Implied, assigns)
+	}
 	if spec.Effect == "discard-changes" || spec.Effect == "git-clean" {
 		for _, w := range words {
 			if strings.HasPrefix(w.Text, ":") || strings.ContainsAny(w.Text, "*?[") {
@@ -329,7 +336,7 @@ var pathless = map[string]bool{
 	"delete-branch": true, "rewrite-remote": true, "drop-stash": true,
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
-	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true,
+	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 
@@ -438,8 +445,15 @@ func isRemote(s string) bool {
 	return ok && host != "" && !strings.Contains(host, "/")
 }
 
-// target resolves one word into an effect on a path.
+// target resolves one word into an effect on a path, judged as one on
+// a read-only place when the sandbox will not let the command write
+// there.
 func (s *Set) target(e *Env, base Effect, w parse.Word, dir string) Effect {
+	return s.sandboxed(e, s.locate(e, base, w, dir))
+}
+
+// locate resolves one word into an effect on a path.
+func (s *Set) locate(e *Env, base Effect, w parse.Word, dir string) Effect {
 	eff := base
 	eff.Raw = w.String()
 	if !w.IsKnown() {
@@ -681,4 +695,36 @@ func pipedTo(spec *CmdSpec, opt string) bool {
 func noTargets(spec *EffectSpec, a *args) bool {
 	words, whole := selectTargets(spec, a)
 	return len(words) == 0 && !whole
+}
+
+// unsafeGitWrite reports whether git config with arguments a writes a
+// key that is not safe: it sets or removes one (git config KEY VALUE,
+// --unset KEY, --add, --replace-all, or git config set/unset KEY) not in
+// safe, or one computed when the command runs, or edits the file or
+// renames or removes a section (which the keys do not show). Reading
+// (git config KEY, get, list) writes nothing.
+func unsafeGitWrite(safe []string, a *args) bool {
+	ops := a.operands
+	key := func(w parse.Word) bool { return !w.IsKnown() || w.Computed || !gitkey.Safe(safe, w.Text) }
+	if a.has([]string{"-e", "--edit", "--rename-section", "--remove-section"}) {
+		return true
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	switch ops[0].Text {
+	case "edit", "rename-section", "remove-section":
+		return true
+	case "set", "unset":
+		return len(ops) < 2 || key(ops[1])
+	case "get", "list":
+		return false
+	}
+	if !ops[0].IsKnown() || ops[0].Computed {
+		return true
+	}
+	if a.has([]string{"--unset", "--unset-all"}) || len(ops) >= 2 {
+		return key(ops[0])
+	}
+	return false
 }

@@ -42,6 +42,10 @@ type Repo interface {
 	Unmerged(branch string) (bool, error)
 	// Remotes lists the repository's configured remotes.
 	Remotes() ([]string, error)
+	// Remote returns the remote that name stands for ("": the current
+	// branch's default, for push or fetch) and its URL as git would use
+	// it ("" when it is not configured).
+	Remote(name string, push bool) (remote, url string, err error)
 }
 
 // Context is the machine and repository a script is judged against.
@@ -100,6 +104,7 @@ func (j *judging) run() {
 		}
 		j.effects[i] = effs
 	}
+	j.remotes()
 	j.flows()
 	for _, p := range j.res.Problems {
 		kind := "syntax"
@@ -667,8 +672,8 @@ func (j *judging) remoteState(remote string) string {
 	if j.ctx.Env.Foreign {
 		return "unseen"
 	}
-	if j.ctx.Repo == nil {
-		return "unknown"
+	if j.ctx.Repo == nil || remote == "" {
+		return "unknown" // no push destination: git says so
 	}
 	remotes, err := j.ctx.Repo.Remotes()
 	if err != nil {

@@ -26,6 +26,7 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		credVars:    slices.Concat(s.credVars, f.CredentialVars),
 		credWords:   slices.Concat(s.credWords, f.CredentialWords),
 		secretWords: slices.Concat(s.secretWords, f.SecretWords),
+		gitSafe:     slices.Concat(s.gitSafe, f.GitConfigSafe),
 		approved:    slices.Concat(s.approved, f.Approved),
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
@@ -171,7 +172,7 @@ func (s *Set) WithFloor(floor *Set) *Set {
 	return &Set{
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
 		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
-		commands: s.commands, policies: s.policies,
+		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies,
 	}
 }
 

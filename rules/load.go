@@ -26,6 +26,7 @@ type Set struct {
 	credWords   []string
 	envCode     map[string]string
 	secretWords []string
+	gitSafe     []string
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
 	approved    []Approved
@@ -113,7 +114,7 @@ func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
 		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
-		envCode: t.envCode, policies: t.policies,
+		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies,
 	}
 }
 
@@ -127,6 +128,7 @@ type table struct {
 	credVars    []string
 	credWords   []string
 	secretWords []string
+	gitSafe     []string
 	envCode     map[string]string
 	policies    []*Policy
 	commands    []tableEntry // sorted by name
@@ -140,6 +142,10 @@ type tableEntry struct {
 
 // Paths returns the path classes of the rules.
 func (s *Set) Paths() PathClasses { return s.paths }
+
+// GitConfigSafe returns the globs of git configuration keys that never
+// make git run a program (see [File.GitConfigSafe] and package gitkey).
+func (s *Set) GitConfigSafe() []string { return s.gitSafe }
 
 // CredentialVars returns the globs of environment variable names that
 // hold credentials.
@@ -228,6 +234,7 @@ func (s *Set) add(name string, f *File) error {
 	s.credVars = append(s.credVars, f.CredentialVars...)
 	s.credWords = append(s.credWords, f.CredentialWords...)
 	s.secretWords = append(s.secretWords, f.SecretWords...)
+	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" {
@@ -358,7 +365,7 @@ var knownEffects = map[string]bool{
 	"drop-stash": true, "delete-branch": true, "rewrite-remote": true,
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
-	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true,
+	"exfil": true, "destroy-remote": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true, "fetch-from": true,
 }
 
 var knownTargets = map[string]bool{
@@ -413,6 +420,7 @@ var knownClasses = map[string]bool{
 	ClassHarmless: true, ClassDevice: true, ClassSystem: true, ClassOutside: true,
 	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
 	ClassMetadata: true, ClassWSUnknown: true, ClassCordon: true,
+	ClassSibling: true, ClassReadOnly: true, ClassProgDir: true, ClassSSH: true, ClassRemote: true,
 }
 
 var knownStates = map[string]bool{

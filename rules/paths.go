@@ -39,6 +39,11 @@ const (
 	ClassHistory   = "history"            // the repository's history (.git)
 	ClassMetadata  = "metadata"           // a cloud metadata service (instance credentials)
 	ClassWSUnknown = "workspace-unknown"  // unknown, computed while working in the workspace
+	ClassSibling   = "sibling"            // beside the workspace, in the directory that holds it
+	ClassReadOnly  = "read-only"          // a place the sandbox will not let the command write
+	ClassProgDir   = "program-dir"        // an installs entry the sandbox will not let it write
+	ClassSSH       = "ssh-remote"         // a git remote reached over SSH
+	ClassRemote    = "remote"             // a git remote over the network elsewhere
 )
 
 // Env is what judging needs to know about the machine.
@@ -63,6 +68,13 @@ type Env struct {
 	// commands judged elsewhere): nothing is looked up on disk, and what
 	// git could restore is unknown.
 	Foreign bool
+	// Writable, when set, reports whether the sandbox the command will
+	// run in lets it write a path (absolute, resolved). A write the
+	// policies would allow to a place it does not is judged as one to a
+	// read-only place, so that the judge says what the sandbox would
+	// stop. Nil when no sandbox confines the command (or it is not
+	// known): nothing is read-only then.
+	Writable func(path string) bool
 
 	msys  bool              // the command is Git Bash's: /c/x is C:\x
 	shown map[string]string // Windows paths as first written, by canonical form
@@ -370,7 +382,7 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && e.wsEntry(path, p.AutoRun):
+	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun) || e.wsEntry(path, p.GitConfig)):
 		return ClassAutoRun
 	case within(path, e.Workspace) && e.wsEntry(path, p.History):
 		return ClassHistory
@@ -388,6 +400,8 @@ func (s *Set) classify1(e *Env, path string) string {
 		return ClassHarmless
 	case e.matchAny(path, p.Devices):
 		return ClassDevice
+	case e.sibling(path):
+		return ClassSibling
 	case within(path, e.Home):
 		return ClassOutside
 	case e.matchAny(path, p.System):

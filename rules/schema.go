@@ -23,6 +23,12 @@ type File struct {
 	// shell code ("script": GIT_EDITOR) or source as a file ("file":
 	// BASH_ENV).
 	EnvCode map[string]string `yaml:"env_code"`
+	// GitConfigSafe are globs of git configuration keys that never make
+	// git run a program (user.*, branch.*.merge; "*" matches any run of
+	// characters, case is ignored): a `git config` write of any other key
+	// is judged (when_unsafe_key), and a sandboxed command's change to
+	// any other key in the files of paths.git_config is undone.
+	GitConfigSafe []string `yaml:"git_config_safe"`
 	// Approved are commands a person approved for good (`cordon approve
 	// --always-here`): each allows its exact command text in its
 	// directory when the verdict is ask; a deny stays a deny.
@@ -67,7 +73,11 @@ type PathClasses struct {
 	Devices             []string `yaml:"devices"`
 	HarmlessDevs        []string `yaml:"harmless_devices"`
 	AutoRun             []string `yaml:"autorun"`
-	NetDevices          []string `yaml:"network_devices"`
+	// GitConfig are git's configuration files in the workspace, relative
+	// to its root: judged as auto-run files, but writable in the sandbox,
+	// where only their keys outside [File.GitConfigSafe] are guarded.
+	GitConfig  []string `yaml:"git_config"`
+	NetDevices []string `yaml:"network_devices"`
 	// MetadataHosts are cloud metadata services that hand out the
 	// instance's credentials.
 	MetadataHosts []string `yaml:"metadata_hosts"`
@@ -88,6 +98,11 @@ type PathClasses struct {
 	// besides the workspace and scratch: tool caches, not the places
 	// tools are installed to (a binary there runs outside later).
 	SandboxWritable []string `yaml:"sandbox_writable"`
+	// Installs are the places tools install programs to (~/go/bin,
+	// ~/.cargo/bin, ~/.local/bin): a program written there runs later,
+	// outside the sandbox, which keeps them read-only. A write there is
+	// judged as one to a program directory.
+	Installs []string `yaml:"installs"`
 	// SandboxHidden are hidden in the sandbox besides the credentials:
 	// the user's runtime directory, daemons' sockets.
 	SandboxHidden []string `yaml:"sandbox_hidden"`
@@ -225,6 +240,11 @@ type EffectSpec struct {
 	// WhenFirst: the effect applies only when the first operand matches
 	// one of these globs (chmod u+s, tar xf).
 	WhenFirst []string `yaml:"when_first"`
+	// WhenUnsafeKey: the effect applies only when the command (git
+	// config) sets or removes a configuration key that is not in
+	// [File.GitConfigSafe], or one that cannot be known, or edits or
+	// renames a whole section.
+	WhenUnsafeKey bool `yaml:"when_unsafe_key"`
 	// Unless: the effect does not apply when one of these is present.
 	Unless []string `yaml:"unless"`
 	// Recursive flags make a delete recursive.
@@ -233,6 +253,12 @@ type EffectSpec struct {
 	Ignored []string `yaml:"ignored"`
 	// Remote: targets of the form host:path are network destinations.
 	Remote bool `yaml:"remote"`
+	// Implied is where the command writes when its arguments name no
+	// target (go install writes $GOBIN, else $GOPATH/bin, else
+	// ~/go/bin): the first entry that expands, a "$NAME" entry taking
+	// NAME from the command's own assignments (GOBIN=$PWD/bin go
+	// install) before the environment.
+	Implied []string `yaml:"implied"`
 }
 
 // Policy turns an effect on a class of target into a verdict.

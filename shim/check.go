@@ -66,14 +66,15 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // judgeWith judges inv with set, as if run in dir with env in the
 // workspace ws. A foreign workspace is not looked at on disk: what git
 // could restore there is unknown; host says where git runs (nil: the
-// repository is not read), installed which script files are installed
-// software (nil: none).
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), installed func(string) bool) *rules.Judgement {
+// repository is not read), writable whether the sandbox lets the command
+// write a path, installed which script files are installed software (nil:
+// none).
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, installed func(string) bool) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ is left out: on POSIX a dump of the environment alone on
 	// the line (Claude Code probes env as a session starts) is allowed,
 	// and credential variables are found by name (Word.Vars).
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign}, Report: report}
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign, Writable: writable}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
 	}

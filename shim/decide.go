@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -113,7 +114,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			}
 			return j
 		}
-		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.installed)
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.writable(), ctx.installed)
 	})
 	if judgeErr != nil {
 		err = judgeErr
@@ -155,6 +156,31 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	d.Step("decide", start)
 	ctx.record(d)
 	return d
+}
+
+// writable is what the judge asks of the sandbox the command will run
+// in: whether it lets the command write path (absolute, resolved). The
+// policy is resolved on the first question (only a command that writes
+// asks), and an allowed command runs with that same policy. Nil when commands run unconfined (backend none, or
+// no sandbox on this system): nothing is read-only then.
+func (ctx *Context) writable() func(string) bool {
+	if ctx.Settings.Sandbox.Backend == platform.BackendNone || runtime.GOOS != "linux" {
+		return nil
+	}
+	return func(path string) bool {
+		// The whole policy, not WritableRoots' part of it: an allowed
+		// command needs it next to run, and makes it once.
+		p, err := ctx.Policy()
+		if err != nil {
+			return true // no sandbox can be made: that refusal says why
+		}
+		for _, r := range p.WritableRoots() {
+			if platform.Within(path, r) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // fill copies the rules' judgement into d.

@@ -238,7 +238,6 @@ func (r *run) confine(dir string) (*Confinement, error) {
 		}
 		r.ctx = ctx
 	}
-	makeSnapshotDir(r.ctx)
 	c, err := r.ctx.Confine(&ConfineOptions{Invoked: argv0})
 	if err != nil {
 		return nil, err

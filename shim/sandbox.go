@@ -25,6 +25,8 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		ScratchPrivate:  paths.ScratchPrivate,
 		Writable:        append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
 		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
+		GitConfig:       paths.GitConfig,
+		GitConfigSafe:   set.GitConfigSafe(),
 		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:         absolute(paths.NotSecret),
 		Sockets:         append(absolute(paths.SandboxSockets), sb.Sockets...),
@@ -216,6 +218,12 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 		return ctx.spec, nil
 	}
 	getenv := ctx.Getenv
+	// What the policy must find on disk is made first, before any
+	// policy is resolved from this spec (the judge resolves it when a
+	// command writes): the snapshot store, to be hidden, and the caches
+	// that do not exist yet, to be writable.
+	makeSnapshotDir(ctx)
+	makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never

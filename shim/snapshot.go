@@ -62,9 +62,10 @@ func saveBeforeRun(ctx *Context, d *decision.Decision) {
 }
 
 // makeSnapshotDir makes the snapshot store's directory before the
-// sandbox policy is made from ctx: a hidden path that does not exist yet
-// cannot be hidden, and the store made afterwards (by the saver, right
-// before the shell runs) would be readable inside the sandbox.
+// sandbox policy is made from ctx ([Context.Spec] calls it): a hidden
+// path that does not exist yet cannot be hidden, and the store made
+// afterwards (by the saver, right before the shell runs) would be
+// readable inside the sandbox.
 func makeSnapshotDir(ctx *Context) {
 	if state := StateDir(ctx.Getenv); state != "" {
 		os.MkdirAll(filepath.Join(state, "snapshots"), 0o700)

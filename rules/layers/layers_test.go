@@ -172,6 +172,8 @@ func TestUntrustedProjectOnlyTightens(t *testing.T) {
 			"rm -rf ~", ":3: not applied"},
 		"carrier": {"version: 1\ncommands:\n  mytool:\n    carries: exec\n",
 			"mytool; rm -rf ~", ":3: not applied"},
+		"git_config_safe": {"version: 1\ngit_config_safe: [core.*]\n",
+			"git config core.fsmonitor 'touch /tmp/x'", ":2: not applied"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := newMachine(t)

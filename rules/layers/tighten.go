@@ -36,6 +36,10 @@ func tighten(a *applied, earlier *rules.Set) []string {
 	tightenPaths(&a.Rules.Paths, "paths", a, refuse)
 	tightenPaths(&a.Rules.WindowsPaths, "windows_paths", a, refuse)
 	tightenCommands(a, earlier, refuse)
+	if len(a.Rules.GitConfigSafe) > 0 {
+		refuse(a.lines["git_config_safe"], "git_config_safe lets commands set git configuration keys unasked, and the sandbox keep them")
+		a.Rules.GitConfigSafe = nil
+	}
 	if len(a.Rules.Approved) > 0 {
 		refuse(a.lines["approved"], "approved allows commands a person approved")
 		a.Rules.Approved = nil

@@ -60,7 +60,7 @@ func generate(fsys fs.FS, dir string) ([]byte, error) {
 func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var paths, winPaths rules.PathClasses
 	var policies []*rules.Policy
-	var credVars, credWords, secretWords []string
+	var credVars, credWords, secretWords, gitSafe []string
 	envCode := map[string]string{}
 	type entry struct{ name, file, key, fn string }
 	var entries []entry
@@ -76,6 +76,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 		credVars = append(credVars, f.CredentialVars...)
 		credWords = append(credWords, f.CredentialWords...)
 		secretWords = append(secretWords, f.SecretWords...)
+		gitSafe = append(gitSafe, f.GitConfigSafe...)
 		for k, v := range f.EnvCode {
 			envCode[k] = v
 		}
@@ -103,6 +104,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	fmt.Fprintf(b, "credVars: %s,\n", literal(reflect.ValueOf(credVars)))
 	fmt.Fprintf(b, "credWords: %s,\n", literal(reflect.ValueOf(credWords)))
 	fmt.Fprintf(b, "secretWords: %s,\n", literal(reflect.ValueOf(secretWords)))
+	fmt.Fprintf(b, "gitSafe: %s,\n", literal(reflect.ValueOf(gitSafe)))
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
 	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
 	b.WriteString("commands: []tableEntry{\n")

@@ -1,0 +1,216 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The repository's configuration is writable in the sandbox, and what git
+// writes there in ordinary work stays; its keys that run programs are
+// guarded instead (docs/guard.md).
+
+// Ordinary git work that writes .git/config works and persists: each of
+// these failed with EBUSY (bwrap, Landlock as root) or was undone after
+// the command (Landlock as an ordinary user) before.
+func TestGitConfigOrdinaryWork(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			out, code := b.run("off", `set -e
+git remote add upstream https://example.com/app.git
+git config --local user.name Person
+git config pull.rebase true
+git branch -m trunk
+git branch scratch && git branch -d scratch
+git checkout -q -b feature --track trunk
+git branch topic && git branch -m topic topic2 && git branch -D topic2
+echo done`)
+			if code != 0 || !strings.Contains(out, "done") || strings.Contains(out, "cordon:") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			for cmd, want := range map[string]string{
+				"git config remote.upstream.url":   "https://example.com/app.git",
+				"git config user.name":             "Person",
+				"git config pull.rebase":           "true",
+				"git branch --show-current":        "feature",
+				"git config branch.feature.merge":  "refs/heads/trunk",
+				"git config branch.feature.remote": ".",
+				"git branch --list topic2 scratch": "",
+			} {
+				if got := strings.TrimSpace(b.host(cmd + " || true")); got != want {
+					t.Errorf("%s: %q, want %q", cmd, got, want)
+				}
+			}
+			// The next command starts from what the last one kept.
+			if out, code := b.run("off", "git config user.name"); code != 0 || strings.TrimSpace(out) != "Person" {
+				t.Errorf("next command: exit %d: %s", code, out)
+			}
+		})
+	}
+}
+
+// Code-running keys planted in the repository's configuration, however
+// written, are undone when the command ends, with one line naming the
+// key; git run on the host afterwards runs none of them. A safe change in
+// the same command is undone with them, and the line says so; one made
+// in a command of its own is kept.
+func TestGitConfigCodeKeysUndone(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.run("off", "git config user.name Person") // a safe change, trusted from now on
+			config := b.host("cat .git/config")
+			if !strings.Contains(config, "Person") {
+				t.Fatalf("a safe change was not kept:\n%s", config)
+			}
+			marker := filepath.Join(b.base, "pwned")
+			run := "touch " + marker
+			attacks := []struct{ name, script, says string }{
+				{"git config", "git config core.fsmonitor '" + run + "'", "core.fsmonitor added"},
+				{"appended", "printf '[core]\\n\\tpager = " + run + "\\n' >> .git/config", "core.pager added"},
+				{"mixed case", "printf '[Core]\\n\\tFSMonitor = " + run + "\\n' >> .git/config", "core.fsmonitor added"},
+				{"subsection", "printf '[filter \"x\"]\\n\\tclean = " + run + "\\n' >> .git/config && echo '* filter=x' > .gitattributes", "filter.x.clean added"},
+				{"old syntax", "printf '[alias.x]\\n\\tx = !" + run + "\\n' >> .git/config", "alias.x.x added"},
+				{"continuation", "printf '[core]\\n\\tsshCommand = touch \\\\\\n" + marker + "\\n' >> .git/config", "core.sshcommand added"},
+				{"include", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > inc && printf '[include]\\n\\tpath = ../inc\\n' >> .git/config", "include.path added"},
+				{"sed", "sed -i 's/^\\[core\\]/[core]\\n\\thooksPath = \\/tmp/' .git/config", "core.hookspath added"},
+				{"python", `python3 -c "open('.git/config','a').write('[diff]\n\texternal = ` + run + `\n')" 2>/dev/null || printf '[diff]\n\texternal = ` + run + `\n' >> .git/config`, "diff.external added"},
+				{"lock rename", "cp .git/config c && printf '[core]\\n\\teditor = " + run + "\\n' >> c && mv c .git/config", "core.editor added"},
+				{"symlink", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > ev && ln -sf ../ev .git/config", "symbolic link"},
+				{"hard link", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > .git/ev && ln -f .git/ev .git/config", "linked to another file"},
+				{"linked out", "ln .git/config .git/ev", "linked to another file"},
+				{"with a safe change", "cp .git/config c && git config -f c --unset user.name && git config -f c core.pager '" + run + "' && mv c .git/config", "the safe keys' too (user.name"},
+				{"unreadable", "echo '[core' >> .git/config", "git cannot read"},
+			}
+			for _, a := range attacks {
+				out, _ := b.run("off", a.script)
+				// (One line, or more when the change was made in steps
+				// that the guard undid while the command ran.)
+				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
+					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
+				}
+				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+				if fi, err := os.Lstat(filepath.Join(b.ws, ".git/config")); err != nil || !fi.Mode().IsRegular() {
+					t.Errorf("%s: .git/config is not a file: %v", a.name, err)
+				}
+				os.Remove(filepath.Join(b.ws, "ev"))
+				os.Remove(filepath.Join(b.ws, ".git/ev"))
+			}
+			b.host("git status >/dev/null; git diff >/dev/null; git log -1 | cat >/dev/null; echo x > tracked; git diff >/dev/null; git add -A; git commit -qm x; git checkout -q HEAD~1 -- tracked; git x 2>/dev/null; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("git on the host ran a planted program")
+			}
+		})
+	}
+}
+
+// A code-running key is undone while the command still runs, not only
+// when it ends: a host program reading the configuration meanwhile (an
+// editor's git) has a window of milliseconds, not the command's length.
+func TestGitConfigUndoneWhileRunning(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.run("off", "true")
+			config := filepath.Join(b.ws, ".git/config")
+			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "off", "--workspace", b.ws, "--", b.bash, "-c",
+				"git config core.fsmonitor 'touch /tmp/x' && echo planted && sleep 5")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			outFile := filepath.Join(t.TempDir(), "out")
+			f, err := os.Create(outFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdout, cmd.Stderr = f, f
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			output := func() string { data, _ := os.ReadFile(outFile); return string(data) }
+			undone := false
+			for deadline := time.Now().Add(4 * time.Second); !undone && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				data, _ := os.ReadFile(config)
+				undone = strings.Contains(output(), "core.fsmonitor added") && !strings.Contains(string(data), "fsmonitor")
+			}
+			select {
+			case <-done:
+				b.noSandbox(output())
+				t.Fatalf("the command ended before the key was undone:\n%s", output())
+			default:
+			}
+			if !undone {
+				t.Errorf("the key was still there while the command ran:\n%s", output())
+			}
+			cmd.Process.Signal(os.Interrupt)
+			<-done
+		})
+	}
+}
+
+// In a linked worktree the repository's configuration is the main
+// repository's, outside the workspace: writable and guarded by key too.
+func TestGitConfigWorktree(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			wt := filepath.Join(filepath.Dir(b.ws), "wt")
+			b.host("git worktree add -q " + wt + " -b side")
+			run := func(script string) (string, int) {
+				cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "off", "--workspace", wt, "--", b.bash, "-c", script)
+				cmd.Dir, cmd.Env = wt, b.env
+				out, _ := cmd.CombinedOutput()
+				b.noSandbox(string(out))
+				return string(out), cmd.ProcessState.ExitCode()
+			}
+			if out, code := run("git config user.name Side && git branch -u main 2>/dev/null || git branch -u master"); code != 0 || strings.Contains(out, "cordon:") {
+				t.Fatalf("exit %d: %s", code, out)
+			}
+			if got := strings.TrimSpace(b.host("git config user.name")); got != "Side" {
+				t.Errorf("user.name %q, want Side", got)
+			}
+			config := b.host("cat .git/config")
+			out, _ := run("git config core.pager 'touch /tmp/x'")
+			if !strings.Contains(out, "core.pager added") {
+				t.Errorf("no line naming core.pager:\n%s", out)
+			}
+			b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+		})
+	}
+}
+
+// A submodule added in the sandbox keeps its git directory's
+// configuration (core.worktree names its checkout, inside the workspace):
+// before, the whole file was taken for a planted one and moved aside.
+func TestGitConfigSubmodule(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			lib := filepath.Join(filepath.Dir(b.ws), "lib")
+			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib")
+			out, code := b.run("off", "git -c protocol.file.allow=always submodule add -q "+lib+" lib && git commit -qm lib && git -C lib log --oneline | cat")
+			// (Its new hooks directory, git's samples, is moved aside.)
+			if code != 0 || strings.Contains(out, "config") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			if got := b.host("git -C lib log --format=%s && git config -f .git/modules/lib/config core.worktree"); got != "lib\n../../../lib\n" {
+				t.Errorf("the submodule does not work on the host: %q", got)
+			}
+			// Pointed outside the workspace: undone.
+			out, _ = b.run("off", "git -C lib config core.worktree /tmp")
+			if !strings.Contains(out, "core.worktree changed") {
+				t.Errorf("no line naming core.worktree:\n%s", out)
+			}
+			if got := b.host("git config -f .git/modules/lib/config core.worktree"); got != "../../../lib\n" {
+				t.Errorf("core.worktree is %q", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,322 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/platform"
+	"golang.org/x/sys/unix"
+)
+
+// git's configuration files (platform.Policy.GitConfig) are writable in
+// the sandbox: git remote add, git branch -m and git config user.name
+// write them. What is guarded there is the keys that make git run a
+// program (core.fsmonitor, core.hooksPath, alias.*, filter.*, ...), not
+// the file: after a command, a file that differs from its trusted version
+// is read with the host's git (git config --list on a copy of its bytes,
+// includes not followed, no repository, no other configuration: reading
+// runs nothing) and compared with it. A change to any key outside the
+// safe list, a file git cannot read, a link or a file others may now
+// write puts the whole trusted file back (the command's version goes to
+// the quarantine); a change to safe keys only is kept and trusted.
+
+// A keyGuard is what judging git's configuration files needs.
+type keyGuard struct {
+	git  string   // the host's git, outside every writable directory; "" if none
+	safe []string // globs of the keys that never run a program
+	ws   string   // the workspace, for values that must be paths inside it
+	// live: checked while the command runs, which may be in the middle
+	// of writing a file: only an unsafe change is acted on (undone); a
+	// missing file, and what is trusted, are left to the end.
+	live bool
+}
+
+// snapshotConfigs records the trusted state of the files that the
+// patterns (absolute) match: regular files and links, nothing else.
+func snapshotConfigs(patterns []string) state {
+	w := &walker{out: state{}, budget: maxTotal, files: true}
+	w.absolute(patterns)
+	return w.out
+}
+
+// reconcileConfigs checks the files that the patterns match against
+// trusted, which it updates with the changes it keeps, and returns one
+// line per file put back.
+func reconcileConfigs(patterns []string, trusted state, g *keyGuard, q *quarantine) []string {
+	w := &walker{trusted: trusted, q: q, keys: g, files: true}
+	w.absolute(patterns)
+	return w.lines
+}
+
+// absolute walks absolute patterns from the root, every directory opened
+// without following links.
+func (w *walker) absolute(patterns []string) {
+	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(root)
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		pat = filepath.Clean(pat)
+		if !filepath.IsAbs(pat) || pat == "/" || seen[pat] {
+			continue
+		}
+		seen[pat] = true
+		w.walk(root, "", strings.Split(pat[1:], "/"))
+	}
+}
+
+// checkKeys compares the configuration file at name (stat st, or the
+// error of looking it up) with its trusted version: a change that leaves
+// every key outside the safe list as it was is trusted from now on; any
+// other is undone.
+func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statErr error) {
+	te := w.trusted[path]
+	switch {
+	case statErr != nil && te == nil:
+		return
+	case statErr == nil && te != nil && same(dirfd, name, st, te):
+		return
+	case statErr != nil && w.keys.live:
+		return
+	}
+	why, data, ok := w.keys.judge(dirfd, name, filepath.Dir(path), st, statErr, te)
+	switch {
+	case ok && w.keys.live:
+		return // the end of the command decides what is trusted
+	case ok:
+		if statErr != nil {
+			delete(w.trusted, path)
+			return
+		}
+		// What is trusted is the content judged, read once: the file may
+		// be written again meanwhile, and that is the next check's.
+		w.trusted[path] = &entry{Kind: 'f', Mode: st.Mode & 0o7777, UID: int(st.Uid), GID: int(st.Gid), Data: data, Sum: hashOf(data), Size: int64(len(data))}
+		return
+	}
+	line := "cordon: " + printable(path) + ": " + why
+	if statErr == nil {
+		line += "; " + w.q.move(dirfd, name, path)
+	}
+	if te != nil {
+		if msg := w.restore(dirfd, name, path, te); msg != "" {
+			line += "; " + msg
+		} else {
+			line += "; the trusted version is back"
+		}
+	}
+	w.lines = append(w.lines, line)
+}
+
+// judge says why the file's new state cannot be kept, or reports that
+// it can, with the content it read.
+func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr error, te *entry) (string, []byte, bool) {
+	var before []gitkey.Entry
+	if te != nil && te.Kind == 'f' {
+		if te.Data == nil && te.Sum != emptySum {
+			return "changed by a sandboxed command, and its trusted version was too large to compare it with", nil, false
+		}
+		var err error
+		if before, err = g.list(te.Data); err != nil {
+			return fmt.Sprintf("changed by a sandboxed command, and its trusted version cannot be read (%v)", err), nil, false
+		}
+	}
+	var after []gitkey.Entry
+	var data []byte
+	switch {
+	case statErr != nil:
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return "replaced by a symbolic link by a sandboxed command (git would read its configuration elsewhere)", nil, false
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return "replaced by something other than a file by a sandboxed command", nil, false
+	case st.Nlink > 1:
+		return "linked to another file by a sandboxed command (a change there would change it)", nil, false
+	case te != nil && st.Mode&0o022&^te.Mode != 0:
+		return "made writable by others by a sandboxed command", nil, false
+	default:
+		var err error
+		data, _, err = readFile(dirfd, name, maxFile)
+		if err == nil && data == nil {
+			err = fmt.Errorf("larger than %d bytes", maxFile)
+		}
+		if err == nil {
+			after, err = g.list(data)
+		}
+		if err != nil {
+			return fmt.Sprintf("changed by a sandboxed command into something git cannot read (%v)", err), nil, false
+		}
+	}
+	var unsafe, kept []string
+	for _, k := range gitkey.Diff(before, after) {
+		if g.safeIn(dir, k, after) {
+			kept = append(kept, k)
+			continue
+		}
+		switch {
+		case !gitkey.Has(before, k):
+			unsafe = append(unsafe, k+" added")
+		case !gitkey.Has(after, k):
+			unsafe = append(unsafe, k+" removed")
+		default:
+			unsafe = append(unsafe, k+" changed")
+		}
+	}
+	if len(unsafe) == 0 {
+		return "", data, true
+	}
+	why := "a sandboxed command changed keys git runs programs from or that lead it elsewhere (" + printable(strings.Join(unsafe, ", ")) + "): its change to the file was undone"
+	if len(kept) > 0 {
+		why += ", the safe keys' too (" + printable(strings.Join(kept, ", ")) + ": set them again in a command of their own)"
+	}
+	return why, nil, false
+}
+
+// safeIn reports whether key, as the entries es of the configuration
+// file in directory dir set it, is safe: on the safe list, or safe in
+// the workspace and every value of it a path inside the workspace (a
+// relative one is relative to dir, git's directory, as git takes it).
+func (g *keyGuard) safeIn(dir, key string, es []gitkey.Entry) bool {
+	if gitkey.Safe(g.safe, key) {
+		return true
+	}
+	if g.ws == "" || !gitkey.InWorkspace(g.safe, key) {
+		return false
+	}
+	for _, e := range es {
+		if e.Key != key {
+			continue
+		}
+		v := e.Value
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(dir, v)
+		}
+		if e.Bare || e.Value == "" || !platform.Within(realPrefix(filepath.Clean(v)), g.ws) {
+			return false
+		}
+	}
+	return true
+}
+
+// list lists a configuration file's entries with the host's git: from
+// its bytes on standard input, includes not followed, without a
+// repository or any other configuration, so that nothing is run.
+func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
+	if g.git == "" {
+		return nil, fmt.Errorf("no git outside the directories sandboxed commands can write")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, g.git, "--no-pager", "config", "--file", "-", "--no-includes", "--list", "-z")
+	cmd.Dir = "/"
+	cmd.Env = []string{"GIT_DIR=" + os.DevNull + "/none", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.DevNull, "LC_ALL=C", "PATH=/usr/bin:/bin"}
+	cmd.Stdin = bytes.NewReader(data)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); line != "" {
+			return nil, fmt.Errorf("%s", line)
+		}
+		return nil, err
+	}
+	return gitkey.List(out), nil
+}
+
+// watchConfigs shortens the time a code-running key planted by the
+// command is on disk: while the command runs, a change to one of git's
+// configuration files (the directories that hold them when the command
+// starts are watched, with inotify) is checked at once, as the end of
+// the command would, and an unsafe one undone. The check at the end
+// stays the guarantee; this only narrows the window in which a host
+// program (an editor's git) could read the key. stop ends the watch: no
+// check runs (nor its git) once it returns.
+func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return func() {}
+	}
+	var wake [2]int
+	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(in)
+		return func() {}
+	}
+	names := map[string]bool{}
+	for _, pat := range patterns {
+		names[filepath.Base(pat)] = true
+		dirs, _ := filepath.Glob(filepath.Dir(pat))
+		for _, d := range dirs {
+			unix.InotifyAddWatch(in, d, unix.IN_CLOSE_WRITE|unix.IN_MODIFY|unix.IN_MOVED_TO|unix.IN_CREATE|unix.IN_ATTRIB|unix.IN_DONT_FOLLOW|unix.IN_ONLYDIR)
+		}
+	}
+	var mu sync.Mutex // held by a check
+	stopped := false
+	go func() {
+		// Closing an inotify descriptor waits for the kernel (an RCU
+		// grace period, about 10 ms): it is left to the process's end,
+		// after the shim has its exit status.
+		defer unix.Close(wake[0])
+		buf := make([]byte, 64<<10)
+		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
+		for {
+			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+				return
+			}
+			if fds[1].Revents != 0 {
+				return
+			}
+			relevant := false
+			for {
+				n, err := unix.Read(in, buf)
+				if n <= 0 || err != nil {
+					break
+				}
+				for off := 0; off+unix.SizeofInotifyEvent <= n; {
+					ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+					name := bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00")
+					relevant = relevant || names[string(name)]
+					off += unix.SizeofInotifyEvent + int(ev.Len)
+				}
+			}
+			if relevant {
+				mu.Lock()
+				if !stopped {
+					say(checkConfigs(stateDir, ws))
+				}
+				mu.Unlock()
+			}
+		}
+	}()
+	return func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		unix.Write(wake[1], []byte{0})
+		unix.Close(wake[1])
+	}
+}
+
+// checkConfigs reconciles git's configuration files in ws with the
+// ledger, now.
+func checkConfigs(stateDir, ws string) []string {
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil
+	}
+	defer b.close()
+	if len(b.l.Configs) == 0 || b.l.TrustedConfigs == nil {
+		return nil
+	}
+	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: true}, newQuarantine(b.stateDir))
+	b.save()
+	return lines
+}
