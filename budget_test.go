@@ -41,6 +41,13 @@ func TestJudgeBudgetProcess(t *testing.T) {
 	for range 14 {
 		nested = "bash -c " + doubleQuote(nested)
 	}
+	// Ten aliases, each the next four times: an alias is not expanded
+	// inside its own text, but a chain of them fans out to 4^10.
+	aliasChain := "shopt -s expand_aliases\n"
+	for i := range 10 {
+		aliasChain += fmt.Sprintf("alias a%d='a%d;a%d;a%d;a%d'\n", i, i+1, i+1, i+1, i+1)
+	}
+	aliasChain += "a0"
 	cases := []struct {
 		name   string
 		argv   []string
@@ -57,7 +64,7 @@ func TestJudgeBudgetProcess(t *testing.T) {
 		{"arith loop", []string{"bash", "-c", "for ((i=0;i<1000000000;i++)); do x=$x$x; done"}, false},
 		{"while true", []string{"bash", "-c", "while true; do x=$x$x$x; done"}, false},
 		{"function fan-out", []string{"bash", "-c", "f(){ (f;f;f;f;f;f;f;f;f;f); }; f"}, true},
-		{"alias fan-out", []string{"bash", "-c", "shopt -s expand_aliases; alias a='a;a;a;a'; a"}, true},
+		{"alias fan-out", []string{"bash", "-c", aliasChain}, true},
 		{"eval fan-out", []string{"bash", "-c", `x='eval $x $x $x'; eval $x`}, true},
 		{"nested bash -c", []string{"bash", "-c", nested}, false},
 		{"here-doc", []string{"bash", "-c", doublings(20) + "; cat <<EOF\n" + strings.Repeat("$x", 8) + "\nEOF"}, true},

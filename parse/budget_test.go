@@ -29,8 +29,18 @@ var budgetAttacks = map[string]string{
 	"subshell fan-out":     "f(){ f;f;f;f;f;f;f;f;f;f; }; f",
 	"many commands":        strings.Repeat("a;", 30000),
 	"loop nest":            strings.Repeat("for a in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do ", 6) + "x=$a" + strings.Repeat("; done", 6),
-	"alias fan-out":        "shopt -s expand_aliases; alias a='a;a;a;a'; a",
+	"alias fan-out":        aliasChain(10),
 	"split words":          doubling(18) + `; y=${x//?/a }; rm $y`,
+}
+
+// aliasChain is n aliases, each the next one four times: an alias is not
+// expanded inside its own text, but a chain of them fans out.
+func aliasChain(n int) string {
+	s := "shopt -s expand_aliases\n"
+	for i := range n {
+		s += fmt.Sprintf("alias a%d='a%d;a%d;a%d;a%d'\n", i, i+1, i+1, i+1, i+1)
+	}
+	return s + "a0"
 }
 
 func TestBudgetAttacks(t *testing.T) {

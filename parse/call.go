@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -90,7 +91,13 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		return i
 	}
 	name := w.res.Commands[i].Name()
-	if body, ok := st.funcs[name]; ok {
+	// The shell expands aliases as it parses, before it looks for a
+	// function of that name.
+	if value, ok := st.alias(name); ok {
+		w.expandAlias(st, name, value, c.Args[1:])
+		return i
+	}
+	if def, ok := st.funcs[name]; ok {
 		w.res.Commands[i].Function = true
 		if st.depth >= maxDepth {
 			w.problem(ProblemDepth, c.Pos, "functions nested more than %d calls deep are not followed", maxDepth)
@@ -99,14 +106,11 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		fn := st.nested(name+"()", false)
 		fn.env = st.env
 		fn.ret = new(bool)
+		fn.parsed, fn.inAlias = def.parsed, nil
 		old := st.env.params
 		st.env.params = wordTexts(c.Args[1:])
-		w.stmt(fn, body, -1)
+		w.stmt(fn, def.body, -1)
 		st.env.params = old
-		return i
-	}
-	if alias, ok := st.aliases[name]; ok && (st.dialect != Bash || st.globs.expandAliases) {
-		w.script(st.nested("alias "+name, false), alias+" "+quoteWords(c.Args[1:]), name)
 		return i
 	}
 	w.carry(st, i)
@@ -166,8 +170,16 @@ func (w *walker) builtin(st *state, i int) bool {
 		return true
 	case "alias":
 		for _, a := range args[1:] {
+			if st.dialect == Zsh && strings.HasPrefix(a.Text, "-") && strings.ContainsAny(a.Text, "gs") {
+				// zsh expands a global alias anywhere on a line, a
+				// suffix alias for any file name with its ending.
+				w.problem(ProblemSyntax, c.Pos, "alias %s: zsh expands global and suffix aliases in any word, which cordon does not follow", a.Text)
+				w.unknownCode(i)
+				break
+			}
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
-				st.aliases[k] = v
+				w.aliasSeq++
+				st.aliases[k] = append(st.aliases[k], aliasDef{value: v, seq: w.aliasSeq})
 				if msg := aliasProblem(w.parser(st.dialect), v); msg != "" {
 					// The shell pastes an alias into the line before
 					// parsing it: cordon cannot follow what it makes of
@@ -358,16 +370,34 @@ func quoteWords(ws []Word) string {
 	return strings.Join(parts, " ")
 }
 
+// expandAlias walks the command alias name stands for, with its
+// arguments args: the shell pastes the alias's text in place of the
+// name. When the text ends in a blank, the next word is expanded as an
+// alias too (alias sudo='sudo '), and so on; a word that came from an
+// expansion ($x) is not, nor is one of the aliases being expanded.
+func (w *walker) expandAlias(st *state, name, value string, args []Word) {
+	sub := st.nested("alias "+name, false)
+	sub.inAlias = append(slices.Clip(st.inAlias), name)
+	text := value
+	for len(args) > 0 && (strings.HasSuffix(text, " ") || strings.HasSuffix(text, "\t")) {
+		next, ok := st.alias(args[0].Text)
+		if !ok || args[0].Computed || !args[0].IsKnown() {
+			break
+		}
+		sub.inAlias = append(sub.inAlias, args[0].Text)
+		text += next
+		args = args[1:]
+	}
+	// The text is parsed with the line it was found on.
+	w.parseWalk(sub, text+" "+quoteWords(args), name, 1)
+}
+
 // aliasProblem says why an alias's value cannot be judged as a command
-// of its own, or "": a value that ends in a blank makes the shell expand
-// the next word as an alias too, and one that is not complete (an open
-// quote, a dangling operator) takes in what follows it on the line.
+// of its own, or "": one that is not complete (an open quote, a dangling
+// operator) takes in what follows it on the line.
 func aliasProblem(p *syntax.Parser, value string) string {
 	if value == "" {
 		return ""
-	}
-	if strings.ContainsAny(value[len(value)-1:], " \t") {
-		return "its value ends in a blank, so the word after it is expanded as an alias too"
 	}
 	if _, err := p.Parse(strings.NewReader(value), ""); err != nil {
 		return "its value is not a complete command (" + err.Error() + "), so it takes in what follows it"

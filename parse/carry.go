@@ -1,9 +1,12 @@
 package parse
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // carry follows the code that command i carries, as its rule knowledge
@@ -49,7 +52,7 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	path := st.abs(name)
 	data, written := w.files[path]
 	if !written {
-		if !shellShebang(readHead(path, 256)) {
+		if !shellShebang(readHead(path, 256)) || w.installed(name, path) {
 			return false
 		}
 		b, err := readFile(w.cfg, path)
@@ -62,6 +65,44 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	sub := st.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
 	w.code(sub, i, data)
 	return true
+}
+
+// installed reports whether the script file at path, named name in the
+// script, is installed software ([Config.Installed]) that the script did
+// not write, copy or link earlier, and that does not source a file named
+// by a literal path that is not installed (one of the workspace): that
+// file's code is the agent's.
+func (w *walker) installed(name, path string) bool {
+	if w.cfg.Installed == nil || path == "" || strings.Contains(name, "..") {
+		return false
+	}
+	_, written := w.files[path]
+	_, copied := w.copies[path]
+	_, linked := w.links[path]
+	if written || copied || linked || !w.cfg.Installed(path) {
+		return false
+	}
+	data, err := readFile(w.cfg, path)
+	if err != nil {
+		return false
+	}
+	f, err := w.parser(dialectOf(string(data), Bash)).Parse(bytes.NewReader(data), path)
+	if err != nil {
+		return false
+	}
+	ok := true
+	syntax.Walk(f, func(n syntax.Node) bool {
+		ce, isCall := n.(*syntax.CallExpr)
+		if !ok || !isCall || len(ce.Args) < 2 {
+			return ok
+		}
+		if cmd, _ := plainLit(ce.Args[0]); cmd == "source" || cmd == "." {
+			file, lit := plainLit(ce.Args[1])
+			ok = !lit || filepath.IsAbs(file) && w.cfg.Installed(filepath.Clean(file))
+		}
+		return ok
+	})
+	return ok
 }
 
 // shellShebang reports whether a file starts with a "#!" line that runs
@@ -337,6 +378,16 @@ func (w *walker) carryShell(st *state, i int) {
 		w.code(sub, i, call.Script)
 	case call.File != "":
 		sub.via[len(sub.via)-1] = c.Name() + " " + call.File
+		if path := st.abs(call.File); w.installed(call.File, path) {
+			// Run like the program it is: judged by its name and
+			// arguments (python3 -c ... through a version manager's shim).
+			args := []Word{{Text: path}}
+			for _, p := range call.Params {
+				args = append(args, Word{Text: p})
+			}
+			w.run(st.nested(sub.via[len(sub.via)-1]+" (installed)", false), Command{Args: args, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+			return
+		}
 		w.file(sub, i, call.File)
 	default:
 		sub.via[len(sub.via)-1] = c.Name() + " <stdin"
@@ -362,11 +413,18 @@ func (w *walker) code(st *state, i int, script string) {
 
 // file walks a script file run by command i. A file that does not exist
 // runs nothing (the shell reports it missing); one the script wrote with
-// content the judge cannot know runs unknown code.
+// content the judge cannot know runs unknown code; one it copied holds
+// what the original holds.
 func (w *walker) file(st *state, i int, p string) {
 	path := st.abs(p)
 	w.res.Commands[i].ScriptFile = path
-	data, ok := w.readKnown(st, p)
+	read := p
+	if src, ok := w.copies[path]; ok {
+		if _, written := w.files[path]; !written {
+			read = src
+		}
+	}
+	data, ok := w.readKnown(st, read)
 	switch {
 	case ok:
 		w.code(st, i, data)
@@ -410,6 +468,11 @@ func (w *walker) carrySource(st *state, i int) {
 		if _, written := w.files[path]; !written {
 			return // the user's own startup file, as a login shell runs it
 		}
+	}
+	// Installed software's own setup (source ~/.nvm/nvm.sh), like the
+	// user's startup files. A bare name is looked for on PATH first.
+	if name := c.Args[1].Text; strings.Contains(name, "/") && w.installed(name, st.abs(name)) {
+		return
 	}
 	sub := st.nested(c.Name()+" "+c.Args[1].String(), false)
 	sub.ret = new(bool)

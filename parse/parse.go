@@ -29,6 +29,12 @@ type Config struct {
 	// startup files (~/.bashrc): the user's own configuration, which a
 	// login shell runs unjudged too. Nil means none is.
 	Startup func(path string) bool
+	// Installed reports whether a script file (an absolute, clean path)
+	// is installed software: code the agent cannot have written, like
+	// /usr/bin/python3. Running one (bash FILE, ./FILE) is judged like
+	// running a program of its name, not by what is in it. Nil means
+	// none is.
+	Installed func(path string) bool
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,8 @@ type walker struct {
 
 	m     meter // what the walk has spent of its budget
 	bytes int   // bytes of known outputs and files held
+
+	aliasSeq int // alias definitions made so far
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -39,8 +42,10 @@ type state struct {
 	nounset bool
 	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options
-	funcs   map[string]*syntax.Stmt
-	aliases map[string]string
+	funcs   map[string]function
+	aliases map[string][]aliasDef // every definition, in order
+	parsed  int                   // the alias definitions made when this code was parsed
+	inAlias []string              // aliases being expanded: not expanded again
 	via     []string
 	priv    bool
 	depth   int
@@ -67,10 +72,41 @@ func (w *walker) rootState(cfg *Config) *state {
 		windows: cfg.Windows,
 		delayed: cfg.Delayed,
 		core:    cfg.Core,
-		funcs:   map[string]*syntax.Stmt{},
-		aliases: map[string]string{},
+		funcs:   map[string]function{},
+		aliases: map[string][]aliasDef{},
 		stop:    new(bool),
 	}
+}
+
+// A function is a shell function's body and the alias definitions made
+// when it was parsed.
+type function struct {
+	body   *syntax.Stmt
+	parsed int
+}
+
+// An aliasDef is one definition of an alias: its value, and seq, the
+// count of definitions made when it was (see [walker.aliasSeq]).
+type aliasDef struct {
+	value string
+	seq   int
+}
+
+// alias returns the value of alias name as the code being walked sees
+// it: the last definition made before that code was parsed, unless the
+// alias is being expanded already (bash and zsh do not expand an alias
+// inside its own text: alias ls='ls --color=auto').
+func (st *state) alias(name string) (string, bool) {
+	if st.dialect == Bash && !st.globs.expandAliases || slices.Contains(st.inAlias, name) {
+		return "", false
+	}
+	defs := st.aliases[name]
+	for i := len(defs) - 1; i >= 0; i-- {
+		if defs[i].seq <= st.parsed {
+			return defs[i].value, true
+		}
+	}
+	return "", false
 }
 
 // subshell returns a copy of st whose changes do not leak back.
@@ -99,8 +135,8 @@ func (st *state) newShell(call ShellCall, via string) *state {
 	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
 	c.env = st.env.child(call.Arg0, call.Params).shellStart()
 	c.nounset = call.NoUnset
-	c.funcs = map[string]*syntax.Stmt{}
-	c.aliases = map[string]string{}
+	c.funcs = map[string]function{}
+	c.aliases = map[string][]aliasDef{}
 	stop := false
 	c.stop = &stop
 	return c
@@ -127,6 +163,13 @@ func langOf(d Dialect) syntax.LangVariant {
 // script parses and walks src in st. A syntax error is reported, and the
 // lines before it are still walked: the shell runs them.
 func (w *walker) script(st *state, src, name string) {
+	w.parseWalk(st, src, name, 0)
+}
+
+// parseWalk is [walker.script]; the statements on lines up to first
+// were parsed with the code around them (an alias's text), the others
+// when the shell reads them.
+func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if w.m.over {
 		return
 	}
@@ -145,9 +188,12 @@ func (w *walker) script(st *state, src, name string) {
 		// commands bash runs apart. Judged anyway, and asked about.
 		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
 	}
+	if first == 0 {
+		st.inAlias = nil // parsed anew: no alias is being expanded
+	}
 	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
 	if err == nil {
-		w.stmts(st, f.Stmts)
+		w.lines(st, f.Stmts, first)
 		return
 	}
 	pos := name
@@ -159,7 +205,7 @@ func (w *walker) script(st *state, src, name string) {
 		if off := int(perr.Pos.Offset()); off > 0 && off <= len(src) {
 			before := src[:strings.LastIndexByte(src[:off], '\n')+1]
 			if f, err := w.parser(st.dialect).Parse(strings.NewReader(before), name); err == nil {
-				w.stmts(st, f.Stmts)
+				w.lines(st, f.Stmts, first)
 			}
 		}
 		return
@@ -173,6 +219,24 @@ func (w *walker) parser(d Dialect) *syntax.Parser {
 		w.parsers[d] = syntax.NewParser(syntax.Variant(langOf(d)))
 	}
 	return w.parsers[d]
+}
+
+// lines walks a script's statements line by line, as the shell reads
+// them: it parses a whole line (with the lines a command spans) before
+// it runs any of it, so an alias defined on a line applies from the next
+// line on. Statements on lines up to first were parsed before.
+func (w *walker) lines(st *state, list []*syntax.Stmt, first uint) {
+	end := first
+	for _, s := range list {
+		if *st.stop || st.ret != nil && *st.ret || !w.step(s.Pos()) {
+			break
+		}
+		if s.Pos().Line() > end {
+			st.parsed = w.aliasSeq
+		}
+		w.stmt(st, s, -1)
+		end = max(end, s.End().Line())
+	}
 }
 
 func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
@@ -238,11 +302,14 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			w.branch(st, func(b *state) { w.stmts(b, item.Stmts) })
 		}
 	case *syntax.FuncDecl:
+		// The body was parsed with the rest of its line: the aliases
+		// it uses are those defined then.
+		fn := function{body: c.Body, parsed: st.parsed}
 		if c.Name != nil {
-			st.funcs[c.Name.Value] = c.Body
+			st.funcs[c.Name.Value] = fn
 		}
 		for _, n := range c.Names {
-			st.funcs[n.Value] = c.Body
+			st.funcs[n.Value] = fn
 		}
 	case *syntax.DeclClause:
 		w.decl(st, c)

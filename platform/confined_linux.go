@@ -144,8 +144,12 @@ func writable(path string) bool {
 }
 
 // readable reports whether a hidden path shows anything: a file with
-// data, or a directory with entries other than the visible ones.
-func readable(path string, visible []string) bool {
+// data, or a directory with a file below it, other than the visible
+// ones, that shows data. The names in a directory do not count: under
+// Landlock they can be listed, not read.
+func readable(path string, visible []string) bool { return readableDepth(path, visible, 3) }
+
+func readableDepth(path string, visible []string, depth int) bool {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
 		// A socket cannot be opened, only connected to.
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -167,9 +171,12 @@ func readable(path string, visible []string) bool {
 	if !fi.IsDir() {
 		return fi.Size() > 0
 	}
-	names, _ := f.Readdirnames(-1)
+	if depth == 0 {
+		return false
+	}
+	names, _ := f.Readdirnames(64)
 	for _, n := range names {
-		if !slices.Contains(visible, filepath.Join(path, n)) {
+		if p := filepath.Join(path, n); !slices.Contains(visible, p) && readableDepth(p, visible, depth-1) {
 			return true
 		}
 	}

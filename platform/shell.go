@@ -78,14 +78,7 @@ func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 // either.
 func FindProgram(name, pathEnv string, untrusted []string) (string, error) {
 	dirs := searchDirs(pathEnv)
-	inside := func(p string) bool {
-		for _, u := range untrusted {
-			if Within(p, u) {
-				return true
-			}
-		}
-		return false
-	}
+	inside := func(p string) bool { return within(p, untrusted) }
 	for _, dir := range dirs {
 		p := filepath.Join(dir, exeName(name))
 		fi, err := os.Stat(p)

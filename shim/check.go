@@ -66,8 +66,10 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // judgeWith judges inv with set, as if run in dir with env in the
 // workspace ws. A foreign workspace is not looked at on disk: what git
 // could restore there is unknown; host says where git runs (nil: the
-// repository is not read).
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable func(string) bool) *rules.Judgement {
+// repository is not read), writable whether the sandbox lets the command
+// write a path, installed which script files are installed software (nil:
+// none).
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, installed func(string) bool) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ is left out: on POSIX a dump of the environment alone on
 	// the line (Claude Code probes env as a session starts) is allowed,
@@ -79,7 +81,8 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
 		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
-		Startup: func(path string) bool { return set.IsStartup(&ctx.Env, path) },
+		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
+		Installed: installed,
 	}
 	var res *parse.Result
 	switch inv.Mode {

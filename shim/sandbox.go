@@ -293,3 +293,24 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 	ctx.roots = p.WritableRoots()
 	return ctx.roots, nil
 }
+
+// installed reports whether the script file at path is installed
+// software: code that no command the sandbox confines can have written
+// or can change ([platform.Installed] with the policy's writable roots),
+// run like a program rather than judged by its content. With the sandbox
+// off in the settings every file the user can write could be the
+// agent's: none is. The whole policy is made (not only its writable
+// part), only for a file that could be installed software: the shim
+// needs it to run the command anyway.
+func (ctx *Context) installed(path string) bool {
+	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
+		return false
+	}
+	return platform.Installed(path, func() ([]string, error) {
+		p, err := ctx.Policy()
+		if err != nil {
+			return nil, err
+		}
+		return p.WritableRoots(), nil
+	})
+}

@@ -1,0 +1,248 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/shim"
+)
+
+// A version manager's layout in a fresh home, as pyenv makes it: each
+// shim is a bash script (found by `#!/usr/bin/env bash`, so by the cordon
+// shim first on PATH inside the sandbox) that execs pyenv, itself a bash
+// script that works out the version and execs the real program.
+var pyenvFiles = map[string]string{
+	".pyenv/shims/python3": `#!/usr/bin/env bash
+set -e
+[ -n "$PYENV_DEBUG" ] && set -x
+
+program="${0##*/}"
+
+export PYENV_ROOT="{{HOME}}/.pyenv"
+exec "{{HOME}}/.pyenv/libexec/pyenv" exec "$program" "$@"
+`,
+	".pyenv/libexec/pyenv": `#!/usr/bin/env bash
+set -e
+[ "$1" = exec ] && shift
+command="$1"
+shift
+version="$("$PYENV_ROOT/libexec/pyenv-version-name")"
+for hook in "$PYENV_ROOT"/pyenv.d/exec/*.bash; do
+  [ -e "$hook" ] && source "$hook"
+done
+exec "$PYENV_ROOT/versions/$version/bin/$command" "$@"
+`,
+	".pyenv/libexec/pyenv-version-name": `#!/usr/bin/env bash
+read -r v < "$PYENV_ROOT/version" || v=system
+echo "$v"
+`,
+	".pyenv/version": "3.12.4\n",
+	".pyenv/versions/3.12.4/bin/python3": `#!/bin/sh
+[ "$1" = --version ] && echo "Python 3.12.4 (pyenv)" && exit 0
+echo "python3 $*"
+`,
+}
+
+// nvmSetup stands for nvm.sh: functions, some calling themselves, that
+// put a version's bin directory on PATH.
+const nvmSetup = `nvm_ls() { [ "$1" = 0 ] && return; nvm_ls $(( $1 - 1 )); }
+nvm_bin() { printf '%s\n' "$NVM_DIR/versions/node/v20.11.1/bin"; }
+nvm() {
+  case "$1" in
+  use) nvm_ls 3; PATH="$(nvm_bin):$PATH"; hash -r; echo "Now using node v20.11.1" ;;
+  *) echo "nvm: $1: unknown command" >&2; return 1 ;;
+  esac
+}
+NVM_DIR="${NVM_DIR:-$HOME/.nvm}"
+`
+
+// pyenvHome writes the pyenv layout into home (outside every place the
+// sandbox lets commands write) and returns the PATH an agent's shell has:
+// cordon's shims first, then pyenv's.
+func pyenvHome(t *testing.T, home, shimDir string) string {
+	t.Helper()
+	for name, data := range pyenvFiles {
+		p := filepath.Join(home, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(data, "{{HOME}}", home)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return shimDir + ":" + filepath.Join(home, ".pyenv", "shims") + ":" + os.Getenv("PATH")
+}
+
+// TestInstalledScriptsRunAsPrograms runs python3 through a pyenv shim,
+// through the cordon shim, in the sandbox of each backend: the version
+// manager's scripts are installed software (the agent cannot have written
+// them), so the nested shim runs them like programs instead of refusing
+// what it cannot follow inside them. The same script copied into the
+// workspace, or reached by a link from outside into the workspace, is the
+// agent's and is still judged.
+func TestInstalledScriptsRunAsPrograms(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			e := newSessionEnv(t, backend)
+			shimPath := linkShim(t, "bash")
+			path := pyenvHome(t, e.home, filepath.Dir(shimPath))
+			env := append(e.env, "PATH="+path)
+			// A home has credentials, hidden in the sandbox (under
+			// Landlock their names can still be listed): the nested shim
+			// must still know it runs confined.
+			os.MkdirAll(filepath.Join(e.home, ".aws"), 0o700)
+			if err := os.WriteFile(filepath.Join(e.home, ".aws", "credentials"), []byte("[default]\naws_secret_access_key = x\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			run := func(cmd string) (string, string, int) {
+				t.Helper()
+				c := &exec.Cmd{Path: shimPath, Args: []string{"bash", "-c", cmd}, Dir: e.ws, Env: env}
+				var stdout, stderr bytes.Buffer
+				c.Stdout, c.Stderr = &stdout, &stderr
+				c.Run()
+				if msg := stderr.String(); strings.Contains(msg, "no sandbox (") {
+					if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+						t.Fatalf("the %s sandbox cannot run here:\n%s", backend, msg)
+					}
+					t.Skipf("the %s sandbox cannot run here:\n%s", backend, msg)
+				}
+				return stdout.String(), stderr.String(), c.ProcessState.ExitCode()
+			}
+			if out, errs, code := run("python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\n" || errs != "" {
+				t.Errorf("python3 --version through pyenv's shim: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			if out, errs, code := run("bash ~/.pyenv/shims/python3 x.py"); code != 0 || out != "python3 x.py\n" {
+				t.Errorf("bash ~/.pyenv/shims/python3 x.py: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			// The agent's copy of pyenv's own script is judged: what it
+			// runs cannot be known, so it is refused. An installed wrapper
+			// that runs it (seen from outside as a program with
+			// arguments) does not change that: the nested shim refuses
+			// it inside the sandbox. Nor does a link from outside (which
+			// the user made: the agent cannot) to the copy.
+			pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
+			if out, errs, code := run("PYENV_ROOT=~/.pyenv bash " + pyenv + " exec python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\n" {
+				t.Errorf("bash pyenv exec: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			data, err := os.ReadFile(pyenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(e.ws, "pyenv"), data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			wrapper := filepath.Join(e.home, ".local", "bin", "with-pyenv")
+			os.MkdirAll(filepath.Dir(wrapper), 0o755)
+			if err := os.WriteFile(wrapper, []byte("#!/usr/bin/env bash\nexport PYENV_ROOT=\"$HOME/.pyenv\"\n\"$@\"\necho \"rc=$?\"\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := run("./pyenv exec python3 --version"); code != 126 || !strings.Contains(errs, "cordon: refused") {
+				t.Errorf("./pyenv in the workspace: exit %d, stdout %q, stderr %q; want refused", code, out, errs)
+			}
+			if out, errs, code := run(wrapper + " ./pyenv exec python3 --version"); code != 0 || out != "rc=126\n" || !strings.Contains(errs, "cordon: refused") {
+				t.Errorf("the workspace's copy run by an installed wrapper: exit %d, stdout %q, stderr %q; want refused inside", code, out, errs)
+			}
+			bin := filepath.Join(e.home, "bin")
+			os.MkdirAll(bin, 0o755)
+			if err := os.Symlink(filepath.Join(e.ws, "pyenv"), filepath.Join(bin, "pyenv")); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := run(wrapper + " ~/bin/pyenv exec python3 --version"); code != 0 || out != "rc=126\n" || !strings.Contains(errs, "cordon: refused") {
+				t.Errorf("a link from outside into the workspace: exit %d, stdout %q, stderr %q; want refused inside", code, out, errs)
+			}
+			if out, errs, code := run(wrapper + " python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\nrc=0\n" {
+				t.Errorf("the wrapper around pyenv's shim: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			// A version manager's setup, sourced: functions the judge
+			// cannot follow (nvm's recurse), run like the user's ~/.bashrc.
+			nvm := filepath.Join(e.home, ".nvm", "nvm.sh")
+			os.MkdirAll(filepath.Dir(nvm), 0o755)
+			if err := os.WriteFile(nvm, []byte(nvmSetup), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			node := filepath.Join(e.home, ".nvm", "versions", "node", "v20.11.1", "bin", "node")
+			os.MkdirAll(filepath.Dir(node), 0o755)
+			if err := os.WriteFile(node, []byte("#!/bin/sh\necho v20.11.1\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := run("source ~/.nvm/nvm.sh && nvm use 20 && node --version"); code != 0 || out != "Now using node v20.11.1\nv20.11.1\n" {
+				t.Errorf("source ~/.nvm/nvm.sh && nvm use 20: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+		})
+	}
+}
+
+// TestInstalledScriptJudgedAsProgram judges scripts run by path on the
+// host shim: one outside every writable place is judged like the program
+// it is (its name and arguments), not by its content; one that sources a
+// file of the workspace, or lies in the workspace, is judged by content.
+func TestInstalledScriptJudgedAsProgram(t *testing.T) {
+	e := newSessionEnv(t, "auto")
+	shimPath := linkShim(t, "bash")
+	path := pyenvHome(t, e.home, filepath.Dir(shimPath))
+	env := append(e.env, "PATH="+path)
+	tool := filepath.Join(e.home, ".local", "share", "tool")
+	os.MkdirAll(tool, 0o755)
+	write := func(p, data string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(e.ws, "env.sh"), "rm -rf \"$HOME\"\n")
+	write(filepath.Join(tool, "run.sh"), "#!/usr/bin/env bash\nexec \"$(tool-helper --which)\" \"$@\"\n")
+	write(filepath.Join(tool, "sources-ws.sh"), "#!/usr/bin/env bash\nsource "+filepath.Join(e.ws, "env.sh")+"\nexec \"$(tool-helper --which)\" \"$@\"\n")
+	write(filepath.Join(tool, "open.sh"), "#!/usr/bin/env bash\nchmod 666 \"$0\"\n")
+	os.Chmod(filepath.Join(tool, "open.sh"), 0o757)
+	py := filepath.Join(e.home, ".pyenv", "shims", "python3")
+	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
+	for _, tt := range []struct {
+		argv  []string
+		allow bool
+	}{
+		{[]string{"bash", py, "--version"}, true},
+		{[]string{"bash", "-c", py + " --version"}, true},
+		{[]string{"bash", filepath.Join(tool, "run.sh"), "build"}, true},
+		{[]string{"bash", "-c", "cd " + tool + " && ./run.sh build"}, true},
+		// Judged like python3 -c: what the code does is seen.
+		{[]string{"bash", py, "-c", "import shutil; shutil.rmtree('" + e.home + "')"}, false},
+		{[]string{"bash", filepath.Join(tool, "sources-ws.sh")}, false},
+		{[]string{"bash", filepath.Join(tool, "open.sh")}, false},
+		{[]string{"bash", pyenv, "exec", "python3"}, true},
+		{[]string{"bash", "-c", "cp " + pyenv + " ./pyenv && bash ./pyenv exec python3"}, false},
+		{[]string{"bash", "-c", "bash < " + pyenv}, false},
+		{[]string{"bash", "-c", "cat " + pyenv + " | bash -s exec python3"}, false},
+	} {
+		j, err := shim.Check(tt.argv, e.ws, env)
+		if err != nil {
+			t.Fatalf("%q: %v", tt.argv, err)
+		}
+		if got := j.Verdict == rules.Allow; got != tt.allow {
+			t.Errorf("%q: %v %v; want allowed %v", tt.argv, j.Verdict, j.Reasons, tt.allow)
+		}
+	}
+}
+
+// TestInstalledScriptUnconfined: with the sandbox off in the settings,
+// every file the user can write could be the agent's, so no script is
+// installed software: pyenv's scripts are judged by what they hold.
+func TestInstalledScriptUnconfined(t *testing.T) {
+	e := newSessionEnv(t, "none")
+	shimPath := linkShim(t, "bash")
+	env := append(e.env, "PATH="+pyenvHome(t, e.home, filepath.Dir(shimPath)))
+	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
+	j, err := shim.Check([]string{"bash", pyenv, "exec", "python3"}, e.ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Verdict == rules.Allow {
+		t.Errorf("bash %s exec python3 with the sandbox off: allowed, want judged by its content (refused)", pyenv)
+	}
+}

@@ -1,0 +1,116 @@
+//go:build !windows
+
+package platform
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestInstalled makes real files, links and owners and checks which are
+// taken for installed software: only a file no sandboxed command could
+// have written or can change.
+func TestInstalled(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	opt := filepath.Join(base, "opt")
+	for _, d := range []string{ws, opt, filepath.Join(ws, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(p string, mode os.FileMode) string {
+		if err := os.WriteFile(p, []byte("#!/usr/bin/env bash\necho hi\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode) // past the umask
+		return p
+	}
+	link := func(target, p string) string {
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	roots := []string{ws}
+	tool := write(filepath.Join(opt, "tool"), 0o755)
+	inWS := write(filepath.Join(ws, "tool"), 0o755)
+	cases := []struct {
+		name, path string
+		want       bool
+	}{
+		{"outside", tool, true},
+		{"outside, by a link outside", link(tool, filepath.Join(opt, "tool-link")), true},
+		{"outside, through a linked directory outside", filepath.Join(link(opt, filepath.Join(base, "opt-link")), "tool"), true},
+		{"inside the workspace", inWS, false},
+		{"a link outside into the workspace", link(inWS, filepath.Join(opt, "ws-link")), false},
+		{"a directory link outside into the workspace", filepath.Join(link(ws, filepath.Join(opt, "ws-dir")), "tool"), false},
+		{"a link in the workspace to a file outside", link(tool, filepath.Join(ws, "out-link")), false},
+		{"a chain through a link in the workspace", link(filepath.Join(ws, "out-link"), filepath.Join(opt, "chain")), false},
+		{"group-writable", write(filepath.Join(opt, "gw"), 0o775), false},
+		{"world-writable", write(filepath.Join(opt, "ow"), 0o757), false},
+		{"relative", "opt/tool", false},
+		{"with ..", filepath.Join(ws, "sub") + "/../../opt/tool", false},
+		{"a directory", opt, false},
+		{"missing", filepath.Join(opt, "missing"), false},
+		{"a dangling link", link(filepath.Join(opt, "missing"), filepath.Join(opt, "dangling")), false},
+		{"/proc", "/proc/self/exe", false},
+		{"/dev", "/dev/null", false},
+		{"under a root that is /", tool, false},
+	}
+	for i, c := range cases {
+		r := roots
+		if i == len(cases)-1 {
+			r = []string{"/"}
+		}
+		if got := Installed(c.path, fixed(r)); got != c.want {
+			t.Errorf("%s (%s): installed %v, want %v", c.name, c.path, got, c.want)
+		}
+	}
+	if os.Getuid() == 0 {
+		// The workspace mounted a second time, outside it: its files
+		// are the agent's under that name too.
+		mnt := filepath.Join(base, "mnt")
+		os.MkdirAll(mnt, 0o755)
+		if err := exec.Command("mount", "--bind", ws, mnt).Run(); err != nil {
+			t.Logf("no bind mount here (%v): that case is not tried", err)
+		} else {
+			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+			if Installed(filepath.Join(mnt, "tool"), fixed(roots)) {
+				t.Errorf("a workspace file through a bind mount of the workspace is taken for installed software")
+			}
+		}
+		other := write(filepath.Join(opt, "other"), 0o755)
+		if err := os.Chown(other, 12345, 12345); err != nil {
+			t.Fatal(err)
+		}
+		if Installed(other, fixed(roots)) {
+			t.Errorf("a file of another user (uid 12345) is taken for installed software")
+		}
+	}
+}
+
+func fixed(roots []string) func() ([]string, error) {
+	return func() ([]string, error) { return roots, nil }
+}
+
+// BenchmarkInstalled is what a shim run adds when the command runs a
+// script file: the look at the file and the links to it (the writable
+// roots come with the policy).
+func BenchmarkInstalled(b *testing.B) {
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	p := filepath.Join(base, "home", ".pyenv", "shims", "python3")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("#!/usr/bin/env bash\n"), 0o755)
+	roots := []string{"/tmp/ws", "/var/tmp", filepath.Join(base, "home", ".cache"), filepath.Join(base, "home", ".npm"), filepath.Join(base, "home", ".claude")}
+	for b.Loop() {
+		if !Installed(p, fixed(roots)) {
+			b.Fatal("not installed")
+		}
+	}
+}
