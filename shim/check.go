@@ -71,10 +71,9 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // none).
 func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, installed func(string) bool) *rules.Judgement {
 	getenv := envLookup(env)
-	// Environ is left out: on POSIX a dump of the environment alone on
-	// the line (Claude Code probes env as a session starts) is allowed,
-	// and credential variables are found by name (Word.Vars).
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Foreign: foreign, Writable: writable}, Report: report}
+	// Environ tells which credentials a dump of the environment would
+	// pass on (env | base64 asks when one is set, env | sort never).
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
 	}
