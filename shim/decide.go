@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -168,6 +169,24 @@ func (ctx *Context) writable() func(string) bool {
 		return nil
 	}
 	return func(path string) bool {
+		// The workspace is always a writable root: most writes are
+		// there, and need no policy to answer.
+		if ws := ctx.Workspace.Dir; ws != "" && platform.Within(path, ws) {
+			return true
+		}
+		// So are the scratch directories and caches the spec names by
+		// a plain path (/tmp, ~/.cache): no policy either.
+		if spec, err := ctx.Spec(); err == nil {
+			home := ctx.Getenv("HOME")
+			for _, e := range slices.Concat(spec.Scratch, spec.Writable) {
+				if rest, ok := strings.CutPrefix(e, "~/"); ok && filepath.IsAbs(home) {
+					e = filepath.Join(home, rest)
+				}
+				if filepath.IsAbs(e) && !strings.ContainsAny(e, "*?[$") && platform.Within(path, e) {
+					return true
+				}
+			}
+		}
 		// The whole policy, not WritableRoots' part of it: an allowed
 		// command needs it next to run, and makes it once.
 		p, err := ctx.Policy()
