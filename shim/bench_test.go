@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/rules"
 )
@@ -71,10 +72,34 @@ func benchDirs(b *testing.B) (string, []string) {
 // BenchmarkConfine measures what the shim does after the judgement and
 // before the sandbox starts: the settings read, the policy resolved on
 // this machine (paths, globs, /tmp's entries), the confinement test and
-// the backend chosen from the cached probe.
+// the backend chosen from the cached probe. The policy is resolved
+// afresh: the state directory is in /tmp, where no cache is kept.
 func BenchmarkConfine(b *testing.B) {
 	dir := b.TempDir()
-	env := os.Environ()
+	env := append(os.Environ(), "XDG_STATE_HOME="+dir)
+	benchConfine(b, dir, env)
+}
+
+// BenchmarkConfineCached is [BenchmarkConfine] with the policy cache in
+// a state directory outside what commands can write, made a few seconds
+// before (a witness changed just before is not trusted).
+func BenchmarkConfineCached(b *testing.B) {
+	dir := b.TempDir()
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+	if _, err := Confine(dir, env, &ConfineOptions{Inspect: true, Invoked: "bash"}); err != nil {
+		b.Skip(err)
+	}
+	time.Sleep(3100 * time.Millisecond)
+	benchConfine(b, dir, env)
+}
+
+func benchConfine(b *testing.B, dir string, env []string) {
 	// Inspect: the test binary is in /tmp, which the self-check refuses.
 	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
 	if _, err := Confine(dir, env, opts); err != nil {
