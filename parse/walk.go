@@ -323,7 +323,10 @@ func constant(c *syntax.BinaryCmd) bool {
 // pipeSide returns the state for one side of a pipeline: bash runs each
 // in a subshell (zsh runs the last in the current shell; treating it as a
 // subshell only loses a cd, which then stays known).
+// The working directory is recorded for expansions first, so that the
+// sides share it instead of each recording it in a layer of its own.
 func (st *state) pipeSide() *state {
+	st.env.setPWD(st.dir)
 	return st.subshell()
 }
 

@@ -262,15 +262,16 @@ func (r *resolver) hostPaths(s *Spec, p *Policy) *hostPaths {
 		if !ok || hasGlob(pat) {
 			return false
 		}
-		r.note(filepath.Dir(pat))
-		fi, err := os.Lstat(pat)
+		fi, err := r.lstatFile(pat)
 		return err == nil && fi.Mode()&os.ModeSymlink != 0 &&
 			slices.ContainsFunc(append(slices.Clone(p.Scratch), p.Writable...), func(w string) bool { return Within(pat, w) })
 	})
 	// HOME is the caller's to set: credentials are looked for under the
 	// home directory of the account as well (an agent run with a
 	// hermetic HOME must not make ~/.ssh readable).
-	r.note("/etc/passwd")
+	if r.rec != nil {
+		r.rec.file("/etc/passwd")
+	}
 	if acct := accountHome(); acct != "" && acct != r.home {
 		r.realPath(acct)
 		for _, e := range hidden {
@@ -368,18 +369,20 @@ type resolver struct {
 	rec *recorder
 }
 
-// note tells the recorder that the answers depend on path's state.
-func (r *resolver) note(path string) {
+// lstatFile is [os.Lstat], told to the recorder.
+func (r *resolver) lstatFile(p string) (os.FileInfo, error) {
+	fi, err := os.Lstat(p)
 	if r.rec != nil {
-		r.rec.note(path)
+		r.rec.lookup(p, fi, err)
 	}
+	return fi, err
 }
 
-// realPath is [realPath], told to the recorder: every directory in
-// which a name is looked up on the way, links followed.
+// realPath is [realPath], told to the recorder: every name looked up on
+// the way, links followed.
 func (r *resolver) realPath(p string) string {
 	if r.rec != nil {
-		noteLinks(p, r.rec.note)
+		noteLinks(p, r.lstatFile)
 	}
 	return realPath(p)
 }
@@ -396,8 +399,9 @@ func (r *resolver) lstat(p string) (os.FileMode, bool) {
 	if r.looks == nil {
 		r.looks, r.listings = map[string]int{}, map[string]map[string]os.FileMode{}
 	}
-	r.note(dir)
-	if r.looks[dir]++; r.looks[dir] >= 3 {
+	// With a recorder, each name is looked up: a listing would make
+	// the answers depend on every name in the directory.
+	if r.looks[dir]++; r.looks[dir] >= 3 && r.rec == nil {
 		if entries, err := os.ReadDir(dir); err == nil {
 			l := make(map[string]os.FileMode, len(entries))
 			for _, e := range entries {
@@ -408,7 +412,7 @@ func (r *resolver) lstat(p string) (os.FileMode, bool) {
 			return mode, found
 		}
 	}
-	fi, err := os.Lstat(p)
+	fi, err := r.lstatFile(p)
 	if err != nil {
 		return 0, false
 	}

@@ -5,14 +5,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -101,27 +105,153 @@ func readDirPlain(dir string) []dirEntry {
 // A recorder collects the witnesses of one resolution.
 type recorder struct {
 	t0    time.Time
-	paths map[string]stamp
-	// bad is set when a witness cannot be trusted (changed too
-	// recently, or unreadable): nothing is kept.
+	dirs  map[string]*dirWitness
+	files map[string]stamp
+	// bad is set when a witness cannot be trusted (a file changed too
+	// recently, or an answer that is neither a file nor its absence):
+	// nothing is kept.
 	bad bool
 }
 
-func (rec *recorder) note(path string) {
-	path = filepath.Clean(path)
-	if _, ok := rec.paths[path]; ok {
+// A dirWitness is what answers in one directory depended on: the names
+// looked up in it and what they were, and, when it was listed, its
+// names. Its stamp unchanged (and not too recent), they are the same;
+// else they are looked at again.
+type dirWitness struct {
+	stamp  stamp
+	racy   bool
+	names  map[string]answer
+	listed bool
+	list   string // a hash of the names, when listed
+}
+
+// An answer is what a name was: its inode, its type and, for a link,
+// what it points to (an inode number is soon used again); or its
+// absence.
+type answer struct {
+	Exists bool
+	Ino    uint64
+	Type   uint32
+	Target string
+}
+
+func (rec *recorder) dir(d string) *dirWitness {
+	d = filepath.Clean(d)
+	if w := rec.dirs[d]; w != nil {
+		return w
+	}
+	st, ok := statStamp(d)
+	if !ok {
+		rec.bad = true
+	}
+	w := &dirWitness{stamp: st, racy: st.racy(rec.t0), names: map[string]answer{}}
+	rec.dirs[d] = w
+	return w
+}
+
+// lookup records what lstat(p) answered.
+func (rec *recorder) lookup(p string, fi os.FileInfo, err error) {
+	p = filepath.Clean(p)
+	if p == "/" {
 		return
 	}
-	st, ok := statStamp(path)
+	a, ok := answerOf(p, fi, err)
+	if !ok {
+		rec.bad = true
+	}
+	rec.dir(filepath.Dir(p)).names[filepath.Base(p)] = a
+}
+
+// listed records that d was listed, with these names.
+func (rec *recorder) listed(d string, names []string) {
+	w := rec.dir(d)
+	w.listed, w.list = true, hashNames(names)
+}
+
+// file records that a file's content was read.
+func (rec *recorder) file(p string) {
+	st, ok := statStamp(p)
 	if !ok || st.racy(rec.t0) {
 		rec.bad = true
 	}
-	rec.paths[path] = st
+	rec.files[p] = st
 }
 
-// noteLinks calls note for every directory in which resolving the
-// absolute path p looks up a name, following symbolic links.
-func noteLinks(p string, note func(string)) {
+// answerOf is the answer of an lstat; ok is false for an error that is
+// not the file's absence.
+func answerOf(p string, fi os.FileInfo, err error) (answer, bool) {
+	if err != nil {
+		return answer{}, errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+	}
+	a := answer{Exists: true, Ino: inode(fi), Type: uint32(fi.Mode().Type())}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		if a.Target, err = os.Readlink(p); err != nil || a.Target == "" {
+			return a, false
+		}
+	}
+	return a, true
+}
+
+func hashNames(names []string) string {
+	names = slices.Clone(names)
+	slices.Sort(names)
+	h := sha256.New()
+	for _, n := range names {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// listNames returns the names in d.
+func listNames(d string) ([]string, error) {
+	f, err := os.Open(d)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// valid reports whether the witnesses still hold, looking again at the
+// answers of a directory whose stamp changed. Directories that held are
+// given their new stamps, and refreshed is set.
+func (rec *recorder) valid(t0 time.Time) (ok, refreshed bool) {
+	for p, want := range rec.files {
+		if st, ok := statStamp(p); !ok || st != want {
+			return false, false
+		}
+	}
+	for d, w := range rec.dirs {
+		st, ok := statStamp(d)
+		if !ok {
+			return false, false
+		}
+		if !w.racy && st == w.stamp {
+			continue
+		}
+		if w.listed {
+			names, err := listNames(d)
+			if err != nil || hashNames(names) != w.list {
+				return false, false
+			}
+		}
+		for name, want := range w.names {
+			p := filepath.Join(d, name)
+			fi, err := os.Lstat(p)
+			a, ok := answerOf(p, fi, err)
+			if !ok || a != want {
+				return false, false
+			}
+		}
+		w.stamp, w.racy, refreshed = st, st.racy(t0), true
+	}
+	return true, refreshed
+}
+
+// noteLinks resolves the absolute path p component by component,
+// following symbolic links, with lookup (an lstat).
+func noteLinks(p string, lookup func(string) (os.FileInfo, error)) {
 	todo, done := filepath.Clean(p), "/"
 	for links := 0; todo != "" && links < 40; {
 		var elem string
@@ -133,9 +263,8 @@ func noteLinks(p string, note func(string)) {
 			done = filepath.Dir(done)
 			continue
 		}
-		note(done)
 		next := filepath.Join(done, elem)
-		fi, err := os.Lstat(next)
+		fi, err := lookup(next)
 		if err != nil {
 			return
 		}
@@ -163,8 +292,7 @@ func (r *resolver) glob(pattern string) []string {
 		return matches
 	}
 	if !hasGlob(pattern) {
-		r.note(filepath.Dir(pattern))
-		if _, err := os.Lstat(pattern); err != nil {
+		if _, err := r.lstatFile(pattern); err != nil {
 			return nil
 		}
 		return []string{pattern}
@@ -177,13 +305,17 @@ func (r *resolver) glob(pattern string) []string {
 	}
 	var out []string
 	for _, d := range dirs {
-		r.note(d)
-		f, err := os.Open(d)
-		if err != nil {
+		// filepath.Glob looks only in directories.
+		r.realPath(d)
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			continue
 		}
-		names, _ := f.Readdirnames(-1)
-		f.Close()
+		names, err := listNames(d)
+		if err != nil {
+			r.rec.bad = true
+			continue
+		}
+		r.rec.listed(d, names)
 		sort.Strings(names)
 		for _, n := range names {
 			if ok, err := filepath.Match(file, n); err != nil {
@@ -211,7 +343,7 @@ type policyCache struct {
 // cacheData is a cache file's content.
 type cacheData struct {
 	key       string
-	witnesses map[string]stamp
+	witnesses *recorder
 	host      *hostPaths
 	listings  map[string]*listing
 }
@@ -255,11 +387,11 @@ func (c *policyCache) hostPaths(s *Spec, env []string, p *Policy) *hostPaths {
 	if c.old.host == nil || c.old.key != c.key {
 		return nil
 	}
-	for path, want := range c.old.witnesses {
-		if st, ok := statStamp(path); !ok || st != want {
-			return nil
-		}
+	ok, refreshed := c.old.witnesses.valid(c.t0)
+	if !ok {
+		return nil
 	}
+	c.changed = c.changed || refreshed
 	c.new.key, c.new.host, c.new.witnesses = c.key, c.old.host, c.old.witnesses
 	return c.old.host
 }
@@ -270,7 +402,7 @@ func (c *policyCache) recorder() *recorder {
 	if c == nil {
 		return nil
 	}
-	return &recorder{t0: c.t0, paths: map[string]stamp{}}
+	return &recorder{t0: c.t0, dirs: map[string]*dirWitness{}, files: map[string]stamp{}}
 }
 
 // keep makes hp, resolved with rec's witnesses, the cached host paths.
@@ -282,7 +414,7 @@ func (c *policyCache) keep(hp *hostPaths, rec *recorder) {
 	if rec.bad {
 		return
 	}
-	c.new.key, c.new.host, c.new.witnesses = c.key, hp, rec.paths
+	c.new.key, c.new.host, c.new.witnesses = c.key, hp, rec
 }
 
 // readDir lists dir's subdirectories and sockets, from the cache when
@@ -303,10 +435,14 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 		c.new.listings[dir] = l
 		return l.entries
 	}
+	// A directory changed too recently (a busy /tmp) is listed every
+	// time: the file is rewritten only when it gains or loses one.
 	entries := readDirPlain(dir)
-	c.changed = true
 	if !st.racy(c.t0) {
 		c.new.listings[dir] = &listing{stamp: st, entries: entries}
+		c.changed = true
+	} else if c.old.listings[dir] != nil {
+		c.changed = true
 	}
 	return entries
 }
@@ -318,13 +454,9 @@ func (c *policyCache) save() {
 		return
 	}
 	body := c.new.encode()
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "%s\ncrc %08x\n", cacheFormat, crc32.Checksum(body, castagnoli))
-	out.Write(body)
-	writeFileAtomic(c.file, out.Bytes())
+	out := fmt.Appendf(nil, "%s\ncrc %08x\n", cacheFormat, crc32.ChecksumIEEE(body))
+	writeFileAtomic(c.file, append(out, body...))
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // writeFileAtomic writes data to file (mode 0600, its directory made
 // 0700) through a temporary file renamed over it.
@@ -395,51 +527,84 @@ func cacheKey(s *Spec, env []string, p *Policy) string {
 // letter and fields separated by spaces, the last field (a path or a
 // name) the rest of the line, quoted when it holds a line break.
 func (d *cacheData) encode() []byte {
-	var b bytes.Buffer
-	stampFields := func(st stamp) string {
-		return fmt.Sprintf("%d %d %d %d", st.Dev, st.Ino, st.Mtime, st.Ctime)
+	var b []byte
+	line := func(tag string, fields ...uint64) {
+		b = append(b, tag...)
+		for _, f := range fields {
+			b = append(b, ' ')
+			b = strconv.AppendUint(b, f, 10)
+		}
+	}
+	end := func(last string) {
+		b = append(b, ' ')
+		b = append(b, encodeField(last)...)
+		b = append(b, '\n')
+	}
+	stamp := func(tag string, st stamp) {
+		line(tag, st.Dev, st.Ino)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, st.Mtime, 10)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, st.Ctime, 10)
 	}
 	if d.host != nil {
-		fmt.Fprintf(&b, "k %s\n", d.key)
-		paths := make([]string, 0, len(d.witnesses))
-		for p := range d.witnesses {
-			paths = append(paths, p)
+		b = append(b, "k "+d.key+"\n"...)
+		for _, p := range slices.Sorted(maps.Keys(d.witnesses.files)) {
+			stamp("f", d.witnesses.files[p])
+			end(p)
 		}
-		slices.Sort(paths)
-		for _, p := range paths {
-			st := d.witnesses[p]
-			exists := 0
-			if st.Exists {
-				exists = 1
+		for _, dir := range slices.Sorted(maps.Keys(d.witnesses.dirs)) {
+			w := d.witnesses.dirs[dir]
+			stamp("w", w.stamp)
+			b = append(b, " -"...)
+			if w.stamp.Exists {
+				b = append(b, 'e')
 			}
-			fmt.Fprintf(&b, "w %d %s %s\n", exists, stampFields(st), encodeField(p))
+			if w.racy {
+				b = append(b, 'r')
+			}
+			end(dir)
+			if w.listed {
+				b = append(b, "l "+w.list+"\n"...)
+			}
+			for _, name := range slices.Sorted(maps.Keys(w.names)) {
+				a := w.names[name]
+				exists := uint64(0)
+				if a.Exists {
+					exists = 1
+				}
+				line("n", exists, a.Ino, uint64(a.Type))
+				end(name)
+				if a.Target != "" {
+					b = append(b, 't')
+					end(a.Target)
+				}
+			}
 		}
 		for _, l := range []struct {
 			tag   string
 			paths []string
 		}{{"h", d.host.Hidden}, {"m", d.host.Missing}, {"s", d.host.Sockets}, {"v", d.host.Visible}} {
 			for _, p := range l.paths {
-				fmt.Fprintf(&b, "%s %s\n", l.tag, encodeField(p))
+				b = append(b, l.tag...)
+				end(p)
 			}
 		}
 	}
-	dirs := make([]string, 0, len(d.listings))
-	for dir := range d.listings {
-		dirs = append(dirs, dir)
-	}
-	slices.Sort(dirs)
-	for _, dir := range dirs {
+	for _, dir := range slices.Sorted(maps.Keys(d.listings)) {
 		l := d.listings[dir]
-		fmt.Fprintf(&b, "d %s %s\n", stampFields(l.stamp), encodeField(dir))
+		stamp("d", l.stamp)
+		end(dir)
 		for _, e := range l.entries {
-			kind := "D"
 			if e.Socket {
-				kind = "S"
+				b = append(b, "e S"...)
+			} else {
+				b = append(b, "e D"...)
 			}
-			fmt.Fprintf(&b, "e %s %s\n", kind, encodeField(e.Name))
+			end(e.Name)
 		}
 	}
-	return b.Bytes()
+	return b
 }
 
 func encodeField(s string) string {
@@ -467,7 +632,7 @@ func readCache(file string) cacheData {
 	}
 	head, rest, _ := bytes.Cut(data, []byte("\n"))
 	sumLine, body, _ := bytes.Cut(rest, []byte("\n"))
-	if string(head) != cacheFormat || string(sumLine) != fmt.Sprintf("crc %08x", crc32.Checksum(body, castagnoli)) {
+	if string(head) != cacheFormat || string(sumLine) != fmt.Sprintf("crc %08x", crc32.ChecksumIEEE(body)) {
 		return empty
 	}
 	d, ok := parseCache(body)
@@ -479,8 +644,10 @@ func readCache(file string) cacheData {
 
 // parseCache parses a cache file's body (see [cacheData.encode]).
 func parseCache(body []byte) (cacheData, bool) {
-	d := cacheData{witnesses: map[string]stamp{}, host: &hostPaths{}, listings: map[string]*listing{}}
+	d := cacheData{witnesses: &recorder{dirs: map[string]*dirWitness{}, files: map[string]stamp{}}, host: &hostPaths{}, listings: map[string]*listing{}}
 	var cur *listing
+	var w *dirWitness
+	var lastName string
 	absolute := func(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
 	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(nil, maxCacheSize)
@@ -492,14 +659,53 @@ func parseCache(body []byte) (cacheData, bool) {
 		switch tag {
 		case "k":
 			d.key = rest
-		case "w":
-			exists, rest, _ := strings.Cut(rest, " ")
+		case "f":
 			st, path, ok := parseStamp(rest)
-			if !ok || !absolute(path) || exists != "0" && exists != "1" {
+			path, pok := decodeField(path)
+			if !ok || !pok || !absolute(path) {
 				return d, false
 			}
-			st.Exists = exists == "1"
-			d.witnesses[path] = st
+			st.Exists = true
+			d.witnesses.files[path] = st
+		case "w":
+			st, rest, ok := parseStamp(rest)
+			flags, path, _ := strings.Cut(rest, " ")
+			path, pok := decodeField(path)
+			if !ok || !pok || !absolute(path) || !strings.HasPrefix(flags, "-") {
+				return d, false
+			}
+			st.Exists = strings.Contains(flags, "e")
+			w = &dirWitness{stamp: st, racy: strings.Contains(flags, "r"), names: map[string]answer{}}
+			d.witnesses.dirs[path] = w
+		case "l":
+			if w == nil || len(rest) != 32 {
+				return d, false
+			}
+			w.listed, w.list = true, rest
+		case "n":
+			f := strings.SplitN(rest, " ", 4)
+			if w == nil || len(f) != 4 || f[0] != "0" && f[0] != "1" {
+				return d, false
+			}
+			ino, err1 := strconv.ParseUint(f[1], 10, 64)
+			typ, err2 := strconv.ParseUint(f[2], 10, 32)
+			name, ok := decodeField(f[3])
+			if err1 != nil || err2 != nil || !ok || strings.Contains(name, "/") {
+				return d, false
+			}
+			w.names[name] = answer{Exists: f[0] == "1", Ino: ino, Type: uint32(typ)}
+			lastName = name
+		case "t":
+			if w == nil {
+				return d, false
+			}
+			target, ok := decodeField(rest)
+			a, found := w.names[lastName]
+			if !ok || !found {
+				return d, false
+			}
+			a.Target = target
+			w.names[lastName] = a
 		case "h", "m", "s", "v":
 			p, ok := decodeField(rest)
 			if !ok || !absolute(p) {
@@ -517,7 +723,8 @@ func parseCache(body []byte) (cacheData, bool) {
 			}
 		case "d":
 			st, dir, ok := parseStamp(rest)
-			if !ok || !absolute(dir) {
+			dir, dok := decodeField(dir)
+			if !ok || !dok || !absolute(dir) {
 				return d, false
 			}
 			st.Exists = true
@@ -537,7 +744,7 @@ func parseCache(body []byte) (cacheData, bool) {
 	if sc.Err() != nil {
 		return d, false
 	}
-	if d.key == "" || len(d.witnesses) == 0 {
+	if d.key == "" || len(d.witnesses.dirs) == 0 {
 		d.key, d.host, d.witnesses = "", nil, nil
 	}
 	return d, true
@@ -555,7 +762,7 @@ func parseStamp(s string) (stamp, string, bool) {
 	st.Ino, err[1] = strconv.ParseUint(f[1], 10, 64)
 	st.Mtime, err[2] = strconv.ParseInt(f[2], 10, 64)
 	st.Ctime, err[3] = strconv.ParseInt(f[3], 10, 64)
-	path, ok := decodeField(f[4])
+	path, ok := f[4], f[4] != ""
 	for _, e := range err {
 		ok = ok && e == nil
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -39,4 +40,12 @@ func readOwnFile(file string, max int64) ([]byte, bool) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	return data, err == nil && int64(len(data)) <= max
+}
+
+// inode is fi's inode number.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }

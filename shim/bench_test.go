@@ -42,6 +42,26 @@ func BenchmarkShimJudgeLongScript(b *testing.B) {
 	benchJudge(b, argv, dir, env)
 }
 
+// longScript is the 2,000-line script of scripts/bench.sh: a test run
+// per package, its output filtered to a log.
+func longScript() string {
+	var sb strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&sb, "go test ./p%d/... 2>&1 | grep -v ok > o%d.log || echo f%d\n", i, i, i)
+	}
+	return sb.String()
+}
+
+// BenchmarkShimJudgeLongScriptGit judges [longScript] in a git
+// repository: the budget is 30 ms.
+func BenchmarkShimJudgeLongScriptGit(b *testing.B) {
+	dir, env := benchDirs(b)
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v\n%s", err, out)
+	}
+	benchJudge(b, []string{"bash", "-c", longScript()}, dir, env)
+}
+
 func benchJudge(b *testing.B, argv []string, dir string, env []string) {
 	builtinRules()
 	b.ReportAllocs()
