@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -958,6 +959,11 @@ func (w *walker) emit(st *state, c Command) int {
 	c.Via = st.via
 	c.Dialect = st.dialect
 	c.Privileged = c.Privileged || st.priv
+	if cmds := w.res.Commands; len(cmds) == cap(cmds) {
+		// Doubled: append grows a long slice by a quarter, and a long
+		// script's commands would be copied over and over.
+		w.res.Commands = slices.Grow(cmds, max(len(cmds), 16))
+	}
 	w.res.Commands = append(w.res.Commands, c)
 	return len(w.res.Commands) - 1
 }
