@@ -217,7 +217,12 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if c != nil {
 		hp = c.hostPaths(s, env, p)
 	}
-	if hp == nil {
+	switch {
+	case hp != nil:
+	case c == nil:
+		hp = r.hostPaths(s, p)
+	default:
+		// A resolver of its own, so that every answer is recorded.
 		rec := c.recorder()
 		hr := resolver{getenv: r.getenv, home: r.home, rec: rec}
 		hp = hr.hostPaths(s, p)

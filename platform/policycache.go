@@ -336,8 +336,11 @@ type policyCache struct {
 	key  string
 	old  cacheData
 	new  cacheData
-	// changed is set when new differs from what the file holds.
+	// changed is set when the host paths or their witnesses differ
+	// from what the file holds.
 	changed bool
+	// relisted counts the listings that differ.
+	relisted int
 }
 
 // cacheData is a cache file's content.
@@ -428,7 +431,9 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 	}
 	st, ok := statStamp(dir)
 	if !ok || !st.Exists {
-		c.changed = c.changed || c.old.listings[dir] != nil
+		if c.old.listings[dir] != nil {
+			c.relisted++
+		}
 		return readDirPlain(dir)
 	}
 	if l := c.old.listings[dir]; l != nil && l.stamp == st {
@@ -440,17 +445,22 @@ func (c *policyCache) readDir(dir string) []dirEntry {
 	entries := readDirPlain(dir)
 	if !st.racy(c.t0) {
 		c.new.listings[dir] = &listing{stamp: st, entries: entries}
-		c.changed = true
+		c.relisted++
 	} else if c.old.listings[dir] != nil {
-		c.changed = true
+		c.relisted++
 	}
 	return entries
 }
 
+// maxRelisted is how many directories may be listed again, their
+// listings in the file out of date, before the file is written: writing
+// it costs more than a few listings.
+const maxRelisted = 8
+
 // save writes the cache when it changed; a cache that cannot be
 // written only costs the next command the resolution.
 func (c *policyCache) save() {
-	if c == nil || !c.changed && len(c.new.listings) == len(c.old.listings) {
+	if c == nil || !c.changed && c.relisted <= maxRelisted {
 		return
 	}
 	body := c.new.encode()

@@ -2,7 +2,6 @@ package platform
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 )
 
@@ -93,7 +92,7 @@ func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
 		// A directory gone, or not this user's to read, lists nothing:
 		// nor can it be reached.
 		for _, e := range readDir(d.path) {
-			path := filepath.Join(d.path, e.Name)
+			path := joinName(d.path, e.Name)
 			switch {
 			case e.Socket:
 				if !skip(path) {
@@ -127,4 +126,13 @@ func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 		out = append(out, "with the network on, the host's loopback services (127.0.0.1, ::1: databases, dev servers, debuggers) can be connected to: the sandbox shares the host's network namespace; turn the network off to cut them")
 	}
 	return out
+}
+
+// joinName is filepath.Join for a clean absolute directory and a name
+// in it, without cleaning again.
+func joinName(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }
