@@ -17,7 +17,9 @@ fi
 real=$(command -v -p bash)
 [ -x /bin/bash ] && real=/bin/bash
 
-tmp=$(mktemp -d)
+# cordon, its shims, settings and state go where sandboxed commands cannot
+# write (the self-check refuses a cordon they could replace): not /tmp.
+tmp=$(mktemp -d "$HOME/.cordon-bench-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/cordon" .
 mkdir "$tmp/shims"
@@ -33,15 +35,15 @@ out=${1:-$tmp/bench.md}
 
 # The commands run in a workspace: a copy of this repository's last commit,
 # so that git has something to report.
-ws=$tmp/ws
+ws=$(mktemp -d)/ws
 git worktree add -q --detach "$ws" HEAD
-trap 'git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+trap 'git worktree remove --force "$ws"; rm -rf "$tmp" "$(dirname "$ws")"' EXIT
 cd "$ws"
 
 # A bare bwrap with the same namespaces and mounts as cordon's (without
 # the seccomp filter, which needs a descriptor that hyperfine cannot
 # pass), running bash directly.
-bare=$("$tmp/cordon" sandbox --backend bwrap | sed -n '/^command line/{n;p}' |
+bare=$({ "$tmp/cordon" sandbox --backend bwrap || true; } | sed -n '/^command line/{n;p}' |
 	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /')
 if [ -z "$bare" ]; then
 	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2
