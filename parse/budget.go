@@ -50,8 +50,8 @@ type meter struct {
 	Budget
 	deadline                           time.Time
 	steps, words, bytes, dirs, entries int
-	over                               bool   // a bound was passed: the walk stops
-	at                                 string // the position of the word being expanded
+	over                               bool       // a bound was passed: the walk stops
+	at                                 syntax.Pos // the position of the word being expanded
 }
 
 func newMeter(b *Budget) meter {
@@ -93,7 +93,7 @@ func (w *walker) expanding(st *state, word *syntax.Word, fields bool) bool {
 	if w.m.over {
 		return false
 	}
-	w.m.at = word.Pos().String()
+	w.m.at = word.Pos()
 	if n := sizeOf(st.env, word, w.m.Word); n > w.m.Word {
 		w.exceed(word.Pos().String(), "a word expands to more than %s", sizeText(w.m.Word))
 		return false
@@ -147,10 +147,10 @@ func (w *walker) readDir(dir string) ([]fs.DirEntry, error) {
 	w.m.dirs++
 	switch {
 	case w.m.dirs > w.m.GlobDirs:
-		w.exceed(w.m.at, "its file name patterns read more than %d directories", w.m.GlobDirs)
+		w.exceed(w.m.at.String(), "its file name patterns read more than %d directories", w.m.GlobDirs)
 		return nil, errBudget
 	case time.Now().After(w.m.deadline):
-		w.exceed(w.m.at, "judging the script took longer than %v (matching file name patterns)", w.m.Time)
+		w.exceed(w.m.at.String(), "judging the script took longer than %v (matching file name patterns)", w.m.Time)
 		return nil, errBudget
 	}
 	fi, err := os.Stat(dir)
@@ -169,7 +169,7 @@ func (w *walker) readDir(dir string) ([]fs.DirEntry, error) {
 	list, err := f.ReadDir(left + 1)
 	w.m.entries += len(list)
 	if len(list) > left {
-		w.exceed(w.m.at, "its file name patterns read more than %d directory entries", w.m.Entries)
+		w.exceed(w.m.at.String(), "its file name patterns read more than %d directory entries", w.m.Entries)
 		return nil, errBudget
 	}
 	if err != nil && !errors.Is(err, io.EOF) {

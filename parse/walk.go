@@ -390,7 +390,10 @@ func constant(c *syntax.BinaryCmd) bool {
 // pipeSide returns the state for one side of a pipeline: bash runs each
 // in a subshell (zsh runs the last in the current shell; treating it as a
 // subshell only loses a cd, which then stays known).
+// The working directory is recorded for expansions first, so that the
+// sides share it instead of each recording it in a layer of its own.
 func (st *state) pipeSide() *state {
+	st.env.setPWD(st.dir)
 	return st.subshell()
 }
 
@@ -1022,6 +1025,11 @@ func (w *walker) emit(st *state, c Command) int {
 	c.Via = st.via
 	c.Dialect = st.dialect
 	c.Privileged = c.Privileged || st.priv
+	if cmds := w.res.Commands; len(cmds) == cap(cmds) {
+		// Doubled: append grows a long slice by a quarter, and a long
+		// script's commands would be copied over and over.
+		w.res.Commands = slices.Grow(cmds, max(len(cmds), 16))
+	}
 	w.res.Commands = append(w.res.Commands, c)
 	return len(w.res.Commands) - 1
 }

@@ -61,7 +61,6 @@ type landlockBackend struct {
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
 	mounts   *mountPlan        // nil without a mount namespace
 	isDir    func(string) bool // reports directories; nil is [isDir]
-	degraded []string
 }
 
 // newLandlock returns the Landlock backend for policy p, or an error that
@@ -96,7 +95,6 @@ func newLandlock(p *Policy) (*landlockBackend, error) {
 	if l.nsErr == nil {
 		l.mounts = planMounts(p, isDir)
 	}
-	l.degraded = l.degradations()
 	return l, nil
 }
 
@@ -105,8 +103,8 @@ func (l *landlockBackend) Name() string { return BackendLandlock }
 
 // Degraded lists, in words a user understands, what this backend cannot
 // enforce on this machine for its policy. It is empty when everything
-// holds.
-func (l *landlockBackend) Degraded() []string { return slices.Clone(l.degraded) }
+// holds. Worked out when asked: a command that only runs does not.
+func (l *landlockBackend) Degraded() []string { return l.degradations() }
 
 // Exec confines the OS thread of a new goroutine and replaces the process
 // with the program at path from it. It returns only when something

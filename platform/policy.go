@@ -153,7 +153,29 @@ func (e *PolicyError) Error() string { return e.Msg }
 // workspace, when there is one, must exist and must not be the root, the
 // home directory or an ancestor of the home directory: making one of those
 // writable would leave nothing protected.
-func NewPolicy(s *Spec, env []string) (*Policy, error) {
+func NewPolicy(s *Spec, env []string) (*Policy, error) { return newPolicy(s, env, "", false) }
+
+// NewPolicyCached is [NewPolicy] with what costs most (the hidden paths
+// looked for under the home directory, the listings of the scratch
+// directories and of where sockets are made) taken from a cache file in
+// cacheDir when nothing it was made from has changed (see
+// policycache.go). The cache is not used when cacheDir is "" or when the
+// policy lets commands write there.
+func NewPolicyCached(s *Spec, env []string, cacheDir string) (*Policy, error) {
+	return newPolicy(s, env, cacheDir, false)
+}
+
+// WritableRoots returns the directories a sandbox made from s lets
+// commands write ([Policy.WritableRoots]), without resolving the rest.
+func WritableRoots(s *Spec, env []string) ([]string, error) {
+	p, err := newPolicy(s, env, "", true)
+	if err != nil {
+		return nil, err
+	}
+	return p.WritableRoots(), nil
+}
+
+func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy, error) {
 	r := resolver{getenv: envLookup(env)}
 	if home := r.getenv("HOME"); home != "" && filepath.IsAbs(home) {
 		r.home = realPath(home)
@@ -201,6 +223,58 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 			p.GitConfigSafe = s.GitConfigSafe
 		}
 	}
+	if rootsOnly {
+		p.normalize()
+		return p, nil
+	}
+	// What is writable is resolved afresh every time, the rest may come
+	// from the cache: only a place commands cannot write can hold it.
+	c := openPolicyCache(cacheDir, p)
+	var hp *hostPaths
+	if c != nil {
+		hp = c.hostPaths(s, env, p)
+	}
+	switch {
+	case hp != nil:
+	case c == nil:
+		hp = r.hostPaths(s, p)
+	default:
+		// A resolver of its own, so that every answer is recorded.
+		rec := c.recorder()
+		hr := resolver{getenv: r.getenv, home: r.home, rec: rec}
+		hp = hr.hostPaths(s, p)
+		c.keep(hp, rec)
+	}
+	p.Hidden, p.Missing, p.Sockets, p.Visible = slices.Clone(hp.Hidden), slices.Clone(hp.Missing), slices.Clone(hp.Sockets), slices.Clone(hp.Visible)
+	for _, h := range slices.Concat(p.Hidden, p.Missing) {
+		if ws != "" && Within(ws, h) {
+			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, which the sandbox hides: run the command from a project directory or pass --workspace", ws, h)}
+		}
+	}
+	for _, dir := range p.Scratch {
+		p.Hidden = append(p.Hidden, private(dir, ws, s.ScratchPrivate, c.readDir)...)
+	}
+	// A socket the policy names stays reachable, even in a hidden
+	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
+	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
+	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
+	p.normalize()
+	p.HostSockets, p.socketsPartial = p.hostSockets(c.readDir)
+	c.save()
+	return p, nil
+}
+
+// hostPaths are the parts of a policy resolved on the host's files
+// outside what commands can write: the hidden paths (before the scratch
+// directories' private entries are added), the missing ones, the
+// sockets commands may reach and the visible paths.
+type hostPaths struct {
+	Hidden, Missing, Sockets, Visible []string
+}
+
+// hostPaths resolves the host paths of s for the policy p, whose
+// writable part is resolved.
+func (r *resolver) hostPaths(s *Spec, p *Policy) *hostPaths {
 	// A link in a writable directory under a credential's name
 	// (~/.cache/huggingface/token made a link to /) is the command's
 	// own: hiding what it points to would let any command hide anything
@@ -210,40 +284,29 @@ func NewPolicy(s *Spec, env []string) (*Policy, error) {
 		if !ok || hasGlob(pat) {
 			return false
 		}
-		fi, err := os.Lstat(pat)
+		fi, err := r.lstatFile(pat)
 		return err == nil && fi.Mode()&os.ModeSymlink != 0 &&
 			slices.ContainsFunc(append(slices.Clone(p.Scratch), p.Writable...), func(w string) bool { return Within(pat, w) })
 	})
 	// HOME is the caller's to set: credentials are looked for under the
 	// home directory of the account as well (an agent run with a
 	// hermetic HOME must not make ~/.ssh readable).
+	if r.rec != nil {
+		r.rec.file("/etc/passwd")
+	}
 	if acct := accountHome(); acct != "" && acct != r.home {
+		r.realPath(acct)
 		for _, e := range hidden {
 			if rest, ok := strings.CutPrefix(e, "~/"); ok {
 				hidden = append(hidden, filepath.Join(acct, rest))
 			}
 		}
 	}
-	var missing []string
-	p.Hidden = r.existing(hidden, &missing)
-	p.Missing = missing
-	for _, h := range slices.Concat(p.Hidden, p.Missing) {
-		if ws != "" && Within(ws, h) {
-			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, which the sandbox hides: run the command from a project directory or pass --workspace", ws, h)}
-		}
-	}
-	for _, dir := range p.Scratch {
-		p.Hidden = append(p.Hidden, r.private(dir, ws, s.ScratchPrivate)...)
-	}
-	// A socket the policy names stays reachable, even in a hidden
-	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
-	p.Sockets = r.existing(s.Sockets, nil)
-	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
-	p.Visible = append(r.existing(s.Visible, nil), p.Sockets...)
-	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
-	p.normalize()
-	p.HostSockets, p.socketsPartial = p.hostSockets()
-	return p, nil
+	hp := &hostPaths{}
+	hp.Hidden = r.existing(hidden, &hp.Missing)
+	hp.Sockets = r.existing(s.Sockets, nil)
+	hp.Visible = append(r.existing(s.Visible, nil), hp.Sockets...)
+	return hp
 }
 
 // normalize sorts and deduplicates the path lists, drops writable paths
@@ -323,6 +386,27 @@ type resolver struct {
 	// Directories looked into often (~, ~/.config) are listed once.
 	looks    map[string]int
 	listings map[string]map[string]os.FileMode
+	// rec, when not nil, is told every file and directory whose state
+	// the answers depend on (see policycache.go).
+	rec *recorder
+}
+
+// lstatFile is [os.Lstat], told to the recorder.
+func (r *resolver) lstatFile(p string) (os.FileInfo, error) {
+	fi, err := os.Lstat(p)
+	if r.rec != nil {
+		r.rec.lookup(p, fi, err)
+	}
+	return fi, err
+}
+
+// realPath is [realPath], told to the recorder: every name looked up on
+// the way, links followed.
+func (r *resolver) realPath(p string) string {
+	if r.rec != nil {
+		noteLinks(p, r.lstatFile)
+	}
+	return realPath(p)
 }
 
 // lstat reports whether p exists and its type (without following a last
@@ -337,7 +421,9 @@ func (r *resolver) lstat(p string) (os.FileMode, bool) {
 	if r.looks == nil {
 		r.looks, r.listings = map[string]int{}, map[string]map[string]os.FileMode{}
 	}
-	if r.looks[dir]++; r.looks[dir] >= 3 {
+	// With a recorder, each name is looked up: a listing would make
+	// the answers depend on every name in the directory.
+	if r.looks[dir]++; r.looks[dir] >= 3 && r.rec == nil {
 		if entries, err := os.ReadDir(dir); err == nil {
 			l := make(map[string]os.FileMode, len(entries))
 			for _, e := range entries {
@@ -348,7 +434,7 @@ func (r *resolver) lstat(p string) (os.FileMode, bool) {
 			return mode, found
 		}
 	}
-	fi, err := os.Lstat(p)
+	fi, err := r.lstatFile(p)
 	if err != nil {
 		return 0, false
 	}
@@ -363,14 +449,14 @@ func (r *resolver) real(p string, mode os.FileMode) string {
 	dir = filepath.Clean(dir)
 	rd, ok := r.dirs[dir]
 	if !ok {
-		rd = realPath(dir)
+		rd = r.realPath(dir)
 		if r.dirs == nil {
 			r.dirs = map[string]string{}
 		}
 		r.dirs[dir] = rd
 	}
 	if mode&os.ModeSymlink != 0 {
-		return realPath(p)
+		return r.realPath(p)
 	}
 	return filepath.Join(rd, base)
 }
@@ -441,8 +527,7 @@ func (r *resolver) existing(entries []string, missing *[]string) []string {
 			out = append(out, r.real(pat, mode))
 			continue
 		}
-		matches, _ := filepath.Glob(pat)
-		for _, m := range matches {
+		for _, m := range r.glob(pat) {
 			if mode, ok := r.lstat(m); ok {
 				out = append(out, r.real(m, mode))
 			}
@@ -576,24 +661,21 @@ func isGitDir(dir string) bool {
 
 // private returns the entries of the scratch directory dir named by the
 // patterns: other programs' sockets and socket directories. Entries that
-// hold the workspace are kept.
-func (r *resolver) private(dir, ws string, patterns []string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
+// hold the workspace are kept. Only directories and sockets are looked
+// at (readDir lists no others): anyone can make a link or a file in
+// /tmp, and one that cannot be covered would stop every sandbox (bwrap
+// will not mount over a link).
+func private(dir, ws string, patterns []string, readDir func(string) []dirEntry) []string {
+	entries := readDir(dir)
+	if len(entries) == 0 {
 		return nil
 	}
 	globs := compileGlobs(patterns)
 	var out []string
 	for _, e := range entries {
-		// Only directories and sockets: anyone can make a link or a file
-		// in /tmp, and one that cannot be covered would stop every
-		// sandbox (bwrap will not mount over a link).
-		if t := e.Type(); !t.IsDir() && t&os.ModeSocket == 0 {
-			continue
-		}
 		for _, g := range globs {
-			if g.match(e.Name()) {
-				p := filepath.Join(dir, e.Name())
+			if g.match(e.Name) {
+				p := filepath.Join(dir, e.Name)
 				if !Within(ws, p) {
 					out = append(out, p)
 				}

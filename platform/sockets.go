@@ -2,8 +2,6 @@ package platform
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 )
 
@@ -61,8 +59,9 @@ func (p *Policy) socketRoots() []socketRoot {
 // hostSockets returns the sockets under p's socket roots, breadth first,
 // leaving out what the sandbox hides already, the workspace (the
 // command's own) and the sockets the policy lets commands reach. It
-// reports true when it stopped at maxSocketDirs, before the end.
-func (p *Policy) hostSockets() ([]string, bool) {
+// reports true when it stopped at maxSocketDirs, before the end. readDir
+// lists a directory's subdirectories and sockets.
+func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
 	skip := func(path string) bool {
 		return Within(path, p.Workspace) ||
 			slices.ContainsFunc(p.Hidden, func(h string) bool { return Within(path, h) }) ||
@@ -90,18 +89,16 @@ func (p *Policy) hostSockets() ([]string, bool) {
 			continue
 		}
 		seen[d.path] = true
-		entries, err := os.ReadDir(d.path)
-		if err != nil {
-			continue // gone, or not this user's to read: nor to reach
-		}
-		for _, e := range entries {
-			path := filepath.Join(d.path, e.Name())
-			switch t := e.Type(); {
-			case t&os.ModeSocket != 0:
+		// A directory gone, or not this user's to read, lists nothing:
+		// nor can it be reached.
+		for _, e := range readDir(d.path) {
+			path := joinName(d.path, e.Name)
+			switch {
+			case e.Socket:
 				if !skip(path) {
 					out = append(out, path)
 				}
-			case t.IsDir() && d.depth > 1 && !skip(path):
+			case d.depth > 1 && !skip(path):
 				queue = append(queue, dir{path, d.depth - 1})
 			}
 		}
@@ -129,4 +126,13 @@ func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 		out = append(out, "with the network on, the host's loopback services (127.0.0.1, ::1: databases, dev servers, debuggers) can be connected to: the sandbox shares the host's network namespace; turn the network off to cut them")
 	}
 	return out
+}
+
+// joinName is filepath.Join for a clean absolute directory and a name
+// in it, without cleaning again.
+func joinName(dir, name string) string {
+	if dir == "/" {
+		return "/" + name
+	}
+	return dir + "/" + name
 }

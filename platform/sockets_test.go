@@ -47,7 +47,7 @@ func TestHostSockets(t *testing.T) {
 		Sockets:   []string{filepath.Join(home, ".ide")},
 		Network:   NetworkOff,
 	}
-	got, partial := p.hostSockets()
+	got, partial := p.hostSockets(readDirPlain)
 	for _, f := range found {
 		if !slices.Contains(got, f) {
 			t.Errorf("%s not found in %q", f, got)
@@ -117,6 +117,6 @@ func BenchmarkHostSockets(b *testing.B) {
 	home, _ := os.UserHomeDir()
 	p := &Policy{Home: realPath(home), Scratch: []string{"/tmp", "/var/tmp", "/dev/shm"}}
 	for b.Loop() {
-		p.hostSockets()
+		p.hostSockets(readDirPlain)
 	}
 }

@@ -42,7 +42,7 @@ type args struct {
 }
 
 func splitArgs(ws []parse.Word, valueOpts []string) args {
-	a := args{dashdash: -1, values: map[string][]parse.Word{}}
+	a := args{dashdash: -1}
 	for j := 0; j < len(ws); j++ {
 		t := ws[j].Text
 		switch {
@@ -55,12 +55,20 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 			opt, val, next, ok := parse.Option(ws, j, valueOpts)
 			a.flags = append(a.flags, t)
 			if ok {
-				a.values[opt] = append(a.values[opt], val)
+				a.addValue(opt, val)
 			}
 			j = next - 1
 		}
 	}
 	return a
+}
+
+// addValue adds values to option opt's.
+func (a *args) addValue(opt string, values ...parse.Word) {
+	if a.values == nil {
+		a.values = map[string][]parse.Word{}
+	}
+	a.values[opt] = append(a.values[opt], values...)
 }
 
 // has reports whether one of flags was given, also inside a cluster of
@@ -222,6 +230,9 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 			// Remove-Item with its paths piped in (Get-ChildItem X |
 			// Remove-Item): what lies in the paths the pipeline started
 			// from.
+			if a.values == nil {
+				a.values = map[string][]parse.Word{}
+			}
 			a.values[spec.Options[0]] = piped
 			a.flags = append(a.flags, spec.Recursive...)
 		}

@@ -82,6 +82,7 @@ type Env struct {
 	sets    map[*string]*pathSet  // compiled class entries, by their slice
 	classes map[string]string     // classify's answers, by path
 	paths   map[resolveKey]string // resolve's answers
+	dirs    map[string]string     // real paths of parent directories, "" when missing
 	stats   map[string]fileKind   // stat's answers, by path
 }
 
@@ -107,11 +108,16 @@ func (e *Env) stat(path string) fileKind {
 			k = kindDir
 		}
 	}
+	e.remember(path, k)
+	return k
+}
+
+// remember records what path is for [Env.stat].
+func (e *Env) remember(path string, k fileKind) {
 	if e.stats == nil {
 		e.stats = map[string]fileKind{}
 	}
 	e.stats[path] = k
-	return k
 }
 
 type resolveKey struct {
@@ -130,7 +136,7 @@ func (e *Env) resolve(p, dir string, keepLink bool) string {
 	if e.Windows {
 		r = e.resolveWin(p, dir)
 	} else {
-		r = resolve(p, dir, keepLink)
+		r = e.resolveUnix(p, dir, keepLink)
 	}
 	if e.paths == nil {
 		e.paths = map[resolveKey]string{}
@@ -142,9 +148,12 @@ func (e *Env) resolve(p, dir string, keepLink bool) string {
 // A pathSet is a list of class entries compiled for one Env.
 type pathSet struct {
 	exact     map[string]bool // paths: match the path or an ancestor
-	globs     []string        // path globs: match the path or an ancestor
+	globs     []litGlob       // path globs: match the path or an ancestor
 	names     map[string]bool // base names: match a component
-	nameGlobs []string        // base-name globs
+	nameGlobs []litGlob       // base-name globs
+	// The answers for directories and components, remembered: the
+	// files of a long script share them.
+	dirs, comps map[string]bool
 }
 
 // compiled returns entries compiled for e, building them once.
@@ -167,12 +176,12 @@ func (e *Env) compiled(entries []string) *pathSet {
 		}
 		switch {
 		case !isPath && glob:
-			ps.nameGlobs = append(ps.nameGlobs, entry)
+			ps.nameGlobs = append(ps.nameGlobs, newLitGlob(entry))
 		case !isPath:
 			ps.names[entry] = true
 		case glob:
 			if p := e.expandEntry(entry); p != "" {
-				ps.globs = append(ps.globs, p)
+				ps.globs = append(ps.globs, newLitGlob(p))
 			}
 		default:
 			if p := e.expandEntry(entry); p != "" {
@@ -190,7 +199,7 @@ func (e *Env) compiled(entries []string) *pathSet {
 func (ps *pathSet) match(e *Env, p0 string) bool {
 	if len(ps.names) > 0 || len(ps.nameGlobs) > 0 {
 		for _, c := range strings.Split(e.below(p0), "/") {
-			if c != "" && (ps.names[c] || anyGlob(ps.nameGlobs, c)) {
+			if c != "" && ps.component(c) {
 				return true
 			}
 		}
@@ -198,19 +207,59 @@ func (ps *pathSet) match(e *Env, p0 string) bool {
 	if len(ps.exact) == 0 && len(ps.globs) == 0 {
 		return false
 	}
-	for p := p0; ; p = path.Dir(p) {
-		if ps.exact[p] || anyGlob(ps.globs, p) {
-			return true
-		}
-		if p == "/" || p == "." {
-			return false
-		}
+	if ps.exact[p0] || anyGlob(ps.globs, p0) {
+		return true
 	}
+	return p0 != "/" && p0 != "." && ps.dir(path.Dir(p0))
 }
 
-func anyGlob(globs []string, s string) bool {
+// dir reports whether dir or an ancestor matches a path or a glob.
+func (ps *pathSet) dir(dir string) bool {
+	if m, ok := ps.dirs[dir]; ok {
+		return m
+	}
+	m := ps.exact[dir] || anyGlob(ps.globs, dir) || dir != "/" && dir != "." && ps.dir(path.Dir(dir))
+	if ps.dirs == nil {
+		ps.dirs = map[string]bool{}
+	}
+	ps.dirs[dir] = m
+	return m
+}
+
+// component reports whether a path component matches a name or a
+// name glob.
+func (ps *pathSet) component(c string) bool {
+	if m, ok := ps.comps[c]; ok {
+		return m
+	}
+	m := ps.names[c] || anyGlob(ps.nameGlobs, c)
+	if ps.comps == nil {
+		ps.comps = map[string]bool{}
+	}
+	ps.comps[c] = m
+	return m
+}
+
+// A litGlob is a glob pattern and the literal text it starts with: most
+// strings are told apart by that alone.
+type litGlob struct {
+	pattern, prefix string
+}
+
+func newLitGlob(pattern string) litGlob {
+	n := strings.IndexAny(pattern, "*?[\\")
+	if n < 0 {
+		n = len(pattern)
+	}
+	return litGlob{pattern: pattern, prefix: pattern[:n]}
+}
+
+func anyGlob(globs []litGlob, s string) bool {
 	for _, g := range globs {
-		if ok, _ := path.Match(g, s); ok {
+		if !strings.HasPrefix(s, g.prefix) {
+			continue
+		}
+		if ok, _ := path.Match(g.pattern, s); ok {
 			return true
 		}
 	}
@@ -432,6 +481,58 @@ func resolve(p, dir string, keepLink bool) string {
 		return filepath.Join(real, base)
 	}
 	return resolveExisting(p)
+}
+
+// resolveUnix is [resolve] with the real paths of the parent
+// directories remembered for the judgement: a script that writes o1.log
+// to o2000.log resolves their directory once, and looks each file up
+// with one lstat.
+func (e *Env) resolveUnix(p, dir string, keepLink bool) string {
+	trailing := strings.HasSuffix(p, "/") && len(p) > 1
+	if !filepath.IsAbs(p) {
+		if dir == "" {
+			return ""
+		}
+		p = filepath.Join(dir, p)
+	}
+	p = filepath.Clean(p)
+	parent, base := filepath.Split(p)
+	if base == "" {
+		return resolve(p, "", keepLink || trailing)
+	}
+	real, ok := e.dirs[parent]
+	if !ok {
+		if r, err := filepath.EvalSymlinks(parent); err == nil {
+			real = r
+		}
+		if e.dirs == nil {
+			e.dirs = map[string]string{}
+		}
+		e.dirs[parent] = real
+	}
+	if real == "" {
+		return resolve(p, "", keepLink && !trailing) // no parent: as far as it exists
+	}
+	full := filepath.Join(real, base)
+	if keepLink && !trailing {
+		return full
+	}
+	// The parent is real: only the last element can be a link. What
+	// is not one is what [Env.stat] would find.
+	fi, err := os.Lstat(full)
+	switch {
+	case err == nil && fi.Mode()&os.ModeSymlink != 0:
+		if r, err := filepath.EvalSymlinks(full); err == nil {
+			return r
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		e.remember(full, kindMissing)
+	case err == nil && fi.IsDir():
+		e.remember(full, kindDir)
+	case err == nil:
+		e.remember(full, kindFile)
+	}
+	return full
 }
 
 // resolveExisting resolves the longest existing prefix of p.

@@ -4,8 +4,9 @@
 #
 #   scripts/bench.sh [OUT.md]
 #
-# Writes a markdown table to OUT.md, or to stdout. Run from anywhere; the
-# git command is timed in this repository.
+# Writes a markdown table to OUT.md, or to stdout, then the ratios of the
+# main cases side by side: each against plain bash and against the bare
+# bwrap. Run from anywhere; the git command is timed in this repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,9 @@ fi
 real=$(command -v -p bash)
 [ -x /bin/bash ] && real=/bin/bash
 
-tmp=$(mktemp -d)
+# cordon, its shims, settings and state go where sandboxed commands cannot
+# write (the self-check refuses a cordon they could replace): not /tmp.
+tmp=$(mktemp -d "$HOME/.cordon-bench-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 CGO_ENABLED=0 go build -trimpath -o "$tmp/cordon" .
 mkdir "$tmp/shims"
@@ -32,15 +35,15 @@ out=${1:-$tmp/bench.md}
 
 # The commands run in a workspace: a copy of this repository's last commit,
 # so that git has something to report.
-ws=$tmp/ws
+ws=$(mktemp -d)/ws
 git worktree add -q --detach "$ws" HEAD
-trap 'git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+trap 'git worktree remove --force "$ws"; rm -rf "$tmp" "$(dirname "$ws")"' EXIT
 cd "$ws"
 
 # A bare bwrap with the same namespaces and mounts as cordon's (without
 # the seccomp filter, which needs a descriptor that hyperfine cannot
 # pass), running bash directly.
-bare=$("$tmp/cordon" sandbox --backend bwrap | sed -n '/^command line/{n;p}' |
+bare=$({ "$tmp/cordon" sandbox --backend bwrap || true; } | sed -n '/^command line/{n;p}' |
 	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /')
 if [ -z "$bare" ]; then
 	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2
@@ -59,7 +62,16 @@ mkdir -p "$tmp/config/cordon/rules" "$tmp/state"
 } >"$tmp/config/cordon/rules/bench.yaml"
 rules_env="env XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state"
 
-hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
+# The long script: 2,000 lines, each a test run filtered to a log,
+# judged in the workspace (a git repository) from its file.
+for i in $(seq 1 2000); do echo "go test ./p$i/... 2>&1 | grep -v ok > o$i.log || echo f$i"; done >"$tmp/long.sh"
+
+# The policy cache ($XDG_STATE_HOME/cordon/policy) is made by a first
+# run and trusted only for directories unchanged for a few seconds.
+"$shim" -c true
+sleep 4
+
+hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --export-csv "$tmp/bench.csv" \
 	--command-name 'bash -c true (real)' "$real -c true" \
 	--command-name 'bwrap bash -c true (bare, same policy)' "$bare" \
 	--command-name 'bash -c true (shim, bwrap)' "$shim -c true" \
@@ -69,7 +81,40 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" \
 	--command-name 'cordon check' "$tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (a user rule file, cached)' "$rules_env $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (no rule files, same env)' "env XDG_CONFIG_HOME=$tmp/none XDG_STATE_HOME=$tmp/state $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
+	--command-name 'cordon check (a 2000-line script)' "$tmp/cordon check -- bash $tmp/long.sh" \
 	>&2
+
+# The ratios side by side, from the means.
+ratios() {
+	awk '
+		NR == 1 { next }
+		{
+			# The name is quoted when it holds a comma.
+			if (substr($0, 1, 1) == "\"") {
+				i = index(substr($0, 2), "\"")
+				n = substr($0, 2, i - 1)
+				rest = substr($0, i + 3)
+			} else {
+				i = index($0, ",")
+				n = substr($0, 1, i - 1)
+				rest = substr($0, i + 1)
+			}
+			split(rest, f, ",")
+			name[NR] = n
+			mean[NR] = f[1] * 1000
+		}
+		n == "bash -c true (real)" { bash = mean[NR] }
+		n ~ /^bwrap bash -c true/ { bwrap = mean[NR] }
+		END {
+			print ""
+			print "| Command | Mean [ms] | × bash -c true | × bare bwrap |"
+			print "|:---|---:|---:|---:|"
+			for (i = 2; i <= NR; i++)
+				if (name[i] ~ /^(bash -c true|bwrap bash|cordon run|cordon check( \(a 2000|$))/)
+					printf "| `%s` | %.1f | %.2f | %.2f |\n", name[i], mean[i], mean[i] / bash, mean[i] / bwrap
+		}' "$tmp/bench.csv"
+}
+ratios >>"$out"
 
 if [ $# -eq 0 ]; then
 	cat "$out"

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/rules"
 )
@@ -41,6 +42,34 @@ func BenchmarkShimJudgeLongScript(b *testing.B) {
 	benchJudge(b, argv, dir, env)
 }
 
+// longScript is the 2,000-line script of scripts/bench.sh: a test run
+// per package, its output filtered to a log.
+func longScript() string {
+	var sb strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&sb, "go test ./p%d/... 2>&1 | grep -v ok > o%d.log || echo f%d\n", i, i, i)
+	}
+	return sb.String()
+}
+
+// longScriptBudget is what judging [longScript] may take, on a quiet
+// machine.
+const longScriptBudget = 30 * time.Millisecond
+
+// BenchmarkShimJudgeLongScriptGit judges [longScript] in a git
+// repository, and fails past [longScriptBudget] (run it on a quiet
+// machine).
+func BenchmarkShimJudgeLongScriptGit(b *testing.B) {
+	dir, env := benchDirs(b)
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v\n%s", err, out)
+	}
+	benchJudge(b, []string{"bash", "-c", longScript()}, dir, env)
+	if per := b.Elapsed() / time.Duration(b.N); b.N > 1 && per > longScriptBudget {
+		b.Errorf("judging the long script took %v, over the %v budget", per, longScriptBudget)
+	}
+}
+
 func benchJudge(b *testing.B, argv []string, dir string, env []string) {
 	builtinRules()
 	b.ReportAllocs()
@@ -71,10 +100,34 @@ func benchDirs(b *testing.B) (string, []string) {
 // BenchmarkConfine measures what the shim does after the judgement and
 // before the sandbox starts: the settings read, the policy resolved on
 // this machine (paths, globs, /tmp's entries), the confinement test and
-// the backend chosen from the cached probe.
+// the backend chosen from the cached probe. The policy is resolved
+// afresh: the state directory is in /tmp, where no cache is kept.
 func BenchmarkConfine(b *testing.B) {
 	dir := b.TempDir()
-	env := os.Environ()
+	env := append(os.Environ(), "XDG_STATE_HOME="+dir)
+	benchConfine(b, dir, env)
+}
+
+// BenchmarkConfineCached is [BenchmarkConfine] with the policy cache in
+// a state directory outside what commands can write, made a few seconds
+// before (a witness changed just before is not trusted).
+func BenchmarkConfineCached(b *testing.B) {
+	dir := b.TempDir()
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+	if _, err := Confine(dir, env, &ConfineOptions{Inspect: true, Invoked: "bash"}); err != nil {
+		b.Skip(err)
+	}
+	time.Sleep(3100 * time.Millisecond)
+	benchConfine(b, dir, env)
+}
+
+func benchConfine(b *testing.B, dir string, env []string) {
 	// Inspect: the test binary is in /tmp, which the self-check refuses.
 	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
 	if _, err := Confine(dir, env, opts); err != nil {

@@ -261,7 +261,7 @@ func (ctx *Context) Policy() (*platform.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := platform.NewPolicy(spec, ctx.Env)
+	p, err := platform.NewPolicyCached(spec, ctx.Env, StateDir(ctx.Getenv))
 	if err != nil {
 		return nil, err
 	}
@@ -271,8 +271,8 @@ func (ctx *Context) Policy() (*platform.Policy, error) {
 
 // WritableRoots are the directories the sandbox lets commands write:
 // the policy's, when it was made, else resolved from the writable part
-// of the policy alone, which costs a fraction of the whole (what is
-// hidden or read-only is most of it), once.
+// of the policy alone ([platform.WritableRoots]), which costs a fraction
+// of the whole, once.
 func (ctx *Context) WritableRoots() ([]string, error) {
 	if ctx.policy != nil {
 		return ctx.policy.WritableRoots(), nil
@@ -284,13 +284,11 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := *spec
-	s.ReadOnly, s.Hidden, s.Visible, s.CredentialVars = nil, nil, nil, nil
-	p, err := platform.NewPolicy(&s, ctx.Env)
+	roots, err := platform.WritableRoots(spec, ctx.Env)
 	if err != nil {
 		return nil, err
 	}
-	ctx.roots = p.WritableRoots()
+	ctx.roots = roots
 	return ctx.roots, nil
 }
 

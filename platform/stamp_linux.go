@@ -1,0 +1,51 @@
+package platform
+
+import (
+	"errors"
+	"io"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// canStamp is whether files can be witnessed here (see policycache.go).
+const canStamp = true
+
+// statStamp returns path's stamp, links followed. ok is false when the
+// answer is neither the file nor its absence (no permission, an I/O
+// error): such a witness cannot be trusted.
+func statStamp(path string) (stamp, bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return stamp{}, errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
+	}
+	return stamp{Exists: true, Dev: st.Dev, Ino: st.Ino,
+		Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+}
+
+// readOwnFile reads file when it is a regular file (not a link), owned
+// by the effective user, that no one else may read or write, of at most
+// max bytes.
+func readOwnFile(file string, max int64) ([]byte, bool) {
+	f, err := os.OpenFile(file, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
+		st.Uid != uint32(os.Geteuid()) || st.Mode&0o077 != 0 || st.Size > max {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	return data, err == nil && int64(len(data)) <= max
+}
+
+// inode is fi's inode number.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
