@@ -131,6 +131,18 @@ func (sp *SeatbeltProfile) Args(argv []string) []string {
 	return append(append(args, "--"), argv...)
 }
 
+// Listing is the profile followed by its parameters, as comments, each
+// value quoted: what cordon sandbox --platform darwin prints.
+func (sp *SeatbeltProfile) Listing() string {
+	var b strings.Builder
+	b.WriteString(sp.Text)
+	b.WriteString(";; parameters (-D NAME=VALUE, shown quoted):\n")
+	for _, p := range sp.Params {
+		fmt.Fprintf(&b, ";;   %s=%q\n", p.Name, p.Value)
+	}
+	return b.String()
+}
+
 // sbGen writes a profile.
 type sbGen struct {
 	b   strings.Builder

@@ -61,25 +61,13 @@ func seatbeltPolicies() map[string]*Policy {
 	return map[string]*Policy{"quotes": quotes, "network-off": off, "hidden-inside-writable": inside, "tmp-workspace": tmp}
 }
 
-// golden is the file compared with a profile: its text, then its
-// parameters as comments.
-func golden(sp *SeatbeltProfile) string {
-	var b strings.Builder
-	b.WriteString(sp.Text)
-	b.WriteString(";; parameters (-D NAME=VALUE, shown quoted):\n")
-	for _, p := range sp.Params {
-		fmt.Fprintf(&b, ";;   %s=%q\n", p.Name, p.Value)
-	}
-	return b.String()
-}
-
 func TestSeatbeltGolden(t *testing.T) {
 	for name, p := range seatbeltPolicies() {
 		t.Run(name, func(t *testing.T) {
 			sp := NewSeatbeltProfile(p, "")
 			checkProfile(t, sp, p)
 			file := filepath.Join("testdata", "seatbelt", name+".sb")
-			got := golden(sp)
+			got := sp.Listing()
 			if *updateGolden {
 				os.MkdirAll(filepath.Dir(file), 0o755)
 				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
