@@ -49,7 +49,7 @@ func newSeatbelt(p *Policy) (*seatbeltBackend, error) {
 		return nil, errors.New(SeatbeltExec + " is missing: it comes with macOS; cordon cannot confine commands without it")
 	}
 	if sandboxed() {
-		msg := "this process already runs inside a Seatbelt sandbox that is not cordon's (the agent's own sandbox?), and macOS cannot start a sandbox inside another: " +
+		msg := "this process already runs inside a Seatbelt sandbox that is not cordon's (the agent's own?) or is cordon's with a weaker policy (the network on where this command wants it off), and macOS cannot start a sandbox inside another: " +
 			"turn the agent's sandbox off so that cordon's replaces it (Codex: --sandbox danger-full-access; Claude Code: sandbox.enabled false), or, to run commands only in the agent's sandbox, set 'backend: none' in ~/.config/cordon/config.yaml"
 		if v := os.Getenv("CODEX_SANDBOX"); v != "" {
 			msg += " (CODEX_SANDBOX=" + v + " says Codex started it)"

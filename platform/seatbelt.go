@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -47,6 +48,7 @@ var DenialTagPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // [DenialTagPattern], else it is left out.
 func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	g := &sbGen{}
+	g.b.Grow(8<<10 + 200*(len(p.Hidden)+len(p.Writable)+len(p.ReadOnly)))
 	g.line("(version 1)")
 	g.line("; cordon's Seatbelt profile, made from the sandbox policy (see `cordon sandbox --platform darwin`).")
 	g.line("; Every path is a -D parameter: no path is written into this text.")
@@ -158,7 +160,7 @@ func (g *sbGen) text(s string)    { g.b.WriteString(strings.TrimLeft(s, "\n")) }
 func (g *sbGen) params(prefix string, paths []string) []string {
 	names := make([]string, len(paths))
 	for i, v := range paths {
-		names[i] = fmt.Sprintf("%s_%d", prefix, i)
+		names[i] = prefix + "_" + strconv.Itoa(i)
 		g.out = append(g.out, SeatbeltParam{names[i], v})
 	}
 	return names
@@ -169,15 +171,14 @@ func (g *sbGen) params(prefix string, paths []string) []string {
 // that wrap it ("remote unix-socket subpath" gives (remote unix-socket
 // (subpath (param "N")))).
 func (g *sbGen) rule(action, ops, filter string, names []string) {
-	words := strings.Fields(filter)
-	path, wrap := words[len(words)-1], words[:len(words)-1]
-	fmt.Fprintf(&g.b, "(%s %s", action, ops)
+	open, close := "(", ")"
+	if i := strings.LastIndexByte(filter, ' '); i >= 0 {
+		open, close, filter = "("+filter[:i]+" (", "))", filter[i+1:]
+	}
+	g.b.WriteString("(" + action + " " + ops)
 	for _, n := range names {
-		f := fmt.Sprintf("(%s (param %q))", path, n)
-		if len(wrap) > 0 {
-			f = "(" + strings.Join(wrap, " ") + " " + f + ")"
-		}
-		g.b.WriteString("\n  " + f)
+		// Names are PREFIX_N: nothing in them to escape.
+		g.b.WriteString("\n  " + open + filter + ` (param "` + n + `")` + close)
 	}
 	g.b.WriteString(")\n")
 }
