@@ -559,3 +559,40 @@ func BenchmarkSeatbeltProfile(b *testing.B) {
 		_ = sp.Args([]string{"/bin/zsh", "zsh", "-c", "true"})
 	}
 }
+
+// TestSeatbeltProfileOfThisMachine checks the profile of a policy
+// resolved here, as cordon sandbox --platform darwin makes it: a
+// workspace under the temporary directory, credentials inside a writable
+// cache, a socket of another program in scratch.
+func TestSeatbeltProfileOfThisMachine(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home")
+	ws := filepath.Join(base, "work space", hostile)
+	for _, f := range []string{".ssh/id_ed25519", ".ssh/known_hosts", ".cache/huggingface/token", ".aws/credentials"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755)
+		os.WriteFile(filepath.Join(home, f), []byte("x"), 0o600)
+	}
+	os.MkdirAll(filepath.Join(ws, ".git", "hooks"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), nil, 0o644)
+	s := &Spec{
+		Workspace: ws,
+		Scratch:   []string{base},
+		Writable:  []string{"~/.cache"},
+		ReadOnly:  []string{".git/hooks", ".git/config"},
+		Hidden:    []string{"~/.ssh", "~/.aws", "~/.cache/huggingface/token", "~/.config/gh", "~/Library/Keychains"},
+		Visible:   []string{"~/.ssh/known_hosts"},
+	}
+	for _, network := range []Network{NetworkOn, NetworkOff} {
+		s.Network = network
+		p, err := NewPolicy(s, []string{"HOME=" + home})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := NewSeatbeltProfile(p, "")
+		checkProfile(t, sp, p)
+		if strings.Contains(sp.Text, base) {
+			t.Errorf("a path is in the profile")
+		}
+	}
+}
