@@ -120,7 +120,57 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 		g.rule("allow", "network-outbound", "remote unix-socket subpath", s)
 	}
 	g.text(sbFinal)
-	return &SeatbeltProfile{Text: g.b.String(), Params: g.out}
+	text := g.b.String()
+	if DenialTagPattern.MatchString(tag) {
+		text = tagDenies(text, tag)
+	}
+	return &SeatbeltProfile{Text: text, Params: g.out}
+}
+
+// tagDenies puts (with message "tag") on every deny rule of text but the
+// default one (which has it already), so that the log's reports of the
+// hidden and read-only paths name this sandbox too. text is a profile
+// made here: top-level forms, strings without parentheses' meaning.
+func tagDenies(text, tag string) string {
+	var b strings.Builder
+	depth, start := 0, -1
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == ';' && depth == 0:
+			for i < len(text) && text[i] != '\n' {
+				b.WriteByte(text[i])
+				i++
+			}
+			if i < len(text) {
+				b.WriteByte('\n')
+			}
+			continue
+		case c == '"':
+			j := i + 1
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			b.WriteString(text[i:min(j+1, len(text))])
+			i = j
+			continue
+		case c == '(':
+			if depth == 0 {
+				start = i
+			}
+			depth++
+		case c == ')':
+			depth--
+			if depth == 0 && strings.HasPrefix(text[start:], "(deny ") && !strings.HasPrefix(text[start:], "(deny default") {
+				b.WriteString(` (with message "` + tag + `")`)
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // Args is the sandbox-exec command line that runs argv confined by the

@@ -596,3 +596,34 @@ func TestSeatbeltProfileOfThisMachine(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatbeltTaggedDenies checks that with a tag every deny rule names
+// it, so that the log's reports of hidden paths can be told apart, and
+// that the tagged profile still passes the checks.
+func TestSeatbeltTaggedDenies(t *testing.T) {
+	p := seatbeltPolicies()["hidden-inside-writable"]
+	sp := NewSeatbeltProfile(p, "cordon-77")
+	checkProfile(t, sp, p)
+	forms, err := parseSBPL(sp.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	denies := 0
+	for _, f := range forms {
+		if f.head() != "deny" {
+			continue
+		}
+		denies++
+		last := f.list[len(f.list)-1]
+		if last.head() != "with" || len(last.list) != 3 || last.list[1].atom != "message" || last.list[2].str == nil || *last.list[2].str != "cordon-77" {
+			t.Errorf("line %d: a deny rule without the tag", f.line)
+		}
+	}
+	if denies < 8 {
+		t.Errorf("only %d deny rules", denies)
+	}
+	untagged := NewSeatbeltProfile(p, "")
+	if strings.Contains(untagged.Text, "with message") {
+		t.Errorf("an ordinary profile carries a tag")
+	}
+}
