@@ -61,6 +61,22 @@ func seatbeltPolicies() map[string]*Policy {
 	return map[string]*Policy{"quotes": quotes, "network-off": off, "hidden-inside-writable": inside, "tmp-workspace": tmp}
 }
 
+// goldenFiles are read when the test binary starts: other tests of this
+// package confine the process (Landlock) and could leave testdata out of
+// its reach.
+var goldenFiles, goldenErr = func() (map[string][]byte, error) {
+	names, err := filepath.Glob(filepath.Join("testdata", "seatbelt", "*.sb"))
+	files := map[string][]byte{}
+	for _, n := range names {
+		data, rerr := os.ReadFile(n)
+		if rerr != nil {
+			return nil, rerr
+		}
+		files[n] = data
+	}
+	return files, err
+}()
+
 func TestSeatbeltGolden(t *testing.T) {
 	for name, p := range seatbeltPolicies() {
 		t.Run(name, func(t *testing.T) {
@@ -74,9 +90,12 @@ func TestSeatbeltGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			want, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (go test ./platform -run TestSeatbeltGolden -update writes it)", err)
+			want, err := goldenFiles[file], goldenErr
+			if *updateGolden {
+				want, err = []byte(got), nil
+			}
+			if err != nil || want == nil {
+				t.Fatalf("no golden file %s (%v): go test ./platform -run TestSeatbeltGolden -update writes it", file, err)
 			}
 			if got != string(want) {
 				t.Errorf("the profile differs from %s (-update rewrites it after a review):\n%s", file, got)
