@@ -140,6 +140,10 @@ func setLimits(l Limits) error {
 	return nil
 }
 
+// SeatbeltApplied reports whether a Seatbelt profile confines this
+// process, cordon's or another's (see [Confined] for which).
+func SeatbeltApplied() bool { return sandboxed() }
+
 // sandboxed reports whether this process runs under a Seatbelt profile:
 // kern.uuid, which every process may read, is one no sandbox profile
 // lets through (cordon's leaves it out on purpose). One sysctl: a
