@@ -73,12 +73,11 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	w := g.params("WRITABLE", writable)
 	g.comment("Files")
 	g.comment("reading: everything but the hidden paths below (tools, SDKs, the developer directory, caches)")
+	g.comment("no hard links anywhere: Seatbelt judges a link by its new name, and writes through it by that name (ln ~/.zshrc x; echo >> x); pnpm and git copy instead")
 	g.line("(allow file-read*)")
 	if len(w) > 0 {
 		g.comment("writing: the workspace, scratch ($TMPDIR, /private/tmp), tool caches, agents' files")
 		g.rule("allow", "file-write*", "subpath", w)
-		g.comment("hard links within them (pnpm's store, git clone --local, ccache)")
-		g.rule("allow", "file-link", "subpath", w)
 		g.comment("Unix sockets made and used within them (test servers, language servers, git's fsmonitor)")
 		g.rule("allow", "network-bind", "local unix-socket subpath", w)
 		g.rule("allow", "network-inbound", "local unix-socket subpath", w)

@@ -179,6 +179,9 @@ func TestSeatbeltCheckerCatches(t *testing.T) {
 		"keychain allowed": func(s string) string {
 			return strings.Replace(s, "; Devices", "(allow mach-lookup (global-name \"com.apple.SecurityServer\"))\n; Devices", 1) + "(allow mach-lookup (global-name \"com.apple.SecurityServer\"))\n"
 		},
+		"hard links": func(s string) string {
+			return strings.Replace(s, "; Devices", "(allow file-link (subpath (param \"WRITABLE_2\")))\n; Devices", 1)
+		},
 		"bad escape": func(s string) string { return s + "(allow file-read* (literal \"/dev/x\\q\"))\n" },
 	} {
 		bad := &SeatbeltProfile{Text: edit(good.Text), Params: good.Params}
@@ -346,7 +349,7 @@ type pathRule struct {
 // paths only as parameters (or fixed device paths), every hidden path
 // denied after every rule that could allow it (Seatbelt takes the last
 // match), every read-only path refused writes after every rule that
-// allows them, the keychain services never allowed.
+// allows them, no hard links, the keychain services never allowed.
 func profileProblems(sp *SeatbeltProfile, p *Policy) []string {
 	var out []string
 	bad := func(f string, a ...any) { out = append(out, fmt.Sprintf(f, a...)) }
@@ -407,6 +410,11 @@ func profileProblems(sp *SeatbeltProfile, p *Policy) []string {
 			}
 		}
 		rules = append(rules, r)
+	}
+	for _, r := range rules {
+		if r.allow && slices.Contains(r.ops, "file-link") {
+			bad("line %d: hard links allowed (a write through one is judged by its new name)", r.line)
+		}
 	}
 	if lastKeychainAllow >= 0 || firstKeychainDeny < 0 {
 		bad("a keychain service is allowed, or not denied")
