@@ -104,3 +104,16 @@ func TestSeatbeltExplainDenials(t *testing.T) {
 		t.Errorf("cordon's report is on stdout:\n%s", stdout.String())
 	}
 }
+
+// TestSeatbeltAutoRunFilesNotMade checks that files tools run on their
+// own cannot be made where there is none (Linux puts them aside after
+// the command instead).
+func TestSeatbeltAutoRunFilesNotMade(t *testing.T) {
+	b := newBattery(t, "seatbelt")
+	b.mustFail("making .envrc", "echo 'echo pwned' > .envrc")
+	b.mustFail("making .vscode/tasks.json", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json")
+	b.mustFail("making .claude/settings.json", "mkdir -p .claude && echo '{}' > .claude/settings.json")
+	for _, f := range []string{".envrc", ".vscode/tasks.json", ".claude/settings.json"} {
+		b.absent(filepath.Join(b.ws, f))
+	}
+}

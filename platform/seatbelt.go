@@ -64,7 +64,9 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	}
 
 	writable := darwinPaths(p.WritableRoots())
-	readOnly := darwinPaths(p.ReadOnly)
+	// The files tools run on their own are kept from being made where
+	// there is none yet (.envrc): a path rule needs nothing there.
+	readOnly := darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...))
 	hidden := darwinPaths(slices.Concat(p.Hidden, p.Missing, p.HostSockets))
 	visible := darwinPaths(p.Visible)
 	sockets := darwinPaths(p.Sockets)
@@ -88,7 +90,7 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 		g.line(`(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))`)
 	}
 	if ro := g.params("READONLY", readOnly); len(ro) > 0 {
-		g.comment("Read-only inside the writable directories: .git/hooks, .git/config, files tools run on their own, cordon's rules")
+		g.comment("Read-only inside the writable directories, and not to be made there: .git/hooks, .git/config, files tools run on their own (.envrc, .vscode/tasks.json), cordon's rules")
 		g.rule("deny", "file-write* file-link", "subpath", ro)
 	}
 	if pn := g.params("PIN", pins); len(pn) > 0 {
@@ -482,6 +484,7 @@ func TagDenials(b Backend, tag string) (Backend, bool) {
 func SeatbeltDegradations(p *Policy) []string {
 	out := []string{
 		"Unix sockets the host makes in a writable directory (scratch) after a command starts can be connected to: only those found at its start are hidden",
+		"a file that tools run on their own and that is not there yet (.vscode/tasks.json) cannot be written, but a new directory holding one can be renamed into place (mv x .vscode): the guard that puts such files aside after a command runs on Linux only",
 		"a command can still send ioctls to the terminal it was given (Seatbelt filters ioctls by device, not by request), so typing into it (TIOCSTI) is not stopped by the sandbox",
 	}
 	if p.Network != NetworkOff {

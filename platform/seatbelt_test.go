@@ -30,6 +30,7 @@ func seatbeltPolicies() map[string]*Policy {
 			Scratch:   []string{"/private/tmp", "/private/var/folders/x1/abc_123/T", "/private/var/tmp"},
 			Writable:  []string{home + "/.cache", home + "/Library/Caches", ws},
 			ReadOnly:  []string{ws + "/.cordon", ws + "/.git/config", ws + "/.git/hooks"},
+			Guarded:   []string{ws + "/.envrc", ws + "/.git/hooks", ws + "/.git/modules/*/config", ws + "/.vscode/tasks.json"},
 			Hidden: []string{home + "/.aws", home + "/.netrc", home + "/.ssh", home + "/Library/Keychains",
 				"/private/tmp/com.apple.launchd.Xy12/Listeners"},
 			Missing: []string{home + "/.config/gh"},
@@ -113,6 +114,7 @@ func TestSeatbeltNoSplicing(t *testing.T) {
 	p.Workspace = ws
 	p.Writable = []string{"/Users/dev/.cache", "/Users/dev/Library/Caches", ws}
 	p.ReadOnly = []string{ws + "/.cordon", ws + "/.git/config", ws + "/.git/hooks"}
+	p.Guarded = []string{ws + "/.envrc", ws + "/.git/hooks", ws + "/.git/modules/*/config", ws + "/.vscode/tasks.json"}
 	a, b := NewSeatbeltProfile(plain, ""), NewSeatbeltProfile(&p, "")
 	if a.Text != b.Text {
 		t.Errorf("the workspace's name changed the profile's text")
@@ -439,7 +441,7 @@ func profileProblems(sp *SeatbeltProfile, p *Policy) []string {
 			}
 		}
 	}
-	for _, ro := range darwinPaths(p.ReadOnly) {
+	for _, ro := range darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...)) {
 		last := lastDeny(rules, ro, false, []string{"file-write*"})
 		if last < 0 {
 			bad("the read-only path %s is not denied writes", ro)
