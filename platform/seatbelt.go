@@ -42,9 +42,9 @@ type SeatbeltProfile struct {
 var DenialTagPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // NewSeatbeltProfile returns the Seatbelt profile for p. tag, when not
-// empty, is put on every denial that the default rule makes, so that the
-// system log's lines about this sandbox can be told from others' (cordon
-// run --explain-denials); it is made by cordon and must match
+// empty, is put on every deny rule (with message), so that the system
+// log's reports about this sandbox can be told from others' (cordon run
+// --explain-denials); it is made by cordon and must match
 // [DenialTagPattern], else it is left out.
 func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	g := &sbGen{}
