@@ -1,12 +1,10 @@
-//go:build linux
+//go:build linux || darwin
 
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -17,381 +15,559 @@ import (
 	"testing"
 	"time"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/sys/unix"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
-// The battery's checks that only Linux can make: /proc, mounts, user
-// namespaces, seccomp, the guard process (see battery_test.go).
+// The sandbox battery: each claim of DESIGN §5 is tried for real through
+// `cordon run`, on each backend of this system (bwrap and Landlock on
+// Linux, Seatbelt on macOS: backends), and fails the test if it gets
+// through. The checks only Linux can make are in sandbox_linux_test.go,
+// those only macOS can in sandbox_darwin_test.go. scripts/test.sh runs it
+// as root and again as an ordinary user.
+// With CORDON_REQUIRE_SANDBOX=1 (CI), a backend that cannot run here fails
+// instead of skipping.
 
-// backends are the sandboxes the battery tries on this system.
-var backends = []string{"bwrap", "landlock"}
-
-func TestSandboxProcRootFails(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			target := filepath.Join(b.base, "via-proc")
-			me := strconv.Itoa(os.Getpid())
-			b.mustFail("/proc/1/root", "echo x > /proc/1/root"+target)
-			b.mustFail("/proc/self/root", "echo x > /proc/self/root"+target)
-			b.mustFail("/proc/<host pid>/root", "echo x > /proc/"+me+"/root"+target)
-			b.mustFail("/proc/<host pid>/cwd", "echo x > /proc/"+me+"/cwd/via-proc-cwd")
-			b.mustFail("the parent's root", "echo x > /proc/$PPID/root"+target)
-			b.absent(target)
-			b.absent("via-proc-cwd")
-		})
-	}
+// A battery is a fake home outside /tmp with credentials in it, and a
+// git workspace under /tmp, as agents have them.
+type battery struct {
+	t       *testing.T
+	backend string
+	cordon  string // the test binary, linked as cordon
+	bash    string // the real bash
+	base    string // outside every writable path: holds home and outside/
+	home    string
+	ws      string
+	env     []string
 }
 
-func TestSandboxRemountFails(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			target := filepath.Join(b.base, "after-remount")
-			b.mustFail("remount / read-write", "mount -o remount,rw / && echo x > "+target)
-			b.mustFail("remount / read-write (bind)", "mount -o remount,rw,bind / && echo x > "+target)
-			b.mustFail("bind the host root over the workspace", "mount --bind / ./r && echo x > ./r"+target)
-			b.mustFail("a new mount namespace", "unshare -m --propagation private sh -c 'mount -o remount,rw / && echo x > "+target+"'")
-			b.mustFail("a user namespace", "unshare -Ur sh -c 'echo x > "+target+"'")
-			b.absent(target)
-			out, _ := b.run("on", "grep -E '^(CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status")
-			want := []string{"CapEff:\t0000000000000000", "CapPrm:\t0000000000000000", "CapAmb:\t0000000000000000", "NoNewPrivs:\t1"}
-			if backend == "bwrap" || os.Geteuid() == 0 {
-				// An ordinary user cannot clear its bounding set without
-				// a user namespace; no_new_privs makes it moot.
-				want = append(want, "CapBnd:\t0000000000000000")
-			}
-			for _, want := range want {
-				if !strings.Contains(out, want) {
-					t.Errorf("in the sandbox, want %q in:\n%s", want, out)
-				}
-			}
-		})
-	}
-}
-
-// TestSandboxTerminalInjection checks that a confined command cannot push
-// input into the terminal it shares with the caller (TIOCSTI), where the
-// caller's shell would run it after the command ends.
-func TestSandboxTerminalInjection(t *testing.T) {
-	perl, err := exec.LookPath("perl")
-	if err != nil {
-		t.Skip("perl is not installed")
-	}
-	inject := `my $c = "x"; ioctl(STDIN, 0x5412, $c) or die "TIOCSTI: $!\n"; print "injected\n"`
-	onTerminal := func(name string, args ...string) (string, error) {
-		master, slave := openPty(t)
-		defer master.Close()
-		defer slave.Close()
-		cmd := exec.Command(name, args...)
-		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
-		cmd.Env = os.Environ()
-		err := cmd.Run()
-		slave.Close()
-		out, _ := readAvailable(master)
-		return out, err
-	}
-	if out, err := onTerminal(perl, "-e", inject); err != nil {
-		t.Skipf("TIOCSTI is refused outside the sandbox already (dev.tty.legacy_tiocsti=0?): %v %s", err, out)
-	}
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			out, err := onTerminal(b.cordon, "run", "--backend", backend, "--workspace", b.ws, "--", perl, "-e", inject)
-			b.noSandbox(out)
-			if err == nil || strings.Contains(out, "injected") || !strings.Contains(out, "TIOCSTI: Operation not permitted") {
-				t.Errorf("TIOCSTI got through: %v\n%s", err, out)
-			}
-		})
-	}
-}
-
-// openPty returns a new pseudo-terminal's two ends.
-func openPty(t *testing.T) (master, slave *os.File) {
+// batteryBase makes the directory that holds a battery's fake home, and
+// returns it. Not t.TempDir: /tmp is scratch, writable in the sandbox.
+func batteryBase(t *testing.T) string {
 	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals: %v", err)
-	}
-	fd := int(master.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	base, err := outsideScratch()
 	if err != nil {
 		t.Fatal(err)
 	}
-	slave, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return master, slave
+	return base
 }
 
-// readAvailable reads what the terminal's master has, without waiting
-// for more.
-func readAvailable(master *os.File) (string, error) {
-	master.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
-	var b bytes.Buffer
-	buf := make([]byte, 4096)
-	for {
-		n, err := master.Read(buf)
-		b.Write(buf[:n])
-		if err != nil {
-			return b.String(), err
+// secret is the content of every fake credential.
+const secret = "SECRET-c0rd0n-7f3a"
+
+func newBattery(t *testing.T, backend string) *battery {
+	t.Helper()
+	bash := needShell(t, "bash")
+	base := batteryBase(t)
+	t.Cleanup(func() { os.RemoveAll(base) })
+	b := &battery{t: t, backend: backend, cordon: linkShim(t, "cordon"), bash: bash, base: base,
+		home: filepath.Join(base, "home"), ws: filepath.Join(t.TempDir(), "ws")}
+	files := map[string]string{
+		".ssh/id_ed25519":           secret,
+		".ssh/known_hosts":          "github.com ssh-ed25519 AAAA\n",
+		".aws/credentials":          secret,
+		".netrc":                    secret,
+		".git-credentials":          secret,
+		".config/gh/hosts.yml":      secret,
+		".docker/config.json":       secret,
+		".claude/.credentials.json": secret,
+		".bashrc":                   "# rc\n",
+		".profile":                  "# profile\n",
+		".cache/.keep":              "",
+		"../outside/file":           "outside\n",
+	}
+	for name, data := range files {
+		p := filepath.Join(b.home, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
+	b.env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + b.home, "LANG=C",
+		"GITHUB_TOKEN=" + secret, "ANTHROPIC_API_KEY=" + secret, "OPENAI_API_KEY=" + secret,
+		"DB_PASSWORD=" + secret, "AWS_SECRET_ACCESS_KEY=" + secret, "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off",
+	}
+	if err := os.MkdirAll(b.ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The continuous snapshot saver outlives the shim: the workspace is
+	// removed only once it is done with it (this cleanup runs before
+	// t.TempDir's).
+	t.Cleanup(func() {
+		snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+	})
+	b.host("git init -q && echo one > tracked && git add tracked && git commit -qm one")
+	return b
 }
 
-// TestSandboxTransparent checks that a confined command keeps what the
-// caller gave it: descriptors beyond the standard three (agents use 3, 4
-// and 10+), the working directory and the exit status.
-func TestSandboxTransparent(t *testing.T) {
+// host runs script on the host, in the workspace, and fails the test if
+// it fails.
+func (b *battery) host(script string) string {
+	b.t.Helper()
+	cmd := exec.Command(b.bash, "-c", script)
+	cmd.Dir, cmd.Env = b.ws, b.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.t.Fatalf("on the host: %s: %v\n%s", script, err, out)
+	}
+	return string(out)
+}
+
+// run runs script with bash in the sandbox, in the workspace, and returns
+// its output and exit status. A sandbox that cannot start fails the test,
+// or skips it when CORDON_REQUIRE_SANDBOX is not set.
+func (b *battery) run(network, script string, extraEnv ...string) (string, int) {
+	b.t.Helper()
+	cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", network, "--workspace", b.ws, "--", b.bash, "-c", script)
+	cmd.Dir, cmd.Env = b.ws, append(append([]string{}, b.env...), extraEnv...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Run()
+	b.noSandbox(out.String())
+	return out.String(), cmd.ProcessState.ExitCode()
+}
+
+// noSandbox ends the test when output says the backend cannot run here:
+// a failure under CORDON_REQUIRE_SANDBOX (CI), else a skip.
+func (b *battery) noSandbox(output string) {
+	b.t.Helper()
+	if !strings.Contains(output, "no sandbox (") {
+		return
+	}
+	if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+		b.t.Fatalf("the %s sandbox cannot run here:\n%s", b.backend, output)
+	}
+	b.t.Skipf("the %s sandbox cannot run here:\n%s", b.backend, output)
+}
+
+// mustFail runs script in the sandbox and fails the test if it succeeds
+// or if secret shows in its output.
+func (b *battery) mustFail(what, script string) {
+	b.t.Helper()
+	out, code := b.run("on", script)
+	if code == 0 || strings.Contains(out, secret) {
+		b.t.Errorf("%s: got through (exit %d):\n%s", what, code, out)
+	}
+}
+
+// unchanged fails the test if the host file at path does not hold want.
+func (b *battery) unchanged(path, want string) {
+	b.t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil || string(data) != want {
+		b.t.Errorf("%s changed on the host: %q, %v", path, data, err)
+	}
+}
+
+func (b *battery) absent(path string) {
+	b.t.Helper()
+	if _, err := os.Lstat(path); err == nil {
+		b.t.Errorf("%s was created on the host", path)
+	}
+}
+
+func TestSandboxCredentialsUnreadable(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			os.MkdirAll(filepath.Join(b.ws, "sub"), 0o755)
-			script := `cat <&3; echo to fd 4 >&4; pwd; ls /proc/self/fd | tr '\n' ' ' >&2; exit 7`
-			run := func(argv ...string) (cmd *exec.Cmd, out, errOut, fd4 string) {
-				r, w, err := os.Pipe()
-				if err != nil {
-					t.Fatal(err)
-				}
-				r3, w3, _ := os.Pipe()
-				w3.WriteString("from fd 3\n")
-				w3.Close()
-				cmd = exec.Command(argv[0], argv[1:]...)
-				cmd.Dir, cmd.Env = filepath.Join(b.ws, "sub"), b.env
-				cmd.ExtraFiles = []*os.File{r3, w}
-				var o, e bytes.Buffer
-				cmd.Stdout, cmd.Stderr = &o, &e
-				cmd.Run()
-				w.Close()
-				r3.Close()
-				data, _ := io.ReadAll(r)
-				r.Close()
-				return cmd, o.String(), e.String(), string(data)
+			for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".git-credentials",
+				".config/gh/hosts.yml", ".docker/config.json", ".claude/.credentials.json"} {
+				b.mustFail("reading ~/"+f, "cat ~/"+f)
 			}
-			_, _, hostFDs, _ := run(b.bash, "-c", script)
-			cmd, out, errOut, fd4 := run(b.cordon, "run", "--backend", backend, "--workspace", b.ws, "--", b.bash, "-c", script)
-			b.noSandbox(errOut)
-			if code := cmd.ProcessState.ExitCode(); code != 7 {
-				t.Errorf("exit status %d, want 7: %s", code, errOut)
+			if backend != "landlock" {
+				// Landlock lets the names in a hidden directory be
+				// listed (see platform/landlock_linux.go); bwrap and
+				// Seatbelt not.
+				b.mustFail("listing ~/.ssh", "ls ~/.ssh | grep -q id_ed25519")
 			}
-			if want := "from fd 3\n" + filepath.Join(b.ws, "sub") + "\n"; out != want {
-				t.Errorf("stdout %q, want %q", out, want)
-			}
-			if fd4 != "to fd 4\n" {
-				t.Errorf("fd 4 got %q", fd4)
-			}
-			// The caller's descriptors, as the real shell sees them:
-			// nothing of cordon's or bwrap's leaks in.
-			if errOut != hostFDs {
-				t.Errorf("descriptors in the sandbox: %s, outside: %s", errOut, hostFDs)
+			b.mustFail("copying ~/.aws out", "cp -r ~/.aws ./aws && cat ./aws/credentials")
+			if out, code := b.run("on", "cat ~/.ssh/known_hosts"); code != 0 || !strings.Contains(out, "github.com") {
+				t.Errorf("~/.ssh/known_hosts should stay readable: exit %d: %s", code, out)
 			}
 		})
 	}
 }
 
-// TestSandboxRedTeam holds the escapes a review found, each tried again.
-func TestSandboxRedTeam(t *testing.T) {
+func TestSandboxWritesOutsideFail(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			// The host's kernel settings (root could set core_pattern).
-			b.mustFail("writing /proc/sys", "cat /proc/sys/kernel/core_pattern > /proc/sys/kernel/core_pattern")
-			b.mustFail("sysrq", "echo h > /proc/sysrq-trigger")
-			// New user namespaces.
-			b.mustFail("unshare -U", "unshare -U true")
-			// The host's abstract Unix sockets (an X server's), with the
-			// network on.
-			name := fmt.Sprintf("cordon-battery-%d-%s", os.Getpid(), backend)
-			if abi, _ := ll.LandlockGetABIVersion(); abi < 6 {
-				// Not scoped there; cordon sandbox says so.
-			} else if l, err := net.Listen("unix", "@"+name); err == nil {
-				defer l.Close()
-				if perl, err := exec.LookPath("perl"); err == nil {
-					b.mustFail("an abstract socket outside", perl+` -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die; connect(S, pack_sockaddr_un("\0`+name+`")) or die "$!\n"'`)
+			outside := filepath.Join(b.base, "outside")
+			b.mustFail("appending to ~/.bashrc", "echo evil >> ~/.bashrc")
+			b.mustFail("creating a file in home", "touch ~/new")
+			b.mustFail("deleting ~/.profile", "rm -f ~/.profile && test ! -e ~/.profile")
+			b.mustFail("deleting a directory outside", "rm -rf "+outside+" && test ! -e "+outside)
+			b.mustFail("writing next to the workspace", "echo x > "+filepath.Join(b.base, "new"))
+			b.mustFail("writing in /etc", "echo x > /etc/cordon-battery")
+			b.mustFail("writing in /usr", "touch /usr/cordon-battery")
+			b.mustFail("renaming a file outside", "mv ~/.profile ~/.profile2")
+			b.unchanged(filepath.Join(b.home, ".bashrc"), "# rc\n")
+			b.unchanged(filepath.Join(b.home, ".profile"), "# profile\n")
+			b.unchanged(filepath.Join(outside, "file"), "outside\n")
+			b.absent(filepath.Join(b.home, "new"))
+			b.absent(filepath.Join(b.base, "new"))
+			b.absent("/etc/cordon-battery")
+			b.absent("/usr/cordon-battery")
+		})
+	}
+}
+
+func TestSandboxSymlinkOutFails(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			rc := filepath.Join(b.home, ".bashrc")
+			if err := os.Symlink(rc, filepath.Join(b.ws, "planted")); err != nil {
+				t.Fatal(err)
+			}
+			b.mustFail("writing through a link planted in the workspace", "echo evil > planted")
+			b.mustFail("writing through a link made in the sandbox", "ln -s "+rc+" made && echo evil >> made")
+			b.mustFail("a link to a directory outside", "ln -s "+b.home+" h && touch h/new")
+			b.mustFail("a hard link to a file outside", "ln "+rc+" hard && echo evil >> hard")
+			b.unchanged(rc, "# rc\n")
+			b.absent(filepath.Join(b.home, "new"))
+		})
+	}
+}
+
+func TestSandboxGitMetadataReadOnly(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if backend == "landlock" && os.Geteuid() != 0 {
+				// Landlock rights are inherited downwards: a writable
+				// workspace cannot keep .git/hooks read-only while git
+				// still creates .git/index.lock. Without root there is
+				// no mount namespace to do it with; cordon says so.
+				out, _ := b.run("on", "true")
+				_ = out
+				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
+			}
+			config, _ := os.ReadFile(filepath.Join(b.ws, ".git/config"))
+			b.mustFail("writing a hook", "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
+			b.mustFail("replacing the hooks directory", "mv .git/hooks .git/h2 && mkdir .git/hooks")
+			b.mustFail("appending to .git/config", "echo '[core] hooksPath = /tmp' >> .git/config")
+			b.mustFail("git config", "git config core.hooksPath /tmp/evil")
+			b.mustFail("renaming over .git/config", "cp .git/config c && echo x >> c && mv c .git/config")
+			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
+			b.unchanged(filepath.Join(b.ws, ".git/config"), string(config))
+		})
+	}
+}
+
+func TestSandboxCredentialEnvGone(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			out, code := b.run("on", "env")
+			if code != 0 {
+				t.Fatalf("env: exit %d: %s", code, out)
+			}
+			for _, name := range []string{"GITHUB_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DB_PASSWORD", "AWS_SECRET_ACCESS_KEY", "SSH_AUTH_SOCK"} {
+				if strings.Contains(out, name+"=") {
+					t.Errorf("%s reached the sandbox", name)
 				}
 			}
-			// The user's runtime directory: the session bus, agents'
-			// sockets, the keyring.
-			run := filepath.Join(b.base, "run")
-			os.MkdirAll(run, 0o700)
-			os.WriteFile(filepath.Join(run, "keyring"), []byte(secret), 0o600)
-			out, code := b.run("on", "cat $XDG_RUNTIME_DIR/keyring", "XDG_RUNTIME_DIR="+run)
-			if code == 0 || strings.Contains(out, secret) {
-				t.Errorf("the runtime directory is readable: %s", out)
-			}
-			// Credentials beyond the classic list, and in the environment.
-			os.WriteFile(filepath.Join(b.home, ".pgpass"), []byte(secret), 0o600)
-			b.mustFail("~/.pgpass", "cat ~/.pgpass")
-			out, _ = b.run("on", "env", "STRIPE_KEY="+secret, "DATABASE_URI=postgres://u:"+secret+"@db/x", "MYSQL_PWD="+secret)
 			if strings.Contains(out, secret) {
-				t.Errorf("a credential variable reached the sandbox:\n%s", out)
+				t.Errorf("a credential's value reached the sandbox:\n%s", out)
 			}
-			// A link a command makes under a credential's name in a
-			// writable directory does not hide its target from the next
-			// command (a link to / would stop everything).
-			b.run("on", "mkdir -p ~/.cache/huggingface && ln -s / ~/.cache/huggingface/token")
-			if out, code := b.run("on", "echo next"); code != 0 || out != "next\n" {
-				t.Errorf("after a link under a credential's name: exit %d: %s", code, out)
+			if !strings.Contains(out, "HOME="+b.home) || !strings.Contains(out, "GIT_AUTHOR_NAME=t") {
+				t.Errorf("ordinary variables are missing:\n%s", out)
 			}
-			// TMPDIR is the caller's: naming the home directory does not
-			// make it scratch.
-			b.mustFail("TMPDIR=$HOME", "TMPDIR="+b.home+" && echo x > $TMPDIR/via-tmpdir")
-			if out, code := b.run("on", "echo x > $TMPDIR/via-tmpdir", "TMPDIR="+b.home); code == 0 {
-				t.Errorf("TMPDIR=$HOME made the home writable: %s", out)
-			}
-			b.absent(filepath.Join(b.home, "via-tmpdir"))
-			// Files that tools run or obey, made where none was: moved to
-			// the quarantine once the command ends, with a word on stderr.
-			out, code = b.run("on", "echo 'echo pwned' > .envrc; mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json; echo /tmp/evil > .git/commondir; echo done")
-			if code != 0 || !strings.Contains(out, "done") || !strings.Contains(out, "cordon: "+b.ws+"/.envrc was made by a sandboxed command") {
-				t.Errorf("exit %d:\n%s", code, out)
-			}
-			for _, f := range []string{".envrc", ".claude/settings.json", ".git/commondir"} {
-				b.absent(filepath.Join(b.ws, f))
-				if _, err := os.Lstat(filepath.Join(b.home, ".local/state/cordon/quarantine")); err != nil {
-					t.Errorf("%s was not quarantined: %v", f, err)
-				}
-			}
-			if !strings.Contains(b.host("git status --short; echo ok"), "ok") {
-				t.Error("git broke")
-			}
-		})
-	}
-}
-
-// TestSandboxScratchLinks checks that a link made in /tmp under a name the
-// sandbox hides (ssh-*) cannot stop the next sandbox from starting.
-func TestSandboxScratchLinks(t *testing.T) {
-	b := newBattery(t, "bwrap")
-	link := filepath.Join("/tmp", fmt.Sprintf("ssh-cordon-battery-%d", os.Getpid()))
-	os.Remove(link)
-	if err := os.Symlink(filepath.Join(b.home, ".bashrc"), link); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(link)
-	if out, code := b.run("on", "echo ok"); code != 0 || out != "ok\n" {
-		t.Errorf("a link in /tmp broke the sandbox: exit %d: %s", code, out)
-	}
-}
-
-// TestSignalReachesConfinedShell checks that a signal sent to the shim's
-// pid (as agents stop a command) reaches the shell inside the sandbox,
-// whose trap runs, and that the caller sees the shell's exit status.
-func TestSignalReachesConfinedShell(t *testing.T) {
-	needShell(t, "bash")
-	shimPath := linkShim(t, "bash")
-	for _, group := range []bool{false, true} {
-		signalShell(t, shimPath, group)
-	}
-}
-
-// signalShell sends SIGTERM to the shim's pid, or to its process group
-// (as agents stop a command), and checks that the shell's trap ran.
-func signalShell(t *testing.T, shimPath string, group bool) {
-	cmd := &exec.Cmd{Path: shimPath, Dir: t.TempDir(), Args: []string{"bash", "-c",
-		`trap 'echo got TERM; exit 3' TERM; echo ready; while :; do sleep 0.05; done`},
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(out)
-	if line, err := r.ReadString('\n'); err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	target := cmd.Process.Pid
-	if group {
-		target = -target
-	}
-	if err := syscall.Kill(target, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	rest, _ := io.ReadAll(r)
-	err = cmd.Wait()
-	if string(rest) != "got TERM\n" || cmd.ProcessState.ExitCode() != 3 {
-		t.Fatalf("after SIGTERM (to the group: %v): output %q, %v; want the trap's output and exit status 3", group, rest, err)
-	}
-}
-
-// TestKillEndsSandbox checks that killing the shim (SIGKILL, which it
-// cannot forward) ends every process inside the sandbox: the agent never
-// loses track of what it started.
-func TestKillEndsSandbox(t *testing.T) {
-	needShell(t, "bash")
-	shimPath := linkShim(t, "bash")
-	marker := fmt.Sprintf("%d.%d", 3000+os.Getpid()%1000, time.Now().UnixNano()%1000)
-	cmd := &exec.Cmd{Path: shimPath, Dir: t.TempDir(), Args: []string{"bash", "-c",
-		"sleep " + marker + " & sleep " + marker + " & echo ready; wait"}}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "ready\n" {
-		cmd.Process.Kill()
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	// The two sleeps may not have started yet when "ready" arrives.
-	for start := time.Now(); countProcesses("sleep\x00"+marker) != 2; time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > 3*time.Second {
-			cmd.Process.Kill()
-			t.Fatalf("%d sleep processes before the kill, want 2", countProcesses("sleep\x00"+marker))
-		}
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	deadline := time.Now().Add(3 * time.Second)
-	for countProcesses("sleep\x00"+marker) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("processes of the sandbox outlived the shim")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// countProcesses counts the processes whose command line starts with
-// cmdline (arguments separated by NUL).
-func countProcesses(cmdline string) int {
-	n := 0
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err == nil && strings.HasPrefix(string(data), cmdline) {
-			n++
-		}
-	}
-	return n
-}
-
-// TestSandboxLimits checks that the settings' resource limits reach the
-// confined program, and do not starve cordon itself (a memory limit on
-// the Go runtime would crash it).
-func TestSandboxLimits(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
+			// A variable passed through by name in the user's settings.
 			cfg := filepath.Join(b.base, "config")
 			os.MkdirAll(filepath.Join(cfg, "cordon"), 0o755)
-			os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  limits: {memory: 268435456, open_files: 64}\n"), 0o644)
-			// Limits set after the program starts were missing in 5 of
-			// 20 runs: try it often enough to see such a race.
-			for i := 0; i < 12; i++ {
-				out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
-				if code != 0 || out != "262144\n64\n" {
-					t.Fatalf("limits, run %d: exit %d: %q", i, code, out)
-				}
+			os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  pass_env: [GITHUB_TOKEN]\n"), 0o644)
+			out, _ = b.run("on", "printenv GITHUB_TOKEN; printenv OPENAI_API_KEY || echo unset", "XDG_CONFIG_HOME="+cfg)
+			if out != secret+"\nunset\n" {
+				t.Errorf("pass_env: got %q", out)
 			}
 		})
+	}
+}
+
+func TestSandboxNetwork(t *testing.T) {
+	tcp, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tcp.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{}
+			c.Close()
+		}
+	}()
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	tcpPort := tcp.Addr().(*net.TCPAddr).Port
+	udpPort := udp.LocalAddr().(*net.UDPAddr).Port
+	tcpScript := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d", tcpPort)
+	udpScript := fmt.Sprintf("echo hello > /dev/udp/127.0.0.1/%d", udpPort)
+	received := func() bool {
+		udp.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		buf := make([]byte, 64)
+		n, _, err := udp.ReadFrom(buf)
+		return err == nil && string(buf[:n]) == "hello\n"
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			drain(accepted)
+			if out, code := b.run("off", tcpScript); code == 0 {
+				t.Errorf("network off: TCP connect to the host's loopback succeeded: %s", out)
+			}
+			if len(accepted) > 0 {
+				t.Errorf("network off: the host's listener accepted a connection")
+			}
+			b.run("off", udpScript)
+			if received() {
+				t.Errorf("network off: a UDP datagram reached the host's loopback")
+			}
+			if out, code := b.run("off", "exec 3<>/dev/tcp/::1/"+strconv.Itoa(tcpPort)); code == 0 {
+				t.Errorf("network off: IPv6 connect succeeded: %s", out)
+			}
+			if out, code := b.run("on", tcpScript); code != 0 {
+				t.Errorf("network on: TCP connect failed: %s", out)
+			}
+			if out, code := b.run("on", udpScript); code != 0 || !received() {
+				t.Errorf("network on: UDP datagram not received (exit %d): %s", code, out)
+			}
+		})
+	}
+}
+
+func drain(c chan struct{}) {
+	for len(c) > 0 {
+		<-c
+	}
+}
+
+func TestSandboxSignalsStayInside(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			victim := exec.Command("sleep", "60")
+			if err := victim.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer victim.Process.Kill()
+			b.mustFail("killing a process outside", fmt.Sprintf("kill -9 %d", victim.Process.Pid))
+			time.Sleep(50 * time.Millisecond)
+			if err := victim.Process.Signal(syscall.Signal(0)); err != nil {
+				t.Errorf("a process outside the sandbox was killed from inside")
+			}
+		})
+	}
+}
+
+func TestSandboxOrdinaryWork(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			goroot := strings.TrimSpace(b.host(goBin + " env GOROOT"))
+			script := `set -e
+echo two >> tracked && mkdir -p src && echo 'package main
+func main() { println("built") }' > src/main.go && printf 'module x\ngo 1.21\n' > go.mod
+git add -A && git commit -qm two && git log --oneline | wc -l
+echo scratch > /tmp/cordon-battery-$$ && cat /tmp/cordon-battery-$$ && rm /tmp/cordon-battery-$$
+GOROOT=` + goroot + ` ` + goBin + ` build -o app ./src && ./app 2>&1
+ls "$(GOROOT=` + goroot + ` ` + goBin + ` env GOCACHE)" >/dev/null && echo cached
+echo done`
+			out, code := b.run("on", script)
+			if code != 0 || !strings.Contains(out, "2\nscratch\nbuilt\ncached\ndone\n") {
+				t.Fatalf("ordinary work failed (exit %d):\n%s", code, out)
+			}
+			if log := b.host("git log --oneline | wc -l"); strings.TrimSpace(log) != "2" {
+				t.Errorf("the commit is not on the host: %s", log)
+			}
+		})
+	}
+}
+
+// TestSandboxAgentFiles checks that agents' own protocol files stay
+// writable (Claude Code's shell snapshots and its cwd file under $TMPDIR,
+// Codex's snapshots under $CODEX_HOME) while the agents' settings and
+// credentials do not.
+func TestSandboxAgentFiles(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			tmpdir := filepath.Join(b.base, "agent-tmp")
+			codex := filepath.Join(b.base, "codex-home")
+			for _, d := range []string{filepath.Join(b.home, ".claude/shell-snapshots"), tmpdir, filepath.Join(codex, "shell_snapshots")} {
+				os.MkdirAll(d, 0o755)
+			}
+			os.WriteFile(filepath.Join(b.home, ".claude/settings.json"), []byte("{}"), 0o644)
+			env := []string{"TMPDIR=" + tmpdir, "CODEX_HOME=" + codex}
+			out, code := b.run("on", `set -e
+echo snap > ~/.claude/shell-snapshots/snapshot-bash-1.sh
+pwd -P >| "$TMPDIR/claude-1a2b-cwd"
+echo snap > "$CODEX_HOME/shell_snapshots/t.sh"
+echo ok`, env...)
+			if code != 0 || out != "ok\n" {
+				t.Fatalf("agents' files are not writable (exit %d):\n%s", code, out)
+			}
+			if data, _ := os.ReadFile(filepath.Join(tmpdir, "claude-1a2b-cwd")); string(data) != b.ws+"\n" {
+				t.Errorf("the cwd file holds %q", data)
+			}
+			out, code = b.run("on", `echo '{"hooks":{}}' > ~/.claude/settings.json`, env...)
+			if code == 0 {
+				t.Errorf("the agent's settings are writable:\n%s", out)
+			}
+			b.unchanged(filepath.Join(b.home, ".claude/settings.json"), "{}")
+		})
+	}
+}
+
+// TestSandboxRuleFilesReadOnly checks that a sandboxed command cannot
+// change the rules that judge the agent: the project's .cordon files, and
+// the user's rule files.
+func TestSandboxRuleFilesReadOnly(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if backend == "landlock" && os.Geteuid() != 0 {
+				t.Skip("landlock without root cannot keep a workspace directory read-only (reported by cordon sandbox)")
+			}
+			rule := "version: 1\npolicies: []\n"
+			proj := filepath.Join(b.ws, ".cordon", "rules.yaml")
+			user := filepath.Join(b.home, ".config", "cordon", "rules", "user.yaml")
+			for _, p := range []string{proj, user} {
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(rule), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b.mustFail("editing the project's rules", "echo 'x: 1' >> .cordon/rules.yaml")
+			b.mustFail("removing the project's rules", "rm .cordon/rules.yaml")
+			b.mustFail("adding a project rule file", "echo 'version: 1' > .cordon/new.yaml")
+			b.mustFail("moving .cordon away", "mv .cordon .cordon.old")
+			b.mustFail("editing the user's rules", "echo 'x: 1' >> ~/.config/cordon/rules/user.yaml")
+			b.mustFail("adding a user rule file", "echo 'version: 1' > ~/.config/cordon/rules/new.yaml")
+			b.unchanged(proj, rule)
+			b.unchanged(user, rule)
+			b.absent(filepath.Join(b.ws, ".cordon", "new.yaml"))
+			b.absent(filepath.Join(b.ws, ".cordon.old"))
+			b.absent(filepath.Join(b.home, ".config", "cordon", "rules", "new.yaml"))
+		})
+	}
+}
+
+// TestSandboxGitMetadataNotReplaced checks the way around read-only
+// .git/hooks: moving .git away and putting a copy with writable hooks in
+// its place.
+func TestSandboxGitMetadataNotReplaced(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if backend == "landlock" && os.Geteuid() != 0 {
+				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
+			}
+			b.mustFail("moving .git away", "mv .git .git.old")
+			b.mustFail("replacing .git with a copy", "cp -r .git /tmp/g$$ && rm -rf .git; mv /tmp/g$$ .git && echo 'echo pwned' > .git/hooks/pre-commit")
+			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))
+			b.absent(filepath.Join(b.ws, ".git.old"))
+		})
+	}
+}
+
+// TestSandboxCredentialKinds checks that variables holding credentials
+// by the word parts of their names or by their values are removed from
+// the environment, through `cordon run` and through the bash shim, that
+// ordinary variables stay, and that credential-only files beyond the
+// classic list are hidden while settings tools need stay readable.
+func TestSandboxCredentialKinds(t *testing.T) {
+	creds := []string{
+		"DB_PASS=" + secret, "SMTP_PASS=" + secret, "GPG_PASSPHRASE=" + secret, "SLACK_WEBHOOK_URL=https://hooks.example/" + secret,
+		"npm_config_//registry.npmjs.org/:_authToken=" + secret, "MYSQL_ROOT_PWD=" + secret, "dbPassword=" + secret,
+		"REDIS_URL=redis://default:" + secret + "@cache:6379", "SENTRY_DSN=https://" + secret + "@o.example/1",
+	}
+	ordinary := []string{"PASSENGER_COUNT=2", "KEYBOARD=us", "TOKENIZERS_PARALLELISM=false", "AUTHOR_NAME=a", "API_URL=https://api.example.com/v1"}
+	files := []string{".config/containers/auth.json", ".pulumi/credentials.json", ".config/sops/age/keys.txt", ".yarnrc", ".databrickscfg"}
+	check := func(t *testing.T, b *battery, out string) {
+		t.Helper()
+		for _, kv := range creds {
+			name, _, _ := strings.Cut(kv, "=")
+			if strings.Contains(out, name+"=") {
+				t.Errorf("%s reached the sandbox", name)
+			}
+		}
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential's value reached the sandbox:\n%s", out)
+		}
+		for _, kv := range ordinary {
+			if !strings.Contains(out, kv+"\n") {
+				t.Errorf("%s is missing in the sandbox:\n%s", kv, out)
+			}
+		}
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			for _, f := range files {
+				p := filepath.Join(b.home, f)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(secret), 0o600)
+			}
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte("[user]\n\tname = t\n"), 0o644)
+			b.env = append(b.env, append(creds, ordinary...)...)
+			out, code := b.run("on", "env")
+			if code != 0 {
+				t.Fatalf("env: exit %d: %s", code, out)
+			}
+			check(t, b, out)
+			for _, f := range files {
+				b.mustFail("reading ~/"+f, "cat ~/"+f)
+			}
+			if out, code := b.run("on", "git config --global user.name"); code != 0 || out != "t\n" {
+				t.Errorf("~/.gitconfig should stay readable: exit %d: %q", code, out)
+			}
+			if backend == "landlock" {
+				return
+			}
+			// The shim itself, as an agent runs it.
+			cmd := exec.Command(linkShim(t, "bash"), "-c", "env")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			var buf bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &buf, &buf
+			err := cmd.Run()
+			b.noSandbox(buf.String())
+			if err != nil {
+				t.Fatalf("the shim: %v: %s", err, buf.String())
+			}
+			check(t, b, buf.String())
+		})
+	}
+}
+
+// TestShimArgv0 checks that the confined shell gets the argv[0] the
+// agent gave, not the path of the real shell (sandbox-exec would pass
+// that): $0 is the caller's.
+func TestShimArgv0(t *testing.T) {
+	b := newBattery(t, backends[0])
+	// (The test binary learns its role from the base name of argv[0],
+	// and testscript passes that name on: only a bare name can be tried.)
+	for _, argv0 := range []string{"bash"} {
+		cmd := &exec.Cmd{Path: linkShim(t, "bash"), Args: []string{argv0, "-c", `echo "$0"`}, Dir: b.ws, Env: b.env}
+		out, _ := cmd.CombinedOutput()
+		b.noSandbox(string(out))
+		if string(out) != argv0+"\n" {
+			t.Errorf("argv[0] %q: the shell says $0 is %q", argv0, out)
+		}
 	}
 }

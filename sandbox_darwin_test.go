@@ -11,7 +11,7 @@ import (
 
 // The battery's checks that only macOS can make: the keychains, case
 // variants of hidden names on a case-insensitive volume, sandboxes inside
-// sandboxes, limits and the denial log (see battery_test.go).
+// sandboxes, limits and the denial log (see sandbox_test.go).
 
 // backends are the sandboxes the battery tries on this system.
 var backends = []string{"seatbelt"}
