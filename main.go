@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordonsh/cordon/cli"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
 
@@ -41,6 +42,12 @@ func run(args []string) int {
 	tuneGC()
 	if _, ok := shim.ShellName(args[0]); ok {
 		return shim.Run(args)
+	}
+	// sandbox-exec runs cordon by its path inside the sandbox (macOS),
+	// so this role is argv[1]; never under a shell's name, which is
+	// always judged.
+	if len(args) > 1 && args[1] == platform.SeatbeltRole {
+		return platform.SeatbeltMain(args[1:])
 	}
 	return cli.Main(args[1:], os.Stdout, os.Stderr)
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/internal/testenv"
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -43,6 +44,10 @@ func TestMain(m *testing.M) {
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }
+	}
+	if len(os.Args) > 1 && os.Args[1] == platform.SeatbeltRole {
+		// sandbox-exec starts this binary by its path (macOS).
+		os.Exit(run(os.Args))
 	}
 	if _, command := cmds[filepath.Base(os.Args[0])]; command {
 		testscript.Main(m, cmds)
@@ -88,7 +93,7 @@ func (r runAndClean) Run() int {
 }
 
 func inScratch(dir string) bool {
-	for _, s := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+	for _, s := range []string{"/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/tmp", "/private/var/folders"} {
 		if dir == s || strings.HasPrefix(dir, s+"/") {
 			return true
 		}

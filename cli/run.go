@@ -15,7 +15,7 @@ import (
 func runCommand() *command {
 	return &command{
 		name:  "run",
-		args:  "[--backend auto|bwrap|landlock|none] [--network on|off] [--workspace DIR] -- CMD [ARGS...]",
+		args:  "[--backend auto|bwrap|landlock|seatbelt|none] [--network on|off] [--workspace DIR] [--explain-denials] -- CMD [ARGS...]",
 		short: "run a command in the sandbox, without judging it",
 		long: `CMD runs confined by the sandbox policy: the workspace (DIR, else the git
 top level of the current directory, else the current directory) and scratch
@@ -23,7 +23,13 @@ directories writable, everything else read-only, credentials hidden,
 credential variables removed from the environment, the network per
 --network. Nothing is judged: this is the boundary alone, for people and
 for tests. The exit status is CMD's; 126 when it could not be confined,
-127 when it was not found.`,
+127 when it was not found.
+
+--explain-denials (macOS) reads Seatbelt's reports in the system log
+while CMD runs, and then lists on stderr each operation the sandbox
+refused (the process, the operation, the path or service): why a command
+failed. CMD then runs as cordon's child, and a death by a signal is
+reported as the exit status 128+N.`,
 		run: runRun,
 	}
 }
@@ -31,7 +37,8 @@ for tests. The exit status is CMD's; 126 when it could not be confined,
 func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	opts := &shim.ConfineOptions{}
-	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none (default: the settings', else auto)")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none (default: the settings', else auto)")
+	explain := fs.Bool("explain-denials", false, "list what the sandbox refused (macOS), on stderr, after CMD ends")
 	fs.StringVar(&opts.Network, "network", "", "on or off (default: the settings', else on)")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
@@ -70,6 +77,9 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon run: %v; nothing was run\n", err)
 		return 126
+	}
+	if *explain {
+		return runExplained(conf, path, argv, stderr)
 	}
 	err = guard.Exec(conf.Backend, conf.Policy, shim.StateDir(os.Getenv), path, argv, conf.Policy.Env)
 	fmt.Fprintf(stderr, "cordon run: cannot run %s: %v\n", argv[0], err)

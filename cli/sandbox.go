@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 func sandboxCommand() *command {
 	return &command{
 		name:  "sandbox",
-		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR]",
+		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] [--platform darwin]",
 		short: "show how commands run in the current directory are confined",
 		long: `Prints the sandbox backend that would confine a command started here (and
 why another one was passed over), what it cannot enforce on this machine,
@@ -25,7 +26,11 @@ and the policy: the workspace, what is writable, read-only and hidden, the
 credential variables removed, the network. For bwrap, also its command line
 for 'bash -c true'. Exits 1 when no sandbox can run here, after saying why
 and what to do, and when sandboxed commands could write cordon's own files
-(listed as UNSAFE; see cordon doctor).`,
+(listed as UNSAFE; see cordon doctor).
+
+With --platform darwin it prints, on any system, the Seatbelt profile a
+Mac would confine such a command with, and its parameters (every path is
+one, never text of the profile), for this directory's policy.`,
 		run: runSandbox,
 	}
 }
@@ -78,14 +83,18 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none")
 	fs.StringVar(&opts.Network, "network", "", "on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
+	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if *target != "" && *target != "darwin" && *target != runtime.GOOS {
+		return c.usageError(stderr, "--platform %q: only darwin has a profile to print", *target)
 	}
 	if opts.Workspace != "" {
 		opts.Workspace, _ = filepath.Abs(opts.Workspace)
@@ -96,6 +105,9 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	env := os.Environ()
+	if *target == "darwin" {
+		return printSeatbelt(dir, env, opts, *asJSON, stdout, stderr)
+	}
 	conf, err := shim.Confine(dir, env, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)

@@ -11,6 +11,7 @@
 // A [Backend] runs a program in place of cordon. [Sandbox] picks the one
 // that confines by a policy: on Linux bubblewrap when a cached probe says
 // it works ([ProbeBwrap]), else Landlock and seccomp applied in process;
+// on macOS Seatbelt;
 // [Direct] only when the user's settings ask for no sandbox. [Confined]
 // tells whether this process already runs inside a sandbox that holds a
 // policy, by testing the confinement itself. [FindShell] locates the real
@@ -69,6 +70,16 @@
 // PATH, each shadowing the other, would exec each other. The shims
 // directory made by install.sh holds symlinks, which are always recognised.
 //
-// macOS and Windows have no sandbox backend yet: [Sandbox] refuses there
-// unless the settings ask for none.
+// # Seatbelt
+//
+// On macOS [Sandbox] gives Seatbelt: /usr/bin/sandbox-exec with a profile
+// made from the policy by [NewSeatbeltProfile] (plain Go, built and
+// tested on every system), every path a -D parameter. sandbox-exec execs
+// cordon inside the sandbox as [SeatbeltRole], which sets the limits and
+// execs the program with its own argv[0]: one process from the shim to
+// the shell. Seatbelt cannot nest: [Confined] tells cordon's own sandbox
+// (run directly) from another one (refused). See docs/macos.md.
+//
+// Windows has no sandbox backend yet: [Sandbox] refuses there unless the
+// settings ask for none.
 package platform

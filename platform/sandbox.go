@@ -4,12 +4,15 @@ import "fmt"
 
 // The sandbox backends a configuration can ask for.
 const (
-	// BackendAuto is bwrap when it works here, else Landlock.
+	// BackendAuto is bwrap when it works here, else Landlock (Linux);
+	// Seatbelt (macOS).
 	BackendAuto = "auto"
 	// BackendBwrap is bubblewrap (Linux).
 	BackendBwrap = "bwrap"
 	// BackendLandlock is Landlock and seccomp applied in process (Linux).
 	BackendLandlock = "landlock"
+	// BackendSeatbelt is Seatbelt through sandbox-exec (macOS).
+	BackendSeatbelt = "seatbelt"
 	// BackendNone runs programs unconfined. Only a user's own
 	// configuration can ask for it.
 	BackendNone = "none"
@@ -32,10 +35,10 @@ func (e *SandboxError) Error() string {
 // CheckBackend reports whether name is a backend name.
 func CheckBackend(name string) error {
 	switch name {
-	case BackendAuto, BackendBwrap, BackendLandlock, BackendNone:
+	case BackendAuto, BackendBwrap, BackendLandlock, BackendSeatbelt, BackendNone:
 		return nil
 	}
-	return fmt.Errorf("unknown sandbox backend %q: want auto, bwrap, landlock or none", name)
+	return fmt.Errorf("unknown sandbox backend %q: want auto, bwrap, landlock, seatbelt or none", name)
 }
 
 // A Report describes a sandbox backend for people (cordon sandbox).

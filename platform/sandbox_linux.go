@@ -19,6 +19,10 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if name == BackendNone {
 		return Direct, nil
 	}
+	if name == BackendSeatbelt {
+		serr.Reasons = append(serr.Reasons, "seatbelt is macOS's sandbox; on Linux use auto, bwrap or landlock")
+		return nil, serr
+	}
 	if name == BackendAuto && Filtered() {
 		// Under no_new_privs and a seccomp filter already (a sandbox
 		// around this one, whose policy Confined found weaker): bwrap

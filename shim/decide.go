@@ -439,9 +439,12 @@ func backendName(c *Confinement) string {
 
 // Sandboxed reports whether this process runs inside some sandbox,
 // cordon's or another's: no_new_privs is set or a seccomp filter is on,
-// which a person's login shell never has (Linux; elsewhere it says no).
-// why names the field that says so.
+// which a person's login shell never has (Linux), or a Seatbelt profile
+// applies (macOS); elsewhere it says no. why says how it was seen.
 func Sandboxed() (why string, in bool) {
+	if platform.SeatbeltApplied() {
+		return "a Seatbelt profile applies", true
+	}
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return "", false

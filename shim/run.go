@@ -323,11 +323,7 @@ func ShellName(argv0 string) (string, bool) {
 	name := argv0[strings.LastIndexAny(argv0, `/\`)+1:]
 	name = strings.TrimPrefix(strings.ToLower(name), "-")
 	name = strings.TrimSuffix(name, ".exe")
-	switch name {
-	case "bash", "sh", "dash", "zsh", "ksh":
-		return name, true
-	}
-	return name, false
+	return name, slices.Contains(platform.ShellNames, name)
 }
 
 func canonicalName(argv []string) string {
