@@ -140,6 +140,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		}
 	}
 	var remount []string
+	entered := map[string]bool{}
 	for _, m := range p.mounts() {
 		switch m.kind {
 		case mountScratch:
@@ -154,8 +155,12 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			a = append(a, "--ro-bind", m.path, m.path)
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
-			if err != nil {
-				// Gone since the policy was made: nothing to hide.
+			if err != nil || !searchable(filepath.Dir(m.path), entered) {
+				// Gone since the policy was made, or in a directory
+				// no command of this user can enter (another user's
+				// 0700 directory in /tmp, where bwrap, without
+				// capabilities over that user's files, could not lay
+				// anything either): nothing to hide.
 				continue
 			}
 			// An empty directory or file that no one may read, not even
@@ -570,4 +575,38 @@ func limitProcess(pid int, l Limits) error {
 		}
 	}
 	return nil
+}
+
+// searchable reports whether this process, without any capability (as
+// inside the sandbox), may enter dir: every directory on the way grants
+// search to its user, its group or everyone else, whichever applies.
+// known remembers the answers for directories.
+func searchable(dir string, known map[string]bool) bool {
+	if ok, seen := known[dir]; seen {
+		return ok
+	}
+	ok := enterable(dir) && (dir == "/" || dir == "." || searchable(filepath.Dir(dir), known))
+	known[dir] = ok
+	return ok
+}
+
+// enterable reports whether dir itself grants search to this process's
+// user, its group or everyone else, whichever applies.
+func enterable(dir string) bool {
+	var st unix.Stat_t
+	if unix.Stat(dir, &st) != nil {
+		return false
+	}
+	var bit uint32 = 0o001
+	switch uid := os.Geteuid(); {
+	case int(st.Uid) == uid:
+		bit = 0o100
+	case int(st.Gid) == os.Getegid():
+		bit = 0o010
+	default:
+		if groups, _ := os.Getgroups(); slices.Contains(groups, int(st.Gid)) {
+			bit = 0o010
+		}
+	}
+	return st.Mode&bit != 0
 }

@@ -168,3 +168,115 @@ func TestElfInterp(t *testing.T) {
 		t.Errorf("elfInterp of a text file = %q", got)
 	}
 }
+
+// TestBwrapStartsAgainWhenAPathVanishes removes a hidden file's directory,
+// and puts a file in its place, between the command line and bwrap's
+// mounts (as another program cleaning /tmp does): bwrap cannot set up the
+// sandbox, and the command must run all the same, exactly once.
+func TestBwrapStartsAgainWhenAPathVanishes(t *testing.T) {
+	root := t.TempDir()
+	ws, litter := filepath.Join(root, "ws"), filepath.Join(root, "litter")
+	for _, d := range []string{ws, litter} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := filepath.Join(litter, "s.sock")
+	os.WriteFile(hidden, []byte("x"), 0o600)
+	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Hidden: []string{hidden}, Network: NetworkOff}
+	b, err := newBwrap(p, t.TempDir())
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	starts := 0
+	bwrapStarting = func() {
+		starts++
+		if starts == 1 {
+			os.RemoveAll(litter)
+			os.WriteFile(litter, nil, 0o600) // no directory can be made there
+		}
+	}
+	defer func() { bwrapStarting = nil }()
+	ran := filepath.Join(ws, "ran")
+	c, err := b.Start("/bin/sh", []string{"sh", "-c", "echo ran >> " + ran}, []string{"PATH=/usr/bin:/bin"}, os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := c.Wait()
+	if err != nil || code != 0 {
+		t.Fatalf("the command did not run: exit %d, %v", code, err)
+	}
+	if starts != 2 {
+		t.Errorf("bwrap started %d times, want 2", starts)
+	}
+	if out, _ := os.ReadFile(ran); string(out) != "ran\n" {
+		t.Errorf("the command ran %q, want once", out)
+	}
+}
+
+// TestBwrapNotAgainOnceRun checks that a program that ran and failed
+// with bwrap's own setup status (1) is not started again.
+func TestBwrapNotAgainOnceRun(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	os.MkdirAll(ws, 0o755)
+	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Network: NetworkOff}
+	b, err := newBwrap(p, t.TempDir())
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ran := filepath.Join(ws, "ran")
+	c, err := b.Start("/bin/sh", []string{"sh", "-c", "echo ran >> " + ran + "; exit 1"}, []string{"PATH=/usr/bin:/bin"}, os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := c.Wait(); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if out, _ := os.ReadFile(ran); string(out) != "ran\n" {
+		t.Errorf("the command ran %q, want once", out)
+	}
+}
+
+// TestBwrapOtherUsersDirectory hides a file in another user's 0700
+// directory in scratch (root's battery meeting an ordinary user's): no
+// command of this user can enter it, and bwrap, without capabilities over
+// that user's files, could not lay anything there. The command runs.
+func TestBwrapOtherUsersDirectory(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a directory of another user's")
+	}
+	root := t.TempDir()
+	ws, theirs := filepath.Join(root, "ws"), filepath.Join(root, "theirs")
+	os.MkdirAll(ws, 0o755)
+	os.MkdirAll(theirs, 0o700)
+	hidden := filepath.Join(theirs, "s.sock")
+	os.WriteFile(hidden, []byte("x"), 0o600)
+	if err := os.Chown(hidden, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(theirs, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{Workspace: ws, Scratch: []string{root}, Writable: []string{ws}, Hidden: []string{hidden}, Network: NetworkOff}
+	b, err := newBwrap(p, t.TempDir())
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	c, err := b.Start("/bin/sh", []string{"sh", "-c", "cat " + hidden + " 2>/dev/null; exit 0"}, []string{"PATH=/usr/bin:/bin"}, os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := c.Wait(); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+}

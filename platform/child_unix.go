@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -42,7 +43,15 @@ type spawn struct {
 	status func(syscall.WaitStatus) syscall.WaitStatus
 	// finish runs after the program has ended.
 	finish func()
+	// again, when not nil, says whether a program that ended with ws
+	// never got to run what it was started for (bwrap failed to set up
+	// the sandbox because a file vanished meanwhile), and gives the
+	// argv to start it with again. At most [maxAgain] times.
+	again func(ws syscall.WaitStatus) ([]string, bool)
 }
+
+// maxAgain bounds how often a program is started again (spawn.again).
+const maxAgain = 3
 
 // start starts the program and returns at once; the program is waited
 // for on the same thread, which ends with it. The thread is never handed
@@ -52,19 +61,37 @@ func (s *spawn) start() (*Child, error) {
 	started := make(chan error, 1)
 	c := &Child{done: make(chan childEnd, 1)}
 	pids := make(chan int, 1)
+	var current atomic.Int64 // the pid signals go to: it changes when started again
 	go func() {
 		runtime.LockOSThread() // never unlocked: see above
 		pid, err := s.run(started)
 		if err != nil {
 			return
 		}
+		current.Store(int64(pid))
 		pids <- pid
 		var ws syscall.WaitStatus
-		for {
-			_, err = syscall.Wait4(pid, &ws, 0, nil)
-			if err != syscall.EINTR {
+		for n := 0; ; n++ {
+			for {
+				_, err = syscall.Wait4(pid, &ws, 0, nil)
+				if err != syscall.EINTR {
+					break
+				}
+			}
+			if err != nil || s.again == nil || n == maxAgain {
 				break
 			}
+			argv, ok := s.again(ws)
+			if !ok {
+				break
+			}
+			s.argv = argv
+			retry := make(chan error, 1)
+			if pid, err = s.run(retry); err != nil {
+				c.done <- childEnd{code: 126, err: err}
+				return
+			}
+			current.Store(int64(pid))
 		}
 		if s.finish != nil {
 			s.finish()
@@ -81,13 +108,13 @@ func (s *spawn) start() (*Child, error) {
 	if err := <-started; err != nil {
 		return nil, err
 	}
-	pid := <-pids
-	c.pid = pid
+	c.pid = <-pids
 	c.forward = func(sig os.Signal) {
 		ss, ok := sig.(syscall.Signal)
 		if !ok {
 			return
 		}
+		pid := int(current.Load())
 		switch {
 		case s.signal != nil:
 			s.signal(pid, ss)

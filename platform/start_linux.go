@@ -3,6 +3,7 @@ package platform
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"unsafe"
@@ -20,31 +21,109 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	terminal := !ownGroup()
-	var fds []int
-	defer func() {
-		for _, fd := range fds {
-			unix.Close(fd)
-		}
-	}()
-	args, err := b.args(path, argv, logicalDir(envLookup(env)("PWD")), !terminal, func(data []byte) (int, error) {
-		fd, err := dataFD(data)
-		if err == nil {
-			fds = append(fds, fd)
-		}
-		return fd, err
-	})
+	a, err := b.startArgs(path, argv, env, terminal)
 	if err != nil {
 		return nil, err
 	}
 	s := &spawn{
-		prepare: func() error { scopeThread(); return nil },
-		path:    b.probe.Path, argv: args, env: env, stdin: stdin,
+		prepare: func() error {
+			if bwrapStarting != nil {
+				bwrapStarting()
+			}
+			scopeThread()
+			return nil
+		},
+		path: b.probe.Path, argv: a.argv, env: env, stdin: stdin,
 		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
 		limits: b.policy.Limits,
 		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
 		status: bwrapStatus,
+		finish: func() { a.close() },
 	}
-	return s.start()
+	// bwrap reads its block descriptor once every mount is made, just
+	// before it runs the program. Still unread when bwrap failed, it
+	// says that the program never ran: a file in the policy vanished
+	// while bwrap mounted (a socket another program removed from /tmp),
+	// and a fresh command line, which leaves out what is gone, can
+	// start it safely.
+	s.again = func(ws syscall.WaitStatus) ([]string, bool) {
+		if !ws.Exited() || ws.ExitStatus() != 1 || !a.unread() {
+			return nil, false
+		}
+		a.close()
+		if a, err = b.startArgs(path, argv, env, terminal); err != nil {
+			return nil, false
+		}
+		return a.argv, true
+	}
+	c, err := s.start()
+	if err != nil {
+		a.close()
+	}
+	return c, err
+}
+
+// bwrapStarting, when set (by tests), runs just before bwrap starts.
+var bwrapStarting func()
+
+// bwrapStart is one command line for bwrap, with the descriptors it
+// reads: the seccomp filter, empty files, and the block descriptor
+// whose byte bwrap takes once the sandbox is set up.
+type bwrapStart struct {
+	argv  []string
+	fds   []int // bwrap's, closed once it runs
+	block int   // this process's end of the block pipe, to look at
+}
+
+// startArgs makes bwrap's command line for Start.
+func (b *bwrapBackend) startArgs(path string, argv, env []string, terminal bool) (*bwrapStart, error) {
+	a := &bwrapStart{block: -1}
+	var p [2]int
+	if err := unix.Pipe2(p[:], 0); err != nil {
+		return nil, fmt.Errorf("cannot make a pipe for bwrap: %w", err)
+	}
+	unix.CloseOnExec(p[1])
+	if _, err := unix.Write(p[1], []byte{0}); err != nil {
+		unix.Close(p[0])
+		unix.Close(p[1])
+		return nil, fmt.Errorf("cannot write to bwrap's pipe: %w", err)
+	}
+	// This process keeps the write end: bwrap's read never sees an end
+	// of file before the byte, and the byte stays countable here.
+	a.block, a.fds = p[1], []int{p[0]}
+	args, err := b.args(path, argv, logicalDir(envLookup(env)("PWD")), !terminal, func(data []byte) (int, error) {
+		fd, err := dataFD(data)
+		if err == nil {
+			a.fds = append(a.fds, fd)
+		}
+		return fd, err
+	})
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	// The block descriptor goes first: bwrap's options end at "--".
+	a.argv = slices.Insert(args, 1, "--block-fd", strconv.Itoa(p[0]))
+	return a, nil
+}
+
+// unread reports whether the block pipe still holds its byte: bwrap
+// never got to the point of running the program.
+func (a *bwrapStart) unread() bool {
+	n, err := unix.IoctlGetInt(a.block, unix.TIOCINQ)
+	return err == nil && n > 0
+}
+
+// close closes the descriptors of a.
+func (a *bwrapStart) close() {
+	for _, fd := range a.fds {
+		unix.Close(fd)
+	}
+	a.fds = nil
+	if a.block >= 0 {
+		unix.Close(a.block)
+		a.block = -1
+	}
 }
 
 // forwardOne passes one signal to the shell inside bwrap's sandbox; see
