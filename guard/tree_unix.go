@@ -57,6 +57,7 @@ type walker struct {
 	// recorded and a link on the way is not gone through.
 	files bool
 	keys  *keyGuard // reconcile of configuration files: by their keys
+	ws    string    // the workspace (reconcile)
 }
 
 // snapshot records the trusted state of what the patterns (absolute,
@@ -71,7 +72,7 @@ func snapshot(ws string, patterns []string) state {
 // anything else is moved to the quarantine, and the trusted version put
 // back. It returns one line per path for people.
 func reconcile(ws string, patterns []string, trusted state, q *quarantine) []string {
-	w := &walker{trusted: trusted, q: q}
+	w := &walker{trusted: trusted, q: q, ws: ws}
 	w.patterns(ws, patterns)
 	return w.lines
 }
@@ -213,6 +214,10 @@ func (w *walker) check(dirfd int, name, path string, st *unix.Stat_t, statErr er
 		return
 	case statErr != nil:
 		w.say(path, "was removed", w.restore(dirfd, name, path, te), "")
+		return
+	case te == nil && w.ownCommondir(dirfd, name, path, st):
+		// git worktree add: a new worktree's git directory points back
+		// at the repository's own.
 		return
 	case te == nil:
 		w.say(path, "was made", "", w.q.move(dirfd, name, path))
@@ -394,4 +399,32 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// ownCommondir reports whether name in dirfd is a commondir file, such
+// as git worktree add makes in .git/worktrees/NAME, that points at the
+// workspace's own git directory: a plain file of one line whose path,
+// relative to its directory or absolute, is WS/.git. One pointing
+// anywhere else could lend the worktree another repository's
+// configuration, and goes.
+func (w *walker) ownCommondir(dirfd int, name, path string, st *unix.Stat_t) bool {
+	if name != "commondir" || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 4096 || w.ws == "" {
+		return false
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 4097)
+	n, _ := unix.Read(fd, buf)
+	text := strings.TrimSuffix(string(buf[:max(n, 0)]), "\n")
+	if text == "" || strings.ContainsAny(text, "\n\r\x00") {
+		return false
+	}
+	target := text
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(path), target)
+	}
+	return filepath.Clean(target) == filepath.Join(w.ws, ".git")
 }
