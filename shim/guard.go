@@ -53,13 +53,14 @@ func SnapshotMain(args []string) int {
 	sn := &cfg.Snapshots
 	store := snapshot.Open(StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
 	snapshot.WaitExit(pid, pidStart)
+	ended, _ := store.FileClock() // the command's end, before anything else changes
 	unlock, err := store.LockPending(ws)
 	if err != nil {
 		return 1
 	}
 	defer unlock()
 	defer store.DonePending(ws, pid, pidStart)
-	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), env); err != nil {
+	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), ended, env); err != nil {
 		guardLog(store, fmt.Sprintf("%s %s: %v\n", time.Now().Format(time.RFC3339), ws, err))
 		return 1
 	}
@@ -67,8 +68,9 @@ func SnapshotMain(args []string) int {
 }
 
 // guardSave is one round of the guard for ws, after the command
-// (snapshot id, "" when it has none) started at start ran in dir.
-func guardSave(store *snapshot.Store, ws, id, dir, command string, start time.Time, env []string) error {
+// (snapshot id, "" when it has none) started at start ran in dir and
+// ended at ended (on the file clock, see [snapshot.Store.FileClock]).
+func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended time.Time, env []string) error {
 	// The shim made .git/hooks before the command ran (see
 	// platform.Policy); gone now, the repository is being removed: reading
 	// its state would make the directory again (the policy git is found
@@ -80,7 +82,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start time.Ti
 	if err != nil {
 		return err
 	}
-	_, err = store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start})
+	_, err = store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start, Ended: ended})
 	return err
 }
 

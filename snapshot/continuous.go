@@ -55,12 +55,19 @@ type TrackResult struct {
 // what the command (m: its text, directory, and Kind; m.ID may name the
 // snapshot the command already has, which the entries are added to)
 // replaced or deleted of what the index held, changed since m.Time, when
-// it started (a deleted file counts whatever its time). m.Ended is set
-// to now.
+// it started (a deleted file counts whatever its time). m.Ended is when
+// the command ended on the file clock ([Store.FileClock], taken as soon
+// as it ended; now when zero); Track returns once the file clock is past
+// it, so that an edit made after the round is never taken for the
+// command's.
 func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
+	if m.Ended.IsZero() {
+		m.Ended, _ = s.FileClock()
+	}
+	defer s.passClock(m.Ended)
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -157,7 +164,6 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			return nil, err
 		}
 	}
-	m.Ended = time.Now()
 	if len(lost) > 0 || m.ID != "" {
 		slices.SortFunc(lost, func(a, b Entry) int { return cmpString(a.Path, b.Path) })
 		if err := s.addLost(m, lost); err != nil {

@@ -170,7 +170,8 @@ func (s *Store) same(e Entry, fi fs.FileInfo) bool {
 }
 
 // changedAfter reports whether fi changed after m's command ended (or,
-// when that is unknown, after the snapshot was taken).
+// when that is unknown, after the snapshot was taken), comparing change
+// times with the file clock's reading at its end.
 func changedAfter(m *Manifest, fi fs.FileInfo) bool {
 	end := m.Ended
 	if end.IsZero() {

@@ -292,6 +292,49 @@ func TestTrack(t *testing.T) {
 	}
 }
 
+// A person's edit made after the command ended is never taken for the
+// command's: not right after the guard's round (the kernel stamps file
+// times with a clock that lags time.Now()), nor between the command's
+// end and the round.
+func TestEditAfterCommandIsKept(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	file := ws + "/a.tmp"
+	for i := range 20 {
+		write(t, file, "a")
+		time.Sleep(2 * tick) // not racy: saved once, trusted to its stat
+		if _, err := s.Track(ws, []string{file}, &Manifest{Command: "index", Time: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		os.Remove(file) // the command
+		m := &Manifest{Command: "rm a.tmp", Workspace: ws, Time: start}
+		if i%2 == 1 {
+			// The command's end, then a person's edit, then the round.
+			end, err := s.FileClock()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.passClock(end)
+			write(t, file, "a person")
+			m.Ended = end
+		}
+		res, err := s.Track(ws, nil, m)
+		if err != nil || res.Lost == nil {
+			t.Fatalf("round %d: %+v %v", i, res, err)
+		}
+		if i%2 == 0 {
+			write(t, file, "a person") // right after the round
+		}
+		if a := actions(s.Restore(res.Lost, RestoreOptions{})); a != "kept a.tmp" || read(t, file) != "a person" {
+			t.Fatalf("round %d: undo overwrote a person's edit made after the command: %s", i, a)
+		}
+		os.Remove(file)
+		if a := actions(s.Restore(res.Lost, RestoreOptions{})); a != "restored a.tmp" {
+			t.Fatalf("round %d: undo of the deletion: %s", i, a)
+		}
+	}
+}
+
 // A repository's .git, alone or inside a directory, is not saved: its
 // loss stays a person's question.
 func TestNoGitHistory(t *testing.T) {

@@ -76,8 +76,9 @@ type Manifest struct {
 	Command   string    `json:"command"`
 	Dir       string    `json:"dir"`
 	Workspace string    `json:"workspace"`
-	// Ended is when the command finished, when known: a path changed
-	// later than that changed after the command, and undo leaves it.
+	// Ended is when the command finished, when known, on the file clock
+	// ([Store.FileClock]): a path whose change time is later changed after
+	// the command, and undo leaves it.
 	Ended   time.Time `json:"ended,omitzero"`
 	Entries []Entry   `json:"entries"`
 	Size    int64     `json:"size"` // bytes of file content
