@@ -11,13 +11,14 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/shim"
 )
 
 func sandboxCommand() *command {
 	return &command{
 		name:  "sandbox",
-		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR]",
+		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] | --stop",
 		short: "show how commands run in the current directory are confined",
 		long: `Prints the sandbox backend that would confine a command started here (and
 why another one was passed over), what it cannot enforce on this machine,
@@ -25,7 +26,11 @@ and the policy: the workspace, what is writable, read-only and hidden, the
 credential variables removed, the network. For bwrap, also its command line
 for 'bash -c true'. Exits 1 when no sandbox can run here, after saying why
 and what to do, and when sandboxed commands could write cordon's own files
-(listed as UNSAFE; see cordon doctor).`,
+(listed as UNSAFE; see cordon doctor).
+
+--stop ends every session sandbox of yours (the sandbox an agent session's
+commands share, see docs/session.md) and everything still running in them:
+the next command of a session makes a new one.`,
 		run: runSandbox,
 	}
 }
@@ -81,11 +86,21 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock or none")
 	fs.StringVar(&opts.Network, "network", "", "on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
+	stop := fs.Bool("stop", false, "end every session sandbox of yours and what runs in it")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if *stop {
+		n, err := sessionbox.Stop(shim.StateDir(os.Getenv))
+		if err != nil {
+			fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "stopped %d session sandbox(es)\n", n)
+		return exitOK
 	}
 	if opts.Workspace != "" {
 		opts.Workspace, _ = filepath.Abs(opts.Workspace)

@@ -216,7 +216,8 @@ func (r *run) execIn(c *Confinement) int {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
 	r.startSnapshots(c)
-	err := guard.Exec(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env)
+	getenv := envLookup(r.env)
+	err := ExecConfined(c, StateDir(getenv), r.real, r.argv, getenv, true)
 	return r.fail("cannot run the real shell: %v", err)
 }
 

@@ -1,0 +1,52 @@
+package guard
+
+import (
+	"fmt"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// The guard without a process tree, for a sandbox that outlives its
+// commands (package sessionbox): the session's manager holds a ticket
+// for the whole session, so the disk is never trusted again while
+// anything of the session may still run, and each command reconciles
+// before it starts (a background process may have written since the last
+// one) and after it ends.
+
+// Hold records, for the calling process (the session's manager), that a
+// sandbox runs in ws guarded by patterns, as the start of a command does
+// (see [begin]); [Release] ends it. The lines say what was put back.
+func Hold(stateDir, ws string, patterns []string) ([]string, error) {
+	return begin(stateDir, ws, patterns)
+}
+
+// Release reconciles ws and drops the calling process's ticket.
+func Release(stateDir, ws string) ([]string, error) { return end(stateDir, ws) }
+
+// Reconcile puts ws's guarded places back to the trusted state the
+// ledger holds (a dead holder's ticket is dropped on the way). It returns
+// one line per path put back.
+func Reconcile(stateDir, ws string) ([]string, error) {
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+	}
+	defer b.close()
+	lines, dropped := b.sweep()
+	if !dropped {
+		lines = b.reconcile()
+	}
+	return lines, b.save()
+}
+
+// CheckStateDir refuses a state directory the sandbox of p could write
+// (see [Start]).
+func CheckStateDir(p *platform.Policy, stateDir string) error { return checkStateDir(p, stateDir) }
+
+// KillAll kills and reaps every process below this one; the caller
+// must be their subreaper (prctl PR_SET_CHILD_SUBREAPER).
+func KillAll() { killAll() }
+
+// InheritedFDs lists the descriptors open in this process, read with raw
+// system calls (none of the runtime's own, when called first thing).
+func InheritedFDs() []int { return inheritedFDs() }
