@@ -175,15 +175,13 @@ func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 // readSecret is the user's session secret, made on first use: it keys
 // the sockets' names, which no sandboxed process can then guess.
 func readSecret(dir string) ([]byte, error) {
+	// The shim makes the directory before the policy is resolved.
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
+		return nil, fmt.Errorf("%s must be a directory of this user's, of mode 0700", dir)
+	}
 	file := filepath.Join(dir, "secret")
 	if s, err := os.ReadFile(file); err == nil && len(s) == 32 {
 		return s, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
-		return nil, fmt.Errorf("%s must be a directory of this user's, of mode 0700", dir)
 	}
 	s := make([]byte, 32)
 	rand.Read(s)

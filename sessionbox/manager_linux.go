@@ -311,9 +311,11 @@ func (m *manager) shutdown() {
 }
 
 // outside reports whether the peer of conn is this user's and runs
-// outside every sandbox: in this process's namespaces, under no more
-// seccomp filters than this process (both sandboxes add one, and no
-// process can shed one).
+// outside every sandbox: in this process's user and pid namespaces
+// (bwrap makes new ones), under no more seccomp filters than this
+// process (both sandboxes add one, and no process can shed one). The
+// mount namespace is not compared: a host process may show one of a
+// thread's own (cordon's Landlock probe).
 func (m *manager) outside(conn int) bool {
 	cred, err := unix.GetsockoptUcred(conn, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil || int(cred.Uid) != os.Geteuid() || cred.Pid <= 0 {
@@ -335,7 +337,7 @@ func (m *manager) outside(conn int) bool {
 func identity(pid int) (map[string]string, int, error) {
 	dir := "/proc/" + strconv.Itoa(pid)
 	ns := map[string]string{}
-	for _, k := range []string{"pid", "mnt", "user"} {
+	for _, k := range []string{"pid", "user"} {
 		v, err := os.Readlink(dir + "/ns/" + k)
 		if err != nil {
 			return nil, 0, err
