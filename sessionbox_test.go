@@ -391,3 +391,72 @@ func TestSessionOff(t *testing.T) {
 		t.Fatalf("exit %d, %q", code, out)
 	}
 }
+
+// forgeScript lists the sessions' directory, then connects to the socket
+// argv[1] and sends it a well-formed request, with this process's
+// standard streams, to run argv[2]; it prints what happened.
+const forgeScript = `import array, json, os, socket, struct, sys
+try:
+    print("listed:", os.listdir(os.path.dirname(sys.argv[1])))
+except OSError as e:
+    print("list refused:", e.errno)
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    req = json.dumps({"path": "/bin/sh", "argv": ["sh", "-c", sys.argv[2]], "env": [], "dir": "/", "umask": 18, "fds": [0, 1, 2]}).encode()
+    s.sendmsg([struct.pack(">I", len(req)) + req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2]))])
+    s.settimeout(5)
+    print("answer:", s.recv(100))
+except OSError as e:
+    print("connect refused:", e.errno)
+`
+
+// TestSessionIsolation checks that a process of one session can neither
+// see the sessions' sockets nor get a command run by another session's
+// keeper (a forged request, to the other session's socket), nor write
+// the other session's workspace, even when it outlives its command.
+func TestSessionIsolation(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			// Session B: another agent, another workspace, outside the
+			// scratch directories every sandbox may write.
+			wsB := filepath.Join(r.base, "wsB")
+			os.MkdirAll(wsB, 0o755)
+			r.host("git init -q " + wsB)
+			b := exec.Command(r.shim, "-c", "cat /proc/$PPID/comm")
+			b.Args[0] = "bash"
+			b.Dir = wsB
+			b.Env = append(slices.DeleteFunc(slices.Clone(r.env), func(kv string) bool { return strings.HasPrefix(kv, "CORDON_SESSION=") }), "CORDON_SESSION=other")
+			if out, err := b.CombinedOutput(); string(out) != sessionbox.KeeperRole+"\n" {
+				t.Fatalf("session B: %q, %v", out, err)
+			}
+			socks, _ := filepath.Glob(filepath.Join(sessionbox.Dir(filepath.Join(r.home, ".local", "state", "cordon")), "*.sock"))
+			if len(socks) != 1 {
+				t.Fatalf("sockets: %v", socks)
+			}
+			pwned := filepath.Join(wsB, "pwned")
+			// A program written to disk, which the judge does not read
+			// (as a prompt-injected agent would have it).
+			if err := os.WriteFile(filepath.Join(r.ws, "forge.py"), []byte(forgeScript), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errs, _ := r.sh(fmt.Sprintf("%s forge.py %s 'echo forged > %s; echo RAN'", python, socks[0], pwned))
+			if strings.Contains(out, "listed:") || strings.Contains(out, "pid ") || strings.Contains(out, "RAN") {
+				t.Errorf("a command of session A reached session B's manager:\n%s%s", out, errs)
+			}
+			if !strings.Contains(out, "list refused") || !strings.Contains(out, "refused") && !strings.Contains(out, "answer: b''") {
+				t.Errorf("unexpected output:\n%s%s", out, errs)
+			}
+			// A process left behind by session A.
+			r.sh(fmt.Sprintf("nohup sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo x > %s; echo x > %s/.git/hooks/pre-commit; sleep 0.1; done' >/dev/null 2>&1 &", pwned, wsB))
+			time.Sleep(1500 * time.Millisecond)
+			for _, f := range []string{pwned, filepath.Join(wsB, ".git", "hooks", "pre-commit")} {
+				if _, err := os.Lstat(f); err == nil {
+					t.Errorf("session A wrote session B's workspace: %s", f)
+				}
+			}
+		})
+	}
+}
