@@ -65,7 +65,10 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon run: cannot read the current directory: %v\n", err)
 		return 126
 	}
-	conf, err := shim.Confine(dir, os.Environ(), opts)
+	conf, lines, err := shim.ConfineForSession(dir, os.Environ(), opts)
+	for _, l := range lines {
+		fmt.Fprintln(stderr, l)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon run: %v; nothing was run\n", err)
 		return 126

@@ -34,7 +34,7 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 	defer b.close()
 	lines, dropped := b.sweep()
 	if !dropped {
-		lines = b.reconcile()
+		return b.reconcile(), nil // the ledger is unchanged
 	}
 	return lines, b.save()
 }

@@ -81,8 +81,9 @@ func Exec(o *Options) (err error) {
 	umask, _ := strconv.ParseInt(statusValue(status, "Umask"), 8, 32)
 	req := &request{Path: o.Path, Argv: o.Argv, Env: o.Env, Dir: dir, Umask: int(umask), FDs: fds}
 	// What a background process of the session wrote at a guarded place
-	// since the last command is put back first.
-	o.reconcile()
+	// since the last command was put back before the policy was made (by
+	// the caller); what the command and its session write is put back
+	// after it.
 	conn, pid, err := o.connect(sock, agent, req)
 	if err != nil {
 		return err

@@ -72,9 +72,12 @@ func (k *keeper) tell(msg string) error {
 // serve runs the command a shim sends on conn and reports its end: the
 // lines "pid N" once it runs (or "error MESSAGE" when it could not be
 // started), then "exit STATUS", the raw wait status. From the shim come
-// "sig N" lines, passed on to the command's process group; the shim's
-// end before the command's (the agent killed it) kills that group, as
-// killing the real shell's group would have.
+// "sig N" lines, passed on to the command's process group. The shim's
+// end before the command's (the agent killed it, giving up on the
+// command) kills that group, and then the whole session ("!" to the
+// manager): what the command started in other groups or sessions
+// (setsid) may hold the agent's pipes, and cannot be told from what
+// earlier commands left running.
 func (k *keeper) serve(conn int) {
 	defer unix.Close(conn)
 	req, fds, err := recvRequest(conn)
@@ -102,6 +105,7 @@ func (k *keeper) serve(conn int) {
 				case <-done:
 				default:
 					unix.Kill(-pid, unix.SIGKILL)
+					k.tell("!")
 				}
 				return
 			}

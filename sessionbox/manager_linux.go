@@ -242,6 +242,9 @@ func (m *manager) serve() {
 					activity <- 1
 				case '-':
 					activity <- -1
+				case '!': // a command was abandoned: see keeper.serve
+					end <- struct{}{}
+					return
 				}
 			}
 		}

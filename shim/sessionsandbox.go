@@ -3,6 +3,7 @@ package shim
 import (
 	"os"
 
+	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/sessionbox"
 )
@@ -25,6 +26,34 @@ func ExecConfined(c *Confinement, stateDir, path string, argv []string, getenv f
 		})
 	}
 	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
+}
+
+// reconcileBefore puts back the guarded places of workspace ws before a
+// command: what a dead guard left (see [guard.Sweep]) and, with sessions
+// on, what a background process of the session's sandbox wrote since the
+// last command ([guard.Reconcile]). It returns one line per path.
+func reconcileBefore(stateDir, ws string, cfg *config.Config) []string {
+	if cfg != nil && cfg.Sandbox.SessionOn() {
+		lines, _ := guard.Reconcile(stateDir, ws)
+		return lines
+	}
+	return guard.Sweep(stateDir, ws)
+}
+
+// ConfineForSession is [Confine] for a command that may run in a
+// session's sandbox: the workspace's guarded places are put back first
+// (see reconcileBefore), and the policy made after, so that it binds
+// nothing that was moved away; the lines say what was put back.
+func ConfineForSession(dir string, env []string, opts *ConfineOptions) (*Confinement, []string, error) {
+	c, err := Confine(dir, env, opts)
+	if err != nil || c.Workspace.Dir == "" {
+		return c, nil, err
+	}
+	lines := reconcileBefore(StateDir(envLookup(env)), c.Workspace.Dir, c.Settings)
+	if len(lines) > 0 {
+		c, err = Confine(dir, env, opts)
+	}
+	return c, lines, err
 }
 
 // makeSessionDir makes the sessions' directory before the policy is
