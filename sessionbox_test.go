@@ -172,10 +172,14 @@ time.sleep(600)`, r.shim)
 			if countProcesses("sleep\x00"+marker) != 1 {
 				t.Fatal("the background process died with the command that started it")
 			}
+			managers := managersOf(r.home)
+			if len(managers) != 1 {
+				t.Fatalf("%d session managers, want 1", len(managers))
+			}
 			agent.Process.Kill()
 			agent.Wait()
 			gone(t, "sleep\x00"+marker, "the session's processes outlived the agent")
-			for start := time.Now(); countProcesses(sessionbox.ManagerRole) > 0 && managersOf(r.home) > 0; time.Sleep(20 * time.Millisecond) {
+			for start := time.Now(); syscall.Kill(managers[0], 0) == nil; time.Sleep(20 * time.Millisecond) {
 				if time.Since(start) > 5*time.Second {
 					t.Fatal("the session's manager outlived the agent")
 				}
@@ -184,10 +188,18 @@ time.sleep(600)`, r.shim)
 	}
 }
 
-// managersOf counts the live managers of the sessions of a fake home.
-func managersOf(home string) int {
-	pids, _ := filepath.Glob(filepath.Join(home, ".local", "state", "cordon", "sessions", "*.pid"))
-	return len(pids)
+// managersOf lists the managers of the sessions of a fake home.
+func managersOf(home string) []int {
+	files, _ := filepath.Glob(filepath.Join(home, ".local", "state", "cordon", "sessions", "*.pid"))
+	var pids []int
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		var pid int
+		if _, err := fmt.Sscan(string(data), &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // gone waits up to 5 seconds for no process to have a command line that

@@ -2,16 +2,17 @@ package guard
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/cordonsh/cordon/platform"
 )
 
 // The guard without a process tree, for a sandbox that outlives its
 // commands (package sessionbox): the session's manager holds a ticket
-// for the whole session, so the disk is never trusted again while
-// anything of the session may still run, and each command reconciles
-// before it starts (a background process may have written since the last
-// one) and after it ends.
+// while a command runs or anything a command left runs in the sandbox,
+// so that the disk is not trusted again meanwhile, and each command
+// reconciles before it starts (a background process may have written
+// since the last one) and after it ends.
 
 // Hold records, for the calling process (the session's manager), that a
 // sandbox runs in ws guarded by patterns, as the start of a command does
@@ -24,20 +25,32 @@ func Hold(stateDir, ws string, patterns []string) ([]string, error) {
 func Release(stateDir, ws string) ([]string, error) { return end(stateDir, ws) }
 
 // Reconcile puts ws's guarded places back to the trusted state the
-// ledger holds (a dead holder's ticket is dropped on the way). It returns
+// ledger holds while a live process holds a ticket (a command, or a
+// session's sandbox with something running); a dead holder's ticket is
+// dropped and its work done, as [Sweep] does. Without a live holder the
+// disk is left as it is: what changed was a person's doing. It returns
 // one line per path put back.
 func Reconcile(stateDir, ws string) ([]string, error) {
+	if _, err := os.Stat(ledgerFile(stateDir, ws)); err != nil {
+		return nil, nil
+	}
 	b, err := open(stateDir, ws, false)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
 	}
 	defer b.close()
 	lines, dropped := b.sweep()
-	if !dropped {
-		return b.reconcile(), nil // the ledger is unchanged
+	if dropped {
+		return lines, b.save()
 	}
-	return lines, b.save()
+	if len(b.l.Active) == 0 {
+		return nil, nil
+	}
+	return b.reconcile(), nil // the ledger is unchanged
 }
+
+// Descendants lists the processes below pid.
+func Descendants(pid int) []int { return descendants(pid) }
 
 // CheckStateDir refuses a state directory the sandbox of p could write
 // (see [Start]).

@@ -97,6 +97,11 @@ func Exec(o *Options) (err error) {
 	}()
 	ws, err := wait(conn)
 	o.reconcile()
+	// Done: the keeper answers with the connection's end once the
+	// session's guard ticket is dealt with (see keeper.serve).
+	unix.Shutdown(conn, unix.SHUT_WR)
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
+	io.Copy(io.Discard, fdReader(conn))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
 		os.Exit(128 + int(syscall.SIGKILL))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,7 +34,7 @@ func KeeperMain(args []string) int {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return 126
 	}
-	k := &keeper{ctl: ctl}
+	k := &keeper{ctl: ctl, acks: make(chan struct{}, 64)}
 	if k.tell("ready") != nil {
 		return 126
 	}
@@ -48,6 +49,9 @@ func KeeperMain(args []string) int {
 			return 0 // the manager is gone; it ends the sandbox
 		}
 		fds, _ := rights(oob[:oobn])
+		if len(fds) == 0 && buf[0] == 'a' {
+			k.acks <- struct{}{}
+		}
 		for _, fd := range fds {
 			go k.serve(fd)
 		}
@@ -57,8 +61,9 @@ func KeeperMain(args []string) int {
 // A keeper starts commands in the sandbox it runs in.
 type keeper struct {
 	ctl  int
-	mu   sync.Mutex // one write to ctl, one umask change at a time
-	fork sync.Mutex
+	mu   sync.Mutex    // one write to ctl at a time
+	fork sync.Mutex    // one umask change at a time
+	acks chan struct{} // the manager's answers to "-", in order
 }
 
 // tell sends the manager one message.
@@ -92,7 +97,6 @@ func (k *keeper) serve(conn int) {
 		return
 	}
 	k.tell("+")
-	defer k.tell("-")
 	writeLine(conn, "pid %d", pid)
 	done, read := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -128,10 +132,19 @@ func (k *keeper) serve(conn int) {
 		ws = syscall.WaitStatus(126 << 8)
 	}
 	writeLine(conn, "exit %d", uint32(ws))
-	// The reader ends now; conn is closed only then, so that it cannot
-	// read another connection's descriptor of the same number.
-	unix.Shutdown(conn, unix.SHUT_RDWR)
+	// The shim puts the guarded places back, then closes its end; the
+	// manager may then give back the session's guard ticket, and the
+	// shim exits only once it has (the connection's end): the next
+	// command sees the ledger as it must. conn is closed only after the
+	// reader has ended, so that it cannot read another connection's
+	// descriptor of the same number.
 	<-read
+	if k.tell("-") == nil {
+		select {
+		case <-k.acks:
+		case <-time.After(5 * time.Second):
+		}
+	}
 }
 
 // start starts the command in a process group of its own, with fds at

@@ -36,10 +36,12 @@ type spec struct {
 // A manager is one session's sandbox, from the host.
 type manager struct {
 	s       spec
-	ctl     int // the control socket to the keeper
-	lis     int // the listening socket
-	agent   int // the agent's pidfd, or -1
-	guarded bool
+	ctl     int               // the control socket to the keeper
+	lis     int               // the listening socket
+	agent   int               // the agent's pidfd, or -1
+	guarded bool              // the workspace has guarded places
+	held    bool              // this process holds a ticket in the workspace's ledger
+	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
 }
@@ -122,9 +124,6 @@ func (m *manager) setup() error {
 		if err := guard.CheckStateDir(p, m.s.StateDir); err != nil {
 			return err
 		}
-		if _, err := guard.Hold(m.s.StateDir, p.Workspace, p.Guarded); err != nil {
-			return err
-		}
 		m.guarded = true
 	}
 	b, err := platform.Sandbox(m.s.Backend, p, m.s.StateDir)
@@ -156,7 +155,33 @@ func (m *manager) setup() error {
 	if err := m.ready(); err != nil {
 		return err
 	}
+	m.base = len(guard.Descendants(os.Getpid()))
 	return m.listen()
+}
+
+// hold takes a ticket in the workspace's guard ledger before a command
+// starts: with none held, the disk as it is now (a person's edits since
+// the last command included) becomes the trusted state.
+func (m *manager) hold() error {
+	if !m.guarded || m.held {
+		return nil
+	}
+	if _, err := guard.Hold(m.s.StateDir, m.s.Policy.Workspace, m.s.Policy.Guarded); err != nil {
+		return err
+	}
+	m.held = true
+	return nil
+}
+
+// release gives the ticket back, reconciling, once no command runs and
+// nothing a command left runs in the sandbox: only then can nothing of
+// the session write the guarded places.
+func (m *manager) release() {
+	if !m.held || len(guard.Descendants(os.Getpid())) > m.base {
+		return
+	}
+	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	m.held = false
 }
 
 // ready waits for the keeper's first word.
@@ -207,7 +232,8 @@ func (m *manager) listen() error {
 // SIGTERM (cordon sandbox --stop).
 func (m *manager) serve() {
 	end := make(chan struct{}, 8)
-	activity := make(chan int, 64) // +1 a command started, -1 one ended, 0 a connection
+	activity := make(chan int, 64) // +1 a command started, -1 one ended
+	conns := make(chan int)
 	go func() {
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
@@ -219,10 +245,10 @@ func (m *manager) serve() {
 				return
 			}
 			if m.outside(conn) {
-				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
-				activity <- 0
+				conns <- conn
+			} else {
+				unix.Close(conn)
 			}
-			unix.Close(conn)
 		}
 	}()
 	go func() {
@@ -240,7 +266,7 @@ func (m *manager) serve() {
 				switch c {
 				case '+':
 					activity <- 1
-				case '-':
+				case '-': // answered with 'a' once the ticket is dealt with
 					activity <- -1
 				case '!': // a command was abandoned: see keeper.serve
 					end <- struct{}{}
@@ -273,9 +299,23 @@ func (m *manager) serve() {
 		select {
 		case <-end:
 			return
+		case conn := <-conns:
+			// The guard's ticket first: the command starts once the
+			// keeper has the connection.
+			if m.hold() == nil {
+				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
+			}
+			unix.Close(conn)
+			last = time.Now()
 		case d := <-activity:
 			running += d
 			last = time.Now()
+			if d < 0 {
+				if running <= 0 {
+					m.release()
+				}
+				unix.Write(m.ctl, []byte{'a'})
+			}
 		case <-tick.C:
 			if running <= 0 && time.Since(last) >= idle {
 				return
@@ -307,9 +347,10 @@ func (m *manager) shutdown() {
 		unix.Close(m.lis)
 	}
 	guard.KillAll()
-	if m.guarded {
-		lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
-		_ = lines // no one reads this process's output: the next command's reconcile says the same
+	if m.held {
+		// No one reads this process's output: the lines are in the
+		// quarantine.
+		guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	}
 }
 
