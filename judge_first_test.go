@@ -40,7 +40,7 @@ func TestJudgeSaysFirst(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
 			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			settings := "version: 1\nsandbox:\n  backend: " + backend + "\n"
+			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\n"
 			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
 				t.Fatal(err)
 			}

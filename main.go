@@ -6,11 +6,13 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/cordonsh/cordon/cli"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/shim"
 )
 
@@ -38,6 +40,13 @@ func run(args []string) int {
 		return guard.Main(args)
 	case shim.SnapshotRole: // the continuous snapshot saver
 		return shim.SnapshotMain(args[1:])
+	case sessionbox.ManagerRole: // a session sandbox's manager, on the host
+		return sessionbox.ManagerMain(args)
+	}
+	// A session sandbox's keeper, run through a link of its name (bwrap
+	// before 0.9 cannot set argv[0]).
+	if filepath.Base(args[0]) == sessionbox.KeeperRole {
+		return sessionbox.KeeperMain(args)
 	}
 	tuneGC()
 	if _, ok := shim.ShellName(args[0]); ok {

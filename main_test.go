@@ -21,6 +21,7 @@ import (
 	"github.com/cordonsh/cordon/internal/testenv"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/shim"
 )
 
@@ -39,8 +40,10 @@ func TestMain(m *testing.M) {
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
 		// The hidden roles the shim starts as /proc/self/exe.
-		guard.Role:        func() { os.Exit(run(os.Args)) },
-		shim.SnapshotRole: func() { os.Exit(run(os.Args)) },
+		guard.Role:             func() { os.Exit(run(os.Args)) },
+		shim.SnapshotRole:      func() { os.Exit(run(os.Args)) },
+		sessionbox.ManagerRole: func() { os.Exit(run(os.Args)) },
+		sessionbox.KeeperRole:  func() { os.Exit(run(os.Args)) },
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }

@@ -25,7 +25,9 @@ import (
 // namespaces, seccomp, the guard process (see sandbox_test.go).
 
 // backends are the sandboxes the battery tries on this system.
-var backends = []string{"bwrap", "landlock"}
+// backends are the battery's backends, each also with its commands in a
+// session's sandbox.
+var backends = []string{"bwrap", "landlock", "bwrap/session", "landlock/session"}
 
 func TestSandboxProcRootFails(t *testing.T) {
 	for _, backend := range backends {
@@ -98,7 +100,7 @@ func TestSandboxTerminalInjection(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			out, err := onTerminal(b.cordon, "run", "--backend", backend, "--workspace", b.ws, "--", perl, "-e", inject)
+			out, err := onTerminal(b.cordon, "run", "--backend", b.backend, "--workspace", b.ws, "--", perl, "-e", inject)
 			b.noSandbox(out)
 			if err == nil || strings.Contains(out, "injected") || !strings.Contains(out, "TIOCSTI: Operation not permitted") {
 				t.Errorf("TIOCSTI got through: %v\n%s", err, out)
@@ -174,7 +176,7 @@ func TestSandboxTransparent(t *testing.T) {
 				return cmd, o.String(), e.String(), string(data)
 			}
 			_, _, hostFDs, _ := run(b.bash, "-c", script)
-			cmd, out, errOut, fd4 := run(b.cordon, "run", "--backend", backend, "--workspace", b.ws, "--", b.bash, "-c", script)
+			cmd, out, errOut, fd4 := run(b.cordon, "run", "--backend", b.backend, "--workspace", b.ws, "--", b.bash, "-c", script)
 			b.noSandbox(errOut)
 			if code := cmd.ProcessState.ExitCode(); code != 7 {
 				t.Errorf("exit status %d, want 7: %s", code, errOut)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
@@ -38,6 +39,7 @@ type battery struct {
 	home    string
 	ws      string
 	env     []string
+	session bool // commands run in a session's sandbox (package sessionbox)
 }
 
 // batteryBase makes the directory that holds a battery's fake home, and
@@ -59,8 +61,9 @@ func newBattery(t *testing.T, backend string) *battery {
 	bash := needShell(t, "bash")
 	base := batteryBase(t)
 	t.Cleanup(func() { os.RemoveAll(base) })
+	backend, session := strings.CutSuffix(backend, "/session")
 	b := &battery{t: t, backend: backend, cordon: linkShim(t, "cordon"), bash: bash, base: base,
-		home: filepath.Join(base, "home"), ws: filepath.Join(t.TempDir(), "ws")}
+		home: filepath.Join(base, "home"), ws: filepath.Join(t.TempDir(), "ws"), session: session}
 	files := map[string]string{
 		".ssh/id_ed25519":           secret,
 		".ssh/known_hosts":          "github.com ssh-ed25519 AAAA\n",
@@ -91,6 +94,13 @@ func newBattery(t *testing.T, backend string) *battery {
 	}
 	if err := os.MkdirAll(b.ws, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if session {
+		// Every command of the battery, cordon run included, in the
+		// sandbox of one session (one per policy: --network on and off
+		// are two).
+		b.env = append(b.env, "CORDON_SESSION=battery-"+filepath.Base(base))
+		t.Cleanup(func() { stopSessions(t, b.home) })
 	}
 	// The continuous snapshot saver outlives the shim: the workspace is
 	// removed only once it is done with it (this cleanup runs before
@@ -566,5 +576,13 @@ func TestShimArgv0(t *testing.T) {
 		if string(out) != argv0+"\n" {
 			t.Errorf("argv[0] %q: the shell says $0 is %q", argv0, out)
 		}
+	}
+}
+
+// stopSessions ends the session sandboxes of the fake home.
+func stopSessions(t *testing.T, home string) {
+	t.Helper()
+	if _, err := sessionbox.Stop(filepath.Join(home, ".local", "state", "cordon")); err != nil {
+		t.Errorf("stopping the sessions: %v", err)
 	}
 }

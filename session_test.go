@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/sessionbox"
 )
 
 // Persistent sessions: the shim fed by a pipe, as pipe-driven agents run
@@ -39,6 +41,7 @@ type sessionEnv struct {
 }
 
 func newSessionEnv(t *testing.T, backend string) *sessionEnv {
+	backend, sandboxSession := strings.CutSuffix(backend, "/session")
 	t.Helper()
 	needShell(t, "bash")
 	base := batteryBase(t)
@@ -57,6 +60,10 @@ func newSessionEnv(t *testing.T, backend string) *sessionEnv {
 	}
 	e.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "LC_ALL=C", "XDG_CONFIG_HOME=" + e.config,
 		"XDG_STATE_HOME=" + filepath.Join(base, "state")}
+	if sandboxSession {
+		e.env = append(e.env, "CORDON_SESSION=env-"+filepath.Base(base))
+		t.Cleanup(func() { sessionbox.Stop(filepath.Join(base, "state", "cordon")) })
+	}
 	return e
 }
 

@@ -19,7 +19,7 @@ func TestWorktreeInsideWorkspace(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
 			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: "+backend+"\n"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: "+b.backend+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			out, code := b.shim("git worktree add -q .worktrees/x -b feat")

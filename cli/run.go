@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -73,7 +72,10 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon run: cannot read the current directory: %v\n", err)
 		return 126
 	}
-	conf, err := shim.Confine(dir, os.Environ(), opts)
+	conf, lines, err := shim.ConfineForSession(dir, os.Environ(), opts)
+	for _, l := range lines {
+		fmt.Fprintln(stderr, l)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon run: %v; nothing was run\n", err)
 		return 126
@@ -81,7 +83,8 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	if *explain {
 		return runExplained(conf, path, argv, stderr)
 	}
-	err = guard.Exec(conf.Backend, conf.Policy, shim.StateDir(os.Getenv), path, argv, conf.Policy.Env)
+	// In a session's sandbox only when CORDON_SESSION names one.
+	err = shim.ExecConfined(conf, shim.StateDir(os.Getenv), path, argv, os.Getenv, false)
 	fmt.Fprintf(stderr, "cordon run: cannot run %s: %v\n", argv[0], err)
 	return 126
 }

@@ -12,13 +12,14 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/sessionbox"
 	"github.com/cordonsh/cordon/shim"
 )
 
 func sandboxCommand() *command {
 	return &command{
 		name:  "sandbox",
-		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] [--platform darwin]",
+		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] [--platform darwin] | --stop",
 		short: "show how commands run in the current directory are confined",
 		long: `Prints the sandbox backend that would confine a command started here (and
 why another one was passed over), what it cannot enforce on this machine,
@@ -30,7 +31,11 @@ and what to do, and when sandboxed commands could write cordon's own files
 
 With --platform darwin it prints, on any system, the Seatbelt profile a
 Mac would confine such a command with, and its parameters (every path is
-one, never text of the profile), for this directory's policy.`,
+one, never text of the profile), for this directory's policy.
+
+--stop ends every session sandbox of yours (the sandbox an agent session's
+commands share, see docs/session.md) and everything still running in them:
+the next command of a session makes a new one.`,
 		run: runSandbox,
 	}
 }
@@ -87,11 +92,21 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opts.Network, "network", "", "on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters")
+	stop := fs.Bool("stop", false, "end every session sandbox of yours and what runs in it")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if *stop {
+		n, err := sessionbox.Stop(shim.StateDir(os.Getenv))
+		if err != nil {
+			fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "stopped %d session sandbox(es)\n", n)
+		return exitOK
 	}
 	if *target != "" && *target != "darwin" && *target != runtime.GOOS {
 		return c.usageError(stderr, "--platform %q: only darwin has a profile to print", *target)

@@ -24,6 +24,8 @@
 //	  sockets: [$XDG_RUNTIME_DIR/my-ide/bridge.sock] # the host's sockets commands may reach
 //	  pass_env: [GITHUB_TOKEN]       # kept although it looks like a credential
 //	  limits: {cpu_seconds: 0, file_size: 0, open_files: 0, memory: 0}
+//	  session: on          # one sandbox per agent session (off: one per command)
+//	  session_idle: 30m    # a session's sandbox ends after this long unused
 //	log:
 //	  max_size: 10485760   # bytes; the audit log is rotated past it
 //	  keep: 3              # rotated files kept
@@ -83,7 +85,17 @@ type Sandbox struct {
 	Sockets    []string        `yaml:"sockets"`
 	PassEnv    []string        `yaml:"pass_env"`
 	Limits     platform.Limits `yaml:"limits"`
+	// Session is "on" (the default when empty) or "off": whether an
+	// agent session's commands share one sandbox (package sessionbox).
+	Session string `yaml:"session"`
+	// SessionIdle ends a session's sandbox after this long without a
+	// command; 0 is the default (30 minutes).
+	SessionIdle time.Duration `yaml:"session_idle"`
 }
+
+// SessionOn reports whether commands of an agent session share one
+// sandbox.
+func (s *Sandbox) SessionOn() bool { return s.Session != "off" }
 
 // Log are the settings of the audit log (package audit).
 type Log struct {
@@ -235,6 +247,19 @@ func (c *Config) merge(file string, data []byte) error {
 	}
 	if s.PrivateTmp != nil {
 		c.Sandbox.PrivateTmp = s.PrivateTmp
+	}
+	switch s.Session {
+	case "":
+	case "on", "off":
+		c.Sandbox.Session = s.Session
+	default:
+		return fmt.Errorf("%s: sandbox.session %q: want on or off", file, s.Session)
+	}
+	if s.SessionIdle < 0 {
+		return fmt.Errorf("%s: sandbox.session_idle cannot be negative", file)
+	}
+	if s.SessionIdle != 0 {
+		c.Sandbox.SessionIdle = s.SessionIdle
 	}
 	c.Sandbox.Writable = append(c.Sandbox.Writable, s.Writable...)
 	c.Sandbox.ReadOnly = append(c.Sandbox.ReadOnly, s.ReadOnly...)

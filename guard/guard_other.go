@@ -40,3 +40,6 @@ func Main(args []string) int {
 
 // Sweep does nothing outside Linux.
 func Sweep(stateDir, ws string) []string { return nil }
+
+// Reconcile does nothing outside Linux.
+func Reconcile(stateDir, ws string) ([]string, error) { return nil, nil }

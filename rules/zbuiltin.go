@@ -14069,6 +14069,8 @@ var builtinTable = table{
 			"$XDG_RUNTIME_DIR",
 			"~/.local/state/cordon/snapshots",
 			"$XDG_STATE_HOME/cordon/snapshots",
+			"~/.local/state/cordon/sessions",
+			"$XDG_STATE_HOME/cordon/sessions",
 			"/run/user",
 			"/run/docker.sock",
 			"/var/run/docker.sock",

@@ -71,6 +71,14 @@ for i in $(seq 1 2000); do echo "go test ./p$i/... 2>&1 | grep -v ok > o$i.log |
 "$shim" -c true
 sleep 4
 
+# Session sandboxes (docs/session.md): the first command of a session makes
+# the sandbox (each run starts after --stop), later ones run in it; and the
+# same command with sessions off, a sandbox per command. The sessions end
+# with the script.
+mkdir -p "$tmp/nosession/cordon"
+printf 'sandbox:\n  session: off\n' >"$tmp/nosession/cordon/config.yaml"
+trap '"$tmp/cordon" sandbox --stop >/dev/null; git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+
 hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --export-csv "$tmp/bench.csv" \
 	--command-name 'bash -c true (real)' "$real -c true" \
 	--command-name 'bwrap bash -c true (bare, same policy)' "$bare" \
@@ -115,6 +123,19 @@ ratios() {
 		}' "$tmp/bench.csv"
 }
 ratios >>"$out"
+
+# The session sandbox against a bare bwrap, in a table of its own: the first
+# command of a session needs the sessions stopped before each run.
+hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$tmp/session.md" \
+	--command-name 'bwrap bash -c true (bare, same policy)' --prepare true "$bare" \
+	--command-name 'bash -c true (shim, bwrap, a sandbox per command)' --prepare true "env XDG_CONFIG_HOME=$tmp/nosession $shim -c true" \
+	--command-name 'bash -c true (shim, bwrap, first command of a session)' --prepare "$tmp/cordon sandbox --stop" "env CORDON_SESSION=bench-first $shim -c true" \
+	--command-name 'bash -c true (shim, bwrap, later command of a session)' --prepare true "env CORDON_SESSION=bench $shim -c true" \
+	>&2
+{
+	echo
+	cat "$tmp/session.md"
+} >>"$out"
 
 if [ $# -eq 0 ]; then
 	cat "$out"

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
-	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -166,9 +165,11 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 		return r.session(inv, dir)
 	}
 	// A guard that died before putting its workspace back (killed with
-	// the sandbox still running) leaves that to the next command.
+	// the sandbox still running) leaves that to the next command; so does
+	// a process of a session's sandbox that wrote there since the last
+	// command. Before the policy is made: what is put back is not bound.
 	if ws := r.ctx.Workspace.Dir; ws != "" {
-		for _, line := range guard.Sweep(StateDir(r.ctx.Getenv), ws) {
+		for _, line := range reconcileBefore(StateDir(r.ctx.Getenv), ws, r.ctx.Settings) {
 			r.print(line + "\n")
 		}
 	}
@@ -216,7 +217,8 @@ func (r *run) execIn(c *Confinement) int {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
 	r.startSnapshots(c)
-	err := guard.Exec(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env)
+	getenv := envLookup(r.env)
+	err := ExecConfined(c, StateDir(getenv), r.real, r.argv, getenv, true)
 	return r.fail("cannot run the real shell: %v", err)
 }
 

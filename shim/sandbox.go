@@ -102,6 +102,7 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 // Invoked and Inspect are looked at (the others were given to
 // [NewContext]).
 func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
+	makeSessionDir(ctx)
 	p, err := ctx.Policy()
 	if err != nil {
 		return nil, err

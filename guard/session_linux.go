@@ -1,0 +1,99 @@
+package guard
+
+import (
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// The guard without a process tree, for a sandbox that outlives its
+// commands (package sessionbox): the session's manager holds a ticket
+// while a command runs or anything a command left runs in the sandbox,
+// so that the disk is not trusted again meanwhile, and each command
+// reconciles before it starts (a background process may have written
+// since the last one) and after it ends.
+
+// Hold records, for the calling process (the session's manager), that a
+// sandbox with policy p runs in its workspace, as the start of a command
+// does (see [begin]); [Release] ends it. While it is held, a code-running
+// key written to git's configuration is undone at once, as during a
+// command ([watchConfigs]): a background process of the session may
+// write one at any time. The lines say what was put back.
+func Hold(stateDir string, p *platform.Policy) ([]string, error) {
+	ws := p.Workspace
+	lines, err := begin(stateDir, ws, guardedBy(p))
+	if err != nil {
+		return lines, err
+	}
+	if len(p.GitConfig) > 0 {
+		watching.Lock()
+		if watching.stop == nil {
+			watching.stop = map[string]func(){}
+		}
+		if _, ok := watching.stop[ws]; !ok {
+			watching.stop[ws] = watchConfigs(stateDir, ws, p.GitConfig)
+		}
+		watching.Unlock()
+	}
+	return lines, nil
+}
+
+// watching holds the stop functions of the watches [Hold] started, by
+// workspace.
+var watching struct {
+	sync.Mutex
+	stop map[string]func()
+}
+
+// Release reconciles ws and drops the calling process's ticket.
+func Release(stateDir, ws string) ([]string, error) {
+	watching.Lock()
+	if stop := watching.stop[ws]; stop != nil {
+		stop()
+		delete(watching.stop, ws)
+	}
+	watching.Unlock()
+	return end(stateDir, ws)
+}
+
+// Reconcile puts ws's guarded places back to the trusted state the
+// ledger holds while a live process holds a ticket (a command, or a
+// session's sandbox with something running); a dead holder's ticket is
+// dropped and its work done, as [Sweep] does. Without a live holder the
+// disk is left as it is: what changed was a person's doing. It returns
+// one line per path put back.
+func Reconcile(stateDir, ws string) ([]string, error) {
+	if _, err := os.Stat(ledgerFile(stateDir, ws)); err != nil {
+		return nil, nil
+	}
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
+	}
+	defer b.close()
+	lines, dropped := b.sweep()
+	if dropped {
+		return lines, b.save()
+	}
+	if len(b.l.Active) == 0 {
+		return nil, nil
+	}
+	return b.reconcile(), nil // the ledger is unchanged
+}
+
+// Descendants lists the processes below pid.
+func Descendants(pid int) []int { return descendants(pid) }
+
+// CheckStateDir refuses a state directory the sandbox of p could write
+// (see [Start]).
+func CheckStateDir(p *platform.Policy, stateDir string) error { return checkStateDir(p, stateDir) }
+
+// KillAll kills and reaps every process below this one; the caller
+// must be their subreaper (prctl PR_SET_CHILD_SUBREAPER).
+func KillAll() { killAll() }
+
+// InheritedFDs lists the descriptors open in this process, read with raw
+// system calls (none of the runtime's own, when called first thing).
+func InheritedFDs() []int { return inheritedFDs() }

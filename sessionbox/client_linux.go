@@ -1,0 +1,407 @@
+package sessionbox
+
+import (
+	"bufio"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// Options are one command to run in its session's sandbox.
+type Options struct {
+	Backend  platform.Backend
+	Policy   *platform.Policy
+	StateDir string // cordon's state directory
+	Path     string // the real shell
+	Argv     []string
+	Env      []string // the command's environment (the policy's)
+	// Session names the session (CORDON_SESSION); "" takes the agent
+	// process from the parent chain.
+	Session string
+	// Idle ends the session's sandbox after this long unused; 0 is
+	// DefaultIdle.
+	Idle time.Duration
+}
+
+// Exec runs the command in its session's sandbox, made when there is
+// none, and ends this process the way the command ended. It returns
+// only when the command did not run there, saying why; the caller then
+// runs it in a sandbox of its own. It never returns once the command
+// has started.
+func Exec(o *Options) (err error) {
+	if why := o.unfit(); why != "" {
+		return errors.New(why)
+	}
+	sigs, notified := make(chan os.Signal, 16), make(chan struct{})
+	// Off the critical path: a signal before it is set up ends the shim,
+	// and the keeper then kills the command's process group.
+	go func() {
+		signal.Notify(sigs, platform.ForwardedSignals()...)
+		close(notified)
+	}()
+	defer func() {
+		if err != nil { // the caller runs the command another way
+			<-notified
+			signal.Stop(sigs)
+		}
+	}()
+	status, err := selfStatus()
+	if err != nil {
+		return err
+	}
+	sock, agent, err := o.socket(status)
+	if err != nil {
+		return err
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	fds := inheritable()
+	if len(fds) > maxFDs {
+		return fmt.Errorf("%d inherited descriptors, more than one message carries", len(fds))
+	}
+	umask, _ := strconv.ParseInt(statusValue(status, "Umask"), 8, 32)
+	req := &request{Path: o.Path, Argv: o.Argv, Env: o.Env, Dir: dir, Umask: int(umask), FDs: fds}
+	// What a background process of the session wrote at a guarded place
+	// since the last command was put back before the policy was made (by
+	// the caller); what the command and its session write is put back
+	// after it.
+	conn, pid, err := o.connect(sock, agent, req)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for s := range sigs {
+			if sig, ok := s.(syscall.Signal); ok {
+				writeLine(conn, "sig %d", int(sig))
+			}
+		}
+	}()
+	ws, err := wait(conn)
+	o.reconcile()
+	// Done: the keeper answers with the connection's end once the
+	// session's guard ticket is dealt with (see keeper.serve).
+	unix.Shutdown(conn, unix.SHUT_WR)
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
+	io.Copy(io.Discard, fdReader(conn))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
+		os.Exit(128 + int(syscall.SIGKILL))
+	}
+	platform.ExitLike(ws)
+	return nil
+}
+
+// unfit says why the command cannot run in a session's sandbox, or "".
+func (o *Options) unfit() string {
+	switch {
+	case o.Backend == nil || (o.Backend.Name() != platform.BackendBwrap && o.Backend.Name() != platform.BackendLandlock):
+		return "no sandbox backend"
+	case platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2):
+		// The shell must have the terminal as its controlling one.
+		return "a terminal"
+	case o.Policy.Limits != (platform.Limits{}):
+		return "resource limits are set per command"
+	case o.StateDir == "" || !filepath.IsAbs(o.StateDir):
+		return "no state directory"
+	}
+	for _, w := range o.Policy.WritableRoots() {
+		if platform.Within(o.StateDir, w) {
+			return "the state directory is writable in the sandbox"
+		}
+	}
+	return ""
+}
+
+// socket is the session's socket and the agent process (0 for none
+// watched), made from the session's key.
+func (o *Options) socket(status []byte) (string, *agentProc, error) {
+	dir := Dir(o.StateDir)
+	secret, err := readSecret(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	a := findAgent()
+	id := "session " + o.Session
+	if o.Session == "" {
+		if a == nil {
+			return "", nil, errors.New("no agent process found")
+		}
+		id = fmt.Sprintf("agent %d %s", a.Pid, a.Start)
+	}
+	p := *o.Policy
+	p.Env = nil // the command's, sent with it
+	policy, err := json.Marshal(&p)
+	if err != nil {
+		return "", nil, err
+	}
+	var self unix.Stat_t
+	if err := unix.Stat("/proc/self/exe", &self); err != nil {
+		return "", nil, err
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
+	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
+	fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
+	for r := 0; r < 16; r++ {
+		var l unix.Rlimit
+		if unix.Getrlimit(r, &l) == nil {
+			fmt.Fprintf(h, "%d %d %d\n", r, l.Cur, l.Max)
+		}
+	}
+	sock := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:24]+".sock")
+	if len(sock) >= len(unix.RawSockaddrUnix{}.Path) {
+		return "", nil, fmt.Errorf("the socket path %s is too long", sock)
+	}
+	return sock, a, nil
+}
+
+// Dir is the directory of the sessions' sockets in state directory
+// stateDir: hidden in every sandbox.
+func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+
+// readSecret is the user's session secret, made on first use: it keys
+// the sockets' names, which no sandboxed process can then guess.
+func readSecret(dir string) ([]byte, error) {
+	// The shim makes the directory before the policy is resolved.
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) {
+		return nil, fmt.Errorf("%s must be a directory of this user's, of mode 0700", dir)
+	}
+	file := filepath.Join(dir, "secret")
+	if s, err := os.ReadFile(file); err == nil && len(s) == 32 {
+		return s, nil
+	}
+	s := make([]byte, 32)
+	rand.Read(s)
+	tmp := fmt.Sprintf("%s.%d", file, os.Getpid())
+	if err := os.WriteFile(tmp, s, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.Link(tmp, file); err != nil {
+		os.Remove(tmp)
+		if s, err := os.ReadFile(file); err == nil && len(s) == 32 {
+			return s, nil // made by another command meanwhile
+		}
+		return nil, err
+	}
+	os.Remove(tmp)
+	return s, nil
+}
+
+// connect sends req to the session's keeper, starting the session's
+// manager when there is none, and returns once the command runs. An
+// error means the command did not start.
+func (o *Options) connect(sock string, a *agentProc, req *request) (int, int, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	started := false
+	var last error
+	for time.Now().Before(deadline) {
+		conn, err := dial(sock)
+		if err == nil {
+			pid, err := send(conn, req)
+			if err == nil {
+				return conn, pid, nil
+			}
+			unix.Close(conn)
+			var kerr keeperError
+			if errors.As(err, &kerr) {
+				return -1, 0, err
+			}
+			// The session is ending (its keeper died): a new one.
+			last, started = err, false
+		} else {
+			last = err
+		}
+		if started {
+			// The manager said it was listening: only a race with its end.
+			time.Sleep(5 * time.Millisecond)
+		}
+		switch err := o.startManager(sock, a); {
+		case err == nil:
+			started = true
+		case errors.Is(err, errBusy):
+			time.Sleep(5 * time.Millisecond)
+		default:
+			return -1, 0, err
+		}
+	}
+	return -1, 0, fmt.Errorf("the session's sandbox did not answer: %v", last)
+}
+
+func dial(sock string) (int, error) {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// A keeperError is the keeper's refusal to start a command.
+type keeperError string
+
+func (e keeperError) Error() string { return string(e) }
+
+// send sends req and waits for the keeper's "pid N".
+func send(conn int, req *request) (int, error) {
+	if err := sendRequest(conn, req, req.FDs); err != nil {
+		return 0, err
+	}
+	line, err := readLine(conn)
+	if err != nil {
+		return 0, err
+	}
+	word, arg, _ := strings.Cut(line, " ")
+	switch word {
+	case "pid":
+		return strconv.Atoi(arg)
+	case "error":
+		return 0, keeperError(arg)
+	}
+	return 0, fmt.Errorf("the session's keeper said %q", line)
+}
+
+// readLine reads one line from conn, a byte at a time (what follows is
+// read later, by another reader).
+func readLine(conn int) (string, error) {
+	var b []byte
+	c := make([]byte, 1)
+	for {
+		if _, err := io.ReadFull(fdReader(conn), c); err != nil {
+			return "", errors.New("the session's sandbox ended")
+		}
+		if c[0] == '\n' {
+			return string(b), nil
+		}
+		b = append(b, c[0])
+	}
+}
+
+// wait waits for the keeper's "exit STATUS".
+func wait(conn int) (uint32, error) {
+	r := bufio.NewReader(fdReader(conn))
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return 0, errors.New("the session's sandbox ended while the command ran")
+		}
+		if arg, ok := strings.CutPrefix(strings.TrimSpace(line), "exit "); ok {
+			ws, err := strconv.ParseUint(arg, 10, 32)
+			return uint32(ws), err
+		}
+	}
+}
+
+// startManager starts the session's manager and waits until it listens
+// on sock; errBusy when another manager holds the session.
+func (o *Options) startManager(sock string, a *agentProc) error {
+	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle}
+	if a != nil {
+		s.Agent, s.AgentStart = a.Pid, a.Start
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	mine, theirs := os.NewFile(uintptr(pair[0]), "manager"), os.NewFile(uintptr(pair[1]), "shim")
+	defer mine.Close()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Args = []string{ManagerRole}
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = "/", o.Env, []*os.File{theirs}
+	// Its own session: a kill of the agent's process groups does not
+	// reach it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	theirs.Close()
+	if err != nil {
+		return fmt.Errorf("cannot start the session manager: %v", err)
+	}
+	go cmd.Wait()
+	if _, err := mine.Write(append(data, '\n')); err != nil {
+		return fmt.Errorf("cannot talk to the session manager: %v", err)
+	}
+	line, err := bufio.NewReader(mine).ReadString('\n')
+	line = strings.TrimSpace(line)
+	switch {
+	case line == "ok":
+		return nil
+	case line == "busy":
+		return errBusy
+	case strings.HasPrefix(line, "error "):
+		return errors.New(strings.TrimPrefix(line, "error "))
+	}
+	return fmt.Errorf("the session manager ended unexpectedly (%v)", err)
+}
+
+// reconcile puts the guarded places of the workspace back (see
+// [guard.Reconcile]), saying so on stderr.
+func (o *Options) reconcile() {
+	p := o.Policy
+	if p.Workspace == "" || len(p.Guarded) == 0 {
+		return
+	}
+	lines, _ := guard.Reconcile(o.StateDir, p.Workspace)
+	for _, l := range lines {
+		os.Stderr.WriteString(l + "\n")
+	}
+}
+
+// inheritable lists this process's descriptors that the real shell
+// would inherit: those not marked close-on-exec.
+func inheritable() []int {
+	des, _ := os.ReadDir("/proc/self/fd")
+	var fds []int
+	for _, d := range des {
+		fd, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
+func selfStatus() ([]byte, error) { return os.ReadFile("/proc/self/status") }
+
+// statusValue is field name of a /proc/PID/status.
+func statusValue(status []byte, name string) string {
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, name+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// digest is the hex sha256 of s.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}

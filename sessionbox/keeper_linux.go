@@ -1,0 +1,174 @@
+package sessionbox
+
+import (
+	"bufio"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// KeeperMain is the keeper, inside the sandbox: args are [KeeperRole (or
+// a path ending in it), the descriptor of its control socket to the
+// manager]. Each message on the control socket carries one connection
+// from a shim; the keeper serves each on a goroutine of its own and
+// tells the manager "+" when a command starts and "-" when it ends.
+func KeeperMain(args []string) int {
+	ctl := -1
+	if len(args) == 2 {
+		ctl, _ = strconv.Atoi(args[1])
+	}
+	if ctl < 3 {
+		os.Stderr.WriteString("cordon: the session keeper is started by cordon itself, not by hand\n")
+		return 126
+	}
+	unix.CloseOnExec(ctl)
+	// Not dumpable: the commands it starts run as the same user, and
+	// must not ptrace it or open its descriptors (its connections to the
+	// shims and the manager) through /proc.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return 126
+	}
+	k := &keeper{ctl: ctl, acks: make(chan struct{}, 64)}
+	if k.tell("ready") != nil {
+		return 126
+	}
+	oob := make([]byte, unix.CmsgSpace(4))
+	buf := make([]byte, 1)
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(ctl, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return 0 // the manager is gone; it ends the sandbox
+		}
+		fds, _ := rights(oob[:oobn])
+		if len(fds) == 0 && buf[0] == 'a' {
+			k.acks <- struct{}{}
+		}
+		for _, fd := range fds {
+			go k.serve(fd)
+		}
+	}
+}
+
+// A keeper starts commands in the sandbox it runs in.
+type keeper struct {
+	ctl  int
+	mu   sync.Mutex    // one write to ctl at a time
+	fork sync.Mutex    // one umask change at a time
+	acks chan struct{} // the manager's answers to "-", in order
+}
+
+// tell sends the manager one message.
+func (k *keeper) tell(msg string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, err := unix.Write(k.ctl, []byte(msg))
+	return err
+}
+
+// serve runs the command a shim sends on conn and reports its end: the
+// lines "pid N" once it runs (or "error MESSAGE" when it could not be
+// started), then "exit STATUS", the raw wait status. From the shim come
+// "sig N" lines, passed on to the command's process group. The shim's
+// end before the command's (the agent killed it, giving up on the
+// command) kills that group, and then the whole session ("!" to the
+// manager): what the command started in other groups or sessions
+// (setsid) may hold the agent's pipes, and cannot be told from what
+// earlier commands left running.
+func (k *keeper) serve(conn int) {
+	defer unix.Close(conn)
+	req, fds, err := recvRequest(conn)
+	if err != nil {
+		writeLine(conn, "error %s", oneLine(err.Error()))
+		return
+	}
+	pid, err := k.start(req, fds)
+	closeAll(fds)
+	if err != nil {
+		writeLine(conn, "error cannot run %s: %s", req.Path, oneLine(err.Error()))
+		return
+	}
+	k.tell("+")
+	writeLine(conn, "pid %d", pid)
+	done, read := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(read)
+		r := bufio.NewReader(fdReader(conn))
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				select {
+				case <-done:
+				default:
+					unix.Kill(-pid, unix.SIGKILL)
+					k.tell("!")
+				}
+				return
+			}
+			if n, ok := strings.CutPrefix(strings.TrimSpace(line), "sig "); ok {
+				if sig, err := strconv.Atoi(n); err == nil && sig > 0 && sig < 65 {
+					unix.Kill(-pid, syscall.Signal(sig))
+				}
+			}
+		}
+	}()
+	var ws syscall.WaitStatus
+	for {
+		_, err = syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	close(done)
+	if err != nil {
+		ws = syscall.WaitStatus(126 << 8)
+	}
+	writeLine(conn, "exit %d", uint32(ws))
+	// The shim puts the guarded places back, then closes its end; the
+	// manager may then give back the session's guard ticket, and the
+	// shim exits only once it has (the connection's end): the next
+	// command sees the ledger as it must. conn is closed only after the
+	// reader has ended, so that it cannot read another connection's
+	// descriptor of the same number.
+	<-read
+	if k.tell("-") == nil {
+		select {
+		case <-k.acks:
+		case <-time.After(5 * time.Second):
+		}
+	}
+}
+
+// start starts the command in a process group of its own, with fds at
+// the numbers req names and every other descriptor closed, in req.Dir,
+// with req.Umask.
+func (k *keeper) start(req *request, fds []int) (int, error) {
+	files := make([]uintptr, slices.Max(append(slices.Clone(req.FDs), 2))+1)
+	for i := range files {
+		files[i] = ^uintptr(0) // closed in the child
+	}
+	for i, n := range req.FDs {
+		if n < 0 || n >= len(files) {
+			return 0, syscall.EBADF
+		}
+		files[n] = uintptr(fds[i])
+	}
+	k.fork.Lock()
+	defer k.fork.Unlock()
+	old := syscall.Umask(req.Umask)
+	defer syscall.Umask(old)
+	return syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
+		Dir: req.Dir, Env: req.Env, Files: files,
+		Sys: &syscall.SysProcAttr{Setpgid: true},
+	})
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", "; ") }

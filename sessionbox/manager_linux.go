@@ -1,0 +1,429 @@
+package sessionbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// A spec is what the shim tells the manager it starts, as one JSON line
+// on descriptor 3; the manager answers "ok", "busy" (another manager
+// holds the session) or "error MESSAGE" on the same socket.
+type spec struct {
+	Backend    string           `json:"backend"`
+	Policy     *platform.Policy `json:"policy"`
+	StateDir   string           `json:"state_dir"`
+	Socket     string           `json:"socket"`
+	Env        []string         `json:"env"` // the keeper's
+	Agent      int              `json:"agent"`
+	AgentStart string           `json:"agent_start"`
+	Idle       time.Duration    `json:"idle"`
+}
+
+// A manager is one session's sandbox, from the host.
+type manager struct {
+	s       spec
+	ctl     int               // the control socket to the keeper
+	lis     int               // the listening socket
+	agent   int               // the agent's pidfd, or -1
+	guarded bool              // the workspace has guarded places
+	held    bool              // this process holds a ticket in the workspace's ledger
+	base    int               // the processes below this one with no command running (bwrap, the keeper)
+	self    map[string]string // this process's namespaces
+	filters int               // this process's seccomp filters
+}
+
+// ManagerMain is the session's manager; args are [ManagerRole]. Its
+// socket to the shim that started it is descriptor 3.
+func ManagerMain(args []string) int {
+	// Nothing of the agent's (its pipes) may stay open here.
+	for _, fd := range guard.InheritedFDs() {
+		if fd > 3 {
+			unix.Close(fd)
+		}
+	}
+	if len(args) != 1 {
+		os.Stderr.WriteString("cordon: the session manager is started by cordon itself, not by hand\n")
+		return 126
+	}
+	shim := os.NewFile(3, "shim")
+	line, err := bufio.NewReader(shim).ReadBytes('\n')
+	if err != nil {
+		return 126
+	}
+	m := &manager{ctl: -1, lis: -1, agent: -1}
+	if err := json.Unmarshal(line, &m.s); err != nil || m.s.Policy == nil {
+		fmt.Fprintf(shim, "error the session manager got a bad request (%v)\n", err)
+		return 126
+	}
+	lock, err := m.lock()
+	if err != nil {
+		fmt.Fprintf(shim, "%s\n", err)
+		return 1
+	}
+	defer lock.Close()
+	if err := m.setup(); err != nil {
+		m.shutdown()
+		fmt.Fprintf(shim, "error %s\n", oneLine(err.Error()))
+		return 1
+	}
+	shim.WriteString("ok\n")
+	shim.Close()
+	m.serve()
+	m.shutdown()
+	return 0
+}
+
+var errBusy = errors.New("busy")
+
+// lock takes the session's lock file for the manager's life; errBusy
+// when another manager holds it.
+func (m *manager) lock() (*os.File, error) {
+	f, err := os.OpenFile(m.s.Socket+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("error cannot make the session's lock: %v", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, errBusy
+	}
+	return f, nil
+}
+
+// setup makes the sandbox with the keeper in it, and the socket.
+func (m *manager) setup() error {
+	p := m.s.Policy
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot adopt what the session leaves behind: %v", err)
+	}
+	if m.s.Agent > 0 {
+		fd, err := unix.PidfdOpen(m.s.Agent, 0)
+		if err != nil || platform.ProcessStart(m.s.Agent) != m.s.AgentStart {
+			return errors.New("the agent process has ended")
+		}
+		m.agent = fd
+	}
+	var err error
+	if m.self, m.filters, err = identity(os.Getpid()); err != nil {
+		return err
+	}
+	if p.Workspace != "" && len(p.Guarded) > 0 {
+		if err := guard.CheckStateDir(p, m.s.StateDir); err != nil {
+			return err
+		}
+		m.guarded = true
+	}
+	b, err := platform.Sandbox(m.s.Backend, p, m.s.StateDir)
+	if err != nil {
+		return err
+	}
+	link, err := keeperLink(m.s.StateDir)
+	if err != nil {
+		return err
+	}
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	m.ctl = pair[0]
+	// The keeper's end is inherited at its own number (nothing else is
+	// started meanwhile).
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	unix.FcntlInt(uintptr(pair[1]), unix.F_SETFD, 0)
+	_, err = platform.StartIn(b, 0, link, []string{link, strconv.Itoa(pair[1])}, m.s.Env, null)
+	unix.Close(pair[1])
+	if err != nil {
+		return err
+	}
+	if err := m.ready(); err != nil {
+		return err
+	}
+	m.base = len(guard.Descendants(os.Getpid()))
+	return m.listen()
+}
+
+// hold takes a ticket in the workspace's guard ledger before a command
+// starts: with none held, the disk as it is now (a person's edits since
+// the last command included) becomes the trusted state.
+func (m *manager) hold() error {
+	if !m.guarded || m.held {
+		return nil
+	}
+	if _, err := guard.Hold(m.s.StateDir, m.s.Policy); err != nil {
+		return err
+	}
+	m.held = true
+	return nil
+}
+
+// release gives the ticket back, reconciling, once no command runs and
+// nothing a command left runs in the sandbox: only then can nothing of
+// the session write the guarded places.
+func (m *manager) release() {
+	if !m.held || len(guard.Descendants(os.Getpid())) > m.base {
+		return
+	}
+	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	m.held = false
+}
+
+// ready waits for the keeper's first word.
+func (m *manager) ready() error {
+	fds := []unix.PollFd{{Fd: int32(m.ctl), Events: unix.POLLIN}}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds())+1)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			break
+		}
+		buf := make([]byte, 16)
+		k, err := unix.Read(m.ctl, buf)
+		if err == nil && string(buf[:k]) == "ready" {
+			return nil
+		}
+		break
+	}
+	return errors.New("the session's keeper did not start in its sandbox")
+}
+
+// listen makes the session's socket, for this user alone.
+func (m *manager) listen() error {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	m.lis = fd
+	os.Remove(m.s.Socket)
+	old := unix.Umask(0o177)
+	err = unix.Bind(fd, &unix.SockaddrUnix{Name: m.s.Socket})
+	unix.Umask(old)
+	if err != nil {
+		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		return err
+	}
+	pid := fmt.Sprintf("%d %s\n", os.Getpid(), platform.ProcessStart(os.Getpid()))
+	return os.WriteFile(m.s.Socket+".pid", []byte(pid), 0o600)
+}
+
+// serve hands connections to the keeper until the session ends: the
+// agent exits, the keeper ends, the session is idle too long, or
+// SIGTERM (cordon sandbox --stop).
+func (m *manager) serve() {
+	end := make(chan struct{}, 8)
+	activity := make(chan int, 64) // +1 a command started, -1 one ended
+	conns := make(chan int)
+	go func() {
+		for {
+			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
+			if err == unix.EINTR || err == unix.ECONNABORTED {
+				continue
+			}
+			if err != nil {
+				end <- struct{}{}
+				return
+			}
+			if m.outside(conn) {
+				conns <- conn
+			} else {
+				unix.Close(conn)
+			}
+		}
+	}()
+	go func() {
+		buf := make([]byte, 16)
+		for {
+			n, err := unix.Read(m.ctl, buf)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil || n == 0 {
+				end <- struct{}{}
+				return
+			}
+			for _, c := range buf[:n] {
+				switch c {
+				case '+':
+					activity <- 1
+				case '-': // answered with 'a' once the ticket is dealt with
+					activity <- -1
+				case '!': // a command was abandoned: see keeper.serve
+					end <- struct{}{}
+					return
+				}
+			}
+		}
+	}()
+	if m.agent >= 0 {
+		go func() {
+			fds := []unix.PollFd{{Fd: int32(m.agent), Events: unix.POLLIN}}
+			for {
+				if _, err := unix.Poll(fds, -1); err != unix.EINTR {
+					break
+				}
+			}
+			end <- struct{}{}
+		}()
+	}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
+	idle := m.s.Idle
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	tick := time.NewTicker(min(max(idle/8, 100*time.Millisecond), time.Minute))
+	defer tick.Stop()
+	running, last := 0, time.Now()
+	for {
+		select {
+		case <-end:
+			return
+		case conn := <-conns:
+			// The guard's ticket first: the command starts once the
+			// keeper has the connection.
+			if m.hold() == nil {
+				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
+			}
+			unix.Close(conn)
+			last = time.Now()
+		case d := <-activity:
+			running += d
+			last = time.Now()
+			if d < 0 {
+				if running <= 0 {
+					m.release()
+				}
+				unix.Write(m.ctl, []byte{'a'})
+			}
+		case <-tick.C:
+			if running <= 0 && time.Since(last) >= idle {
+				return
+			}
+		case s := <-sigs:
+			if s != syscall.SIGCHLD {
+				return
+			}
+			// Orphans of the Landlock sandbox are this process's: reap them.
+			for {
+				var ws unix.WaitStatus
+				if pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil); pid <= 0 || err != nil {
+					break
+				}
+			}
+		}
+	}
+}
+
+// DefaultIdle is how long a session's sandbox lives without a command.
+const DefaultIdle = 30 * time.Minute
+
+// shutdown ends everything of the session: no new connection, every
+// process below this one killed, the guarded places reconciled.
+func (m *manager) shutdown() {
+	if m.lis >= 0 {
+		os.Remove(m.s.Socket)
+		os.Remove(m.s.Socket + ".pid")
+		unix.Close(m.lis)
+	}
+	guard.KillAll()
+	if m.held {
+		// No one reads this process's output: the lines are in the
+		// quarantine.
+		guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	}
+}
+
+// outside reports whether the peer of conn is this user's and runs
+// outside every sandbox: in this process's user and pid namespaces
+// (bwrap makes new ones), under no more seccomp filters than this
+// process (both sandboxes add one, and no process can shed one). The
+// mount namespace is not compared: a host process may show one of a
+// thread's own (cordon's Landlock probe).
+func (m *manager) outside(conn int) bool {
+	cred, err := unix.GetsockoptUcred(conn, unix.SOL_SOCKET, unix.SO_PEERCRED)
+	if err != nil || int(cred.Uid) != os.Geteuid() || cred.Pid <= 0 {
+		return false
+	}
+	ns, filters, err := identity(int(cred.Pid))
+	if err != nil || filters > m.filters {
+		return false
+	}
+	for k, v := range m.self {
+		if ns[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// identity is process pid's namespaces and number of seccomp filters.
+func identity(pid int) (map[string]string, int, error) {
+	dir := "/proc/" + strconv.Itoa(pid)
+	ns := map[string]string{}
+	for _, k := range []string{"pid", "user"} {
+		v, err := os.Readlink(dir + "/ns/" + k)
+		if err != nil {
+			return nil, 0, err
+		}
+		ns[k] = v
+	}
+	status, err := os.ReadFile(dir + "/status")
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Seccomp_filters:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			return ns, n, err
+		}
+	}
+	return nil, 0, errors.New("this kernel does not report seccomp filters (Linux 5.9+)")
+}
+
+// keeperLink is a symbolic link named KeeperRole to this binary, in the
+// state directory (read-only in every sandbox): bwrap runs the keeper
+// through it.
+func keeperLink(stateDir string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return "", err
+	}
+	dir := filepath.Join(stateDir, "keeper", digest(self)[:16])
+	link := filepath.Join(dir, KeeperRole)
+	if t, err := os.Readlink(link); err == nil && t == self {
+		return link, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.%d", link, os.Getpid())
+	os.Remove(tmp)
+	if err := os.Symlink(self, tmp); err != nil {
+		return "", err
+	}
+	return link, os.Rename(tmp, link)
+}

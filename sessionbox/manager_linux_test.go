@@ -1,0 +1,134 @@
+package sessionbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// connectScript connects to the socket argv[1] and waits for its end.
+const connectScript = `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.recv(1)`
+
+// peerOutside listens on a socket, lets start connect a process to it,
+// and returns the manager's verdict on that peer.
+func peerOutside(t *testing.T, start func(sock string) error) bool {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "peer-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	sock := filepath.Join(dir, "s")
+	m := &manager{s: spec{Socket: sock}}
+	if m.self, m.filters, err = identity(os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.listen(); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(m.lis)
+	os.Chmod(sock, 0o777)
+	if err := start(sock); err != nil {
+		t.Fatal(err)
+	}
+	fds := []unix.PollFd{{Fd: int32(m.lis), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, 10000)
+		if err == unix.EINTR {
+			continue
+		}
+		if n != 1 {
+			t.Fatal("nothing connected")
+		}
+		break
+	}
+	conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(conn)
+	return m.outside(conn)
+}
+
+func python(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed")
+	}
+	return p
+}
+
+// TestOutside checks the manager's peer check against real processes: a
+// process of the host is let in; one in other namespaces (as bwrap makes
+// them) and one under Landlock and seccomp (the Landlock sandbox, with
+// the socket allowed by its policy, as a forged setting would) are not.
+func TestOutside(t *testing.T) {
+	py := python(t)
+	var cmds []*exec.Cmd
+	defer func() {
+		for _, c := range cmds {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	run := func(sys *syscall.SysProcAttr) func(string) error {
+		return func(sock string) error {
+			c := exec.Command(py, "-c", connectScript, sock)
+			c.SysProcAttr = sys
+			cmds = append(cmds, c)
+			return c.Start()
+		}
+	}
+	if !peerOutside(t, run(nil)) {
+		t.Error("a process of the host was refused")
+	}
+	uid, gid := os.Geteuid(), os.Getegid()
+	userns := &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}}
+	if c := exec.Command("true"); true {
+		c.SysProcAttr = userns
+		if err := c.Run(); err != nil {
+			t.Logf("no user namespaces here (%v): that case is left out", err)
+			userns = nil
+		}
+	}
+	if userns != nil && peerOutside(t, run(userns)) {
+		t.Error("a process in other user and pid namespaces was let in")
+	}
+	landlocked := func(sock string) error {
+		p, err := platform.NewPolicy(&platform.Spec{Workspace: t.TempDir(), Sockets: []string{sock}}, os.Environ())
+		if err != nil {
+			return err
+		}
+		b, err := platform.Sandbox(platform.BackendLandlock, p, "")
+		if err != nil {
+			t.Skipf("no Landlock here: %v", err)
+		}
+		null, _ := os.Open(os.DevNull)
+		defer null.Close()
+		c, err := b.Start(py, []string{"python3", "-c", connectScript, sock}, os.Environ(), null)
+		if err == nil {
+			go func() {
+				time.Sleep(15 * time.Second)
+				c.Forward(syscall.SIGKILL)
+			}()
+		}
+		return err
+	}
+	if peerOutside(t, landlocked) {
+		t.Error("a process in the Landlock sandbox was let in")
+	}
+}

@@ -1,0 +1,466 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/sessionbox"
+)
+
+// A sessionRig runs commands through the shim (as bash) in one session,
+// named by CORDON_SESSION, with the battery's fake home and workspace,
+// the backend chosen in the settings.
+type sessionRig struct {
+	*battery
+	shim string
+	env  []string
+}
+
+func newSessionRig(t *testing.T, backend string, settings ...string) *sessionRig {
+	t.Helper()
+	b := newBattery(t, backend)
+	conf := filepath.Join(b.home, ".config", "cordon", "config.yaml")
+	os.MkdirAll(filepath.Dir(conf), 0o755)
+	data := "sandbox:\n  backend: " + backend + "\n" + strings.Join(settings, "")
+	if err := os.WriteFile(conf, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := &sessionRig{battery: b, shim: linkShim(t, "bash"),
+		env: append(slices.Clone(b.env), "CORDON_SESSION=rig-"+filepath.Base(b.base))}
+	t.Cleanup(func() { stopSessions(t, b.home) })
+	return r
+}
+
+// sh runs script with the shim in the workspace and returns its stdout,
+// its stderr and its exit status.
+func (r *sessionRig) sh(script string) (string, string, int) {
+	r.t.Helper()
+	cmd := exec.Command(r.shim, "-c", script)
+	cmd.Args[0] = "bash"
+	cmd.Dir, cmd.Env = r.ws, r.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.Run()
+	r.noSandbox(errb.String())
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
+}
+
+// inSession fails the test unless script's command ran in the session's
+// sandbox: its shell's parent is the keeper.
+func (r *sessionRig) inSession(want bool) {
+	r.t.Helper()
+	out, errs, _ := r.sh("cat /proc/$PPID/comm")
+	if got := out == sessionbox.KeeperRole+"\n"; got != want {
+		r.t.Fatalf("in the session's sandbox: %v, want %v (the shell's parent: %q, %s)", got, want, out, errs)
+	}
+}
+
+// TestSessionBackgroundServer is the issue's first case: a server started
+// in the background by one command answers the next; ps shows the
+// session's processes (and, with bwrap, none of the host's); stopping the
+// session leaves nothing running.
+func TestSessionBackgroundServer(t *testing.T) {
+	python := needPython(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			port := freePort(t)
+			marker := fmt.Sprintf("http.server\x00%d", port)
+			out, errs, code := r.sh(fmt.Sprintf("nohup %s -m http.server %d --bind 127.0.0.1 >server.log 2>&1 & echo started", python, port))
+			if out != "started\n" || code != 0 {
+				t.Fatalf("starting the server: exit %d, %q, %s", code, out, errs)
+			}
+			client := fmt.Sprintf(`curl -sf -o /dev/null http://127.0.0.1:%d/ && echo 200`, port)
+			for start := time.Now(); ; time.Sleep(100 * time.Millisecond) {
+				out, errs, code = r.sh(client)
+				if out == "200\n" && code == 0 {
+					break
+				}
+				if time.Since(start) > 10*time.Second {
+					t.Fatalf("the next command cannot reach the server: exit %d, %q, %s", code, out, errs)
+				}
+			}
+			ps, _, _ := r.sh("ps -eo pid,args")
+			if !strings.Contains(ps, fmt.Sprintf("http.server %d", port)) {
+				t.Errorf("ps does not show the session's server:\n%s", ps)
+			}
+			if backend == "bwrap" {
+				// A pid namespace of the session's: none of the host's
+				// processes (this test, the session's manager).
+				if strings.Contains(ps, sessionbox.ManagerRole) || strings.Contains(ps, filepath.Base(os.Args[0])) || strings.Count(ps, "\n") > 12 {
+					t.Errorf("ps inside shows the host's processes:\n%s", ps)
+				}
+			}
+			if countProcessesContaining(marker) == 0 {
+				t.Fatal("the server is not seen on the host")
+			}
+			stopSessions(t, r.home)
+			gone(t, marker, "the server outlived the stopped session")
+		})
+	}
+}
+
+// TestSessionAgentExit checks that the session ends with its agent: a
+// fake agent (python) runs the shim, which finds it up the parent chain
+// (no CORDON_SESSION); a background process started by its command
+// lives on while the agent does, and dies with it.
+func TestSessionAgentExit(t *testing.T) {
+	python := needPython(t)
+	for i, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			marker := fmt.Sprintf("%d.%d%d", 900+os.Getpid()%100, time.Now().UnixNano()%1000, i)
+			agent := exec.Command(python, "-c", `import subprocess, sys, time
+p = subprocess.run([sys.argv[1], "-c", "nohup sleep `+marker+` >/dev/null 2>&1 & cat /proc/$PPID/comm"], capture_output=True, text=True)
+print(p.returncode, p.stdout.strip(), p.stderr.strip(), flush=True)
+time.sleep(600)`, r.shim)
+			agent.Dir = r.ws
+			agent.Env = slices.DeleteFunc(slices.Clone(r.env), func(kv string) bool { return strings.HasPrefix(kv, "CORDON_SESSION=") })
+			out, err := agent.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := agent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer agent.Process.Kill()
+			line, _ := bufio.NewReader(out).ReadString('\n')
+			if line != "0 "+sessionbox.KeeperRole+" \n" {
+				r.noSandbox(line)
+				t.Fatalf("the agent's command: %q", line)
+			}
+			for start := time.Now(); countProcesses("sleep\x00"+marker) != 1; time.Sleep(20 * time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("the background process is not running while the agent is")
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
+			if countProcesses("sleep\x00"+marker) != 1 {
+				t.Fatal("the background process died with the command that started it")
+			}
+			managers := managersOf(r.home)
+			if len(managers) != 1 {
+				t.Fatalf("%d session managers, want 1", len(managers))
+			}
+			agent.Process.Kill()
+			agent.Wait()
+			gone(t, "sleep\x00"+marker, "the session's processes outlived the agent")
+			for start := time.Now(); syscall.Kill(managers[0], 0) == nil; time.Sleep(20 * time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("the session's manager outlived the agent")
+				}
+			}
+		})
+	}
+}
+
+// managersOf lists the managers of the sessions of a fake home.
+func managersOf(home string) []int {
+	files, _ := filepath.Glob(filepath.Join(home, ".local", "state", "cordon", "sessions", "*.pid"))
+	var pids []int
+	for _, f := range files {
+		data, _ := os.ReadFile(f)
+		var pid int
+		if _, err := fmt.Sscan(string(data), &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// gone waits up to 5 seconds for no process to have a command line that
+// starts with cmdline.
+func gone(t *testing.T, cmdline, msg string) {
+	t.Helper()
+	for start := time.Now(); countProcessesContaining(cmdline) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal(msg)
+		}
+	}
+}
+
+// countProcessesContaining counts the processes whose command line
+// (arguments separated by NUL) holds s.
+func countProcessesContaining(s string) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(data), s) {
+			n++
+		}
+	}
+	return n
+}
+
+// needPython returns the system's python3 (a version manager's shim on
+// PATH needs the real home).
+func needPython(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{"/usr/bin/python3", "/bin/python3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+		t.Fatal("python3 is needed in /usr/bin")
+	}
+	t.Skip("python3 is not installed in /usr/bin")
+	return ""
+}
+
+// shellResult is what a shell did with given stdin and descriptors 3, 4
+// and 10.
+type shellResult struct {
+	Stdout, Stderr string
+	Status         string
+	FD4, FD10      string
+}
+
+// runShell runs argv with stdin, "three" to read on fd 3, and fds 4 and
+// 10 to write to, in dir, with umask 027.
+func runShell(t *testing.T, path string, argv []string, dir string, env []string, stdin string) shellResult {
+	t.Helper()
+	r3, w3, _ := os.Pipe()
+	r4, w4, _ := os.Pipe()
+	r10, w10, _ := os.Pipe()
+	w3.WriteString("three\n")
+	w3.Close()
+	// ExtraFiles[i] is fd 3+i: 5 to 9 are filled with /dev/null.
+	null, _ := os.Open(os.DevNull)
+	defer null.Close()
+	cmd := &exec.Cmd{Path: path, Args: argv, Dir: dir, Env: env, Stdin: strings.NewReader(stdin),
+		ExtraFiles: []*os.File{r3, w4, null, null, null, null, null, w10}}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	old := syscall.Umask(0o027)
+	err := cmd.Start()
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r3.Close()
+	w4.Close()
+	w10.Close()
+	fd4, _ := io.ReadAll(r4)
+	fd10, _ := io.ReadAll(r10)
+	cmd.Wait()
+	return shellResult{out.String(), errb.String(), statusOf(cmd.ProcessState), string(fd4), string(fd10)}
+}
+
+// TestSessionTransparent compares what the shell does in the session's
+// sandbox with the real bash outside: output bytes, exit status (a death
+// by signal too), stdin, descriptors 3, 4 and 10, the directory, umask.
+func TestSessionTransparent(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			sub := filepath.Join(r.ws, "sub")
+			os.Mkdir(sub, 0o755)
+			r.inSession(true)
+			scripts := []string{
+				`printf 'a\0b\377\n'; echo err >&2; exit 3`,
+				`read -r line; echo "stdin: $line"; cat; read -r x <&3; echo "fd3: $x"; echo four >&4; echo ten >&10; pwd; umask`,
+				`kill -TERM $$`,
+				`kill -KILL $$`,
+				`exit 130`,
+				`sleep 0.1 & echo bg; exit 0`,
+			}
+			for _, s := range scripts {
+				got := runShell(t, r.shim, []string{"bash", "-c", s}, sub, r.env, "first\nrest\n")
+				want := runShell(t, r.bash, []string{"bash", "-c", s}, sub, r.env, "first\nrest\n")
+				if got != want {
+					t.Errorf("%s:\nsession: %+v\nbash:    %+v", s, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSessionShimKilled checks that killing the shim's process group with
+// SIGKILL (an agent's timeout) kills the command, background processes
+// of its group included, and that the session goes on.
+func TestSessionShimKilled(t *testing.T) {
+	for i, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			r.inSession(true)
+			marker := fmt.Sprintf("%d.%d%d", 800+os.Getpid()%100, time.Now().UnixNano()%1000, i)
+			cmd := exec.Command(r.shim, "-c", "sleep "+marker+" & sleep "+marker+"; echo never")
+			cmd.Args[0] = "bash"
+			cmd.Dir, cmd.Env = r.ws, r.env
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for start := time.Now(); countProcesses("sleep\x00"+marker) != 2; time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > 5*time.Second {
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+					t.Fatalf("%d sleeps before the kill, want 2", countProcesses("sleep\x00"+marker))
+				}
+			}
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+			gone(t, "sleep\x00"+marker, "the command outlived the SIGKILL of the shim's process group")
+			if out.String() != "" {
+				t.Errorf("output after the kill: %q", out.String())
+			}
+			r.inSession(true)
+		})
+	}
+}
+
+// TestSessionPaths shows which path each shape of command takes: the
+// session's sandbox, or a sandbox of its own (a terminal, sessions off
+// in the settings, a sessions directory cordon cannot trust); and that a
+// killed keeper means a new session's sandbox, never no sandbox.
+func TestSessionPaths(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			r.inSession(true)
+
+			// A terminal: the shell must have it as its own.
+			master, slave := openPty(t)
+			defer master.Close()
+			cmd := exec.Command(r.shim, "-c", "cat /proc/$PPID/comm; echo done")
+			cmd.Args[0] = "bash"
+			cmd.Dir, cmd.Env = r.ws, r.env
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("with a terminal: %v", err)
+			}
+			slave.Close()
+			got, _ := io.ReadAll(master)
+			if strings.Contains(string(got), sessionbox.KeeperRole) || !strings.Contains(string(got), "done") {
+				t.Errorf("with a terminal, the command ran in the session's sandbox, or not at all: %q", got)
+			}
+
+			// The keeper killed (by a command of the session): that
+			// command ends, the next one gets a new sandbox.
+			r.sh("nohup sleep 600 >/dev/null 2>&1 &")
+			_, errs, code := r.sh("kill -KILL $PPID; sleep 5")
+			if code == 0 {
+				t.Errorf("the command that killed its keeper ended with 0 (%s)", errs)
+			}
+			r.inSession(true)
+			if out, _, _ := r.sh("ps -e -o args | grep -c '^sleep 600'"); backend == "bwrap" && out != "0\n" {
+				t.Errorf("the old session's processes are in the new one: %q", out)
+			}
+
+			// A sessions directory of another mode: not trusted.
+			dir := sessionbox.Dir(filepath.Join(r.home, ".local", "state", "cordon"))
+			os.Chmod(dir, 0o755)
+			r.inSession(false)
+			os.Chmod(dir, 0o700)
+			r.inSession(true)
+		})
+	}
+}
+
+// TestSessionOff checks that sandbox.session: off runs each command in a
+// sandbox of its own.
+func TestSessionOff(t *testing.T) {
+	r := newSessionRig(t, "bwrap", "  session: off\n")
+	r.inSession(false)
+	if out, _, code := r.sh("echo ok"); out != "ok\n" || code != 0 {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+}
+
+// forgeScript lists the sessions' directory, then connects to the socket
+// argv[1] and sends it a well-formed request, with this process's
+// standard streams, to run argv[2]; it prints what happened.
+const forgeScript = `import array, json, os, socket, struct, sys
+try:
+    print("listed:", os.listdir(os.path.dirname(sys.argv[1])))
+except OSError as e:
+    print("list refused:", e.errno)
+try:
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(sys.argv[1])
+    req = json.dumps({"path": "/bin/sh", "argv": ["sh", "-c", sys.argv[2]], "env": [], "dir": "/", "umask": 18, "fds": [0, 1, 2]}).encode()
+    s.sendmsg([struct.pack(">I", len(req)) + req], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [0, 1, 2]))])
+    s.settimeout(5)
+    print("answer:", s.recv(100))
+except OSError as e:
+    print("connect refused:", e.errno)
+`
+
+// TestSessionIsolation checks that a process of one session can neither
+// see the sessions' sockets nor get a command run by another session's
+// keeper (a forged request, to the other session's socket), nor write
+// the other session's workspace, even when it outlives its command.
+func TestSessionIsolation(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			// Session B: another agent, another workspace, outside the
+			// scratch directories every sandbox may write.
+			wsB := filepath.Join(r.base, "wsB")
+			os.MkdirAll(wsB, 0o755)
+			r.host("git init -q " + wsB)
+			b := exec.Command(r.shim, "-c", "cat /proc/$PPID/comm")
+			b.Args[0] = "bash"
+			b.Dir = wsB
+			b.Env = append(slices.DeleteFunc(slices.Clone(r.env), func(kv string) bool { return strings.HasPrefix(kv, "CORDON_SESSION=") }), "CORDON_SESSION=other")
+			if out, err := b.CombinedOutput(); string(out) != sessionbox.KeeperRole+"\n" {
+				t.Fatalf("session B: %q, %v", out, err)
+			}
+			socks, _ := filepath.Glob(filepath.Join(sessionbox.Dir(filepath.Join(r.home, ".local", "state", "cordon")), "*.sock"))
+			if len(socks) != 1 {
+				t.Fatalf("sockets: %v", socks)
+			}
+			pwned := filepath.Join(wsB, "pwned")
+			// A program written to disk, which the judge does not read
+			// (as a prompt-injected agent would have it).
+			if err := os.WriteFile(filepath.Join(r.ws, "forge.py"), []byte(forgeScript), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errs, _ := r.sh(fmt.Sprintf("%s forge.py %s 'echo forged > %s; echo RAN'", python, socks[0], pwned))
+			if strings.Contains(out, "pid ") || strings.Contains(out, "RAN") {
+				t.Errorf("a command of session A got session B's keeper to run a command:\n%s%s", out, errs)
+			}
+			if !strings.Contains(out, "connect refused") && !strings.Contains(out, "answer: b''") {
+				t.Errorf("unexpected output:\n%s%s", out, errs)
+			}
+			if strings.Contains(out, "listed:") {
+				// Hidden paths under cordon's state directory are readable
+				// under Landlock without root (the snapshots directory
+				// too): a gap of the Landlock backend, outside this
+				// package. The manager's peer check still refuses.
+				if backend == "landlock" && os.Geteuid() != 0 {
+					t.Logf("known gap: the sessions directory is listable under Landlock without root:\n%s", out)
+				} else {
+					t.Errorf("the sessions directory is visible inside the sandbox:\n%s", out)
+				}
+			}
+			// A process left behind by session A.
+			r.sh(fmt.Sprintf("nohup sh -c 'for i in 1 2 3 4 5 6 7 8 9 10; do echo x > %s; echo x > %s/.git/hooks/pre-commit; sleep 0.1; done' >/dev/null 2>&1 &", pwned, wsB))
+			time.Sleep(1500 * time.Millisecond)
+			for _, f := range []string{pwned, filepath.Join(wsB, ".git", "hooks", "pre-commit")} {
+				if _, err := os.Lstat(f); err == nil {
+					t.Errorf("session A wrote session B's workspace: %s", f)
+				}
+			}
+		})
+	}
+}

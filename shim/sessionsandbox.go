@@ -1,0 +1,65 @@
+package shim
+
+import (
+	"os"
+
+	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/sessionbox"
+)
+
+// ExecConfined runs the program at path confined by c, in place of this
+// process: in the agent session's sandbox (package sessionbox) when the
+// settings leave sessions on and the command can run there, else in a
+// sandbox of its own under a guard process. The session is the one
+// CORDON_SESSION names, or, when agent is true, the agent process that
+// started this one. It returns only when the program could not be run.
+func ExecConfined(c *Confinement, stateDir, path string, argv []string, getenv func(string) string, agent bool) error {
+	env := c.Policy.Env
+	named := getenv("CORDON_SESSION")
+	if c.Settings != nil && c.Settings.Sandbox.SessionOn() && (agent || named != "") {
+		// It returns only when the command did not run: then it runs in
+		// a sandbox of its own, as without sessions.
+		sessionbox.Exec(&sessionbox.Options{
+			Backend: c.Backend, Policy: c.Policy, StateDir: stateDir,
+			Path: path, Argv: argv, Env: env, Session: named, Idle: c.Settings.Sandbox.SessionIdle,
+		})
+	}
+	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
+}
+
+// reconcileBefore puts back the guarded places of workspace ws before a
+// command: what a dead guard left (see [guard.Sweep]) and, with sessions
+// on, what a background process of the session's sandbox wrote since the
+// last command ([guard.Reconcile]). It returns one line per path.
+func reconcileBefore(stateDir, ws string, cfg *config.Config) []string {
+	if cfg != nil && cfg.Sandbox.SessionOn() {
+		lines, _ := guard.Reconcile(stateDir, ws)
+		return lines
+	}
+	return guard.Sweep(stateDir, ws)
+}
+
+// ConfineForSession is [Confine] for a command that may run in a
+// session's sandbox: the workspace's guarded places are put back first
+// (see reconcileBefore), and the policy made after, so that it binds
+// nothing that was moved away; the lines say what was put back.
+func ConfineForSession(dir string, env []string, opts *ConfineOptions) (*Confinement, []string, error) {
+	c, err := Confine(dir, env, opts)
+	if err != nil || c.Workspace.Dir == "" {
+		return c, nil, err
+	}
+	lines := reconcileBefore(StateDir(envLookup(env)), c.Workspace.Dir, c.Settings)
+	if len(lines) > 0 {
+		c, err = Confine(dir, env, opts)
+	}
+	return c, lines, err
+}
+
+// makeSessionDir makes the sessions' directory before the policy is
+// resolved, so that the policy hides it (a hidden path must exist).
+func makeSessionDir(ctx *Context) {
+	if state := StateDir(ctx.Getenv); state != "" && ctx.Settings.Sandbox.SessionOn() {
+		os.MkdirAll(sessionbox.Dir(state), 0o700)
+	}
+}
