@@ -138,7 +138,14 @@ func TestGitConfigUndoneWhileRunning(t *testing.T) {
 			undone := false
 			for deadline := time.Now().Add(4 * time.Second); !undone && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 				data, _ := os.ReadFile(config)
-				undone = strings.Contains(output(), "core.fsmonitor added") && !strings.Contains(string(data), "fsmonitor")
+				// In a session's sandbox the watch is the session
+				// manager's, which has no terminal: its line comes with
+				// the command's end (below).
+				said := strings.Contains(output(), "core.fsmonitor added")
+				if b.session {
+					said = strings.Contains(output(), "planted")
+				}
+				undone = said && !strings.Contains(string(data), "fsmonitor")
 			}
 			select {
 			case <-done:
@@ -151,6 +158,9 @@ func TestGitConfigUndoneWhileRunning(t *testing.T) {
 			}
 			cmd.Process.Signal(os.Interrupt)
 			<-done
+			if !strings.Contains(output(), "core.fsmonitor added") {
+				t.Errorf("no line says what was undone:\n%s", output())
+			}
 		})
 	}
 }

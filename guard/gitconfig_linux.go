@@ -238,9 +238,10 @@ func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
 // starts are watched, with inotify) is checked at once, as the end of
 // the command would, and an unsafe one undone. The check at the end
 // stays the guarantee; this only narrows the window in which a host
-// program (an editor's git) could read the key. stop ends the watch: no
+// program (an editor's git) could read the key. report gets the lines
+// saying what was undone. stop ends the watch: no
 // check runs (nor its git) once it returns.
-func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
+func watchConfigs(stateDir, ws string, patterns []string, report func([]string)) (stop func()) {
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return func() {}
@@ -290,7 +291,7 @@ func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 			if relevant {
 				mu.Lock()
 				if !stopped {
-					say(checkConfigs(stateDir, ws))
+					checkConfigs(stateDir, ws, report)
 				}
 				mu.Unlock()
 			}
@@ -306,17 +307,17 @@ func watchConfigs(stateDir, ws string, patterns []string) (stop func()) {
 }
 
 // checkConfigs reconciles git's configuration files in ws with the
-// ledger, now.
-func checkConfigs(stateDir, ws string) []string {
+// ledger, now, and reports what it undid.
+func checkConfigs(stateDir, ws string, report func([]string)) {
 	b, err := open(stateDir, ws, false)
 	if err != nil {
-		return nil
+		return
 	}
 	defer b.close()
 	if len(b.l.Configs) == 0 || b.l.TrustedConfigs == nil {
-		return nil
+		return
 	}
 	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: true}, newQuarantine(b.stateDir))
 	b.save()
-	return lines
+	report(lines) // under the ledger's lock: the next reconcile sees them
 }

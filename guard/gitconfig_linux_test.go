@@ -194,6 +194,6 @@ func BenchmarkConfigWatch(b *testing.B) {
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
 	pats := []string{filepath.Join(ws, ".git/config"), filepath.Join(ws, ".git/config.worktree"), filepath.Join(ws, ".git/modules/*/config")}
 	for b.Loop() {
-		watchConfigs(b.TempDir(), ws, pats)()
+		watchConfigs(b.TempDir(), ws, pats, say)()
 	}
 }

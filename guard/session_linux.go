@@ -3,6 +3,7 @@ package guard
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/cordonsh/cordon/platform"
@@ -33,7 +34,7 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 			watching.stop = map[string]func(){}
 		}
 		if _, ok := watching.stop[ws]; !ok {
-			watching.stop[ws] = watchConfigs(stateDir, ws, p.GitConfig)
+			watching.stop[ws] = watchConfigs(stateDir, ws, p.GitConfig, func(lines []string) { keepLines(stateDir, ws, lines) })
 		}
 		watching.Unlock()
 	}
@@ -55,7 +56,8 @@ func Release(stateDir, ws string) ([]string, error) {
 		delete(watching.stop, ws)
 	}
 	watching.Unlock()
-	return end(stateDir, ws)
+	lines, err := end(stateDir, ws)
+	return append(takeLines(stateDir, ws), lines...), err
 }
 
 // Reconcile puts ws's guarded places back to the trusted state the
@@ -73,14 +75,43 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
 	}
 	defer b.close()
+	kept := takeLines(stateDir, ws)
 	lines, dropped := b.sweep()
 	if dropped {
-		return lines, b.save()
+		return append(kept, lines...), b.save()
 	}
 	if len(b.l.Active) == 0 {
-		return nil, nil
+		return kept, nil
 	}
-	return b.reconcile(), nil // the ledger is unchanged
+	// Saved: safe changes to git's configuration become trusted, or a
+	// later undo would bring back an older file.
+	lines = b.reconcile()
+	return append(kept, lines...), b.save()
+}
+
+// keepLines keeps what a session's watch undid (it has no terminal of
+// its own), for the next command's reconcile to say ([takeLines]).
+func keepLines(stateDir, ws string, lines []string) {
+	if len(lines) == 0 {
+		return
+	}
+	f, err := os.OpenFile(ledgerFile(stateDir, ws)+".lines", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(strings.Join(lines, "\n") + "\n")
+}
+
+// takeLines returns and forgets the lines [keepLines] kept for ws.
+func takeLines(stateDir, ws string) []string {
+	name := ledgerFile(stateDir, ws) + ".lines"
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil
+	}
+	os.Remove(name)
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 }
 
 // Descendants lists the processes below pid.
