@@ -160,6 +160,15 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
+	// The directories the sandbox binds writable, by identity: a
+	// workspace removed and made again (rm -rf app && git clone ... app)
+	// gets a new sandbox, not one that shows the removed directory.
+	for _, r := range o.Policy.WritableRoots() {
+		var st unix.Stat_t
+		if unix.Stat(r, &st) == nil {
+			fmt.Fprintf(h, "%s %d %d\n", r, st.Dev, st.Ino)
+		}
+	}
 	fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
 	for r := 0; r < 16; r++ {
 		var l unix.Rlimit
@@ -168,9 +177,6 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		}
 	}
 	sock := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:24]+".sock")
-	if len(sock) >= len(unix.RawSockaddrUnix{}.Path) {
-		return "", nil, fmt.Errorf("the socket path %s is too long", sock)
-	}
 	return sock, a, nil
 }
 
@@ -251,11 +257,37 @@ func dial(sock string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if err := unix.Connect(fd, &unix.SockaddrUnix{Name: sock}); err != nil {
+	addr, done, err := sockaddr(sock)
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	defer done()
+	if err := unix.Connect(fd, addr); err != nil {
 		unix.Close(fd)
 		return -1, err
 	}
 	return fd, nil
+}
+
+// sockaddr is the address of the Unix socket at path. A path longer
+// than an address holds (a long home directory) is reached through the
+// directory, opened, as /proc/self/fd/N/NAME; done closes it once the
+// socket is bound or connected.
+func sockaddr(path string) (*unix.SockaddrUnix, func(), error) {
+	if len(path) < len(unix.RawSockaddrUnix{}.Path) {
+		return &unix.SockaddrUnix{Name: path}, func() {}, nil
+	}
+	dir, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	name := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + filepath.Base(path)
+	if len(name) >= len(unix.RawSockaddrUnix{}.Path) {
+		unix.Close(dir)
+		return nil, nil, fmt.Errorf("the socket name %s is too long", filepath.Base(path))
+	}
+	return &unix.SockaddrUnix{Name: name}, func() { unix.Close(dir) }, nil
 }
 
 // A keeperError is the keeper's refusal to start a command.

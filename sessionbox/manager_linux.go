@@ -214,9 +214,14 @@ func (m *manager) listen() error {
 	}
 	m.lis = fd
 	os.Remove(m.s.Socket)
+	addr, done, err := sockaddr(m.s.Socket)
+	if err != nil {
+		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
+	}
 	old := unix.Umask(0o177)
-	err = unix.Bind(fd, &unix.SockaddrUnix{Name: m.s.Socket})
+	err = unix.Bind(fd, addr)
 	unix.Umask(old)
+	done()
 	if err != nil {
 		return fmt.Errorf("cannot make the session's socket %s: %v", m.s.Socket, err)
 	}
