@@ -186,7 +186,7 @@ func TestSandboxCredentialsUnreadable(t *testing.T) {
 				".config/gh/hosts.yml", ".docker/config.json", ".claude/.credentials.json"} {
 				b.mustFail("reading ~/"+f, "cat ~/"+f)
 			}
-			if backend != "landlock" {
+			if b.backend != "landlock" {
 				// Landlock lets the names in a hidden directory be
 				// listed (see platform/landlock_linux.go); bwrap and
 				// Seatbelt not.
@@ -246,7 +246,7 @@ func TestSandboxGitMetadataReadOnly(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if backend == "landlock" && os.Geteuid() != 0 {
+			if b.backend == "landlock" && os.Geteuid() != 0 {
 				// Landlock rights are inherited downwards: a writable
 				// workspace cannot keep .git/hooks read-only while git
 				// still creates .git/index.lock. Without root there is
@@ -448,7 +448,7 @@ func TestSandboxRuleFilesReadOnly(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if backend == "landlock" && os.Geteuid() != 0 {
+			if b.backend == "landlock" && os.Geteuid() != 0 {
 				t.Skip("landlock without root cannot keep a workspace directory read-only (reported by cordon sandbox)")
 			}
 			rule := "version: 1\npolicies: []\n"
@@ -482,7 +482,7 @@ func TestSandboxGitMetadataNotReplaced(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if backend == "landlock" && os.Geteuid() != 0 {
+			if b.backend == "landlock" && os.Geteuid() != 0 {
 				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
 			}
 			b.mustFail("moving .git away", "mv .git .git.old")
@@ -544,7 +544,7 @@ func TestSandboxCredentialKinds(t *testing.T) {
 			if out, code := b.run("on", "git config --global user.name"); code != 0 || out != "t\n" {
 				t.Errorf("~/.gitconfig should stay readable: exit %d: %q", code, out)
 			}
-			if backend == "landlock" {
+			if b.backend == "landlock" {
 				return
 			}
 			// The shim itself, as an agent runs it.

@@ -127,7 +127,7 @@ func TestSandboxHostSockets(t *testing.T) {
 			if !unreachable {
 				// Only Landlock without a mount namespace (an ordinary
 				// user) and without ABI 9 may say so.
-				if abi, _ := ll.LandlockGetABIVersion(); backend == "bwrap" || os.Geteuid() == 0 || abi >= 9 {
+				if abi, _ := ll.LandlockGetABIVersion(); b.backend == "bwrap" || os.Geteuid() == 0 || abi >= 9 {
 					t.Fatalf("cordon sandbox says the host's sockets stay reachable:\n%s", status)
 				}
 				t.Logf("%s here cannot cover the host's sockets, and cordon sandbox says so", backend)

@@ -263,8 +263,11 @@ func watchConfigs(stateDir, ws string, patterns []string, report func([]string))
 	stopped := false
 	go func() {
 		// Closing an inotify descriptor waits for the kernel (an RCU
-		// grace period, about 10 ms): it is left to the process's end,
-		// after the shim has its exit status.
+		// grace period, about 10 ms): it is closed here, after stop has
+		// returned, off the caller's path (a guard process usually ends
+		// first). A session's manager watches once per command: it must
+		// not keep them (the user's inotify instances are few, 128).
+		defer unix.Close(in)
 		defer unix.Close(wake[0])
 		buf := make([]byte, 64<<10)
 		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,6 +168,26 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		var st unix.Stat_t
 		if unix.Stat(r, &st) == nil {
 			fmt.Fprintf(h, "%s %d %d\n", r, st.Dev, st.Ino)
+		}
+	}
+	// Landlock grants reading around the hidden paths by the entries of
+	// the directories on the way to them (the home directory, /), as they
+	// were listed when the sandbox was made: an entry made there since
+	// (a person installs nvm in ~/.nvm) would be unreadable in it. Those
+	// directories' stamps are part of the key: a change makes a new one.
+	if o.Backend.Name() == platform.BackendLandlock {
+		seen := map[string]bool{}
+		for _, hp := range slices.Concat(o.Policy.Hidden, o.Policy.Missing) {
+			for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
+				seen[d] = true
+				var st unix.Stat_t
+				if unix.Stat(d, &st) == nil {
+					fmt.Fprintf(h, "%s %d %d %d\n", d, st.Ino, st.Mtim.Sec, st.Mtim.Nsec)
+				}
+				if d == "/" || d == "." {
+					break
+				}
+			}
 		}
 	}
 	fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
