@@ -50,10 +50,17 @@ func writesRefused(p *Policy) bool {
 // data, or a directory with a file below it, other than the visible
 // ones, that shows data. The names in a directory do not count: under
 // Landlock they can be listed, not read.
+// A socket inside a hidden directory does not count: which of the
+// host's sockets a sandbox reaches is the business of the policy's host
+// sockets (Landlock before ABI 9 cannot refuse a connection by path, and
+// says so), and a session's own socket is one.
 func readable(path string, visible []string) bool { return readableDepth(path, visible, 3) }
 
 func readableDepth(path string, visible []string, depth int) bool {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		if depth < 3 {
+			return false
+		}
 		// A socket cannot be opened, only connected to.
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 		if err != nil {

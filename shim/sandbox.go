@@ -102,7 +102,6 @@ func Confine(dir string, env []string, opts *ConfineOptions) (*Confinement, erro
 // Invoked and Inspect are looked at (the others were given to
 // [NewContext]).
 func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
-	makeSessionDir(ctx)
 	p, err := ctx.Policy()
 	if err != nil {
 		return nil, err
@@ -221,9 +220,10 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	getenv := ctx.Getenv
 	// What the policy must find on disk is made first, before any
 	// policy is resolved from this spec (the judge resolves it when a
-	// command writes): the snapshot store, to be hidden, and the caches
+	// command writes): the snapshot store and the sessions' directory, to be hidden, and the caches
 	// that do not exist yet, to be writable.
 	makeSnapshotDir(ctx)
+	makeSessionDir(ctx)
 	makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
