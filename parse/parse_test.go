@@ -220,7 +220,9 @@ func TestExec(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"ls", `eval "$(echo rm)"`, "sh <<EOF\nx\nEOF", `a=(1 2); "${a[@]}"`, `f() { f; }; f`, `echo cm0= | base64 -d | sh`, `find . -exec sh -c 'x {}' \;`, "alias a=a\na"} {
+	for _, s := range []string{"ls", `eval "$(echo rm)"`, "sh <<EOF\nx\nEOF", `a=(1 2); "${a[@]}"`, `f() { f; }; f`, `echo cm0= | base64 -d | sh`, `find . -exec sh -c 'x {}' \;`, "alias a=a\na",
+		// package expand panics on an operator it does not know
+		"echo ${x@Q0000}", "cat <<EOF\n${x@Q0}\nEOF", "x=${y@Zz}"} {
 		f.Add(s)
 	}
 	for _, s := range budgetAttacks {
@@ -270,5 +272,16 @@ func TestCdToMissingDirIsUnknown(t *testing.T) {
 	last := res.Commands[len(res.Commands)-1]
 	if last.Dir != "" || last.Args[len(last.Args)-1].IsKnown() {
 		t.Errorf("after a cd that fails, dir = %q and the glob = %q; want both unknown", last.Dir, last.Line())
+	}
+}
+
+// TestExpandPanicIsUnknown: a word package expand panics on (it does not
+// know the operator) is unknown to the judge, not a crash.
+func TestExpandPanicIsUnknown(t *testing.T) {
+	for _, script := range []string{"rm -rf \"${x@Q$00000}\"", "cat <<EOF\n${x@Q$00}\nEOF"} {
+		res := Parse(script, testConfig(t.TempDir()))
+		if len(res.Commands) == 0 && len(res.Problems) == 0 {
+			t.Errorf("%q: neither a command nor a problem: %+v", script, res)
+		}
 	}
 }

@@ -641,7 +641,8 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 			continue
 		}
 		for _, bw := range words {
-			fs, err := expand.Fields(cfg, bw)
+			var fs []string
+			err := noPanic(func() (err error) { fs, err = expand.Fields(cfg, bw); return err })
 			if err != nil {
 				if isAbort(err) {
 					return nil, err
@@ -818,7 +819,8 @@ func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
 	if !w.expanding(st, word, false) {
 		return Word{Text: Unknown, Vars: wordVars(word, st.env)}, nil
 	}
-	s, err := expand.Literal(w.config(st), word)
+	var s string
+	err := noPanic(func() (err error) { s, err = expand.Literal(w.config(st), word); return err })
 	if !w.expanded(word.Pos(), 1, len(s)) {
 		s = Unknown
 	}
@@ -888,7 +890,8 @@ func (w *walker) redirs(st *state, rs []*syntax.Redirect) ([]Redir, *string) {
 			if r.Hdoc != nil && !w.expanding(st, r.Hdoc, false) {
 				continue
 			}
-			s, err := expand.Document(w.config(st), r.Hdoc)
+			var s string
+			err := noPanic(func() (err error) { s, err = expand.Document(w.config(st), r.Hdoc); return err })
 			if err == nil && !w.expanded(r.Pos(), 1, len(s)) {
 				continue
 			}
@@ -1077,4 +1080,21 @@ func joinWords(ws []Word) string {
 		b.WriteString(x.Text)
 	}
 	return b.String()
+}
+
+// errExpand is what an expansion that panicked in package expand
+// returns: the word is unknown to the judge (bash reports most such
+// words as a bad substitution).
+var errExpand = errors.New("the expander failed on this word")
+
+// noPanic runs an expansion, turning a panic of package expand (it
+// panics on some operators it does not know, such as ${x@Q0000}) into
+// errExpand.
+func noPanic(f func() error) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = errExpand
+		}
+	}()
+	return f()
 }
