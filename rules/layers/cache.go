@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cordonsh/cordon/internal/atomicfile"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -107,5 +108,5 @@ func (c *cache) save(r *result) {
 	if err != nil || os.MkdirAll(filepath.Dir(p), 0o700) != nil {
 		return
 	}
-	writeAtomic(p, data)
+	atomicfile.Write(p, data)
 }

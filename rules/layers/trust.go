@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
 )
 
 // trustFile is the trust records' file in the state directory.
@@ -50,26 +52,7 @@ func (t *trustRecords) write(state string) error {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(state, trustFile), append(data, '\n'))
-}
-
-// writeAtomic replaces file with data, never leaving it half written.
-func writeAtomic(file string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+"-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), file)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.Write(filepath.Join(state, trustFile), append(data, '\n'))
 }
 
 // Trust records the content of the project rule files of workspace as
