@@ -108,27 +108,46 @@ func TestGuardShimKilled(t *testing.T) {
 		"stoppedinit": plant + "; kill -STOP 1 2>/dev/null; sleep 30",
 	}
 	for _, backend := range backends {
-		for name, script := range scripts {
-			t.Run(backend+"/"+name, func(t *testing.T) {
+		t.Run(backend, func(t *testing.T) {
+			// The attacks run side by side, one workspace each: the
+			// waits below are paid once per backend, not once per attack.
+			type attack struct {
+				name   string
+				b      *battery
+				config string
+				cmd    *exec.Cmd
+			}
+			var attacks []attack
+			for name, script := range scripts {
 				b := newBattery(t, backend)
-				config := b.host("cat .git/config")
-				cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--workspace", b.ws, "--", b.bash, "-c", script)
-				cmd.Dir, cmd.Env = b.ws, b.env
-				if err := cmd.Start(); err != nil {
+				a := attack{name: name, b: b, config: b.host("cat .git/config")}
+				a.cmd = exec.Command(b.cordon, "run", "--backend", b.backend, "--workspace", b.ws, "--", b.bash, "-c", script)
+				a.cmd.Dir, a.cmd.Env = b.ws, b.env
+				if err := a.cmd.Start(); err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(500 * time.Millisecond)
-				cmd.Process.Signal(syscall.SIGKILL)
-				cmd.Wait()
-				// The guard puts things back as soon as it sees the shim
-				// gone; give it a moment, then wait past the late planter.
-				time.Sleep(2 * time.Second)
-				b.planted(config)
-				if n := countProcesses("sleep 30"); n > 0 {
-					t.Errorf("%d processes of the command are left", n)
-				}
-			})
-		}
+				attacks = append(attacks, a)
+			}
+			time.Sleep(500 * time.Millisecond)
+			for _, a := range attacks {
+				a.cmd.Process.Signal(syscall.SIGKILL)
+				a.cmd.Wait()
+			}
+			// The guard puts things back as soon as it sees the shim
+			// gone; give it a moment, then wait past the late planters.
+			time.Sleep(2 * time.Second)
+			for _, a := range attacks {
+				outer := a.b.t
+				t.Run(a.name, func(t *testing.T) {
+					a.b.t = t
+					a.b.planted(a.config)
+				})
+				a.b.t = outer
+			}
+			if n := countProcesses("sleep 30"); n > 0 {
+				t.Errorf("%d processes of the commands are left", n)
+			}
+		})
 	}
 }
 
