@@ -20,8 +20,11 @@ import (
 // process, just before it execs the program, on one goroutine locked to
 // its OS thread:
 //
-//  1. as root, a mount namespace of the thread's own: read-only paths
-//     bound read-only, hidden paths covered, optionally a private /tmp;
+//  1. when the network is not on, a network namespace with only a
+//     loopback interface; then a mount namespace of the thread's own:
+//     read-only paths bound read-only, hidden paths covered, optionally
+//     a private /tmp. Both need root, or, for an ordinary user, a user
+//     namespace, which only a child can get (see userns_linux.go);
 //  2. a Landlock ruleset: reading everywhere but the hidden paths and
 //     /dev, writing in the writable and scratch directories and a few
 //     devices, no TCP when the network is off (the seccomp filter stops
@@ -50,12 +53,14 @@ import (
 // its target, and so that a rule's rights match the file's type.
 
 // landlockBackend confines programs with Landlock, seccomp, capability
-// dropping and, as root, a mount namespace.
+// dropping and, as root or in a user namespace, a mount namespace.
 type landlockBackend struct {
 	p        *Policy
 	abi      int               // the Landlock ABI, ≥ 1
 	root     bool              // the effective user is root
 	nsErr    error             // why no mount namespace can be made; nil when one can
+	userns   bool              // programs start through the setup step in a user namespace (userns_linux.go)
+	netns    bool              // the thread gets a network namespace
 	setpcap  bool              // CAP_SETPCAP is effective: the bounding set can be cleared
 	dropCaps bool              // capabilities are held, or the user is root
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
@@ -65,7 +70,11 @@ type landlockBackend struct {
 
 // newLandlock returns the Landlock backend for policy p, or an error that
 // says why this kernel cannot run it.
-func newLandlock(p *Policy) (*landlockBackend, error) {
+func newLandlock(p *Policy) (*landlockBackend, error) { return newLandlockBackend(p, false) }
+
+// newLandlockBackend is newLandlock; inUserns says that this process is
+// the setup step in a user namespace of its own ([UsernsMain]).
+func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
 	abi, err := landlockABI()
 	if err != nil || abi < 1 {
 		how := "needs 5.13+ with lsm=landlock"
@@ -88,12 +97,19 @@ func newLandlock(p *Policy) (*landlockBackend, error) {
 	}
 	l.setpcap = caps.effective(unix.CAP_SETPCAP)
 	l.dropCaps = l.root || caps.any()
-	l.nsErr = errNotRoot
-	if l.root {
+	switch {
+	case inUserns:
+	case l.root:
 		l.nsErr = probeMountNamespace()
+	default:
+		// The setup step holds CAP_SETPCAP in its namespace.
+		l.nsErr = usernsUnavailable()
+		l.userns = l.nsErr == nil
+		l.setpcap, l.dropCaps = l.userns || l.setpcap, l.userns || l.dropCaps
 	}
 	if l.nsErr == nil {
 		l.mounts = planMounts(p, isDir)
+		l.netns = p.Network != NetworkOn
 	}
 	return l, nil
 }
@@ -111,6 +127,9 @@ func (l *landlockBackend) Degraded() []string { return l.degradations() }
 // failed, saying what; the program never runs with less confinement than
 // Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
+	if l.userns {
+		return l.usernsExec(path, argv, env, dir)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: on failure the goroutine ends locked, and the
@@ -146,6 +165,11 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 // confineThread applies steps 1 to 4 (see the top of the file) to the
 // calling thread, which must be locked to its goroutine for good.
 func (l *landlockBackend) confineThread() error {
+	if l.netns {
+		if err := enterNetNamespace(l.p); err != nil {
+			return err
+		}
+	}
 	if l.mounts != nil {
 		if err := l.mounts.apply(); err != nil {
 			return err
@@ -423,11 +447,6 @@ func kernelRelease() string {
 	}
 	return unix.ByteSliceToString(u.Release[:])
 }
-
-// errNotRoot is why a user other than root gets no mount namespace: it
-// would need a user namespace, which a multithreaded process (any Go
-// program) cannot enter with unshare(2). bwrap does that part.
-var errNotRoot = errors.New("making one needs root")
 
 // probeMountNamespace reports whether a mount namespace can be made here,
 // by making one on a thread that is then thrown away.

@@ -230,7 +230,7 @@ func TestLandlockDegradations(t *testing.T) {
 
 	fakeDir := func(path string) bool { return path != "/home/u/.netrc" }
 	// Not root, ABI 3.
-	l := &landlockBackend{p: fakePolicy(), abi: 3, nsErr: errNotRoot, filter: filter, isDir: fakeDir}
+	l := &landlockBackend{p: fakePolicy(), abi: 3, nsErr: errors.New("making one needs root or a user namespace, and user namespaces are disabled"), filter: filter, isDir: fakeDir}
 	d := l.degradations()
 	for _, want := range []string{
 		"read-only paths inside writable directories (.git/config, .git/hooks) are not enforced",

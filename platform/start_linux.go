@@ -150,6 +150,13 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 // The program dies with the thread that started it.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	if l.userns {
+		s, err := l.usernsSpawn(path, argv, env, "", stdin, pgid)
+		if err != nil {
+			return nil, err
+		}
+		return s.start()
+	}
 	s := &spawn{
 		prepare: l.confineThread,
 		path:    path, argv: argv, env: env, stdin: stdin,
