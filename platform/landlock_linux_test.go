@@ -756,3 +756,48 @@ func TestUsernsUnavailable(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLandlockStart starts /bin/true confined and waits for it: for
+// an ordinary user, through a user namespace and without (the degraded
+// path); for root, with its mount namespace.
+func BenchmarkLandlockStart(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git/hooks"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		network  Network
+		noUserns bool
+	}{{"network on", NetworkOn, false}, {"network off", NetworkOff, false}, {"no user namespace", NetworkOn, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.noUserns {
+				if os.Geteuid() == 0 {
+					b.Skip("root needs no user namespace")
+				}
+				saved := userNSSettings
+				defer func() { userNSSettings = saved }()
+				setting := filepath.Join(b.TempDir(), "max_user_namespaces")
+				os.WriteFile(setting, []byte("0\n"), 0o644)
+				simulateNoUserns(setting)
+			}
+			p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}, ReadOnly: []string{".git/hooks"}, Network: tc.network}, os.Environ())
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := newLandlock(p)
+			if err != nil {
+				b.Skip(err)
+			}
+			for b.Loop() {
+				c, err := l.Start("/bin/true", []string{"true"}, p.Env, os.Stdin)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if code, err := c.Wait(); code != 0 || err != nil {
+					b.Fatal(code, err)
+				}
+			}
+		})
+	}
+}
