@@ -151,11 +151,7 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 // The program dies with the thread that started it.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	if l.userns {
-		s, err := l.usernsSpawn(path, argv, env, "", stdin, pgid)
-		if err != nil {
-			return nil, err
-		}
-		return s.start()
+		return l.usernsStart(path, argv, env, "", stdin, pgid)
 	}
 	s := &spawn{
 		prepare: l.confineThread,
