@@ -62,7 +62,7 @@ type landlockBackend struct {
 	userns   bool              // programs start through the setup step in a user namespace (userns_linux.go)
 	netns    bool              // the thread gets a network namespace
 	setpcap  bool              // CAP_SETPCAP is effective: the bounding set can be cleared
-	dropCaps bool              // capabilities are held, or the user is root
+	dropCaps bool              // capabilities are held (or will be, in the user namespace), or the user is root
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
 	mounts   *mountPlan        // nil without a mount namespace
 	isDir    func(string) bool // reports directories; nil is [isDir]
@@ -123,9 +123,10 @@ func (l *landlockBackend) Name() string { return BackendLandlock }
 func (l *landlockBackend) Degraded() []string { return l.degradations() }
 
 // Exec confines the OS thread of a new goroutine and replaces the process
-// with the program at path from it. It returns only when something
-// failed, saying what; the program never runs with less confinement than
-// Degraded admits.
+// with the program at path from it (through a user namespace, the
+// program is this process's child instead, and this process ends the way
+// it ends). It returns only when something failed, saying what; the
+// program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
 	if l.userns {
 		return l.usernsExec(path, argv, env, dir)
