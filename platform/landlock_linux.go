@@ -167,7 +167,7 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 // calling thread, which must be locked to its goroutine for good.
 func (l *landlockBackend) confineThread() error {
 	if l.netns {
-		if err := enterNetNamespace(l.p); err != nil {
+		if err := enterNetNamespace(); err != nil {
 			return err
 		}
 	}

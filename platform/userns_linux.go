@@ -226,30 +226,15 @@ func UsernsMain(args []string) int {
 }
 
 // enterNetNamespace gives the calling thread a new network namespace
-// with its loopback interface up, then runs [NetNamespaceReady].
-func enterNetNamespace(p *Policy) error {
+// with its loopback interface up: with the network not on, the program
+// reaches no host but through a Unix socket (a forwarder inside to a
+// proxy on the host listens on the loopback; see docs/security.md).
+func enterNetNamespace() error {
 	if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
 		return fmt.Errorf("cannot make a network namespace: %w", err)
 	}
-	if err := loopbackUp(); err != nil {
-		return err
-	}
-	if NetNamespaceReady != nil {
-		return NetNamespaceReady(p)
-	}
-	return nil
+	return loopbackUp()
 }
-
-// NetNamespaceReady, when set, runs on the thread that holds a Landlock
-// sandbox's new network namespace (network not on), with its loopback
-// up, before the mounts, Landlock, the capabilities' drop and seccomp:
-// a process started from that thread lives in the namespace, outside
-// the program's Landlock domain. It is where an in-sandbox forwarder to
-// a proxy on the host starts (see docs/security.md). It runs in the setup
-// step's process for an ordinary user, so it must be set in every
-// binary that starts sandboxes (an init function). Its error stops the
-// command.
-var NetNamespaceReady func(p *Policy) error
 
 // loopbackUp brings the loopback interface of this thread's network
 // namespace up.
