@@ -70,9 +70,9 @@ type userNSSetting struct {
 // userNSSettings are the kernel settings that allow or forbid user
 // namespaces (the bwrap probe's cache is keyed on them too).
 var userNSSettings = []userNSSetting{
-	{"/proc/sys/user/max_user_namespaces", "0", "user namespaces are disabled (sysctl user.max_user_namespaces=0)"},
-	{"/proc/sys/kernel/unprivileged_userns_clone", "0", "unprivileged user namespaces are disabled (sysctl kernel.unprivileged_userns_clone=0)"},
-	{"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1", "AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=1)"},
+	{"/proc/sys/user/max_user_namespaces", "0", "user namespaces are disabled (sysctl user.max_user_namespaces=0; a value above 0 allows them)"},
+	{"/proc/sys/kernel/unprivileged_userns_clone", "0", "unprivileged user namespaces are disabled (sysctl kernel.unprivileged_userns_clone=0; 1 allows them)"},
+	{"/proc/sys/kernel/apparmor_restrict_unprivileged_userns", "1", "AppArmor restricts unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=1; 0 lifts it)"},
 }
 
 // usernsUnavailable says why this process cannot give a sandbox a user
