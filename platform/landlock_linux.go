@@ -481,6 +481,10 @@ type mountPlan struct {
 	// maskDirs get an empty read-only tmpfs, maskFiles /dev/null bound
 	// read-only.
 	maskDirs, maskFiles []string
+	// sockets are the host's sockets among maskFiles: one that is gone
+	// by the time the mounts are made (its program removed it) needs no
+	// cover, as one made after the start gets none.
+	sockets []string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -520,6 +524,7 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 	for _, h := range p.HostSockets {
 		if !m.gone(h) {
 			m.maskFiles = append(m.maskFiles, h)
+			m.sockets = append(m.sockets, h)
 		}
 	}
 	for _, h := range p.Hidden {
@@ -588,26 +593,34 @@ func (m *mountPlan) apply() error {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
-	return maskFiles(m.maskFiles)
+	return maskFiles(m.maskFiles, m.sockets)
 }
 
 // maskFiles lays an empty file that no one may read (mode 0000, owned by
 // root, whose capabilities are dropped before the program runs) over
 // each of files, read-only. The empty file is made on a tmpfs mounted
 // over /tmp for the moment, then detached: the binds keep it alive. The
-// files are opened before, in case some are in /tmp.
-func maskFiles(files []string) error {
-	if len(files) == 0 {
-		return nil
-	}
-	fds := make([]int, len(files))
-	for i, f := range files {
+// files are opened before, in case some are in /tmp. Those of vanish
+// that are removed meanwhile (on the host, which also takes the cover
+// off) are left out.
+func maskFiles(files, vanish []string) error {
+	gone := func(f string, err error) bool { return errors.Is(err, unix.ENOENT) && slices.Contains(vanish, f) }
+	var fds []int
+	var opened []string
+	for _, f := range files {
 		fd, err := unix.Open(f, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if gone(f, err) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
 		defer unix.Close(fd)
-		fds[i] = fd
+		fds, opened = append(fds, fd), append(opened, f)
+	}
+	files = opened
+	if len(files) == 0 {
+		return nil
 	}
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
 		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
@@ -621,7 +634,7 @@ func maskFiles(files []string) error {
 	unix.Close(fd)
 	for i, f := range files {
 		target := "/proc/self/fd/" + strconv.Itoa(fds[i])
-		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil {
+		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil && !gone(f, err) {
 			unix.Unmount("/tmp", unix.MNT_DETACH)
 			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
@@ -631,7 +644,7 @@ func maskFiles(files []string) error {
 		return fmt.Errorf("cannot unmount the empty file's tmpfs: %w", err)
 	}
 	for _, f := range files {
-		if err := remountReadOnly(f); err != nil {
+		if err := remountReadOnly(f); err != nil && !gone(f, err) {
 			return err
 		}
 	}

@@ -801,3 +801,42 @@ func BenchmarkLandlockStart(b *testing.B) {
 		})
 	}
 }
+
+// TestLandlockSocketVanished removes a host socket that the policy
+// covers before the sandbox starts (its program ended meanwhile): the
+// command must still start, with nothing to cover.
+func TestLandlockSocketVanished(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "cordon-vanish-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // removes the socket
+	if !slices.Contains(p.HostSockets, sock) {
+		t.Fatalf("the policy does not cover %s: %q", sock, p.HostSockets)
+	}
+	l, err := newLandlock(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	if l.mounts == nil {
+		t.Skipf("no mount namespace here: %v", l.nsErr)
+	}
+	c, err := l.Start("/bin/true", []string{"true"}, p.Env, os.Stdin)
+	if err != nil {
+		t.Fatalf("a vanished socket kept the command from starting: %v", err)
+	}
+	if code, err := c.Wait(); code != 0 || err != nil {
+		t.Errorf("exit %d, %v", code, err)
+	}
+}
