@@ -35,6 +35,8 @@ func run(args []string) int {
 		args = []string{"cordon"}
 	}
 	// The hidden roles: processes cordon starts itself, never a person.
+	// (One more, platform.UsernsRole, is taken by package platform's init
+	// before this runs.)
 	switch args[0] {
 	case guard.Role: // the parent of the sandbox (package guard)
 		return guard.Main(args)

@@ -171,6 +171,41 @@ func (b *battery) unchanged(path, want string) {
 	}
 }
 
+// skipWithoutMounts skips the test when the backend reports that it
+// cannot keep paths inside the workspace read-only here (see
+// [mountsDegraded]).
+func (b *battery) skipWithoutMounts() {
+	b.t.Helper()
+	if b.withoutMounts() {
+		b.t.Skipf("landlock cannot keep paths in the workspace read-only here (reported by cordon sandbox)")
+	}
+}
+
+// withoutMounts is [mountsDegraded] for the battery's backend.
+func (b *battery) withoutMounts() bool {
+	return mountsDegraded(b.t, b.cordon, b.backend, b.ws, b.env)
+}
+
+// mountsDegraded reports whether cordon sandbox says that backend cannot
+// keep paths inside workspace ws read-only here. Landlock's rights are
+// inherited downwards, so that takes a mount namespace, which an
+// ordinary user only gets through a user namespace, which the kernel
+// may refuse (a sysctl, AppArmor, a container's seccomp filter).
+func mountsDegraded(t *testing.T, cordon, backend, ws string, env []string) bool {
+	t.Helper()
+	if backend != "landlock" || os.Geteuid() == 0 {
+		return false
+	}
+	cmd := exec.Command(cordon, "sandbox", "--backend", backend, "--workspace", ws)
+	cmd.Dir, cmd.Env = ws, env
+	out, _ := cmd.CombinedOutput()
+	if degraded := strings.Contains(string(out), "read-only paths inside writable directories"); degraded {
+		t.Logf("cordon sandbox:\n%s", out)
+		return true
+	}
+	return false
+}
+
 func (b *battery) absent(path string) {
 	b.t.Helper()
 	if _, err := os.Lstat(path); err == nil {
@@ -246,15 +281,7 @@ func TestSandboxGitMetadataReadOnly(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if b.backend == "landlock" && os.Geteuid() != 0 {
-				// Landlock rights are inherited downwards: a writable
-				// workspace cannot keep .git/hooks read-only while git
-				// still creates .git/index.lock. Without root there is
-				// no mount namespace to do it with; cordon says so.
-				out, _ := b.run("on", "true")
-				_ = out
-				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
-			}
+			b.skipWithoutMounts()
 			// (.git/config is writable, its code-running keys guarded:
 			// see gitconfig_test.go.)
 			b.mustFail("writing a hook", "echo 'echo pwned' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit")
@@ -461,9 +488,7 @@ func TestSandboxRuleFilesReadOnly(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if b.backend == "landlock" && os.Geteuid() != 0 {
-				t.Skip("landlock without root cannot keep a workspace directory read-only (reported by cordon sandbox)")
-			}
+			b.skipWithoutMounts()
 			rule := "version: 1\npolicies: []\n"
 			proj := filepath.Join(b.ws, ".cordon", "rules.yaml")
 			user := filepath.Join(b.home, ".config", "cordon", "rules", "user.yaml")
@@ -495,9 +520,7 @@ func TestSandboxGitMetadataNotReplaced(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			if b.backend == "landlock" && os.Geteuid() != 0 {
-				t.Skip("landlock without root cannot keep .git/hooks read-only (reported by cordon sandbox)")
-			}
+			b.skipWithoutMounts()
 			b.mustFail("moving .git away", "mv .git .git.old")
 			b.mustFail("replacing .git with a copy", "cp -r .git /tmp/g$$ && rm -rf .git; mv /tmp/g$$ .git && echo 'echo pwned' > .git/hooks/pre-commit")
 			b.absent(filepath.Join(b.ws, ".git/hooks/pre-commit"))

@@ -27,6 +27,9 @@ type spawn struct {
 	// sys are the process attributes (process group, parent death
 	// signal).
 	sys *syscall.SysProcAttr
+	// forked runs right after the fork, whether it worked or not
+	// (closes the child's ends of descriptors); nil does nothing.
+	forked func()
 	// started runs once the program has started (resource limits); an
 	// error kills it.
 	started func(pid int) error
@@ -151,6 +154,9 @@ func (s *spawn) run(started chan<- error) (int, error) {
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env: s.env, Files: []uintptr{s.stdin.Fd(), 1, 2}, Sys: s.sys,
 	})
+	if s.forked != nil {
+		s.forked()
+	}
 	if err != nil {
 		err = fmt.Errorf("cannot start %s: %w", s.path, err)
 		started <- err

@@ -10,8 +10,9 @@
 //
 // A [Backend] runs a program in place of cordon. [Sandbox] picks the one
 // that confines by a policy: on Linux bubblewrap when a cached probe says
-// it works ([ProbeBwrap]), else Landlock and seccomp applied in process;
-// on macOS Seatbelt;
+// it works ([ProbeBwrap]), else Landlock and seccomp applied in process
+// (for an ordinary user, with mounts made in a user namespace by cordon
+// re-executed as [UsernsRole], see userns_linux.go); on macOS Seatbelt;
 // [Direct] only when the user's settings ask for no sandbox. [Confined]
 // tells whether this process already runs inside a sandbox that holds a
 // policy, by testing the confinement itself. [FindShell] locates the real

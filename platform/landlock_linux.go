@@ -20,8 +20,11 @@ import (
 // process, just before it execs the program, on one goroutine locked to
 // its OS thread:
 //
-//  1. as root, a mount namespace of the thread's own: read-only paths
-//     bound read-only, hidden paths covered, optionally a private /tmp;
+//  1. when the network is not on, a network namespace with only a
+//     loopback interface; then a mount namespace of the thread's own:
+//     read-only paths bound read-only, hidden paths covered, optionally
+//     a private /tmp. Both need root, or, for an ordinary user, a user
+//     namespace, which only a child can get (see userns_linux.go);
 //  2. a Landlock ruleset: reading everywhere but the hidden paths and
 //     /dev, writing in the writable and scratch directories and a few
 //     devices, no TCP when the network is off (the seccomp filter stops
@@ -50,14 +53,16 @@ import (
 // its target, and so that a rule's rights match the file's type.
 
 // landlockBackend confines programs with Landlock, seccomp, capability
-// dropping and, as root, a mount namespace.
+// dropping and, as root or in a user namespace, a mount namespace.
 type landlockBackend struct {
 	p        *Policy
 	abi      int               // the Landlock ABI, ≥ 1
 	root     bool              // the effective user is root
 	nsErr    error             // why no mount namespace can be made; nil when one can
+	userns   bool              // programs start through the setup step in a user namespace (userns_linux.go)
+	netns    bool              // the thread gets a network namespace
 	setpcap  bool              // CAP_SETPCAP is effective: the bounding set can be cleared
-	dropCaps bool              // capabilities are held, or the user is root
+	dropCaps bool              // capabilities are held (or will be, in the user namespace), or the user is root
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
 	mounts   *mountPlan        // nil without a mount namespace
 	isDir    func(string) bool // reports directories; nil is [isDir]
@@ -65,7 +70,11 @@ type landlockBackend struct {
 
 // newLandlock returns the Landlock backend for policy p, or an error that
 // says why this kernel cannot run it.
-func newLandlock(p *Policy) (*landlockBackend, error) {
+func newLandlock(p *Policy) (*landlockBackend, error) { return newLandlockBackend(p, false) }
+
+// newLandlockBackend is newLandlock; inUserns says that this process is
+// the setup step in a user namespace of its own ([UsernsMain]).
+func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
 	abi, err := landlockABI()
 	if err != nil || abi < 1 {
 		how := "needs 5.13+ with lsm=landlock"
@@ -88,12 +97,19 @@ func newLandlock(p *Policy) (*landlockBackend, error) {
 	}
 	l.setpcap = caps.effective(unix.CAP_SETPCAP)
 	l.dropCaps = l.root || caps.any()
-	l.nsErr = errNotRoot
-	if l.root {
+	switch {
+	case inUserns:
+	case l.root:
 		l.nsErr = probeMountNamespace()
+	default:
+		// The setup step holds CAP_SETPCAP in its namespace.
+		l.nsErr = usernsUnavailable()
+		l.userns = l.nsErr == nil
+		l.setpcap, l.dropCaps = l.userns || l.setpcap, l.userns || l.dropCaps
 	}
 	if l.nsErr == nil {
 		l.mounts = planMounts(p, isDir)
+		l.netns = p.Network != NetworkOn
 	}
 	return l, nil
 }
@@ -107,10 +123,14 @@ func (l *landlockBackend) Name() string { return BackendLandlock }
 func (l *landlockBackend) Degraded() []string { return l.degradations() }
 
 // Exec confines the OS thread of a new goroutine and replaces the process
-// with the program at path from it. It returns only when something
-// failed, saying what; the program never runs with less confinement than
-// Degraded admits.
+// with the program at path from it (through a user namespace, the
+// program is this process's child instead, and this process ends the way
+// it ends). It returns only when something failed, saying what; the
+// program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
+	if l.userns {
+		return l.usernsExec(path, argv, env, dir)
+	}
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: on failure the goroutine ends locked, and the
@@ -146,6 +166,11 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 // confineThread applies steps 1 to 4 (see the top of the file) to the
 // calling thread, which must be locked to its goroutine for good.
 func (l *landlockBackend) confineThread() error {
+	if l.netns {
+		if err := enterNetNamespace(); err != nil {
+			return err
+		}
+	}
 	if l.mounts != nil {
 		if err := l.mounts.apply(); err != nil {
 			return err
@@ -424,11 +449,6 @@ func kernelRelease() string {
 	return unix.ByteSliceToString(u.Release[:])
 }
 
-// errNotRoot is why a user other than root gets no mount namespace: it
-// would need a user namespace, which a multithreaded process (any Go
-// program) cannot enter with unshare(2). bwrap does that part.
-var errNotRoot = errors.New("making one needs root")
-
 // probeMountNamespace reports whether a mount namespace can be made here,
 // by making one on a thread that is then thrown away.
 func probeMountNamespace() error {
@@ -461,6 +481,10 @@ type mountPlan struct {
 	// maskDirs get an empty read-only tmpfs, maskFiles /dev/null bound
 	// read-only.
 	maskDirs, maskFiles []string
+	// sockets are the host's sockets among maskFiles: one that is gone
+	// by the time the mounts are made (its program removed it) needs no
+	// cover, as one made after the start gets none.
+	sockets []string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -500,6 +524,7 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 	for _, h := range p.HostSockets {
 		if !m.gone(h) {
 			m.maskFiles = append(m.maskFiles, h)
+			m.sockets = append(m.sockets, h)
 		}
 	}
 	for _, h := range p.Hidden {
@@ -568,26 +593,34 @@ func (m *mountPlan) apply() error {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
-	return maskFiles(m.maskFiles)
+	return maskFiles(m.maskFiles, m.sockets)
 }
 
 // maskFiles lays an empty file that no one may read (mode 0000, owned by
 // root, whose capabilities are dropped before the program runs) over
 // each of files, read-only. The empty file is made on a tmpfs mounted
 // over /tmp for the moment, then detached: the binds keep it alive. The
-// files are opened before, in case some are in /tmp.
-func maskFiles(files []string) error {
-	if len(files) == 0 {
-		return nil
-	}
-	fds := make([]int, len(files))
-	for i, f := range files {
+// files are opened before, in case some are in /tmp. Those of vanish
+// that are removed meanwhile (on the host, which also takes the cover
+// off) are left out.
+func maskFiles(files, vanish []string) error {
+	gone := func(f string, err error) bool { return errors.Is(err, unix.ENOENT) && slices.Contains(vanish, f) }
+	var fds []int
+	var opened []string
+	for _, f := range files {
 		fd, err := unix.Open(f, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if gone(f, err) {
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
 		defer unix.Close(fd)
-		fds[i] = fd
+		fds, opened = append(fds, fd), append(opened, f)
+	}
+	files = opened
+	if len(files) == 0 {
+		return nil
 	}
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
 		return fmt.Errorf("cannot make the empty file that hides files: %w", err)
@@ -601,7 +634,7 @@ func maskFiles(files []string) error {
 	unix.Close(fd)
 	for i, f := range files {
 		target := "/proc/self/fd/" + strconv.Itoa(fds[i])
-		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil {
+		if err := unix.Mount(empty, target, "", unix.MS_BIND, ""); err != nil && !gone(f, err) {
 			unix.Unmount("/tmp", unix.MNT_DETACH)
 			return fmt.Errorf("cannot hide %s: %w", f, err)
 		}
@@ -611,7 +644,7 @@ func maskFiles(files []string) error {
 		return fmt.Errorf("cannot unmount the empty file's tmpfs: %w", err)
 	}
 	for _, f := range files {
-		if err := remountReadOnly(f); err != nil {
+		if err := remountReadOnly(f); err != nil && !gone(f, err) {
 			return err
 		}
 	}

@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -230,7 +232,7 @@ func TestLandlockDegradations(t *testing.T) {
 
 	fakeDir := func(path string) bool { return path != "/home/u/.netrc" }
 	// Not root, ABI 3.
-	l := &landlockBackend{p: fakePolicy(), abi: 3, nsErr: errNotRoot, filter: filter, isDir: fakeDir}
+	l := &landlockBackend{p: fakePolicy(), abi: 3, nsErr: errors.New("making one needs root or a user namespace, and user namespaces are disabled"), filter: filter, isDir: fakeDir}
 	d := l.degradations()
 	for _, want := range []string{
 		"read-only paths inside writable directories (.git/config, .git/hooks) are not enforced",
@@ -321,6 +323,9 @@ func landlockPolicy(env []string) (*Policy, error) {
 }
 
 func landlockHelperExec() int {
+	if f := os.Getenv("CORDON_TEST_USERNS_OFF"); f != "" {
+		simulateNoUserns(f)
+	}
 	p, err := landlockPolicy(os.Environ())
 	if err != nil {
 		fmt.Println("policy:", err)
@@ -355,6 +360,66 @@ func landlockHelperProbe() {
 		c.Close()
 	}
 	result("udp", err)
+	if ns, _ := os.Readlink("/proc/self/ns/net"); ns == os.Getenv("CORDON_TEST_HOST_NETNS") {
+		fmt.Println("netns: host")
+	} else {
+		fmt.Println("netns: own")
+	}
+	// Any socket answers for the interfaces of its namespace.
+	if fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM, 0); err == nil {
+		ifr, _ := unix.NewIfreq("lo")
+		if unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr) == nil && ifr.Uint16()&unix.IFF_UP != 0 {
+			fmt.Println("loopback: up")
+		}
+	}
+	landlockHelperEscape(result)
+}
+
+// landlockHelperEscape tries, from inside the sandbox, to undo its mounts
+// or to get the capabilities to: each attempt must be refused, and
+// .git/hooks must stay read-only whatever got through.
+func landlockHelperEscape(result func(string, error)) {
+	hooks := filepath.Join(os.Getenv("CORDON_TEST_WS"), ".git/hooks")
+	runtime.LockOSThread() // unshare and setns act on this thread
+	result("escape-remount", unix.Mount("", hooks, "", unix.MS_REMOUNT|unix.MS_BIND, ""))
+	result("escape-umount", unix.Unmount(hooks, unix.MNT_DETACH))
+	result("escape-bind", unix.Mount(os.Getenv("CORDON_TEST_WS"), hooks, "", unix.MS_BIND, ""))
+	_, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	result("escape-fsopen", err)
+	_, err = unix.OpenTree(unix.AT_FDCWD, hooks, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	result("escape-open-tree", err)
+	result("escape-pivot-root", unix.PivotRoot("/tmp", "/tmp"))
+	result("escape-unshare-ns", unix.Unshare(unix.CLONE_NEWNS))
+	result("escape-unshare-user", unix.Unshare(unix.CLONE_NEWUSER))
+	// A child in a new user namespace would hold every capability there.
+	uid, gid := os.Getuid(), os.Getgid()
+	pid, err := syscall.ForkExec("/bin/true", []string{"true"}, &syscall.ProcAttr{Sys: &syscall.SysProcAttr{
+		Cloneflags:  unix.CLONE_NEWUSER | unix.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
+	}})
+	if err == nil {
+		syscall.Wait4(pid, nil, 0, nil)
+	}
+	result("escape-clone-user", err)
+	// The host's namespaces, through the test's own process.
+	err = errors.New("no host process")
+	if fd, oerr := unix.Open("/proc/"+os.Getenv("CORDON_TEST_HOST_PID")+"/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0); oerr != nil {
+		err = oerr
+	} else {
+		err = unix.Setns(fd, unix.CLONE_NEWNS)
+		unix.Close(fd)
+	}
+	result("escape-setns-host", err)
+	result("escape-hooks-write", os.WriteFile(filepath.Join(hooks, "pre-commit"), []byte("x"), 0o755))
+}
+
+// simulateNoUserns points the user namespace setting at file, which
+// holds 0: user namespaces are disabled.
+func simulateNoUserns(file string) {
+	s := userNSSettings[0]
+	s.file = file
+	userNSSettings = []userNSSetting{s}
 }
 
 // landlockFixture is the file tree of a confinement test.
@@ -412,6 +477,9 @@ func newLandlockFixture(t *testing.T) *landlockFixture {
 	return f
 }
 
+// hostNetNS is this process's network namespace.
+var hostNetNS, _ = os.Readlink("/proc/self/ns/net")
+
 func (f *landlockFixture) env(network Network, privateTmp bool, tcp, udp string) []string {
 	env := os.Environ()
 	if privateTmp {
@@ -427,6 +495,8 @@ func (f *landlockFixture) env(network Network, privateTmp bool, tcp, udp string)
 		"CORDON_TEST_NET="+string(network),
 		"CORDON_TEST_TCP="+tcp,
 		"CORDON_TEST_UDP="+udp,
+		"CORDON_TEST_HOST_PID="+strconv.Itoa(os.Getpid()),
+		"CORDON_TEST_HOST_NETNS="+hostNetNS,
 	)
 }
 
@@ -473,15 +543,37 @@ func TestLandlockConfines(t *testing.T) {
 	for _, tc := range []struct {
 		network    Network
 		privateTmp bool
-	}{{NetworkOff, false}, {NetworkOn, false}, {NetworkOn, true}} {
+		noUserns   bool
+	}{{NetworkOff, false, false}, {NetworkOn, false, false}, {NetworkOn, true, false}, {NetworkOff, false, true}} {
 		network := tc.network
 		name := "network " + string(network)
 		if tc.privateTmp {
 			name += ", private /tmp"
 		}
+		if tc.noUserns {
+			// The degraded path of an ordinary user where the kernel
+			// refuses user namespaces (root needs none).
+			name += ", no user namespaces"
+			if os.Geteuid() == 0 {
+				continue
+			}
+		}
 		t.Run(name, func(t *testing.T) {
 			env := f.env(network, tc.privateTmp, tcp.Addr().String(), udp.LocalAddr().String())
+			if tc.noUserns {
+				setting := filepath.Join(t.TempDir(), "max_user_namespaces")
+				if err := os.WriteFile(setting, []byte("0\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				env = append(env, "CORDON_TEST_USERNS_OFF="+setting)
+				saved := userNSSettings
+				defer func() { userNSSettings = saved }()
+				simulateNoUserns(setting)
+			}
 			l := landlockOrSkip(t, env)
+			if tc.noUserns && (l.mounts != nil || !strings.Contains(strings.Join(l.Degraded(), "\n"), "user.max_user_namespaces=0")) {
+				t.Fatalf("user namespaces refused: want no mount namespace, and the reason among the degradations:\n%s", strings.Join(l.Degraded(), "\n"))
+			}
 			for _, d := range l.Degraded() {
 				t.Logf("degraded: %s", d)
 			}
@@ -540,7 +632,19 @@ func (f *landlockFixture) check(t *testing.T, l *landlockBackend, network Networ
 		"tcp":             pick(network == NetworkOff),
 		"udp":             pick(network == NetworkOff),
 	}
-	if l.root && l.setpcap {
+	for _, escape := range []string{"remount", "umount", "bind", "fsopen", "open-tree", "pivot-root", "unshare-ns", "unshare-user", "clone-user", "setns-host"} {
+		want["escape-"+escape] = "denied"
+	}
+	// With the network off, a network namespace of its own (abstract
+	// Unix sockets are per namespace), whose loopback is up.
+	want["netns"], want["loopback"] = "host", got["loopback"]
+	if network == NetworkOff && mounts {
+		want["netns"], want["loopback"] = "own", "up"
+	}
+	if mounts { // without, .git was renamed above
+		want["escape-hooks-write"] = "denied"
+	}
+	if (l.root || l.userns) && l.setpcap {
 		want["CapBnd"] = "0000000000000000"
 	}
 	for k, w := range want {
@@ -631,5 +735,108 @@ func TestLandlockExecFails(t *testing.T) {
 	}
 	if nnp, _ := unix.PrctlRetInt(unix.PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0); nnp != 0 {
 		t.Errorf("this thread got no_new_privs")
+	}
+}
+
+// TestUsernsUnavailable checks that each kernel setting that forbids
+// user namespaces is named, with its value, as the reason an ordinary
+// user's sandbox has no mount namespace.
+func TestUsernsUnavailable(t *testing.T) {
+	saved := userNSSettings
+	defer func() { userNSSettings = saved }()
+	for _, s := range saved {
+		file := filepath.Join(t.TempDir(), filepath.Base(s.file))
+		if err := os.WriteFile(file, []byte(s.off+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		userNSSettings = []userNSSetting{{file, s.off, s.why}}
+		err := usernsUnavailable()
+		if err == nil || !strings.Contains(err.Error(), filepath.Base(s.file)+"="+s.off) {
+			t.Errorf("%s = %s: got %v, want the setting named", s.file, s.off, err)
+		}
+	}
+}
+
+// BenchmarkLandlockStart starts /bin/true confined and waits for it: for
+// an ordinary user, through a user namespace and without (the degraded
+// path); for root, with its mount namespace.
+func BenchmarkLandlockStart(b *testing.B) {
+	ws := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".git/hooks"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		network  Network
+		noUserns bool
+	}{{"network on", NetworkOn, false}, {"network off", NetworkOff, false}, {"no user namespace", NetworkOn, true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			if tc.noUserns {
+				if os.Geteuid() == 0 {
+					b.Skip("root needs no user namespace")
+				}
+				saved := userNSSettings
+				defer func() { userNSSettings = saved }()
+				setting := filepath.Join(b.TempDir(), "max_user_namespaces")
+				os.WriteFile(setting, []byte("0\n"), 0o644)
+				simulateNoUserns(setting)
+			}
+			p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}, ReadOnly: []string{".git/hooks"}, Network: tc.network}, os.Environ())
+			if err != nil {
+				b.Fatal(err)
+			}
+			l, err := newLandlock(p)
+			if err != nil {
+				b.Skip(err)
+			}
+			for b.Loop() {
+				c, err := l.Start("/bin/true", []string{"true"}, p.Env, os.Stdin)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if code, err := c.Wait(); code != 0 || err != nil {
+					b.Fatal(code, err)
+				}
+			}
+		})
+	}
+}
+
+// TestLandlockSocketVanished removes a host socket that the policy
+// covers before the sandbox starts (its program ended meanwhile): the
+// command must still start, with nothing to cover.
+func TestLandlockSocketVanished(t *testing.T) {
+	dir, err := os.MkdirTemp("/tmp", "cordon-vanish-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "s.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}}, os.Environ())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close() // removes the socket
+	if !slices.Contains(p.HostSockets, sock) {
+		t.Fatalf("the policy does not cover %s: %q", sock, p.HostSockets)
+	}
+	l, err := newLandlock(p)
+	if err != nil {
+		t.Skip(err)
+	}
+	if l.mounts == nil {
+		t.Skipf("no mount namespace here: %v", l.nsErr)
+	}
+	c, err := l.Start("/bin/true", []string{"true"}, p.Env, os.Stdin)
+	if err != nil {
+		t.Fatalf("a vanished socket kept the command from starting: %v", err)
+	}
+	if code, err := c.Wait(); code != 0 || err != nil {
+		t.Errorf("exit %d, %v", code, err)
 	}
 }

@@ -101,19 +101,11 @@ func probeKey(path string) (string, error) {
 	// one changes (Ubuntu's AppArmor restriction turned on), the probe
 	// runs again instead of trusting a stale "works".
 	for _, f := range userNSSettings {
-		if b, err := os.ReadFile(f); err == nil {
+		if b, err := os.ReadFile(f.file); err == nil {
 			key += ":" + strings.TrimSpace(string(b))
 		}
 	}
 	return key, nil
-}
-
-// userNSSettings are the kernel settings that allow or forbid user
-// namespaces.
-var userNSSettings = []string{
-	"/proc/sys/user/max_user_namespaces",
-	"/proc/sys/kernel/unprivileged_userns_clone",
-	"/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 }
 
 func readProbe(cache, path, key string) *BwrapProbe {

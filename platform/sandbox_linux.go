@@ -87,6 +87,9 @@ func Describe(b Backend, path string, argv []string) *Report {
 		next := 100
 		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
 	case *landlockBackend:
+		if b.userns {
+			r.Detail = "mounts made in a user namespace of the command's own"
+		}
 		r.Degraded = b.Degraded()
 	case direct:
 		r.Degraded = []string{"nothing is confined: the settings ask for no sandbox (backend: none)"}

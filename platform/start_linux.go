@@ -150,6 +150,9 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 // The program dies with the thread that started it.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	if l.userns {
+		return l.usernsStart(path, argv, env, "", stdin, pgid)
+	}
 	s := &spawn{
 		prepare: l.confineThread,
 		path:    path, argv: argv, env: env, stdin: stdin,
