@@ -4524,6 +4524,33 @@ func cmd457() *CmdSpec {
 
 func cmd458() *CmdSpec {
 	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+					"destroy",
+					"purge",
+					"terminate",
+					"drop",
+					"wipe",
+					"nuke",
+					"delete-*",
+					"*:delete",
+					"*:destroy",
+				},
+				Unless: []string{
+					"--dry-run",
+					"--dryrun",
+				},
+			},
+		},
+	}
+}
+
+func cmd459() *CmdSpec {
+	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
 			"--region",
@@ -4827,7 +4854,7 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -4848,7 +4875,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd463() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4991,7 +5018,7 @@ func cmd463() *CmdSpec {
 	}
 }
 
-func cmd464() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5029,7 +5056,7 @@ func cmd464() *CmdSpec {
 	}
 }
 
-func cmd476() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5207,7 +5234,7 @@ func cmd476() *CmdSpec {
 	}
 }
 
-func cmd479() *CmdSpec {
+func cmd480() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -5241,7 +5268,7 @@ func cmd479() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd482() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5255,7 +5282,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd483() *CmdSpec {
+func cmd484() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5270,7 +5297,7 @@ func cmd483() *CmdSpec {
 	}
 }
 
-func cmd484() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -5327,7 +5354,7 @@ func cmd484() *CmdSpec {
 	}
 }
 
-func cmd499() *CmdSpec {
+func cmd500() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -5650,7 +5677,7 @@ func cmd499() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd502() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5670,7 +5697,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd503() *CmdSpec {
+func cmd504() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5774,7 +5801,7 @@ func cmd503() *CmdSpec {
 	}
 }
 
-func cmd509() *CmdSpec {
+func cmd510() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -5818,7 +5845,7 @@ func cmd509() *CmdSpec {
 	}
 }
 
-func cmd510() *CmdSpec {
+func cmd511() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5864,7 +5891,7 @@ func cmd510() *CmdSpec {
 	}
 }
 
-func cmd519() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5929,7 +5956,7 @@ func cmd519() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd525() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -6073,7 +6100,7 @@ func cmd524() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -6091,7 +6118,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -6147,7 +6174,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd543() *CmdSpec {
+func cmd544() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -6301,7 +6328,7 @@ func cmd543() *CmdSpec {
 	}
 }
 
-func cmd547() *CmdSpec {
+func cmd548() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6327,7 +6354,7 @@ func cmd547() *CmdSpec {
 	}
 }
 
-func cmd548() *CmdSpec {
+func cmd549() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6345,7 +6372,7 @@ func cmd548() *CmdSpec {
 	}
 }
 
-func cmd549() *CmdSpec {
+func cmd550() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -6366,7 +6393,7 @@ func cmd549() *CmdSpec {
 	}
 }
 
-func cmd551() *CmdSpec {
+func cmd552() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -6431,7 +6458,7 @@ func cmd551() *CmdSpec {
 	}
 }
 
-func cmd554() *CmdSpec {
+func cmd555() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6461,7 +6488,26 @@ func cmd554() *CmdSpec {
 	}
 }
 
-func cmd555() *CmdSpec {
+func cmd556() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"kind",
+			"k3d",
+			"multipass",
+			"lxc",
+			"incus",
+			"ollama",
+			"colima",
+			"limactl",
+			"supervisorctl",
+			"tmuxp",
+			"forever",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd568() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6476,7 +6522,7 @@ func cmd555() *CmdSpec {
 	}
 }
 
-func cmd556() *CmdSpec {
+func cmd569() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -6573,7 +6619,7 @@ func cmd556() *CmdSpec {
 	}
 }
 
-func cmd557() *CmdSpec {
+func cmd570() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -6740,7 +6786,7 @@ func cmd557() *CmdSpec {
 	}
 }
 
-func cmd558() *CmdSpec {
+func cmd571() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6763,7 +6809,7 @@ func cmd558() *CmdSpec {
 	}
 }
 
-func cmd559() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -6780,7 +6826,7 @@ func cmd559() *CmdSpec {
 	}
 }
 
-func cmd564() *CmdSpec {
+func cmd577() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -6829,7 +6875,7 @@ func cmd564() *CmdSpec {
 	}
 }
 
-func cmd567() *CmdSpec {
+func cmd580() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6848,7 +6894,7 @@ func cmd567() *CmdSpec {
 	}
 }
 
-func cmd568() *CmdSpec {
+func cmd581() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -6936,7 +6982,7 @@ func cmd568() *CmdSpec {
 	}
 }
 
-func cmd571() *CmdSpec {
+func cmd584() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6953,7 +6999,7 @@ func cmd571() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd585() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6974,7 +7020,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd573() *CmdSpec {
+func cmd586() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -7080,7 +7126,7 @@ func cmd573() *CmdSpec {
 	}
 }
 
-func cmd575() *CmdSpec {
+func cmd588() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7120,7 +7166,7 @@ func cmd575() *CmdSpec {
 	}
 }
 
-func cmd576() *CmdSpec {
+func cmd589() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -7135,7 +7181,7 @@ func cmd576() *CmdSpec {
 	}
 }
 
-func cmd578() *CmdSpec {
+func cmd591() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7189,7 +7235,7 @@ func cmd578() *CmdSpec {
 	}
 }
 
-func cmd579() *CmdSpec {
+func cmd592() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -7264,7 +7310,7 @@ func cmd579() *CmdSpec {
 	}
 }
 
-func cmd647() *CmdSpec {
+func cmd660() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7364,7 +7410,7 @@ func cmd647() *CmdSpec {
 	}
 }
 
-func cmd648() *CmdSpec {
+func cmd661() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -7382,7 +7428,7 @@ func cmd648() *CmdSpec {
 	}
 }
 
-func cmd649() *CmdSpec {
+func cmd662() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -7430,7 +7476,7 @@ func cmd649() *CmdSpec {
 	}
 }
 
-func cmd663() *CmdSpec {
+func cmd676() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -7469,7 +7515,7 @@ func cmd663() *CmdSpec {
 	}
 }
 
-func cmd673() *CmdSpec {
+func cmd686() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7512,7 +7558,7 @@ func cmd673() *CmdSpec {
 	}
 }
 
-func cmd674() *CmdSpec {
+func cmd687() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7607,7 +7653,7 @@ func cmd674() *CmdSpec {
 	}
 }
 
-func cmd675() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -7676,7 +7722,7 @@ func cmd675() *CmdSpec {
 	}
 }
 
-func cmd731() *CmdSpec {
+func cmd744() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7692,7 +7738,7 @@ func cmd731() *CmdSpec {
 	}
 }
 
-func cmd732() *CmdSpec {
+func cmd745() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7719,7 +7765,7 @@ func cmd732() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd746() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -7753,7 +7799,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd755() *CmdSpec {
+func cmd768() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -7771,7 +7817,7 @@ func cmd755() *CmdSpec {
 	}
 }
 
-func cmd757() *CmdSpec {
+func cmd770() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -7780,7 +7826,7 @@ func cmd757() *CmdSpec {
 	}
 }
 
-func cmd759() *CmdSpec {
+func cmd772() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -7790,7 +7836,7 @@ func cmd759() *CmdSpec {
 	}
 }
 
-func cmd762() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7827,7 +7873,7 @@ func cmd762() *CmdSpec {
 	}
 }
 
-func cmd763() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7895,7 +7941,7 @@ func cmd763() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7907,7 +7953,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd765() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -7927,7 +7973,7 @@ func cmd765() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7942,7 +7988,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7968,7 +8014,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -8099,7 +8145,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -8125,7 +8171,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8155,7 +8201,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -8174,7 +8220,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -8192,14 +8238,14 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd782() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd796() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -8230,7 +8276,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd806() *CmdSpec {
+func cmd819() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -8245,7 +8291,7 @@ func cmd806() *CmdSpec {
 	}
 }
 
-func cmd808() *CmdSpec {
+func cmd821() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8261,7 +8307,7 @@ func cmd808() *CmdSpec {
 	}
 }
 
-func cmd809() *CmdSpec {
+func cmd822() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8291,7 +8337,7 @@ func cmd809() *CmdSpec {
 	}
 }
 
-func cmd810() *CmdSpec {
+func cmd823() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -8309,7 +8355,7 @@ func cmd810() *CmdSpec {
 	}
 }
 
-func cmd812() *CmdSpec {
+func cmd825() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -8328,7 +8374,7 @@ func cmd812() *CmdSpec {
 	}
 }
 
-func cmd814() *CmdSpec {
+func cmd827() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8349,7 +8395,7 @@ func cmd814() *CmdSpec {
 	}
 }
 
-func cmd815() *CmdSpec {
+func cmd828() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8361,7 +8407,7 @@ func cmd815() *CmdSpec {
 	}
 }
 
-func cmd816() *CmdSpec {
+func cmd829() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8400,7 +8446,7 @@ func cmd816() *CmdSpec {
 	}
 }
 
-func cmd817() *CmdSpec {
+func cmd830() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8456,7 +8502,7 @@ func cmd817() *CmdSpec {
 	}
 }
 
-func cmd818() *CmdSpec {
+func cmd831() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8489,7 +8535,7 @@ func cmd818() *CmdSpec {
 	}
 }
 
-func cmd819() *CmdSpec {
+func cmd832() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8511,7 +8557,7 @@ func cmd819() *CmdSpec {
 	}
 }
 
-func cmd820() *CmdSpec {
+func cmd833() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8543,7 +8589,7 @@ func cmd820() *CmdSpec {
 	}
 }
 
-func cmd821() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8567,7 +8613,7 @@ func cmd821() *CmdSpec {
 	}
 }
 
-func cmd822() *CmdSpec {
+func cmd835() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8624,7 +8670,7 @@ func cmd822() *CmdSpec {
 	}
 }
 
-func cmd823() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8650,7 +8696,7 @@ func cmd823() *CmdSpec {
 	}
 }
 
-func cmd824() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8713,7 +8759,7 @@ func cmd824() *CmdSpec {
 	}
 }
 
-func cmd825() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -8815,7 +8861,7 @@ func cmd825() *CmdSpec {
 	}
 }
 
-func cmd827() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -8878,7 +8924,7 @@ func cmd827() *CmdSpec {
 	}
 }
 
-func cmd874() *CmdSpec {
+func cmd887() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -8941,7 +8987,7 @@ func cmd874() *CmdSpec {
 	}
 }
 
-func cmd876() *CmdSpec {
+func cmd889() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8982,7 +9028,7 @@ func cmd876() *CmdSpec {
 	}
 }
 
-func cmd877() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9009,7 +9055,7 @@ func cmd877() *CmdSpec {
 	}
 }
 
-func cmd878() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9056,7 +9102,7 @@ func cmd878() *CmdSpec {
 	}
 }
 
-func cmd879() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9113,7 +9159,7 @@ func cmd879() *CmdSpec {
 	}
 }
 
-func cmd880() *CmdSpec {
+func cmd893() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9149,7 +9195,7 @@ func cmd880() *CmdSpec {
 	}
 }
 
-func cmd881() *CmdSpec {
+func cmd894() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9178,7 +9224,7 @@ func cmd881() *CmdSpec {
 	}
 }
 
-func cmd882() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9235,13 +9281,13 @@ func cmd882() *CmdSpec {
 	}
 }
 
-func cmd883() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd884() *CmdSpec {
+func cmd897() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -9257,7 +9303,7 @@ func cmd884() *CmdSpec {
 	}
 }
 
-func cmd887() *CmdSpec {
+func cmd900() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9310,7 +9356,7 @@ func cmd887() *CmdSpec {
 	}
 }
 
-func cmd888() *CmdSpec {
+func cmd901() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9348,7 +9394,7 @@ func cmd888() *CmdSpec {
 	}
 }
 
-func cmd889() *CmdSpec {
+func cmd902() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9372,7 +9418,7 @@ func cmd889() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd903() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -9408,7 +9454,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd893() *CmdSpec {
+func cmd906() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -9435,7 +9481,7 @@ func cmd893() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -9470,7 +9516,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd898() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9499,7 +9545,7 @@ func cmd898() *CmdSpec {
 	}
 }
 
-func cmd899() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -9537,7 +9583,7 @@ func cmd899() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd934() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -9617,7 +9663,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd930() *CmdSpec {
+func cmd943() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -9707,7 +9753,7 @@ func cmd930() *CmdSpec {
 	}
 }
 
-func cmd932() *CmdSpec {
+func cmd945() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -9729,7 +9775,7 @@ func cmd932() *CmdSpec {
 	}
 }
 
-func cmd934() *CmdSpec {
+func cmd947() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9800,7 +9846,7 @@ func cmd934() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9849,7 +9895,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd936() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -9980,7 +10026,7 @@ func cmd936() *CmdSpec {
 	}
 }
 
-func cmd938() *CmdSpec {
+func cmd951() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10036,7 +10082,7 @@ func cmd938() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd952() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10097,7 +10143,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -10127,7 +10173,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd954() *CmdSpec {
+func cmd967() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10158,7 +10204,7 @@ func cmd954() *CmdSpec {
 	}
 }
 
-func cmd955() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -10184,7 +10230,7 @@ func cmd955() *CmdSpec {
 	}
 }
 
-func cmd958() *CmdSpec {
+func cmd971() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10236,7 +10282,7 @@ func cmd958() *CmdSpec {
 	}
 }
 
-func cmd959() *CmdSpec {
+func cmd972() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -10258,7 +10304,7 @@ func cmd959() *CmdSpec {
 	}
 }
 
-func cmd965() *CmdSpec {
+func cmd978() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -10288,7 +10334,7 @@ func cmd965() *CmdSpec {
 	}
 }
 
-func cmd979() *CmdSpec {
+func cmd992() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10325,7 +10371,7 @@ func cmd979() *CmdSpec {
 	}
 }
 
-func cmd980() *CmdSpec {
+func cmd993() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -10420,7 +10466,7 @@ func cmd980() *CmdSpec {
 	}
 }
 
-func cmd982() *CmdSpec {
+func cmd995() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10463,7 +10509,7 @@ func cmd982() *CmdSpec {
 	}
 }
 
-func cmd983() *CmdSpec {
+func cmd996() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10557,7 +10603,7 @@ func cmd983() *CmdSpec {
 	}
 }
 
-func cmd984() *CmdSpec {
+func cmd997() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10597,7 +10643,7 @@ func cmd984() *CmdSpec {
 	}
 }
 
-func cmd985() *CmdSpec {
+func cmd998() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10624,7 +10670,7 @@ func cmd985() *CmdSpec {
 	}
 }
 
-func cmd986() *CmdSpec {
+func cmd999() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10668,7 +10714,7 @@ func cmd986() *CmdSpec {
 	}
 }
 
-func cmd987() *CmdSpec {
+func cmd1000() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10704,7 +10750,7 @@ func cmd987() *CmdSpec {
 	}
 }
 
-func cmd988() *CmdSpec {
+func cmd1001() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10743,7 +10789,7 @@ func cmd988() *CmdSpec {
 	}
 }
 
-func cmd989() *CmdSpec {
+func cmd1002() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10835,7 +10881,7 @@ func cmd989() *CmdSpec {
 	}
 }
 
-func cmd990() *CmdSpec {
+func cmd1003() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10900,7 +10946,7 @@ func cmd990() *CmdSpec {
 	}
 }
 
-func cmd991() *CmdSpec {
+func cmd1004() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -10999,7 +11045,7 @@ func cmd991() *CmdSpec {
 	}
 }
 
-func cmd993() *CmdSpec {
+func cmd1006() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -11177,7 +11223,7 @@ func cmd993() *CmdSpec {
 	}
 }
 
-func cmd1164() *CmdSpec {
+func cmd1177() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -11251,7 +11297,7 @@ func cmd1164() *CmdSpec {
 	}
 }
 
-func cmd1167() *CmdSpec {
+func cmd1180() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -11275,7 +11321,7 @@ func cmd1167() *CmdSpec {
 	}
 }
 
-func cmd1175() *CmdSpec {
+func cmd1188() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11375,7 +11421,7 @@ func cmd1175() *CmdSpec {
 	}
 }
 
-func cmd1176() *CmdSpec {
+func cmd1189() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11438,7 +11484,7 @@ func cmd1176() *CmdSpec {
 	}
 }
 
-func cmd1177() *CmdSpec {
+func cmd1190() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -11460,7 +11506,7 @@ func cmd1177() *CmdSpec {
 	}
 }
 
-func cmd1186() *CmdSpec {
+func cmd1199() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -11481,7 +11527,7 @@ func cmd1186() *CmdSpec {
 	}
 }
 
-func cmd1191() *CmdSpec {
+func cmd1204() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11523,7 +11569,7 @@ func cmd1191() *CmdSpec {
 	}
 }
 
-func cmd1192() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11534,7 +11580,7 @@ func cmd1192() *CmdSpec {
 	}
 }
 
-func cmd1193() *CmdSpec {
+func cmd1206() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11577,7 +11623,7 @@ func cmd1193() *CmdSpec {
 	}
 }
 
-func cmd1194() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -11595,7 +11641,7 @@ func cmd1194() *CmdSpec {
 	}
 }
 
-func cmd1196() *CmdSpec {
+func cmd1209() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -11611,7 +11657,7 @@ func cmd1196() *CmdSpec {
 	}
 }
 
-func cmd1200() *CmdSpec {
+func cmd1213() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -11628,7 +11674,7 @@ func cmd1200() *CmdSpec {
 	}
 }
 
-func cmd1202() *CmdSpec {
+func cmd1215() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -11650,7 +11696,7 @@ func cmd1202() *CmdSpec {
 	}
 }
 
-func cmd1204() *CmdSpec {
+func cmd1217() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -11666,7 +11712,7 @@ func cmd1204() *CmdSpec {
 	}
 }
 
-func cmd1207() *CmdSpec {
+func cmd1220() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -11680,7 +11726,7 @@ func cmd1207() *CmdSpec {
 	}
 }
 
-func cmd1209() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -11695,7 +11741,7 @@ func cmd1209() *CmdSpec {
 	}
 }
 
-func cmd1211() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -11708,7 +11754,7 @@ func cmd1211() *CmdSpec {
 	}
 }
 
-func cmd1217() *CmdSpec {
+func cmd1230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -11740,7 +11786,7 @@ func cmd1217() *CmdSpec {
 	}
 }
 
-func cmd1219() *CmdSpec {
+func cmd1232() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -11758,7 +11804,7 @@ func cmd1219() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1238() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -11784,7 +11830,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1227() *CmdSpec {
+func cmd1240() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -11809,7 +11855,7 @@ func cmd1227() *CmdSpec {
 	}
 }
 
-func cmd1245() *CmdSpec {
+func cmd1258() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -11831,7 +11877,7 @@ func cmd1245() *CmdSpec {
 	}
 }
 
-func cmd1247() *CmdSpec {
+func cmd1260() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -11861,7 +11907,7 @@ func cmd1247() *CmdSpec {
 	}
 }
 
-func cmd1265() *CmdSpec {
+func cmd1278() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -11879,7 +11925,7 @@ func cmd1265() *CmdSpec {
 	}
 }
 
-func cmd1267() *CmdSpec {
+func cmd1280() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -11893,7 +11939,7 @@ func cmd1267() *CmdSpec {
 	}
 }
 
-func cmd1269() *CmdSpec {
+func cmd1282() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -11917,7 +11963,7 @@ func cmd1269() *CmdSpec {
 	}
 }
 
-func cmd1273() *CmdSpec {
+func cmd1286() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -11944,7 +11990,7 @@ func cmd1273() *CmdSpec {
 	}
 }
 
-func cmd1288() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -11969,7 +12015,7 @@ func cmd1288() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -11985,7 +12031,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1305() *CmdSpec {
+func cmd1318() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -12006,7 +12052,7 @@ func cmd1305() *CmdSpec {
 	}
 }
 
-func cmd1310() *CmdSpec {
+func cmd1323() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -12032,7 +12078,7 @@ func cmd1310() *CmdSpec {
 	}
 }
 
-func cmd1324() *CmdSpec {
+func cmd1337() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -12052,7 +12098,7 @@ func cmd1324() *CmdSpec {
 	}
 }
 
-func cmd1328() *CmdSpec {
+func cmd1341() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -12080,7 +12126,7 @@ func cmd1328() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12097,7 +12143,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1344() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12134,7 +12180,7 @@ func cmd1344() *CmdSpec {
 	}
 }
 
-func cmd1345() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12179,7 +12225,7 @@ func cmd1345() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -12242,7 +12288,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -12264,7 +12310,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -12322,7 +12368,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1352() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -12438,7 +12484,7 @@ func cmd1352() *CmdSpec {
 	}
 }
 
-func cmd1353() *CmdSpec {
+func cmd1366() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12459,7 +12505,7 @@ func cmd1353() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -12532,7 +12578,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12571,7 +12617,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12596,7 +12642,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1360() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -12619,7 +12665,7 @@ func cmd1360() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -12646,7 +12692,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -12698,7 +12744,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1386() *CmdSpec {
+func cmd1399() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -12732,7 +12778,7 @@ func cmd1386() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -12751,7 +12797,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1402() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12763,7 +12809,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12795,7 +12841,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12818,7 +12864,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1392() *CmdSpec {
+func cmd1405() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12937,7 +12983,7 @@ func cmd1392() *CmdSpec {
 	}
 }
 
-func cmd1393() *CmdSpec {
+func cmd1406() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -13030,7 +13076,7 @@ func cmd1393() *CmdSpec {
 	}
 }
 
-func cmd1394() *CmdSpec {
+func cmd1407() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13050,7 +13096,7 @@ func cmd1394() *CmdSpec {
 	}
 }
 
-func cmd1395() *CmdSpec {
+func cmd1408() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -13066,7 +13112,7 @@ func cmd1395() *CmdSpec {
 	}
 }
 
-func cmd1398() *CmdSpec {
+func cmd1411() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13088,7 +13134,7 @@ func cmd1398() *CmdSpec {
 	}
 }
 
-func cmd1399() *CmdSpec {
+func cmd1412() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -13144,7 +13190,7 @@ func cmd1399() *CmdSpec {
 	}
 }
 
-func cmd1400() *CmdSpec {
+func cmd1413() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -13337,7 +13383,7 @@ func cmd1400() *CmdSpec {
 	}
 }
 
-func cmd1402() *CmdSpec {
+func cmd1415() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13395,7 +13441,7 @@ func cmd1402() *CmdSpec {
 	}
 }
 
-func cmd1403() *CmdSpec {
+func cmd1416() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -13416,7 +13462,7 @@ func cmd1403() *CmdSpec {
 	}
 }
 
-func cmd1407() *CmdSpec {
+func cmd1420() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13442,7 +13488,7 @@ func cmd1407() *CmdSpec {
 	}
 }
 
-func cmd1408() *CmdSpec {
+func cmd1421() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -13464,7 +13510,7 @@ func cmd1408() *CmdSpec {
 	}
 }
 
-func cmd1410() *CmdSpec {
+func cmd1423() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13813,7 +13859,7 @@ func cmd1410() *CmdSpec {
 	}
 }
 
-func cmd1411() *CmdSpec {
+func cmd1424() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -13856,7 +13902,7 @@ func cmd1411() *CmdSpec {
 	}
 }
 
-func cmd1413() *CmdSpec {
+func cmd1426() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13925,7 +13971,7 @@ func cmd1413() *CmdSpec {
 	}
 }
 
-func cmd1414() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13952,7 +13998,7 @@ func cmd1414() *CmdSpec {
 	}
 }
 
-func cmd1415() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -13977,7 +14023,7 @@ func cmd1415() *CmdSpec {
 	}
 }
 
-func cmd1420() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14012,7 +14058,7 @@ func cmd1420() *CmdSpec {
 	}
 }
 
-func cmd1421() *CmdSpec {
+func cmd1434() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14063,7 +14109,7 @@ func cmd1421() *CmdSpec {
 	}
 }
 
-func cmd1422() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -14145,7 +14191,7 @@ func cmd1422() *CmdSpec {
 	}
 }
 
-func cmd1423() *CmdSpec {
+func cmd1436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14213,7 +14259,7 @@ func cmd1423() *CmdSpec {
 	}
 }
 
-func cmd1424() *CmdSpec {
+func cmd1437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -14250,7 +14296,7 @@ func cmd1424() *CmdSpec {
 	}
 }
 
-func cmd1425() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -14293,7 +14339,7 @@ func cmd1425() *CmdSpec {
 	}
 }
 
-func cmd1427() *CmdSpec {
+func cmd1440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -14325,7 +14371,7 @@ func cmd1427() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -14354,7 +14400,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -14378,7 +14424,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14405,7 +14451,7 @@ func cmd1431() *CmdSpec {
 	}
 }
 
-func cmd1432() *CmdSpec {
+func cmd1445() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14447,7 +14493,7 @@ func cmd1432() *CmdSpec {
 	}
 }
 
-func cmd1433() *CmdSpec {
+func cmd1446() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14467,7 +14513,7 @@ func cmd1433() *CmdSpec {
 	}
 }
 
-func cmd1434() *CmdSpec {
+func cmd1447() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14526,7 +14572,7 @@ func cmd1434() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -14572,7 +14618,7 @@ func cmd1435() *CmdSpec {
 	}
 }
 
-func cmd1473() *CmdSpec {
+func cmd1486() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -14795,7 +14841,7 @@ func cmd1473() *CmdSpec {
 	}
 }
 
-func cmd1474() *CmdSpec {
+func cmd1487() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14841,7 +14887,7 @@ func cmd1474() *CmdSpec {
 	}
 }
 
-func cmd1475() *CmdSpec {
+func cmd1488() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -16692,42 +16738,43 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd458},
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
 		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
 		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd576},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd564},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd458},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd459},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
 		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -16735,126 +16782,127 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd576},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
 		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd543},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd578},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd591},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd459},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd459},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
 		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd244},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
 		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd245},
 		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
 		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd775},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd777},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd778},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd780},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd782},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd780},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd775},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd806},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd806},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd808},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd809},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd810},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd812},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd812},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd810},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd814},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd778},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd815},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd783},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd790},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd795},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd821},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd822},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd827},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd828},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
 		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
 		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd647},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd660},
 		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
 		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd648},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd661},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd463},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd464},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
@@ -16863,68 +16911,68 @@ var builtinTable = table{
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd250},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd76},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd77},
 		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd78},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd476},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd479},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd481},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd481},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd86},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd87},
 		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd88},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
 		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
@@ -16934,150 +16982,155 @@ var builtinTable = table{
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd483},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd484},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
 		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
 		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd759},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd94},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
 		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd559},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
 		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
 		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd673},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd686},
 		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd499},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
 		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd457},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd499},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
 		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd674},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd687},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd549},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd501},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
 		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd501},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
 		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
 		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
 		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
 		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
 		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd509},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd510},
 		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
 		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd519},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd519},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd519},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
 		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd291},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd95},
 		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd524},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
 		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd731},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd744},
 		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd757},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd524},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd732},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd745},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd559},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
 		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd292},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd293},
 		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
@@ -17090,77 +17143,79 @@ var builtinTable = table{
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
 		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd421},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd127},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
 		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd564},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd755},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
 		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd476},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd130},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd759},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
@@ -17168,64 +17223,66 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd139},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd543},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
 		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd524},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd547},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd548},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd548},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd549},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd143},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd549},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd144},
 		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd145},
 		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd551},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd551},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd554},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd555},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd146},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd757},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd543},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd476},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd479},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd759},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd555},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd568},
 		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd147},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
@@ -17233,549 +17290,549 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1204},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1207},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1209},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1217},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1225},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1245},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1265},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1267},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1269},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1269},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1192},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1193},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1305},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1305},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1324},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1194},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1194},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1196},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1196},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1200},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1200},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1202},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1202},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1196},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1204},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1204},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1207},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1209},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1211},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1217},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1225},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1245},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1265},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1219},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1267},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1269},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1273},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1269},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1247},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1288},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1227},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1301},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1301},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1301},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1301},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1305},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1305},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1305},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1310},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1324},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1324},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1324},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1328},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1196},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd816},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1164},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd817},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd884},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd884},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd818},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd819},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd820},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd980},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd821},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd822},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd823},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd824},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd825},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd874},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd876},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd877},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd878},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd879},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd880},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd881},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd882},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd883},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd895},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd884},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd887},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd888},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd889},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd890},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd890},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd890},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd893},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd893},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd895},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd898},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd895},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd930},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd932},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd934},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd935},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd936},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd936},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd932},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd938},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd825},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd939},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd991},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd954},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd874},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd955},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd958},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd979},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd980},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1164},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd955},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd982},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd983},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1186},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1186},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd930},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd984},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd985},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd986},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd987},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd988},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd989},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd990},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd991},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd940},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1164},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd959},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd955},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1175},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1176},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1186},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1177},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1186},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1186},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1191},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd827},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd965},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1167},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd899},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd921},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd993},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1205},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1206},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd829},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd830},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd831},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd832},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd833},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd834},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd835},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd836},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd837},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd889},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd890},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd891},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd892},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd893},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd894},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd895},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd896},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd900},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd901},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd902},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd911},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd947},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd948},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd951},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd952},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd967},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd971},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd992},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd995},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd996},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd997},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd998},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd999},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1000},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1001},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1002},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1003},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1188},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1189},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1204},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd556},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd569},
 		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd160},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
@@ -17787,21 +17844,21 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd557},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd570},
 		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd201},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
 		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
@@ -17811,48 +17868,48 @@ var builtinTable = table{
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
 		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd433},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd434},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd207},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd208},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd762},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd763},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd775},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd776},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd503},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
 		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd435},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd209},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd558},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd571},
 		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
 		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd459},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd764},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd777},
 		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd438},
 		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd210},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd559},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
@@ -17860,30 +17917,30 @@ var builtinTable = table{
 		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd439},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd211},
 		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd459},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd559},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
 		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
 		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
 		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd440},
 		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
 		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd564},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
 		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd443},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd444},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd214},
@@ -17892,37 +17949,38 @@ var builtinTable = table{
 		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd215},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd216},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd772},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd567},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd785},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd580},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
 		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd527},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd773},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd786},
 		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd774},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd787},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd448},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd765},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd533},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd568},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd568},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
 		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd559},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd219},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd220},
@@ -17930,16 +17988,17 @@ var builtinTable = table{
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd568},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
 		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd449},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
 		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd225},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd226},
 		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
@@ -17948,16 +18007,16 @@ var builtinTable = table{
 		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd453},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd571},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd584},
 		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd755},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
 		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
@@ -17968,207 +18027,207 @@ var builtinTable = table{
 		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd455},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd551},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd572},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd510},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd585},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd484},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
 		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
 		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd573},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd573},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
 		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd464},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1343},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1344},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1347},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1345},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1346},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1347},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1347},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1351},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1352},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1353},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1354},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1354},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1358},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1359},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1395},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1354},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1354},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1370},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1386},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1387},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1387},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1395},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1389},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1390},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1391},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1392},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1415},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1393},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1403},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1425},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1394},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1403},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1395},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1398},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1399},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1400},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1400},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1402},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1403},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1415},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1429},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1407},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1408},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1408},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1415},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1415},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1347},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1410},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1411},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1411},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1475},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1413},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1414},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1415},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1420},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1421},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1422},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1423},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1403},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1424},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1425},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1427},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1428},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1429},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1431},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1432},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1433},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1434},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1473},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1435},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1474},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1360},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1371},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1475},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1356},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1357},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1358},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1359},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1364},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1365},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1366},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1371},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1372},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1383},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1399},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1402},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1403},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1404},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1405},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1406},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1407},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1411},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1412},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1415},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1420},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1423},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1426},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1427},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1433},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1434},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1435},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1436},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1437},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1440},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1441},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1444},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1445},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1446},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1447},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1486},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1487},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd733},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd575},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd588},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd242},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd519},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd519},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd243},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd543},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
 		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
 		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd579},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd663},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd456},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd675},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd649},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 	},
 }
 
