@@ -6068,6 +6068,13 @@ func cmd525() *CmdSpec {
 							"--dry-run",
 						},
 					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"--dry-run=none",
+						},
+					},
 				},
 			},
 			"get": {
