@@ -604,8 +604,7 @@ func (w *walker) carryRemote(st *state, i int, k *Carrier) {
 		return // no command: a login, a tunnel
 	}
 	sub := st.newShell(ShellCall{Dialect: POSIX, Arg0: "sh"}, w.res.Commands[i].Name())
-	sub.remote = true
-	sub.dir = ""
+	sub.remote, sub.priv, sub.dir = true, false, "" // not this machine's privileges or directory
 	w.code(sub, i, joinWords(args[j:]))
 }
 
