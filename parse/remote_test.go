@@ -15,6 +15,9 @@ func elsewhere(res *Result) string {
 		if c.Elsewhere {
 			s += " @elsewhere"
 		}
+		if c.Privileged {
+			s += " !priv"
+		}
 		if c.UnknownCode {
 			s += " !code"
 		}
@@ -52,6 +55,7 @@ func TestRemoteCarrier(t *testing.T) {
 		{`ssh -J jump prod 'ssh db rm /y'`, "ssh -J jump prod ssh db rm /y\nssh db rm /y @elsewhere\nrm /y @elsewhere"},
 		{`ssh prod 'bash -c "rm /z"'`, "ssh prod bash -c \"rm /z\"\nbash -c rm /z @elsewhere\nrm /z @elsewhere"},
 		{`ssh prod ls; rm /z`, "ssh prod ls\nls @elsewhere\nrm /z"},
+		{`sudo ssh prod rm /x`, "sudo ssh prod rm /x\nssh prod rm /x !priv\nrm /x @elsewhere"},
 	} {
 		if got := elsewhere(Parse(tt.script, cfg)); got != tt.want {
 			t.Errorf("%s\ngot:\n%s\nwant:\n%s", tt.script, got, tt.want)
