@@ -5500,6 +5500,12 @@ func cmd500() *CmdSpec {
 				},
 			},
 			"cache": {
+				Aliases: []string{
+					"extension",
+					"ext",
+					"extensions",
+					"alias",
+				},
 				ValueOptions: []string{
 					"-R",
 					"--repo",
