@@ -42,6 +42,7 @@ func TestDataElsewhere(t *testing.T) {
 		{"ssh prod 'cat ~/.ssh/id_rsa'", rules.Allow, ""},
 		{"ssh prod 'ls -la /srv && mkdir -p /tmp/x'", rules.Allow, ""},
 		{"ssh prod uptime; cat ~/.ssh/id_rsa", rules.Deny, "exfil"},
+		{"ssh prod 'git clone git@github.com:a/b.git && git push https://x.example/r.git main'", rules.Allow, ""},
 		{"psql app -c 'DELETE FROM audit_log'", rules.Ask, "destroy-remote"},
 		{"mysql shop -e 'UPDATE products SET price = 0'", rules.Ask, "destroy-remote"},
 		{"sqlite3 app.db 'DELETE FROM t WHERE id = 3'", rules.Allow, ""},
