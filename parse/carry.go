@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cordonsh/cordon/sqlkind"
 )
 
 // carry follows the code that command i carries, as its rule knowledge
@@ -37,6 +39,8 @@ func (w *walker) carry(st *state, i int) {
 		w.carryFind(st, i, k)
 	case CarryInterp:
 		w.carryInterp(st, i, k)
+	case CarryRemote:
+		w.carryRemote(st, i, k)
 	}
 }
 
@@ -508,9 +512,9 @@ func (w *walker) carryFind(st *state, i int, k *Carrier) {
 
 func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	c := w.res.Commands[i]
-	code, ok := interpCode(c.Args[1:], k.CodeFlags, k.ValueOptions)
+	code, ok := interpCode(c.Args[1:], k.CodeFlags, k.ValueOptions, k.CodeAnywhere)
 	if !ok && k.CodeOperand {
-		code, ok = firstOperand(c.Args[1:], k.ValueOptions)
+		code, ok = nthOperand(c.Args[1:], k.ValueOptions, k.Skip)
 	}
 	if !ok && len(k.FileFlags) > 0 {
 		code, ok = w.codeFile(st, i, c.Args[1:], k)
@@ -520,7 +524,7 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	}
 	if !ok && !k.CodeOperand {
 		// A program file the script itself wrote, or a <(...) stream.
-		if file, found := firstOperand(c.Args[1:], k.ValueOptions); found && file != "-" {
+		if file, found := nthOperand(c.Args[1:], k.ValueOptions, k.Skip); found && file != "-" {
 			data, written := w.files[st.abs(file)]
 			switch {
 			case !written:
@@ -533,7 +537,7 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		}
 	}
 	if !ok {
-		if !readsStdin(c.Args[1:]) {
+		if !readsStdin(c.Args[1:], k.ValueOptions, k.Skip) {
 			return
 		}
 		in := w.stdinOf(i)
@@ -553,29 +557,86 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		code = r.Pattern.ReplaceAllString(code, strings.ReplaceAll(r.With, "{home}", home))
 	}
 	sub := st.nested(c.Name(), false)
+	var kinds []string
 	for _, t := range k.Translations {
+		if len(t.SQL) > 0 {
+			if kinds == nil {
+				kinds = sqlkind.Kinds(code)
+			}
+			for _, kind := range kinds {
+				if contains(t.SQL, kind) {
+					w.translate(sub, c, t, []string{kind, kind})
+				}
+			}
+			continue
+		}
 		for _, m := range t.Pattern.FindAllStringSubmatch(code, -1) {
 			w.translate(sub, c, t, m)
 		}
 	}
 }
 
+// carryRemote judges the command ssh runs on another machine: the
+// arguments after the options and the host, joined by spaces, are a
+// script for the remote user's shell. Its commands are marked Elsewhere:
+// nothing of this machine (its workspace, its files) is what they touch.
+func (w *walker) carryRemote(st *state, i int, k *Carrier) {
+	args := w.res.Commands[i].Args[1:]
+	j, skipped := 0, 0
+	for j < len(args) {
+		a := args[j].Text
+		if a == "--" {
+			j++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if skipped == k.Skip {
+				break
+			}
+			skipped++
+			j++
+			continue
+		}
+		_, _, next, _ := Option(args, j, k.ValueOptions)
+		j = next
+	}
+	if skipped < k.Skip || j >= len(args) {
+		return // no command: a login, a tunnel
+	}
+	sub := st.newShell(ShellCall{Dialect: POSIX, Arg0: "sh"}, w.res.Commands[i].Name())
+	sub.remote, sub.priv, sub.dir = true, false, "" // not this machine's privileges or directory
+	w.code(sub, i, joinWords(args[j:]))
+}
+
 // interpCode finds the code given to an interpreter after one of flags:
-// "-c CODE", "-cCODE", or a cluster ending in the flag ("-ne CODE").
-func interpCode(args []Word, flags, valued []string) (string, bool) {
+// "-c CODE", "-cCODE", or a cluster ending in the flag ("-ne CODE"),
+// before the first operand or, with anywhere, among all the arguments.
+func interpCode(args []Word, flags, valued []string, anywhere bool) (string, bool) {
 	for j := 0; j < len(args); j++ {
 		t := args[j].Text
-		if t == "--" || !strings.HasPrefix(t, "-") {
+		if t == "--" {
 			return "", false
 		}
-		if !contains(flags, t) && contains(valued, t) {
+		if !strings.HasPrefix(t, "-") || t == "-" {
+			if anywhere {
+				continue
+			}
+			return "", false
+		}
+		if contains(flags, t) {
+			if j+1 < len(args) {
+				return args[j+1].Text, true
+			}
+			return "", false
+		}
+		if contains(valued, t) {
 			j++ // an option's value, not code
 			continue
 		}
 		for _, f := range flags {
 			switch {
-			case t == f && j+1 < len(args):
-				return args[j+1].Text, true
+			case strings.HasPrefix(f, "--") && strings.HasPrefix(t, f+"="):
+				return t[len(f)+1:], true
 			case len(f) == 2 && isCluster(t) && strings.HasSuffix(t, f[1:]) && j+1 < len(args):
 				return args[j+1].Text, true
 			case len(f) == 2 && !strings.HasPrefix(t, "--") && strings.HasPrefix(t, f) && len(t) > 2:
@@ -615,20 +676,28 @@ func (w *walker) codeFile(st *state, i int, args []Word, k *Carrier) (string, bo
 // firstOperand returns the first argument that is not an option or an
 // option's value (awk's program).
 func firstOperand(args []Word, valued []string) (string, bool) {
+	return nthOperand(args, valued, 0)
+}
+
+// nthOperand returns operand n (from 0): an argument that is not an
+// option or an option's value, or any argument after "--".
+func nthOperand(args []Word, valued []string, n int) (string, bool) {
 	for j := 0; j < len(args); j++ {
 		a := args[j].Text
 		switch {
 		case a == "--":
-			if j+1 < len(args) {
-				return args[j+1].Text, true
+			if j+1+n < len(args) {
+				return args[j+1+n].Text, true
 			}
 			return "", false
 		case strings.HasPrefix(a, "-") && a != "-":
 			if contains(valued, a) {
 				j++
 			}
-		default:
+		case n == 0:
 			return a, true
+		default:
+			n--
 		}
 	}
 	return "", false
@@ -649,17 +718,10 @@ func isCluster(t string) bool {
 }
 
 // readsStdin reports whether an interpreter reads its program from
-// standard input: no operand, or "-".
-func readsStdin(args []Word) bool {
-	for _, a := range args {
-		if a.Text == "-" {
-			return true
-		}
-		if !strings.HasPrefix(a.Text, "-") {
-			return false
-		}
-	}
-	return true
+// standard input: no operand after the skip ones, or "-".
+func readsStdin(args []Word, valued []string, skip int) bool {
+	op, found := nthOperand(args, valued, skip)
+	return !found || op == "-"
 }
 
 func (w *walker) translate(st *state, c Command, t Translation, m []string) {

@@ -84,6 +84,9 @@ type Command struct {
 	Via []string
 	// Privileged is set when a carrier raises privileges (sudo, doas).
 	Privileged bool
+	// Elsewhere is set when the command runs on another machine (ssh
+	// host CMD): its paths are not this machine's.
+	Elsewhere bool
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int

@@ -26,6 +26,11 @@ const (
 	// CarryInterp: an interpreter whose code, given after one of
 	// CodeFlags, is translated with Translations.
 	CarryInterp
+	// CarryRemote: after its options and Skip operands (the host), the
+	// rest of the arguments joined by spaces are a script a shell runs
+	// on another machine (ssh host CMD). Its commands are marked
+	// [Command.Elsewhere].
+	CarryRemote
 )
 
 // A Translation turns a pattern found in an interpreter's code into an
@@ -44,6 +49,10 @@ type Translation struct {
 	// Shell, when set, is shell code (after group substitution) parsed
 	// and judged as a nested script.
 	Shell string
+	// SQL, when set, replaces Pattern: the code is read as SQL (package
+	// sqlkind) and every statement of one of these kinds is translated,
+	// "$1" being its kind.
+	SQL []string
 }
 
 // A Rewrite replaces matches of Pattern in interpreter code by With
@@ -70,7 +79,8 @@ type Carrier struct {
 	// operand.
 	Subs []string
 	// Skip is the number of operands before the carried command
-	// (timeout's duration).
+	// (timeout's duration), or, for an interpreter, before its code or
+	// program file (sqlite3's database); for a remote carrier, the host.
 	Skip int
 	// Assigns: leading NAME=VALUE operands are environment (env).
 	Assigns bool
@@ -87,9 +97,12 @@ type Carrier struct {
 	// it is read only when the script itself wrote it or it is "-"
 	// (standard input): a project's own files are not judged.
 	FileFlags []string
-	// CodeOperand: without a code flag, the first operand is the code
-	// (awk 'prog', sed 'script').
+	// CodeOperand: without a code flag, the first operand (after Skip)
+	// is the code (awk 'prog', sed 'script', sqlite3 DB 'SQL').
 	CodeOperand bool
+	// CodeAnywhere: code flags are looked for among all the arguments,
+	// not only before the first operand (mysql DB -e SQL).
+	CodeAnywhere bool
 	// Rewrites normalise interpreter code before Translations: a home
 	// directory expression becomes the path, literal concatenations are
 	// joined. "{home}" in With is the home directory.

@@ -48,6 +48,7 @@ type state struct {
 	inAlias []string              // aliases being expanded: not expanded again
 	via     []string
 	priv    bool
+	remote  bool // on another machine (ssh host CMD)
 	depth   int
 	stop    *bool   // set by exit or an aborting expansion: nothing after runs
 	ret     *bool   // set by return inside a function or sourced file
@@ -1028,6 +1029,7 @@ func (w *walker) emit(st *state, c Command) int {
 	c.Via = st.via
 	c.Dialect = st.dialect
 	c.Privileged = c.Privileged || st.priv
+	c.Elsewhere = st.remote
 	if cmds := w.res.Commands; len(cmds) == cap(cmds) {
 		// Doubled: append grows a long slice by a quarter, and a long
 		// script's commands would be copied over and over.

@@ -158,6 +158,10 @@ func (a *args) anyMatches(globs []string) bool {
 	return false
 }
 
+// AnyCommand names the rules whose effects apply, besides the default
+// ones, to every command the rules do not name.
+const AnyCommand = "*"
+
 // lookup finds the spec for a command, descending into subcommands. It
 // returns the spec and the arguments after the command or subcommand.
 func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) {
@@ -215,7 +219,14 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	if c.Function {
 		return out
 	}
-	if cmd == nil || (len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none") {
+	if cmd == nil {
+		// A command the rules do not name: its path-like operands are
+		// read, and the effects of the command named "*" apply to it.
+		out = append(out, s.defaultEffects(e, c, i, rest, dir)...)
+		if cmd = s.command(AnyCommand); cmd == nil || e.Windows || c.Name() == "" {
+			return out
+		}
+	} else if len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none" {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
 	a := split(cmd.spec, rest, e.Windows)

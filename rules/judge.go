@@ -102,6 +102,13 @@ func (j *judging) run() {
 		if c.UnknownCode {
 			effs = append(effs, Effect{Kind: "unknown-code", Cmd: i, Class: ClassNone})
 		}
+		if c.Elsewhere {
+			// On another machine: none of this machine's paths, hosts or
+			// repositories is what the command touches.
+			for k := range effs {
+				effs[k].Class, effs[k].Path = ClassElsewhere, ""
+			}
+		}
 		j.effects[i] = effs
 	}
 	j.remotes()
@@ -181,11 +188,12 @@ func isNetwork(effs []Effect) bool {
 // that arrives over the network, secrets that leave through it, data
 // piped into a network tool, discards made safe by an earlier checkpoint.
 func (j *judging) flows() {
-	network := -1
+	network, networks := -1, 0
 	downloads := map[string]string{} // path -> the command that fetched it
 	for i, effs := range j.effects {
 		if isNetwork(effs) || hasClass(effs, ClassNetDev) {
 			network = i
+			networks++
 			j.piped(i)
 			for _, e := range effs {
 				if e.Kind == "overwrite" && e.Path != "" {
@@ -207,7 +215,10 @@ func (j *judging) flows() {
 		}
 		for n, e := range effs {
 			switch {
-			case e.Kind == "unknown-code":
+			case e.Kind == "unknown-code" && (networks > 1 || network != i):
+				// Unknown code is code from the network when another
+				// command talks to it; a network command's own unknown
+				// code (ssh host "$CMD") is not what it fetched.
 				effs[n].Kind = "remote-code"
 				effs[n].Raw = j.res.Commands[network].Line()
 			case j.isSecret(e):

@@ -86,7 +86,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
+		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, CodeAnywhere: spec.CodeAnywhere, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode, Runs: spec.Runs, RunFiles: runFiles,
 	}, nil
 }
@@ -277,7 +277,7 @@ func mergePaths(a, b PathClasses) PathClasses {
 var carrierKinds = map[string]parse.CarrierKind{
 	"": parse.CarryNone, "exec": parse.CarryExec, "shell": parse.CarryShell,
 	"eval": parse.CarryEval, "source": parse.CarrySource, "find": parse.CarryFind,
-	"interp": parse.CarryInterp,
+	"interp": parse.CarryInterp, "remote": parse.CarryRemote,
 }
 
 var streamFilters = map[string]parse.Filter{
@@ -294,7 +294,7 @@ func compile(file, name string, spec *CmdSpec) (*command, error) {
 	}
 	kind, ok := carrierKinds[spec.Carries]
 	if !ok {
-		return nil, bad("unknown carries %q (want exec, shell, eval, source, find or interp)", spec.Carries)
+		return nil, bad("unknown carries %q (want exec, shell, eval, source, find, interp or remote)", spec.Carries)
 	}
 	filter, ok := streamFilters[spec.Stream]
 	if !ok {
@@ -334,14 +334,17 @@ func compile(file, name string, spec *CmdSpec) (*command, error) {
 func compileTranslations(ts []Translate) ([]parse.Translation, error) {
 	var out []parse.Translation
 	for _, t := range ts {
+		if len(t.SQL) > 0 && t.Pattern != "" {
+			return nil, fmt.Errorf("pattern %q: give a pattern or sql, not both", t.Pattern)
+		}
 		re, err := regexp.Compile(t.Pattern)
 		if err != nil {
 			return nil, fmt.Errorf("pattern %q does not compile: %v", t.Pattern, err)
 		}
 		if (len(t.Argv) == 0) == (t.Shell == "") {
-			return nil, fmt.Errorf("pattern %q: give exactly one of argv and shell", t.Pattern)
+			return nil, fmt.Errorf("pattern %q: give exactly one of argv and shell", cmpOr(t.Pattern, strings.Join(t.SQL, ",")))
 		}
-		out = append(out, parse.Translation{File: t.File, Options: t.Options, Pattern: re, Argv: t.Argv, Shell: t.Shell})
+		out = append(out, parse.Translation{File: t.File, Options: t.Options, Pattern: re, Argv: t.Argv, Shell: t.Shell, SQL: t.SQL})
 	}
 	return out, nil
 }
@@ -421,6 +424,7 @@ var knownClasses = map[string]bool{
 	ClassUnknown: true, ClassNone: true, ClassLocal: true, ClassHistory: true,
 	ClassMetadata: true, ClassWSUnknown: true, ClassCordon: true,
 	ClassSibling: true, ClassReadOnly: true, ClassProgDir: true, ClassSSH: true, ClassRemote: true,
+	ClassElsewhere: true,
 }
 
 var knownStates = map[string]bool{

@@ -44,6 +44,7 @@ const (
 	ClassProgDir   = "program-dir"        // an installs entry the sandbox will not let it write
 	ClassSSH       = "ssh-remote"         // a git remote reached over SSH
 	ClassRemote    = "remote"             // a git remote over the network elsewhere
+	ClassElsewhere = "elsewhere"          // a target of a command run on another machine (ssh host CMD)
 )
 
 // Env is what judging needs to know about the machine.

@@ -94,10 +94,10 @@ func (j *judging) remotes() {
 	for i, effs := range j.effects {
 		for n := range effs {
 			eff := &effs[n]
-			if eff.Kind != "push-to" && eff.Kind != "fetch-from" {
-				continue
-			}
 			c := &j.res.Commands[i]
+			if eff.Kind != "push-to" && eff.Kind != "fetch-from" || c.Elsewhere {
+				continue // another machine's remotes are not this one's
+			}
 			url := eff.Raw
 			if j.remoteName(url, c.Dir) {
 				name, u, err := j.ctx.Repo.Remote(url, eff.Kind == "push-to")

@@ -141,8 +141,11 @@ type CmdSpec struct {
 	// FileFlags name a file of code (make -f), read when the script wrote
 	// it or it is standard input.
 	FileFlags []string `yaml:"file_flags"`
-	// CodeOperand: without a code flag the first operand is code.
+	// CodeOperand: without a code flag the first operand (after Skip) is
+	// code.
 	CodeOperand bool `yaml:"code_operand"`
+	// CodeAnywhere: code flags may follow operands (mysql DB -e SQL).
+	CodeAnywhere bool `yaml:"code_anywhere"`
 	// Rewrite normalises interpreter code before Translate.
 	Rewrite []Rewrite `yaml:"rewrite"`
 	// Translate maps patterns in interpreter code to commands.
@@ -201,8 +204,12 @@ type Translate struct {
 	// Options, for option_code, are the options whose values are matched.
 	Options []string `yaml:"options"`
 	Pattern string   `yaml:"pattern"`
-	Argv    []string `yaml:"argv"`
-	Shell   string   `yaml:"shell"`
+	// SQL, instead of Pattern, are kinds of SQL statements (package
+	// sqlkind: drop-table, truncate, delete-all...): each statement of
+	// one of them is translated, $1 being its kind.
+	SQL   []string `yaml:"sql"`
+	Argv  []string `yaml:"argv"`
+	Shell string   `yaml:"shell"`
 }
 
 // EffectSpec is one effect of a command on its targets.

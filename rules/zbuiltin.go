@@ -186,6 +186,60 @@ func cmd24() *CmdSpec {
 func cmd36() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
+			"clickhouse",
+			"snowsql",
+			"sqlcmd",
+		},
+		Carries: "interp",
+		ValueOptions: []string{
+			"-h",
+			"--host",
+			"--port",
+			"-u",
+			"--user",
+			"--password",
+			"-d",
+			"--database",
+			"-c",
+			"--config-file",
+			"-a",
+			"--accountname",
+			"-S",
+			"-U",
+			"-P",
+		},
+		CodeFlags: []string{
+			"-q",
+			"--query",
+			"-Q",
+		},
+		CodeAnywhere: true,
+		Translate: []Translate{
+			{
+				SQL: []string{
+					"drop-table",
+					"drop-database",
+					"drop-schema",
+					"drop-keyspace",
+					"truncate",
+					"delete-all",
+					"update-all",
+					"alter-drop-column",
+					"alter-drop-partition",
+				},
+				Argv: []string{
+					"dropdb",
+					"$1",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd40() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
 			"builtin",
 			"exec",
 			"chronic",
@@ -233,7 +287,7 @@ func cmd36() *CmdSpec {
 	}
 }
 
-func cmd59() *CmdSpec {
+func cmd63() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"prlimit",
@@ -288,7 +342,7 @@ func cmd59() *CmdSpec {
 	}
 }
 
-func cmd72() *CmdSpec {
+func cmd76() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		Skip:    1,
@@ -299,14 +353,14 @@ func cmd72() *CmdSpec {
 	}
 }
 
-func cmd73() *CmdSpec {
+func cmd77() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "dirname",
 		Operands: "none",
 	}
 }
 
-func cmd74() *CmdSpec {
+func cmd78() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -323,7 +377,7 @@ func cmd74() *CmdSpec {
 	}
 }
 
-func cmd75() *CmdSpec {
+func cmd79() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dotenvx",
@@ -345,14 +399,14 @@ func cmd75() *CmdSpec {
 	}
 }
 
-func cmd82() *CmdSpec {
+func cmd86() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "echo",
 		Operands: "none",
 	}
 }
 
-func cmd83() *CmdSpec {
+func cmd87() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -387,13 +441,13 @@ func cmd83() *CmdSpec {
 	}
 }
 
-func cmd84() *CmdSpec {
+func cmd88() *CmdSpec {
 	return &CmdSpec{
 		Carries: "eval",
 	}
 }
 
-func cmd85() *CmdSpec {
+func cmd89() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fdfind",
@@ -409,7 +463,7 @@ func cmd85() *CmdSpec {
 	}
 }
 
-func cmd87() *CmdSpec {
+func cmd91() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gfind",
@@ -479,7 +533,7 @@ func cmd87() *CmdSpec {
 	}
 }
 
-func cmd90() *CmdSpec {
+func cmd94() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -493,7 +547,7 @@ func cmd90() *CmdSpec {
 	}
 }
 
-func cmd91() *CmdSpec {
+func cmd95() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -512,7 +566,7 @@ func cmd91() *CmdSpec {
 	}
 }
 
-func cmd92() *CmdSpec {
+func cmd96() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"luajit",
@@ -572,7 +626,7 @@ func cmd92() *CmdSpec {
 	}
 }
 
-func cmd121() *CmdSpec {
+func cmd125() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmake",
@@ -593,14 +647,56 @@ func cmd121() *CmdSpec {
 	}
 }
 
-func cmd123() *CmdSpec {
+func cmd127() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd124() *CmdSpec {
+func cmd128() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"mongo",
+		},
+		Carries: "interp",
+		ValueOptions: []string{
+			"--host",
+			"--port",
+			"-u",
+			"--username",
+			"-p",
+			"--password",
+			"--authenticationDatabase",
+			"--authenticationMechanism",
+			"-f",
+			"--file",
+		},
+		CodeFlags: []string{
+			"--eval",
+		},
+		CodeAnywhere: true,
+		Translate: []Translate{
+			{
+				Pattern: "\\.(?:drop|dropDatabase)\\(\\s*\\)",
+				Argv: []string{
+					"dropdb",
+					"{unknown}",
+				},
+			},
+			{
+				Pattern: "\\.(?:deleteMany|remove|updateMany)\\(\\s*\\{\\s*\\}",
+				Argv: []string{
+					"dropdb",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd130() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -611,7 +707,7 @@ func cmd124() *CmdSpec {
 	}
 }
 
-func cmd125() *CmdSpec {
+func cmd131() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -641,7 +737,7 @@ func cmd125() *CmdSpec {
 	}
 }
 
-func cmd127() *CmdSpec {
+func cmd133() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -769,7 +865,7 @@ func cmd127() *CmdSpec {
 	}
 }
 
-func cmd131() *CmdSpec {
+func cmd137() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -779,14 +875,14 @@ func cmd131() *CmdSpec {
 	}
 }
 
-func cmd133() *CmdSpec {
+func cmd139() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd134() *CmdSpec {
+func cmd140() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -815,7 +911,7 @@ func cmd134() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd143() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -836,7 +932,7 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd138() *CmdSpec {
+func cmd144() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -937,7 +1033,7 @@ func cmd138() *CmdSpec {
 	}
 }
 
-func cmd139() *CmdSpec {
+func cmd145() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -970,7 +1066,7 @@ func cmd139() *CmdSpec {
 	}
 }
 
-func cmd140() *CmdSpec {
+func cmd146() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -986,19 +1082,27 @@ func cmd140() *CmdSpec {
 	}
 }
 
-func cmd141() *CmdSpec {
+func cmd147() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd142() *CmdSpec {
+func cmd148() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
 			"mariadb",
 			"sqlite3",
+			"duckdb",
+			"cockroach-sql",
+			"cqlsh",
+			"hive",
+			"beeline",
+			"spark-sql",
+			"trino",
+			"presto",
 		},
 		Carries: "interp",
 		ValueOptions: []string{
@@ -1019,7 +1123,11 @@ func cmd142() *CmdSpec {
 			"--file",
 			"-v",
 			"--set",
+			"-k",
+			"--keyspace",
+			"--server",
 		},
+		Skip: 1,
 		CodeFlags: []string{
 			"-c",
 			"--command",
@@ -1027,6 +1135,8 @@ func cmd142() *CmdSpec {
 			"--execute",
 			"-cmd",
 		},
+		CodeOperand:  true,
+		CodeAnywhere: true,
 		Translate: []Translate{
 			{
 				Pattern: "(?m)^\\s*\\\\!\\s*(.+)$",
@@ -1037,10 +1147,20 @@ func cmd142() *CmdSpec {
 				Shell:   "$1",
 			},
 			{
-				Pattern: "(?i)\\b(?:drop\\s+(?:database|schema|table)|truncate\\s+table)\\b",
+				SQL: []string{
+					"drop-table",
+					"drop-database",
+					"drop-schema",
+					"drop-keyspace",
+					"truncate",
+					"delete-all",
+					"update-all",
+					"alter-drop-column",
+					"alter-drop-partition",
+				},
 				Argv: []string{
 					"dropdb",
-					"{unknown}",
+					"$1",
 				},
 			},
 		},
@@ -1048,14 +1168,14 @@ func cmd142() *CmdSpec {
 	}
 }
 
-func cmd146() *CmdSpec {
+func cmd160() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd147() *CmdSpec {
+func cmd161() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -1097,7 +1217,7 @@ func cmd147() *CmdSpec {
 	}
 }
 
-func cmd154() *CmdSpec {
+func cmd168() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -1136,7 +1256,7 @@ func cmd154() *CmdSpec {
 	}
 }
 
-func cmd170() *CmdSpec {
+func cmd184() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -1307,7 +1427,7 @@ func cmd170() *CmdSpec {
 	}
 }
 
-func cmd182() *CmdSpec {
+func cmd196() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -1317,17 +1437,41 @@ func cmd182() *CmdSpec {
 	}
 }
 
-func cmd184() *CmdSpec {
+func cmd198() *CmdSpec {
 	return &CmdSpec{
+		Aliases: []string{
+			"valkey-cli",
+			"keydb-cli",
+		},
+		ValueOptions: []string{
+			"-h",
+			"-p",
+			"-s",
+			"-a",
+			"--user",
+			"--pass",
+			"--askpass",
+			"-u",
+			"-n",
+			"-r",
+			"-i",
+			"--pattern",
+			"--eval",
+			"--count",
+			"-d",
+			"--tls-cert",
+			"--tls-key",
+			"--cacert",
+		},
 		Effects: []*EffectSpec{
 			{
 				Effect:  "destroy-remote",
 				Targets: "none",
-				WhenArg: []string{
-					"flushall",
-					"FLUSHALL",
-					"flushdb",
-					"FLUSHDB",
+				WhenFirst: []string{
+					"[Ff][Ll][Uu][Ss][Hh][Aa][Ll][Ll]",
+					"[Ff][Ll][Uu][Ss][Hh][Dd][Bb]",
+					"[Dd][Ee][Ll]",
+					"[Uu][Nn][Ll][Ii][Nn][Kk]",
 				},
 			},
 		},
@@ -1335,7 +1479,7 @@ func cmd184() *CmdSpec {
 	}
 }
 
-func cmd185() *CmdSpec {
+func cmd201() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -1343,7 +1487,7 @@ func cmd185() *CmdSpec {
 	}
 }
 
-func cmd186() *CmdSpec {
+func cmd202() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -1355,7 +1499,7 @@ func cmd186() *CmdSpec {
 	}
 }
 
-func cmd187() *CmdSpec {
+func cmd203() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -1374,7 +1518,7 @@ func cmd187() *CmdSpec {
 	}
 }
 
-func cmd191() *CmdSpec {
+func cmd207() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1443,7 +1587,7 @@ func cmd191() *CmdSpec {
 	}
 }
 
-func cmd192() *CmdSpec {
+func cmd208() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1464,7 +1608,7 @@ func cmd192() *CmdSpec {
 	}
 }
 
-func cmd193() *CmdSpec {
+func cmd209() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1496,21 +1640,21 @@ func cmd193() *CmdSpec {
 	}
 }
 
-func cmd194() *CmdSpec {
+func cmd210() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd195() *CmdSpec {
+func cmd211() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd196() *CmdSpec {
+func cmd212() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -1520,7 +1664,7 @@ func cmd196() *CmdSpec {
 	}
 }
 
-func cmd198() *CmdSpec {
+func cmd214() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1535,7 +1679,7 @@ func cmd198() *CmdSpec {
 	}
 }
 
-func cmd199() *CmdSpec {
+func cmd215() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1569,7 +1713,7 @@ func cmd199() *CmdSpec {
 	}
 }
 
-func cmd200() *CmdSpec {
+func cmd216() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1608,7 +1752,7 @@ func cmd200() *CmdSpec {
 	}
 }
 
-func cmd201() *CmdSpec {
+func cmd217() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -1623,7 +1767,7 @@ func cmd201() *CmdSpec {
 	}
 }
 
-func cmd203() *CmdSpec {
+func cmd219() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1636,7 +1780,7 @@ func cmd203() *CmdSpec {
 	}
 }
 
-func cmd204() *CmdSpec {
+func cmd220() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1650,7 +1794,7 @@ func cmd204() *CmdSpec {
 	}
 }
 
-func cmd205() *CmdSpec {
+func cmd221() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -1667,14 +1811,14 @@ func cmd205() *CmdSpec {
 	}
 }
 
-func cmd209() *CmdSpec {
+func cmd225() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd210() *CmdSpec {
+func cmd226() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		CodeOperand: true,
@@ -1688,7 +1832,7 @@ func cmd210() *CmdSpec {
 	}
 }
 
-func cmd211() *CmdSpec {
+func cmd227() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -1798,7 +1942,7 @@ func cmd211() *CmdSpec {
 	}
 }
 
-func cmd222() *CmdSpec {
+func cmd238() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -1826,7 +1970,7 @@ func cmd222() *CmdSpec {
 	}
 }
 
-func cmd226() *CmdSpec {
+func cmd242() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1856,7 +2000,7 @@ func cmd226() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd243() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -1872,7 +2016,7 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd228() *CmdSpec {
+func cmd244() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -1883,7 +2027,7 @@ func cmd228() *CmdSpec {
 	}
 }
 
-func cmd229() *CmdSpec {
+func cmd245() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -1910,7 +2054,7 @@ func cmd229() *CmdSpec {
 	}
 }
 
-func cmd230() *CmdSpec {
+func cmd246() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -1932,7 +2076,7 @@ func cmd230() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd248() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -1989,7 +2133,7 @@ func cmd232() *CmdSpec {
 	}
 }
 
-func cmd234() *CmdSpec {
+func cmd250() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2010,7 +2154,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd235() *CmdSpec {
+func cmd251() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2037,7 +2181,7 @@ func cmd235() *CmdSpec {
 	}
 }
 
-func cmd238() *CmdSpec {
+func cmd254() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2114,7 +2258,7 @@ func cmd238() *CmdSpec {
 	}
 }
 
-func cmd268() *CmdSpec {
+func cmd284() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2199,7 +2343,7 @@ func cmd268() *CmdSpec {
 	}
 }
 
-func cmd275() *CmdSpec {
+func cmd291() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2244,7 +2388,7 @@ func cmd275() *CmdSpec {
 	}
 }
 
-func cmd276() *CmdSpec {
+func cmd292() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2255,7 +2399,7 @@ func cmd276() *CmdSpec {
 	}
 }
 
-func cmd277() *CmdSpec {
+func cmd293() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2289,7 +2433,7 @@ func cmd277() *CmdSpec {
 	}
 }
 
-func cmd278() *CmdSpec {
+func cmd294() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2423,7 +2567,7 @@ func cmd278() *CmdSpec {
 	}
 }
 
-func cmd405() *CmdSpec {
+func cmd421() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2439,7 +2583,7 @@ func cmd405() *CmdSpec {
 	}
 }
 
-func cmd406() *CmdSpec {
+func cmd422() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2501,7 +2645,7 @@ func cmd406() *CmdSpec {
 	}
 }
 
-func cmd408() *CmdSpec {
+func cmd424() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2520,7 +2664,7 @@ func cmd408() *CmdSpec {
 	}
 }
 
-func cmd415() *CmdSpec {
+func cmd431() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2539,7 +2683,7 @@ func cmd415() *CmdSpec {
 	}
 }
 
-func cmd417() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2550,7 +2694,7 @@ func cmd417() *CmdSpec {
 	}
 }
 
-func cmd418() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2639,7 +2783,7 @@ func cmd418() *CmdSpec {
 	}
 }
 
-func cmd419() *CmdSpec {
+func cmd435() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2672,7 +2816,7 @@ func cmd419() *CmdSpec {
 	}
 }
 
-func cmd420() *CmdSpec {
+func cmd436() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2756,7 +2900,7 @@ func cmd420() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2779,7 +2923,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd423() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -2797,7 +2941,7 @@ func cmd423() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2811,7 +2955,7 @@ func cmd424() *CmdSpec {
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -2830,13 +2974,13 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd427() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd428() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -2900,7 +3044,7 @@ func cmd428() *CmdSpec {
 	}
 }
 
-func cmd429() *CmdSpec {
+func cmd445() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3024,7 +3168,7 @@ func cmd429() *CmdSpec {
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd448() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3047,7 +3191,7 @@ func cmd432() *CmdSpec {
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd449() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3065,7 +3209,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd450() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3075,7 +3219,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd453() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3092,7 +3236,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3103,7 +3247,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3124,7 +3268,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3155,7 +3299,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -4378,7 +4522,34 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd458() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+					"destroy",
+					"purge",
+					"terminate",
+					"drop",
+					"wipe",
+					"nuke",
+					"delete-*",
+					"*:delete",
+					"*:destroy",
+				},
+				Unless: []string{
+					"--dry-run",
+					"--dryrun",
+				},
+			},
+		},
+	}
+}
+
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -4386,6 +4557,10 @@ func cmd442() *CmdSpec {
 			"--output",
 			"--endpoint-url",
 			"--query",
+			"--color",
+			"--ca-bundle",
+			"--cli-read-timeout",
+			"--cli-connect-timeout",
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -4395,6 +4570,27 @@ func cmd442() *CmdSpec {
 					"--output",
 					"--endpoint-url",
 					"--query",
+					"--color",
+					"--ca-bundle",
+					"--cli-read-timeout",
+					"--cli-connect-timeout",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete-*",
+							"batch-delete-*",
+							"terminate-*",
+							"purge-*",
+							"schedule-key-deletion",
+							"close-account",
+						},
+						Unless: []string{
+							"--dry-run",
+						},
+					},
 				},
 				Operands: "none",
 			},
@@ -4405,6 +4601,10 @@ func cmd442() *CmdSpec {
 					"--output",
 					"--endpoint-url",
 					"--query",
+					"--color",
+					"--ca-bundle",
+					"--cli-read-timeout",
+					"--cli-connect-timeout",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
@@ -4414,6 +4614,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Operands: "none",
 					},
@@ -4424,6 +4628,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4439,6 +4647,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4456,6 +4668,10 @@ func cmd442() *CmdSpec {
 					"--output",
 					"--endpoint-url",
 					"--query",
+					"--color",
+					"--ca-bundle",
+					"--cli-read-timeout",
+					"--cli-connect-timeout",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
@@ -4465,6 +4681,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Operands: "none",
 					},
@@ -4479,6 +4699,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4493,6 +4717,16 @@ func cmd442() *CmdSpec {
 								Effect:  "read",
 								Targets: "all-but-last",
 							},
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+								When: []string{
+									"--delete",
+								},
+								Unless: []string{
+									"--dryrun",
+								},
+							},
 						},
 					},
 					"rm": {
@@ -4505,11 +4739,18 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "destroy-remote",
 								Targets: "none",
+								Unless: []string{
+									"--dryrun",
+								},
 							},
 						},
 					},
@@ -4526,6 +4767,10 @@ func cmd442() *CmdSpec {
 					"--output",
 					"--endpoint-url",
 					"--query",
+					"--color",
+					"--ca-bundle",
+					"--cli-read-timeout",
+					"--cli-connect-timeout",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4539,6 +4784,21 @@ func cmd442() *CmdSpec {
 							"decrypt",
 						},
 					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete-*",
+							"batch-delete-*",
+							"terminate-*",
+							"purge-*",
+							"schedule-key-deletion",
+							"close-account",
+						},
+						Unless: []string{
+							"--dry-run",
+						},
+					},
 				},
 				Operands: "none",
 			},
@@ -4549,6 +4809,10 @@ func cmd442() *CmdSpec {
 					"--output",
 					"--endpoint-url",
 					"--query",
+					"--color",
+					"--ca-bundle",
+					"--cli-read-timeout",
+					"--cli-connect-timeout",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
@@ -4558,6 +4822,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Operands: "none",
 					},
@@ -4568,6 +4836,10 @@ func cmd442() *CmdSpec {
 							"--output",
 							"--endpoint-url",
 							"--query",
+							"--color",
+							"--ca-bundle",
+							"--cli-read-timeout",
+							"--cli-connect-timeout",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4582,7 +4854,28 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd460() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"serverless",
+			"sls",
+			"cdktf",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenFirst: []string{
+					"destroy",
+					"remove",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4700,11 +4993,32 @@ func cmd443() *CmdSpec {
 					"--dump-header",
 				},
 			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenValue: []string{
+					"DELETE",
+					"delete",
+				},
+				ValueOf: []string{
+					"-X",
+					"--request",
+					"--method",
+				},
+			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"*/_delete_by_query*",
+					"*/admin/tsdb/delete_series*",
+				},
+			},
 		},
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -4742,17 +5056,72 @@ func cmd444() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
 			"nerdctl",
 		},
+		ValueOptions: []string{
+			"-c",
+			"--context",
+			"-H",
+			"--host",
+			"--config",
+			"-l",
+			"--log-level",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+				},
+				Operands: "none",
+			},
+			"compose": {
+				ValueOptions: []string{
+					"-f",
+					"--file",
+					"-p",
+					"--project-name",
+					"--profile",
+					"--env-file",
+					"--project-directory",
+					"--ansi",
+					"--parallel",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"-v",
+							"--volumes",
+						},
+						WhenFirst: []string{
+							"down",
+							"rm",
+						},
+					},
+				},
 				Operands: "none",
 			},
 			"push": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "upload",
@@ -4813,6 +5182,15 @@ func cmd456() *CmdSpec {
 				Operands: "none",
 			},
 			"system": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -4830,6 +5208,15 @@ func cmd456() *CmdSpec {
 				Operands: "none",
 			},
 			"volume": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -4847,7 +5234,41 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd480() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"podman-compose",
+		},
+		ValueOptions: []string{
+			"-f",
+			"--file",
+			"-p",
+			"--project-name",
+			"--profile",
+			"--env-file",
+			"--project-directory",
+			"--ansi",
+			"--parallel",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				When: []string{
+					"-v",
+					"--volumes",
+				},
+				WhenFirst: []string{
+					"down",
+					"rm",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd482() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -4861,7 +5282,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd484() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -4876,10 +5297,88 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd462() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
+		Aliases: []string{
+			"az",
+			"doctl",
+			"oci",
+			"hcloud",
+			"linode-cli",
+			"scw",
+			"vultr-cli",
+			"ibmcloud",
+			"civo",
+			"exo",
+			"upctl",
+			"eksctl",
+			"copilot",
+			"sam",
+		},
+		ValueOptions: []string{
+			"--project",
+			"--account",
+			"--configuration",
+			"--format",
+			"--filter",
+			"--verbosity",
+			"--impersonate-service-account",
+			"--flags-file",
+			"--subscription",
+			"--query",
+			"-o",
+			"--output",
+			"--profile",
+			"--region",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+					"del",
+					"rm",
+					"destroy",
+					"purge",
+					"terminate",
+					"delete-batch",
+				},
+				Unless: []string{
+					"--dry-run",
+					"--dryrun",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd500() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"glab",
+		},
+		ValueOptions: []string{
+			"-R",
+			"--repo",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete",
+							"remove",
+						},
+					},
+				},
 				Operands: "none",
 			},
 			"api": {
@@ -4915,6 +5414,32 @@ func cmd462() *CmdSpec {
 							"-F",
 							"--field",
 							"--input",
+						},
+					},
+					{
+						Effect:  "upload",
+						Targets: "none",
+						WhenValue: []string{
+							"POST",
+							"PUT",
+							"PATCH",
+							"post",
+							"put",
+							"patch",
+						},
+						ValueOf: []string{
+							"-X",
+							"--method",
+						},
+					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenValue: []string{
+							"DELETE",
+							"delete",
+						},
+						ValueOf: []string{
 							"-X",
 							"--method",
 						},
@@ -4932,11 +5457,23 @@ func cmd462() *CmdSpec {
 				Operands: "none",
 			},
 			"auth": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Operands: "none",
 					},
 					"status": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -4949,6 +5486,10 @@ func cmd462() *CmdSpec {
 						},
 					},
 					"token": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -4958,14 +5499,39 @@ func cmd462() *CmdSpec {
 					},
 				},
 			},
+			"cache": {
+				Aliases: []string{
+					"extension",
+					"ext",
+					"extensions",
+					"alias",
+				},
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
+				Operands: "none",
+			},
 			"gist": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Operands: "none",
 					},
 					"create": {
 						Aliases: []string{
 							"new",
+						},
+						ValueOptions: []string{
+							"-R",
+							"--repo",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4978,11 +5544,24 @@ func cmd462() *CmdSpec {
 							},
 						},
 					},
+					"delete": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+							},
+						},
+					},
 				},
 			},
 			"issue": {
 				Aliases: []string{
 					"pr",
+					"mr",
 				},
 				ValueOptions: []string{
 					"-F",
@@ -5003,17 +5582,52 @@ func cmd462() *CmdSpec {
 							"--body-file",
 						},
 					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete",
+							"delete-asset",
+						},
+					},
 				},
 				Operands: "none",
 			},
 			"release": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Operands: "none",
+					},
+					"delete": {
+						Aliases: []string{
+							"delete-asset",
+						},
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+							},
+						},
 					},
 					"upload": {
 						Aliases: []string{
 							"create",
+						},
+						ValueOptions: []string{
+							"-R",
+							"--repo",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5029,11 +5643,33 @@ func cmd462() *CmdSpec {
 				},
 			},
 			"repo": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+								WhenFirst: []string{
+									"delete",
+									"delete-asset",
+								},
+							},
+						},
 						Operands: "none",
 					},
 					"delete": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "destroy-remote",
@@ -5043,14 +5679,11 @@ func cmd462() *CmdSpec {
 					},
 				},
 			},
-			"secret": {
-				Operands: "none",
-			},
 		},
 	}
 }
 
-func cmd463() *CmdSpec {
+func cmd502() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5070,7 +5703,7 @@ func cmd463() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd504() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5079,24 +5712,117 @@ func cmd465() *CmdSpec {
 			"b2",
 			"mc",
 		},
-		Effects: []*EffectSpec{
-			{
-				Effect:  "upload",
-				Targets: "last",
-				Remote:  true,
+		ValueOptions: []string{
+			"-o",
+			"-h",
+			"-u",
+			"-c",
+			"--config",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"-o",
+					"-h",
+					"-u",
+					"-c",
+					"--config",
+				},
+				Operands: "none",
 			},
-			{
-				Effect:  "read",
-				Targets: "all-but-last",
+			"cp": {
+				Aliases: []string{
+					"mv",
+					"rsync",
+					"sync",
+					"put",
+					"copy",
+					"mirror",
+					"upload",
+					"upload-file",
+					"setacl",
+				},
+				ValueOptions: []string{
+					"-o",
+					"-h",
+					"-u",
+					"-c",
+					"--config",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "last",
+						Remote:  true,
+					},
+					{
+						Effect:  "read",
+						Targets: "all-but-last",
+					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"-d",
+							"--delete-removed",
+							"--delete-destination",
+							"--remove",
+							"--delete",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+				},
+			},
+			"rm": {
+				Aliases: []string{
+					"rb",
+					"del",
+					"delete",
+					"remove",
+					"purge",
+					"delete-bucket",
+					"delete-file-version",
+				},
+				ValueOptions: []string{
+					"-o",
+					"-h",
+					"-u",
+					"-c",
+					"--config",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
+					},
+				},
 			},
 		},
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd510() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"-n",
+			"--namespace",
+			"--kube-context",
+			"--kubeconfig",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--kube-context",
+					"--kubeconfig",
+				},
 				Operands: "none",
 			},
 			"uninstall": {
@@ -5105,10 +5831,19 @@ func cmd471() *CmdSpec {
 					"del",
 					"un",
 				},
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--kube-context",
+					"--kubeconfig",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
 						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
 					},
 				},
 			},
@@ -5116,7 +5851,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd472() *CmdSpec {
+func cmd511() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5124,6 +5859,9 @@ func cmd472() *CmdSpec {
 			"fly",
 			"flyctl",
 			"railway",
+			"firebase",
+			"render",
+			"surge",
 		},
 		Effects: []*EffectSpec{
 			{
@@ -5136,43 +5874,170 @@ func cmd472() *CmdSpec {
 					"secrets",
 				},
 			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"destroy",
+					"delete",
+					"rm",
+					"remove",
+					"unset",
+					"teardown",
+					"*:destroy",
+					"*:delete",
+					"*:remove",
+					"*:reset",
+					"*:unset",
+					"*:purge",
+				},
+			},
 		},
 		Operands: "none",
 	}
 }
 
-func cmd478() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
 			"xh",
+			"xhs",
 			"httpie",
+		},
+		ValueOptions: []string{
+			"-a",
+			"--auth",
+			"-A",
+			"--auth-type",
+			"--session",
+			"--session-read-only",
+			"-o",
+			"--output",
+			"--verify",
+			"--cert",
+			"--cert-key",
+			"--proxy",
+			"--timeout",
+			"-p",
+			"--print",
+			"-P",
+			"--history-print",
+			"--style",
+			"-s",
+			"--format-options",
+			"--pretty",
+			"--max-redirects",
+			"--max-headers",
+			"--boundary",
+			"--default-scheme",
+			"--response-charset",
+			"--response-mime",
 		},
 		Effects: []*EffectSpec{
 			{
 				Effect:  "download",
 				Targets: "none",
 			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenFirst: []string{
+					"DELETE",
+					"delete",
+				},
+				Unless: []string{
+					"--offline",
+				},
+			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"*/_delete_by_query*",
+					"*/admin/tsdb/delete_series*",
+				},
+			},
 		},
 	}
 }
 
-func cmd482() *CmdSpec {
+func cmd525() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
 			"k",
 		},
+		ValueOptions: []string{
+			"-n",
+			"--namespace",
+			"--context",
+			"--kubeconfig",
+			"--cluster",
+			"--user",
+			"-s",
+			"--server",
+			"--as",
+			"--token",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--kubeconfig",
+					"--cluster",
+					"--user",
+					"-s",
+					"--server",
+					"--as",
+					"--token",
+				},
 				Operands: "none",
 			},
 			"config": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--kubeconfig",
+					"--cluster",
+					"--user",
+					"-s",
+					"--server",
+					"--as",
+					"--token",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-n",
+							"--namespace",
+							"--context",
+							"--kubeconfig",
+							"--cluster",
+							"--user",
+							"-s",
+							"--server",
+							"--as",
+							"--token",
+						},
 						Operands: "none",
 					},
 					"view": {
+						ValueOptions: []string{
+							"-n",
+							"--namespace",
+							"--context",
+							"--kubeconfig",
+							"--cluster",
+							"--user",
+							"-s",
+							"--server",
+							"--as",
+							"--token",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -5187,14 +6052,50 @@ func cmd482() *CmdSpec {
 				},
 			},
 			"delete": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"-f",
+					"--filename",
+					"-l",
+					"--selector",
+					"--field-selector",
+					"-o",
+					"--output",
+					"--grace-period",
+					"--timeout",
+					"--context",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
 						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"--dry-run=none",
+						},
 					},
 				},
 			},
 			"get": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--kubeconfig",
+					"--cluster",
+					"--user",
+					"-s",
+					"--server",
+					"--as",
+					"--token",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "secret-cmd",
@@ -5212,7 +6113,7 @@ func cmd482() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5230,7 +6131,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd491() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5286,7 +6187,7 @@ func cmd491() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd544() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5440,7 +6341,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd548() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5466,7 +6367,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd506() *CmdSpec {
+func cmd549() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5484,7 +6385,7 @@ func cmd506() *CmdSpec {
 	}
 }
 
-func cmd507() *CmdSpec {
+func cmd550() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5505,7 +6406,7 @@ func cmd507() *CmdSpec {
 	}
 }
 
-func cmd509() *CmdSpec {
+func cmd552() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5570,7 +6471,7 @@ func cmd509() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd555() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5600,7 +6501,26 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd513() *CmdSpec {
+func cmd556() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"kind",
+			"k3d",
+			"multipass",
+			"lxc",
+			"incus",
+			"ollama",
+			"colima",
+			"limactl",
+			"supervisorctl",
+			"tmuxp",
+			"forever",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd568() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5615,18 +6535,271 @@ func cmd513() *CmdSpec {
 	}
 }
 
-func cmd514() *CmdSpec {
+func cmd569() *CmdSpec {
 	return &CmdSpec{
-		Effects: []*EffectSpec{
-			{
-				Effect:  "upload",
-				Targets: "none",
+		ValueOptions: []string{
+			"-s",
+			"--stack",
+			"-C",
+			"--cwd",
+		},
+		DirOptions: []string{
+			"-C",
+			"--cwd",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"-s",
+					"--stack",
+					"-C",
+					"--cwd",
+				},
+				Operands: "none",
+			},
+			"destroy": {
+				Aliases: []string{
+					"down",
+				},
+				ValueOptions: []string{
+					"-s",
+					"--stack",
+					"-C",
+					"--cwd",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						Unless: []string{
+							"--preview-only",
+						},
+					},
+				},
+			},
+			"stack": {
+				ValueOptions: []string{
+					"-s",
+					"--stack",
+					"-C",
+					"--cwd",
+				},
+				Subcommands: map[string]*CmdSpec{
+					"*": {
+						ValueOptions: []string{
+							"-s",
+							"--stack",
+							"-C",
+							"--cwd",
+						},
+						Operands: "none",
+					},
+					"rm": {
+						ValueOptions: []string{
+							"-s",
+							"--stack",
+							"-C",
+							"--cwd",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "destroy-remote",
+								Targets: "none",
+							},
+						},
+					},
+				},
+			},
+			"state": {
+				ValueOptions: []string{
+					"-s",
+					"--stack",
+					"-C",
+					"--cwd",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete",
+						},
+					},
+				},
+				Operands: "none",
 			},
 		},
 	}
 }
 
-func cmd515() *CmdSpec {
+func cmd570() *CmdSpec {
+	return &CmdSpec{
+		ValueOptions: []string{
+			"--config",
+			"--transfers",
+			"--checkers",
+			"--include",
+			"--exclude",
+			"--filter",
+			"--filter-from",
+			"--include-from",
+			"--exclude-from",
+			"--max-age",
+			"--min-age",
+			"--bwlimit",
+			"--log-file",
+			"--log-level",
+			"--backup-dir",
+			"--suffix",
+			"--max-depth",
+		},
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				ValueOptions: []string{
+					"--config",
+					"--transfers",
+					"--checkers",
+					"--include",
+					"--exclude",
+					"--filter",
+					"--filter-from",
+					"--include-from",
+					"--exclude-from",
+					"--max-age",
+					"--min-age",
+					"--bwlimit",
+					"--log-file",
+					"--log-level",
+					"--backup-dir",
+					"--suffix",
+					"--max-depth",
+				},
+				Operands: "none",
+			},
+			"copy": {
+				Aliases: []string{
+					"copyto",
+					"move",
+					"moveto",
+					"copyurl",
+					"rcat",
+				},
+				ValueOptions: []string{
+					"--config",
+					"--transfers",
+					"--checkers",
+					"--include",
+					"--exclude",
+					"--filter",
+					"--filter-from",
+					"--include-from",
+					"--exclude-from",
+					"--max-age",
+					"--min-age",
+					"--bwlimit",
+					"--log-file",
+					"--log-level",
+					"--backup-dir",
+					"--suffix",
+					"--max-depth",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+				},
+			},
+			"purge": {
+				Aliases: []string{
+					"delete",
+					"deletefile",
+					"rmdir",
+					"rmdirs",
+					"cleanup",
+					"dedupe",
+				},
+				ValueOptions: []string{
+					"--config",
+					"--transfers",
+					"--checkers",
+					"--include",
+					"--exclude",
+					"--filter",
+					"--filter-from",
+					"--include-from",
+					"--exclude-from",
+					"--max-age",
+					"--min-age",
+					"--bwlimit",
+					"--log-file",
+					"--log-level",
+					"--backup-dir",
+					"--suffix",
+					"--max-depth",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+				},
+			},
+			"sync": {
+				Aliases: []string{
+					"bisync",
+				},
+				ValueOptions: []string{
+					"--config",
+					"--transfers",
+					"--checkers",
+					"--include",
+					"--exclude",
+					"--filter",
+					"--filter-from",
+					"--include-from",
+					"--exclude-from",
+					"--max-age",
+					"--min-age",
+					"--bwlimit",
+					"--log-file",
+					"--log-level",
+					"--backup-dir",
+					"--suffix",
+					"--max-depth",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "upload",
+						Targets: "none",
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+				},
+			},
+		},
+	}
+}
+
+func cmd571() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5649,7 +6822,7 @@ func cmd515() *CmdSpec {
 	}
 }
 
-func cmd516() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -5666,12 +6839,13 @@ func cmd516() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd577() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
 			"autossh",
 		},
+		Carries: "remote",
 		ValueOptions: []string{
 			"-b",
 			"-c",
@@ -5694,7 +6868,9 @@ func cmd521() *CmdSpec {
 			"-W",
 			"-w",
 			"-B",
+			"-M",
 		},
+		Skip: 1,
 		Effects: []*EffectSpec{
 			{
 				Effect:  "network",
@@ -5712,7 +6888,26 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd580() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+					"rm",
+					"unset",
+					"reset",
+					"drop",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd581() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -5735,6 +6930,9 @@ func cmd524() *CmdSpec {
 				},
 			},
 			"destroy": {
+				Aliases: []string{
+					"destroy-all",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -5742,11 +6940,62 @@ func cmd524() *CmdSpec {
 					},
 				},
 			},
+			"run-all": {
+				Aliases: []string{
+					"run",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"destroy",
+						},
+					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						When: []string{
+							"-destroy",
+							"--destroy",
+						},
+						WhenFirst: []string{
+							"apply",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"state": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"rm",
+							"push",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"workspace": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenFirst: []string{
+							"delete",
+						},
+					},
+				},
+				Operands: "none",
+			},
 		},
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd584() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5763,7 +7012,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd585() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5784,7 +7033,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd586() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -5865,11 +7114,72 @@ func cmd529() *CmdSpec {
 					"--directory-prefix",
 				},
 			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenValue: []string{
+					"DELETE",
+					"delete",
+				},
+				ValueOf: []string{
+					"-X",
+					"--request",
+					"--method",
+				},
+			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"*/_delete_by_query*",
+					"*/admin/tsdb/delete_series*",
+				},
+			},
 		},
 	}
 }
 
-func cmd531() *CmdSpec {
+func cmd588() *CmdSpec {
+	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"--command",
+		},
+		CodeAnywhere: true,
+		Translate: []Translate{
+			{
+				SQL: []string{
+					"drop-table",
+					"drop-database",
+					"drop-schema",
+					"truncate",
+					"delete-all",
+					"update-all",
+					"alter-drop-column",
+				},
+				Argv: []string{
+					"dropdb",
+					"$1",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				WhenArg: []string{
+					"delete",
+				},
+				Unless: []string{
+					"--dry-run",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd589() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -5884,7 +7194,7 @@ func cmd531() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd591() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5938,7 +7248,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd592() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -5995,7 +7305,6 @@ func cmd534() *CmdSpec {
 			"jekyll",
 			"terraform-fmt",
 			"kubectl-apply",
-			"docker-compose",
 			"vagrant",
 			"ansible",
 			"ansible-playbook",
@@ -6014,7 +7323,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd603() *CmdSpec {
+func cmd660() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6114,7 +7423,7 @@ func cmd603() *CmdSpec {
 	}
 }
 
-func cmd604() *CmdSpec {
+func cmd661() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -6132,7 +7441,7 @@ func cmd604() *CmdSpec {
 	}
 }
 
-func cmd605() *CmdSpec {
+func cmd662() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -6180,7 +7489,7 @@ func cmd605() *CmdSpec {
 	}
 }
 
-func cmd619() *CmdSpec {
+func cmd676() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -6219,7 +7528,7 @@ func cmd619() *CmdSpec {
 	}
 }
 
-func cmd629() *CmdSpec {
+func cmd686() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6262,7 +7571,7 @@ func cmd629() *CmdSpec {
 	}
 }
 
-func cmd630() *CmdSpec {
+func cmd687() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6357,7 +7666,7 @@ func cmd630() *CmdSpec {
 	}
 }
 
-func cmd631() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6426,7 +7735,7 @@ func cmd631() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd744() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6442,7 +7751,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd745() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6469,7 +7778,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd746() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6503,7 +7812,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd711() *CmdSpec {
+func cmd768() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6521,7 +7830,7 @@ func cmd711() *CmdSpec {
 	}
 }
 
-func cmd713() *CmdSpec {
+func cmd770() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6530,7 +7839,7 @@ func cmd713() *CmdSpec {
 	}
 }
 
-func cmd715() *CmdSpec {
+func cmd772() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6540,7 +7849,7 @@ func cmd715() *CmdSpec {
 	}
 }
 
-func cmd718() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6577,7 +7886,7 @@ func cmd718() *CmdSpec {
 	}
 }
 
-func cmd719() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6645,7 +7954,7 @@ func cmd719() *CmdSpec {
 	}
 }
 
-func cmd720() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6657,7 +7966,7 @@ func cmd720() *CmdSpec {
 	}
 }
 
-func cmd721() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -6677,7 +7986,7 @@ func cmd721() *CmdSpec {
 	}
 }
 
-func cmd728() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6692,7 +8001,7 @@ func cmd728() *CmdSpec {
 	}
 }
 
-func cmd729() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6718,7 +8027,7 @@ func cmd729() *CmdSpec {
 	}
 }
 
-func cmd730() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -6849,7 +8158,7 @@ func cmd730() *CmdSpec {
 	}
 }
 
-func cmd731() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -6875,7 +8184,7 @@ func cmd731() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6905,7 +8214,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd734() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -6924,7 +8233,7 @@ func cmd734() *CmdSpec {
 	}
 }
 
-func cmd736() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -6942,14 +8251,14 @@ func cmd736() *CmdSpec {
 	}
 }
 
-func cmd738() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd739() *CmdSpec {
+func cmd796() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -6980,7 +8289,7 @@ func cmd739() *CmdSpec {
 	}
 }
 
-func cmd762() *CmdSpec {
+func cmd819() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -6995,7 +8304,7 @@ func cmd762() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd821() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7011,7 +8320,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd765() *CmdSpec {
+func cmd822() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7041,7 +8350,7 @@ func cmd765() *CmdSpec {
 	}
 }
 
-func cmd766() *CmdSpec {
+func cmd823() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -7059,7 +8368,7 @@ func cmd766() *CmdSpec {
 	}
 }
 
-func cmd768() *CmdSpec {
+func cmd825() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -7078,7 +8387,7 @@ func cmd768() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd827() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7099,7 +8408,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd771() *CmdSpec {
+func cmd828() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7111,7 +8420,7 @@ func cmd771() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd829() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7150,7 +8459,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd830() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7206,7 +8515,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd831() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7239,7 +8548,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd832() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7261,7 +8570,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd833() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7293,7 +8602,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7317,7 +8626,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd835() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7374,7 +8683,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7400,7 +8709,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7463,7 +8772,7 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd781() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7565,7 +8874,7 @@ func cmd781() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7628,7 +8937,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd830() *CmdSpec {
+func cmd887() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -7691,7 +9000,7 @@ func cmd830() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd889() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7732,7 +9041,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7759,7 +9068,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7806,7 +9115,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7863,7 +9172,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd893() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7899,7 +9208,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd894() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7928,7 +9237,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7985,13 +9294,13 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd897() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -8007,7 +9316,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd900() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8060,7 +9369,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd901() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8098,7 +9407,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd902() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8122,7 +9431,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd903() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -8158,7 +9467,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd906() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -8185,7 +9494,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -8220,7 +9529,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8249,7 +9558,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -8287,7 +9596,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd877() *CmdSpec {
+func cmd934() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8367,7 +9676,7 @@ func cmd877() *CmdSpec {
 	}
 }
 
-func cmd886() *CmdSpec {
+func cmd943() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8457,7 +9766,7 @@ func cmd886() *CmdSpec {
 	}
 }
 
-func cmd888() *CmdSpec {
+func cmd945() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8479,7 +9788,7 @@ func cmd888() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd947() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8550,7 +9859,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8599,7 +9908,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -8730,7 +10039,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd951() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8786,7 +10095,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd952() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8847,7 +10156,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -8877,7 +10186,7 @@ func cmd896() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd967() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8908,7 +10217,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -8934,7 +10243,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd971() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8986,7 +10295,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd972() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -9008,7 +10317,7 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd978() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -9038,7 +10347,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd992() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9075,7 +10384,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd936() *CmdSpec {
+func cmd993() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -9170,7 +10479,7 @@ func cmd936() *CmdSpec {
 	}
 }
 
-func cmd938() *CmdSpec {
+func cmd995() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9213,7 +10522,7 @@ func cmd938() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd996() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9307,7 +10616,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd997() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9347,7 +10656,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd941() *CmdSpec {
+func cmd998() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9374,7 +10683,7 @@ func cmd941() *CmdSpec {
 	}
 }
 
-func cmd942() *CmdSpec {
+func cmd999() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9418,7 +10727,7 @@ func cmd942() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd1000() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9454,7 +10763,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd1001() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9493,7 +10802,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd1002() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9585,7 +10894,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd1003() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9650,7 +10959,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd947() *CmdSpec {
+func cmd1004() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -9749,7 +11058,7 @@ func cmd947() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd1006() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -9927,7 +11236,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd1120() *CmdSpec {
+func cmd1177() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -10001,7 +11310,7 @@ func cmd1120() *CmdSpec {
 	}
 }
 
-func cmd1123() *CmdSpec {
+func cmd1180() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -10025,7 +11334,7 @@ func cmd1123() *CmdSpec {
 	}
 }
 
-func cmd1131() *CmdSpec {
+func cmd1188() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10125,7 +11434,7 @@ func cmd1131() *CmdSpec {
 	}
 }
 
-func cmd1132() *CmdSpec {
+func cmd1189() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10188,7 +11497,7 @@ func cmd1132() *CmdSpec {
 	}
 }
 
-func cmd1133() *CmdSpec {
+func cmd1190() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -10210,7 +11519,7 @@ func cmd1133() *CmdSpec {
 	}
 }
 
-func cmd1142() *CmdSpec {
+func cmd1199() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -10231,7 +11540,7 @@ func cmd1142() *CmdSpec {
 	}
 }
 
-func cmd1147() *CmdSpec {
+func cmd1204() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10273,7 +11582,7 @@ func cmd1147() *CmdSpec {
 	}
 }
 
-func cmd1148() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10284,7 +11593,7 @@ func cmd1148() *CmdSpec {
 	}
 }
 
-func cmd1149() *CmdSpec {
+func cmd1206() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10327,7 +11636,7 @@ func cmd1149() *CmdSpec {
 	}
 }
 
-func cmd1150() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -10345,7 +11654,7 @@ func cmd1150() *CmdSpec {
 	}
 }
 
-func cmd1152() *CmdSpec {
+func cmd1209() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10361,7 +11670,7 @@ func cmd1152() *CmdSpec {
 	}
 }
 
-func cmd1156() *CmdSpec {
+func cmd1213() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10378,7 +11687,7 @@ func cmd1156() *CmdSpec {
 	}
 }
 
-func cmd1158() *CmdSpec {
+func cmd1215() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10400,7 +11709,7 @@ func cmd1158() *CmdSpec {
 	}
 }
 
-func cmd1160() *CmdSpec {
+func cmd1217() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10416,7 +11725,7 @@ func cmd1160() *CmdSpec {
 	}
 }
 
-func cmd1163() *CmdSpec {
+func cmd1220() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10430,7 +11739,7 @@ func cmd1163() *CmdSpec {
 	}
 }
 
-func cmd1165() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10445,7 +11754,7 @@ func cmd1165() *CmdSpec {
 	}
 }
 
-func cmd1167() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10458,7 +11767,7 @@ func cmd1167() *CmdSpec {
 	}
 }
 
-func cmd1173() *CmdSpec {
+func cmd1230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10490,7 +11799,7 @@ func cmd1173() *CmdSpec {
 	}
 }
 
-func cmd1175() *CmdSpec {
+func cmd1232() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10508,7 +11817,7 @@ func cmd1175() *CmdSpec {
 	}
 }
 
-func cmd1181() *CmdSpec {
+func cmd1238() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10534,7 +11843,7 @@ func cmd1181() *CmdSpec {
 	}
 }
 
-func cmd1183() *CmdSpec {
+func cmd1240() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10559,7 +11868,7 @@ func cmd1183() *CmdSpec {
 	}
 }
 
-func cmd1201() *CmdSpec {
+func cmd1258() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10581,7 +11890,7 @@ func cmd1201() *CmdSpec {
 	}
 }
 
-func cmd1203() *CmdSpec {
+func cmd1260() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10611,7 +11920,7 @@ func cmd1203() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1278() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10629,7 +11938,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1223() *CmdSpec {
+func cmd1280() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10643,7 +11952,7 @@ func cmd1223() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1282() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10667,7 +11976,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1229() *CmdSpec {
+func cmd1286() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10694,7 +12003,7 @@ func cmd1229() *CmdSpec {
 	}
 }
 
-func cmd1244() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10719,7 +12028,7 @@ func cmd1244() *CmdSpec {
 	}
 }
 
-func cmd1257() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -10735,7 +12044,7 @@ func cmd1257() *CmdSpec {
 	}
 }
 
-func cmd1261() *CmdSpec {
+func cmd1318() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -10756,7 +12065,7 @@ func cmd1261() *CmdSpec {
 	}
 }
 
-func cmd1266() *CmdSpec {
+func cmd1323() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -10782,7 +12091,7 @@ func cmd1266() *CmdSpec {
 	}
 }
 
-func cmd1280() *CmdSpec {
+func cmd1337() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -10802,7 +12111,7 @@ func cmd1280() *CmdSpec {
 	}
 }
 
-func cmd1284() *CmdSpec {
+func cmd1341() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -10830,7 +12139,7 @@ func cmd1284() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10847,7 +12156,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10884,7 +12193,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10929,7 +12238,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -10992,7 +12301,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1303() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -11014,7 +12323,7 @@ func cmd1303() *CmdSpec {
 	}
 }
 
-func cmd1307() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -11072,7 +12381,7 @@ func cmd1307() *CmdSpec {
 	}
 }
 
-func cmd1308() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -11188,7 +12497,7 @@ func cmd1308() *CmdSpec {
 	}
 }
 
-func cmd1309() *CmdSpec {
+func cmd1366() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11209,7 +12518,7 @@ func cmd1309() *CmdSpec {
 	}
 }
 
-func cmd1310() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -11282,7 +12591,7 @@ func cmd1310() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11321,7 +12630,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11346,7 +12655,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1316() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11369,7 +12678,7 @@ func cmd1316() *CmdSpec {
 	}
 }
 
-func cmd1326() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11396,7 +12705,7 @@ func cmd1326() *CmdSpec {
 	}
 }
 
-func cmd1327() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11448,7 +12757,7 @@ func cmd1327() *CmdSpec {
 	}
 }
 
-func cmd1342() *CmdSpec {
+func cmd1399() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11482,7 +12791,7 @@ func cmd1342() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11501,7 +12810,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1345() *CmdSpec {
+func cmd1402() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11513,7 +12822,7 @@ func cmd1345() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11545,7 +12854,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11568,7 +12877,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1348() *CmdSpec {
+func cmd1405() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11687,7 +12996,7 @@ func cmd1348() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1406() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -11780,7 +13089,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1350() *CmdSpec {
+func cmd1407() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11800,7 +13109,7 @@ func cmd1350() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1408() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -11816,7 +13125,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1411() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11838,7 +13147,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1412() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -11894,7 +13203,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1413() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -12087,7 +13396,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1415() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12145,7 +13454,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1416() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -12166,7 +13475,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1420() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12192,7 +13501,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1421() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -12214,7 +13523,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1423() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12563,7 +13872,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1424() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12606,7 +13915,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1426() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12675,7 +13984,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12702,7 +14011,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -12727,7 +14036,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12762,7 +14071,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1434() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12813,7 +14122,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1378() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -12895,7 +14204,7 @@ func cmd1378() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12963,7 +14272,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13000,7 +14309,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -13043,7 +14352,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -13075,7 +14384,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -13104,7 +14413,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -13128,7 +14437,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13155,7 +14464,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1445() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13197,7 +14506,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1446() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13217,7 +14526,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1447() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13276,7 +14585,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -13322,7 +14631,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1486() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13545,7 +14854,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1487() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13591,7 +14900,7 @@ func cmd1430() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1488() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -14602,6 +15911,47 @@ var builtinTable = table{
 			Message: "{cmd} would {effect} {target}, which decides what cordon lets an agent do; a person changes it outside the agent",
 		},
 		{
+			ID: "elsewhere-destroy",
+			Effect: []string{
+				"delete",
+				"overwrite",
+				"move",
+				"rewrite",
+				"discard-changes",
+				"git-clean",
+				"drop-stash",
+				"delete-branch",
+				"rewrite-history",
+			},
+			Target: []string{
+				"elsewhere",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would {effect} on another machine, where cordon sees no workspace and nothing can give back what it loses",
+		},
+		{
+			ID: "elsewhere-read",
+			Effect: []string{
+				"read",
+				"modify",
+				"mount",
+				"network",
+				"download",
+				"upload",
+				"push-to",
+				"fetch-from",
+				"secret-env",
+				"env-dump",
+			},
+			Target: []string{
+				"elsewhere",
+			},
+			Verdict: "allow",
+		},
+		{
 			ID: "destroy-root",
 			Effect: []string{
 				"delete",
@@ -15116,7 +16466,7 @@ var builtinTable = table{
 			Category: Categories{
 				"outside",
 			},
-			Message: "{cmd} would delete resources outside this machine",
+			Message: "{line} would delete data or resources that live outside this machine, which no snapshot here can give back",
 		},
 		{
 			ID: "persist",
@@ -15401,41 +16751,43 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd458},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd442},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd459},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -15443,1397 +16795,1452 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd533},
+		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd591},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd733},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd738},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd764},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd765},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd770},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd771},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd603},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
-		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd604},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd443},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd244},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd245},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd790},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd795},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd821},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd822},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd827},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd828},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd660},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
+		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd661},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd464},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
-		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
-		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd461},
-		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd250},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
+		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd76},
+		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd77},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd78},
+		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd86},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd87},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd88},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd484},
+		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
+		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd94},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
-		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd629},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd462},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd441},
-		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd630},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
-		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
+		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd686},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd457},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd687},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
+		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
+		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd471},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd275},
-		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd687},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
-		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd510},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd291},
+		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd95},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd744},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd745},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
-		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd277},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd292},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd293},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd421},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd127},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
+		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd124},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd130},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd133},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd505},
-		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd506},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd137},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd138},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd139},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd512},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd140},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd513},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
-		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1148},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1149},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd772},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd773},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd774},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd775},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd776},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd777},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd778},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd779},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd780},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd832},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd833},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd834},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd835},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd836},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd837},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd838},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd839},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd843},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd844},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd845},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd854},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd890},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd891},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd894},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd895},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd910},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd914},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd935},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd938},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd939},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd940},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd941},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd942},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd943},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd944},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd945},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd946},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1131},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1132},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1147},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd146},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd139},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd548},
+		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd549},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd143},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd144},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd145},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd555},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd146},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd568},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd147},
+		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1205},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1206},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd829},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd830},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd831},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd832},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd833},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd834},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd835},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd836},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd837},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd889},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd890},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd891},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd892},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd893},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd894},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd895},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd896},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd900},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd901},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd902},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd911},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd947},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd948},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd951},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd952},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd967},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd971},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd992},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd995},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd996},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd997},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd998},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd999},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1000},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1001},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1002},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1003},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1188},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1189},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1204},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd569},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd160},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
+		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd514},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd184},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd185},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd186},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd570},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd201},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd202},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd433},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd434},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd718},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd719},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd515},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd720},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd422},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd207},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd208},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd775},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd776},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd435},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd209},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd571},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd777},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd438},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd210},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd423},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd195},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd424},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd427},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd428},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
-		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd439},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd211},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd440},
+		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd443},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd444},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd214},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd728},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd729},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd730},
-		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd215},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd216},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd785},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd580},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd786},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd787},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd432},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd210},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd437},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd527},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd438},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd528},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1299},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1300},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1301},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1302},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1307},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1308},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1309},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1314},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1315},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1326},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1342},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1345},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1346},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1347},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1348},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1349},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1350},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1354},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1355},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1358},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1363},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1366},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1369},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1370},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1376},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1377},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1378},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1379},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1380},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1383},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1384},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1387},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1388},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1389},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1390},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1429},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1430},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd448},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd219},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd220},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd449},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd225},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd226},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd453},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd584},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd454},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd455},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd585},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1356},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1357},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1358},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1359},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1364},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1365},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1366},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1371},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1372},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1383},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1399},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1402},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1403},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1404},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1405},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1406},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1407},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1411},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1412},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1415},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1420},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1423},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1426},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1427},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1433},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1434},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1435},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1436},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1437},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1440},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1441},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1444},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1445},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1446},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1447},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1486},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1487},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd588},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd242},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd243},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd440},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd456},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
 	},
 }
 

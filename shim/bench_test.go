@@ -31,6 +31,15 @@ func BenchmarkShimJudgeTypical(b *testing.B) {
 	benchJudge(b, argv, dir, env)
 }
 
+// BenchmarkShimJudgeRemote judges (allowed) commands on data elsewhere:
+// SQL read statement by statement, a script run over ssh, a cloud tool,
+// and a tool the rules do not name.
+func BenchmarkShimJudgeRemote(b *testing.B) {
+	dir, env := benchDirs(b)
+	argv := []string{"bash", "-c", `psql app -c "BEGIN; UPDATE t SET a = 1 WHERE id = 2; DELETE FROM s WHERE id = 3; COMMIT" && ssh -p 22 prod 'cd /srv/app && git pull && ls build' && aws --profile p s3 ls s3://b/x --recursive && mycli items list 3`}
+	benchJudge(b, argv, dir, env)
+}
+
 // BenchmarkShimJudgeLongScript judges a 2,000-command script.
 func BenchmarkShimJudgeLongScript(b *testing.B) {
 	dir, env := benchDirs(b)

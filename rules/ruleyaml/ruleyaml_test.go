@@ -40,7 +40,7 @@ func TestCompileErrors(t *testing.T) {
 	}{
 		{"bad-effect", "version: 1\ncommands:\n  rm:\n    effects: [{effect: explode, targets: operands}]\n", `bad.yaml: command "rm": unknown effect "explode"`},
 		{"bad-targets", "version: 1\ncommands:\n  rm:\n    effects: [{effect: delete, targets: everything}]\n", `bad.yaml: command "rm": effect delete: unknown targets "everything"`},
-		{"bad-carries", "version: 1\ncommands:\n  rm:\n    carries: rocket\n", `bad.yaml: command "rm": unknown carries "rocket" (want exec, shell, eval, source, find or interp)`},
+		{"bad-carries", "version: 1\ncommands:\n  rm:\n    carries: rocket\n", `bad.yaml: command "rm": unknown carries "rocket" (want exec, shell, eval, source, find, interp or remote)`},
 		{"bad-regexp", "version: 1\ncommands:\n  py:\n    carries: interp\n    translate: [{pattern: 'a(', argv: [rm]}]\n", `bad.yaml: command "py": pattern "a(" does not compile: error parsing regexp: missing closing ): ` + "`a(`"},
 		{"bad-verdict", "version: 1\npolicies:\n  - {id: x, effect: [delete], verdict: maybe}\n", `bad.yaml: policy "x": unknown verdict "maybe" (want allow, ask or deny)`},
 		{"bad-category", "version: 1\npolicies:\n  - {id: x, effect: [delete], verdict: ask, category: [outside, fun]}\n", `bad.yaml: policy "x": unknown category "fun"`},
