@@ -85,16 +85,22 @@ func (w *walker) run(st *state, c Command, input *string) int {
 	if input != nil {
 		w.in[i] = input
 	}
-	w.stream(st, i)
-	w.recordWrites(st, i)
-	if w.builtin(st, i) {
+	name := w.res.Commands[i].Name()
+	// The shell expands aliases as it parses, then looks for a function
+	// of that name before its builtins (true, read, exit, cd): what the
+	// name runs is then the alias's or the function's code, and its
+	// output unknown.
+	if value, ok := st.alias(name); ok {
+		w.recordWrites(st, i)
+		w.expandAlias(st, name, value, c.Args[1:])
 		return i
 	}
-	name := w.res.Commands[i].Name()
-	// The shell expands aliases as it parses, before it looks for a
-	// function of that name.
-	if value, ok := st.alias(name); ok {
-		w.expandAlias(st, name, value, c.Args[1:])
+	_, isFunc := st.funcs[name]
+	if !isFunc {
+		w.stream(st, i)
+	}
+	w.recordWrites(st, i)
+	if !isFunc && w.builtin(st, i) {
 		return i
 	}
 	if def, ok := st.funcs[name]; ok {
@@ -113,6 +119,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		st.env.params = old
 		return i
 	}
+	w.hashed(st, i)
 	w.carry(st, i)
 	return i
 }
@@ -120,6 +127,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 // builtin applies the shell's own builtins that change what later
 // commands mean. It reports whether the command was fully handled.
 func (w *walker) builtin(st *state, i int) bool {
+	w.nameArgs(st, i)
 	c := &w.res.Commands[i]
 	args := c.Args
 	switch c.Name() {
@@ -131,9 +139,9 @@ func (w *walker) builtin(st *state, i int) bool {
 		}
 		st.env.setString("OLDPWD", old, true)
 	case "shopt":
-		on := len(args) > 1 && args[1].Text == "-s"
+		on := len(args) > 1 && strings.HasPrefix(args[1].Text, "-") && strings.Contains(args[1].Text, "s")
 		for _, a := range args[1:] {
-			st.globs.set(a.Text, on)
+			st.setOption(a.Text, on)
 		}
 	case "setopt", "unsetopt":
 		for _, a := range args[1:] {
@@ -147,6 +155,10 @@ func (w *walker) builtin(st *state, i int) bool {
 		}
 	case "set":
 		setOptions(st, args[1:])
+	case "hash":
+		st.hashBuiltin(args[1:])
+	case "trap":
+		st.trap(args[1:])
 	case "unset":
 		for _, a := range args[1:] {
 			if !strings.HasPrefix(a.Text, "-") {
@@ -178,15 +190,7 @@ func (w *walker) builtin(st *state, i int) bool {
 				break
 			}
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
-				w.aliasSeq++
-				st.aliases[k] = append(st.aliases[k], aliasDef{value: v, seq: w.aliasSeq})
-				if msg := aliasProblem(w.parser(st.dialect), v); msg != "" {
-					// The shell pastes an alias into the line before
-					// parsing it: cordon cannot follow what it makes of
-					// the rest.
-					w.problem(ProblemSyntax, c.Pos, "alias %s: %s", k, msg)
-					w.unknownCode(i)
-				}
+				w.defineAlias(st, i, k, v)
 			}
 		}
 	case "exit":
@@ -245,6 +249,9 @@ func setOptions(st *state, args []Word) {
 		a := args[j].Text
 		switch {
 		case a == "-o" || a == "+o":
+			if j+1 < len(args) && args[j+1].Text == "posix" {
+				st.posix = a == "-o"
+			}
 			if j+1 < len(args) && args[j+1].Text == "nounset" {
 				st.nounset = a == "-o"
 			}

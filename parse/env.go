@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -175,11 +176,49 @@ func (e *env) lookup(name string) (string, bool) {
 	return v.String(), v.IsSet()
 }
 
-// shellStart sets what every shell sets for itself at start, whatever
-// the environment says: bash and dash reset IFS.
-func (e *env) shellStart() *env {
+// shellStart sets what every shell of dialect d sets for itself at
+// start: bash and dash reset IFS, and the variables the shell sets
+// itself are set, to a value the judge does not know (a script's
+// ${BASH_VERSION:?} or [ -z "$UID" ] && exit does not stop it).
+func (e *env) shellStart(d Dialect) *env {
 	e.put("IFS", str(" \t\n"))
+	for _, name := range shellSet[d] {
+		if _, inherited := e.base[name]; !inherited || shellOwned[name] {
+			e.put(name, str(Unknown))
+		}
+	}
 	return e
+}
+
+// shellSet are the variables each shell sets as it starts (bash 5.2, dash
+// and zsh 5.9, as `env -i SHELL -c set` lists them, and the dynamic ones
+// set lists not). A POSIX script may be run by dash or by bash as sh.
+var shellSet = map[Dialect][]string{
+	Bash:  bashSet,
+	POSIX: append(slices.Clip(bashSet), "PS1", "PS2"),
+	Zsh: {"ARGC", "CPUTYPE", "EGID", "EUID", "GID", "HISTCMD", "HOST", "LINENO", "LOGNAME", "MACHTYPE",
+		"OLDPWD", "OPTIND", "OSTYPE", "PPID", "PS1", "PS2", "PS3", "PS4", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4",
+		"RANDOM", "SECONDS", "SHLVL", "TTY", "TTYIDLE", "UID", "USERNAME", "VENDOR", "ZSH_ARGZERO",
+		"ZSH_EVAL_CONTEXT", "ZSH_EXECUTION_STRING", "ZSH_NAME", "ZSH_PATCHLEVEL", "ZSH_SUBSHELL", "ZSH_VERSION",
+		"EPOCHSECONDS", "EPOCHREALTIME", "status", "pipestatus", "funcstack", "commands", "functions", "aliases",
+		"options", "parameters", "builtins"},
+}
+
+var bashSet = []string{"BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_CMDS",
+	"BASH_COMMAND", "BASH_EXECUTION_STRING", "BASH_LINENO", "BASH_LOADABLES_PATH", "BASH_SOURCE",
+	"BASH_SUBSHELL", "BASH_VERSINFO", "BASH_VERSION", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID",
+	"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PPID",
+	"PS4", "RANDOM", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "UID"}
+
+// shellOwned are the variables a shell sets whatever the environment
+// holds for them.
+var shellOwned = map[string]bool{
+	"BASH": true, "BASHOPTS": true, "BASHPID": true, "BASH_COMMAND": true, "BASH_EXECUTION_STRING": true,
+	"BASH_LINENO": true, "BASH_SUBSHELL": true, "BASH_VERSINFO": true, "BASH_VERSION": true,
+	"EPOCHREALTIME": true, "EPOCHSECONDS": true, "HISTCMD": true, "LINENO": true, "OPTERR": true,
+	"OPTIND": true, "PPID": true, "RANDOM": true, "SECONDS": true, "SHELLOPTS": true, "SHLVL": true,
+	"SRANDOM": true, "ZSH_VERSION": true, "ZSH_NAME": true, "ZSH_PATCHLEVEL": true, "ZSH_SUBSHELL": true,
+	"ZSH_ARGZERO": true, "ZSH_EVAL_CONTEXT": true, "ZSH_EXECUTION_STRING": true, "TTYIDLE": true,
 }
 
 // setPWD records the working directory for expansions (globs are

@@ -49,13 +49,16 @@ type state struct {
 	via     []string
 	priv    bool
 	depth   int
-	stop    *bool   // set by exit or an aborting expansion: nothing after runs
-	ret     *bool   // set by return inside a function or sourced file
-	input   *string // known standard input of a compound command's body
-	windows bool    // paths are Windows paths
-	delayed bool    // cmd.exe /V:ON
-	batch   bool    // cmd.exe reads a batch file
-	core    bool    // PowerShell 7 (pwsh) rather than 5.1
+	stop    *bool             // set by exit or an aborting expansion: nothing after runs
+	ret     *bool             // set by return inside a function or sourced file
+	input   *string           // known standard input of a compound command's body
+	windows bool              // paths are Windows paths
+	delayed bool              // cmd.exe /V:ON
+	batch   bool              // cmd.exe reads a batch file
+	core    bool              // PowerShell 7 (pwsh) rather than 5.1
+	posix   bool              // bash's POSIX mode: aliases are expanded in scripts
+	hashes  map[string]string // the shell's table of commands (hash -p), name -> path
+	shell   *shellInfo        // what the shell process collects for its end
 }
 
 func newWalker(cfg *Config) *walker {
@@ -64,9 +67,9 @@ func newWalker(cfg *Config) *walker {
 }
 
 func (w *walker) rootState(cfg *Config) *state {
-	return &state{
+	st := &state{
 		dialect: cfg.Dialect,
-		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(),
+		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(cfg.Dialect),
 		dir:     cfg.Dir,
 		nounset: cfg.NoUnset,
 		windows: cfg.Windows,
@@ -75,7 +78,10 @@ func (w *walker) rootState(cfg *Config) *state {
 		funcs:   map[string]function{},
 		aliases: map[string][]aliasDef{},
 		stop:    new(bool),
+		shell:   &shellInfo{},
 	}
+	st.shellOptions(cfg.Options)
+	return st
 }
 
 // A function is a shell function's body and the alias definitions made
@@ -97,7 +103,7 @@ type aliasDef struct {
 // alias is being expanded already (bash and zsh do not expand an alias
 // inside its own text: alias ls='ls --color=auto').
 func (st *state) alias(name string) (string, bool) {
-	if st.dialect == Bash && !st.globs.expandAliases || slices.Contains(st.inAlias, name) {
+	if st.dialect == Bash && !st.globs.expandAliases && !st.posix || slices.Contains(st.inAlias, name) {
 		return "", false
 	}
 	defs := st.aliases[name]
@@ -133,10 +139,12 @@ func (st *state) newShell(call ShellCall, via string) *state {
 	c := st.nested(via, false)
 	c.dialect = call.Dialect
 	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
-	c.env = st.env.child(call.Arg0, call.Params).shellStart()
+	c.env = st.env.child(call.Arg0, call.Params).shellStart(call.Dialect)
 	c.nounset = call.NoUnset
 	c.funcs = map[string]function{}
 	c.aliases = map[string][]aliasDef{}
+	c.globs, c.posix, c.hashes, c.shell = globOpts{}, false, nil, &shellInfo{}
+	c.shellOptions(call.Options)
 	stop := false
 	c.stop = &stop
 	return c
@@ -254,6 +262,10 @@ func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
 // output is the statement's output, or -1. stdin is the index of the
 // command piped into it, or -1.
 func (w *walker) stmt(st *state, s *syntax.Stmt, stdin int) int {
+	if s.Background {
+		// cmd &: a subshell, whose exit, cd and assignments stay there.
+		st = st.pipeSide()
+	}
 	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
 		return w.call(st, call, s.Redirs, stdin)
 	}
@@ -292,8 +304,10 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			w.branch(st, func(b *state) { w.stmts(b, c.Then) })
 		}
 	case *syntax.WhileClause:
-		w.stmts(st, c.Cond)
-		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
+			w.stmts(st, c.Cond)
+			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		}
 	case *syntax.ForClause:
 		w.forClause(st, c)
 	case *syntax.CaseClause:
@@ -312,7 +326,19 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			st.funcs[n.Value] = fn
 		}
 	case *syntax.DeclClause:
-		w.decl(st, c)
+		if !w.shadowedClause(st, c.Variant.Value, c) {
+			w.decl(st, c)
+		}
+	case *syntax.LetClause:
+		if !w.shadowedClause(st, "let", c) {
+			w.letClause(st, c)
+		}
+	case *syntax.ArithmCmd:
+		w.substitutions(st, c)
+		w.arith(st, c.X)
+	case *syntax.TestClause:
+		w.substitutions(st, c)
+		w.testArith(st, c)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
 			return w.stmt(st, c.Stmt, stdin)
@@ -350,7 +376,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
 	w.stmt(st, c.X, stdin)
-	if *st.stop || st.ret != nil && *st.ret || constant(c) {
+	if *st.stop || st.ret != nil && *st.ret || st.constant(c) {
 		return -1
 	}
 	// The right side runs only if the left succeeded (or failed): an exit
@@ -369,15 +395,16 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 }
 
 // constant reports a list whose right side can never run: false && ...,
-// true || ... (the shell's own builtins, whatever PATH holds).
-func constant(c *syntax.BinaryCmd) bool {
+// true || ... (the shell's own builtins, whatever PATH holds, unless a
+// function or alias of that name takes their place).
+func (st *state) constant(c *syntax.BinaryCmd) bool {
 	call, ok := c.X.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) != 1 || len(call.Assigns) > 0 || len(c.X.Redirs) > 0 || c.X.Negated {
 		return false
 	}
 	lit, ok := plainLit(call.Args[0])
 	switch {
-	case !ok:
+	case !ok || st.shadowed(lit):
 		return false
 	case c.Op == syntax.AndStmt:
 		return lit == "false"
@@ -401,12 +428,17 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 	iter, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.substitutions(st, c.Loop)
-		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
+			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		}
 		return
 	}
 	items, err := w.fields(st, iter.Items)
 	if err != nil || len(items) == 0 || len(items) > 16 {
 		items = []Word{{Text: Unknown}}
+		if loopDefines(c) {
+			items = append(items, items[0]) // a second pass sees what the first defined
+		}
 	}
 	for _, item := range items {
 		w.branch(st, func(b *state) {
@@ -501,6 +533,17 @@ func (w *walker) declPrint(st *state, c *syntax.DeclClause) bool {
 }
 
 func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
+	if a.Index != nil {
+		// a[$(cmd)]=1, a[i]=1: the subscript is expanded and evaluated.
+		w.substitutions(st, a.Index)
+		w.arith(st, a.Index)
+	}
+	if w.shellArray(st, a) {
+		return
+	}
+	if a.Name != nil && a.Name.Value == "POSIXLY_CORRECT" && st.dialect == Bash {
+		st.posix = true // bash enters POSIX mode when it is assigned
+	}
 	if a.Value == nil && a.Array != nil {
 		var list []string
 		for _, el := range a.Array.Elems {
