@@ -121,6 +121,9 @@ func (st *state) subshell() *state {
 	c.env = st.env.clone()
 	stop := false
 	c.stop = &stop
+	if st.ret != nil {
+		c.ret = new(bool) // (return) leaves the subshell only
+	}
 	return &c
 }
 
@@ -434,18 +437,17 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 		return
 	}
 	items, err := w.fields(st, iter.Items)
-	if err != nil || len(items) == 0 || len(items) > 16 {
+	if err != nil || len(items) == 0 || len(items) > 16 || !slices.ContainsFunc(items, Word.IsKnown) {
 		items = []Word{{Text: Unknown}}
 		if loopDefines(c) {
 			items = append(items, items[0]) // a second pass sees what the first defined
 		}
 	}
 	for _, item := range items {
-		w.branch(st, func(b *state) {
-			b.env = st.env.clone()
-			b.env.setString(iter.Name.Value, item.Text, false)
-			w.stmts(b, c.Do)
-		})
+		// The variable and what the body assigns stay set for the next
+		// pass and after the loop, as in the shell.
+		st.env.setString(iter.Name.Value, item.Text, false)
+		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 	}
 }
 
@@ -484,6 +486,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 		if a.Name == nil || a.Naked {
 			if a.Value != nil {
 				v, _ := w.literal(st, a.Value)
+				if name, _, _ := strings.Cut(v.Text, "="); !strings.HasPrefix(v.Text, "-") {
+					w.arithValue(st, name) // declare 'a[$(cmd)]=1'
+				}
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
 					nameref = true // declare -n, typeset -n: a reference to another variable
 				}
