@@ -520,3 +520,18 @@ func cmpOr(s ...string) string {
 	}
 	return ""
 }
+
+// Head implements [rules.Repo]: the branch HEAD names, read from the
+// file; "" when HEAD is detached.
+func (r *Repo) Head() (string, error) {
+	if err := r.prepare(); err != nil {
+		return "", err
+	}
+	head := r.head()
+	if head == "" {
+		if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err != nil {
+			return "", err
+		}
+	}
+	return strings.TrimPrefix(head, "refs/heads/"), nil
+}
