@@ -75,6 +75,9 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		input = st.input
 	}
 	c := Command{Args: args, Vars: vars, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: pos.String()}
+	// Only a name written plainly is an alias: \rm, "rm" and $x are not.
+	_, plain := plainLit(ce.Args[0])
+	w.noAlias = !plain
 	return w.run(st, c, input)
 }
 
@@ -86,11 +89,13 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		w.in[i] = input
 	}
 	name := w.res.Commands[i].Name()
+	noAlias := w.noAlias
+	w.noAlias = false
 	// The shell expands aliases as it parses, then looks for a function
 	// of that name before its builtins (true, read, exit, cd): what the
 	// name runs is then the alias's or the function's code, and its
 	// output unknown.
-	if value, ok := st.alias(name); ok {
+	if value, ok := st.alias(name); ok && !noAlias {
 		w.recordWrites(st, i)
 		w.expandAlias(st, name, value, c.Args[1:])
 		return i

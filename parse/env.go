@@ -184,11 +184,24 @@ func (e *env) shellStart(d Dialect) *env {
 	e.put("IFS", str(" \t\n"))
 	for _, name := range shellSet[d] {
 		if _, inherited := e.base[name]; !inherited || shellOwned[name] {
-			e.put(name, str(Unknown))
+			v := str(Unknown)
+			if shellArrays[name] && d != Zsh {
+				v = expand.Variable{Set: true, Kind: expand.Indexed, List: slices.Clone(unknownList)}
+			}
+			e.put(name, v)
 		}
 	}
 	return e
 }
+
+// shellArrays are the indexed arrays among [shellSet]: any element of
+// theirs is unknown (up to unknownList's length).
+var shellArrays = map[string]bool{
+	"BASH_ARGC": true, "BASH_ARGV": true, "BASH_LINENO": true, "BASH_SOURCE": true, "BASH_VERSINFO": true,
+	"DIRSTACK": true, "GROUPS": true, "PIPESTATUS": true, "FUNCNAME": true, "BASH_REMATCH": true, "COPROC": true,
+}
+
+var unknownList = []string{Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown}
 
 // shellSet are the variables each shell sets as it starts (bash 5.2, dash
 // and zsh 5.9, as `env -i SHELL -c set` lists them, and the dynamic ones
@@ -201,14 +214,16 @@ var shellSet = map[Dialect][]string{
 		"RANDOM", "SECONDS", "SHLVL", "TTY", "TTYIDLE", "UID", "USERNAME", "VENDOR", "ZSH_ARGZERO",
 		"ZSH_EVAL_CONTEXT", "ZSH_EXECUTION_STRING", "ZSH_NAME", "ZSH_PATCHLEVEL", "ZSH_SUBSHELL", "ZSH_VERSION",
 		"EPOCHSECONDS", "EPOCHREALTIME", "status", "pipestatus", "funcstack", "commands", "functions", "aliases",
-		"options", "parameters", "builtins"},
+		"options", "parameters", "builtins", "match", "MATCH", "mbegin", "mend", "reply", "OPTARG"},
 }
 
 var bashSet = []string{"BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_CMDS",
 	"BASH_COMMAND", "BASH_EXECUTION_STRING", "BASH_LINENO", "BASH_LOADABLES_PATH", "BASH_SOURCE",
 	"BASH_SUBSHELL", "BASH_VERSINFO", "BASH_VERSION", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID",
 	"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PPID",
-	"PS4", "RANDOM", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "UID"}
+	"PS4", "RANDOM", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "UID",
+	// Set by the shell as it runs: [[ =~ ]], pipelines, functions, getopts, coproc.
+	"BASH_REMATCH", "PIPESTATUS", "FUNCNAME", "OPTARG", "BASH_ARGV0", "COPROC"}
 
 // shellOwned are the variables a shell sets whatever the environment
 // holds for them.

@@ -395,8 +395,10 @@ func (w *walker) testArith(st *state, c *syntax.TestClause) {
 	})
 }
 
-// wordArith walks the arithmetic in a word ($(( x )), ${a[i]}): the
-// values of the variables it names are evaluated in turn.
+// wordArith walks what expanding a word evaluates besides what is
+// written in it: the values of the variables named in its arithmetic
+// ($(( x )), ${a[i]}, ${s:i}), and a value expanded like a prompt
+// (${x@P}), whose substitutions run.
 func (w *walker) wordArith(st *state, word *syntax.Word) {
 	for _, p := range word.Parts {
 		switch p := p.(type) {
@@ -406,8 +408,42 @@ func (w *walker) wordArith(st *state, word *syntax.Word) {
 			if p.Index != nil {
 				w.arith(st, p.Index)
 			}
+			if p.Slice != nil {
+				w.arith(st, p.Slice.Offset)
+				w.arith(st, p.Slice.Length)
+			}
+			if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && p.Param != nil {
+				if op, _ := plainLit(p.Exp.Word); strings.Contains(op, "P") {
+					v, _ := st.env.lookup(p.Param.Value)
+					w.promptValue(st, p.Param.Value, v)
+				}
+			}
 		case *syntax.DblQuoted:
 			w.wordArith(st, &syntax.Word{Parts: p.Parts})
 		}
 	}
+}
+
+// promptValue walks the expansions of a value expanded like a prompt
+// (${x@P}): as in a here-document, its substitutions run.
+func (w *walker) promptValue(st *state, name, value string) {
+	if !strings.ContainsAny(value, "$`") || w.m.over {
+		return
+	}
+	i := w.emit(st, Command{Args: []Word{{Text: "${" + name + "@P}"}}, StdinFrom: -1})
+	const end = "CORDON_PROMPT_END"
+	if strings.Contains(value, Unknown) || strings.Contains(value, end) {
+		w.unknownCode(i)
+		return
+	}
+	w.parseWalk(st.nested("${"+name+"@P}", false), ": <<"+end+"\n"+value+"\n"+end+"\n", "prompt", 0)
+}
+
+// integer records that variable name has the integer attribute
+// (declare -i): the values assigned to it are evaluated as arithmetic.
+func (w *walker) integer(name string) {
+	if w.integers == nil {
+		w.integers = map[string]bool{}
+	}
+	w.integers[name] = true
 }

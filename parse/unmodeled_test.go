@@ -65,6 +65,18 @@ var unmodeled = []struct {
 	{"unset-subscript", "bash", "a=(1); unset 'a[$(rm -rf /x)]'"},
 	{"declare-subscript", "bash", "declare 'a[$(rm -rf /x)]=1'"},
 	{"test-v-subscript", "bash", "[[ -v 'a[$(rm -rf /x)]' ]]"},
+	{"declare-i-assign", "bash", "declare -i n; n='a[$(rm -rf /x)]'"},
+	{"slice-offset", "bash", "s=abc; i='a[$(rm -rf /x)]'; echo ${s:i}"},
+	{"prompt-expansion", "bash", "p='$(rm -rf /x)'; echo \"${p@P}\""},
+	{"bash-rematch", "bash", "[[ /x =~ (.*) ]] && rm -rf ${BASH_REMATCH[1]}"},
+	{"quoted-name-no-alias", "bash", "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd /; rm -rf x"},
+}
+
+// realScript is the script the shell runs for a case whose rm does not
+// read rm -rf /x (MARK is the marker's path, DIR its directory).
+var realScript = map[string]string{
+	"bash-rematch":         "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
+	"quoted-name-no-alias": "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
 }
 
 // modeled are scripts in which the shell does not run `rm -rf /x`, and
@@ -122,6 +134,9 @@ func TestUnmodeledAsTheShell(t *testing.T) {
 			dir := t.TempDir()
 			marker := filepath.Join(dir, "ran")
 			script := strings.ReplaceAll(tt.script, "$c -rf /x; c=rm", "$c "+marker+"; c=touch")
+			if s, ok := realScript[tt.name]; ok {
+				script = strings.ReplaceAll(strings.ReplaceAll(s, "MARK", marker), "DIR", dir)
+			}
 			script = strings.ReplaceAll(script, "rm -rf /x", "touch "+marker)
 			script = strings.ReplaceAll(script, "/bin/rm; ls -rf /x", "/usr/bin/touch; ls "+marker)
 			script = strings.ReplaceAll(script, "/bin/rm ls; ls -rf /x", "/usr/bin/touch ls; ls "+marker)
@@ -152,7 +167,7 @@ func dialectFor(shell string) Dialect {
 // see.
 func reaches(res *Result) bool {
 	for _, c := range res.Commands {
-		if c.UnknownCode || c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" {
+		if c.UnknownCode || c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" || c.Line() == "rm -rf ?" && c.Dir != "" || c.Line() == "rm -rf x" && c.Dir == "/" {
 			return true
 		}
 	}

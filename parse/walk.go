@@ -32,6 +32,9 @@ type walker struct {
 	bytes int   // bytes of known outputs and files held
 
 	aliasSeq int // alias definitions made so far
+
+	integers map[string]bool // variables declared -i: what is assigned to them is evaluated as arithmetic
+	noAlias  bool            // the next command's name was quoted or expanded: no alias applies
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -473,6 +476,7 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 	export := c.Variant.Value == "export"
 	nameref := c.Variant.Value == "nameref"
 	readonly := c.Variant.Value == "readonly"
+	integer := false
 	var frozen []string // made read-only once assigned
 	defer func() {
 		for _, name := range frozen {
@@ -495,14 +499,23 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "r") {
 					readonly = true // declare -r, local -r
 				}
+				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "i") {
+					integer = true // declare -i: assignments are arithmetic
+				}
 			}
 			if a.Naked && a.Name != nil && readonly {
 				st.env.readOnly(a.Name.Value) // readonly NAME
+			}
+			if a.Naked && a.Name != nil && integer {
+				w.integer(a.Name.Value) // declare -i NAME
 			}
 			continue
 		}
 		if readonly {
 			frozen = append(frozen, a.Name.Value)
+		}
+		if integer {
+			w.integer(a.Name.Value)
 		}
 		if nameref && a.Value != nil {
 			if v, err := w.literal(st, a.Value); err == nil && syntax.ValidName(v.Text) {
@@ -577,6 +590,9 @@ func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
 	if a.Append {
 		old, _ := st.env.lookup(a.Name.Value)
 		v.Text = old + v.Text
+	}
+	if w.integers[a.Name.Value] {
+		w.arithValue(st, v.Text)
 	}
 	st.env.setString(a.Name.Value, v.Text, export)
 }
