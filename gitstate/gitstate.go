@@ -523,15 +523,19 @@ func cmpOr(s ...string) string {
 
 // Head implements [rules.Repo]: the branch HEAD names, read from the
 // file; "" when HEAD is detached.
+// It reads files only: no git runs.
 func (r *Repo) Head() (string, error) {
-	if err := r.prepare(); err != nil {
+	gitDir, _, err := layout(r.Top)
+	if err != nil {
 		return "", err
 	}
-	head := r.head()
-	if head == "" {
-		if _, err := os.Stat(filepath.Join(r.gitDir, "HEAD")); err != nil {
-			return "", err
-		}
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", err
 	}
-	return strings.TrimPrefix(head, "refs/heads/"), nil
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	if !strings.HasPrefix(ref, "refs/heads/") {
+		return "", nil // detached
+	}
+	return strings.TrimPrefix(ref, "refs/heads/"), nil
 }

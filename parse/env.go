@@ -20,6 +20,7 @@ type env struct {
 	vars   map[string]expand.Variable
 	arg0   string
 	params []string
+	shell  map[string]bool // the variables the shell sets itself ([shellSet])
 }
 
 func newEnv(pairs []string, arg0 string, params []string) *env {
@@ -35,7 +36,7 @@ func newEnv(pairs []string, arg0 string, params []string) *env {
 // clone returns a layer over e for a subshell: changes made there do not
 // leak back. e must not change while the layer is in use.
 func (e *env) clone() *env {
-	return &env{base: e.base, parent: e, arg0: e.arg0, params: e.params}
+	return &env{base: e.base, parent: e, arg0: e.arg0, params: e.params, shell: e.shell}
 }
 
 // child returns the environment a new shell process inherits: only
@@ -83,10 +84,15 @@ func (e *env) Get(name string) expand.Variable {
 	if v, ok := e.own(name); ok {
 		return v
 	}
+	if e.shell[name] && shellOwned[name] {
+		return e.shellValue(name)
+	}
 	if v, ok := e.base[name]; ok {
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 	}
 	switch {
+	case e.shell[name]:
+		return e.shellValue(name)
 	case unknownVars[name]:
 		return str(Unknown)
 	case name == "0":
@@ -182,20 +188,22 @@ func (e *env) lookup(name string) (string, bool) {
 // ${BASH_VERSION:?} or [ -z "$UID" ] && exit does not stop it).
 func (e *env) shellStart(d Dialect) *env {
 	e.put("IFS", str(" \t\n"))
-	for _, name := range shellSet[d] {
-		if _, inherited := e.base[name]; !inherited || shellOwned[name] {
-			v := str(Unknown)
-			if shellArrays[name] && d != Zsh {
-				v = expand.Variable{Set: true, Kind: expand.Indexed, List: slices.Clone(unknownList)}
-			}
-			e.put(name, v)
-		}
-	}
+	e.shell = shellSet[d]
 	return e
 }
 
-// shellArrays are the indexed arrays among [shellSet]: any element of
-// theirs is unknown (up to unknownList's length).
+// shellValue is the value of a variable the shell sets itself: unknown,
+// an array of unknown elements for the indexed ones.
+func (e *env) shellValue(name string) expand.Variable {
+	if shellArrays[name] {
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: unknownList}
+	}
+	return str(Unknown)
+}
+
+// shellArrays are bash's indexed arrays among [shellSet]: any element
+// of theirs is unknown (up to unknownList's length). zsh has none by
+// these names.
 var shellArrays = map[string]bool{
 	"BASH_ARGC": true, "BASH_ARGV": true, "BASH_LINENO": true, "BASH_SOURCE": true, "BASH_VERSINFO": true,
 	"DIRSTACK": true, "GROUPS": true, "PIPESTATUS": true, "FUNCNAME": true, "BASH_REMATCH": true, "COPROC": true,
@@ -206,15 +214,23 @@ var unknownList = []string{Unknown, Unknown, Unknown, Unknown, Unknown, Unknown,
 // shellSet are the variables each shell sets as it starts (bash 5.2, dash
 // and zsh 5.9, as `env -i SHELL -c set` lists them, and the dynamic ones
 // set lists not). A POSIX script may be run by dash or by bash as sh.
-var shellSet = map[Dialect][]string{
-	Bash:  bashSet,
-	POSIX: append(slices.Clip(bashSet), "PS1", "PS2"),
-	Zsh: {"ARGC", "CPUTYPE", "EGID", "EUID", "GID", "HISTCMD", "HOST", "LINENO", "LOGNAME", "MACHTYPE",
+var shellSet = map[Dialect]map[string]bool{
+	Bash:  set(bashSet...),
+	POSIX: set(append(slices.Clip(bashSet), "PS1", "PS2")...),
+	Zsh: set("ARGC", "CPUTYPE", "EGID", "EUID", "GID", "HISTCMD", "HOST", "LINENO", "LOGNAME", "MACHTYPE",
 		"OLDPWD", "OPTIND", "OSTYPE", "PPID", "PS1", "PS2", "PS3", "PS4", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4",
 		"RANDOM", "SECONDS", "SHLVL", "TTY", "TTYIDLE", "UID", "USERNAME", "VENDOR", "ZSH_ARGZERO",
 		"ZSH_EVAL_CONTEXT", "ZSH_EXECUTION_STRING", "ZSH_NAME", "ZSH_PATCHLEVEL", "ZSH_SUBSHELL", "ZSH_VERSION",
 		"EPOCHSECONDS", "EPOCHREALTIME", "status", "pipestatus", "funcstack", "commands", "functions", "aliases",
-		"options", "parameters", "builtins", "match", "MATCH", "mbegin", "mend", "reply", "OPTARG"},
+		"options", "parameters", "builtins", "match", "MATCH", "mbegin", "mend", "reply", "OPTARG"),
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
 }
 
 var bashSet = []string{"BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_CMDS",

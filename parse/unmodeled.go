@@ -53,10 +53,13 @@ func (st *state) shellOptions(opts []string) {
 	if _, ok := st.env.base["POSIXLY_CORRECT"]; ok {
 		st.posix = true
 	}
-	opts = append(slices.Clip(opts), strings.Split(st.env.base["SHELLOPTS"], ":")...)
-	opts = append(opts, strings.Split(st.env.base["BASHOPTS"], ":")...)
 	for _, o := range opts {
 		st.setOption(o, true)
+	}
+	for _, list := range [...]string{st.env.base["SHELLOPTS"], st.env.base["BASHOPTS"]} {
+		for o := range strings.SplitSeq(list, ":") {
+			st.setOption(o, true)
+		}
 	}
 }
 
@@ -178,6 +181,8 @@ func (st *state) trap(args []Word) {
 // in the NAME_functions arrays of the hooks).
 var hookNames = []string{"command_not_found_handle", "command_not_found_handler", "zshexit", "chpwd", "precmd", "preexec", "periodic", "zshaddhistory"}
 
+var zshHookArrays = []string{"zshexit_functions", "chpwd_functions", "precmd_functions", "preexec_functions", "periodic_functions", "zshaddhistory_functions"}
+
 // shellEnd walks what may run by the time a shell ends without being
 // named where it runs: its traps, and the hook functions it defined.
 // They see the functions defined by then; an exit does not stop them.
@@ -200,8 +205,11 @@ func (w *walker) shellEnd(st *state) {
 			hooks = append(hooks, name)
 		}
 	}
-	for _, h := range hookNames {
-		if v := st.env.Get(h + "_functions"); v.IsSet() {
+	for _, h := range zshHookArrays {
+		if st.dialect != Zsh {
+			break
+		}
+		if v := st.env.Get(h); v.IsSet() {
 			hooks = append(hooks, v.List...)
 			if v.List == nil {
 				hooks = append(hooks, strings.Fields(v.Str)...)
@@ -399,8 +407,8 @@ func (w *walker) testArith(st *state, c *syntax.TestClause) {
 // written in it: the values of the variables named in its arithmetic
 // ($(( x )), ${a[i]}, ${s:i}), and a value expanded like a prompt
 // (${x@P}), whose substitutions run.
-func (w *walker) wordArith(st *state, word *syntax.Word) {
-	for _, p := range word.Parts {
+func (w *walker) wordArith(st *state, parts []syntax.WordPart) {
+	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.ArithmExp:
 			w.arith(st, p.X)
@@ -419,7 +427,7 @@ func (w *walker) wordArith(st *state, word *syntax.Word) {
 				}
 			}
 		case *syntax.DblQuoted:
-			w.wordArith(st, &syntax.Word{Parts: p.Parts})
+			w.wordArith(st, p.Parts)
 		}
 	}
 }

@@ -26,6 +26,7 @@ type scriptRepo struct {
 	dirty   string   // changes the script brought back into the work tree: "uncommitted", "unknown" or ""
 
 	cur      string           // the branch checked out; "" when not known
+	curRead  bool             // cur was read from the repository (only when a branch matters)
 	branches map[string][]int // the commits the script made that each branch holds
 	pushed   map[int]bool     // commits the script pushed
 	commits  int
@@ -36,29 +37,49 @@ type scriptRepo struct {
 // that depends on what an earlier command did, and turns a discard of
 // saved changes into discard-saved.
 func (j *judging) scriptStates() {
-	r := &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}}
-	r.cur = r.head()
+	var r *scriptRepo
 	for i := range j.effects {
 		for n := range j.effects[i] {
-			r.step(&j.effects[i][n])
+			e := &j.effects[i][n]
+			if r == nil && scriptEffects[e.Kind] {
+				r = &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}}
+			}
+			if r != nil {
+				r.step(e)
+			}
 		}
 	}
 }
 
-// head is the branch checked out before the script, or "".
-func (r *scriptRepo) head() string {
+// scriptEffects are the effects that change or depend on the state
+// the script leaves.
+var scriptEffects = map[string]bool{
+	"stage-all": true, "push-stash": true, "checkpoint": true, "commit": true, "pop-stash": true,
+	"drop-stash": true, "discard-changes": true, "create-branch": true, "branch-from": true,
+	"switch-branch": true, "merge-branch": true, "push-branch": true, "delete-branch": true,
+}
+
+// readHead sets cur to the branch checked out before the script, once,
+// when a branch first matters ("" when it cannot be read).
+func (r *scriptRepo) readHead() {
+	if r.curRead {
+		return
+	}
+	r.curRead = true
 	if r.j.ctx.Repo == nil || r.j.ctx.Env.Foreign {
-		return ""
+		return
 	}
-	b, err := r.j.ctx.Repo.Head()
-	if err != nil {
-		return ""
+	if b, err := r.j.ctx.Repo.Head(); err == nil {
+		r.cur = b
 	}
-	return b
 }
 
 // step applies effect e, or sets its state.
 func (r *scriptRepo) step(e *Effect) {
+	switch e.Kind {
+	case "commit", "create-branch", "branch-from", "switch-branch", "merge-branch", "push-branch", "delete-branch":
+		r.readHead()
+	}
 	switch e.Kind {
 	case "stage-all":
 		r.staged = true
