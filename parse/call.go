@@ -122,6 +122,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		st.env.params = wordTexts(c.Args[1:])
 		w.stmt(fn, def.body, -1)
 		st.env.params = old
+		st.returned(fn)
 		return i
 	}
 	w.hashed(st, i)

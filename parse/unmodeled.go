@@ -455,3 +455,9 @@ func (w *walker) integer(name string) {
 	}
 	w.integers[name] = true
 }
+
+// returned takes back what a function call changed in the shell it runs
+// in: a function runs in the caller's shell, so its cd and options stay.
+func (st *state) returned(fn *state) {
+	st.dir, st.globs, st.nounset, st.keyword, st.posix, st.hashes = fn.dir, fn.globs, fn.nounset, fn.keyword, fn.posix, fn.hashes
+}

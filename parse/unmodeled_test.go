@@ -37,6 +37,8 @@ var unmodeled = []struct {
 	{"declare-function", "bash", "declare() { rm -rf /x; }; declare y=1"},
 	{"let-function", "bash", "let() { rm -rf /x; }; let y=1"},
 	{"echo-function-output", "bash", "echo() { printf 'rm -rf /x'; }; echo ls | bash"},
+	{"function-cd-stays", "bash", "f() { cd /; }; f; rm -rf x"},
+	{"function-option-stays", "bash", "f() { set -o posix; }; f\nalias ls='rm -rf /x'\nls"},
 	// Aliases in POSIX mode, and through bash's own arrays.
 	{"posix-mode-alias", "bash", "set -o posix\nalias ls='rm -rf /x'\nls"},
 	{"posixly-correct-alias", "bash", "POSIXLY_CORRECT=1\nalias ls='rm -rf /x'\nls"},
@@ -76,6 +78,7 @@ var unmodeled = []struct {
 // read rm -rf /x (MARK is the marker's path, DIR its directory).
 var realScript = map[string]string{
 	"bash-rematch":         "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
+	"function-cd-stays":    "f() { cd DIR; }; cd /; f; touch ran",
 	"quoted-name-no-alias": "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
 }
 
