@@ -77,12 +77,16 @@ func (st *state) setOption(name string, on bool) {
 	}
 }
 
-// hashBuiltin applies hash -p PATH NAME: NAME then runs PATH.
+// hashBuiltin applies hash -p PATH NAME (bash) and hash NAME=PATH
+// (zsh): NAME then runs PATH.
 func (st *state) hashBuiltin(args []Word) {
-	for j := 0; j+2 < len(args); j++ {
-		if args[j].Text == "-p" {
+	for j := 0; j < len(args); j++ {
+		if args[j].Text == "-p" && j+2 < len(args) {
 			st.hash(args[j+2].Text, args[j+1].Text)
 			return
+		}
+		if name, path, ok := strings.Cut(args[j].Text, "="); ok && st.dialect == Zsh {
+			st.hash(name, path)
 		}
 	}
 }
@@ -106,11 +110,24 @@ func (w *walker) hashed(st *state, i int) {
 	}
 }
 
-// shellArray handles an assignment to bash's BASH_ALIASES and BASH_CMDS
-// with a subscript (BASH_ALIASES[ls]='rm -rf ~'): an alias, a hashed
-// command. It reports whether a was one.
+// shellArrays are the arrays whose elements define what a name runs:
+// bash's BASH_ALIASES and BASH_CMDS, zsh's aliases, commands and
+// functions (and its global and suffix aliases, which are not followed).
+var codeArrays = map[Dialect]map[string]string{
+	Bash:  {"BASH_ALIASES": "alias", "BASH_CMDS": "hash"},
+	POSIX: {"BASH_ALIASES": "alias", "BASH_CMDS": "hash"},
+	Zsh:   {"aliases": "alias", "commands": "hash", "functions": "function", "galiases": "", "saliases": ""},
+}
+
+// shellArray handles an assignment to an element of a [codeArrays]
+// array (BASH_ALIASES[ls]='rm -rf ~'): an alias, a hashed command, a
+// function. It reports whether a was one.
 func (w *walker) shellArray(st *state, a *syntax.Assign) bool {
-	if a.Name == nil || a.Name.Value != "BASH_ALIASES" && a.Name.Value != "BASH_CMDS" {
+	kind, ok := "", false
+	if a.Name != nil {
+		kind, ok = codeArrays[st.dialect][a.Name.Value]
+	}
+	if !ok {
 		return false
 	}
 	type elem struct {
@@ -142,12 +159,14 @@ func (w *walker) shellArray(st *state, a *syntax.Assign) bool {
 		}
 		i := w.emit(st, Command{Args: []Word{{Text: a.Name.Value + "[" + key + "]=" + value}}, StdinFrom: -1, Pos: a.Pos().String()})
 		switch {
-		case !strings.Contains(key+value, Unknown) && a.Name.Value == "BASH_CMDS":
+		case strings.Contains(key+value, Unknown) || kind == "" || !syntax.ValidName(strings.ReplaceAll(key, "-", "_")):
+			w.unknownCode(i) // a name or code not known before it runs
+		case kind == "hash":
 			st.hash(key, value)
-		case !strings.Contains(key+value, Unknown):
+		case kind == "alias":
 			w.defineAlias(st, i, key, value)
-		default:
-			w.unknownCode(i) // a command name or alias not known before it runs
+		case kind == "function":
+			w.parseWalk(st, key+"() {\n"+value+"\n}", "functions["+key+"]", 0)
 		}
 	}
 	return true

@@ -46,6 +46,9 @@ var unmodeled = []struct {
 	{"bash-aliases-array", "bash", "shopt -s expand_aliases\nBASH_ALIASES[ls]='rm -rf /x'\nls"},
 	{"bash-cmds", "bash", "BASH_CMDS[ls]=/bin/rm; ls -rf /x"},
 	{"hash-p", "bash", "hash -p /bin/rm ls; ls -rf /x"},
+	{"zsh-functions-array", "zsh", "functions[y]='rm -rf /x'; y"},
+	{"zsh-commands-array", "zsh", "commands[zz]=/bin/rm; zz -rf /x"},
+	{"zsh-hash-equals", "zsh", "hash zq=/bin/rm; zq -rf /x"},
 	// Code the shell runs by itself.
 	{"command-not-found", "bash", "command_not_found_handle() { rm -rf /x; }; no-such-command-here"},
 	{"trap-defined-later", "bash", "trap cleanup EXIT; cleanup() { rm -rf /x; }"},
@@ -79,6 +82,8 @@ var unmodeled = []struct {
 var realScript = map[string]string{
 	"bash-rematch":         "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
 	"function-cd-stays":    "f() { cd DIR; }; cd /; f; touch ran",
+	"zsh-commands-array":   "commands[zz]=/usr/bin/touch; zz MARK",
+	"zsh-hash-equals":      "hash zq=/usr/bin/touch; zq MARK",
 	"quoted-name-no-alias": "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
 }
 
