@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/cordonsh/cordon/parse"
 )
 
 // The repository's state as the script itself changes it. The state is
@@ -38,17 +40,57 @@ type scriptRepo struct {
 // saved changes into discard-saved.
 func (j *judging) scriptStates() {
 	var r *scriptRepo
+	start := func() {
+		if r == nil {
+			r = &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}}
+		}
+	}
 	for i := range j.effects {
+		if j.set.unknownSub(&j.ctx.Env, &j.res.Commands[i]) {
+			start()
+			r.unknown()
+		}
 		for n := range j.effects[i] {
 			e := &j.effects[i][n]
-			if r == nil && scriptEffects[e.Kind] {
-				r = &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}}
+			if scriptEffects[e.Kind] {
+				start()
 			}
 			if r != nil {
 				r.step(e)
 			}
 		}
 	}
+}
+
+// unknown records a command whose effect on the repository is not known
+// (git "$op"): it may have stashed, committed or switched anything.
+func (r *scriptRepo) unknown() {
+	r.stashed = append(r.stashed, "unknown")
+	r.dirty, r.saved, r.lost = "unknown", false, true
+}
+
+// unknownSub reports whether c names a subcommand computed at run time
+// (git "$op" drop): what it does is not known.
+func (s *Set) unknownSub(e *Env, c *parse.Command) bool {
+	if e.Windows || len(c.Args) == 0 {
+		return false
+	}
+	cmd, rest := s.command(c.Name()), c.Args[1:]
+	for cmd != nil && cmd.subs != nil {
+		a := split(cmd.spec, rest, false)
+		if len(a.operands) == 0 || a.opIdx[0] < 0 {
+			return false
+		}
+		if !a.operands[0].IsKnown() {
+			return true
+		}
+		next := cmd.subs[a.operands[0].Text]
+		if next == nil {
+			next = cmd.subs["*"]
+		}
+		cmd, rest = next, rest[a.opIdx[0]+1:]
+	}
+	return false
 }
 
 // scriptEffects are the effects that change or depend on the state
@@ -162,9 +204,6 @@ func (r *scriptRepo) workState() string {
 		return "stash"
 	case "unknown":
 		return "unknown"
-	}
-	if r.saved {
-		return "" // stashed or committed already: nothing left to take
 	}
 	repo := r.j.ctx.Repo
 	if repo == nil || r.j.ctx.Env.Foreign {

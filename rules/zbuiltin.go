@@ -3544,6 +3544,12 @@ func cmd441() *CmdSpec {
 						Options: []string{
 							"-b",
 							"-B",
+						},
+					},
+					{
+						Effect:  "switch-branch",
+						Targets: "options",
+						Options: []string{
 							"--orphan",
 						},
 					},
@@ -4516,6 +4522,12 @@ func cmd441() *CmdSpec {
 							"-C",
 							"--create",
 							"--force-create",
+						},
+					},
+					{
+						Effect:  "switch-branch",
+						Targets: "options",
+						Options: []string{
 							"--orphan",
 						},
 					},
