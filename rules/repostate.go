@@ -31,6 +31,7 @@ type scriptRepo struct {
 	curRead  bool             // cur was read from the repository (only when a branch matters)
 	branches map[string][]int // the commits the script made that each branch holds
 	pushed   map[int]bool     // commits the script pushed
+	created  map[string]bool  // branches the script made (they have no upstream to push to)
 	commits  int
 	lost     bool // commits were made on a branch not known
 }
@@ -42,7 +43,7 @@ func (j *judging) scriptStates() {
 	var r *scriptRepo
 	start := func() {
 		if r == nil {
-			r = &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}}
+			r = &scriptRepo{j: j, branches: map[string][]int{}, pushed: map[int]bool{}, created: map[string]bool{}}
 		}
 	}
 	for i := range j.effects {
@@ -166,6 +167,7 @@ func (r *scriptRepo) step(e *Effect) {
 		}
 	case "create-branch":
 		r.branches[e.Raw] = slices.Clone(r.branches[r.cur])
+		r.created[e.Raw] = true
 		r.cur = r.ref(e.Raw)
 	case "branch-from":
 		// The new branch (the command's create-branch, just before)
@@ -184,7 +186,13 @@ func (r *scriptRepo) step(e *Effect) {
 			r.branches[r.cur] = union(r.branches[r.cur], r.branches[r.ref(e.Raw)])
 		}
 	case "push-branch":
+		// git push REMOTE SRC[:DST]; a bare git push pushes the branch
+		// checked out to its upstream, which a branch the script made
+		// has not (:DST deletes, and pushes nothing).
 		src, _, _ := strings.Cut(strings.TrimPrefix(e.Raw, "+"), ":")
+		if e.Raw == "" && r.created[r.cur] || strings.HasPrefix(e.Raw, ":") {
+			break
+		}
 		for _, c := range r.branches[r.ref(src)] {
 			r.pushed[c] = true
 		}

@@ -4084,6 +4084,8 @@ func cmd441() *CmdSpec {
 						Unless: []string{
 							"-n",
 							"--dry-run",
+							"-d",
+							"--delete",
 						},
 					},
 					{
@@ -4093,6 +4095,8 @@ func cmd441() *CmdSpec {
 						Unless: []string{
 							"-n",
 							"--dry-run",
+							"-d",
+							"--delete",
 						},
 					},
 					{
