@@ -480,3 +480,20 @@ func (w *walker) integer(name string) {
 func (st *state) returned(fn *state) {
 	st.dir, st.globs, st.nounset, st.keyword, st.posix, st.hashes = fn.dir, fn.globs, fn.nounset, fn.keyword, fn.posix, fn.hashes
 }
+
+// subscripts walks the subscripts of an assignment (a[i]=1, a=([i]=1)):
+// bash expands and evaluates them.
+func (w *walker) subscripts(st *state, a *syntax.Assign) {
+	if a.Index != nil {
+		w.substitutions(st, a.Index)
+		w.arith(st, a.Index)
+	}
+	if a.Array != nil {
+		for _, el := range a.Array.Elems {
+			if el.Index != nil {
+				w.substitutions(st, el.Index)
+				w.arith(st, el.Index)
+			}
+		}
+	}
+}

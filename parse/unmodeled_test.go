@@ -60,6 +60,9 @@ var unmodeled = []struct {
 	{"for-second-pass-known", "bash", "c=echo; for i in 1 2; do $c -rf /x; c=rm; done"},
 	// Code in arithmetic and subscripts.
 	{"subscript-assign", "bash", "a[$(rm -rf /x)]=1"},
+	{"subscript-array-element", "bash", "a=([$(rm -rf /x)]=1)"},
+	{"subscript-array-element-var", "bash", "i='b[$(rm -rf /x)]'; a=([i]=1)"},
+	{"arith-c-for", "bash", "x='b[$(rm -rf /x)]'; for ((j=x; j<1; j++)); do :; done"},
 	{"arith-value", "bash", "x='a[$(rm -rf /x)]'; (( x ))"},
 	{"arith-dollar-value", "bash", "x='a[$(rm -rf /x)]'; echo $(( x + 1 ))"},
 	{"arith-test", "bash", "x='a[$(rm -rf /x)]'; [[ $x -eq 0 ]]"},

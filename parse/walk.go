@@ -434,6 +434,7 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 	iter, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.substitutions(st, c.Loop)
+		w.arith(st, c.Loop)
 		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
 			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 		}
@@ -551,11 +552,9 @@ func (w *walker) declPrint(st *state, c *syntax.DeclClause) bool {
 }
 
 func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
-	if a.Index != nil {
-		// a[$(cmd)]=1, a[i]=1: the subscript is expanded and evaluated.
-		w.substitutions(st, a.Index)
-		w.arith(st, a.Index)
-	}
+	// a[$(cmd)]=1, a[i]=1, a=([i]=1): the subscripts are expanded and
+	// evaluated.
+	w.subscripts(st, a)
 	if w.shellArray(st, a) {
 		return
 	}
