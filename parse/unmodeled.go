@@ -497,3 +497,30 @@ func (w *walker) subscripts(st *state, a *syntax.Assign) {
 		}
 	}
 }
+
+// tildeUnset expands a tilde prefix that expansion left as it is because
+// HOME is unset: bash then takes the user's home from the system (taken
+// to be the HOME the shell inherited, else unknown), zsh an empty
+// string. A POSIX script is read as bash would read it.
+func tildeUnset(st *state, field string, word *syntax.Word) string {
+	if field != "~" && !strings.HasPrefix(field, "~/") || len(word.Parts) == 0 {
+		return field
+	}
+	if lit, ok := word.Parts[0].(*syntax.Lit); !ok || !strings.HasPrefix(lit.Value, "~") {
+		return field // quoted: no tilde expansion
+	}
+	if _, set := st.env.lookup("HOME"); set {
+		return field
+	}
+	switch st.dialect {
+	case Bash, POSIX:
+		home := st.env.base["HOME"]
+		if home == "" {
+			home = Unknown
+		}
+		return home + field[1:]
+	case Zsh:
+		return field[1:]
+	}
+	return field
+}

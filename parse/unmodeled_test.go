@@ -20,6 +20,8 @@ var unmodeled = []struct {
 	{"hostname-set", "bash", ": ${HOSTNAME:?} ${BASHPID:?} ${PPID:?} ${SHLVL:?}; rm -rf /x"},
 	{"machtype-set", "bash", ": ${MACHTYPE:?} ${HOSTTYPE:?} ${OSTYPE:?} ${BASH_VERSINFO:?} ${EUID:?} ${UID:?}; rm -rf /x"},
 	{"bash-owned-over-env", "bash", "X=${BASH_VERSION:?}; rm -rf /x"},
+	{"tilde-home-unset", "bash", "unset HOME; rm -rf ~"},
+	{"tilde-home-unset-zsh", "zsh", "unset HOME; rm -rf ~/x"},
 	{"dash-ppid-set", "dash", ": ${PPID:?} ${OPTIND:?}; rm -rf /x"},
 	{"zsh-version-set", "zsh", ": ${ZSH_VERSION:?} ${EUID:?}; rm -rf /x"},
 	// A background command is a subshell.
@@ -85,6 +87,8 @@ var unmodeled = []struct {
 var realScript = map[string]string{
 	"bash-rematch":         "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
 	"function-cd-stays":    "f() { cd DIR; }; cd /; f; touch ran",
+	"tilde-home-unset":     "unset HOME; [ ~ = \"$(getent passwd $(id -u) | cut -d: -f6)\" ] && touch MARK",
+	"tilde-home-unset-zsh": "unset HOME; [ ~/x = /x ] && touch MARK",
 	"zsh-commands-array":   "commands[zz]=/usr/bin/touch; zz MARK",
 	"zsh-hash-equals":      "hash zq=/usr/bin/touch; zq MARK",
 	"quoted-name-no-alias": "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
@@ -178,7 +182,7 @@ func dialectFor(shell string) Dialect {
 // see.
 func reaches(res *Result) bool {
 	for _, c := range res.Commands {
-		if c.UnknownCode || c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" || c.Line() == "rm -rf ?" && c.Dir != "" || c.Line() == "rm -rf x" && c.Dir == "/" {
+		if c.UnknownCode || c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" || c.Line() == "rm -rf ?" && c.Dir != "" || c.Line() == "rm -rf x" && c.Dir == "/" || c.Line() == "rm -rf /home/dev" {
 			return true
 		}
 	}

@@ -716,7 +716,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 				fs = []string{Unknown}
 			}
 			for _, f := range fs {
-				f = tildeDir(st, tildeAfterEquals(st, f, bw))
+				f = tildeDir(st, tildeUnset(st, tildeAfterEquals(st, f, bw), bw))
 				wd := w.word0(st, f, vars)
 				wd.Computed = computed
 				out = append(out, wd)
