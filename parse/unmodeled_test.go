@@ -36,6 +36,8 @@ var unmodeled = []struct {
 	{"exit-function-zsh", "zsh", "exit() { :; }; exit; rm -rf /x"},
 	{"read-function", "bash", "read() { X=/x; }; read X < /dev/null; rm -rf $X"},
 	{"cd-function", "bash", "cd() { rm -rf /x; }; cd /tmp"},
+	{"function-in-subshell-gone", "bash", "(rm() { :; }); rm -rf /x"},
+	{"function-in-pipe-gone", "bash", "rm() { :; } | cat; rm -rf /x"},
 	{"declare-function", "bash", "declare() { rm -rf /x; }; declare y=1"},
 	{"let-function", "bash", "let() { rm -rf /x; }; let y=1"},
 	{"echo-function-output", "bash", "echo() { printf 'rm -rf /x'; }; echo ls | bash"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -126,6 +127,12 @@ func (st *state) subshell() *state {
 	c.stop = &stop
 	if st.ret != nil {
 		c.ret = new(bool) // (return) leaves the subshell only
+	}
+	// A function defined in a subshell is gone after it: (rm() { :; })
+	// leaves rm the program.
+	c.funcs = maps.Clone(st.funcs)
+	if c.funcs == nil {
+		c.funcs = map[string]function{}
 	}
 	return &c
 }
