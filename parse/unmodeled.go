@@ -292,7 +292,8 @@ func (w *walker) arith(st *state, node syntax.Node) {
 		}
 		return true
 	})
-	for _, name := range names {
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
 		if v, ok := st.env.lookup(name); ok {
 			w.arithValue(st, v)
 		}
