@@ -520,3 +520,22 @@ func cmpOr(s ...string) string {
 	}
 	return ""
 }
+
+// Head implements [rules.Repo]: the branch HEAD names, read from the
+// file; "" when HEAD is detached.
+// It reads files only: no git runs.
+func (r *Repo) Head() (string, error) {
+	gitDir, _, err := layout(r.Top)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return "", err
+	}
+	ref, _ := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: ")
+	if !strings.HasPrefix(ref, "refs/heads/") {
+		return "", nil // detached
+	}
+	return strings.TrimPrefix(ref, "refs/heads/"), nil
+}

@@ -103,6 +103,7 @@ func (w *walker) expanding(st *state, word *syntax.Word, fields bool) bool {
 		w.exceed(word.Pos().String(), "the script expands to more than %d words", w.m.Words)
 		return false
 	}
+	w.wordArith(st, word.Parts)
 	return true
 }
 

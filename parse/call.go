@@ -75,6 +75,9 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		input = st.input
 	}
 	c := Command{Args: args, Vars: vars, Assigns: assigns, Redirs: redirs, StdinFrom: stdin, Pos: pos.String()}
+	// Only a name written plainly is an alias: \rm, "rm" and $x are not.
+	_, plain := plainLit(ce.Args[0])
+	w.noAlias = !plain
 	return w.run(st, c, input)
 }
 
@@ -85,16 +88,24 @@ func (w *walker) run(st *state, c Command, input *string) int {
 	if input != nil {
 		w.in[i] = input
 	}
-	w.stream(st, i)
-	w.recordWrites(st, i)
-	if w.builtin(st, i) {
+	name := w.res.Commands[i].Name()
+	noAlias := w.noAlias
+	w.noAlias = false
+	// The shell expands aliases as it parses, then looks for a function
+	// of that name before its builtins (true, read, exit, cd): what the
+	// name runs is then the alias's or the function's code, and its
+	// output unknown.
+	if value, ok := st.alias(name); ok && !noAlias {
+		w.recordWrites(st, i)
+		w.expandAlias(st, name, value, c.Args[1:])
 		return i
 	}
-	name := w.res.Commands[i].Name()
-	// The shell expands aliases as it parses, before it looks for a
-	// function of that name.
-	if value, ok := st.alias(name); ok {
-		w.expandAlias(st, name, value, c.Args[1:])
+	_, isFunc := st.funcs[name]
+	if !isFunc {
+		w.stream(st, i)
+	}
+	w.recordWrites(st, i)
+	if !isFunc && w.builtin(st, i) {
 		return i
 	}
 	if def, ok := st.funcs[name]; ok {
@@ -111,8 +122,10 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		st.env.params = wordTexts(c.Args[1:])
 		w.stmt(fn, def.body, -1)
 		st.env.params = old
+		st.returned(fn)
 		return i
 	}
+	w.hashed(st, i)
 	w.carry(st, i)
 	return i
 }
@@ -120,6 +133,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 // builtin applies the shell's own builtins that change what later
 // commands mean. It reports whether the command was fully handled.
 func (w *walker) builtin(st *state, i int) bool {
+	w.nameArgs(st, i)
 	c := &w.res.Commands[i]
 	args := c.Args
 	switch c.Name() {
@@ -131,9 +145,9 @@ func (w *walker) builtin(st *state, i int) bool {
 		}
 		st.env.setString("OLDPWD", old, true)
 	case "shopt":
-		on := len(args) > 1 && args[1].Text == "-s"
+		on := len(args) > 1 && strings.HasPrefix(args[1].Text, "-") && strings.Contains(args[1].Text, "s")
 		for _, a := range args[1:] {
-			st.globs.set(a.Text, on)
+			st.setOption(a.Text, on)
 		}
 	case "setopt", "unsetopt":
 		for _, a := range args[1:] {
@@ -147,6 +161,10 @@ func (w *walker) builtin(st *state, i int) bool {
 		}
 	case "set":
 		setOptions(st, args[1:])
+	case "hash":
+		st.hashBuiltin(args[1:])
+	case "trap":
+		st.trap(args[1:])
 	case "unset":
 		for _, a := range args[1:] {
 			if !strings.HasPrefix(a.Text, "-") {
@@ -178,15 +196,7 @@ func (w *walker) builtin(st *state, i int) bool {
 				break
 			}
 			if k, v, ok := strings.Cut(a.Text, "="); ok {
-				w.aliasSeq++
-				st.aliases[k] = append(st.aliases[k], aliasDef{value: v, seq: w.aliasSeq})
-				if msg := aliasProblem(w.parser(st.dialect), v); msg != "" {
-					// The shell pastes an alias into the line before
-					// parsing it: cordon cannot follow what it makes of
-					// the rest.
-					w.problem(ProblemSyntax, c.Pos, "alias %s: %s", k, msg)
-					w.unknownCode(i)
-				}
+				w.defineAlias(st, i, k, v)
 			}
 		}
 	case "exit":
@@ -245,6 +255,9 @@ func setOptions(st *state, args []Word) {
 		a := args[j].Text
 		switch {
 		case a == "-o" || a == "+o":
+			if j+1 < len(args) && args[j+1].Text == "posix" {
+				st.posix = a == "-o"
+			}
 			if j+1 < len(args) && args[j+1].Text == "nounset" {
 				st.nounset = a == "-o"
 			}

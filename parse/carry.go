@@ -68,6 +68,7 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	}
 	sub := st.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
 	w.code(sub, i, data)
+	w.shellEnd(sub)
 	return true
 }
 
@@ -377,6 +378,7 @@ func (w *walker) carryShell(st *state, i int) {
 		return
 	}
 	sub := st.newShell(call, c.Name()+" -c")
+	defer w.shellEnd(sub)
 	switch {
 	case call.HasScript:
 		w.code(sub, i, call.Script)

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,7 @@ type env struct {
 	vars   map[string]expand.Variable
 	arg0   string
 	params []string
+	shell  map[string]bool // the variables the shell sets itself ([shellSet])
 }
 
 func newEnv(pairs []string, arg0 string, params []string) *env {
@@ -34,7 +36,7 @@ func newEnv(pairs []string, arg0 string, params []string) *env {
 // clone returns a layer over e for a subshell: changes made there do not
 // leak back. e must not change while the layer is in use.
 func (e *env) clone() *env {
-	return &env{base: e.base, parent: e, arg0: e.arg0, params: e.params}
+	return &env{base: e.base, parent: e, arg0: e.arg0, params: e.params, shell: e.shell}
 }
 
 // child returns the environment a new shell process inherits: only
@@ -82,10 +84,15 @@ func (e *env) Get(name string) expand.Variable {
 	if v, ok := e.own(name); ok {
 		return v
 	}
+	if e.shell[name] && shellOwned[name] {
+		return e.shellValue(name)
+	}
 	if v, ok := e.base[name]; ok {
 		return expand.Variable{Set: true, Exported: true, Kind: expand.String, Str: v}
 	}
 	switch {
+	case e.shell[name]:
+		return e.shellValue(name)
 	case unknownVars[name]:
 		return str(Unknown)
 	case name == "0":
@@ -175,11 +182,74 @@ func (e *env) lookup(name string) (string, bool) {
 	return v.String(), v.IsSet()
 }
 
-// shellStart sets what every shell sets for itself at start, whatever
-// the environment says: bash and dash reset IFS.
-func (e *env) shellStart() *env {
+// shellStart sets what every shell of dialect d sets for itself at
+// start: bash and dash reset IFS, and the variables the shell sets
+// itself are set, to a value the judge does not know (a script's
+// ${BASH_VERSION:?} or [ -z "$UID" ] && exit does not stop it).
+func (e *env) shellStart(d Dialect) *env {
 	e.put("IFS", str(" \t\n"))
+	e.shell = shellSet[d]
 	return e
+}
+
+// shellValue is the value of a variable the shell sets itself: unknown,
+// an array of unknown elements for the indexed ones.
+func (e *env) shellValue(name string) expand.Variable {
+	if shellArrays[name] {
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: unknownList}
+	}
+	return str(Unknown)
+}
+
+// shellArrays are bash's indexed arrays among [shellSet]: any element
+// of theirs is unknown (up to unknownList's length). zsh has none by
+// these names.
+var shellArrays = map[string]bool{
+	"BASH_ARGC": true, "BASH_ARGV": true, "BASH_LINENO": true, "BASH_SOURCE": true, "BASH_VERSINFO": true,
+	"DIRSTACK": true, "GROUPS": true, "PIPESTATUS": true, "FUNCNAME": true, "BASH_REMATCH": true, "COPROC": true,
+}
+
+var unknownList = []string{Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown, Unknown}
+
+// shellSet are the variables each shell sets as it starts (bash 5.2, dash
+// and zsh 5.9, as `env -i SHELL -c set` lists them, and the dynamic ones
+// set lists not). A POSIX script may be run by dash or by bash as sh.
+var shellSet = map[Dialect]map[string]bool{
+	Bash:  set(bashSet...),
+	POSIX: set(append(slices.Clip(bashSet), "PS1", "PS2")...),
+	Zsh: set("ARGC", "CPUTYPE", "EGID", "EUID", "GID", "HISTCMD", "HOST", "LINENO", "LOGNAME", "MACHTYPE",
+		"OLDPWD", "OPTIND", "OSTYPE", "PPID", "PS1", "PS2", "PS3", "PS4", "PROMPT", "PROMPT2", "PROMPT3", "PROMPT4",
+		"RANDOM", "SECONDS", "SHLVL", "TTY", "TTYIDLE", "UID", "USERNAME", "VENDOR", "ZSH_ARGZERO",
+		"ZSH_EVAL_CONTEXT", "ZSH_EXECUTION_STRING", "ZSH_NAME", "ZSH_PATCHLEVEL", "ZSH_SUBSHELL", "ZSH_VERSION",
+		"EPOCHSECONDS", "EPOCHREALTIME", "status", "pipestatus", "funcstack", "commands", "functions", "aliases",
+		"options", "parameters", "builtins", "match", "MATCH", "mbegin", "mend", "reply", "OPTARG"),
+}
+
+func set(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+var bashSet = []string{"BASH", "BASHOPTS", "BASHPID", "BASH_ALIASES", "BASH_ARGC", "BASH_ARGV", "BASH_CMDS",
+	"BASH_COMMAND", "BASH_EXECUTION_STRING", "BASH_LINENO", "BASH_LOADABLES_PATH", "BASH_SOURCE",
+	"BASH_SUBSHELL", "BASH_VERSINFO", "BASH_VERSION", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID",
+	"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OPTERR", "OPTIND", "OSTYPE", "PPID",
+	"PS4", "RANDOM", "SECONDS", "SHELL", "SHELLOPTS", "SHLVL", "SRANDOM", "TERM", "UID",
+	// Set by the shell as it runs: [[ =~ ]], pipelines, functions, getopts, coproc.
+	"BASH_REMATCH", "PIPESTATUS", "FUNCNAME", "OPTARG", "BASH_ARGV0", "COPROC"}
+
+// shellOwned are the variables a shell sets whatever the environment
+// holds for them.
+var shellOwned = map[string]bool{
+	"BASH": true, "BASHOPTS": true, "BASHPID": true, "BASH_COMMAND": true, "BASH_EXECUTION_STRING": true,
+	"BASH_LINENO": true, "BASH_SUBSHELL": true, "BASH_VERSINFO": true, "BASH_VERSION": true,
+	"EPOCHREALTIME": true, "EPOCHSECONDS": true, "HISTCMD": true, "LINENO": true, "OPTERR": true,
+	"OPTIND": true, "PPID": true, "RANDOM": true, "SECONDS": true, "SHELLOPTS": true, "SHLVL": true,
+	"SRANDOM": true, "ZSH_VERSION": true, "ZSH_NAME": true, "ZSH_PATCHLEVEL": true, "ZSH_SUBSHELL": true,
+	"ZSH_ARGZERO": true, "ZSH_EVAL_CONTEXT": true, "ZSH_EXECUTION_STRING": true, "TTYIDLE": true,
 }
 
 // setPWD records the working directory for expansions (globs are

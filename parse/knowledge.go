@@ -193,6 +193,9 @@ type ShellCall struct {
 	Params []string
 	// NoUnset is set when the shell was started with -u.
 	NoUnset bool
+	// Options are the options the command line sets, by their set -o
+	// and shopt names (posix, expand_aliases, dotglob).
+	Options []string
 	// Delayed is cmd.exe's /V:ON; Core is set for PowerShell 7 (pwsh).
 	Delayed, Core bool
 }

@@ -20,6 +20,9 @@ type Config struct {
 	Params []string
 	// NoUnset is set when the shell runs with -u (set -o nounset).
 	NoUnset bool
+	// Options are the other options the shell runs with, by their set -o
+	// and shopt names (posix, expand_aliases, dotglob).
+	Options []string
 	// Knowledge describes commands that carry code; nil knows none.
 	Knowledge Knowledge
 	// Shell decodes the argv of a nested shell; nil means nested shells
@@ -115,6 +118,7 @@ func Parse(script string, cfg *Config) *Result {
 	w := newWalker(cfg)
 	st := w.rootState(cfg)
 	w.script(st, script, "")
+	w.shellEnd(st)
 	return w.res
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,6 +33,9 @@ type walker struct {
 	bytes int   // bytes of known outputs and files held
 
 	aliasSeq int // alias definitions made so far
+
+	integers map[string]bool // variables declared -i: what is assigned to them is evaluated as arithmetic
+	noAlias  bool            // the next command's name was quoted or expanded: no alias applies
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -50,13 +54,16 @@ type state struct {
 	priv    bool
 	remote  bool // on another machine (ssh host CMD)
 	depth   int
-	stop    *bool   // set by exit or an aborting expansion: nothing after runs
-	ret     *bool   // set by return inside a function or sourced file
-	input   *string // known standard input of a compound command's body
-	windows bool    // paths are Windows paths
-	delayed bool    // cmd.exe /V:ON
-	batch   bool    // cmd.exe reads a batch file
-	core    bool    // PowerShell 7 (pwsh) rather than 5.1
+	stop    *bool             // set by exit or an aborting expansion: nothing after runs
+	ret     *bool             // set by return inside a function or sourced file
+	input   *string           // known standard input of a compound command's body
+	windows bool              // paths are Windows paths
+	delayed bool              // cmd.exe /V:ON
+	batch   bool              // cmd.exe reads a batch file
+	core    bool              // PowerShell 7 (pwsh) rather than 5.1
+	posix   bool              // bash's POSIX mode: aliases are expanded in scripts
+	hashes  map[string]string // the shell's table of commands (hash -p), name -> path
+	shell   *shellInfo        // what the shell process collects for its end
 }
 
 func newWalker(cfg *Config) *walker {
@@ -65,9 +72,9 @@ func newWalker(cfg *Config) *walker {
 }
 
 func (w *walker) rootState(cfg *Config) *state {
-	return &state{
+	st := &state{
 		dialect: cfg.Dialect,
-		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(),
+		env:     newEnv(cfg.Env, cfg.Arg0, cfg.Params).shellStart(cfg.Dialect),
 		dir:     cfg.Dir,
 		nounset: cfg.NoUnset,
 		windows: cfg.Windows,
@@ -76,7 +83,10 @@ func (w *walker) rootState(cfg *Config) *state {
 		funcs:   map[string]function{},
 		aliases: map[string][]aliasDef{},
 		stop:    new(bool),
+		shell:   &shellInfo{},
 	}
+	st.shellOptions(cfg.Options)
+	return st
 }
 
 // A function is a shell function's body and the alias definitions made
@@ -98,7 +108,7 @@ type aliasDef struct {
 // alias is being expanded already (bash and zsh do not expand an alias
 // inside its own text: alias ls='ls --color=auto').
 func (st *state) alias(name string) (string, bool) {
-	if st.dialect == Bash && !st.globs.expandAliases || slices.Contains(st.inAlias, name) {
+	if st.dialect == Bash && !st.globs.expandAliases && !st.posix || slices.Contains(st.inAlias, name) {
 		return "", false
 	}
 	defs := st.aliases[name]
@@ -116,6 +126,15 @@ func (st *state) subshell() *state {
 	c.env = st.env.clone()
 	stop := false
 	c.stop = &stop
+	if st.ret != nil {
+		c.ret = new(bool) // (return) leaves the subshell only
+	}
+	// A function defined in a subshell is gone after it: (rm() { :; })
+	// leaves rm the program.
+	c.funcs = maps.Clone(st.funcs)
+	if c.funcs == nil {
+		c.funcs = map[string]function{}
+	}
 	return &c
 }
 
@@ -134,10 +153,12 @@ func (st *state) newShell(call ShellCall, via string) *state {
 	c := st.nested(via, false)
 	c.dialect = call.Dialect
 	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
-	c.env = st.env.child(call.Arg0, call.Params).shellStart()
+	c.env = st.env.child(call.Arg0, call.Params).shellStart(call.Dialect)
 	c.nounset = call.NoUnset
 	c.funcs = map[string]function{}
 	c.aliases = map[string][]aliasDef{}
+	c.globs, c.posix, c.hashes, c.shell = globOpts{}, false, nil, &shellInfo{}
+	c.shellOptions(call.Options)
 	stop := false
 	c.stop = &stop
 	return c
@@ -255,6 +276,10 @@ func (w *walker) stmts(st *state, list []*syntax.Stmt) int {
 // output is the statement's output, or -1. stdin is the index of the
 // command piped into it, or -1.
 func (w *walker) stmt(st *state, s *syntax.Stmt, stdin int) int {
+	if s.Background {
+		// cmd &: a subshell, whose exit, cd and assignments stay there.
+		st = st.pipeSide()
+	}
 	if call, ok := s.Cmd.(*syntax.CallExpr); ok {
 		return w.call(st, call, s.Redirs, stdin)
 	}
@@ -293,8 +318,10 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			w.branch(st, func(b *state) { w.stmts(b, c.Then) })
 		}
 	case *syntax.WhileClause:
-		w.stmts(st, c.Cond)
-		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
+			w.stmts(st, c.Cond)
+			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		}
 	case *syntax.ForClause:
 		w.forClause(st, c)
 	case *syntax.CaseClause:
@@ -313,7 +340,19 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			st.funcs[n.Value] = fn
 		}
 	case *syntax.DeclClause:
-		w.decl(st, c)
+		if !w.shadowedClause(st, c.Variant.Value, c) {
+			w.decl(st, c)
+		}
+	case *syntax.LetClause:
+		if !w.shadowedClause(st, "let", c) {
+			w.letClause(st, c)
+		}
+	case *syntax.ArithmCmd:
+		w.substitutions(st, c)
+		w.arith(st, c.X)
+	case *syntax.TestClause:
+		w.substitutions(st, c)
+		w.testArith(st, c)
 	case *syntax.TimeClause:
 		if c.Stmt != nil {
 			return w.stmt(st, c.Stmt, stdin)
@@ -351,7 +390,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
 	w.stmt(st, c.X, stdin)
-	if *st.stop || st.ret != nil && *st.ret || constant(c) {
+	if *st.stop || st.ret != nil && *st.ret || st.constant(c) {
 		return -1
 	}
 	// The right side runs only if the left succeeded (or failed): an exit
@@ -370,15 +409,16 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 }
 
 // constant reports a list whose right side can never run: false && ...,
-// true || ... (the shell's own builtins, whatever PATH holds).
-func constant(c *syntax.BinaryCmd) bool {
+// true || ... (the shell's own builtins, whatever PATH holds, unless a
+// function or alias of that name takes their place).
+func (st *state) constant(c *syntax.BinaryCmd) bool {
 	call, ok := c.X.Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) != 1 || len(call.Assigns) > 0 || len(c.X.Redirs) > 0 || c.X.Negated {
 		return false
 	}
 	lit, ok := plainLit(call.Args[0])
 	switch {
-	case !ok:
+	case !ok || st.shadowed(lit):
 		return false
 	case c.Op == syntax.AndStmt:
 		return lit == "false"
@@ -402,19 +442,24 @@ func (w *walker) forClause(st *state, c *syntax.ForClause) {
 	iter, ok := c.Loop.(*syntax.WordIter)
 	if !ok {
 		w.substitutions(st, c.Loop)
-		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		w.arith(st, c.Loop)
+		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
+			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		}
 		return
 	}
 	items, err := w.fields(st, iter.Items)
-	if err != nil || len(items) == 0 || len(items) > 16 {
+	if err != nil || len(items) == 0 || len(items) > 16 || !slices.ContainsFunc(items, Word.IsKnown) {
 		items = []Word{{Text: Unknown}}
+		if loopDefines(c) {
+			items = append(items, items[0]) // a second pass sees what the first defined
+		}
 	}
 	for _, item := range items {
-		w.branch(st, func(b *state) {
-			b.env = st.env.clone()
-			b.env.setString(iter.Name.Value, item.Text, false)
-			w.stmts(b, c.Do)
-		})
+		// The variable and what the body assigns stay set for the next
+		// pass and after the loop, as in the shell.
+		st.env.setString(iter.Name.Value, item.Text, false)
+		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 	}
 }
 
@@ -440,6 +485,7 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 	export := c.Variant.Value == "export"
 	nameref := c.Variant.Value == "nameref"
 	readonly := c.Variant.Value == "readonly"
+	integer := false
 	var frozen []string // made read-only once assigned
 	defer func() {
 		for _, name := range frozen {
@@ -453,20 +499,32 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 		if a.Name == nil || a.Naked {
 			if a.Value != nil {
 				v, _ := w.literal(st, a.Value)
+				if name, _, _ := strings.Cut(v.Text, "="); !strings.HasPrefix(v.Text, "-") {
+					w.arithValue(st, name) // declare 'a[$(cmd)]=1'
+				}
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "n") {
 					nameref = true // declare -n, typeset -n: a reference to another variable
 				}
 				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "r") {
 					readonly = true // declare -r, local -r
 				}
+				if strings.HasPrefix(v.Text, "-") && strings.Contains(v.Text, "i") {
+					integer = true // declare -i: assignments are arithmetic
+				}
 			}
 			if a.Naked && a.Name != nil && readonly {
 				st.env.readOnly(a.Name.Value) // readonly NAME
+			}
+			if a.Naked && a.Name != nil && integer {
+				w.integer(a.Name.Value) // declare -i NAME
 			}
 			continue
 		}
 		if readonly {
 			frozen = append(frozen, a.Name.Value)
+		}
+		if integer {
+			w.integer(a.Name.Value)
 		}
 		if nameref && a.Value != nil {
 			if v, err := w.literal(st, a.Value); err == nil && syntax.ValidName(v.Text) {
@@ -502,6 +560,15 @@ func (w *walker) declPrint(st *state, c *syntax.DeclClause) bool {
 }
 
 func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
+	// a[$(cmd)]=1, a[i]=1, a=([i]=1): the subscripts are expanded and
+	// evaluated.
+	w.subscripts(st, a)
+	if w.shellArray(st, a) {
+		return
+	}
+	if a.Name != nil && a.Name.Value == "POSIXLY_CORRECT" && st.dialect == Bash {
+		st.posix = true // bash enters POSIX mode when it is assigned
+	}
 	if a.Value == nil && a.Array != nil {
 		var list []string
 		for _, el := range a.Array.Elems {
@@ -530,6 +597,9 @@ func (w *walker) assign(st *state, a *syntax.Assign, export bool) {
 	if a.Append {
 		old, _ := st.env.lookup(a.Name.Value)
 		v.Text = old + v.Text
+	}
+	if w.integers[a.Name.Value] {
+		w.arithValue(st, v.Text)
 	}
 	st.env.setString(a.Name.Value, v.Text, export)
 }
@@ -654,7 +724,7 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 				fs = []string{Unknown}
 			}
 			for _, f := range fs {
-				f = tildeDir(st, tildeAfterEquals(st, f, bw))
+				f = tildeDir(st, tildeUnset(st, tildeAfterEquals(st, f, bw), bw))
 				wd := w.word0(st, f, vars)
 				wd.Computed = computed
 				out = append(out, wd)

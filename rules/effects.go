@@ -29,6 +29,10 @@ type Effect struct {
 	Filter    string
 	// Dirs is set for git clean -d.
 	Dirs bool
+	// State, for a git effect, is the state the script's earlier
+	// commands leave (a stash it made, commits on a branch it made), or
+	// "" for the repository's state before the script.
+	State string
 }
 
 // args is a command's arguments split into flags and operands.
@@ -359,6 +363,7 @@ var pathless = map[string]bool{
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
+	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 

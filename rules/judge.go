@@ -42,6 +42,8 @@ type Repo interface {
 	Unmerged(branch string) (bool, error)
 	// Remotes lists the repository's configured remotes.
 	Remotes() ([]string, error)
+	// Head returns the branch checked out ("" when HEAD is detached).
+	Head() (string, error)
 	// Remote returns the remote that name stands for ("": the current
 	// branch's default, for push or fetch) and its URL as git would use
 	// it ("" when it is not configured).
@@ -202,7 +204,7 @@ func (j *judging) flows() {
 			}
 		}
 	}
-	j.checkpoints()
+	j.scriptStates()
 	j.envFilters()
 	j.envDumps()
 	if network < 0 {
@@ -382,24 +384,6 @@ func (j *judging) filtered(i int) bool {
 	return false
 }
 
-// checkpoints makes discards recoverable when an earlier command saved
-// the work they would throw away (git stash, git commit).
-func (j *judging) checkpoints() {
-	saved, staged := false, false
-	for i, effs := range j.effects {
-		for n, e := range effs {
-			switch {
-			case e.Kind == "stage-all":
-				staged = true
-			case e.Kind == "checkpoint", e.Kind == "commit" && staged:
-				saved = true
-			case saved && e.Kind == "discard-changes":
-				j.effects[i][n].Kind = "discard-saved"
-			}
-		}
-	}
-}
-
 // allLocal reports whether every network target is on this machine.
 func allLocal(effs []Effect) bool {
 	local := false
@@ -539,8 +523,12 @@ func describe(e Effect) string {
 	return fmt.Sprintf("%s (%s)", s, e.Class)
 }
 
-// state works out what e would lose, from the repository's real state.
+// state works out what e would lose, from the repository's real state,
+// or as the script's earlier commands leave it.
 func (j *judging) state(e Effect) string {
+	if e.State != "" {
+		return e.State
+	}
 	switch e.Kind {
 	case "push-to":
 		return j.remoteState(e.Raw)

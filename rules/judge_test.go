@@ -24,6 +24,7 @@ func (r *fakeRepo) Changes() ([]rules.Change, error) { return r.changes, nil }
 func (r *fakeRepo) Stashes() (int, error)            { return r.stashes, nil }
 func (r *fakeRepo) Unmerged(b string) (bool, error)  { return slices.Contains(r.unmerged, b), nil }
 func (r *fakeRepo) Remotes() ([]string, error)       { return r.remotes, nil }
+func (r *fakeRepo) Head() (string, error)            { return "main", nil }
 func (r *fakeRepo) Remote(name string, push bool) (string, string, error) {
 	return name, "", nil
 }

@@ -35,7 +35,9 @@ func (j *judging) noteLoss(p *Policy, e Effect, state string, i int) {
 
 func (j *judging) lossOf(p *Policy, e Effect, state string) (Loss, bool) {
 	l := Loss{Kind: state, Effect: e.Kind}
-	if p.Verdict != "ask" || !slices.Contains(p.Category, "destroy-ws") || !savableStates[state] || j.ctx.Env.Foreign || j.ctx.Env.Windows {
+	// A state the script itself makes (a stash it pushes, a branch it
+	// commits to) is not there yet for a snapshot taken before it runs.
+	if p.Verdict != "ask" || !slices.Contains(p.Category, "destroy-ws") || !savableStates[state] || j.ctx.Env.Foreign || j.ctx.Env.Windows || e.State != "" {
 		return l, false
 	}
 	switch {

@@ -79,7 +79,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
+		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShell,
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 		Installed: installed,
 	}
@@ -110,7 +110,7 @@ func nestedShell(argv []string) (parse.ShellCall, error) {
 func (inv *Invocation) shellCall() parse.ShellCall {
 	call := parse.ShellCall{
 		Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Delayed: inv.Delayed, Core: inv.Core,
+		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Delayed: inv.Delayed, Core: inv.Core,
 	}
 	switch inv.Mode {
 	case ModeCommand:
