@@ -39,6 +39,7 @@ type state struct {
 	dialect Dialect
 	env     *env
 	dir     string
+	dirs    []string // pushd's stack, without dir itself; never appended to in place
 	nounset bool
 	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options

@@ -134,10 +134,22 @@ type CmdSpec struct {
 	Skip         int      `yaml:"skip"`
 	Subs         []string `yaml:"subs"`
 	Assigns      bool     `yaml:"assigns"`
-	Privileged   bool     `yaml:"privileged"`
-	StdinArgs    bool     `yaml:"stdin_args"`
-	ExecFlags    []string `yaml:"exec_flags"`
-	CodeFlags    []string `yaml:"code_flags"`
+	// InShell: an exec carrier's command runs in the current shell
+	// (builtin cd); NotRun are the options under which it is not run
+	// (command -v).
+	InShell bool     `yaml:"in_shell"`
+	NotRun  []string `yaml:"not_run"`
+	// ArgSeparators, ArgFileSeparators and Replacements describe GNU
+	// parallel's arguments (CMD {} ::: A B, :::: FILE); ArgFileOptions
+	// name a file of arguments read instead of standard input (xargs -a).
+	ArgSeparators     []string `yaml:"arg_separators"`
+	ArgFileSeparators []string `yaml:"arg_file_separators"`
+	Replacements      []string `yaml:"replacements"`
+	ArgFileOptions    []string `yaml:"arg_file_options"`
+	Privileged        bool     `yaml:"privileged"`
+	StdinArgs         bool     `yaml:"stdin_args"`
+	ExecFlags         []string `yaml:"exec_flags"`
+	CodeFlags         []string `yaml:"code_flags"`
 	// FileFlags name a file of code (make -f), read when the script wrote
 	// it or it is standard input.
 	FileFlags []string `yaml:"file_flags"`

@@ -124,6 +124,21 @@ func cmd10() *CmdSpec {
 func cmd19() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
+			"command",
+		},
+		Carries: "exec",
+		InShell: true,
+		NotRun: []string{
+			"-v",
+			"-V",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd21() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
 			"mise",
 			"asdf",
 			"rtx",
@@ -137,14 +152,14 @@ func cmd19() *CmdSpec {
 	}
 }
 
-func cmd23() *CmdSpec {
+func cmd25() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd24() *CmdSpec {
+func cmd26() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tac",
@@ -183,57 +198,7 @@ func cmd24() *CmdSpec {
 	}
 }
 
-func cmd36() *CmdSpec {
-	return &CmdSpec{
-		Aliases: []string{
-			"builtin",
-			"exec",
-			"chronic",
-			"caffeinate",
-			"unbuffer",
-			"systemd-run",
-			"faketime",
-			"proxychains",
-			"proxychains4",
-			"torsocks",
-			"firejail",
-			"watch",
-			"xvfb-run",
-			"dbus-run-session",
-			"tini",
-			"dumb-init",
-			"catchsegv",
-			"strace",
-			"ltrace",
-			"valgrind",
-			"unshare",
-			"rlwrap",
-		},
-		Carries: "exec",
-		ValueOptions: []string{
-			"-a",
-			"-o",
-			"-n",
-			"-u",
-			"-s",
-			"-t",
-			"-E",
-			"-e",
-			"-w",
-			"-O",
-			"-P",
-			"-S",
-			"-T",
-			"--unit",
-			"--property",
-			"-m",
-			"-x",
-		},
-		Operands: "none",
-	}
-}
-
-func cmd59() *CmdSpec {
+func cmd38() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"prlimit",
@@ -288,7 +253,7 @@ func cmd59() *CmdSpec {
 	}
 }
 
-func cmd72() *CmdSpec {
+func cmd51() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		Skip:    1,
@@ -299,14 +264,14 @@ func cmd72() *CmdSpec {
 	}
 }
 
-func cmd73() *CmdSpec {
+func cmd52() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "dirname",
 		Operands: "none",
 	}
 }
 
-func cmd74() *CmdSpec {
+func cmd53() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -323,7 +288,7 @@ func cmd74() *CmdSpec {
 	}
 }
 
-func cmd75() *CmdSpec {
+func cmd54() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dotenvx",
@@ -345,14 +310,14 @@ func cmd75() *CmdSpec {
 	}
 }
 
-func cmd82() *CmdSpec {
+func cmd61() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "echo",
 		Operands: "none",
 	}
 }
 
-func cmd83() *CmdSpec {
+func cmd62() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -387,9 +352,57 @@ func cmd83() *CmdSpec {
 	}
 }
 
-func cmd84() *CmdSpec {
+func cmd63() *CmdSpec {
 	return &CmdSpec{
 		Carries: "eval",
+	}
+}
+
+func cmd64() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"chronic",
+			"caffeinate",
+			"unbuffer",
+			"systemd-run",
+			"faketime",
+			"proxychains",
+			"proxychains4",
+			"torsocks",
+			"firejail",
+			"watch",
+			"xvfb-run",
+			"dbus-run-session",
+			"tini",
+			"dumb-init",
+			"catchsegv",
+			"strace",
+			"ltrace",
+			"valgrind",
+			"unshare",
+			"rlwrap",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-a",
+			"-o",
+			"-n",
+			"-u",
+			"-s",
+			"-t",
+			"-E",
+			"-e",
+			"-w",
+			"-O",
+			"-P",
+			"-S",
+			"-T",
+			"--unit",
+			"--property",
+			"-m",
+			"-x",
+		},
+		Operands: "none",
 	}
 }
 
@@ -830,6 +843,46 @@ func cmd137() *CmdSpec {
 			"--colsep",
 			"-d",
 			"--delimiter",
+			"-I",
+			"--jobs",
+			"-N",
+			"--max-args",
+			"-n",
+			"-L",
+			"--max-lines",
+			"--tmpdir",
+			"--workdir",
+			"--wd",
+			"--results",
+			"--joblog",
+			"--tag-string",
+			"--sshloginfile",
+			"--slf",
+			"--basefile",
+			"--bf",
+			"--env",
+			"--memfree",
+			"--load",
+			"-E",
+		},
+		ArgSeparators: []string{
+			":::",
+			":::+",
+		},
+		ArgFileSeparators: []string{
+			"::::",
+			"::::+",
+		},
+		Replacements: []string{
+			"{}",
+			"{.}",
+			"{/}",
+			"{//}",
+			"{/.}",
+		},
+		ArgFileOptions: []string{
+			"-a",
+			"--arg-file",
 		},
 		StdinArgs: true,
 		Operands:  "none",
@@ -1835,13 +1888,9 @@ func cmd226() *CmdSpec {
 			"-d",
 			"--delimiter",
 			"-E",
-			"-e",
 			"--eof",
 			"-I",
-			"-i",
-			"--replace",
 			"-L",
-			"-l",
 			"--max-lines",
 			"-n",
 			"--max-args",
@@ -1850,6 +1899,10 @@ func cmd226() *CmdSpec {
 			"-s",
 			"--max-chars",
 			"--process-slot-var",
+		},
+		ArgFileOptions: []string{
+			"-a",
+			"--arg-file",
 		},
 		StdinArgs: true,
 		Operands:  "none",
@@ -15424,7 +15477,7 @@ var builtinTable = table{
 		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
 		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
@@ -15441,8 +15494,8 @@ var builtinTable = table{
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
 		{name: "basenc", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
 		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -15455,22 +15508,22 @@ var builtinTable = table{
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
 		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
 		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
+		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
 		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd533},
-		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
 		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
@@ -15479,7 +15532,7 @@ var builtinTable = table{
 		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
 		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
 		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
 		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
@@ -15538,14 +15591,14 @@ var builtinTable = table{
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
 		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd603},
 		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
-		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd604},
 		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
 		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
@@ -15558,8 +15611,8 @@ var builtinTable = table{
 		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
 		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
@@ -15576,8 +15629,8 @@ var builtinTable = table{
 		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
-		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
+		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd51},
+		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd52},
 		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -15585,13 +15638,13 @@ var builtinTable = table{
 		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
-		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd53},
+		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
 		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
+		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
+		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
 		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
@@ -15599,8 +15652,8 @@ var builtinTable = table{
 		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
 		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
+		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd61},
 		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
@@ -15609,16 +15662,16 @@ var builtinTable = table{
 		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
 		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd62},
 		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd63},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
@@ -15626,8 +15679,8 @@ var builtinTable = table{
 		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd461},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
@@ -15638,8 +15691,8 @@ var builtinTable = table{
 		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
 		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
+		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
@@ -15703,7 +15756,7 @@ var builtinTable = table{
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd471},
 		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
@@ -15720,7 +15773,7 @@ var builtinTable = table{
 		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
 		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
@@ -15754,7 +15807,7 @@ var builtinTable = table{
 		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
 		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
 		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
@@ -15773,7 +15826,7 @@ var builtinTable = table{
 		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
@@ -15793,7 +15846,7 @@ var builtinTable = table{
 		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
 		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
@@ -15811,7 +15864,7 @@ var builtinTable = table{
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
 		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
 		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
 		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
@@ -15844,7 +15897,7 @@ var builtinTable = table{
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
 		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
-		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
@@ -15858,9 +15911,9 @@ var builtinTable = table{
 		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
 		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
@@ -15868,7 +15921,7 @@ var builtinTable = table{
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
 		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd505},
-		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd506},
@@ -15910,10 +15963,10 @@ var builtinTable = table{
 		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd513},
 		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
-		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
+		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
 		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
@@ -16488,14 +16541,14 @@ var builtinTable = table{
 		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd186},
 		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
 		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
 		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
 		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
-		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
 		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
@@ -16508,7 +16561,7 @@ var builtinTable = table{
 		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
@@ -16528,7 +16581,7 @@ var builtinTable = table{
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
 		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
@@ -16560,8 +16613,8 @@ var builtinTable = table{
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
-		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
+		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
@@ -16579,9 +16632,9 @@ var builtinTable = table{
 		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd729},
 		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd730},
-		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
+		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
 		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
@@ -16598,15 +16651,15 @@ var builtinTable = table{
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
 		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
 		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
 		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
 		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
+		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
 		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
@@ -16630,13 +16683,13 @@ var builtinTable = table{
 		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
 		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd438},
 		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
 		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
@@ -16648,7 +16701,7 @@ var builtinTable = table{
 		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
 		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd528},
 		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
 		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
@@ -16663,7 +16716,7 @@ var builtinTable = table{
 		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
 		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
@@ -16811,20 +16864,20 @@ var builtinTable = table{
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
 		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
+		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
 		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
 		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
 		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
-		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
 		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
 		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
 		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
+		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
 		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
 		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
