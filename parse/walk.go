@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/winpath"
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -650,6 +652,10 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 				}
 				fs = []string{Unknown} // the judge cannot expand it: unknown
 			}
+			if !st.globs.dotglob {
+				fs = hideDotfiles(bw, fs)
+			}
+			fs = w.dotPattern(st, bw, fs)
 			if !w.expanded(word.Pos(), len(fs), textLen(fs)) {
 				fs = []string{Unknown}
 			}
@@ -662,6 +668,90 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		}
 	}
 	return out, nil
+}
+
+// hideDotfiles drops the names starting with "." that a glob's last
+// element matched though it does not start with "." itself (bash's "*.*"
+// and "*.env" do not match ".env" unless dotglob is set). When nothing is
+// left, the pattern stays as it is written, as bash leaves it.
+func hideDotfiles(word *syntax.Word, fields []string) []string {
+	tail := ""
+	for n := len(word.Parts) - 1; n >= 0 && !strings.Contains(tail, "/"); n-- {
+		lit, ok := word.Parts[n].(*syntax.Lit)
+		if !ok {
+			break
+		}
+		tail = lit.Value + tail
+	}
+	pat := tail[strings.LastIndexByte(tail, '/')+1:]
+	if pat == "" || pat[0] == '.' || !strings.ContainsAny(pat, "*?[") {
+		return fields
+	}
+	out := fields[:0:0]
+	for _, f := range fields {
+		if base := f[strings.LastIndexByte(f, '/')+1:]; !strings.HasPrefix(base, ".") {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 && len(fields) > 0 {
+		var b strings.Builder
+		syntax.NewPrinter().Print(&b, word)
+		return []string{b.String()}
+	}
+	return out
+}
+
+// dotPattern matches a last element that starts with "." and that the
+// expander left unmatched (".[!.]*", ".[^.]*"), as bash does: a pattern
+// with a leading "." matches dotfiles, but never "." or "..".
+func (w *walker) dotPattern(st *state, word *syntax.Word, fields []string) []string {
+	if len(fields) != 1 || st.dir == "" {
+		return fields
+	}
+	var b strings.Builder
+	for _, p := range word.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok {
+			return fields
+		}
+		b.WriteString(lit.Value)
+	}
+	if b.String() != fields[0] {
+		return fields
+	}
+	dir, pat := ".", fields[0]
+	if k := strings.LastIndexByte(pat, '/'); k >= 0 {
+		dir, pat = pat[:k+1], pat[k+1:]
+	}
+	if !strings.HasPrefix(pat, ".") || !strings.ContainsAny(pat, "*?[") || strings.ContainsAny(dir, "*?[\\") {
+		return fields
+	}
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return fields
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fields
+	}
+	entries, err := w.readDir(st.abs(dir))
+	if err != nil {
+		return fields
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); n != "." && n != ".." && re.MatchString(n) {
+			if dir == "." {
+				out = append(out, n)
+			} else {
+				out = append(out, dir+n)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return fields
+	}
+	return out
 }
 
 // isComputed reports whether a word's value comes from a substitution or
