@@ -2714,13 +2714,6 @@ func cmd419() *CmdSpec {
 				Effect:  "read",
 				Targets: "all-but-last",
 			},
-			{
-				Effect:  "read",
-				Targets: "options",
-				Options: []string{
-					"-i",
-				},
-			},
 		},
 	}
 }
@@ -4801,11 +4794,56 @@ func cmd456() *CmdSpec {
 			"podman",
 			"nerdctl",
 		},
+		ValueOptions: []string{
+			"-c",
+			"--context",
+			"-H",
+			"--host",
+			"--config",
+			"-l",
+			"--log-level",
+			"--tlscacert",
+			"--tlscert",
+			"--tlskey",
+			"--url",
+			"--connection",
+			"--identity",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
 				Operands: "none",
 			},
 			"push": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "upload",
@@ -4866,6 +4904,21 @@ func cmd456() *CmdSpec {
 				Operands: "none",
 			},
 			"system": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -4883,6 +4936,21 @@ func cmd456() *CmdSpec {
 				Operands: "none",
 			},
 			"volume": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -4931,8 +4999,18 @@ func cmd461() *CmdSpec {
 
 func cmd462() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"-R",
+			"--repo",
+			"--hostname",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Operands: "none",
 			},
 			"api": {
@@ -4985,11 +5063,26 @@ func cmd462() *CmdSpec {
 				Operands: "none",
 			},
 			"auth": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Operands: "none",
 					},
 					"status": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -5002,6 +5095,11 @@ func cmd462() *CmdSpec {
 						},
 					},
 					"token": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -5012,13 +5110,28 @@ func cmd462() *CmdSpec {
 				},
 			},
 			"gist": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Operands: "none",
 					},
 					"create": {
 						Aliases: []string{
 							"new",
+						},
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5060,13 +5173,28 @@ func cmd462() *CmdSpec {
 				Operands: "none",
 			},
 			"release": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Operands: "none",
 					},
 					"upload": {
 						Aliases: []string{
 							"create",
+						},
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5082,11 +5210,26 @@ func cmd462() *CmdSpec {
 				},
 			},
 			"repo": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Operands: "none",
 					},
 					"delete": {
+						ValueOptions: []string{
+							"-R",
+							"--repo",
+							"--hostname",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "destroy-remote",
@@ -5097,6 +5240,11 @@ func cmd462() *CmdSpec {
 				},
 			},
 			"secret": {
+				ValueOptions: []string{
+					"-R",
+					"--repo",
+					"--hostname",
+				},
 				Operands: "none",
 			},
 		},
@@ -5148,8 +5296,32 @@ func cmd465() *CmdSpec {
 
 func cmd471() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"-n",
+			"--namespace",
+			"--kube-context",
+			"--kubeconfig",
+			"--kube-apiserver",
+			"--kube-as-user",
+			"--kube-token",
+			"--registry-config",
+			"--repository-config",
+			"--repository-cache",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--kube-context",
+					"--kubeconfig",
+					"--kube-apiserver",
+					"--kube-as-user",
+					"--kube-token",
+					"--registry-config",
+					"--repository-config",
+					"--repository-cache",
+				},
 				Operands: "none",
 			},
 			"uninstall": {
@@ -5157,6 +5329,18 @@ func cmd471() *CmdSpec {
 					"delete",
 					"del",
 					"un",
+				},
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--kube-context",
+					"--kubeconfig",
+					"--kube-apiserver",
+					"--kube-as-user",
+					"--kube-token",
+					"--registry-config",
+					"--repository-config",
+					"--repository-cache",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5216,16 +5400,111 @@ func cmd482() *CmdSpec {
 			"oc",
 			"k",
 		},
+		ValueOptions: []string{
+			"-n",
+			"--namespace",
+			"--context",
+			"--cluster",
+			"--kubeconfig",
+			"-s",
+			"--server",
+			"--user",
+			"--token",
+			"--as",
+			"--as-group",
+			"--request-timeout",
+			"--cache-dir",
+			"--certificate-authority",
+			"--client-certificate",
+			"--client-key",
+			"--tls-server-name",
+		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--cluster",
+					"--kubeconfig",
+					"-s",
+					"--server",
+					"--user",
+					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
+				},
 				Operands: "none",
 			},
 			"config": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--cluster",
+					"--kubeconfig",
+					"-s",
+					"--server",
+					"--user",
+					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"-n",
+							"--namespace",
+							"--context",
+							"--cluster",
+							"--kubeconfig",
+							"-s",
+							"--server",
+							"--user",
+							"--token",
+							"--as",
+							"--as-group",
+							"--request-timeout",
+							"--cache-dir",
+							"--certificate-authority",
+							"--client-certificate",
+							"--client-key",
+							"--tls-server-name",
+						},
 						Operands: "none",
 					},
 					"view": {
+						ValueOptions: []string{
+							"-n",
+							"--namespace",
+							"--context",
+							"--cluster",
+							"--kubeconfig",
+							"-s",
+							"--server",
+							"--user",
+							"--token",
+							"--as",
+							"--as-group",
+							"--request-timeout",
+							"--cache-dir",
+							"--certificate-authority",
+							"--client-certificate",
+							"--client-key",
+							"--tls-server-name",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "secret-cmd",
@@ -5240,6 +5519,25 @@ func cmd482() *CmdSpec {
 				},
 			},
 			"delete": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--cluster",
+					"--kubeconfig",
+					"-s",
+					"--server",
+					"--user",
+					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "destroy-remote",
@@ -5248,6 +5546,25 @@ func cmd482() *CmdSpec {
 				},
 			},
 			"get": {
+				ValueOptions: []string{
+					"-n",
+					"--namespace",
+					"--context",
+					"--cluster",
+					"--kubeconfig",
+					"-s",
+					"--server",
+					"--user",
+					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "secret-cmd",
@@ -5757,7 +6074,6 @@ func cmd521() *CmdSpec {
 				Effect:  "read",
 				Targets: "options",
 				Options: []string{
-					"-i",
 					"-F",
 				},
 			},
