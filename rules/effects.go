@@ -63,6 +63,31 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 	return a
 }
 
+// oldOptions spells an old-style first argument ("czf") as the options
+// it is ("-c", "-z", "-f"), each value option followed by the next of the
+// arguments after the cluster, in order (tar cfb FILE 20).
+func oldOptions(ws []parse.Word, valueOpts []string) []parse.Word {
+	if len(ws) == 0 || ws[0].Text == "" || strings.HasPrefix(ws[0].Text, "-") || !ws[0].IsKnown() {
+		return ws
+	}
+	for _, r := range ws[0].Text {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return ws
+		}
+	}
+	out := make([]parse.Word, 0, len(ws)+len(ws[0].Text))
+	next := 1
+	for _, r := range ws[0].Text {
+		opt := "-" + string(r)
+		out = append(out, parse.Word{Text: opt})
+		if slices.Contains(valueOpts, opt) && next < len(ws) {
+			out = append(out, ws[next])
+			next++
+		}
+	}
+	return append(out, ws[next:]...)
+}
+
 // addValue adds values to option opt's.
 func (a *args) addValue(opt string, values ...parse.Word) {
 	if a.values == nil {

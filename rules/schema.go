@@ -186,6 +186,11 @@ type CmdSpec struct {
 	// them in lower case ("/s"); ValueOptions name those that take the
 	// next argument as their value ("/v").
 	SlashOptions bool `yaml:"slash_options"`
+	// OldOptions: a first argument without "-" is a cluster of
+	// single-letter options, old style (tar czf FILE DIR, ar rcs LIB
+	// OBJ): "-c -z -f FILE DIR", the value options taking the following
+	// arguments in order.
+	OldOptions bool `yaml:"old_options"`
 	// Parameters are a PowerShell command's parameters that take a
 	// value, Switches those that do not, without the dash ("Path",
 	// "Recurse"); Positional lists, in order, the parameters that bind

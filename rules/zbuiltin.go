@@ -1927,6 +1927,44 @@ func cmd227() *CmdSpec {
 
 func cmd228() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"--plugin",
+			"--target",
+			"--output",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+				When: []string{
+					"-r",
+					"-q",
+					"-d",
+					"-m",
+					"-s",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"-x",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"-x",
+				},
+			},
+		},
+		OldOptions: true,
+	}
+}
+
+func cmd229() *CmdSpec {
+	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
 				Effect:  "modify",
@@ -1936,7 +1974,7 @@ func cmd228() *CmdSpec {
 	}
 }
 
-func cmd229() *CmdSpec {
+func cmd230() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -1963,7 +2001,7 @@ func cmd229() *CmdSpec {
 	}
 }
 
-func cmd230() *CmdSpec {
+func cmd231() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -1985,7 +2023,7 @@ func cmd230() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd233() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2042,7 +2080,7 @@ func cmd232() *CmdSpec {
 	}
 }
 
-func cmd234() *CmdSpec {
+func cmd235() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2063,7 +2101,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd235() *CmdSpec {
+func cmd236() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2090,7 +2128,7 @@ func cmd235() *CmdSpec {
 	}
 }
 
-func cmd238() *CmdSpec {
+func cmd239() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2167,7 +2205,7 @@ func cmd238() *CmdSpec {
 	}
 }
 
-func cmd268() *CmdSpec {
+func cmd269() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2252,7 +2290,7 @@ func cmd268() *CmdSpec {
 	}
 }
 
-func cmd275() *CmdSpec {
+func cmd276() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2297,7 +2335,7 @@ func cmd275() *CmdSpec {
 	}
 }
 
-func cmd276() *CmdSpec {
+func cmd277() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2308,7 +2346,7 @@ func cmd276() *CmdSpec {
 	}
 }
 
-func cmd277() *CmdSpec {
+func cmd278() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2342,7 +2380,7 @@ func cmd277() *CmdSpec {
 	}
 }
 
-func cmd278() *CmdSpec {
+func cmd279() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2476,7 +2514,7 @@ func cmd278() *CmdSpec {
 	}
 }
 
-func cmd405() *CmdSpec {
+func cmd406() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2492,7 +2530,7 @@ func cmd405() *CmdSpec {
 	}
 }
 
-func cmd406() *CmdSpec {
+func cmd407() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2554,7 +2592,7 @@ func cmd406() *CmdSpec {
 	}
 }
 
-func cmd408() *CmdSpec {
+func cmd409() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2573,7 +2611,7 @@ func cmd408() *CmdSpec {
 	}
 }
 
-func cmd415() *CmdSpec {
+func cmd416() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2592,7 +2630,7 @@ func cmd415() *CmdSpec {
 	}
 }
 
-func cmd417() *CmdSpec {
+func cmd418() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2603,7 +2641,7 @@ func cmd417() *CmdSpec {
 	}
 }
 
-func cmd418() *CmdSpec {
+func cmd419() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2692,7 +2730,7 @@ func cmd418() *CmdSpec {
 	}
 }
 
-func cmd419() *CmdSpec {
+func cmd420() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2718,7 +2756,7 @@ func cmd419() *CmdSpec {
 	}
 }
 
-func cmd420() *CmdSpec {
+func cmd421() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2802,7 +2840,7 @@ func cmd420() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd423() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2825,7 +2863,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd423() *CmdSpec {
+func cmd424() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -2843,7 +2881,7 @@ func cmd423() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd425() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2857,7 +2895,7 @@ func cmd424() *CmdSpec {
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd426() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -2876,13 +2914,13 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd427() *CmdSpec {
+func cmd428() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd428() *CmdSpec {
+func cmd429() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -2946,7 +2984,7 @@ func cmd428() *CmdSpec {
 	}
 }
 
-func cmd429() *CmdSpec {
+func cmd430() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3033,20 +3071,6 @@ func cmd429() *CmdSpec {
 				Effect:  "overwrite",
 				Targets: "options",
 				Options: []string{
-					"-C",
-					"--directory",
-				},
-				WhenFirst: []string{
-					"*x*",
-				},
-				Recursive: []string{
-					"*",
-				},
-			},
-			{
-				Effect:  "overwrite",
-				Targets: "options",
-				Options: []string{
 					"-f",
 					"--file",
 				},
@@ -3067,10 +3091,11 @@ func cmd429() *CmdSpec {
 				},
 			},
 		},
+		OldOptions: true,
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3093,7 +3118,7 @@ func cmd432() *CmdSpec {
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3111,7 +3136,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd435() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3121,7 +3146,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3138,7 +3163,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3149,7 +3174,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3170,7 +3195,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3201,7 +3226,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -4424,7 +4449,7 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -4628,7 +4653,7 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4750,7 +4775,7 @@ func cmd443() *CmdSpec {
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd445() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -4788,7 +4813,7 @@ func cmd444() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -4968,7 +4993,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -4982,7 +5007,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd462() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -4997,7 +5022,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd462() *CmdSpec {
+func cmd463() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-R",
@@ -5251,7 +5276,7 @@ func cmd462() *CmdSpec {
 	}
 }
 
-func cmd463() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5271,7 +5296,7 @@ func cmd463() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd466() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5294,7 +5319,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd472() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -5353,7 +5378,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd472() *CmdSpec {
+func cmd473() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5378,7 +5403,7 @@ func cmd472() *CmdSpec {
 	}
 }
 
-func cmd478() *CmdSpec {
+func cmd479() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5394,7 +5419,7 @@ func cmd478() *CmdSpec {
 	}
 }
 
-func cmd482() *CmdSpec {
+func cmd483() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -5582,7 +5607,7 @@ func cmd482() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd486() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5600,7 +5625,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd491() *CmdSpec {
+func cmd492() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5656,7 +5681,7 @@ func cmd491() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd502() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5810,7 +5835,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd506() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5836,7 +5861,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd506() *CmdSpec {
+func cmd507() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5854,7 +5879,7 @@ func cmd506() *CmdSpec {
 	}
 }
 
-func cmd507() *CmdSpec {
+func cmd508() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5875,7 +5900,7 @@ func cmd507() *CmdSpec {
 	}
 }
 
-func cmd509() *CmdSpec {
+func cmd510() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5940,7 +5965,7 @@ func cmd509() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd513() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5970,7 +5995,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd513() *CmdSpec {
+func cmd514() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5985,7 +6010,7 @@ func cmd513() *CmdSpec {
 	}
 }
 
-func cmd514() *CmdSpec {
+func cmd515() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5996,7 +6021,7 @@ func cmd514() *CmdSpec {
 	}
 }
 
-func cmd515() *CmdSpec {
+func cmd516() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6019,7 +6044,7 @@ func cmd515() *CmdSpec {
 	}
 }
 
-func cmd516() *CmdSpec {
+func cmd517() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -6036,7 +6061,7 @@ func cmd516() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd522() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -6081,7 +6106,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd525() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -6115,7 +6140,7 @@ func cmd524() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6132,7 +6157,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6153,7 +6178,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd530() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -6238,7 +6263,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd531() *CmdSpec {
+func cmd532() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -6253,7 +6278,7 @@ func cmd531() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6307,7 +6332,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd535() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -6383,7 +6408,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd603() *CmdSpec {
+func cmd604() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6483,7 +6508,7 @@ func cmd603() *CmdSpec {
 	}
 }
 
-func cmd604() *CmdSpec {
+func cmd605() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -6501,7 +6526,7 @@ func cmd604() *CmdSpec {
 	}
 }
 
-func cmd605() *CmdSpec {
+func cmd606() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -6549,7 +6574,7 @@ func cmd605() *CmdSpec {
 	}
 }
 
-func cmd619() *CmdSpec {
+func cmd620() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -6588,7 +6613,7 @@ func cmd619() *CmdSpec {
 	}
 }
 
-func cmd629() *CmdSpec {
+func cmd630() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6631,7 +6656,7 @@ func cmd629() *CmdSpec {
 	}
 }
 
-func cmd630() *CmdSpec {
+func cmd631() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6726,7 +6751,7 @@ func cmd630() *CmdSpec {
 	}
 }
 
-func cmd631() *CmdSpec {
+func cmd632() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6795,7 +6820,7 @@ func cmd631() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6811,7 +6836,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd689() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6838,7 +6863,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd690() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6872,7 +6897,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd711() *CmdSpec {
+func cmd712() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6890,7 +6915,7 @@ func cmd711() *CmdSpec {
 	}
 }
 
-func cmd713() *CmdSpec {
+func cmd714() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6899,7 +6924,7 @@ func cmd713() *CmdSpec {
 	}
 }
 
-func cmd715() *CmdSpec {
+func cmd716() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6909,7 +6934,7 @@ func cmd715() *CmdSpec {
 	}
 }
 
-func cmd718() *CmdSpec {
+func cmd719() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6946,7 +6971,7 @@ func cmd718() *CmdSpec {
 	}
 }
 
-func cmd719() *CmdSpec {
+func cmd720() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7014,7 +7039,7 @@ func cmd719() *CmdSpec {
 	}
 }
 
-func cmd720() *CmdSpec {
+func cmd721() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7026,7 +7051,7 @@ func cmd720() *CmdSpec {
 	}
 }
 
-func cmd721() *CmdSpec {
+func cmd722() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -7046,7 +7071,7 @@ func cmd721() *CmdSpec {
 	}
 }
 
-func cmd728() *CmdSpec {
+func cmd729() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7061,7 +7086,7 @@ func cmd728() *CmdSpec {
 	}
 }
 
-func cmd729() *CmdSpec {
+func cmd730() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7087,7 +7112,7 @@ func cmd729() *CmdSpec {
 	}
 }
 
-func cmd730() *CmdSpec {
+func cmd731() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -7218,7 +7243,7 @@ func cmd730() *CmdSpec {
 	}
 }
 
-func cmd731() *CmdSpec {
+func cmd732() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -7244,7 +7269,7 @@ func cmd731() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd734() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7274,7 +7299,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd734() *CmdSpec {
+func cmd735() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -7293,7 +7318,7 @@ func cmd734() *CmdSpec {
 	}
 }
 
-func cmd736() *CmdSpec {
+func cmd737() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -7311,14 +7336,14 @@ func cmd736() *CmdSpec {
 	}
 }
 
-func cmd738() *CmdSpec {
+func cmd739() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd739() *CmdSpec {
+func cmd740() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -7349,7 +7374,7 @@ func cmd739() *CmdSpec {
 	}
 }
 
-func cmd762() *CmdSpec {
+func cmd763() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -7364,7 +7389,7 @@ func cmd762() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd765() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7380,7 +7405,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd765() *CmdSpec {
+func cmd766() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7410,7 +7435,7 @@ func cmd765() *CmdSpec {
 	}
 }
 
-func cmd766() *CmdSpec {
+func cmd767() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -7428,7 +7453,7 @@ func cmd766() *CmdSpec {
 	}
 }
 
-func cmd768() *CmdSpec {
+func cmd769() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -7447,7 +7472,7 @@ func cmd768() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd771() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7468,7 +7493,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd771() *CmdSpec {
+func cmd772() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7480,7 +7505,7 @@ func cmd771() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd773() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7519,7 +7544,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd774() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7575,7 +7600,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7608,7 +7633,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7630,7 +7655,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7662,7 +7687,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7686,7 +7711,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7743,7 +7768,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd780() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7769,7 +7794,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd781() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7832,7 +7857,7 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd781() *CmdSpec {
+func cmd782() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7934,7 +7959,7 @@ func cmd781() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd784() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7997,7 +8022,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd830() *CmdSpec {
+func cmd831() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -8060,7 +8085,7 @@ func cmd830() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd833() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8101,7 +8126,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8128,7 +8153,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd835() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8175,7 +8200,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8232,7 +8257,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8268,7 +8293,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8297,7 +8322,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8354,13 +8379,13 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd841() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -8376,7 +8401,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8429,7 +8454,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8467,7 +8492,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8491,7 +8516,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -8527,7 +8552,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -8554,7 +8579,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -8589,7 +8614,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8618,7 +8643,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd856() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -8656,7 +8681,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd877() *CmdSpec {
+func cmd878() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8736,7 +8761,7 @@ func cmd877() *CmdSpec {
 	}
 }
 
-func cmd886() *CmdSpec {
+func cmd887() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8826,7 +8851,7 @@ func cmd886() *CmdSpec {
 	}
 }
 
-func cmd888() *CmdSpec {
+func cmd889() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8848,7 +8873,7 @@ func cmd888() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8919,7 +8944,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8968,7 +8993,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd893() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -9099,7 +9124,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9155,7 +9180,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9216,7 +9241,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd897() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -9246,7 +9271,7 @@ func cmd896() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9277,7 +9302,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -9303,7 +9328,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd915() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9355,7 +9380,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd916() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -9377,7 +9402,7 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd922() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -9407,7 +9432,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd936() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9444,7 +9469,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd936() *CmdSpec {
+func cmd937() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -9539,7 +9564,7 @@ func cmd936() *CmdSpec {
 	}
 }
 
-func cmd938() *CmdSpec {
+func cmd939() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9582,7 +9607,7 @@ func cmd938() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd940() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9676,7 +9701,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd941() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9716,7 +9741,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd941() *CmdSpec {
+func cmd942() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9743,7 +9768,7 @@ func cmd941() *CmdSpec {
 	}
 }
 
-func cmd942() *CmdSpec {
+func cmd943() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9787,7 +9812,7 @@ func cmd942() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd944() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9823,7 +9848,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd945() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9862,7 +9887,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd946() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9954,7 +9979,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd947() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10019,7 +10044,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd947() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -10118,7 +10143,7 @@ func cmd947() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd950() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -10296,7 +10321,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd1120() *CmdSpec {
+func cmd1121() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -10370,7 +10395,7 @@ func cmd1120() *CmdSpec {
 	}
 }
 
-func cmd1123() *CmdSpec {
+func cmd1124() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -10394,7 +10419,7 @@ func cmd1123() *CmdSpec {
 	}
 }
 
-func cmd1131() *CmdSpec {
+func cmd1132() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10494,7 +10519,7 @@ func cmd1131() *CmdSpec {
 	}
 }
 
-func cmd1132() *CmdSpec {
+func cmd1133() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10557,7 +10582,7 @@ func cmd1132() *CmdSpec {
 	}
 }
 
-func cmd1133() *CmdSpec {
+func cmd1134() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -10579,7 +10604,7 @@ func cmd1133() *CmdSpec {
 	}
 }
 
-func cmd1142() *CmdSpec {
+func cmd1143() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -10600,7 +10625,7 @@ func cmd1142() *CmdSpec {
 	}
 }
 
-func cmd1147() *CmdSpec {
+func cmd1148() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10642,7 +10667,7 @@ func cmd1147() *CmdSpec {
 	}
 }
 
-func cmd1148() *CmdSpec {
+func cmd1149() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10653,7 +10678,7 @@ func cmd1148() *CmdSpec {
 	}
 }
 
-func cmd1149() *CmdSpec {
+func cmd1150() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10696,7 +10721,7 @@ func cmd1149() *CmdSpec {
 	}
 }
 
-func cmd1150() *CmdSpec {
+func cmd1151() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -10714,7 +10739,7 @@ func cmd1150() *CmdSpec {
 	}
 }
 
-func cmd1152() *CmdSpec {
+func cmd1153() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10730,7 +10755,7 @@ func cmd1152() *CmdSpec {
 	}
 }
 
-func cmd1156() *CmdSpec {
+func cmd1157() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10747,7 +10772,7 @@ func cmd1156() *CmdSpec {
 	}
 }
 
-func cmd1158() *CmdSpec {
+func cmd1159() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10769,7 +10794,7 @@ func cmd1158() *CmdSpec {
 	}
 }
 
-func cmd1160() *CmdSpec {
+func cmd1161() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10785,7 +10810,7 @@ func cmd1160() *CmdSpec {
 	}
 }
 
-func cmd1163() *CmdSpec {
+func cmd1164() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10799,7 +10824,7 @@ func cmd1163() *CmdSpec {
 	}
 }
 
-func cmd1165() *CmdSpec {
+func cmd1166() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10814,7 +10839,7 @@ func cmd1165() *CmdSpec {
 	}
 }
 
-func cmd1167() *CmdSpec {
+func cmd1168() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10827,7 +10852,7 @@ func cmd1167() *CmdSpec {
 	}
 }
 
-func cmd1173() *CmdSpec {
+func cmd1174() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10859,7 +10884,7 @@ func cmd1173() *CmdSpec {
 	}
 }
 
-func cmd1175() *CmdSpec {
+func cmd1176() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10877,7 +10902,7 @@ func cmd1175() *CmdSpec {
 	}
 }
 
-func cmd1181() *CmdSpec {
+func cmd1182() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10903,7 +10928,7 @@ func cmd1181() *CmdSpec {
 	}
 }
 
-func cmd1183() *CmdSpec {
+func cmd1184() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10928,7 +10953,7 @@ func cmd1183() *CmdSpec {
 	}
 }
 
-func cmd1201() *CmdSpec {
+func cmd1202() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10950,7 +10975,7 @@ func cmd1201() *CmdSpec {
 	}
 }
 
-func cmd1203() *CmdSpec {
+func cmd1204() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10980,7 +11005,7 @@ func cmd1203() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10998,7 +11023,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1223() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -11012,7 +11037,7 @@ func cmd1223() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1226() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -11036,7 +11061,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1229() *CmdSpec {
+func cmd1230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -11063,7 +11088,7 @@ func cmd1229() *CmdSpec {
 	}
 }
 
-func cmd1244() *CmdSpec {
+func cmd1245() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -11088,7 +11113,7 @@ func cmd1244() *CmdSpec {
 	}
 }
 
-func cmd1257() *CmdSpec {
+func cmd1258() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -11104,7 +11129,7 @@ func cmd1257() *CmdSpec {
 	}
 }
 
-func cmd1261() *CmdSpec {
+func cmd1262() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -11125,7 +11150,7 @@ func cmd1261() *CmdSpec {
 	}
 }
 
-func cmd1266() *CmdSpec {
+func cmd1267() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -11151,7 +11176,7 @@ func cmd1266() *CmdSpec {
 	}
 }
 
-func cmd1280() *CmdSpec {
+func cmd1281() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -11171,7 +11196,7 @@ func cmd1280() *CmdSpec {
 	}
 }
 
-func cmd1284() *CmdSpec {
+func cmd1285() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -11199,7 +11224,7 @@ func cmd1284() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1300() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11216,7 +11241,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11253,7 +11278,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1302() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11298,7 +11323,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1303() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -11361,7 +11386,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1303() *CmdSpec {
+func cmd1304() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -11383,7 +11408,7 @@ func cmd1303() *CmdSpec {
 	}
 }
 
-func cmd1307() *CmdSpec {
+func cmd1308() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -11441,7 +11466,7 @@ func cmd1307() *CmdSpec {
 	}
 }
 
-func cmd1308() *CmdSpec {
+func cmd1309() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -11557,7 +11582,7 @@ func cmd1308() *CmdSpec {
 	}
 }
 
-func cmd1309() *CmdSpec {
+func cmd1310() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11578,7 +11603,7 @@ func cmd1309() *CmdSpec {
 	}
 }
 
-func cmd1310() *CmdSpec {
+func cmd1311() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -11651,7 +11676,7 @@ func cmd1310() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11690,7 +11715,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1316() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11715,7 +11740,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1316() *CmdSpec {
+func cmd1317() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11738,7 +11763,7 @@ func cmd1316() *CmdSpec {
 	}
 }
 
-func cmd1326() *CmdSpec {
+func cmd1327() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11765,7 +11790,7 @@ func cmd1326() *CmdSpec {
 	}
 }
 
-func cmd1327() *CmdSpec {
+func cmd1328() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11817,7 +11842,7 @@ func cmd1327() *CmdSpec {
 	}
 }
 
-func cmd1342() *CmdSpec {
+func cmd1343() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11851,7 +11876,7 @@ func cmd1342() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1344() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11870,7 +11895,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1345() *CmdSpec {
+func cmd1346() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11882,7 +11907,7 @@ func cmd1345() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1347() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11914,7 +11939,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1348() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11937,7 +11962,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1348() *CmdSpec {
+func cmd1349() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12056,7 +12081,7 @@ func cmd1348() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1350() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -12149,7 +12174,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1350() *CmdSpec {
+func cmd1351() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12169,7 +12194,7 @@ func cmd1350() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1352() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -12185,7 +12210,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1355() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12207,7 +12232,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -12263,7 +12288,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -12456,7 +12481,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12514,7 +12539,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -12535,7 +12560,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12561,7 +12586,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -12583,7 +12608,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12932,7 +12957,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12975,7 +13000,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1370() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13044,7 +13069,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13071,7 +13096,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -13096,7 +13121,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13131,7 +13156,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1378() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13182,7 +13207,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1378() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -13264,7 +13289,7 @@ func cmd1378() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13332,7 +13357,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13369,7 +13394,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -13412,7 +13437,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -13444,7 +13469,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -13473,7 +13498,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1386() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -13497,7 +13522,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13524,7 +13549,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13566,7 +13591,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13586,7 +13611,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13645,7 +13670,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -13691,7 +13716,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13914,7 +13939,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1431() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13960,7 +13985,7 @@ func cmd1430() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1432() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -15794,40 +15819,41 @@ var builtinTable = table{
 	},
 	commands: []tableEntry{
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd228},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd532},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd522},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd442},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd443},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -15835,409 +15861,409 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd532},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd430},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd502},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd533},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd534},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd229},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd231},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd230},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd231},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd733},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd738},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd764},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd765},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd770},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd771},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd732},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd734},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd735},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd737},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd739},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd737},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd732},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd763},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd763},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd765},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd766},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd767},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd769},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd769},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd767},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd771},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd735},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd772},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd740},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd603},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd604},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd233},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd604},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd605},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd443},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd444},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd235},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd236},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd51},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd52},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd53},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd457},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd460},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd460},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd61},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd62},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd63},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd236},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd461},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd462},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd517},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd233},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd629},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd630},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd462},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd441},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd463},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd435},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd442},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd630},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd407},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd631},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd508},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd464},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd464},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd416},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd421},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd430},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd471},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd472},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd479},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd479},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd479},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd275},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd276},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd687},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd483},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd688},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd714},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd483},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd689},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd517},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd277},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd277},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd278},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd406},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd522},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd712},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd407},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd457},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd124},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
@@ -16245,610 +16271,610 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd133},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd502},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd483},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd505},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd506},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd506},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd507},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd137},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd508},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd138},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd139},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd510},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd510},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd512},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd513},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd140},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd714},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd502},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd457},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd716},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd513},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd514},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1148},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1149},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd772},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd773},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd774},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd775},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd776},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd777},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd778},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd779},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd780},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd832},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd833},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd834},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd835},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd836},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd837},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd838},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd839},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd843},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd844},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd845},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd854},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd890},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd891},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd894},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd895},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd910},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd914},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd935},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd938},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd939},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd940},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd941},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd942},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd943},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd944},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd945},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd946},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1131},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1132},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1147},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1161},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1164},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1166},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1174},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1182},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1202},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1222},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1224},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1226},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1226},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1149},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1150},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1262},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1262},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1281},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1151},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1151},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1153},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1153},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1157},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1157},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1159},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1159},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1153},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1161},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1161},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1164},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1166},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1168},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1174},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1182},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1202},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1222},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1176},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1224},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1226},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1230},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1226},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1204},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1245},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1184},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1258},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1258},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1258},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1258},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1262},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1262},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1262},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1267},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1281},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1281},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1281},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1285},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1153},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd773},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1121},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd774},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd841},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd841},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd775},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd776},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd777},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd937},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd778},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd779},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd780},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd781},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd782},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd831},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd833},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd834},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd835},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd836},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd837},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd838},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd839},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd840},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd852},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd841},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd844},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd845},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd846},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd847},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd847},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd847},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd850},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd850},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd852},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd855},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd852},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd887},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd889},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd891},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd892},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd893},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd893},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd889},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd895},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd782},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd896},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd948},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd911},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd831},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd912},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd915},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd936},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd937},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1121},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd912},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd939},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd940},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1143},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1143},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd887},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd941},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd942},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd943},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd944},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd945},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd946},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd947},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd948},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd897},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1121},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd916},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd912},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1132},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1133},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1143},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1134},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1143},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1143},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1148},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd784},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd922},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1124},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd856},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd878},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd950},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd146},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
@@ -16860,372 +16886,372 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd514},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd515},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd184},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd185},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd186},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
 		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd416},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd418},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd419},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd718},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd719},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd719},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd720},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd466},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd420},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd515},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd720},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd422},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd516},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd421},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd721},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd423},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd517},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd423},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd424},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd195},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd517},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd424},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd425},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd427},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd426},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd522},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd428},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd428},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd429},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
 		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd728},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd729},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd486},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd729},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd730},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd730},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd731},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd430},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd432},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd433},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd722},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd492},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd525},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd525},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd517},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd525},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd434},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd38},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd210},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd435},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd437},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd527},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd435},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd438},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd528},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd236},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd712},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd438},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd439},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd440},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd510},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd528},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd529},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd473},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd409},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1299},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1300},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1301},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1302},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1307},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1308},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1309},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1314},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1315},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1326},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1342},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1345},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1346},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1347},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1348},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1349},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1350},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1354},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1355},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1358},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1363},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1366},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1369},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1370},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1376},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1377},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1378},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1379},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1380},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1383},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1384},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1387},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1388},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1389},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1390},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1429},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1430},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd530},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd530},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd445},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1300},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1301},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1304},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1302},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1303},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1304},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1304},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1308},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1309},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1310},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1311},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1311},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1315},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1316},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1352},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1311},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1311},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1327},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1343},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1344},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1344},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1352},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1346},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1347},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1348},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1349},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1372},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1350},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1360},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1382},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1351},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1360},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1352},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1355},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1356},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1357},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1357},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1359},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1360},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1372},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1386},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1364},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1365},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1365},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1372},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1372},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1304},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1367},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1368},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1368},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1432},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1370},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1371},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1372},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1377},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1378},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1379},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1380},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1360},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1381},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1382},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1384},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1385},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1386},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1388},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1389},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1390},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1391},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1430},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1392},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1431},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1317},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1328},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1432},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd426},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd690},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd54},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd479},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd64},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd502},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd279},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd239},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd440},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd269},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd535},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd620},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd441},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd632},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd606},
 	},
 }
 
