@@ -53,6 +53,11 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 			a.dashdash = len(a.operands)
 		default:
 			opt, val, next, ok := parse.Option(ws, j, valueOpts)
+			if ok && next == j+1 && !strings.HasPrefix(t, "--") {
+				// A value glued to a short option is not a cluster of
+				// flags: -bfeature is -b feature, not -b -f ...
+				t = strings.TrimSuffix(t, val.Text)
+			}
 			a.flags = append(a.flags, t)
 			if ok {
 				a.addValue(opt, val)
