@@ -546,12 +546,17 @@ func (w *walker) carryFind(st *state, i int, k *Carrier) {
 			continue
 		}
 		var inner []Word
+		placed := false
 		for j++; j < len(c.Args) && c.Args[j].Text != ";" && c.Args[j].Text != "+"; j++ {
 			a := c.Args[j]
 			if strings.Contains(a.Text, "{}") {
-				a = Word{Text: Unknown, Under: under, Filter: filter}
+				a, placed = Word{Text: Unknown, Under: under, Filter: filter}, true
 			}
 			inner = append(inner, a)
+		}
+		if !placed && j == len(c.Args) && len(inner) > 0 {
+			// No terminator (fd -x CMD): the path is appended.
+			inner = append(inner, Word{Text: Unknown, Under: under, Filter: filter})
 		}
 		if len(inner) > 0 {
 			w.run(st.nested(c.Name()+" "+c.Args[j-len(inner)-1].Text, false), Command{Args: inner, StdinFrom: -1, Pos: c.Pos}, nil)

@@ -29,6 +29,9 @@ type Effect struct {
 	Filter    string
 	// Dirs is set for git clean -d.
 	Dirs bool
+	// Selected: the command acts on what it selects below the target
+	// (find -delete), not on the target itself.
+	Selected bool
 }
 
 // args is a command's arguments split into flags and operands.
@@ -248,7 +251,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	if cmd == nil || (len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none") {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
-	a := split(cmd.spec, rest, e.Windows)
+	a := split(cmd.spec, withoutEmbedded(rest, cmd.spec.ExecFlags), e.Windows)
 	for _, opt := range cmd.spec.DirOptions {
 		for _, v := range a.values[opt] {
 			dir = e.resolve(v.Text, dir, false)
@@ -277,8 +280,27 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	return out
 }
 
+// withoutEmbedded drops the commands that exec flags start (find -exec
+// CMD ... ; or +, fd -x CMD ...): their arguments are the embedded
+// command's, judged as its own command, not the carrier's options.
+func withoutEmbedded(ws []parse.Word, execFlags []string) []parse.Word {
+	if len(execFlags) == 0 {
+		return ws
+	}
+	var out []parse.Word
+	for j := 0; j < len(ws); j++ {
+		if !slices.Contains(execFlags, ws[j].Text) {
+			out = append(out, ws[j])
+			continue
+		}
+		for j++; j < len(ws) && ws[j].Text != ";" && ws[j].Text != "+"; j++ {
+		}
+	}
+	return out
+}
+
 func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string, assigns []string) []Effect {
-	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
+	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0, Selected: len(spec.Filter) > 0}
 	for _, opt := range spec.Filter {
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text

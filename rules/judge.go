@@ -493,6 +493,13 @@ func (j *judging) message(tmpl string, e Effect, state string) string {
 	if target == "" {
 		target = e.Raw
 	}
+	switch {
+	case e.Class == "workspace-root":
+	case e.Filter != "":
+		target = fmt.Sprintf("what matches %s in %s", e.Filter, target)
+	case e.Selected:
+		target = "what its tests select in " + target
+	}
 	ws := j.ctx.Env.Show(j.ctx.Workspace)
 	if ws == "" {
 		ws = cmp.Or(j.ctx.Env.NoWorkspace, "(none)")

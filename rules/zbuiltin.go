@@ -463,6 +463,7 @@ func cmd87() *CmdSpec {
 			"-context",
 			"-fstype",
 			"-fprint",
+			"-fprint0",
 			"-fls",
 			"-files0-from",
 		},
@@ -485,6 +486,16 @@ func cmd87() *CmdSpec {
 				},
 				Recursive: []string{
 					"-delete",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-fprint",
+					"-fprint0",
+					"-fprintf",
+					"-fls",
 				},
 			},
 		},
