@@ -52,7 +52,7 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	path := st.abs(name)
 	data, written := w.files[path]
 	if !written {
-		if !shellShebang(readHead(path, 256)) || w.installed(name, path) {
+		if !w.shellShebang(readHead(path, 256)) || w.installed(name, path) {
 			return false
 		}
 		b, err := readFile(w.cfg, path)
@@ -106,9 +106,9 @@ func (w *walker) installed(name, path string) bool {
 }
 
 // shellShebang reports whether a file starts with a "#!" line that runs
-// a POSIX shell.
-func shellShebang(b []byte) bool {
-	if len(b) < 2 || b[0] != '#' || b[1] != '!' {
+// a POSIX shell, one of the rules' shell carriers.
+func (w *walker) shellShebang(b []byte) bool {
+	if len(b) < 2 || b[0] != '#' || b[1] != '!' || w.cfg.Knowledge == nil {
 		return false
 	}
 	line, _, _ := strings.Cut(string(b[2:min(len(b), 256)]), "\n")
@@ -120,11 +120,8 @@ func shellShebang(b []byte) bool {
 	if strings.HasSuffix(prog, "/env") && len(f) > 1 {
 		prog = f[1]
 	}
-	switch prog[strings.LastIndexByte(prog, '/')+1:] {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
-		return true
-	}
-	return false
+	k := w.cfg.Knowledge.Carrier(prog[strings.LastIndexByte(prog, '/')+1:])
+	return k != nil && k.Kind == CarryShell
 }
 
 func dialectOf(script string, def Dialect) Dialect {
