@@ -148,10 +148,16 @@ func envLookup(env []string) func(string) string {
 }
 
 func refusedWorkspace(dir, home string) bool {
+	return refusedBy(builtinRules().Paths().NotWorkspace, dir, home)
+}
+
+// refusedBy reports whether dir is the home directory, holds it, or is
+// one of the not_workspace entries.
+func refusedBy(notWorkspace []string, dir, home string) bool {
 	if home != "" && platform.Within(filepath.Clean(home), dir) {
 		return true
 	}
-	for _, e := range builtinRules().Paths().NotWorkspace {
+	for _, e := range notWorkspace {
 		switch {
 		case strings.HasPrefix(e, "~"):
 			if home == "" {
