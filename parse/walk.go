@@ -21,11 +21,12 @@ import (
 type walker struct {
 	cfg    *Config
 	res    *Result
-	out    map[int]*string   // known standard output of a command, by index
-	in     map[int]*string   // known standard input from a heredoc or file
-	files  map[string]string // files written earlier in the script, by path
-	links  map[string]string // symbolic links made earlier, link -> target
-	copies map[string]string // files copied earlier, copy -> original
+	out    map[int]*string             // known standard output of a command, by index
+	in     map[int]*string             // known standard input from a heredoc or file
+	files  map[string]string           // files written earlier in the script, by path
+	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
+	links  map[string]string           // symbolic links made earlier, link -> target
+	copies map[string]string           // files copied earlier, copy -> original
 
 	parsers [PowerShell + 1]*syntax.Parser
 	winEnv  map[string]string // the environment by lower-case name, for Windows dialects
@@ -291,8 +292,18 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 		return w.stmts(st.subshell(), c.Stmts)
 	case *syntax.IfClause:
 		for ; c != nil; c = c.Else {
-			w.stmts(st, c.Cond)
+			last := w.stmts(st, c.Cond)
+			ok, known := false, false
+			if len(c.Cond) > 0 {
+				ok, known = w.guardStatus(st, c.Cond[len(c.Cond)-1], last)
+			}
+			if known && !ok {
+				continue // a known test: only the other branches can run
+			}
 			w.branch(st, func(b *state) { w.stmts(b, c.Then) })
+			if known {
+				break
+			}
 		}
 	case *syntax.WhileClause:
 		w.stmts(st, c.Cond)
@@ -352,9 +363,14 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		left := w.stmt(st.pipeSide(), c.X, stdin)
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
-	w.stmt(st, c.X, stdin)
+	x := w.stmt(st, c.X, stdin)
 	if *st.stop || st.ret != nil && *st.ret || constant(c) {
 		return -1
+	}
+	xok, xknown := w.guardStatus(st, c.X, x)
+	if xknown && xok != (c.Op == syntax.AndStmt) {
+		w.setStatus(c, xok, true)
+		return -1 // a known test keeps the right side from running
 	}
 	// The right side runs only if the left succeeded (or failed): an exit
 	// there does not end what follows, but its cd is taken to happen, as
@@ -366,9 +382,31 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		ret := false
 		y.ret = &ret
 	}
+	first := len(w.res.Commands)
 	out := w.stmt(&y, c.Y, -1)
 	st.dir = y.dir
+	if c.Op == syntax.OrStmt && first > 0 {
+		w.afterFailure(first-1, first)
+	}
+	yok, yknown := w.guardStatus(&y, c.Y, out)
+	switch {
+	case xknown && yknown:
+		w.setStatus(c, yok, true) // the left side let the right run
+	case yknown && yok != (c.Op == syntax.AndStmt):
+		w.setStatus(c, yok, true) // a && false, a || true
+	default:
+		w.setStatus(c, false, false)
+	}
 	return out
+}
+
+// afterFailure records that the commands from first on run only when
+// command failed ran and failed (the right side of "||").
+func (w *walker) afterFailure(failed, first int) {
+	for n := first; n < len(w.res.Commands); n++ {
+		c := &w.res.Commands[n]
+		c.AfterFailure = append(c.AfterFailure, failed)
+	}
 }
 
 // constant reports a list whose right side can never run: false && ...,

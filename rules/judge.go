@@ -373,20 +373,38 @@ func (j *judging) filtered(i int) bool {
 
 // checkpoints makes discards recoverable when an earlier command saved
 // the work they would throw away (git stash, git commit).
+// A checkpoint counts only where it succeeded: not on the right of a
+// "||" whose left side it ended (git stash || git reset --hard).
 func (j *judging) checkpoints() {
-	saved, staged := false, false
+	var saves []int // the commands that saved the work
+	staged := false
 	for i, effs := range j.effects {
 		for n, e := range effs {
 			switch {
 			case e.Kind == "stage-all":
 				staged = true
 			case e.Kind == "checkpoint", e.Kind == "commit" && staged:
-				saved = true
-			case saved && e.Kind == "discard-changes":
+				saves = append(saves, e.Cmd)
+			case e.Kind == "discard-changes" && j.savedFor(saves, e.Cmd):
 				j.effects[i][n].Kind = "discard-saved"
 			}
 		}
 	}
+}
+
+// savedFor reports whether one of the saving commands ran and succeeded
+// before command i runs.
+func (j *judging) savedFor(saves []int, i int) bool {
+	var failed []int
+	if i >= 0 && i < len(j.res.Commands) {
+		failed = j.res.Commands[i].AfterFailure
+	}
+	for _, k := range saves {
+		if !slices.Contains(failed, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // allLocal reports whether every network target is on this machine.

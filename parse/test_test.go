@@ -1,0 +1,52 @@
+package parse
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// File tests are evaluated on the real files, relative to the walker's
+// directory, only while nothing before them could have changed files.
+func TestKnownFileTest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("X=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, script, want string }{
+		{"present-or", "test -f .env || cp .env.example .env", "test -f .env"},
+		{"absent-and", "[ -e nope ] && rm -rf /a", "[ -e nope ]"},
+		{"dir-and", "[ -d sub ] && rm -rf /a", "[ -d sub ]\nrm -rf /a"},
+		{"not-dir", "[ ! -d .env ] || rm -rf /a", "[ ! -d .env ]"},
+		{"after-cd", "cd sub && [ -f .env ] && rm -rf /a", "cd sub\n[ -f .env ]"},
+		{"if-else", "if [ -f .env ]; then echo ok; else rm -rf /a; fi", "[ -f .env ]\necho ok"},
+		// What ran before may have changed the file: both sides.
+		{"after-rm", "rm -f .env; [ -f .env ] || rm -rf /a", "rm -f .env\n[ -f .env ]\nrm -rf /a"},
+		{"after-write", "echo x > nope; [ -e nope ] && rm -rf /a", "echo x >1:nope\n[ -e nope ]\nrm -rf /a"},
+		{"after-unknown", "make; [ -e nope ] && rm -rf /a", "make\n[ -e nope ]\nrm -rf /a"},
+		{"function-named-test", "test() { :; }; test -e nope && rm -rf /a", "test -e nope\n: <- test()\nrm -rf /a"},
+		{"unknown-dir", "cd ./missing; [ -e nope ] && rm -rf /a", "cd ./missing\n[ -e nope ]\nrm -rf /a"},
+		{"and-list", "[ -d sub ] && [ -e nope ] && rm -rf /a; [ -e nope ] || [ -d sub ] || rm -rf /b", "[ -d sub ]\n[ -e nope ]\n[ -e nope ]\n[ -d sub ]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := render(Parse(tt.script, testConfig(dir))); got != tt.want {
+				t.Errorf("script %q\ngot:\n%s\nwant:\n%s", tt.script, got, tt.want)
+			}
+		})
+	}
+}
+
+// The right side of || runs after the left side failed, and says so.
+func TestAfterFailure(t *testing.T) {
+	res := Parse("git stash || git reset --hard; a && b || c; d", testConfig(t.TempDir()))
+	want := map[string][]int{"git stash": nil, "git reset --hard": {0}, "a": nil, "b": nil, "c": {3}, "d": nil}
+	for _, c := range res.Commands {
+		if got, w := c.AfterFailure, want[c.Line()]; len(got) != len(w) || len(w) > 0 && got[0] != w[0] {
+			t.Errorf("%s: AfterFailure = %v, want %v", c.Line(), got, w)
+		}
+	}
+}
