@@ -137,10 +137,24 @@ func (a *args) valueMatches(opts, globs []string) bool {
 	}
 	for _, opt := range opts {
 		for _, v := range a.values[opt] {
-			if !v.IsKnown() || v.Computed || a.anyGlob(globs, v.Text) {
+			if !v.IsKnown() || v.Computed && !fileSystemPath(v.Text) || a.anyGlob(globs, v.Text) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// fileSystemPath reports whether a value is a file-system path by its
+// form (C:\x, \\server\share, /x): whatever variable made it, it is no
+// other provider's (env:, HKLM:).
+func fileSystemPath(s string) bool {
+	switch {
+	case strings.HasPrefix(s, `\\`), strings.HasPrefix(s, "/"):
+		return true
+	case len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
+		c := s[0] | 0x20
+		return 'a' <= c && c <= 'z'
 	}
 	return false
 }
