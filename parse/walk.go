@@ -355,6 +355,9 @@ func (w *walker) branch(st *state, walk func(*state)) {
 	if b.dir != st.dir {
 		st.dir = ""
 	}
+	if !slices.Equal(b.dirs, st.dirs) {
+		st.dirs = []string{""} // popd then leads somewhere unknown
+	}
 }
 
 func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
@@ -384,7 +387,7 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 	}
 	first := len(w.res.Commands)
 	out := w.stmt(&y, c.Y, -1)
-	st.dir = y.dir
+	st.dir, st.dirs = y.dir, y.dirs
 	if c.Op == syntax.OrStmt && first > 0 {
 		w.afterFailure(first-1, first)
 	}
