@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -68,9 +69,13 @@ func (w *walker) carryArgs(st *state, i int, k *Carrier, inner []Word) bool {
 		}
 		lines = append(lines, fillTemplate(template, k.Replacements, row))
 	}
-	sub := st.nested(inner[sep].Text, k.Privileged)
+	sub := *st // the carrier's state, named with its separator: "parallel :::"
+	sub.via = slices.Clone(st.via)
+	if n := len(sub.via); n > 0 {
+		sub.via[n-1] += " " + inner[sep].Text
+	}
 	for _, line := range lines {
-		w.code(sub, i, line)
+		w.code(&sub, i, line)
 	}
 	return true
 }
