@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,11 +47,18 @@ func (w *walker) guardStatus(st *state, s *syntax.Stmt, i int) (ok, known bool) 
 		default:
 			return false, false
 		}
-		if !w.knownWords(st, c, args, x.Args) {
+		if !w.knownWords(st, c, args, x.Args) || w.redefinedBuiltins(st, i) {
 			return false, false
 		}
-		ok, known = w.testArgs(st, i, wordTexts(args))
+		texts := wordTexts(args)
+		if st.dialect != Bash && slices.Contains(texts, "==") {
+			return false, false // dash and zsh reject == in test: an error, status 2
+		}
+		ok, known = w.testArgs(st, i, texts)
 	case *syntax.TestClause:
+		if w.redefinedBuiltins(st, len(w.res.Commands)) {
+			return false, false
+		}
 		ok, known = w.testExpr(st, x.X)
 	case *syntax.BinaryCmd:
 		ok, known = w.status[x]&2 != 0, w.status[x]&1 != 0
@@ -77,6 +85,29 @@ func (w *walker) setStatus(c *syntax.BinaryCmd, ok, known bool) {
 		}
 	}
 	w.status[c] = s
+}
+
+// redefinedBuiltins reports whether a command before i may have changed
+// what a test means: enable (a builtin loaded from a file, or turned
+// off), or an option that changes [[ ]]'s pattern matching
+// (nocasematch, extglob), also from the environment (BASHOPTS).
+func (w *walker) redefinedBuiltins(st *state, i int) bool {
+	for _, name := range []string{"BASHOPTS", "SHELLOPTS"} {
+		if v, _ := st.env.lookup(name); strings.Contains(v, "nocasematch") || strings.Contains(v, "extglob") || strings.Contains(v, "posix") {
+			return true
+		}
+	}
+	for _, c := range w.res.Commands[:min(i, len(w.res.Commands))] {
+		if c.Name() == "enable" {
+			return true
+		}
+		for _, a := range c.Args {
+			if strings.Contains(a.Text, "nocasematch") || strings.Contains(a.Text, "extglob") || strings.Contains(a.Text, "NO_CASE") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // quietRedirs reports whether redirections only silence output (2>/dev/null).
@@ -178,11 +209,13 @@ func (w *walker) unary(st *state, i int, op, x string) (ok, known bool) {
 		return x != "", true
 	case "-z":
 		return x == "", true
-	case "-e", "-a", "-f", "-d", "-s", "-L", "-h":
+	case "-e", "-f", "-d", "-s", "-L", "-h":
 		return w.fileTest(st, i, op, x)
 	}
 	return false, false
 }
+
+var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
 
 // binary evaluates a binary string or integer comparison; glob makes the
 // right side of == and != a pattern ([[ ]]).
@@ -203,8 +236,13 @@ func binary(x, op, y string, glob bool) (ok, known bool) {
 		}
 		return eq == (op != "!="), true
 	case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
-		a, err1 := strconv.ParseInt(strings.TrimSpace(x), 10, 64)
-		b, err2 := strconv.ParseInt(strings.TrimSpace(y), 10, 64)
+		// Only plain decimals: [[ ]] reads operands as arithmetic
+		// (010 is octal there, a name is a variable).
+		if !decimal.MatchString(x) || !decimal.MatchString(y) {
+			return false, false
+		}
+		a, err1 := strconv.ParseInt(x, 10, 64)
+		b, err2 := strconv.ParseInt(y, 10, 64)
 		if err1 != nil || err2 != nil {
 			return false, false
 		}

@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,47 @@ func TestAfterFailure(t *testing.T) {
 	for _, c := range res.Commands {
 		if got, w := c.AfterFailure, want[c.Line()]; len(got) != len(w) || len(w) > 0 && got[0] != w[0] {
 			t.Errorf("%s: AfterFailure = %v, want %v", c.Line(), got, w)
+		}
+	}
+}
+
+// Tests whose outcome the shell may see otherwise keep both sides
+// judged: each script's rm must be listed.
+func TestUnknownTestsJudgeBoth(t *testing.T) {
+	for _, script := range []string{
+		"shopt -s nocasematch; [[ $X == abc ]] && rm -rf /a",
+		"[[ 010 -eq 8 ]] && rm -rf /a",
+		"[[ x -eq 0 ]] && rm -rf /a",
+		"enable -n test; test -n \"$X\" && rm -rf /a",
+		"read X; [ -z \"$X\" ] || rm -rf /a",
+		"[ -z \"$BASH_VERSION\" ] || rm -rf /a",
+		"[ -z \"$RANDOM\" ] || rm -rf /a",
+		"[ -z \"$1\" ] || rm -rf /a",
+		"[ -n \"$(echo)\" ] || rm -rf /a",
+		"[ -n \"`echo`\" ] || rm -rf /a",
+		"[ $((1)) -eq 1 ] || rm -rf /a",
+		"[ -e nope ] & rm -rf /a",
+		"[() { :; }; [ -n \"$X\" ] && rm -rf /a",
+		"shopt -s expand_aliases\nalias test=true\ntest -n \"$X\" && rm -rf /a",
+		"X=1 [ -z \"$X\" ] || rm -rf /a",
+		"[ -e nope ] > nope && rm -rf /a",
+		"touch nope; [ -e nope ] && rm -rf /a",
+		"mv x nope; [ -e nope ] && rm -rf /a",
+	} {
+		res := Parse(script, testConfig(t.TempDir()))
+		found := false
+		for _, c := range res.Commands {
+			found = found || c.Line() == "rm -rf /a"
+		}
+		if !found {
+			t.Errorf("%q: rm -rf /a not judged:\n%s", script, render(res))
+		}
+	}
+	for _, dialect := range []Dialect{POSIX, Zsh} {
+		cfg := testConfig(t.TempDir())
+		cfg.Dialect = dialect
+		if got := render(Parse(`[ "$X" == "" ] || rm -rf /a`, cfg)); !strings.Contains(got, "rm -rf /a") {
+			t.Errorf("dialect %v: == in [ is an error there, the rm runs:\n%s", dialect, got)
 		}
 	}
 }
