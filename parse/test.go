@@ -74,6 +74,10 @@ func (w *walker) guardStatus(st *state, s *syntax.Stmt, i int) (ok, known bool) 
 // setStatus records the exit status of an && or || list just walked,
 // when it is known.
 func (w *walker) setStatus(c *syntax.BinaryCmd, ok, known bool) {
+	if !known {
+		delete(w.status, c) // a nil map is fine
+		return
+	}
 	if w.status == nil {
 		w.status = map[*syntax.BinaryCmd]uint8{}
 	}
