@@ -39,6 +39,8 @@ func TestCarriedCommands(t *testing.T) {
 		{"xargs-i-default", "echo /a | xargs -i rm {}", "echo /a\nxargs -i rm {}\nrm /a <- xargs"},
 		{"xargs-inner-i", "echo /a | xargs rm -i", "echo /a\nxargs rm -i\nrm -i /a <- xargs"},
 		{"xargs-argfile", "xargs -a list.txt rm", "xargs -a list.txt rm\nrm one two <- xargs"},
+		{"xargs-delimiter", "printf '/a b,/c' | xargs -d , rm", "printf /a b,/c\nxargs -d , rm\nrm /a b /c <- xargs"},
+		{"xargs-delimiter-newline", "printf '/a b\\n/c\\n' | xargs -d '\\n' rm", "printf /a b\\n/c\\n\nxargs -d \\n rm\nrm /a b /c <- xargs"},
 		{"xargs-argfile-unknown", "xargs -a nope.txt rm", "xargs -a nope.txt rm\nrm ? <- xargs"},
 		{"parallel-commands", "parallel ::: 'rm -rf /a' 'ls'", "parallel ::: rm -rf /a ls\nrm -rf /a <- parallel :::\nls <- parallel :::"},
 		{"parallel-template", "parallel rm -rf {} ::: /a '/b c'", "parallel rm -rf {} ::: /a /b c\nrm -rf /a <- parallel :::\nrm -rf /b c <- parallel :::"},
@@ -72,5 +74,19 @@ func TestCarriedCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// xargs -d and -0 split the input at the delimiter only: "/a b" is one
+// argument.
+func TestXargsDelimiter(t *testing.T) {
+	for _, script := range []string{"printf '/a b,/c' | xargs -d , rm", "printf '/a b\\0/c' | xargs -0 rm", "printf '/a b\\n/c\\n' | xargs --delimiter='\\n' rm"} {
+		cfg := testConfig(t.TempDir())
+		cfg.Knowledge = testKnowledge{"xargs": {Kind: CarryExec, StdinArgs: true, ValueOptions: []string{"-d", "--delimiter"}}}
+		res := Parse(script, cfg)
+		last := res.Commands[len(res.Commands)-1]
+		if len(last.Args) != 3 || last.Args[1].Text != "/a b" || last.Args[2].Text != "/c" {
+			t.Errorf("%q: xargs runs %q", script, wordTexts(last.Args))
+		}
 	}
 }

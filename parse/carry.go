@@ -371,17 +371,25 @@ func xargsKnown(c Command, repl []string, inner []Word, in string) []Word {
 			return out
 		}
 	}
-	for _, a := range c.Args {
-		if a.Text == "-0" || a.Text == "--null" || InCluster(a.Text, "-0") {
-			for _, f := range strings.Split(in, "\x00") {
-				if f != "" {
-					inner = append(inner, Word{Text: f})
-				}
-			}
-			return inner
+	sep := ""
+	for j := 1; j < len(c.Args); j++ {
+		a := c.Args[j].Text
+		if a == "-0" || a == "--null" || InCluster(a, "-0") {
+			sep = "\x00"
+		}
+		if opt, val, _, ok := Option(c.Args, j, []string{"-d", "--delimiter"}); ok && (opt == "-d" || opt == "--delimiter") {
+			sep = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\0`, "\x00").Replace(val.Text)
 		}
 	}
-	return append(inner, splitWords(in)...)
+	if sep == "" {
+		return append(inner, splitWords(in)...)
+	}
+	for _, f := range strings.Split(in, sep) {
+		if f = strings.TrimSuffix(f, "\n"); f != "" {
+			inner = append(inner, Word{Text: f})
+		}
+	}
+	return inner
 }
 
 // findScope returns the single search root of a find command, resolved,
