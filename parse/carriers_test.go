@@ -56,6 +56,8 @@ func TestCarriedCommands(t *testing.T) {
 		{"glob-dot-env", "rm *.env", "rm *.env"},
 		{"glob-leading-dot", "rm .[!.]*", "rm .env"},
 		{"glob-dotglob", "shopt -s dotglob; rm *.env", "shopt -s dotglob\nrm .env"},
+		{"glob-dot-from-variable", "D=.; rm $D*env", "rm .env"},
+		{"glob-dir-variable", "D=sub; rm $D/../*.env", "rm sub/../*.env"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -716,11 +716,16 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 // and "*.env" do not match ".env" unless dotglob is set). When nothing is
 // left, the pattern stays as it is written, as bash leaves it.
 func hideDotfiles(word *syntax.Word, fields []string) []string {
+	// The last element must be all literal: D=.; echo $D* matches
+	// dotfiles, its leading dot made by a variable.
 	tail := ""
-	for n := len(word.Parts) - 1; n >= 0 && !strings.Contains(tail, "/"); n-- {
+	for n := len(word.Parts) - 1; !strings.Contains(tail, "/"); n-- {
+		if n < 0 {
+			break
+		}
 		lit, ok := word.Parts[n].(*syntax.Lit)
 		if !ok {
-			break
+			return fields
 		}
 		tail = lit.Value + tail
 	}
@@ -735,9 +740,8 @@ func hideDotfiles(word *syntax.Word, fields []string) []string {
 		}
 	}
 	if len(out) == 0 && len(fields) > 0 {
-		var b strings.Builder
-		syntax.NewPrinter().Print(&b, word)
-		return []string{b.String()}
+		f := fields[0]
+		return []string{f[:strings.LastIndexByte(f, '/')+1] + pat} // the directory as expanded
 	}
 	return out
 }
