@@ -301,13 +301,15 @@ func (w *walker) envCode(st *state, name, value string) {
 	if w.cfg.Knowledge == nil || value == "" {
 		return
 	}
+	sub := st.nested("$"+name, false)
+	sub.later = true // run by a program later, in the state of then
 	switch w.cfg.Knowledge.EnvCode(name) {
 	case EnvScript:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.code(st.nested("$"+name, false), i, value)
+		w.code(sub, i, value)
 	case EnvFile:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.file(st.nested("$"+name, false), i, value)
+		w.file(sub, i, value)
 	}
 }
 

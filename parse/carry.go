@@ -616,6 +616,7 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		code = r.Pattern.ReplaceAllString(code, strings.ReplaceAll(r.With, "{home}", home))
 	}
 	sub := st.nested(c.Name(), false)
+	sub.later = sub.later || k.Later
 	for _, t := range k.Translations {
 		for _, m := range t.Pattern.FindAllStringSubmatch(code, -1) {
 			w.translate(sub, c, t, m)

@@ -76,6 +76,9 @@ type Carrier struct {
 	// option's value, are environment, and a lone "-" is an option
 	// (env - CMD).
 	Assigns bool
+	// Later: the carried code runs later, when the shell's state may
+	// differ (trap): no test in it is taken as known.
+	Later bool
 	// InShell: the carried command runs in the current shell, so a
 	// builtin it names changes the shell's state (builtin cd, command
 	// cd).

@@ -20,7 +20,7 @@ import (
 // guardStatus reports the exit status of statement s, just walked as
 // command i (-1 for a compound command), when it is a known test.
 func (w *walker) guardStatus(st *state, s *syntax.Stmt, i int) (ok, known bool) {
-	if s == nil || len(s.Redirs) > 0 && !quietRedirs(s.Redirs) {
+	if s == nil || st.later || len(s.Redirs) > 0 && !quietRedirs(s.Redirs) {
 		return false, false
 	}
 	switch x := s.Cmd.(type) {

@@ -3,6 +3,7 @@ package parse
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -74,8 +75,21 @@ func TestUnknownTestsJudgeBoth(t *testing.T) {
 		"[ -e nope ] > nope && rm -rf /a",
 		"touch nope; [ -e nope ] && rm -rf /a",
 		"mv x nope; [ -e nope ] && rm -rf /a",
+		// Code that runs again or later, in another state.
+		"X=; while true; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
+		"until false; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
+		"for i in 1 2; do [ -n \"$Y\" ] && rm -rf /a; Y=1; done",
+		"while [ -z \"$X\" ] || rm -rf /a; do X=1; done",
+		"trap '[ -n \"$X\" ] && rm -rf /a' EXIT; X=1",
+		"export GIT_EDITOR='[ -n \"$X\" ] && rm -rf /a'; export X=1; git commit",
 	} {
-		res := Parse(script, testConfig(t.TempDir()))
+		cfg := testConfig(t.TempDir())
+		k := testKnowledge{"trap": {Kind: CarryInterp, CodeOperand: true, Later: true, Translations: []Translation{{Pattern: regexp.MustCompile(`(?s)^(.+)$`), Shell: "$1"}}}}
+		for name, c := range knowledge {
+			k[name] = c
+		}
+		cfg.Knowledge = k
+		res := Parse(script, cfg)
 		found := false
 		for _, c := range res.Commands {
 			found = found || c.Line() == "rm -rf /a"

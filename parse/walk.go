@@ -43,6 +43,7 @@ type state struct {
 	env     *env
 	dir     string
 	dirs    []string // pushd's stack, without dir itself; never appended to in place
+	later   bool     // the code may run again or later, in another state (a loop body, a trap): no test is taken as known
 	nounset bool
 	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options
@@ -306,10 +307,18 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			}
 		}
 	case *syntax.WhileClause:
+		// The condition and the body run again, after the body changed
+		// variables and files.
+		later := st.later
+		st.later = true
 		w.stmts(st, c.Cond)
 		w.branch(st, func(b *state) { w.stmts(b, c.Do) })
+		st.later = later
 	case *syntax.ForClause:
+		later := st.later
+		st.later = true
 		w.forClause(st, c)
+		st.later = later
 	case *syntax.CaseClause:
 		w.word(st, c.Word)
 		for _, item := range c.Items {
@@ -518,6 +527,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			}
 		}
 		w.assign(st, a, export)
+		if v, set := st.env.lookup(a.Name.Value); set {
+			w.envCode(st, a.Name.Value, v) // export GIT_EDITOR='...', as GIT_EDITOR='...' alone
+		}
 	}
 }
 

@@ -137,8 +137,11 @@ type CmdSpec struct {
 	// InShell: an exec carrier's command runs in the current shell
 	// (builtin cd); NotRun are the options under which it is not run
 	// (command -v).
-	InShell bool     `yaml:"in_shell"`
-	NotRun  []string `yaml:"not_run"`
+	InShell bool `yaml:"in_shell"`
+	// Later: the carried code runs later, in a state that may differ
+	// (trap).
+	Later  bool     `yaml:"later"`
+	NotRun []string `yaml:"not_run"`
 	// ArgSeparators, ArgFileSeparators and Replacements describe GNU
 	// parallel's arguments (CMD {} ::: A B, :::: FILE); ArgFileOptions
 	// name a file of arguments read instead of standard input (xargs -a).

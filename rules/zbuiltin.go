@@ -1741,6 +1741,7 @@ func cmd209() *CmdSpec {
 func cmd210() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
+		Later:       true,
 		CodeOperand: true,
 		Translate: []Translate{
 			{
