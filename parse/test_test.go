@@ -75,6 +75,8 @@ func TestUnknownTestsJudgeBoth(t *testing.T) {
 		"[ -e nope ] > nope && rm -rf /a",
 		"touch nope; [ -e nope ] && rm -rf /a",
 		"mv x nope; [ -e nope ] && rm -rf /a",
+		"touch a.tmp; [ *.tmp = '*.tmp' ] || rm -rf /a",
+		"[ -n \"$X\" -o -z \"$Y\" ] || rm -rf /a",
 		// Code that runs again or later, in another state.
 		"X=; while true; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
 		"until false; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
