@@ -137,12 +137,13 @@ func (w *walker) builtin(st *state, i int) bool {
 	c := &w.res.Commands[i]
 	args := c.Args
 	switch c.Name() {
-	case "cd", "pushd", "chdir", "popd":
+	case "cd", "chdir":
 		old := st.dir
 		st.dir = cdTarget(st, args[1:])
-		if c.Name() == "popd" {
-			st.dir = ""
-		}
+		st.env.setString("OLDPWD", old, true)
+	case "pushd", "popd":
+		old := st.dir
+		st.dirStack(c.Name(), args[1:])
 		st.env.setString("OLDPWD", old, true)
 	case "shopt":
 		on := len(args) > 1 && strings.HasPrefix(args[1].Text, "-") && strings.Contains(args[1].Text, "s")
@@ -236,6 +237,32 @@ func cdTarget(st *state, args []Word) string {
 	return dir
 }
 
+// dirStack applies pushd or popd: pushd DIR saves the directory and
+// changes to DIR, pushd alone swaps the two on top, popd returns to the
+// last saved one. Either fails, changing nothing, on an empty stack; a
+// rotation (+N, -N) leaves the directory unknown.
+func (st *state) dirStack(name string, args []Word) {
+	if len(args) > 0 && args[0].Text == "-n" {
+		return // only the stack changes
+	}
+	if len(args) > 0 && len(args[0].Text) > 1 && strings.IndexByte("+-", args[0].Text[0]) >= 0 {
+		st.dir, st.dirs = "", nil
+		return
+	}
+	n := len(st.dirs)
+	switch {
+	case name == "pushd" && len(args) > 0:
+		st.dirs = append(slices.Clip(st.dirs), st.dir)
+		st.dir = cdTarget(st, args)
+	case n == 0:
+		// "directory stack empty": nothing changes
+	case name == "pushd":
+		st.dir, st.dirs = st.dirs[n-1], append(slices.Clip(st.dirs[:n-1]), st.dir)
+	default:
+		st.dir, st.dirs = st.dirs[n-1], st.dirs[:n-1:n-1]
+	}
+}
+
 func (st *state) absOrEmpty(p string) string {
 	if p == "" {
 		return ""
@@ -287,13 +314,15 @@ func (w *walker) envCode(st *state, name, value string) {
 	if w.cfg.Knowledge == nil || value == "" {
 		return
 	}
+	sub := st.nested("$"+name, false)
+	sub.later = true // run by a program later, in the state of then
 	switch w.cfg.Knowledge.EnvCode(name) {
 	case EnvScript:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.code(st.nested("$"+name, false), i, value)
+		w.code(sub, i, value)
 	case EnvFile:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.file(st.nested("$"+name, false), i, value)
+		w.file(sub, i, value)
 	}
 }
 

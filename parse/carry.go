@@ -56,7 +56,7 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	path := st.abs(name)
 	data, written := w.files[path]
 	if !written {
-		if !shellShebang(readHead(path, 256)) || w.installed(name, path) {
+		if !w.shellShebang(readHead(path, 256)) || w.installed(name, path) {
 			return false
 		}
 		b, err := readFile(w.cfg, path)
@@ -111,9 +111,9 @@ func (w *walker) installed(name, path string) bool {
 }
 
 // shellShebang reports whether a file starts with a "#!" line that runs
-// a POSIX shell.
-func shellShebang(b []byte) bool {
-	if len(b) < 2 || b[0] != '#' || b[1] != '!' {
+// a POSIX shell, one of the rules' shell carriers.
+func (w *walker) shellShebang(b []byte) bool {
+	if len(b) < 2 || b[0] != '#' || b[1] != '!' || w.cfg.Knowledge == nil {
 		return false
 	}
 	line, _, _ := strings.Cut(string(b[2:min(len(b), 256)]), "\n")
@@ -125,11 +125,8 @@ func shellShebang(b []byte) bool {
 	if strings.HasSuffix(prog, "/env") && len(f) > 1 {
 		prog = f[1]
 	}
-	switch prog[strings.LastIndexByte(prog, '/')+1:] {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
-		return true
-	}
-	return false
+	k := w.cfg.Knowledge.Carrier(prog[strings.LastIndexByte(prog, '/')+1:])
+	return k != nil && k.Kind == CarryShell
 }
 
 func dialectOf(script string, def Dialect) Dialect {
@@ -191,7 +188,11 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 	name := c.Name()
 	args := c.Args[1:]
 	sub := st.nested(name, k.Privileged)
+	if k.InShell {
+		sub = st // builtin cd changes this shell's directory
+	}
 	var split []Word
+	var argFile *Word
 	j := 0
 	for j < len(args) {
 		a := args[j].Text
@@ -199,8 +200,13 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 			j++
 			break
 		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
+		if !strings.HasPrefix(a, "-") || a == "-" && !k.Assigns {
 			break
+		}
+		for _, f := range k.NotRun {
+			if a == f || InCluster(a, f) {
+				return // command -v cd: looked up, not run
+			}
 		}
 		opt, val, next, _ := Option(args, j, k.ValueOptions)
 		switch {
@@ -211,6 +217,8 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 				s, _ := st.env.lookup(strings.Trim(v, "{}"))
 				return s
 			}))
+		case contains(k.ArgFileOptions, opt):
+			argFile = &val
 		}
 		j = next
 	}
@@ -228,16 +236,23 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		}
 	}
 	j = min(j+k.Skip, len(args))
-	for k.Assigns && j < len(args) && isAssign(args[j].Text) {
-		j++
-	}
 	inner := append(split, args[j:]...)
+	for k.Assigns && len(inner) > 0 && isAssign(inner[0].Text) {
+		inner = inner[1:]
+	}
+	if w.carryArgs(sub, i, k, inner) {
+		return
+	}
 	if len(inner) == 0 {
 		return
 	}
 	if k.StdinArgs {
 		c.index = i
-		inner = w.stdinArgs(c, inner)
+		in := w.stdinOf(i)
+		if argFile != nil {
+			in = w.argFile(st, argFile.Text)
+		}
+		inner = w.stdinArgs(c, k, inner, in, argFile == nil)
 	}
 	n := w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 	if out := w.out[n]; out != nil && !k.StdinArgs {
@@ -267,31 +282,25 @@ func splitWords(s string) []Word {
 	return out
 }
 
-// stdinArgs adds the arguments xargs reads from its input: unknown, but
-// bounded when the input comes from find.
-func (w *walker) stdinArgs(c Command, inner []Word) []Word {
-	if in := w.stdinOf(c.index); in != nil && !strings.Contains(*in, Unknown) {
-		return xargsKnown(c, inner, *in)
+// stdinArgs adds the arguments xargs reads from its input (in; nil when
+// unknown): unknown, but bounded when the input comes from find.
+func (w *walker) stdinArgs(c Command, k *Carrier, inner []Word, in *string, fromFind bool) []Word {
+	repl := replaceStrings(c, k)
+	if in != nil && !strings.Contains(*in, Unknown) {
+		return xargsKnown(c, repl, inner, *in)
 	}
 	arg := Word{Text: Unknown}
-	if c.StdinFrom >= 0 {
+	if fromFind && c.StdinFrom >= 0 {
 		up := w.res.Commands[c.StdinFrom]
 		if k := w.cfg.Knowledge.Carrier(up.Name()); k != nil && k.Kind == CarryFind {
 			arg.Under, arg.Filter = findScope(up)
 		}
 	}
 	replaced := false
-	for j, a := range c.Args {
-		repl := ""
-		switch {
-		case (a.Text == "-I" || a.Text == "-i" || a.Text == "--replace") && j+1 < len(c.Args):
-			repl = c.Args[j+1].Text
-		case strings.HasPrefix(a.Text, "-I") && len(a.Text) > 2:
-			repl = a.Text[2:]
-		}
+	for _, r := range repl {
 		for n := range inner {
-			if repl != "" && strings.Contains(inner[n].Text, repl) {
-				text := strings.ReplaceAll(inner[n].Text, repl, Unknown)
+			if strings.Contains(inner[n].Text, r) {
+				text := strings.ReplaceAll(inner[n].Text, r, Unknown)
 				inner[n] = Word{Text: text, Under: arg.Under, Filter: arg.Filter}
 				if k := strings.Index(text, Unknown); k > 0 && arg.Under == "" {
 					if d := strings.LastIndexByte(text[:k], '/'); d > 0 {
@@ -308,35 +317,84 @@ func (w *walker) stdinArgs(c Command, inner []Word) []Word {
 	return append(inner, arg)
 }
 
-// xargsKnown builds the command xargs runs from input it knows: with -I
-// the first line replaces the placeholder, otherwise the input's words
-// are appended.
-func xargsKnown(c Command, inner []Word, in string) []Word {
-	for j, a := range c.Args {
-		if (a.Text == "-I" || a.Text == "-i" || a.Text == "--replace") && j+1 < len(c.Args) {
-			repl := c.Args[j+1].Text
-			line, _, _ := strings.Cut(strings.TrimLeft(in, "\n"), "\n")
-			out := make([]Word, len(inner))
-			for n, x := range inner {
-				out[n] = Word{Text: strings.ReplaceAll(x.Text, repl, line)}
-			}
-			return out
+// replaceStrings are the strings in xargs' command that an input line
+// replaces: -I R, -iR and --replace=R (-i and --replace alone mean {}),
+// or else the carrier's own (parallel's {}).
+func replaceStrings(c Command, k *Carrier) []string {
+	args := c.Args[1:]
+	for j := 0; j < len(args); {
+		t := args[j].Text
+		switch {
+		case t == "--" || !strings.HasPrefix(t, "-"):
+			return k.Replacements
+		case t == "-i" || t == "--replace":
+			return []string{"{}"}
+		case strings.HasPrefix(t, "--replace="):
+			return []string{t[len("--replace="):]}
+		case strings.HasPrefix(t, "-i") && len(t) > 2:
+			return []string{t[2:]}
 		}
-		if strings.HasPrefix(a.Text, "-I") && len(a.Text) > 2 {
-			return xargsKnown(Command{Args: []Word{{Text: "-I"}, {Text: a.Text[2:]}}}, inner, in)
+		opt, val, next, ok := Option(args, j, k.ValueOptions)
+		if ok && opt == "-I" {
+			return []string{val.Text}
 		}
+		j = next
 	}
-	for _, a := range c.Args {
-		if a.Text == "-0" || a.Text == "--null" {
-			for _, f := range strings.Split(in, "\x00") {
-				if f != "" {
-					inner = append(inner, Word{Text: f})
+	return k.Replacements
+}
+
+// argFile returns the content of a file of arguments (xargs -a FILE),
+// or nil when it is unknown.
+func (w *walker) argFile(st *state, name string) *string {
+	if name == "/dev/null" {
+		return new(string)
+	}
+	if data, ok := w.readKnown(st, name); ok {
+		return &data
+	}
+	return nil
+}
+
+// xargsKnown builds the command xargs runs from input it knows: with a
+// replace string the first line replaces it, otherwise the input's words
+// are appended.
+func xargsKnown(c Command, repl []string, inner []Word, in string) []Word {
+	if len(repl) > 0 {
+		line, _, _ := strings.Cut(strings.TrimLeft(in, "\n"), "\n")
+		out := make([]Word, len(inner))
+		hit := false
+		for n, x := range inner {
+			out[n] = x
+			for _, r := range repl {
+				if strings.Contains(x.Text, r) {
+					out[n] = Word{Text: strings.ReplaceAll(out[n].Text, r, line)}
+					hit = true
 				}
 			}
-			return inner
+		}
+		if hit {
+			return out
 		}
 	}
-	return append(inner, splitWords(in)...)
+	sep := ""
+	for j := 1; j < len(c.Args); j++ {
+		a := c.Args[j].Text
+		if a == "-0" || a == "--null" || InCluster(a, "-0") {
+			sep = "\x00"
+		}
+		if opt, val, _, ok := Option(c.Args, j, []string{"-d", "--delimiter"}); ok && (opt == "-d" || opt == "--delimiter") {
+			sep = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\0`, "\x00").Replace(val.Text)
+		}
+	}
+	if sep == "" {
+		return append(inner, splitWords(in)...)
+	}
+	for _, f := range strings.Split(in, sep) {
+		if f = strings.TrimSuffix(f, "\n"); f != "" {
+			inner = append(inner, Word{Text: f})
+		}
+	}
+	return inner
 }
 
 // findScope returns the single search root of a find command, resolved,
@@ -499,12 +557,17 @@ func (w *walker) carryFind(st *state, i int, k *Carrier) {
 			continue
 		}
 		var inner []Word
+		placed := false
 		for j++; j < len(c.Args) && c.Args[j].Text != ";" && c.Args[j].Text != "+"; j++ {
 			a := c.Args[j]
 			if strings.Contains(a.Text, "{}") {
-				a = Word{Text: Unknown, Under: under, Filter: filter}
+				a, placed = Word{Text: Unknown, Under: under, Filter: filter}, true
 			}
 			inner = append(inner, a)
+		}
+		if !placed && j == len(c.Args) && len(inner) > 0 {
+			// No terminator (fd -x CMD): the path is appended.
+			inner = append(inner, Word{Text: Unknown, Under: under, Filter: filter})
 		}
 		if len(inner) > 0 {
 			w.run(st.nested(c.Name()+" "+c.Args[j-len(inner)-1].Text, false), Command{Args: inner, StdinFrom: -1, Pos: c.Pos}, nil)
@@ -560,6 +623,7 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	}
 	sub := st.nested(c.Name(), false)
 	var kinds []string
+	sub.later = sub.later || k.Later
 	for _, t := range k.Translations {
 		if len(t.SQL) > 0 {
 			if kinds == nil {

@@ -104,6 +104,11 @@ type Command struct {
 	// see: a shell reading a script from an unknown source, eval of an
 	// unknown string, a script file that cannot be read.
 	UnknownCode bool
+	// AfterFailure lists earlier commands (indexes in [Result.Commands])
+	// that failed when this one runs: the last command of the left side
+	// of each "||" this command is on the right of (git stash || git
+	// reset --hard runs the reset when the stash saved nothing).
+	AfterFailure []int
 	// Pos is the position in the script ("line:col") the command starts at.
 	Pos string
 	// Dialect is the language of the script the command was found in;

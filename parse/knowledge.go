@@ -82,8 +82,32 @@ type Carrier struct {
 	// (timeout's duration), or, for an interpreter, before its code or
 	// program file (sqlite3's database); for a remote carrier, the host.
 	Skip int
-	// Assigns: leading NAME=VALUE operands are environment (env).
+	// Assigns: leading NAME=VALUE operands, also those of a split
+	// option's value, are environment, and a lone "-" is an option
+	// (env - CMD).
 	Assigns bool
+	// Later: the carried code runs later, when the shell's state may
+	// differ (trap): no test in it is taken as known.
+	Later bool
+	// InShell: the carried command runs in the current shell, so a
+	// builtin it names changes the shell's state (builtin cd, command
+	// cd).
+	InShell bool
+	// NotRun are options under which the carried command is only looked
+	// at, not run (command -v).
+	NotRun []string
+	// ArgSeparators end the command template; the words after one are
+	// arguments, each run with the template (parallel CMD ::: A B).
+	// ArgFileSeparators are followed by files of arguments (parallel
+	// CMD :::: FILE). Replacements in the template ({}, {1}) are
+	// replaced by an argument; without one it is appended. With no
+	// template each argument is a command line.
+	ArgSeparators     []string
+	ArgFileSeparators []string
+	Replacements      []string
+	// ArgFileOptions name a file whose lines are the arguments, read
+	// instead of standard input (xargs -a FILE).
+	ArgFileOptions []string
 	// Privileged: the carried command runs with raised privileges.
 	Privileged bool
 	// StdinArgs: the carried command receives extra arguments read from

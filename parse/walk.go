@@ -7,12 +7,14 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/winpath"
 	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -20,11 +22,12 @@ import (
 type walker struct {
 	cfg    *Config
 	res    *Result
-	out    map[int]*string   // known standard output of a command, by index
-	in     map[int]*string   // known standard input from a heredoc or file
-	files  map[string]string // files written earlier in the script, by path
-	links  map[string]string // symbolic links made earlier, link -> target
-	copies map[string]string // files copied earlier, copy -> original
+	out    map[int]*string             // known standard output of a command, by index
+	in     map[int]*string             // known standard input from a heredoc or file
+	files  map[string]string           // files written earlier in the script, by path
+	status map[*syntax.BinaryCmd]uint8 // known exit status of an && or || list just walked (1 known, 2 true)
+	links  map[string]string           // symbolic links made earlier, link -> target
+	copies map[string]string           // files copied earlier, copy -> original
 
 	parsers [PowerShell + 1]*syntax.Parser
 	winEnv  map[string]string // the environment by lower-case name, for Windows dialects
@@ -43,6 +46,8 @@ type state struct {
 	dialect Dialect
 	env     *env
 	dir     string
+	dirs    []string // pushd's stack, without dir itself; never appended to in place
+	later   bool     // the code may run again or later, in another state (a loop body, a trap): no test is taken as known
 	nounset bool
 	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options
@@ -314,16 +319,34 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 		return w.stmts(st.subshell(), c.Stmts)
 	case *syntax.IfClause:
 		for ; c != nil; c = c.Else {
-			w.stmts(st, c.Cond)
+			last := w.stmts(st, c.Cond)
+			ok, known := false, false
+			if len(c.Cond) > 0 {
+				ok, known = w.guardStatus(st, c.Cond[len(c.Cond)-1], last)
+			}
+			if known && !ok {
+				continue // a known test: only the other branches can run
+			}
 			w.branch(st, func(b *state) { w.stmts(b, c.Then) })
+			if known {
+				break
+			}
 		}
 	case *syntax.WhileClause:
+		// The condition and the body run again, after the body changed
+		// variables and files (twice when the body defines code).
+		later := st.later
+		st.later = true
 		for pass := 0; pass < 1 || pass < 2 && loopDefines(c); pass++ {
 			w.stmts(st, c.Cond)
 			w.branch(st, func(b *state) { w.stmts(b, c.Do) })
 		}
+		st.later = later
 	case *syntax.ForClause:
+		later := st.later
+		st.later = true
 		w.forClause(st, c)
+		st.later = later
 	case *syntax.CaseClause:
 		w.word(st, c.Word)
 		for _, item := range c.Items {
@@ -381,6 +404,9 @@ func (w *walker) branch(st *state, walk func(*state)) {
 	if b.dir != st.dir {
 		st.dir = ""
 	}
+	if !slices.Equal(b.dirs, st.dirs) {
+		st.dirs = []string{""} // popd then leads somewhere unknown
+	}
 }
 
 func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
@@ -389,9 +415,14 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		left := w.stmt(st.pipeSide(), c.X, stdin)
 		return w.stmt(st.pipeSide(), c.Y, left)
 	}
-	w.stmt(st, c.X, stdin)
+	x := w.stmt(st, c.X, stdin)
 	if *st.stop || st.ret != nil && *st.ret || st.constant(c) {
 		return -1
+	}
+	xok, xknown := w.guardStatus(st, c.X, x)
+	if xknown && xok != (c.Op == syntax.AndStmt) {
+		w.setStatus(c, xok, true)
+		return -1 // a known test keeps the right side from running
 	}
 	// The right side runs only if the left succeeded (or failed): an exit
 	// there does not end what follows, but its cd is taken to happen, as
@@ -403,9 +434,31 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 		ret := false
 		y.ret = &ret
 	}
+	first := len(w.res.Commands)
 	out := w.stmt(&y, c.Y, -1)
-	st.dir = y.dir
+	st.dir, st.dirs = y.dir, y.dirs
+	if c.Op == syntax.OrStmt && first > 0 {
+		w.afterFailure(first-1, first)
+	}
+	yok, yknown := w.guardStatus(&y, c.Y, out)
+	switch {
+	case xknown && yknown:
+		w.setStatus(c, yok, true) // the left side let the right run
+	case yknown && yok != (c.Op == syntax.AndStmt):
+		w.setStatus(c, yok, true) // a && false, a || true
+	default:
+		w.setStatus(c, false, false)
+	}
 	return out
+}
+
+// afterFailure records that the commands from first on run only when
+// command failed ran and failed (the right side of "||").
+func (w *walker) afterFailure(failed, first int) {
+	for n := first; n < len(w.res.Commands); n++ {
+		c := &w.res.Commands[n]
+		c.AfterFailure = append(c.AfterFailure, failed)
+	}
 }
 
 // constant reports a list whose right side can never run: false && ...,
@@ -533,6 +586,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			}
 		}
 		w.assign(st, a, export)
+		if v, set := st.env.lookup(a.Name.Value); set {
+			w.envCode(st, a.Name.Value, v) // export GIT_EDITOR='...', as GIT_EDITOR='...' alone
+		}
 	}
 }
 
@@ -720,6 +776,10 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 				}
 				fs = []string{Unknown} // the judge cannot expand it: unknown
 			}
+			if !st.globs.dotglob {
+				fs = hideDotfiles(bw, fs)
+			}
+			fs = w.dotPattern(st, bw, fs)
 			if !w.expanded(word.Pos(), len(fs), textLen(fs)) {
 				fs = []string{Unknown}
 			}
@@ -732,6 +792,94 @@ func (w *walker) fields(st *state, words []*syntax.Word) ([]Word, error) {
 		}
 	}
 	return out, nil
+}
+
+// hideDotfiles drops the names starting with "." that a glob's last
+// element matched though it does not start with "." itself (bash's "*.*"
+// and "*.env" do not match ".env" unless dotglob is set). When nothing is
+// left, the pattern stays as it is written, as bash leaves it.
+func hideDotfiles(word *syntax.Word, fields []string) []string {
+	// The last element must be all literal: D=.; echo $D* matches
+	// dotfiles, its leading dot made by a variable.
+	tail := ""
+	for n := len(word.Parts) - 1; !strings.Contains(tail, "/"); n-- {
+		if n < 0 {
+			break
+		}
+		lit, ok := word.Parts[n].(*syntax.Lit)
+		if !ok {
+			return fields
+		}
+		tail = lit.Value + tail
+	}
+	pat := tail[strings.LastIndexByte(tail, '/')+1:]
+	if pat == "" || pat[0] == '.' || !strings.ContainsAny(pat, "*?[") {
+		return fields
+	}
+	out := fields[:0:0]
+	for _, f := range fields {
+		if base := f[strings.LastIndexByte(f, '/')+1:]; !strings.HasPrefix(base, ".") {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 && len(fields) > 0 {
+		f := fields[0]
+		return []string{f[:strings.LastIndexByte(f, '/')+1] + pat} // the directory as expanded
+	}
+	return out
+}
+
+// dotPattern matches a last element that starts with "." and that the
+// expander left unmatched (".[!.]*", ".[^.]*"), as bash does: a pattern
+// with a leading "." matches dotfiles, but never "." or "..".
+func (w *walker) dotPattern(st *state, word *syntax.Word, fields []string) []string {
+	if len(fields) != 1 || st.dir == "" {
+		return fields
+	}
+	var b strings.Builder
+	for _, p := range word.Parts {
+		lit, ok := p.(*syntax.Lit)
+		if !ok {
+			return fields
+		}
+		b.WriteString(lit.Value)
+	}
+	if b.String() != fields[0] {
+		return fields
+	}
+	dir, pat := ".", fields[0]
+	if k := strings.LastIndexByte(pat, '/'); k >= 0 {
+		dir, pat = pat[:k+1], pat[k+1:]
+	}
+	if !strings.HasPrefix(pat, ".") || !strings.ContainsAny(pat, "*?[") || strings.ContainsAny(dir, "*?[\\") {
+		return fields
+	}
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return fields
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fields
+	}
+	entries, err := w.readDir(st.abs(dir))
+	if err != nil {
+		return fields
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); n != "." && n != ".." && re.MatchString(n) {
+			if dir == "." {
+				out = append(out, n)
+			} else {
+				out = append(out, dir+n)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return fields
+	}
+	return out
 }
 
 // isComputed reports whether a word's value comes from a substitution or

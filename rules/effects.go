@@ -33,6 +33,9 @@ type Effect struct {
 	// commands leave (a stash it made, commits on a branch it made), or
 	// "" for the repository's state before the script.
 	State string
+	// Selected: the command acts on what it selects below the target
+	// (find -delete), not on the target itself.
+	Selected bool
 }
 
 // args is a command's arguments split into flags and operands.
@@ -57,6 +60,11 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 			a.dashdash = len(a.operands)
 		default:
 			opt, val, next, ok := parse.Option(ws, j, valueOpts)
+			if ok && next == j+1 && !strings.HasPrefix(t, "--") {
+				// A value glued to a short option is not a cluster of
+				// flags: -bfeature is -b feature, not -b -f ...
+				t = strings.TrimSuffix(t, val.Text)
+			}
 			a.flags = append(a.flags, t)
 			if ok {
 				a.addValue(opt, val)
@@ -65,6 +73,31 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 		}
 	}
 	return a
+}
+
+// oldOptions spells an old-style first argument ("czf") as the options
+// it is ("-c", "-z", "-f"), each value option followed by the next of the
+// arguments after the cluster, in order (tar cfb FILE 20).
+func oldOptions(ws []parse.Word, valueOpts []string) []parse.Word {
+	if len(ws) == 0 || ws[0].Text == "" || strings.HasPrefix(ws[0].Text, "-") || !ws[0].IsKnown() {
+		return ws
+	}
+	for _, r := range ws[0].Text {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return ws
+		}
+	}
+	out := make([]parse.Word, 0, len(ws)+len(ws[0].Text))
+	next := 1
+	for _, r := range ws[0].Text {
+		opt := "-" + string(r)
+		out = append(out, parse.Word{Text: opt})
+		if slices.Contains(valueOpts, opt) && next < len(ws) {
+			out = append(out, ws[next])
+			next++
+		}
+	}
+	return append(out, ws[next:]...)
 }
 
 // addValue adds values to option opt's.
@@ -108,10 +141,24 @@ func (a *args) valueMatches(opts, globs []string) bool {
 	}
 	for _, opt := range opts {
 		for _, v := range a.values[opt] {
-			if !v.IsKnown() || v.Computed || a.anyGlob(globs, v.Text) {
+			if !v.IsKnown() || v.Computed && !fileSystemPath(v.Text) || a.anyGlob(globs, v.Text) {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// fileSystemPath reports whether a value is a file-system path by its
+// form (C:\x, \\server\share, /x): whatever variable made it, it is no
+// other provider's (env:, HKLM:).
+func fileSystemPath(s string) bool {
+	switch {
+	case strings.HasPrefix(s, `\\`), strings.HasPrefix(s, "/"):
+		return true
+	case len(s) >= 3 && s[1] == ':' && (s[2] == '\\' || s[2] == '/'):
+		c := s[0] | 0x20
+		return 'a' <= c && c <= 'z'
 	}
 	return false
 }
@@ -233,7 +280,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	} else if len(cmd.spec.Effects) == 0 && cmd.spec.Operands != "none" {
 		return append(out, s.defaultEffects(e, c, i, rest, dir)...)
 	}
-	a := split(cmd.spec, rest, e.Windows)
+	a := split(cmd.spec, withoutEmbedded(rest, cmd.spec.ExecFlags), e.Windows)
 	for _, opt := range cmd.spec.DirOptions {
 		for _, v := range a.values[opt] {
 			dir = e.resolve(v.Text, dir, false)
@@ -262,8 +309,27 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 	return out
 }
 
+// withoutEmbedded drops the commands that exec flags start (find -exec
+// CMD ... ; or +, fd -x CMD ...): their arguments are the embedded
+// command's, judged as its own command, not the carrier's options.
+func withoutEmbedded(ws []parse.Word, execFlags []string) []parse.Word {
+	if len(execFlags) == 0 {
+		return ws
+	}
+	var out []parse.Word
+	for j := 0; j < len(ws); j++ {
+		if !slices.Contains(execFlags, ws[j].Text) {
+			out = append(out, ws[j])
+			continue
+		}
+		for j++; j < len(ws) && ws[j].Text != ";" && ws[j].Text != "+"; j++ {
+		}
+	}
+	return out
+}
+
 func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string, assigns []string) []Effect {
-	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0}
+	base := Effect{Kind: spec.Effect, Cmd: i, Recursive: a.has(spec.Recursive) || slices.Contains(spec.Recursive, "*"), Ignored: a.has(spec.Ignored), Dirs: a.has([]string{"-d"}) || len(a.operands) > 0, Selected: len(spec.Filter) > 0}
 	for _, opt := range spec.Filter {
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text

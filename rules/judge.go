@@ -488,6 +488,13 @@ func (j *judging) message(tmpl string, e Effect, state string) string {
 	if target == "" {
 		target = e.Raw
 	}
+	switch {
+	case e.Class == "workspace-root":
+	case e.Filter != "":
+		target = fmt.Sprintf("what matches %s in %s", e.Filter, target)
+	case e.Selected:
+		target = "what its tests select in " + target
+	}
 	ws := j.ctx.Env.Show(j.ctx.Workspace)
 	if ws == "" {
 		ws = cmp.Or(j.ctx.Env.NoWorkspace, "(none)")
@@ -604,6 +611,9 @@ func (j *judging) loss(e Effect, changes []Change) string {
 }
 
 func (j *judging) changeLoss(e Effect, ch Change, p string) string {
+	if within(e.Path, p) {
+		p = e.Path // one file of a directory git reports as a whole (logs/app.log of logs/)
+	}
 	switch {
 	case ch.Kind == Modified && e.Kind != "git-clean":
 		return "uncommitted"
@@ -616,12 +626,36 @@ func (j *judging) changeLoss(e Effect, ch Change, p string) string {
 		}
 		return "untracked"
 	case ch.Kind == Ignored && (e.Kind != "git-clean" || e.Ignored) && e.Kind != "discard-changes":
-		if j.ctx.Env.matchAny(p, j.set.pathsFor(&j.ctx.Env).Regenerable) {
+		if j.ctx.Env.matchAny(p, j.set.pathsFor(&j.ctx.Env).Regenerable) || strings.HasSuffix(ch.Path, "/") && j.allRegenerable(p) {
 			return "recoverable"
 		}
 		return "irreplaceable"
 	}
 	return "recoverable"
+}
+
+// allRegenerable reports whether every file below dir, an ignored
+// directory git reports as a whole, is regenerable by its kind (logs/
+// holding only *.log), looking at most at 1000 entries.
+func (j *judging) allRegenerable(dir string) bool {
+	regen := j.set.pathsFor(&j.ctx.Env).Regenerable
+	n, ok := 0, true
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		n++
+		switch {
+		case err != nil || n > 1000:
+			ok = false
+		case d.IsDir() && j.ctx.Env.matchAny(p, regen):
+			return filepath.SkipDir
+		case !d.IsDir() && !j.ctx.Env.matchAny(p, regen):
+			ok = false
+		}
+		if !ok {
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return ok && n > 1
 }
 
 // dirHolds reports whether a directory git reports as a whole holds a

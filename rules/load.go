@@ -88,6 +88,8 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
 		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, CodeAnywhere: spec.CodeAnywhere, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode, Runs: spec.Runs, RunFiles: runFiles,
+		InShell: spec.InShell, Later: spec.Later, NotRun: spec.NotRun, ArgSeparators: spec.ArgSeparators,
+		ArgFileSeparators: spec.ArgFileSeparators, Replacements: spec.Replacements, ArgFileOptions: spec.ArgFileOptions,
 	}, nil
 }
 

@@ -25,6 +25,7 @@ type scriptRepo struct {
 	popped  int      // entries of the real stash the script took off
 	staged  bool     // untracked files were added to the index (git add -A)
 	saved   bool     // the work tree's changes were saved (stash, commit -a)
+	savers  []int    // the commands that saved them
 	dirty   string   // changes the script brought back into the work tree: "uncommitted", "unknown" or ""
 
 	cur      string           // the branch checked out; "" when not known
@@ -68,6 +69,7 @@ func (j *judging) scriptStates() {
 func (r *scriptRepo) unknown() {
 	r.stashed = append(r.stashed, "unknown")
 	r.dirty, r.saved, r.lost = "unknown", false, true
+	r.savers = nil
 }
 
 // unknownSub reports whether c names a subcommand computed at run time
@@ -117,6 +119,28 @@ func (r *scriptRepo) readHead() {
 	}
 }
 
+// save records that command i saved the work tree's changes.
+func (r *scriptRepo) save(i int) {
+	r.saved, r.dirty = true, ""
+	r.savers = append(r.savers, i)
+}
+
+// savedFor reports whether one of the commands that saved the work ran
+// and succeeded before command i: not when i runs only because that
+// command failed (git stash || git reset --hard).
+func (r *scriptRepo) savedFor(i int) bool {
+	var failed []int
+	if i >= 0 && i < len(r.j.res.Commands) {
+		failed = r.j.res.Commands[i].AfterFailure
+	}
+	for _, k := range r.savers {
+		if !slices.Contains(failed, k) {
+			return true
+		}
+	}
+	return false
+}
+
 // step applies effect e, or sets its state.
 func (r *scriptRepo) step(e *Effect) {
 	switch e.Kind {
@@ -128,12 +152,12 @@ func (r *scriptRepo) step(e *Effect) {
 		r.staged = true
 	case "push-stash":
 		r.stashed = append(r.stashed, r.workState())
-		r.saved, r.dirty = true, ""
+		r.save(e.Cmd)
 	case "checkpoint":
-		r.saved, r.dirty = true, ""
+		r.save(e.Cmd)
 	case "commit":
 		if r.staged {
-			r.saved, r.dirty = true, ""
+			r.save(e.Cmd)
 		}
 		if r.cur == "" {
 			r.lost = true
@@ -147,9 +171,11 @@ func (r *scriptRepo) step(e *Effect) {
 		switch r.stashTop() {
 		case "stash":
 			r.dirty, r.saved = "uncommitted", false
+			r.savers = nil
 		case "absent", "":
 		default:
 			r.dirty, r.saved = cmpOr(r.dirty, "unknown"), false
+			r.savers = nil
 		}
 		r.takeTop()
 	case "drop-stash":
@@ -162,7 +188,7 @@ func (r *scriptRepo) step(e *Effect) {
 		switch {
 		case r.dirty != "":
 			e.State = r.dirty
-		case r.saved:
+		case r.saved && r.savedFor(e.Cmd):
 			e.Kind = "discard-saved"
 		}
 	case "create-branch":

@@ -134,10 +134,25 @@ type CmdSpec struct {
 	Skip         int      `yaml:"skip"`
 	Subs         []string `yaml:"subs"`
 	Assigns      bool     `yaml:"assigns"`
-	Privileged   bool     `yaml:"privileged"`
-	StdinArgs    bool     `yaml:"stdin_args"`
-	ExecFlags    []string `yaml:"exec_flags"`
-	CodeFlags    []string `yaml:"code_flags"`
+	// InShell: an exec carrier's command runs in the current shell
+	// (builtin cd); NotRun are the options under which it is not run
+	// (command -v).
+	InShell bool `yaml:"in_shell"`
+	// Later: the carried code runs later, in a state that may differ
+	// (trap).
+	Later  bool     `yaml:"later"`
+	NotRun []string `yaml:"not_run"`
+	// ArgSeparators, ArgFileSeparators and Replacements describe GNU
+	// parallel's arguments (CMD {} ::: A B, :::: FILE); ArgFileOptions
+	// name a file of arguments read instead of standard input (xargs -a).
+	ArgSeparators     []string `yaml:"arg_separators"`
+	ArgFileSeparators []string `yaml:"arg_file_separators"`
+	Replacements      []string `yaml:"replacements"`
+	ArgFileOptions    []string `yaml:"arg_file_options"`
+	Privileged        bool     `yaml:"privileged"`
+	StdinArgs         bool     `yaml:"stdin_args"`
+	ExecFlags         []string `yaml:"exec_flags"`
+	CodeFlags         []string `yaml:"code_flags"`
 	// FileFlags name a file of code (make -f), read when the script wrote
 	// it or it is standard input.
 	FileFlags []string `yaml:"file_flags"`
@@ -177,6 +192,11 @@ type CmdSpec struct {
 	// them in lower case ("/s"); ValueOptions name those that take the
 	// next argument as their value ("/v").
 	SlashOptions bool `yaml:"slash_options"`
+	// OldOptions: a first argument without "-" is a cluster of
+	// single-letter options, old style (tar czf FILE DIR, ar rcs LIB
+	// OBJ): "-c -z -f FILE DIR", the value options taking the following
+	// arguments in order.
+	OldOptions bool `yaml:"old_options"`
 	// Parameters are a PowerShell command's parameters that take a
 	// value, Switches those that do not, without the dash ("Path",
 	// "Recurse"); Positional lists, in order, the parameters that bind

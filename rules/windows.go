@@ -259,6 +259,8 @@ func split(spec *CmdSpec, ws []parse.Word, fold bool) args {
 		a = bindPowerShell(spec, ws)
 	case spec.SlashOptions:
 		a = splitSlash(ws, spec.ValueOptions)
+	case spec.OldOptions:
+		a = splitArgs(oldOptions(ws, spec.ValueOptions), spec.ValueOptions)
 	default:
 		a = splitArgs(ws, spec.ValueOptions)
 	}

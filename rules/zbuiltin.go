@@ -124,6 +124,21 @@ func cmd10() *CmdSpec {
 func cmd19() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
+			"command",
+		},
+		Carries: "exec",
+		InShell: true,
+		NotRun: []string{
+			"-v",
+			"-V",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd21() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
 			"mise",
 			"asdf",
 			"rtx",
@@ -137,14 +152,14 @@ func cmd19() *CmdSpec {
 	}
 }
 
-func cmd23() *CmdSpec {
+func cmd25() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd24() *CmdSpec {
+func cmd26() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tac",
@@ -183,7 +198,7 @@ func cmd24() *CmdSpec {
 	}
 }
 
-func cmd36() *CmdSpec {
+func cmd38() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"clickhouse",
@@ -237,57 +252,7 @@ func cmd36() *CmdSpec {
 	}
 }
 
-func cmd40() *CmdSpec {
-	return &CmdSpec{
-		Aliases: []string{
-			"builtin",
-			"exec",
-			"chronic",
-			"caffeinate",
-			"unbuffer",
-			"systemd-run",
-			"faketime",
-			"proxychains",
-			"proxychains4",
-			"torsocks",
-			"firejail",
-			"watch",
-			"xvfb-run",
-			"dbus-run-session",
-			"tini",
-			"dumb-init",
-			"catchsegv",
-			"strace",
-			"ltrace",
-			"valgrind",
-			"unshare",
-			"rlwrap",
-		},
-		Carries: "exec",
-		ValueOptions: []string{
-			"-a",
-			"-o",
-			"-n",
-			"-u",
-			"-s",
-			"-t",
-			"-E",
-			"-e",
-			"-w",
-			"-O",
-			"-P",
-			"-S",
-			"-T",
-			"--unit",
-			"--property",
-			"-m",
-			"-x",
-		},
-		Operands: "none",
-	}
-}
-
-func cmd63() *CmdSpec {
+func cmd42() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"prlimit",
@@ -342,7 +307,7 @@ func cmd63() *CmdSpec {
 	}
 }
 
-func cmd76() *CmdSpec {
+func cmd55() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		Skip:    1,
@@ -353,14 +318,14 @@ func cmd76() *CmdSpec {
 	}
 }
 
-func cmd77() *CmdSpec {
+func cmd56() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "dirname",
 		Operands: "none",
 	}
 }
 
-func cmd78() *CmdSpec {
+func cmd57() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -377,7 +342,7 @@ func cmd78() *CmdSpec {
 	}
 }
 
-func cmd79() *CmdSpec {
+func cmd58() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dotenvx",
@@ -399,14 +364,14 @@ func cmd79() *CmdSpec {
 	}
 }
 
-func cmd86() *CmdSpec {
+func cmd65() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "echo",
 		Operands: "none",
 	}
 }
 
-func cmd87() *CmdSpec {
+func cmd66() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -441,9 +406,57 @@ func cmd87() *CmdSpec {
 	}
 }
 
-func cmd88() *CmdSpec {
+func cmd67() *CmdSpec {
 	return &CmdSpec{
 		Carries: "eval",
+	}
+}
+
+func cmd68() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"chronic",
+			"caffeinate",
+			"unbuffer",
+			"systemd-run",
+			"faketime",
+			"proxychains",
+			"proxychains4",
+			"torsocks",
+			"firejail",
+			"watch",
+			"xvfb-run",
+			"dbus-run-session",
+			"tini",
+			"dumb-init",
+			"catchsegv",
+			"strace",
+			"ltrace",
+			"valgrind",
+			"unshare",
+			"rlwrap",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"-a",
+			"-o",
+			"-n",
+			"-u",
+			"-s",
+			"-t",
+			"-E",
+			"-e",
+			"-w",
+			"-O",
+			"-P",
+			"-S",
+			"-T",
+			"--unit",
+			"--property",
+			"-m",
+			"-x",
+		},
+		Operands: "none",
 	}
 }
 
@@ -504,6 +517,7 @@ func cmd91() *CmdSpec {
 			"-context",
 			"-fstype",
 			"-fprint",
+			"-fprint0",
 			"-fls",
 			"-files0-from",
 		},
@@ -526,6 +540,16 @@ func cmd91() *CmdSpec {
 				},
 				Recursive: []string{
 					"-delete",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-fprint",
+					"-fprint0",
+					"-fprintf",
+					"-fls",
 				},
 			},
 		},
@@ -926,6 +950,46 @@ func cmd143() *CmdSpec {
 			"--colsep",
 			"-d",
 			"--delimiter",
+			"-I",
+			"--jobs",
+			"-N",
+			"--max-args",
+			"-n",
+			"-L",
+			"--max-lines",
+			"--tmpdir",
+			"--workdir",
+			"--wd",
+			"--results",
+			"--joblog",
+			"--tag-string",
+			"--sshloginfile",
+			"--slf",
+			"--basefile",
+			"--bf",
+			"--env",
+			"--memfree",
+			"--load",
+			"-E",
+		},
+		ArgSeparators: []string{
+			":::",
+			":::+",
+		},
+		ArgFileSeparators: []string{
+			"::::",
+			"::::+",
+		},
+		Replacements: []string{
+			"{}",
+			"{.}",
+			"{/}",
+			"{//}",
+			"{/.}",
+		},
+		ArgFileOptions: []string{
+			"-a",
+			"--arg-file",
 		},
 		StdinArgs: true,
 		Operands:  "none",
@@ -1821,6 +1885,7 @@ func cmd225() *CmdSpec {
 func cmd226() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
+		Later:       true,
 		CodeOperand: true,
 		Translate: []Translate{
 			{
@@ -1979,13 +2044,9 @@ func cmd242() *CmdSpec {
 			"-d",
 			"--delimiter",
 			"-E",
-			"-e",
 			"--eof",
 			"-I",
-			"-i",
-			"--replace",
 			"-L",
-			"-l",
 			"--max-lines",
 			"-n",
 			"--max-args",
@@ -1994,6 +2055,10 @@ func cmd242() *CmdSpec {
 			"-s",
 			"--max-chars",
 			"--process-slot-var",
+		},
+		ArgFileOptions: []string{
+			"-a",
+			"--arg-file",
 		},
 		StdinArgs: true,
 		Operands:  "none",
@@ -2018,6 +2083,44 @@ func cmd243() *CmdSpec {
 
 func cmd244() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"--plugin",
+			"--target",
+			"--output",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "first",
+				When: []string{
+					"-r",
+					"-q",
+					"-d",
+					"-m",
+					"-s",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"-x",
+				},
+			},
+			{
+				Effect:  "read",
+				Targets: "rest",
+				Unless: []string{
+					"-x",
+				},
+			},
+		},
+		OldOptions: true,
+	}
+}
+
+func cmd245() *CmdSpec {
+	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
 				Effect:  "modify",
@@ -2027,7 +2130,7 @@ func cmd244() *CmdSpec {
 	}
 }
 
-func cmd245() *CmdSpec {
+func cmd246() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -2054,7 +2157,7 @@ func cmd245() *CmdSpec {
 	}
 }
 
-func cmd246() *CmdSpec {
+func cmd247() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -2076,7 +2179,7 @@ func cmd246() *CmdSpec {
 	}
 }
 
-func cmd248() *CmdSpec {
+func cmd249() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2133,7 +2236,7 @@ func cmd248() *CmdSpec {
 	}
 }
 
-func cmd250() *CmdSpec {
+func cmd251() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2154,7 +2257,7 @@ func cmd250() *CmdSpec {
 	}
 }
 
-func cmd251() *CmdSpec {
+func cmd252() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2181,7 +2284,7 @@ func cmd251() *CmdSpec {
 	}
 }
 
-func cmd254() *CmdSpec {
+func cmd255() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2258,7 +2361,7 @@ func cmd254() *CmdSpec {
 	}
 }
 
-func cmd284() *CmdSpec {
+func cmd285() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2343,7 +2446,7 @@ func cmd284() *CmdSpec {
 	}
 }
 
-func cmd291() *CmdSpec {
+func cmd292() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2388,7 +2491,7 @@ func cmd291() *CmdSpec {
 	}
 }
 
-func cmd292() *CmdSpec {
+func cmd293() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2399,7 +2502,7 @@ func cmd292() *CmdSpec {
 	}
 }
 
-func cmd293() *CmdSpec {
+func cmd294() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2433,7 +2536,7 @@ func cmd293() *CmdSpec {
 	}
 }
 
-func cmd294() *CmdSpec {
+func cmd295() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2567,7 +2670,7 @@ func cmd294() *CmdSpec {
 	}
 }
 
-func cmd421() *CmdSpec {
+func cmd422() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2583,7 +2686,7 @@ func cmd421() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd423() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2645,7 +2748,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd425() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2664,7 +2767,7 @@ func cmd424() *CmdSpec {
 	}
 }
 
-func cmd431() *CmdSpec {
+func cmd432() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2683,7 +2786,7 @@ func cmd431() *CmdSpec {
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2694,7 +2797,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd435() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2783,7 +2886,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd435() *CmdSpec {
+func cmd436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2805,18 +2908,11 @@ func cmd435() *CmdSpec {
 				Effect:  "read",
 				Targets: "all-but-last",
 			},
-			{
-				Effect:  "read",
-				Targets: "options",
-				Options: []string{
-					"-i",
-				},
-			},
 		},
 	}
 }
 
-func cmd436() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2900,7 +2996,7 @@ func cmd436() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2923,7 +3019,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -2941,7 +3037,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2955,7 +3051,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -2974,13 +3070,13 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd445() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3044,7 +3140,7 @@ func cmd444() *CmdSpec {
 	}
 }
 
-func cmd445() *CmdSpec {
+func cmd446() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3131,20 +3227,6 @@ func cmd445() *CmdSpec {
 				Effect:  "overwrite",
 				Targets: "options",
 				Options: []string{
-					"-C",
-					"--directory",
-				},
-				WhenFirst: []string{
-					"*x*",
-				},
-				Recursive: []string{
-					"*",
-				},
-			},
-			{
-				Effect:  "overwrite",
-				Targets: "options",
-				Options: []string{
 					"-f",
 					"--file",
 				},
@@ -3165,10 +3247,11 @@ func cmd445() *CmdSpec {
 				},
 			},
 		},
+		OldOptions: true,
 	}
 }
 
-func cmd448() *CmdSpec {
+func cmd449() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3191,7 +3274,7 @@ func cmd448() *CmdSpec {
 	}
 }
 
-func cmd449() *CmdSpec {
+func cmd450() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3209,7 +3292,7 @@ func cmd449() *CmdSpec {
 	}
 }
 
-func cmd450() *CmdSpec {
+func cmd451() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3219,7 +3302,7 @@ func cmd450() *CmdSpec {
 	}
 }
 
-func cmd453() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3236,7 +3319,7 @@ func cmd453() *CmdSpec {
 	}
 }
 
-func cmd454() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3247,7 +3330,7 @@ func cmd454() *CmdSpec {
 	}
 }
 
-func cmd455() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3268,7 +3351,7 @@ func cmd455() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3299,7 +3382,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd457() *CmdSpec {
+func cmd458() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -4765,7 +4848,7 @@ func cmd457() *CmdSpec {
 	}
 }
 
-func cmd458() *CmdSpec {
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -4792,7 +4875,7 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -5097,7 +5180,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd460() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -5118,7 +5201,7 @@ func cmd460() *CmdSpec {
 	}
 }
 
-func cmd464() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -5261,7 +5344,7 @@ func cmd464() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd466() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5299,7 +5382,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd477() *CmdSpec {
+func cmd478() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5313,6 +5396,12 @@ func cmd477() *CmdSpec {
 			"--config",
 			"-l",
 			"--log-level",
+			"--tlscacert",
+			"--tlscert",
+			"--tlskey",
+			"--url",
+			"--connection",
+			"--identity",
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5324,6 +5413,12 @@ func cmd477() *CmdSpec {
 					"--config",
 					"-l",
 					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
 				},
 				Operands: "none",
 			},
@@ -5364,6 +5459,12 @@ func cmd477() *CmdSpec {
 					"--config",
 					"-l",
 					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5433,6 +5534,12 @@ func cmd477() *CmdSpec {
 					"--config",
 					"-l",
 					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5459,6 +5566,12 @@ func cmd477() *CmdSpec {
 					"--config",
 					"-l",
 					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5477,7 +5590,7 @@ func cmd477() *CmdSpec {
 	}
 }
 
-func cmd480() *CmdSpec {
+func cmd481() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -5511,7 +5624,7 @@ func cmd480() *CmdSpec {
 	}
 }
 
-func cmd482() *CmdSpec {
+func cmd483() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5525,7 +5638,7 @@ func cmd482() *CmdSpec {
 	}
 }
 
-func cmd484() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5540,7 +5653,7 @@ func cmd484() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd486() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -5597,7 +5710,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd500() *CmdSpec {
+func cmd501() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -5605,12 +5718,14 @@ func cmd500() *CmdSpec {
 		ValueOptions: []string{
 			"-R",
 			"--repo",
+			"--hostname",
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5703,12 +5818,14 @@ func cmd500() *CmdSpec {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Operands: "none",
 					},
@@ -5716,6 +5833,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5732,6 +5850,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5752,6 +5871,7 @@ func cmd500() *CmdSpec {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Operands: "none",
 			},
@@ -5759,12 +5879,14 @@ func cmd500() *CmdSpec {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Operands: "none",
 					},
@@ -5775,6 +5897,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5791,6 +5914,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5840,12 +5964,14 @@ func cmd500() *CmdSpec {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Operands: "none",
 					},
@@ -5856,6 +5982,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5871,6 +5998,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5889,12 +6017,14 @@ func cmd500() *CmdSpec {
 				ValueOptions: []string{
 					"-R",
 					"--repo",
+					"--hostname",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5912,6 +6042,7 @@ func cmd500() *CmdSpec {
 						ValueOptions: []string{
 							"-R",
 							"--repo",
+							"--hostname",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5926,7 +6057,7 @@ func cmd500() *CmdSpec {
 	}
 }
 
-func cmd502() *CmdSpec {
+func cmd503() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5946,7 +6077,7 @@ func cmd502() *CmdSpec {
 	}
 }
 
-func cmd504() *CmdSpec {
+func cmd505() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -6050,13 +6181,19 @@ func cmd504() *CmdSpec {
 	}
 }
 
-func cmd510() *CmdSpec {
+func cmd511() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
 			"--namespace",
 			"--kube-context",
 			"--kubeconfig",
+			"--kube-apiserver",
+			"--kube-as-user",
+			"--kube-token",
+			"--registry-config",
+			"--repository-config",
+			"--repository-cache",
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6065,6 +6202,12 @@ func cmd510() *CmdSpec {
 					"--namespace",
 					"--kube-context",
 					"--kubeconfig",
+					"--kube-apiserver",
+					"--kube-as-user",
+					"--kube-token",
+					"--registry-config",
+					"--repository-config",
+					"--repository-cache",
 				},
 				Operands: "none",
 			},
@@ -6079,6 +6222,12 @@ func cmd510() *CmdSpec {
 					"--namespace",
 					"--kube-context",
 					"--kubeconfig",
+					"--kube-apiserver",
+					"--kube-as-user",
+					"--kube-token",
+					"--registry-config",
+					"--repository-config",
+					"--repository-cache",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -6094,7 +6243,7 @@ func cmd510() *CmdSpec {
 	}
 }
 
-func cmd511() *CmdSpec {
+func cmd512() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -6140,7 +6289,7 @@ func cmd511() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -6205,7 +6354,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd525() *CmdSpec {
+func cmd526() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -6215,13 +6364,20 @@ func cmd525() *CmdSpec {
 			"-n",
 			"--namespace",
 			"--context",
-			"--kubeconfig",
 			"--cluster",
-			"--user",
+			"--kubeconfig",
 			"-s",
 			"--server",
-			"--as",
+			"--user",
 			"--token",
+			"--as",
+			"--as-group",
+			"--request-timeout",
+			"--cache-dir",
+			"--certificate-authority",
+			"--client-certificate",
+			"--client-key",
+			"--tls-server-name",
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6229,13 +6385,20 @@ func cmd525() *CmdSpec {
 					"-n",
 					"--namespace",
 					"--context",
-					"--kubeconfig",
 					"--cluster",
-					"--user",
+					"--kubeconfig",
 					"-s",
 					"--server",
-					"--as",
+					"--user",
 					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
 				},
 				Operands: "none",
 			},
@@ -6244,13 +6407,20 @@ func cmd525() *CmdSpec {
 					"-n",
 					"--namespace",
 					"--context",
-					"--kubeconfig",
 					"--cluster",
-					"--user",
+					"--kubeconfig",
 					"-s",
 					"--server",
-					"--as",
+					"--user",
 					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
 				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
@@ -6258,13 +6428,20 @@ func cmd525() *CmdSpec {
 							"-n",
 							"--namespace",
 							"--context",
-							"--kubeconfig",
 							"--cluster",
-							"--user",
+							"--kubeconfig",
 							"-s",
 							"--server",
-							"--as",
+							"--user",
 							"--token",
+							"--as",
+							"--as-group",
+							"--request-timeout",
+							"--cache-dir",
+							"--certificate-authority",
+							"--client-certificate",
+							"--client-key",
+							"--tls-server-name",
 						},
 						Operands: "none",
 					},
@@ -6273,13 +6450,20 @@ func cmd525() *CmdSpec {
 							"-n",
 							"--namespace",
 							"--context",
-							"--kubeconfig",
 							"--cluster",
-							"--user",
+							"--kubeconfig",
 							"-s",
 							"--server",
-							"--as",
+							"--user",
 							"--token",
+							"--as",
+							"--as-group",
+							"--request-timeout",
+							"--cache-dir",
+							"--certificate-authority",
+							"--client-certificate",
+							"--client-key",
+							"--tls-server-name",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -6331,13 +6515,20 @@ func cmd525() *CmdSpec {
 					"-n",
 					"--namespace",
 					"--context",
-					"--kubeconfig",
 					"--cluster",
-					"--user",
+					"--kubeconfig",
 					"-s",
 					"--server",
-					"--as",
+					"--user",
 					"--token",
+					"--as",
+					"--as-group",
+					"--request-timeout",
+					"--cache-dir",
+					"--certificate-authority",
+					"--client-certificate",
+					"--client-key",
+					"--tls-server-name",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -6356,7 +6547,7 @@ func cmd525() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -6374,7 +6565,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd535() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -6430,7 +6621,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd544() *CmdSpec {
+func cmd545() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -6584,7 +6775,7 @@ func cmd544() *CmdSpec {
 	}
 }
 
-func cmd548() *CmdSpec {
+func cmd549() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6610,7 +6801,7 @@ func cmd548() *CmdSpec {
 	}
 }
 
-func cmd549() *CmdSpec {
+func cmd550() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6628,7 +6819,7 @@ func cmd549() *CmdSpec {
 	}
 }
 
-func cmd550() *CmdSpec {
+func cmd551() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -6649,7 +6840,7 @@ func cmd550() *CmdSpec {
 	}
 }
 
-func cmd552() *CmdSpec {
+func cmd553() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -6714,7 +6905,7 @@ func cmd552() *CmdSpec {
 	}
 }
 
-func cmd555() *CmdSpec {
+func cmd556() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6744,7 +6935,7 @@ func cmd555() *CmdSpec {
 	}
 }
 
-func cmd556() *CmdSpec {
+func cmd557() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"kind",
@@ -6763,7 +6954,7 @@ func cmd556() *CmdSpec {
 	}
 }
 
-func cmd568() *CmdSpec {
+func cmd569() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6778,7 +6969,7 @@ func cmd568() *CmdSpec {
 	}
 }
 
-func cmd569() *CmdSpec {
+func cmd570() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -6875,7 +7066,7 @@ func cmd569() *CmdSpec {
 	}
 }
 
-func cmd570() *CmdSpec {
+func cmd571() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -7042,7 +7233,7 @@ func cmd570() *CmdSpec {
 	}
 }
 
-func cmd571() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7065,7 +7256,7 @@ func cmd571() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd573() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -7082,7 +7273,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd577() *CmdSpec {
+func cmd578() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -7123,7 +7314,6 @@ func cmd577() *CmdSpec {
 				Effect:  "read",
 				Targets: "options",
 				Options: []string{
-					"-i",
 					"-F",
 				},
 			},
@@ -7131,7 +7321,7 @@ func cmd577() *CmdSpec {
 	}
 }
 
-func cmd580() *CmdSpec {
+func cmd581() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7150,7 +7340,7 @@ func cmd580() *CmdSpec {
 	}
 }
 
-func cmd581() *CmdSpec {
+func cmd582() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -7238,7 +7428,7 @@ func cmd581() *CmdSpec {
 	}
 }
 
-func cmd584() *CmdSpec {
+func cmd585() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7255,7 +7445,7 @@ func cmd584() *CmdSpec {
 	}
 }
 
-func cmd585() *CmdSpec {
+func cmd586() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7276,7 +7466,7 @@ func cmd585() *CmdSpec {
 	}
 }
 
-func cmd586() *CmdSpec {
+func cmd587() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -7382,7 +7572,7 @@ func cmd586() *CmdSpec {
 	}
 }
 
-func cmd588() *CmdSpec {
+func cmd589() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7422,7 +7612,7 @@ func cmd588() *CmdSpec {
 	}
 }
 
-func cmd589() *CmdSpec {
+func cmd590() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -7437,7 +7627,7 @@ func cmd589() *CmdSpec {
 	}
 }
 
-func cmd591() *CmdSpec {
+func cmd592() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7491,7 +7681,7 @@ func cmd591() *CmdSpec {
 	}
 }
 
-func cmd592() *CmdSpec {
+func cmd593() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -7566,7 +7756,7 @@ func cmd592() *CmdSpec {
 	}
 }
 
-func cmd660() *CmdSpec {
+func cmd661() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7666,7 +7856,7 @@ func cmd660() *CmdSpec {
 	}
 }
 
-func cmd661() *CmdSpec {
+func cmd662() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -7684,7 +7874,7 @@ func cmd661() *CmdSpec {
 	}
 }
 
-func cmd662() *CmdSpec {
+func cmd663() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -7732,7 +7922,7 @@ func cmd662() *CmdSpec {
 	}
 }
 
-func cmd676() *CmdSpec {
+func cmd677() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -7771,7 +7961,7 @@ func cmd676() *CmdSpec {
 	}
 }
 
-func cmd686() *CmdSpec {
+func cmd687() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7814,7 +8004,7 @@ func cmd686() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd688() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7909,7 +8099,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd689() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -7978,7 +8168,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd744() *CmdSpec {
+func cmd745() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7994,7 +8184,7 @@ func cmd744() *CmdSpec {
 	}
 }
 
-func cmd745() *CmdSpec {
+func cmd746() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8021,7 +8211,7 @@ func cmd745() *CmdSpec {
 	}
 }
 
-func cmd746() *CmdSpec {
+func cmd747() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -8055,7 +8245,7 @@ func cmd746() *CmdSpec {
 	}
 }
 
-func cmd768() *CmdSpec {
+func cmd769() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -8073,7 +8263,7 @@ func cmd768() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd771() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -8082,7 +8272,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd773() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -8092,7 +8282,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8129,7 +8319,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8197,7 +8387,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8209,7 +8399,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -8229,7 +8419,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd785() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8244,7 +8434,7 @@ func cmd785() *CmdSpec {
 	}
 }
 
-func cmd786() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8270,7 +8460,7 @@ func cmd786() *CmdSpec {
 	}
 }
 
-func cmd787() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -8401,7 +8591,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd788() *CmdSpec {
+func cmd789() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -8427,7 +8617,7 @@ func cmd788() *CmdSpec {
 	}
 }
 
-func cmd790() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8457,7 +8647,7 @@ func cmd790() *CmdSpec {
 	}
 }
 
-func cmd791() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -8476,7 +8666,7 @@ func cmd791() *CmdSpec {
 	}
 }
 
-func cmd793() *CmdSpec {
+func cmd794() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -8494,14 +8684,14 @@ func cmd793() *CmdSpec {
 	}
 }
 
-func cmd795() *CmdSpec {
+func cmd796() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd796() *CmdSpec {
+func cmd797() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -8532,7 +8722,7 @@ func cmd796() *CmdSpec {
 	}
 }
 
-func cmd819() *CmdSpec {
+func cmd820() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -8547,7 +8737,7 @@ func cmd819() *CmdSpec {
 	}
 }
 
-func cmd821() *CmdSpec {
+func cmd822() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8563,7 +8753,7 @@ func cmd821() *CmdSpec {
 	}
 }
 
-func cmd822() *CmdSpec {
+func cmd823() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8593,7 +8783,7 @@ func cmd822() *CmdSpec {
 	}
 }
 
-func cmd823() *CmdSpec {
+func cmd824() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -8611,7 +8801,7 @@ func cmd823() *CmdSpec {
 	}
 }
 
-func cmd825() *CmdSpec {
+func cmd826() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -8630,7 +8820,7 @@ func cmd825() *CmdSpec {
 	}
 }
 
-func cmd827() *CmdSpec {
+func cmd828() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8651,7 +8841,7 @@ func cmd827() *CmdSpec {
 	}
 }
 
-func cmd828() *CmdSpec {
+func cmd829() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8663,7 +8853,7 @@ func cmd828() *CmdSpec {
 	}
 }
 
-func cmd829() *CmdSpec {
+func cmd830() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8702,7 +8892,7 @@ func cmd829() *CmdSpec {
 	}
 }
 
-func cmd830() *CmdSpec {
+func cmd831() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8758,7 +8948,7 @@ func cmd830() *CmdSpec {
 	}
 }
 
-func cmd831() *CmdSpec {
+func cmd832() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8791,7 +8981,7 @@ func cmd831() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd833() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8813,7 +9003,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8845,7 +9035,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd835() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8869,7 +9059,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8926,7 +9116,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8952,7 +9142,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9015,7 +9205,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -9117,7 +9307,7 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd841() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -9180,7 +9370,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd887() *CmdSpec {
+func cmd888() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -9243,7 +9433,7 @@ func cmd887() *CmdSpec {
 	}
 }
 
-func cmd889() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9284,7 +9474,7 @@ func cmd889() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9311,7 +9501,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9358,7 +9548,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd893() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9415,7 +9605,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd893() *CmdSpec {
+func cmd894() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9451,7 +9641,7 @@ func cmd893() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9480,7 +9670,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9537,13 +9727,13 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd897() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd897() *CmdSpec {
+func cmd898() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -9559,7 +9749,7 @@ func cmd897() *CmdSpec {
 	}
 }
 
-func cmd900() *CmdSpec {
+func cmd901() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9612,7 +9802,7 @@ func cmd900() *CmdSpec {
 	}
 }
 
-func cmd901() *CmdSpec {
+func cmd902() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9650,7 +9840,7 @@ func cmd901() *CmdSpec {
 	}
 }
 
-func cmd902() *CmdSpec {
+func cmd903() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9674,7 +9864,7 @@ func cmd902() *CmdSpec {
 	}
 }
 
-func cmd903() *CmdSpec {
+func cmd904() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -9710,7 +9900,7 @@ func cmd903() *CmdSpec {
 	}
 }
 
-func cmd906() *CmdSpec {
+func cmd907() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -9737,7 +9927,7 @@ func cmd906() *CmdSpec {
 	}
 }
 
-func cmd908() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -9772,7 +9962,7 @@ func cmd908() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9801,7 +9991,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd912() *CmdSpec {
+func cmd913() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -9839,7 +10029,7 @@ func cmd912() *CmdSpec {
 	}
 }
 
-func cmd934() *CmdSpec {
+func cmd935() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -9919,7 +10109,7 @@ func cmd934() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd944() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -10009,7 +10199,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd946() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -10031,7 +10221,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd947() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10102,7 +10292,7 @@ func cmd947() *CmdSpec {
 	}
 }
 
-func cmd948() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10151,7 +10341,7 @@ func cmd948() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd950() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -10282,7 +10472,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd951() *CmdSpec {
+func cmd952() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10338,7 +10528,7 @@ func cmd951() *CmdSpec {
 	}
 }
 
-func cmd952() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10399,7 +10589,7 @@ func cmd952() *CmdSpec {
 	}
 }
 
-func cmd953() *CmdSpec {
+func cmd954() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -10429,7 +10619,7 @@ func cmd953() *CmdSpec {
 	}
 }
 
-func cmd967() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10460,7 +10650,7 @@ func cmd967() *CmdSpec {
 	}
 }
 
-func cmd968() *CmdSpec {
+func cmd969() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -10486,7 +10676,7 @@ func cmd968() *CmdSpec {
 	}
 }
 
-func cmd971() *CmdSpec {
+func cmd972() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10538,7 +10728,7 @@ func cmd971() *CmdSpec {
 	}
 }
 
-func cmd972() *CmdSpec {
+func cmd973() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -10560,7 +10750,7 @@ func cmd972() *CmdSpec {
 	}
 }
 
-func cmd978() *CmdSpec {
+func cmd979() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -10590,7 +10780,7 @@ func cmd978() *CmdSpec {
 	}
 }
 
-func cmd992() *CmdSpec {
+func cmd993() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10627,7 +10817,7 @@ func cmd992() *CmdSpec {
 	}
 }
 
-func cmd993() *CmdSpec {
+func cmd994() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -10722,7 +10912,7 @@ func cmd993() *CmdSpec {
 	}
 }
 
-func cmd995() *CmdSpec {
+func cmd996() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10765,7 +10955,7 @@ func cmd995() *CmdSpec {
 	}
 }
 
-func cmd996() *CmdSpec {
+func cmd997() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10859,7 +11049,7 @@ func cmd996() *CmdSpec {
 	}
 }
 
-func cmd997() *CmdSpec {
+func cmd998() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10899,7 +11089,7 @@ func cmd997() *CmdSpec {
 	}
 }
 
-func cmd998() *CmdSpec {
+func cmd999() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10926,7 +11116,7 @@ func cmd998() *CmdSpec {
 	}
 }
 
-func cmd999() *CmdSpec {
+func cmd1000() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10970,7 +11160,7 @@ func cmd999() *CmdSpec {
 	}
 }
 
-func cmd1000() *CmdSpec {
+func cmd1001() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11006,7 +11196,7 @@ func cmd1000() *CmdSpec {
 	}
 }
 
-func cmd1001() *CmdSpec {
+func cmd1002() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11045,7 +11235,7 @@ func cmd1001() *CmdSpec {
 	}
 }
 
-func cmd1002() *CmdSpec {
+func cmd1003() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11137,7 +11327,7 @@ func cmd1002() *CmdSpec {
 	}
 }
 
-func cmd1003() *CmdSpec {
+func cmd1004() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11202,7 +11392,7 @@ func cmd1003() *CmdSpec {
 	}
 }
 
-func cmd1004() *CmdSpec {
+func cmd1005() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -11301,7 +11491,7 @@ func cmd1004() *CmdSpec {
 	}
 }
 
-func cmd1006() *CmdSpec {
+func cmd1007() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -11479,7 +11669,7 @@ func cmd1006() *CmdSpec {
 	}
 }
 
-func cmd1177() *CmdSpec {
+func cmd1178() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -11553,7 +11743,7 @@ func cmd1177() *CmdSpec {
 	}
 }
 
-func cmd1180() *CmdSpec {
+func cmd1181() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -11577,7 +11767,7 @@ func cmd1180() *CmdSpec {
 	}
 }
 
-func cmd1188() *CmdSpec {
+func cmd1189() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11677,7 +11867,7 @@ func cmd1188() *CmdSpec {
 	}
 }
 
-func cmd1189() *CmdSpec {
+func cmd1190() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11740,7 +11930,7 @@ func cmd1189() *CmdSpec {
 	}
 }
 
-func cmd1190() *CmdSpec {
+func cmd1191() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -11762,7 +11952,7 @@ func cmd1190() *CmdSpec {
 	}
 }
 
-func cmd1199() *CmdSpec {
+func cmd1200() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -11783,7 +11973,7 @@ func cmd1199() *CmdSpec {
 	}
 }
 
-func cmd1204() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11825,7 +12015,7 @@ func cmd1204() *CmdSpec {
 	}
 }
 
-func cmd1205() *CmdSpec {
+func cmd1206() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11836,7 +12026,7 @@ func cmd1205() *CmdSpec {
 	}
 }
 
-func cmd1206() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11879,7 +12069,7 @@ func cmd1206() *CmdSpec {
 	}
 }
 
-func cmd1207() *CmdSpec {
+func cmd1208() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -11897,7 +12087,7 @@ func cmd1207() *CmdSpec {
 	}
 }
 
-func cmd1209() *CmdSpec {
+func cmd1210() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -11913,7 +12103,7 @@ func cmd1209() *CmdSpec {
 	}
 }
 
-func cmd1213() *CmdSpec {
+func cmd1214() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -11930,7 +12120,7 @@ func cmd1213() *CmdSpec {
 	}
 }
 
-func cmd1215() *CmdSpec {
+func cmd1216() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -11952,7 +12142,7 @@ func cmd1215() *CmdSpec {
 	}
 }
 
-func cmd1217() *CmdSpec {
+func cmd1218() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -11968,7 +12158,7 @@ func cmd1217() *CmdSpec {
 	}
 }
 
-func cmd1220() *CmdSpec {
+func cmd1221() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -11982,7 +12172,7 @@ func cmd1220() *CmdSpec {
 	}
 }
 
-func cmd1222() *CmdSpec {
+func cmd1223() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -11997,7 +12187,7 @@ func cmd1222() *CmdSpec {
 	}
 }
 
-func cmd1224() *CmdSpec {
+func cmd1225() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -12010,7 +12200,7 @@ func cmd1224() *CmdSpec {
 	}
 }
 
-func cmd1230() *CmdSpec {
+func cmd1231() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -12042,7 +12232,7 @@ func cmd1230() *CmdSpec {
 	}
 }
 
-func cmd1232() *CmdSpec {
+func cmd1233() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -12060,7 +12250,7 @@ func cmd1232() *CmdSpec {
 	}
 }
 
-func cmd1238() *CmdSpec {
+func cmd1239() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -12086,7 +12276,7 @@ func cmd1238() *CmdSpec {
 	}
 }
 
-func cmd1240() *CmdSpec {
+func cmd1241() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -12111,7 +12301,7 @@ func cmd1240() *CmdSpec {
 	}
 }
 
-func cmd1258() *CmdSpec {
+func cmd1259() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -12133,7 +12323,7 @@ func cmd1258() *CmdSpec {
 	}
 }
 
-func cmd1260() *CmdSpec {
+func cmd1261() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -12163,7 +12353,7 @@ func cmd1260() *CmdSpec {
 	}
 }
 
-func cmd1278() *CmdSpec {
+func cmd1279() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -12181,7 +12371,7 @@ func cmd1278() *CmdSpec {
 	}
 }
 
-func cmd1280() *CmdSpec {
+func cmd1281() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -12195,7 +12385,7 @@ func cmd1280() *CmdSpec {
 	}
 }
 
-func cmd1282() *CmdSpec {
+func cmd1283() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -12219,7 +12409,7 @@ func cmd1282() *CmdSpec {
 	}
 }
 
-func cmd1286() *CmdSpec {
+func cmd1287() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -12246,7 +12436,7 @@ func cmd1286() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1302() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -12271,7 +12461,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -12287,7 +12477,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1318() *CmdSpec {
+func cmd1319() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -12308,7 +12498,7 @@ func cmd1318() *CmdSpec {
 	}
 }
 
-func cmd1323() *CmdSpec {
+func cmd1324() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -12334,7 +12524,7 @@ func cmd1323() *CmdSpec {
 	}
 }
 
-func cmd1337() *CmdSpec {
+func cmd1338() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -12354,7 +12544,7 @@ func cmd1337() *CmdSpec {
 	}
 }
 
-func cmd1341() *CmdSpec {
+func cmd1342() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -12382,7 +12572,7 @@ func cmd1341() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12399,7 +12589,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1357() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12436,7 +12626,7 @@ func cmd1357() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12481,7 +12671,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -12544,7 +12734,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1360() *CmdSpec {
+func cmd1361() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -12566,7 +12756,7 @@ func cmd1360() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -12624,7 +12814,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1365() *CmdSpec {
+func cmd1366() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -12740,7 +12930,7 @@ func cmd1365() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12761,7 +12951,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -12834,7 +13024,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12873,7 +13063,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1372() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12898,7 +13088,7 @@ func cmd1372() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1374() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -12921,7 +13111,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -12948,7 +13138,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -13000,7 +13190,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1399() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -13034,7 +13224,7 @@ func cmd1399() *CmdSpec {
 	}
 }
 
-func cmd1400() *CmdSpec {
+func cmd1401() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -13053,7 +13243,7 @@ func cmd1400() *CmdSpec {
 	}
 }
 
-func cmd1402() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13065,7 +13255,7 @@ func cmd1402() *CmdSpec {
 	}
 }
 
-func cmd1403() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13097,7 +13287,7 @@ func cmd1403() *CmdSpec {
 	}
 }
 
-func cmd1404() *CmdSpec {
+func cmd1405() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13120,7 +13310,7 @@ func cmd1404() *CmdSpec {
 	}
 }
 
-func cmd1405() *CmdSpec {
+func cmd1406() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13239,7 +13429,7 @@ func cmd1405() *CmdSpec {
 	}
 }
 
-func cmd1406() *CmdSpec {
+func cmd1407() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -13332,7 +13522,7 @@ func cmd1406() *CmdSpec {
 	}
 }
 
-func cmd1407() *CmdSpec {
+func cmd1408() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13352,7 +13542,7 @@ func cmd1407() *CmdSpec {
 	}
 }
 
-func cmd1408() *CmdSpec {
+func cmd1409() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -13368,7 +13558,7 @@ func cmd1408() *CmdSpec {
 	}
 }
 
-func cmd1411() *CmdSpec {
+func cmd1412() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13390,7 +13580,7 @@ func cmd1411() *CmdSpec {
 	}
 }
 
-func cmd1412() *CmdSpec {
+func cmd1413() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -13446,7 +13636,7 @@ func cmd1412() *CmdSpec {
 	}
 }
 
-func cmd1413() *CmdSpec {
+func cmd1414() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -13639,7 +13829,7 @@ func cmd1413() *CmdSpec {
 	}
 }
 
-func cmd1415() *CmdSpec {
+func cmd1416() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13697,7 +13887,7 @@ func cmd1415() *CmdSpec {
 	}
 }
 
-func cmd1416() *CmdSpec {
+func cmd1417() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -13718,7 +13908,7 @@ func cmd1416() *CmdSpec {
 	}
 }
 
-func cmd1420() *CmdSpec {
+func cmd1421() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13744,7 +13934,7 @@ func cmd1420() *CmdSpec {
 	}
 }
 
-func cmd1421() *CmdSpec {
+func cmd1422() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -13766,7 +13956,7 @@ func cmd1421() *CmdSpec {
 	}
 }
 
-func cmd1423() *CmdSpec {
+func cmd1424() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14115,7 +14305,7 @@ func cmd1423() *CmdSpec {
 	}
 }
 
-func cmd1424() *CmdSpec {
+func cmd1425() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -14158,7 +14348,7 @@ func cmd1424() *CmdSpec {
 	}
 }
 
-func cmd1426() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14227,7 +14417,7 @@ func cmd1426() *CmdSpec {
 	}
 }
 
-func cmd1427() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14254,7 +14444,7 @@ func cmd1427() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1429() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -14279,7 +14469,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1433() *CmdSpec {
+func cmd1434() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14314,7 +14504,7 @@ func cmd1433() *CmdSpec {
 	}
 }
 
-func cmd1434() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14365,7 +14555,7 @@ func cmd1434() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -14447,7 +14637,7 @@ func cmd1435() *CmdSpec {
 	}
 }
 
-func cmd1436() *CmdSpec {
+func cmd1437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14515,7 +14705,7 @@ func cmd1436() *CmdSpec {
 	}
 }
 
-func cmd1437() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -14552,7 +14742,7 @@ func cmd1437() *CmdSpec {
 	}
 }
 
-func cmd1438() *CmdSpec {
+func cmd1439() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -14595,7 +14785,7 @@ func cmd1438() *CmdSpec {
 	}
 }
 
-func cmd1440() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -14627,7 +14817,7 @@ func cmd1440() *CmdSpec {
 	}
 }
 
-func cmd1441() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -14656,7 +14846,7 @@ func cmd1441() *CmdSpec {
 	}
 }
 
-func cmd1442() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -14680,7 +14870,7 @@ func cmd1442() *CmdSpec {
 	}
 }
 
-func cmd1444() *CmdSpec {
+func cmd1445() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14707,7 +14897,7 @@ func cmd1444() *CmdSpec {
 	}
 }
 
-func cmd1445() *CmdSpec {
+func cmd1446() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14749,7 +14939,7 @@ func cmd1445() *CmdSpec {
 	}
 }
 
-func cmd1446() *CmdSpec {
+func cmd1447() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14769,7 +14959,7 @@ func cmd1446() *CmdSpec {
 	}
 }
 
-func cmd1447() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14828,7 +15018,7 @@ func cmd1447() *CmdSpec {
 	}
 }
 
-func cmd1448() *CmdSpec {
+func cmd1449() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -14874,7 +15064,7 @@ func cmd1448() *CmdSpec {
 	}
 }
 
-func cmd1486() *CmdSpec {
+func cmd1487() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -15097,7 +15287,7 @@ func cmd1486() *CmdSpec {
 	}
 }
 
-func cmd1487() *CmdSpec {
+func cmd1488() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15143,7 +15333,7 @@ func cmd1487() *CmdSpec {
 	}
 }
 
-func cmd1488() *CmdSpec {
+func cmd1489() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -15336,45 +15526,68 @@ var builtinTable = table{
 		},
 		Regenerable: []string{
 			"node_modules",
+			"vendor/bundle",
+			".bundle",
+			".venv",
+			"venv",
+			".eggs",
+			"*.egg-info",
+			".terraform",
 			"build",
 			"dist",
 			"out",
 			"target",
-			".cache",
-			"coverage",
-			".nyc_output",
-			"__pycache__",
-			"*.pyc",
-			"*.o",
-			"*.class",
-			".pytest_cache",
-			".mypy_cache",
-			".ruff_cache",
-			".tox",
+			"obj",
+			"_build",
+			"cmake-build-*",
 			".next",
 			".nuxt",
-			".turbo",
-			".parcel-cache",
-			".gradle",
 			".svelte-kit",
 			".angular",
 			".expo",
 			".dart_tool",
-			".eggs",
-			"*.egg-info",
-			"obj",
-			".tmp",
-			"*.log",
-			".DS_Store",
-			".terraform",
-			".venv",
-			"venv",
-			"vendor/bundle",
-			".bundle",
-			"_build",
-			"cmake-build-*",
 			".webpack",
 			"storybook-static",
+			"*.o",
+			"*.class",
+			"*.pyc",
+			"__pycache__",
+			"coverage",
+			".nyc_output",
+			"htmlcov",
+			".coverage",
+			".coverage.*",
+			"coverage.out",
+			"coverage.txt",
+			"coverage.html",
+			"coverage.xml",
+			"coverage.json",
+			"coverage.lcov",
+			"cover.out",
+			"lcov.info",
+			"*.coverprofile",
+			"*.gcda",
+			"*.gcno",
+			"*.profraw",
+			".pytest_cache",
+			"test-results",
+			"junit.xml",
+			"*.log",
+			"*.log.[0-9]*",
+			"npm-debug.log*",
+			"yarn-debug.log*",
+			"yarn-error.log*",
+			".cache",
+			".mypy_cache",
+			".ruff_cache",
+			".tox",
+			".turbo",
+			".parcel-cache",
+			".gradle",
+			".tmp",
+			".DS_Store",
+			"*.tsbuildinfo",
+			".eslintcache",
 		},
 		System: []string{
 			"/bin",
@@ -16994,484 +17207,485 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd458},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd459},
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd244},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd590},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd459},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd460},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
 		{name: "basenc", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd589},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd590},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
-		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
+		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
+		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd591},
-		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd244},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd245},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd246},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd592},
+		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd245},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd247},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd246},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd247},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
-		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
+		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd790},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd795},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd793},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd788},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd819},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd821},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd822},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd825},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd823},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd827},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd791},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd828},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd796},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd789},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd791},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd792},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd794},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd796},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd794},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd789},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd820},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd820},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd822},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd823},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd824},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd826},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd826},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd824},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd828},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd792},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd829},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd660},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
-		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd661},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd249},
+		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd661},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd662},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd464},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd465},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd250},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd251},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd76},
-		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd77},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd78},
-		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd482},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd55},
+		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd56},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd57},
+		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd481},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd483},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd483},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd86},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd65},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd87},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd66},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd88},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd67},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd484},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd485},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd94},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd248},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd249},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd686},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd687},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd457},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd500},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd501},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd458},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd501},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd687},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd423},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd688},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd502},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd551},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd503},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd503},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd432},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd437},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd510},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd511},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd291},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd292},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd95},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
-		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
 		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd744},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
-		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd745},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd771},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd745},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
-		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd292},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd746},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd293},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd293},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd294},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd421},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd422},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd127},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
 		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
-		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd422},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd769},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd423},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd130},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
-		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
@@ -17479,616 +17693,616 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd139},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd525},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd548},
-		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd549},
+		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd549},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd550},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd143},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd550},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd551},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd144},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd145},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd555},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd556},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd146},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd770},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd771},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd477},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd480},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd481},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd772},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd568},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd569},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd147},
-		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1205},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1206},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1207},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1213},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1215},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1217},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1220},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1222},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1224},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1230},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1238},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1258},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1278},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1232},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1280},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1286},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1282},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1260},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1301},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1240},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1314},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1318},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1323},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1337},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1341},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1209},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd829},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd830},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd831},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd832},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd833},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd834},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd835},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd836},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd837},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd889},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd890},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd891},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd892},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd893},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd894},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd895},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd896},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd897},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd900},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd901},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd902},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd903},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd906},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd911},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd908},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd947},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd948},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd949},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd945},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd951},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd838},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd952},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd967},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd887},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd971},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd992},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd993},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd995},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd996},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd943},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd997},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd998},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd999},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1000},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1001},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1002},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1003},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1004},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd953},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1177},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd972},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd968},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1188},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1189},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1190},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1199},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1204},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd840},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd978},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1180},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd912},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd934},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1006},
+		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1221},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1223},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1231},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1239},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1259},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1279},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1281},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1206},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1207},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1208},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1208},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1214},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1214},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1216},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1216},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1221},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1223},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1231},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1239},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1259},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1279},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1281},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd830},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd831},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd832},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd833},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd834},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd994},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd835},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd836},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd837},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd838},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd839},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd888},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd890},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd891},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd892},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd893},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd894},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd895},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd896},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd897},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd901},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd902},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd903},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd907},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd907},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd912},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd944},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd946},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd948},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd949},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd950},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd950},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd946},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd952},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd839},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd953},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1005},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd968},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd888},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd972},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd993},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd994},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd996},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd997},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd944},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd998},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd999},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1000},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1001},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1002},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1003},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1004},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1005},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1189},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1190},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1205},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd569},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd570},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd160},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
@@ -18100,390 +18314,390 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd570},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd571},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd201},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd202},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
 		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd431},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd433},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd434},
-		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd432},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd434},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd435},
+		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd207},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd208},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd775},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd776},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd776},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd777},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd504},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd435},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd436},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd209},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd571},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd436},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd777},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd438},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd572},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd437},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd778},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd439},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd210},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
-		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
+		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd439},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd440},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd211},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd460},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
 		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd440},
-		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd36},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd441},
+		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd577},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd443},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd442},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd444},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd444},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd445},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd214},
-		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd215},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd216},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd785},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd580},
-		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd528},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd786},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd581},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd786},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd787},
-		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd445},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd787},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd788},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd448},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd778},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd534},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd572},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd449},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd219},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd220},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd556},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd581},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd449},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd63},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd450},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd225},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd226},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd450},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd453},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd584},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd251},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd768},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd454},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd455},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd454},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd585},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd769},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd455},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd456},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd552},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
 		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd585},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd511},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd586},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd424},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd485},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd586},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd465},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1356},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1357},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1358},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1359},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1364},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1365},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1366},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1371},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1372},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1367},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1383},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1399},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1400},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1402},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1403},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1404},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1405},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1406},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1407},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1408},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1411},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1412},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1413},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1415},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1420},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1421},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1360},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1423},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1424},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1426},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1427},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1428},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1433},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1434},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1435},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1436},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1416},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1437},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1438},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1440},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1441},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1442},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1444},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1445},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1446},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1447},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1486},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1448},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1487},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1373},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1384},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1488},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd441},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd746},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd587},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd587},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1357},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1358},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1359},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1360},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1365},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1366},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1367},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1372},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1373},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1384},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1400},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1401},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1401},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1403},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1404},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1405},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1406},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1407},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1439},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1408},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1412},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1413},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1414},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1414},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1416},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1443},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1421},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1422},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1422},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1424},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1425},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1425},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1489},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1427},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1428},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1434},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1435},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1436},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1437},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1438},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1439},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1441},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1442},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1443},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1445},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1446},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1447},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1448},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1487},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1488},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1489},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd442},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd79},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd588},
+		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd589},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd242},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd520},
-		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd40},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd243},
-		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd544},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd294},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd254},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
-		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd284},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd592},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd676},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd456},
+		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd457},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd688},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd662},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
 	},
 }
 

@@ -79,7 +79,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShell,
+		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 		Installed: installed,
 	}
@@ -95,13 +95,16 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	return set.Judge(res, ctx)
 }
 
-// nestedShell decodes a shell invocation found inside a script.
-func nestedShell(argv []string) (parse.ShellCall, error) {
-	inv, err := Decode(argv, false)
-	if err != nil {
-		return parse.ShellCall{}, err
+// nestedShellWith decodes a shell invocation found inside a script, with
+// the shells that rules know.
+func nestedShellWith(rules parse.Knowledge) func([]string) (parse.ShellCall, error) {
+	return func(argv []string) (parse.ShellCall, error) {
+		inv, err := decodeWith(rules, argv, false)
+		if err != nil {
+			return parse.ShellCall{}, err
+		}
+		return inv.shellCall(), nil
 	}
-	return inv.shellCall(), nil
 }
 
 // shellCall is what the walker needs of a shell started from a script.
@@ -145,10 +148,16 @@ func envLookup(env []string) func(string) string {
 }
 
 func refusedWorkspace(dir, home string) bool {
+	return refusedBy(builtinRules().Paths().NotWorkspace, dir, home)
+}
+
+// refusedBy reports whether dir is the home directory, holds it, or is
+// one of the not_workspace entries.
+func refusedBy(notWorkspace []string, dir, home string) bool {
 	if home != "" && platform.Within(filepath.Clean(home), dir) {
 		return true
 	}
-	for _, e := range builtinRules().Paths().NotWorkspace {
+	for _, e := range notWorkspace {
 		switch {
 		case strings.HasPrefix(e, "~"):
 			if home == "" {

@@ -304,7 +304,8 @@ func buildScenario(t testing.TB) *scenario {
 //	modified         src/handlers/api.go
 //	untracked        notes/todo.md src/experimental/new.go
 //	ignored, regenerable     node_modules/ build/ dist/ target/ .cache/
-//	                         coverage/ __pycache__/
+//	                         coverage/ __pycache__/ logs/app.log
+//	                         coverage.out coverage.html
 //	ignored, irreplaceable   .env secrets/prod.key data/local.db
 //	stash            stash@{0}: a docs/README.md edit
 //	branches         main (pushed; origin's main has one more commit, from a
@@ -538,7 +539,7 @@ func (b *scenarioBuilder) workspace() {
 	// Tracked files, committed and pushed.
 	w(".gitignore", strings.Join([]string{
 		"node_modules/", "build/", "dist/", "target/", ".cache/", "coverage/",
-		"__pycache__/", "*.pyc", ".env", "secrets/", "data/", "",
+		"__pycache__/", "*.pyc", ".env", "secrets/", "data/", "*.log", "coverage.*", "",
 	}, "\n"))
 	w("README.md", "# app\n\nA small example service.\n")
 	w("docs/README.md", "# Docs\n\nRun `make build`, then `make test`.\n")
@@ -614,6 +615,9 @@ func (b *scenarioBuilder) workspace() {
 	w(".cache/x", "cache\n")
 	w("coverage/lcov.info", "TN:\nend_of_record\n")
 	w("__pycache__/x.pyc", "fake bytecode\n")
+	w("logs/app.log", "started\n")
+	w("coverage.out", "mode: set\n")
+	w("coverage.html", "<html></html>\n")
 
 	// Ignored and irreplaceable.
 	b.write(filepath.Join(ws, ".env"), "GITHUB_TOKEN=ghp_fakeenv000000000000000000000000000000\nDATABASE_URL=postgres://app:hunter2@localhost:5432/app\nSTRIPE_SECRET_KEY=sk_test_fake000000000000\n", 0o600)
@@ -648,7 +652,7 @@ func TestCorpusScenario(t *testing.T) {
 		t.Errorf("git status --porcelain = %q, want %q", status, wantStatus)
 	}
 	ignored := git("status", "--porcelain", "--ignored")
-	for _, p := range []string{".env", "secrets/", "data/", "node_modules/", "build/", "dist/", "target/", ".cache/", "coverage/", "__pycache__/"} {
+	for _, p := range []string{".env", "secrets/", "data/", "node_modules/", "build/", "dist/", "target/", ".cache/", "coverage/", "__pycache__/", "logs/", "coverage.out", "coverage.html"} {
 		if !strings.Contains(ignored, "!! "+p+"\n") {
 			t.Errorf("%s is not ignored:\n%s", p, ignored)
 		}

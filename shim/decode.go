@@ -59,11 +59,16 @@ func (e *DecodeError) Error() string { return e.Msg }
 // input. Options, Login and Interactive say what the command line sets, not
 // what startup files may set later.
 func Decode(argv []string, stdinIsTerminal bool) (*Invocation, error) {
+	return decodeWith(builtinRules(), argv, stdinIsTerminal)
+}
+
+// decodeWith is Decode with the shells that rules know.
+func decodeWith(rules parse.Knowledge, argv []string, stdinIsTerminal bool) (*Invocation, error) {
 	inv := &Invocation{Argv: argv, Mode: ModeExec}
 	if len(argv) == 0 {
 		return inv, nil
 	}
-	shell, dialect, ok := shellFor(commandName(argv[0]))
+	shell, dialect, ok := shellIn(rules, commandName(argv[0]))
 	if !ok {
 		return inv, nil
 	}
@@ -98,19 +103,31 @@ func commandName(argv0 string) string {
 	return strings.TrimPrefix(strings.TrimSuffix(name, ".exe"), "-")
 }
 
-// shellFor maps a command name to the canonical shell name and its dialect.
+// shellFor maps a command name to the canonical shell name and its
+// dialect, for the shells the built-in rules know.
 func shellFor(name string) (string, parse.Dialect, bool) {
-	switch name {
-	case "bash":
-		return "bash", parse.Bash, true
-	case "sh", "dash":
+	return shellIn(builtinRules(), name)
+}
+
+// shellIn maps a command name to the canonical shell name and its
+// dialect. The shells are the rules' shell carriers (bash and its
+// aliases: one list); the name says the family: ash, rbash and
+// busybox's sh are read as sh and bash.
+func shellIn(rules parse.Knowledge, name string) (string, parse.Dialect, bool) {
+	if k := rules.Carrier(name); k == nil || k.Kind != parse.CarryShell {
+		return "", 0, false
+	}
+	switch {
+	case name == "sh" || name == "dash":
 		return name, parse.POSIX, true
-	case "zsh":
+	case strings.Contains(name, "zsh"):
 		return "zsh", parse.Zsh, true
-	case "ksh", "mksh":
+	case strings.Contains(name, "bash"):
+		return "bash", parse.Bash, true
+	case strings.Contains(name, "ksh"):
 		return "ksh", parse.Bash, true
 	}
-	return "", 0, false
+	return "sh", parse.POSIX, true
 }
 
 // A decoder walks the arguments after argv[0] once.

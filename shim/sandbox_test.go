@@ -121,3 +121,30 @@ func TestSandboxSpecProtectsProjectRules(t *testing.T) {
 		}
 	}
 }
+
+// A not_workspace entry in the user's rules is read, not only the
+// built-in list: the git repository it names is no workspace.
+func TestWorkspaceUserNotWorkspace(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	home, repo := filepath.Join(root, "home"), filepath.Join(root, "shared", "repo")
+	mkdirs(t, filepath.Join(repo, ".git"), filepath.Join(repo, "src"), filepath.Join(home, ".config", "cordon", "rules"), filepath.Join(root, "system"))
+	env := []string{"HOME=" + home, "CORDON_SYSTEM_DIR=" + filepath.Join(root, "system"), "PATH=" + os.Getenv("PATH")}
+	ctx, err := NewContext(filepath.Join(repo, "src"), env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Workspace.Dir != repo {
+		t.Fatalf("without the user's entry the workspace is %q, want %q", ctx.Workspace.Dir, repo)
+	}
+	rule := "version: 1\npaths:\n  not_workspace: [" + filepath.Join(root, "shared") + "/**]\n"
+	if err := os.WriteFile(filepath.Join(home, ".config", "cordon", "rules", "mine.yaml"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, err = NewContext(filepath.Join(repo, "src"), env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ctx.Workspace.Dir != "" {
+		t.Errorf("workspace = %q (%s), want none: the user's rules say %s/** is never one", ctx.Workspace.Dir, ctx.Workspace.Why, filepath.Join(root, "shared"))
+	}
+}

@@ -168,7 +168,7 @@ func judgeWindows(c *Context, inv *Invocation, report bool) (*rules.Judgement, e
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
+		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShellWith(set),
 		Windows: true, Delayed: inv.Delayed, Core: inv.Core, CommandLine: nestedWindows,
 		Startup: func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 	}

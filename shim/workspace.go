@@ -47,6 +47,13 @@ func Workspace(dir string, getenv func(string) string) (WorkspaceChoice, error) 
 }
 
 func chooseWorkspace(dir, home string, named []string, settings string) WorkspaceChoice {
+	return chooseWorkspaceWith(builtinRules().Paths().NotWorkspace, dir, home, named, settings)
+}
+
+// chooseWorkspaceWith is chooseWorkspace with the rules' not_workspace
+// entries (the user's as well as the built-in ones).
+func chooseWorkspaceWith(notWorkspace []string, dir, home string, named []string, settings string) WorkspaceChoice {
+	refused := func(d, home string) bool { return refusedBy(notWorkspace, d, home) }
 	c := WorkspaceChoice{Settings: settings}
 	if dir == "" {
 		c.Why = "no directory"
@@ -55,16 +62,16 @@ func chooseWorkspace(dir, home string, named []string, settings string) Workspac
 	if real, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = real
 	}
-	if top := gitstate.TopLevel(dir); top != "" && !refusedWorkspace(top, home) {
+	if top := gitstate.TopLevel(dir); top != "" && !refused(top, home) {
 		c.Dir, c.Why = top, "the top level of the git repository"
 	}
-	if d, entry := namedWorkspace(dir, home, named); d != "" && len(d) > len(c.Dir) {
+	if d, entry := namedWorkspace(dir, home, named, refused); d != "" && len(d) > len(c.Dir) {
 		c.Dir, c.Why = d, fmt.Sprintf("named by %s in the workspaces of %s", entry, settings)
 	}
 	if c.Dir != "" {
 		return c
 	}
-	if refusedWorkspace(dir, home) {
+	if refused(dir, home) {
 		c.Why = "the home directory, what holds it, and system and settings directories are never a workspace"
 		return c
 	}
@@ -87,7 +94,7 @@ func chooseWorkspace(dir, home string, named []string, settings string) Workspac
 
 // namedWorkspace returns the innermost directory holding dir that one of
 // the settings' workspaces entries names, and the entry.
-func namedWorkspace(dir, home string, named []string) (string, string) {
+func namedWorkspace(dir, home string, named []string, refused func(d, home string) bool) (string, string) {
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real
 	}
@@ -106,7 +113,7 @@ func namedWorkspace(dir, home string, named []string) (string, string) {
 					pattern = real
 				}
 			}
-			if ok, _ := filepath.Match(pattern, d); ok && !refusedWorkspace(d, home) {
+			if ok, _ := filepath.Match(pattern, d); ok && !refused(d, home) {
 				return d, entry
 			}
 		}
