@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scripts/test.sh: the project's test command, the same locally and in CI
-# (.ci/run). Needs Go, bash, sh, dash, zsh and git; -race needs a C compiler.
+# (.ci/run). Needs Go, bash, sh, dash, zsh and git; -race needs a C compiler;
+# the Windows binary's process tests need wine64 and mingw-w64.
 #
 #   scripts/test.sh
 #
@@ -13,6 +14,12 @@ cd "$(dirname "$0")/.."
 # Tests that need a real shell, or a sandbox backend, fail instead of
 # skipping when it is missing.
 export CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1
+# The Windows binary runs as cmd.exe under wine (internal/winetest) where
+# wine and mingw-w64 are installed, as in CI.
+export CORDON_REQUIRE_WINE=0
+if [ -x /usr/lib/wine/wine64 ] || command -v wine64 >/dev/null 2>&1; then
+	CORDON_REQUIRE_WINE=1
+fi
 fuzztime=${FUZZTIME:-5s}
 
 step() { printf '\n== %s\n' "$*"; }
@@ -62,7 +69,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
 		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
 		GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
-		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 go test -count=1 ./...)
+		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE="$CORDON_REQUIRE_WINE" go test -count=1 ./...)
 	rm -rf "$home/src"
 else
 	echo "not root: this run already is unprivileged"
