@@ -88,7 +88,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none")
 	fs.StringVar(&opts.Network, "network", "", "on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters")
