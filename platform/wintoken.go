@@ -145,6 +145,16 @@ func PlanWindows(p *Policy) *WindowsPlan {
 			w.ACEs = append(w.ACEs, WindowsACE{d, fmt.Sprintf("(D;;0x%x;;;%s)", aceNoDelete, sid), "holds a read-only path"})
 		}
 	}
+	// git's configuration files: on Linux and macOS a guard undoes a
+	// command's changes to them; Windows has none, so they are read-only.
+	for _, pattern := range p.GitConfig {
+		files, _ := filepath.Glob(pattern)
+		for _, f := range files {
+			if inherit, ok := aceInherit(f); ok && within(f, roots) {
+				w.ACEs = append(w.ACEs, WindowsACE{f, fmt.Sprintf("(D;%s;0x%x;;;%s)", inherit, aceNoWrite, sid), "git configuration, read-only"})
+			}
+		}
+	}
 	w.ACEs = dedupeACEs(w.ACEs)
 
 	w.Job.LimitFlags = jobLimitKillOnJobClose | jobLimitDieOnException

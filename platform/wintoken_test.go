@@ -40,6 +40,7 @@ func TestPlanWindows(t *testing.T) {
 		ReadOnly: []string{filepath.Join(ws, ".git", "hooks"), filepath.Join(ws, ".git", "config"), filepath.Join(ws, "gone")},
 		Hidden:   []string{"/home/u/.ssh"}, Missing: []string{"/home/u/.netrc"},
 		Limits: Limits{Memory: 1 << 30, CPU: 60, Files: 10}, Network: NetworkOn,
+		GitConfig: []string{filepath.Join(ws, ".git", "config"), filepath.Join(ws, ".git", "config.worktree")},
 	}
 	w := PlanWindows(p)
 	sid := WorkspaceSID(ws)
