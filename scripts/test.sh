@@ -50,6 +50,13 @@ bins=$(mktemp -d)
 GOOS=darwin go test -c -ldflags='-s -w' -o "$bins/" ./... >/dev/null
 rm -rf "$bins"
 
+step "windows test binaries"
+# Likewise the Windows battery (sandbox_windows_test.go, the token
+# backend) and the Windows-only tests.
+bins=$(mktemp -d)
+GOOS=windows go test -c -ldflags='-s -w' -o "$bins/" ./... >/dev/null
+rm -rf "$bins"
+
 step go test
 go test -count=1 ./...
 
