@@ -63,7 +63,9 @@ step "go test as an ordinary user"
 # included, must also pass without root (file permissions, a home that is
 # not /root, no capabilities to drop). As root, make an ordinary user and
 # run it again as that user on a copy of the tree in its home (outside
-# /tmp, which the sandbox shares), with caches of its own.
+# /tmp, which the sandbox shares), with caches of its own. The wine tests
+# (plumbing, not confinement) ran above: building the Windows binary into
+# that user's empty cache would cost minutes.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	user=cordontest
 	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
@@ -74,7 +76,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
 		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
 		GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
-		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE="$CORDON_REQUIRE_WINE" go test -count=1 ./...)
+		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE=skip go test -count=1 ./...)
 	rm -rf "$home/src"
 else
 	echo "not root: this run already is unprivileged"
