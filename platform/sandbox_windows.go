@@ -100,6 +100,8 @@ func (b *tokenBackend) Exec(path string, argv, env []string, dir string) error {
 	signal.Ignore(os.Interrupt)
 	code, err := c.Wait()
 	if err != nil {
+		// Started, but its end is unknown: say so, and never run it again.
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
 		os.Exit(126)
 	}
 	os.Exit(code)
@@ -115,6 +117,7 @@ func (b *tokenBackend) Start(path string, argv, env []string, stdin *os.File) (*
 	return b.start(path, env, "", stdin, line)
 }
 
+// commandLine joins argv as the C runtime splits it.
 func commandLine(argv []string) (string, error) {
 	var parts []string
 	for _, a := range argv {
