@@ -122,7 +122,7 @@ func overview() string {
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.short)
 	}
-	b.WriteString("\nInstalled under a shell's name (bash, sh, dash, zsh, ksh), cordon is that shell.\n")
+	b.WriteString("\nInstalled under a shell's name (bash, sh, dash, zsh, ksh; on Windows also cmd.exe, powershell.exe, pwsh.exe), cordon is that shell.\n")
 	b.WriteString("Run 'cordon help COMMAND' for a command's flags.\n")
 	return b.String()
 }

@@ -36,7 +36,7 @@ reported as the exit status 128+N.`,
 func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	opts := &shim.ConfineOptions{}
-	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none (default: the settings', else auto)")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none (default: the settings', else auto)")
 	explain := fs.Bool("explain-denials", false, "list what the sandbox refused (macOS), on stderr, after CMD ends")
 	fs.StringVar(&opts.Network, "network", "", "on or off (default: the settings', else on)")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")

@@ -31,7 +31,9 @@ and what to do, and when sandboxed commands could write cordon's own files
 
 With --platform darwin it prints, on any system, the Seatbelt profile a
 Mac would confine such a command with, and its parameters (every path is
-one, never text of the profile), for this directory's policy.
+one, never text of the profile), for this directory's policy. With
+--platform windows it prints the restricted token, the ACEs, the job
+object's limits and what is not enforced (docs/windows.md).
 
 --stop ends every session sandbox of yours (the sandbox an agent session's
 commands share, see docs/session.md) and everything still running in them:
@@ -88,10 +90,10 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none")
+	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none")
 	fs.StringVar(&opts.Network, "network", "", "on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
-	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters")
+	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters; windows: the restricted token, ACEs and job")
 	stop := fs.Bool("stop", false, "end every session sandbox of yours and what runs in it")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
@@ -108,8 +110,8 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "stopped %d session sandbox(es)\n", n)
 		return exitOK
 	}
-	if *target != "" && *target != "darwin" && *target != runtime.GOOS {
-		return c.usageError(stderr, "--platform %q: only darwin has a profile to print", *target)
+	if *target != "" && *target != "darwin" && *target != "windows" && *target != runtime.GOOS {
+		return c.usageError(stderr, "--platform %q: only darwin and windows have a plan to print", *target)
 	}
 	if opts.Workspace != "" {
 		opts.Workspace, _ = filepath.Abs(opts.Workspace)
@@ -120,8 +122,11 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	env := os.Environ()
-	if *target == "darwin" {
+	switch *target {
+	case "darwin":
 		return printSeatbelt(dir, env, opts, *asJSON, stdout, stderr)
+	case "windows":
+		return printWindowsPlan(dir, env, opts, *asJSON, stdout, stderr)
 	}
 	conf, err := shim.Confine(dir, env, opts)
 	if err != nil {

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strings"
 
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/shim"
 	"github.com/cordonsh/cordon/winargs"
 	"github.com/cordonsh/cordon/winpath"
 )
@@ -81,4 +85,70 @@ func windowsEnvDefaults() map[string]string {
 		"ProgramFiles": `C:\Program Files`, "ProgramFiles(x86)": `C:\Program Files (x86)`,
 		"ProgramData": `C:\ProgramData`, "ComSpec": `C:\Windows\system32\cmd.exe`, "PUBLIC": `C:\Users\Public`,
 	}
+}
+
+// printWindowsPlan is cordon sandbox --platform windows: how the token
+// backend would confine a command started in dir, for this directory's
+// policy resolved on this system: the token, the ACEs, the job, and what
+// is not enforced.
+func printWindowsPlan(dir string, env []string, opts *shim.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
+	ctx, err := shim.NewContext(dir, env, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+		return exitError
+	}
+	p, err := ctx.Policy()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+		return exitError
+	}
+	plan := platform.PlanWindows(p)
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(plan)
+		return exitOK
+	}
+	fmt.Fprint(stdout, windowsPlanText(plan, p.Network))
+	if p.Network == platform.NetworkOff {
+		fmt.Fprintln(stdout, "\nnetwork: off cannot be enforced on Windows without elevation: with these settings, cordon runs nothing there.")
+	}
+	return exitOK
+}
+
+// windowsPlanText is plan for people.
+func windowsPlanText(plan *platform.WindowsPlan, network platform.Network) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "backend: token (Windows)\n")
+	fmt.Fprintf(&b, "token: CreateRestrictedToken(cordon's own token, %s = %#x)\n", strings.Join(plan.FlagNames, "|"), plan.Flags)
+	b.WriteString("  restricting SIDs (every write must also be granted to one of them):\n")
+	for _, s := range plan.Restricting {
+		switch s {
+		case plan.SID:
+			fmt.Fprintf(&b, "    %s  this workspace's SID\n", s)
+		case "logon":
+			b.WriteString("    the logon session's SID (read from cordon's token)\n")
+		case "S-1-1-0":
+			fmt.Fprintf(&b, "    %s  Everyone\n", s)
+		default:
+			fmt.Fprintf(&b, "    %s\n", s)
+		}
+	}
+	b.WriteString("ACEs added (SDDL; once, left in place):\n")
+	for _, a := range plan.ACEs {
+		fmt.Fprintf(&b, "  %s  %s  (%s)\n", a.ACE, shim.Printable(a.Path), a.Why)
+	}
+	fmt.Fprintf(&b, "job object: %s = %#x", strings.Join(plan.Job.FlagNames, "|"), plan.Job.LimitFlags)
+	if plan.Job.ProcessMemory > 0 {
+		fmt.Fprintf(&b, ", %d bytes per process", plan.Job.ProcessMemory)
+	}
+	if plan.Job.ProcessTime > 0 {
+		fmt.Fprintf(&b, ", %d s of CPU per process", plan.Job.ProcessTime/10_000_000)
+	}
+	b.WriteString("\n  the program starts suspended, joins the job, then runs; cordon stays its parent and the job's owner\n")
+	b.WriteString("not enforced:\n")
+	for _, s := range plan.NotEnforced {
+		fmt.Fprintf(&b, "  - %s\n", s)
+	}
+	return b.String()
 }

@@ -15,7 +15,7 @@
 //	version: 1
 //	workspaces: [~/notes, ~/src/*]  # plain directories that are workspaces
 //	sandbox:
-//	  backend: auto        # auto, bwrap, landlock, seatbelt, or none (unconfined)
+//	  backend: auto        # auto, bwrap, landlock, seatbelt, token, or none (unconfined)
 //	  network: on          # on or off
 //	  private_tmp: false   # an empty /tmp of the command's own
 //	  writable: [~/.local/share/pnpm]

@@ -5,7 +5,7 @@ import "fmt"
 // The sandbox backends a configuration can ask for.
 const (
 	// BackendAuto is bwrap when it works here, else Landlock (Linux);
-	// Seatbelt (macOS).
+	// Seatbelt (macOS); a restricted token (Windows).
 	BackendAuto = "auto"
 	// BackendBwrap is bubblewrap (Linux).
 	BackendBwrap = "bwrap"
@@ -13,6 +13,8 @@ const (
 	BackendLandlock = "landlock"
 	// BackendSeatbelt is Seatbelt through sandbox-exec (macOS).
 	BackendSeatbelt = "seatbelt"
+	// BackendToken (wintoken.go) is a restricted token and a job object
+	// (Windows).
 	// BackendNone runs programs unconfined. Only a user's own
 	// configuration can ask for it.
 	BackendNone = "none"
@@ -35,10 +37,10 @@ func (e *SandboxError) Error() string {
 // CheckBackend reports whether name is a backend name.
 func CheckBackend(name string) error {
 	switch name {
-	case BackendAuto, BackendBwrap, BackendLandlock, BackendSeatbelt, BackendNone:
+	case BackendAuto, BackendBwrap, BackendLandlock, BackendSeatbelt, BackendToken, BackendNone:
 		return nil
 	}
-	return fmt.Errorf("unknown sandbox backend %q: want auto, bwrap, landlock, seatbelt or none", name)
+	return fmt.Errorf("unknown sandbox backend %q: want auto, bwrap, landlock, seatbelt, token or none", name)
 }
 
 // A Report describes a sandbox backend for people (cordon sandbox).

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/cordonsh/cordon/winpath"
 )
 
 // fallbackDirs are searched for a real shell after PATH, in this order.
@@ -40,6 +42,8 @@ func (e *NotFoundError) Error() string {
 // FindShell returns the path of the real shell called name: the first
 // executable regular file name in an absolute directory of pathEnv (a PATH
 // value), then in /bin and /usr/bin, that is not the cordon binary at self.
+// On Windows the directories are [windowsShellDirs]': cmd.exe and Windows
+// PowerShell only in the system directory, never from PATH.
 // A candidate is cordon when it is the same file as self (through
 // symlinks and hard links) or a byte-identical copy of it. Relative PATH
 // entries are ignored, and so are directories inside writable (the
@@ -56,6 +60,9 @@ func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 	}
 	f := &finder{file: exeName(name), self: self, me: me}
 	dirs := searchDirs(pathEnv)
+	if runtime.GOOS == "windows" {
+		f.file, dirs = windowsShellDirs(name, systemDir(), programFiles(), filepath.SplitList(pathEnv))
+	}
 	var passed []string
 	for _, dir := range dirs {
 		if real, err := filepath.EvalSymlinks(dir); err == nil && slices.ContainsFunc(writable, func(w string) bool { return Within(real, w) }) {
@@ -110,6 +117,51 @@ func searchDirs(pathEnv string) []string {
 		dirs = append(dirs, d)
 	}
 	return dirs
+}
+
+// windowsShellDirs returns the file name of the Windows shell called name
+// and the directories to look for it in, in order: the system directory
+// (system) for cmd.exe, its WindowsPowerShell\v1.0 for Windows
+// PowerShell, the absolute entries of path and then the install folder
+// under programFiles for pwsh and Git Bash's shells. cmd.exe and Windows
+// PowerShell are part of Windows, so PATH, where cordon's own shims and
+// folders anyone can write come first, is not searched for them.
+func windowsShellDirs(name, system, programFiles string, path []string) (string, []string) {
+	var dirs []string
+	seen := map[string]bool{}
+	add := func(ds ...string) {
+		for _, d := range ds {
+			c := winpath.Canon(d)
+			if d == "" || !winpath.IsAbs(d) || seen[c] {
+				continue
+			}
+			seen[c] = true
+			dirs = append(dirs, d)
+		}
+	}
+	sub := func(dir, rel string) string {
+		if dir == "" {
+			return ""
+		}
+		return strings.TrimRight(dir, `\/`) + `\` + rel
+	}
+	switch name {
+	case "cmd":
+		add(system)
+	case "powershell":
+		add(sub(system, `WindowsPowerShell\v1.0`))
+	case "pwsh":
+		add(path...)
+		add(sub(programFiles, `PowerShell\7`))
+	case "pwsh-preview":
+		// The preview's program is pwsh.exe too, in a folder of its own.
+		add(sub(programFiles, `PowerShell\7-preview`))
+		return "pwsh.exe", dirs
+	default:
+		add(path...)
+		add(sub(programFiles, `Git\bin`), sub(programFiles, `Git\usr\bin`))
+	}
+	return name + ".exe", dirs
 }
 
 func exeName(name string) string {

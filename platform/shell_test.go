@@ -208,3 +208,32 @@ func TestFindProgramSkipsUntrusted(t *testing.T) {
 		t.Errorf("FindProgram = %q, want an error when only the planted git is left", got)
 	}
 }
+
+// TestWindowsShellDirs: cmd.exe and Windows PowerShell come only from
+// the system directory, never from PATH (where cordon's shims and
+// folders anyone can write are); pwsh and Git Bash from PATH, then
+// their install folders.
+func TestWindowsShellDirs(t *testing.T) {
+	sys, pf := `C:\Windows\system32`, `C:\Program Files`
+	path := []string{`C:\Users\dev\cordon\shims`, `relative\bin`, `c:\users\DEV\cordon\shims\`, `C:\Program Files\PowerShell\7`, ``}
+	tests := []struct {
+		name, file string
+		dirs       []string
+	}{
+		{"cmd", "cmd.exe", []string{sys}},
+		{"powershell", "powershell.exe", []string{sys + `\WindowsPowerShell\v1.0`}},
+		{"pwsh", "pwsh.exe", []string{`C:\Users\dev\cordon\shims`, `C:\Program Files\PowerShell\7`}},
+		{"pwsh-preview", "pwsh.exe", []string{`C:\Program Files\PowerShell\7-preview`}},
+		{"bash", "bash.exe", []string{`C:\Users\dev\cordon\shims`, `C:\Program Files\PowerShell\7`, `C:\Program Files\Git\bin`, `C:\Program Files\Git\usr\bin`}},
+	}
+	for _, tt := range tests {
+		file, dirs := windowsShellDirs(tt.name, sys, pf, path)
+		if file != tt.file || strings.Join(dirs, "|") != strings.Join(tt.dirs, "|") {
+			t.Errorf("windowsShellDirs(%q) = %q, %q; want %q, %q", tt.name, file, dirs, tt.file, tt.dirs)
+		}
+	}
+	// Without a system directory, cmd.exe is nowhere: not on PATH.
+	if _, dirs := windowsShellDirs("cmd", "", pf, path); len(dirs) != 0 {
+		t.Errorf("cmd without a system directory: %q, want none", dirs)
+	}
+}

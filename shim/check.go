@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -138,6 +139,9 @@ func hasOption(opts []string, name string) bool {
 }
 
 func envLookup(env []string) func(string) string {
+	if runtime.GOOS == "windows" {
+		return windowsHome(winLookup(env))
+	}
 	m := make(map[string]string, len(env))
 	for _, kv := range env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -145,6 +149,18 @@ func envLookup(env []string) func(string) string {
 		}
 	}
 	return func(k string) string { return m[k] }
+}
+
+// windowsHome is getenv with HOME, when unset (as it is outside Git
+// Bash), read as USERPROFILE: the home directory that the rules' ~ and
+// the settings' directories are under.
+func windowsHome(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if v := getenv(k); v != "" || k != "HOME" {
+			return v
+		}
+		return getenv("USERPROFILE")
+	}
 }
 
 func refusedWorkspace(dir, home string) bool {
@@ -183,7 +199,7 @@ func refusedBy(notWorkspace []string, dir, home string) bool {
 			if ok, _ := path.Match(tree, d); ok {
 				return true
 			}
-			if d == "/" || d == "." {
+			if d == "." || filepath.Dir(d) == d { // "/", or C:\ on Windows
 				break
 			}
 		}

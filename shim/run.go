@@ -320,12 +320,11 @@ func executable() (string, error) {
 
 // ShellName returns the canonical name of the shell that argv0 names
 // ("bash" for "/usr/bin/bash", "-bash" or "BASH.EXE"), and whether it is
-// one of the POSIX shells cordon stands in for.
+// one of the shells cordon stands in for here: the POSIX shells, and on
+// Windows cmd.exe and PowerShell too ([IsWindowsShell]).
 func ShellName(argv0 string) (string, bool) {
-	name := argv0[strings.LastIndexAny(argv0, `/\`)+1:]
-	name = strings.TrimPrefix(strings.ToLower(name), "-")
-	name = strings.TrimSuffix(name, ".exe")
-	return name, slices.Contains(platform.ShellNames, name)
+	name := commandName(argv0)
+	return name, slices.Contains(platform.ShellNames, name) || runtime.GOOS == "windows" && IsWindowsShell(name)
 }
 
 func canonicalName(argv []string) string {
@@ -341,8 +340,16 @@ func getenv(env []string, key string) string { return platform.Getenv(env, key) 
 
 func notFoundMessage(nf *platform.NotFoundError) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "cordon: %s: real shell not found in PATH, /bin or /usr/bin", nf.Name)
-	fmt.Fprintf(&b, "; install %s, or put the directory that holds it on PATH after the cordon shims; nothing was run\n", nf.Name)
+	switch {
+	case runtime.GOOS == "windows" && (nf.Name == "cmd" || nf.Name == "powershell"):
+		fmt.Fprintf(&b, "cordon: %s: the real %s.exe is not in Windows' system directory; it is part of Windows: repair the Windows installation, or remove this shim; nothing was run\n", nf.Name, nf.Name)
+	case runtime.GOOS == "windows":
+		fmt.Fprintf(&b, "cordon: %s: real shell not found on PATH or in its install folder", nf.Name)
+		fmt.Fprintf(&b, "; install %s, or put the folder that holds it on PATH after the cordon shims; nothing was run\n", nf.Name)
+	default:
+		fmt.Fprintf(&b, "cordon: %s: real shell not found in PATH, /bin or /usr/bin", nf.Name)
+		fmt.Fprintf(&b, "; install %s, or put the directory that holds it on PATH after the cordon shims; nothing was run\n", nf.Name)
+	}
 	fmt.Fprintf(&b, "  searched: %s\n", strings.Join(nf.Dirs, " "))
 	if len(nf.Skipped) > 0 {
 		fmt.Fprintf(&b, "  skipped (cordon itself): %s\n", strings.Join(nf.Skipped, " "))

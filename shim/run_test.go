@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -95,6 +96,11 @@ func TestShellName(t *testing.T) {
 		{"cordon", "cordon", false},
 		{"bash5", "bash5", false},
 		{"", "", false},
+		// cmd.exe and PowerShell are shells only on Windows: elsewhere
+		// a cordon called cmd is the command line.
+		{`C:\cordon\shims\CMD.EXE`, "cmd", runtime.GOOS == "windows"},
+		{"powershell", "powershell", runtime.GOOS == "windows"},
+		{"pwsh.exe", "pwsh", runtime.GOOS == "windows"},
 	}
 	for _, tt := range tests {
 		name, ok := ShellName(tt.argv0)

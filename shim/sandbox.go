@@ -76,7 +76,7 @@ type Confinement struct {
 
 // ConfineOptions override the settings for one command.
 type ConfineOptions struct {
-	Backend   string // auto, bwrap, landlock, seatbelt or none
+	Backend   string // auto, bwrap, landlock, seatbelt, token or none
 	Network   string // on or off
 	Workspace string // the workspace, instead of the one found from the directory
 	Invoked   string // argv[0] of the shim: its directory and PATH order are checked

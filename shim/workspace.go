@@ -98,7 +98,9 @@ func namedWorkspace(dir, home string, named []string, refused func(d, home strin
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real
 	}
-	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+	// Up to the root, which is never one: "/", or C:\ on Windows,
+	// where filepath.Dir keeps returning it.
+	for d := dir; d != "." && filepath.Dir(d) != d; d = filepath.Dir(d) {
 		for _, entry := range named {
 			pattern := entry
 			if rest, ok := strings.CutPrefix(entry, "~/"); ok {

@@ -1,0 +1,219 @@
+# install.ps1: install cordon for the current user on Windows, with shims
+# named cmd.exe, powershell.exe and pwsh.exe, and print how to point agents
+# and IDE terminals at them. No administrator rights: everything goes under
+# %LOCALAPPDATA%\cordon.
+#
+#   From a release (checked against the release's checksums.txt):
+#     irm https://github.com/cordonsh/cordon/releases/latest/download/install.ps1 | iex
+#     $env:CORDON_VERSION = '0.3.0'; irm .../install.ps1 | iex
+#   From a checkout of the source, with Go installed:
+#     .\install.ps1
+#   Remove exactly what it installed:
+#     .\install.ps1 -Uninstall
+#     & ([scriptblock]::Create((irm .../install.ps1))) -Uninstall
+
+param(
+    [switch]$Uninstall,
+    [string]$Version = $env:CORDON_VERSION,
+    [string]$Source = ''
+)
+
+# Everything runs in functions: piped to iex, the script runs in the
+# caller's session, which must keep its own settings and variables.
+$Repo = 'cordonsh/cordon'
+$Root = Join-Path $env:LOCALAPPDATA 'cordon'
+$Bin = Join-Path $Root 'bin'
+$Shims = Join-Path $Root 'shims'
+$Manifest = Join-Path $Root 'installed.txt'
+$ShimNames = @('cmd.exe', 'powershell.exe', 'pwsh.exe')
+
+# Fail stops the install with what to do. It throws rather than exits:
+# exit would close the PowerShell window that piped the script to iex.
+function Fail([string]$Message) {
+    throw "install.ps1: $Message"
+}
+
+# Remove-Installed deletes the files the manifest lists, then the folders
+# it made if they are empty, then the manifest: nothing else.
+function Remove-Installed {
+    if (-not (Test-Path -LiteralPath $Manifest)) {
+        Write-Host "cordon is not installed here (no $Manifest): nothing removed"
+        return
+    }
+    $entries = @(Get-Content -LiteralPath $Manifest -Encoding UTF8)
+    foreach ($path in $entries) {
+        if ($path.StartsWith('file ')) {
+            $file = $path.Substring(5)
+            if (Test-Path -LiteralPath $file -PathType Leaf) {
+                Remove-Item -LiteralPath $file -Force
+                Write-Host "removed $file"
+            }
+        }
+    }
+    Remove-Item -LiteralPath $Manifest -Force
+    [array]::Reverse($entries)
+    foreach ($path in $entries) {
+        if ($path.StartsWith('dir ')) {
+            $dir = $path.Substring(4)
+            if ((Test-Path -LiteralPath $dir -PathType Container) -and -not (Get-ChildItem -LiteralPath $dir -Force)) {
+                Remove-Item -LiteralPath $dir -Force
+                Write-Host "removed $dir"
+            }
+        }
+    }
+}
+
+# New-Folder makes a folder and records it when it did not exist.
+function New-Folder([string]$Dir, [System.Collections.Generic.List[string]]$Made) {
+    if (-not (Test-Path -LiteralPath $Dir)) {
+        New-Item -ItemType Directory -Path $Dir | Out-Null
+        $Made.Add("dir $Dir")
+    }
+}
+
+# Get-Arch is the release's name for this machine's processor.
+function Get-Arch {
+    switch ($env:PROCESSOR_ARCHITECTURE) {
+        'AMD64' { return 'amd64' }
+        'ARM64' { return 'arm64' }
+        default { Fail "no cordon release for the processor $($env:PROCESSOR_ARCHITECTURE)" }
+    }
+}
+
+# Get-Release downloads the release archive and checksums.txt, checks the
+# archive's SHA-256 against it, and unpacks cordon.exe to $Target.
+function Get-Release([string]$Target) {
+    if (-not $Version) {
+        $latest = Invoke-RestMethod -Uri "https://api.github.com/repos/$Repo/releases/latest"
+        $Version = $latest.tag_name
+    }
+    $ver = $Version.TrimStart('v')
+    $arch = Get-Arch
+    $archive = "cordon_${ver}_windows_${arch}.zip"
+    $base = "https://github.com/$Repo/releases/download/v$ver"
+    $tmp = Join-Path ([System.IO.Path]::GetTempPath()) ("cordon-install-" + [guid]::NewGuid())
+    New-Item -ItemType Directory -Path $tmp | Out-Null
+    try {
+        Invoke-WebRequest -UseBasicParsing -Uri "$base/$archive" -OutFile (Join-Path $tmp $archive)
+        Invoke-WebRequest -UseBasicParsing -Uri "$base/checksums.txt" -OutFile (Join-Path $tmp 'checksums.txt')
+        $want = $null
+        foreach ($line in Get-Content -LiteralPath (Join-Path $tmp 'checksums.txt')) {
+            $fields = $line -split '\s+'
+            if ($fields.Count -ge 2 -and $fields[1].TrimStart('*') -eq $archive) {
+                $want = $fields[0].ToLowerInvariant()
+            }
+        }
+        if (-not $want) {
+            Fail "checksums.txt of v$ver has no line for ${archive}: nothing installed"
+        }
+        $got = (Get-FileHash -Algorithm SHA256 -LiteralPath (Join-Path $tmp $archive)).Hash.ToLowerInvariant()
+        if ($got -ne $want) {
+            Fail "$archive does not match checksums.txt (sha256 $got, want $want): nothing installed"
+        }
+        Expand-Archive -LiteralPath (Join-Path $tmp $archive) -DestinationPath (Join-Path $tmp 'x')
+        $exe = Get-ChildItem -LiteralPath (Join-Path $tmp 'x') -Recurse -Filter 'cordon.exe' | Select-Object -First 1
+        if (-not $exe) {
+            Fail "${archive} holds no cordon.exe: nothing installed"
+        }
+        Copy-Item -LiteralPath $exe.FullName -Destination $Target -Force
+    }
+    finally {
+        Remove-Item -LiteralPath $tmp -Recurse -Force -ErrorAction SilentlyContinue
+    }
+}
+
+# Build-Checkout builds cordon.exe from a source checkout with Go.
+function Build-Checkout([string]$Dir, [string]$Target) {
+    if (-not (Get-Command go -ErrorAction SilentlyContinue)) {
+        Fail 'go not found: install Go 1.26 or later (https://go.dev/dl/), or run this from a release instead'
+    }
+    Push-Location -LiteralPath $Dir
+    try {
+        $env:CGO_ENABLED = '0'
+        & go build -trimpath -o $Target .
+        if ($LASTEXITCODE -ne 0) {
+            Fail "go build failed in $Dir"
+        }
+    }
+    finally {
+        Pop-Location
+    }
+}
+
+function Install-Cordon {
+    $ErrorActionPreference = 'Stop'
+    if ($Uninstall) {
+        Remove-Installed
+        return
+    }
+    if (-not $env:LOCALAPPDATA) {
+        Fail 'LOCALAPPDATA is not set: run this as the Windows user who runs the agents'
+    }
+
+    $made = [System.Collections.Generic.List[string]]::new()
+    if (Test-Path -LiteralPath $Manifest) {
+        # A second install keeps the first one's record of what to remove.
+        foreach ($line in Get-Content -LiteralPath $Manifest -Encoding UTF8) { $made.Add($line) }
+    }
+    New-Folder $Root $made
+    New-Folder $Bin $made
+    New-Folder $Shims $made
+
+    $cordon = Join-Path $Bin 'cordon.exe'
+    # Built or downloaded next to the target, then moved: a cordon.exe in
+    # use as an agent's shell cannot be overwritten in place.
+    $next = Join-Path $Bin 'cordon.new.exe'
+    if (-not $Source -and $PSScriptRoot -and (Test-Path -LiteralPath (Join-Path $PSScriptRoot 'go.mod'))) {
+        $Source = $PSScriptRoot
+    }
+    if ($Source) {
+        Build-Checkout $Source $next
+    }
+    else {
+        Get-Release $next
+    }
+    Move-Item -LiteralPath $next -Destination $cordon -Force
+    $made.Add("file $cordon")
+
+    foreach ($name in $ShimNames) {
+        $shim = Join-Path $Shims $name
+        if (Test-Path -LiteralPath $shim) {
+            Remove-Item -LiteralPath $shim -Force
+        }
+        # A hard link when the volume allows one (no developer mode needed,
+        # unlike a symbolic link), else a copy.
+        try {
+            New-Item -ItemType HardLink -Path $shim -Target $cordon | Out-Null
+        }
+        catch {
+            Copy-Item -LiteralPath $cordon -Destination $shim
+        }
+        $made.Add("file $shim")
+    }
+    $made | Select-Object -Unique | Set-Content -LiteralPath $Manifest -Encoding UTF8
+
+    Write-Host @"
+cordon is installed:
+  $cordon
+  $Shims\{cmd,powershell,pwsh}.exe  (the same program)
+
+Point an agent at the shims. Every command it runs through cmd.exe or
+PowerShell is then judged; allowed ones run in the real shell, confined
+(a restricted token and a job object, see docs/windows.md); refused ones
+exit 126 with the reason on stderr. In the PowerShell window that starts
+the agent:
+  any agent:    `$env:ComSpec = '$Shims\cmd.exe'; `$env:Path = '$Shims;' + `$env:Path
+                (Node and Python run cmd.exe from ComSpec, the rest by name from Path)
+  VS Code, Cursor: a terminal profile in settings.json, made the default:
+                "terminal.integrated.profiles.windows": {
+                  "cordon": { "path": "$($Shims -replace '\\', '\\')\\powershell.exe", "args": ["-NoProfile"] } },
+                "terminal.integrated.defaultProfile.windows": "cordon"
+  Windows Terminal: a profile whose command line is $Shims\powershell.exe -NoProfile
+
+Judge a command without running it: cordon check -- cmd /c "rd /s /q build"
+See how commands are confined here:  cordon sandbox
+Remove it:                           .\install.ps1 -Uninstall
+"@
+}
+
+Install-Cordon

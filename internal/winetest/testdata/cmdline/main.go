@@ -1,0 +1,29 @@
+// Command cmdline prints its own command line, exactly as Windows
+// passed it, and exits with status 3: a stand-in for a real shell that
+// shows what cordon handed it. With CMDLINE_REPORT=1 in its environment
+// it also prints whether it runs in a job object and with a restricted
+// token.
+package main
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+func main() {
+	os.Stdout.WriteString(windows.UTF16PtrToString(syscall.GetCommandLine()))
+	if os.Getenv("CMDLINE_REPORT") == "1" {
+		var job int32
+		r, _, err := windows.NewLazySystemDLL("kernel32.dll").NewProc("IsProcessInJob").Call(uintptr(windows.CurrentProcess()), 0, uintptr(unsafe.Pointer(&job)))
+		if r != 0 {
+			err = nil
+		}
+		restricted, err2 := windows.GetCurrentProcessToken().IsRestricted()
+		fmt.Printf("\njob=%v (%v) restricted=%v (%v)", job != 0, err, restricted, err2)
+	}
+	os.Exit(3)
+}
