@@ -514,6 +514,9 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	}
 	if !ok && len(k.FileFlags) > 0 {
 		code, ok = w.codeFile(st, i, c.Args[1:], k)
+		if !ok && !w.unknown(i) {
+			code, ok = w.defaultFile(st, i, k)
+		}
 		if !ok {
 			return
 		}
@@ -611,6 +614,32 @@ func (w *walker) codeFile(st *state, i int, args []Word, k *Carrier) (string, bo
 	}
 	return "", false
 }
+
+// defaultFile reads the file of code a command takes by a fixed name
+// from its directory ([Carrier.DefaultFiles]): the first that exists, as
+// the command looks for it, judged only when the script wrote it.
+func (w *walker) defaultFile(st *state, i int, k *Carrier) (string, bool) {
+	for _, name := range k.DefaultFiles {
+		path := st.abs(name)
+		if path == "" {
+			return "", false
+		}
+		if data, written := w.files[path]; written {
+			if strings.Contains(data, Unknown) {
+				w.unknownCode(i)
+				return "", false
+			}
+			return data, true
+		}
+		if _, err := os.Stat(path); err == nil {
+			return "", false // the project's own file
+		}
+	}
+	return "", false
+}
+
+// unknown reports whether command i was found to run unknown code.
+func (w *walker) unknown(i int) bool { return w.res.Commands[i].UnknownCode }
 
 // firstOperand returns the first argument that is not an option or an
 // option's value (awk's program).

@@ -87,6 +87,11 @@ type Carrier struct {
 	// it is read only when the script itself wrote it or it is "-"
 	// (standard input): a project's own files are not judged.
 	FileFlags []string
+	// DefaultFiles are the files of code the command reads from its
+	// directory when no file flag names one (make reads GNUmakefile,
+	// makefile or Makefile, the first that exists); like FileFlags, one
+	// is judged only when the script itself wrote it.
+	DefaultFiles []string
 	// CodeOperand: without a code flag, the first operand is the code
 	// (awk 'prog', sed 'script').
 	CodeOperand bool

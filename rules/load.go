@@ -86,7 +86,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
+		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, DefaultFiles: spec.DefaultFiles, CodeOperand: spec.CodeOperand, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode, Runs: spec.Runs, RunFiles: runFiles,
 	}, nil
 }

@@ -450,6 +450,7 @@ func cmd87() *CmdSpec {
 			"-context",
 			"-fstype",
 			"-fprint",
+			"-fprint0",
 			"-fls",
 			"-files0-from",
 		},
@@ -474,6 +475,16 @@ func cmd87() *CmdSpec {
 					"-delete",
 				},
 			},
+			{
+				Effect:  "overwrite",
+				Targets: "options",
+				Options: []string{
+					"-fprint",
+					"-fprint0",
+					"-fprintf",
+					"-fls",
+				},
+			},
 		},
 		Operands: "none",
 	}
@@ -487,8 +498,20 @@ func cmd90() *CmdSpec {
 			"--timeout",
 			"-E",
 			"--conflict-exit-code",
+			"-c",
+			"--command",
 		},
-		Skip:     1,
+		Skip: 1,
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
 		Operands: "none",
 	}
 }
@@ -539,9 +562,6 @@ func cmd92() *CmdSpec {
 			"nim-e",
 			"gdb",
 			"lldb",
-			"vim",
-			"nvim",
-			"ex",
 			"emacs",
 		},
 		Carries: "interp",
@@ -572,20 +592,79 @@ func cmd92() *CmdSpec {
 	}
 }
 
-func cmd121() *CmdSpec {
+func cmd118() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmake",
 		},
 		Carries: "interp",
+		ValueOptions: []string{
+			"-f",
+			"--file",
+			"--makefile",
+			"-C",
+			"--directory",
+			"-I",
+			"--include-dir",
+			"-j",
+			"--jobs",
+			"-l",
+			"--load-average",
+			"-o",
+			"--old-file",
+			"-W",
+			"--what-if",
+			"--assume-new",
+			"--eval",
+			"-E",
+		},
 		FileFlags: []string{
 			"-f",
 			"--file",
 			"--makefile",
 		},
+		DefaultFiles: []string{
+			"GNUmakefile",
+			"makefile",
+			"Makefile",
+		},
 		Translate: []Translate{
 			{
 				Pattern: "(?m)^\\t[@+-]*(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?m)^[^:=\\n#]*::?[^;=\\n]*;(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "\\$[({]shell\\s+([^)}]+)[)}]",
+				Shell:   "$1",
+			},
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "(?m)^[^:=\\n]*::?[^;=\\n]*;(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "(?m)^\\t[@+-]*(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "\\$[({]shell\\s+([^)}]+)[)}]",
 				Shell:   "$1",
 			},
 		},
@@ -593,14 +672,14 @@ func cmd121() *CmdSpec {
 	}
 }
 
-func cmd123() *CmdSpec {
+func cmd120() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd124() *CmdSpec {
+func cmd121() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -611,7 +690,7 @@ func cmd124() *CmdSpec {
 	}
 }
 
-func cmd125() *CmdSpec {
+func cmd122() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -641,7 +720,7 @@ func cmd125() *CmdSpec {
 	}
 }
 
-func cmd127() *CmdSpec {
+func cmd124() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -769,7 +848,7 @@ func cmd127() *CmdSpec {
 	}
 }
 
-func cmd131() *CmdSpec {
+func cmd128() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -779,14 +858,14 @@ func cmd131() *CmdSpec {
 	}
 }
 
-func cmd133() *CmdSpec {
+func cmd130() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd134() *CmdSpec {
+func cmd131() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -815,7 +894,7 @@ func cmd134() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd134() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -836,7 +915,7 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd138() *CmdSpec {
+func cmd135() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -937,7 +1016,7 @@ func cmd138() *CmdSpec {
 	}
 }
 
-func cmd139() *CmdSpec {
+func cmd136() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -970,7 +1049,7 @@ func cmd139() *CmdSpec {
 	}
 }
 
-func cmd140() *CmdSpec {
+func cmd137() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -986,14 +1065,14 @@ func cmd140() *CmdSpec {
 	}
 }
 
-func cmd141() *CmdSpec {
+func cmd138() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd142() *CmdSpec {
+func cmd139() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
@@ -1048,14 +1127,14 @@ func cmd142() *CmdSpec {
 	}
 }
 
-func cmd146() *CmdSpec {
+func cmd143() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd147() *CmdSpec {
+func cmd144() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -1097,7 +1176,7 @@ func cmd147() *CmdSpec {
 	}
 }
 
-func cmd154() *CmdSpec {
+func cmd151() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -1136,7 +1215,7 @@ func cmd154() *CmdSpec {
 	}
 }
 
-func cmd170() *CmdSpec {
+func cmd167() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -1307,7 +1386,7 @@ func cmd170() *CmdSpec {
 	}
 }
 
-func cmd182() *CmdSpec {
+func cmd179() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -1317,7 +1396,7 @@ func cmd182() *CmdSpec {
 	}
 }
 
-func cmd184() *CmdSpec {
+func cmd181() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -1335,7 +1414,7 @@ func cmd184() *CmdSpec {
 	}
 }
 
-func cmd185() *CmdSpec {
+func cmd182() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -1343,7 +1422,7 @@ func cmd185() *CmdSpec {
 	}
 }
 
-func cmd186() *CmdSpec {
+func cmd183() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -1355,7 +1434,7 @@ func cmd186() *CmdSpec {
 	}
 }
 
-func cmd187() *CmdSpec {
+func cmd184() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -1374,7 +1453,7 @@ func cmd187() *CmdSpec {
 	}
 }
 
-func cmd191() *CmdSpec {
+func cmd188() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1443,7 +1522,7 @@ func cmd191() *CmdSpec {
 	}
 }
 
-func cmd192() *CmdSpec {
+func cmd189() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1464,7 +1543,7 @@ func cmd192() *CmdSpec {
 	}
 }
 
-func cmd193() *CmdSpec {
+func cmd190() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1496,21 +1575,21 @@ func cmd193() *CmdSpec {
 	}
 }
 
-func cmd194() *CmdSpec {
+func cmd191() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd195() *CmdSpec {
+func cmd192() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd196() *CmdSpec {
+func cmd193() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -1520,7 +1599,7 @@ func cmd196() *CmdSpec {
 	}
 }
 
-func cmd198() *CmdSpec {
+func cmd195() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1535,7 +1614,7 @@ func cmd198() *CmdSpec {
 	}
 }
 
-func cmd199() *CmdSpec {
+func cmd196() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1569,7 +1648,7 @@ func cmd199() *CmdSpec {
 	}
 }
 
-func cmd200() *CmdSpec {
+func cmd197() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1608,7 +1687,7 @@ func cmd200() *CmdSpec {
 	}
 }
 
-func cmd201() *CmdSpec {
+func cmd198() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -1623,7 +1702,7 @@ func cmd201() *CmdSpec {
 	}
 }
 
-func cmd203() *CmdSpec {
+func cmd200() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1636,7 +1715,7 @@ func cmd203() *CmdSpec {
 	}
 }
 
-func cmd204() *CmdSpec {
+func cmd201() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1650,7 +1729,7 @@ func cmd204() *CmdSpec {
 	}
 }
 
-func cmd205() *CmdSpec {
+func cmd202() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -1667,14 +1746,14 @@ func cmd205() *CmdSpec {
 	}
 }
 
-func cmd209() *CmdSpec {
+func cmd206() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd210() *CmdSpec {
+func cmd207() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		CodeOperand: true,
@@ -1688,7 +1767,7 @@ func cmd210() *CmdSpec {
 	}
 }
 
-func cmd211() *CmdSpec {
+func cmd208() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -1798,7 +1877,89 @@ func cmd211() *CmdSpec {
 	}
 }
 
-func cmd222() *CmdSpec {
+func cmd219() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"vi",
+			"nvim",
+			"ex",
+			"gvim",
+			"vimdiff",
+			"rvim",
+			"evim",
+		},
+		ValueOptions: []string{
+			"-c",
+			"--cmd",
+			"-S",
+			"-u",
+			"-U",
+			"-i",
+			"-T",
+			"-w",
+			"-W",
+			"-s",
+			"-t",
+			"-q",
+			"-r",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--cmd",
+				},
+				Pattern: "^\\s*:*\\s*(?:silent!?\\s+)?(?:r(?:ead)?\\s*)?!(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+					"--cmd",
+				},
+				Pattern: "^\\s*:*\\s*(?:silent!?\\s+)?[a-zA-Z]{2,}",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"",
+				},
+				Pattern: "^\\+\\s*:*\\s*(?:silent!?\\s+)?(?:r(?:ead)?\\s*)?!(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"",
+				},
+				Pattern: "^\\+\\s*:*\\s*[a-zA-Z]{2,}",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-S",
+					"-u",
+				},
+				Pattern: "^[^N].*",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd227() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -1826,7 +1987,7 @@ func cmd222() *CmdSpec {
 	}
 }
 
-func cmd226() *CmdSpec {
+func cmd231() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1856,7 +2017,7 @@ func cmd226() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd232() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -1872,7 +2033,7 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd228() *CmdSpec {
+func cmd233() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -1883,7 +2044,7 @@ func cmd228() *CmdSpec {
 	}
 }
 
-func cmd229() *CmdSpec {
+func cmd234() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -1910,7 +2071,7 @@ func cmd229() *CmdSpec {
 	}
 }
 
-func cmd230() *CmdSpec {
+func cmd235() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -1932,7 +2093,7 @@ func cmd230() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -1989,7 +2150,7 @@ func cmd232() *CmdSpec {
 	}
 }
 
-func cmd234() *CmdSpec {
+func cmd239() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2010,7 +2171,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd235() *CmdSpec {
+func cmd240() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2037,7 +2198,7 @@ func cmd235() *CmdSpec {
 	}
 }
 
-func cmd238() *CmdSpec {
+func cmd243() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2114,7 +2275,7 @@ func cmd238() *CmdSpec {
 	}
 }
 
-func cmd268() *CmdSpec {
+func cmd273() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2199,7 +2360,7 @@ func cmd268() *CmdSpec {
 	}
 }
 
-func cmd275() *CmdSpec {
+func cmd280() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2244,7 +2405,7 @@ func cmd275() *CmdSpec {
 	}
 }
 
-func cmd276() *CmdSpec {
+func cmd281() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2255,7 +2416,7 @@ func cmd276() *CmdSpec {
 	}
 }
 
-func cmd277() *CmdSpec {
+func cmd282() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2289,7 +2450,7 @@ func cmd277() *CmdSpec {
 	}
 }
 
-func cmd278() *CmdSpec {
+func cmd283() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2423,7 +2584,7 @@ func cmd278() *CmdSpec {
 	}
 }
 
-func cmd405() *CmdSpec {
+func cmd410() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2439,7 +2600,7 @@ func cmd405() *CmdSpec {
 	}
 }
 
-func cmd406() *CmdSpec {
+func cmd411() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2501,7 +2662,7 @@ func cmd406() *CmdSpec {
 	}
 }
 
-func cmd408() *CmdSpec {
+func cmd413() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2520,7 +2681,7 @@ func cmd408() *CmdSpec {
 	}
 }
 
-func cmd415() *CmdSpec {
+func cmd420() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2539,7 +2700,7 @@ func cmd415() *CmdSpec {
 	}
 }
 
-func cmd417() *CmdSpec {
+func cmd422() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2550,7 +2711,7 @@ func cmd417() *CmdSpec {
 	}
 }
 
-func cmd418() *CmdSpec {
+func cmd423() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2639,7 +2800,7 @@ func cmd418() *CmdSpec {
 	}
 }
 
-func cmd419() *CmdSpec {
+func cmd424() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2672,7 +2833,7 @@ func cmd419() *CmdSpec {
 	}
 }
 
-func cmd420() *CmdSpec {
+func cmd425() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2697,6 +2858,18 @@ func cmd420() *CmdSpec {
 				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
 				Shell:   "$1",
 			},
+			{
+				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*s([/|#,:@!])(?:[^\\\\\\n]|\\\\.)*?[/|#,:@!]((?:[^/|#,:@!\\\\\\n]|\\\\.)*)[/|#,:@!][gpiIm0-9]*e",
+				Shell:   "$2",
+			},
+			{
+				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*s([/|#,:@!])(?:[^\\\\\\n]|\\\\.)*?[/|#,:@!](?:[^/|#,:@!\\\\\\n]|\\\\.)*[/|#,:@!][gpiIm0-9]*e",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
 		},
 		Effects: []*EffectSpec{
 			{
@@ -2705,6 +2878,27 @@ func cmd420() *CmdSpec {
 				When: []string{
 					"-i",
 					"--in-place",
+				},
+				Unless: []string{
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"-i",
+					"--in-place",
+				},
+				WhenFirst: []string{
+					"d",
+					"1,$d",
+					"1,$ d",
+					"/*/d",
+					"0~1d",
 				},
 				Unless: []string{
 					"-e",
@@ -2756,7 +2950,7 @@ func cmd420() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd427() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2779,7 +2973,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd423() *CmdSpec {
+func cmd428() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -2797,7 +2991,7 @@ func cmd423() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd429() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2811,7 +3005,7 @@ func cmd424() *CmdSpec {
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd430() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -2830,13 +3024,13 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd427() *CmdSpec {
+func cmd432() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd428() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -2900,7 +3094,7 @@ func cmd428() *CmdSpec {
 	}
 }
 
-func cmd429() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3024,7 +3218,7 @@ func cmd429() *CmdSpec {
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3047,7 +3241,7 @@ func cmd432() *CmdSpec {
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3065,7 +3259,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3075,7 +3269,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3092,7 +3286,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3103,7 +3297,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3124,7 +3318,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd445() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3133,6 +3327,18 @@ func cmd440() *CmdSpec {
 			"-n",
 			"-t",
 			"-tt",
+			"-TT",
+			"--unzip-command",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-TT",
+					"--unzip-command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
 		},
 		Effects: []*EffectSpec{
 			{
@@ -3155,7 +3361,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd446() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -3191,35 +3397,35 @@ func cmd441() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
+				Pattern: "(?i)^alias\\.[^=]+=!(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
+				Pattern: "(?i)^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
+				Pattern: "(?i)^alias\\.[^=]+=([^!](?s).*)$",
 				Shell:   "git $1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
+				Pattern: "(?i)^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^core\\.hooksPath=(.+)$",
+				Pattern: "(?i)^core\\.hooksPath=(.+)$",
 				Argv: []string{
 					"sh",
 					"-c",
@@ -3230,7 +3436,7 @@ func cmd441() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
+				Pattern: "(?i)^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
 				Argv: []string{
 					"curl",
 					"-d",
@@ -3242,7 +3448,7 @@ func cmd441() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
+				Pattern: "(?i)^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
 				Argv: []string{
 					"curl",
 					"-d",
@@ -3254,7 +3460,7 @@ func cmd441() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^include\\.path=(.+)$",
+				Pattern: "(?i)^include\\.path=(.+)$",
 				Argv: []string{
 					"sh",
 					"-c",
@@ -4378,7 +4584,7 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd447() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -4582,7 +4788,7 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd448() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4704,7 +4910,7 @@ func cmd443() *CmdSpec {
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd449() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -4742,7 +4948,7 @@ func cmd444() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -4847,7 +5053,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -4861,7 +5067,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd466() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -4876,7 +5082,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd462() *CmdSpec {
+func cmd467() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5050,7 +5256,7 @@ func cmd462() *CmdSpec {
 	}
 }
 
-func cmd463() *CmdSpec {
+func cmd468() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5070,7 +5276,7 @@ func cmd463() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5093,7 +5299,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5116,7 +5322,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd472() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5141,7 +5347,7 @@ func cmd472() *CmdSpec {
 	}
 }
 
-func cmd478() *CmdSpec {
+func cmd483() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5157,7 +5363,7 @@ func cmd478() *CmdSpec {
 	}
 }
 
-func cmd482() *CmdSpec {
+func cmd487() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -5212,7 +5418,7 @@ func cmd482() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd490() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5230,7 +5436,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd491() *CmdSpec {
+func cmd496() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5286,7 +5492,7 @@ func cmd491() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd506() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5440,7 +5646,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd510() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5466,7 +5672,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd506() *CmdSpec {
+func cmd511() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5484,7 +5690,7 @@ func cmd506() *CmdSpec {
 	}
 }
 
-func cmd507() *CmdSpec {
+func cmd512() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5505,7 +5711,7 @@ func cmd507() *CmdSpec {
 	}
 }
 
-func cmd509() *CmdSpec {
+func cmd514() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5570,7 +5776,7 @@ func cmd509() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd517() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5600,7 +5806,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd513() *CmdSpec {
+func cmd518() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5615,7 +5821,7 @@ func cmd513() *CmdSpec {
 	}
 }
 
-func cmd514() *CmdSpec {
+func cmd519() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5626,7 +5832,7 @@ func cmd514() *CmdSpec {
 	}
 }
 
-func cmd515() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5649,7 +5855,7 @@ func cmd515() *CmdSpec {
 	}
 }
 
-func cmd516() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -5666,7 +5872,7 @@ func cmd516() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd526() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -5695,6 +5901,15 @@ func cmd521() *CmdSpec {
 			"-w",
 			"-B",
 		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-o",
+				},
+				Pattern: "(?i)^\\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\\s*[=\\s]\\s*(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
 		Effects: []*EffectSpec{
 			{
 				Effect:  "network",
@@ -5712,7 +5927,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -5746,7 +5961,7 @@ func cmd524() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd532() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5763,7 +5978,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd533() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5784,7 +5999,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd534() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -5869,7 +6084,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd531() *CmdSpec {
+func cmd536() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -5884,7 +6099,7 @@ func cmd531() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd538() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5938,7 +6153,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd539() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -6005,7 +6220,6 @@ func cmd534() *CmdSpec {
 			"sdk",
 			"code",
 			"cursor",
-			"vi",
 			"nano",
 			"open",
 			"xdg-open",
@@ -6014,7 +6228,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd603() *CmdSpec {
+func cmd607() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6114,7 +6328,7 @@ func cmd603() *CmdSpec {
 	}
 }
 
-func cmd604() *CmdSpec {
+func cmd608() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -6132,7 +6346,7 @@ func cmd604() *CmdSpec {
 	}
 }
 
-func cmd605() *CmdSpec {
+func cmd609() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -6180,7 +6394,7 @@ func cmd605() *CmdSpec {
 	}
 }
 
-func cmd619() *CmdSpec {
+func cmd623() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -6219,7 +6433,7 @@ func cmd619() *CmdSpec {
 	}
 }
 
-func cmd629() *CmdSpec {
+func cmd633() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6262,7 +6476,7 @@ func cmd629() *CmdSpec {
 	}
 }
 
-func cmd630() *CmdSpec {
+func cmd634() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6357,7 +6571,7 @@ func cmd630() *CmdSpec {
 	}
 }
 
-func cmd631() *CmdSpec {
+func cmd635() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6426,7 +6640,7 @@ func cmd631() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd691() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6442,7 +6656,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd692() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6469,7 +6683,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd693() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6503,7 +6717,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd711() *CmdSpec {
+func cmd715() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6521,7 +6735,7 @@ func cmd711() *CmdSpec {
 	}
 }
 
-func cmd713() *CmdSpec {
+func cmd717() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6530,7 +6744,7 @@ func cmd713() *CmdSpec {
 	}
 }
 
-func cmd715() *CmdSpec {
+func cmd719() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6540,7 +6754,7 @@ func cmd715() *CmdSpec {
 	}
 }
 
-func cmd718() *CmdSpec {
+func cmd722() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6577,7 +6791,7 @@ func cmd718() *CmdSpec {
 	}
 }
 
-func cmd719() *CmdSpec {
+func cmd723() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6645,7 +6859,7 @@ func cmd719() *CmdSpec {
 	}
 }
 
-func cmd720() *CmdSpec {
+func cmd724() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6657,7 +6871,7 @@ func cmd720() *CmdSpec {
 	}
 }
 
-func cmd721() *CmdSpec {
+func cmd725() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -6677,7 +6891,7 @@ func cmd721() *CmdSpec {
 	}
 }
 
-func cmd728() *CmdSpec {
+func cmd732() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6692,7 +6906,7 @@ func cmd728() *CmdSpec {
 	}
 }
 
-func cmd729() *CmdSpec {
+func cmd733() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6718,7 +6932,7 @@ func cmd729() *CmdSpec {
 	}
 }
 
-func cmd730() *CmdSpec {
+func cmd734() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -6849,7 +7063,7 @@ func cmd730() *CmdSpec {
 	}
 }
 
-func cmd731() *CmdSpec {
+func cmd735() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -6875,7 +7089,7 @@ func cmd731() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd737() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6905,7 +7119,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd734() *CmdSpec {
+func cmd738() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -6924,7 +7138,7 @@ func cmd734() *CmdSpec {
 	}
 }
 
-func cmd736() *CmdSpec {
+func cmd740() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -6942,14 +7156,14 @@ func cmd736() *CmdSpec {
 	}
 }
 
-func cmd738() *CmdSpec {
+func cmd742() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd739() *CmdSpec {
+func cmd743() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -6980,7 +7194,7 @@ func cmd739() *CmdSpec {
 	}
 }
 
-func cmd762() *CmdSpec {
+func cmd766() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -6995,7 +7209,7 @@ func cmd762() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd768() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7011,7 +7225,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd765() *CmdSpec {
+func cmd769() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7041,7 +7255,7 @@ func cmd765() *CmdSpec {
 	}
 }
 
-func cmd766() *CmdSpec {
+func cmd770() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -7059,7 +7273,7 @@ func cmd766() *CmdSpec {
 	}
 }
 
-func cmd768() *CmdSpec {
+func cmd772() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -7078,7 +7292,7 @@ func cmd768() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd774() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7099,7 +7313,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd771() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7111,7 +7325,7 @@ func cmd771() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7150,7 +7364,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7206,7 +7420,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7239,7 +7453,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7261,7 +7475,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd780() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7293,7 +7507,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd781() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7317,7 +7531,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd782() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7374,7 +7588,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd783() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7400,7 +7614,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd784() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7463,7 +7677,7 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd781() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7565,7 +7779,7 @@ func cmd781() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7628,7 +7842,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd830() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -7691,7 +7905,7 @@ func cmd830() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7732,7 +7946,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7759,7 +7973,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7806,7 +8020,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7863,7 +8077,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7899,7 +8113,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd841() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7928,7 +8142,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd842() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7985,13 +8199,13 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd843() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -8007,7 +8221,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8060,7 +8274,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8098,7 +8312,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8122,7 +8336,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -8158,7 +8372,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -8185,7 +8399,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -8220,7 +8434,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd858() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8249,7 +8463,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd859() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -8287,7 +8501,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd877() *CmdSpec {
+func cmd881() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8367,7 +8581,7 @@ func cmd877() *CmdSpec {
 	}
 }
 
-func cmd886() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8457,7 +8671,7 @@ func cmd886() *CmdSpec {
 	}
 }
 
-func cmd888() *CmdSpec {
+func cmd892() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8479,7 +8693,7 @@ func cmd888() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd894() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8550,7 +8764,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd895() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8599,7 +8813,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd896() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -8730,7 +8944,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd898() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8786,7 +9000,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd899() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8847,7 +9061,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd900() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -8877,7 +9091,7 @@ func cmd896() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd914() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8908,7 +9122,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd915() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -8934,7 +9148,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd918() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8986,7 +9200,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd919() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -9008,7 +9222,7 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd925() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -9038,7 +9252,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd939() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9075,7 +9289,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd936() *CmdSpec {
+func cmd940() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -9170,7 +9384,7 @@ func cmd936() *CmdSpec {
 	}
 }
 
-func cmd938() *CmdSpec {
+func cmd942() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9213,7 +9427,7 @@ func cmd938() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd943() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9307,7 +9521,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd944() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9347,7 +9561,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd941() *CmdSpec {
+func cmd945() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9374,7 +9588,7 @@ func cmd941() *CmdSpec {
 	}
 }
 
-func cmd942() *CmdSpec {
+func cmd946() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9418,7 +9632,7 @@ func cmd942() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd947() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9454,7 +9668,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9493,7 +9707,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9585,7 +9799,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd950() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9650,7 +9864,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd947() *CmdSpec {
+func cmd951() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -9749,7 +9963,7 @@ func cmd947() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -9927,7 +10141,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd1120() *CmdSpec {
+func cmd1124() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -10001,7 +10215,7 @@ func cmd1120() *CmdSpec {
 	}
 }
 
-func cmd1123() *CmdSpec {
+func cmd1127() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -10025,7 +10239,7 @@ func cmd1123() *CmdSpec {
 	}
 }
 
-func cmd1131() *CmdSpec {
+func cmd1135() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10125,7 +10339,7 @@ func cmd1131() *CmdSpec {
 	}
 }
 
-func cmd1132() *CmdSpec {
+func cmd1136() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10188,7 +10402,7 @@ func cmd1132() *CmdSpec {
 	}
 }
 
-func cmd1133() *CmdSpec {
+func cmd1137() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -10210,7 +10424,7 @@ func cmd1133() *CmdSpec {
 	}
 }
 
-func cmd1142() *CmdSpec {
+func cmd1146() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -10231,7 +10445,7 @@ func cmd1142() *CmdSpec {
 	}
 }
 
-func cmd1147() *CmdSpec {
+func cmd1151() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10273,7 +10487,7 @@ func cmd1147() *CmdSpec {
 	}
 }
 
-func cmd1148() *CmdSpec {
+func cmd1152() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10284,7 +10498,7 @@ func cmd1148() *CmdSpec {
 	}
 }
 
-func cmd1149() *CmdSpec {
+func cmd1153() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10327,7 +10541,7 @@ func cmd1149() *CmdSpec {
 	}
 }
 
-func cmd1150() *CmdSpec {
+func cmd1154() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -10345,7 +10559,7 @@ func cmd1150() *CmdSpec {
 	}
 }
 
-func cmd1152() *CmdSpec {
+func cmd1156() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10361,7 +10575,7 @@ func cmd1152() *CmdSpec {
 	}
 }
 
-func cmd1156() *CmdSpec {
+func cmd1160() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10378,7 +10592,7 @@ func cmd1156() *CmdSpec {
 	}
 }
 
-func cmd1158() *CmdSpec {
+func cmd1162() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10400,7 +10614,7 @@ func cmd1158() *CmdSpec {
 	}
 }
 
-func cmd1160() *CmdSpec {
+func cmd1164() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10416,7 +10630,7 @@ func cmd1160() *CmdSpec {
 	}
 }
 
-func cmd1163() *CmdSpec {
+func cmd1167() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10430,7 +10644,7 @@ func cmd1163() *CmdSpec {
 	}
 }
 
-func cmd1165() *CmdSpec {
+func cmd1169() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10445,7 +10659,7 @@ func cmd1165() *CmdSpec {
 	}
 }
 
-func cmd1167() *CmdSpec {
+func cmd1171() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10458,7 +10672,7 @@ func cmd1167() *CmdSpec {
 	}
 }
 
-func cmd1173() *CmdSpec {
+func cmd1177() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10490,7 +10704,7 @@ func cmd1173() *CmdSpec {
 	}
 }
 
-func cmd1175() *CmdSpec {
+func cmd1179() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10508,7 +10722,7 @@ func cmd1175() *CmdSpec {
 	}
 }
 
-func cmd1181() *CmdSpec {
+func cmd1185() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10534,7 +10748,7 @@ func cmd1181() *CmdSpec {
 	}
 }
 
-func cmd1183() *CmdSpec {
+func cmd1187() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10559,7 +10773,7 @@ func cmd1183() *CmdSpec {
 	}
 }
 
-func cmd1201() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10581,7 +10795,7 @@ func cmd1201() *CmdSpec {
 	}
 }
 
-func cmd1203() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10611,7 +10825,7 @@ func cmd1203() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1225() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10629,7 +10843,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1223() *CmdSpec {
+func cmd1227() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10643,7 +10857,7 @@ func cmd1223() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1229() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10667,7 +10881,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1229() *CmdSpec {
+func cmd1233() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10694,7 +10908,7 @@ func cmd1229() *CmdSpec {
 	}
 }
 
-func cmd1244() *CmdSpec {
+func cmd1248() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10719,7 +10933,7 @@ func cmd1244() *CmdSpec {
 	}
 }
 
-func cmd1257() *CmdSpec {
+func cmd1261() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -10735,7 +10949,7 @@ func cmd1257() *CmdSpec {
 	}
 }
 
-func cmd1261() *CmdSpec {
+func cmd1265() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -10756,7 +10970,7 @@ func cmd1261() *CmdSpec {
 	}
 }
 
-func cmd1266() *CmdSpec {
+func cmd1270() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -10782,7 +10996,7 @@ func cmd1266() *CmdSpec {
 	}
 }
 
-func cmd1280() *CmdSpec {
+func cmd1284() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -10802,7 +11016,7 @@ func cmd1280() *CmdSpec {
 	}
 }
 
-func cmd1284() *CmdSpec {
+func cmd1288() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -10830,7 +11044,7 @@ func cmd1284() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1303() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10847,7 +11061,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1304() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10884,7 +11098,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1305() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10929,7 +11143,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1306() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -10992,7 +11206,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1303() *CmdSpec {
+func cmd1307() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -11014,7 +11228,7 @@ func cmd1303() *CmdSpec {
 	}
 }
 
-func cmd1307() *CmdSpec {
+func cmd1311() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -11072,7 +11286,7 @@ func cmd1307() *CmdSpec {
 	}
 }
 
-func cmd1308() *CmdSpec {
+func cmd1312() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -11188,7 +11402,7 @@ func cmd1308() *CmdSpec {
 	}
 }
 
-func cmd1309() *CmdSpec {
+func cmd1313() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11209,7 +11423,7 @@ func cmd1309() *CmdSpec {
 	}
 }
 
-func cmd1310() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -11282,7 +11496,7 @@ func cmd1310() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1318() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11321,7 +11535,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1319() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11346,7 +11560,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1316() *CmdSpec {
+func cmd1320() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11369,7 +11583,7 @@ func cmd1316() *CmdSpec {
 	}
 }
 
-func cmd1326() *CmdSpec {
+func cmd1330() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11396,7 +11610,7 @@ func cmd1326() *CmdSpec {
 	}
 }
 
-func cmd1327() *CmdSpec {
+func cmd1331() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11448,7 +11662,7 @@ func cmd1327() *CmdSpec {
 	}
 }
 
-func cmd1342() *CmdSpec {
+func cmd1346() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11482,7 +11696,7 @@ func cmd1342() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1347() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11501,7 +11715,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1345() *CmdSpec {
+func cmd1349() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11513,7 +11727,7 @@ func cmd1345() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1350() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11545,7 +11759,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1351() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11568,7 +11782,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1348() *CmdSpec {
+func cmd1352() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11687,7 +11901,7 @@ func cmd1348() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1353() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -11780,7 +11994,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1350() *CmdSpec {
+func cmd1354() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11800,7 +12014,7 @@ func cmd1350() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1355() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -11816,7 +12030,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11838,7 +12052,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -11894,7 +12108,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -12087,7 +12301,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1362() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12145,7 +12359,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1363() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -12166,7 +12380,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12192,7 +12406,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -12214,7 +12428,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1370() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12563,7 +12777,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12606,7 +12820,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12675,7 +12889,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1374() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12702,7 +12916,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1375() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -12727,7 +12941,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12762,7 +12976,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12813,7 +13027,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1378() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -12895,7 +13109,7 @@ func cmd1378() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12963,7 +13177,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13000,7 +13214,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -13043,7 +13257,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -13075,7 +13289,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -13104,7 +13318,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -13128,7 +13342,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13155,7 +13369,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13197,7 +13411,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1393() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13217,7 +13431,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1394() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13276,7 +13490,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1395() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -13322,7 +13536,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13545,7 +13759,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1434() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13591,7 +13805,7 @@ func cmd1430() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -15401,41 +15615,41 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd536},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd442},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd447},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -15443,1397 +15657,1401 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd531},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd536},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd533},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd538},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd228},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd229},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd230},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd233},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd235},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd234},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd235},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd733},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd738},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd736},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd731},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd762},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd764},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd765},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd768},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd766},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd770},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd734},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd771},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd739},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd735},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd737},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd738},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd740},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd742},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd740},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd735},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd766},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd766},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd768},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd769},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd770},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd772},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd772},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd770},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd774},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd738},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd775},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd603},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd607},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd237},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd604},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd608},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd443},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd448},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd234},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd239},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd459},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd464},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd464},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd461},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd466},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd232},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd237},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd629},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd633},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd462},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd441},
-		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd630},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd463},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd467},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd446},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd118},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd411},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd634},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd512},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd468},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd468},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd179},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd420},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd425},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd471},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd476},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd275},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd280},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd687},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd691},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd717},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd688},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd692},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd276},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd281},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd277},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd282},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd121},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd118},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd405},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd410},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd123},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd120},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd406},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd715},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd411},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd124},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd121},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd125},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd122},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd122},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd127},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd131},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd133},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd128},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd128},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd130},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd482},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd505},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd510},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd506},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd511},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd137},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd507},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd138},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd139},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd512},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd140},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd713},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd134},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd456},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd715},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd513},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd141},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd134},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd512},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd135},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd136},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd517},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd137},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd717},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd518},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd138},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1148},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1149},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1150},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1158},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1160},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1163},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1165},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1167},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1173},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1181},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1201},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1221},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1175},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1223},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1229},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1225},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1203},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1244},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1183},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1257},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1266},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1280},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1284},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1152},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd772},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd773},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd774},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd775},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd776},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd777},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd778},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd779},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd780},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd832},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd833},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd834},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd835},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd836},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd837},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd838},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd839},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd840},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd843},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd844},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd845},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd846},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd849},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd854},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd851},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd890},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd891},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd892},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd888},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd894},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd781},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd895},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd910},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd830},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd914},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd935},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd936},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd938},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd939},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd886},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd940},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd941},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd942},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd943},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd944},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd945},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd946},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd947},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd896},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1120},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd915},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd911},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1131},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1132},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1133},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1142},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1147},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd783},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd921},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1123},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd855},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd877},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd949},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd146},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd147},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd170},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1167},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1169},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1177},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1185},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1205},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1225},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1227},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1152},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1153},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1154},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1154},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1160},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1160},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1162},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1162},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1167},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1169},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1177},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1185},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1205},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1225},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1227},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd776},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd777},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd778},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd779},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd780},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd940},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd781},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd782},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd783},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd784},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd785},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd834},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd836},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd837},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd838},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd839},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd840},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd841},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd842},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd843},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd847},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd848},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd849},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd853},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd853},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd858},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd890},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd892},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd894},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd895},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd896},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd896},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd892},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd898},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd785},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd899},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd951},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd914},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd834},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd918},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd939},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd940},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd942},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd943},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd890},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd944},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd945},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd946},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd947},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd948},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd949},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd950},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd951},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1135},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1136},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1151},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd143},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd514},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd182},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd184},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd185},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd186},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd519},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd179},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd181},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd182},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd183},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd415},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd417},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd418},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd420},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd422},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd423},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd191},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd192},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd718},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd719},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd465},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd188},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd189},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd722},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd723},
+		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd419},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd193},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd515},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd420},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd720},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd422},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd194},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd424},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd190},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd520},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd425},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd724},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd427},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd191},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd423},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd195},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd196},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd424},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd142},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd521},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd427},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd428},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd198},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd428},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd192},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd429},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd430},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd432},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd433},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd195},
 		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd199},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd200},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd728},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd485},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd196},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd197},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd732},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd729},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd730},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd733},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd734},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd429},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd201},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd432},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd721},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd491},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd516},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd203},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd204},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd437},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd200},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd201},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd205},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd524},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd433},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd438},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd209},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd210},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd187},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd434},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd437},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd527},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd235},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd711},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd206},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd207},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd442},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd532},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd715},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd438},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd443},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd439},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd211},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd509},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd444},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd528},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd472},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd408},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd533},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd222},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd529},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd444},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1299},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1300},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1301},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1302},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1307},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1308},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1309},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1314},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1315},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1310},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1326},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1342},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1343},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1345},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1346},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1347},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1348},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1349},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1350},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1351},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1354},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1355},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1356},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1358},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1363},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1364},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1303},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1366},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1367},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1369},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1370},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1371},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1376},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1377},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1378},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1379},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1359},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1380},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1381},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1383},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1384},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1385},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1387},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1388},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1389},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1390},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1429},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1391},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1430},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1316},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1327},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1431},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd425},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd689},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd534},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd534},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1303},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1304},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1305},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1306},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1311},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1312},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1313},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1318},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1319},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1330},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1346},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1347},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1347},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1349},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1350},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1351},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1352},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1353},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1385},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1354},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1358},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1359},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1360},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1360},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1362},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1389},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1367},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1368},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1368},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1370},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1371},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1371},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1435},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1373},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1374},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1380},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1381},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1382},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1383},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1384},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1385},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1387},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1388},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1389},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1391},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1392},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1393},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1394},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1433},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1434},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1435},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd430},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd226},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd478},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd231},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd227},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd232},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd501},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd278},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd238},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd268},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd534},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd619},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd440},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd154},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd631},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd445},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd605},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
 	},
 }
 
