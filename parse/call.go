@@ -60,6 +60,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		args = w.throughLinks(st, args)
 	}
 	args[0] = w.program(st, args[0])
+	args[0] = w.pathProgram(st, cmdEnv, args[0])
 	if st.keyword {
 		// With set -k, bash takes NAME=value among the arguments as an
 		// assignment in the command's environment.
@@ -125,7 +126,7 @@ func (w *walker) builtin(st *state, i int) bool {
 	switch c.Name() {
 	case "cd", "pushd", "chdir", "popd":
 		old := st.dir
-		st.dir = cdTarget(st, args[1:])
+		st.dir = cdTarget(st, args[1:], withAssigns(st.env, c.Assigns))
 		if c.Name() == "popd" {
 			st.dir = ""
 		}
@@ -207,7 +208,7 @@ func (w *walker) builtin(st *state, i int) bool {
 // cdTarget returns the directory cd changes to. A directory that does
 // not exist now is unknown: the script may create it first, and if it
 // does not, cd fails and what follows runs where the shell already was.
-func cdTarget(st *state, args []Word) string {
+func cdTarget(st *state, args []Word, env *env) string {
 	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") && args[0].Text != "-" {
 		args = args[1:]
 	}
@@ -218,6 +219,13 @@ func cdTarget(st *state, args []Word) string {
 	target := args[0].Text
 	if target == "-" {
 		target, _ = st.env.lookup("OLDPWD")
+	}
+	switch p := cdpath(env, st, target); p {
+	case Unknown:
+		return ""
+	case "":
+	default:
+		return st.absOrEmpty(p)
 	}
 	dir := st.absOrEmpty(target)
 	if fi, err := os.Stat(dir); dir != "" && (err != nil || !fi.IsDir()) {
@@ -277,10 +285,15 @@ func (w *walker) envCode(st *state, name, value string) {
 	switch w.cfg.Knowledge.EnvCode(name) {
 	case EnvScript:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.code(st.nested("$"+name, false), i, value)
+		w.code(st.nested("$"+name, false), i, inputCommand(value))
 	case EnvFile:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
 		w.file(st.nested("$"+name, false), i, value)
+	case EnvLibrary:
+		if !w.installedLibs(st, value) {
+			i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
+			w.unknownCode(i)
+		}
 	}
 }
 

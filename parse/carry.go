@@ -23,6 +23,11 @@ func (w *walker) carry(st *state, i int) {
 		return
 	}
 	w.optionCode(st, i, k)
+	if c := w.res.Commands[i]; c.Name() == "git" {
+		if extra := gitConfigArgs(withAssigns(st.env, c.Assigns), c.Args); len(extra) > 0 {
+			w.optionCodeIn(st, c, extra, k)
+		}
+	}
 	w.runs(st, i, k)
 	switch k.Kind {
 	case CarryExec:
@@ -51,8 +56,15 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	}
 	path := st.abs(name)
 	data, written := w.files[path]
+	head := []byte(data)
 	if !written {
-		if !shellShebang(readHead(path, 256)) || w.installed(name, path) {
+		head = readHead(path, 256)
+	}
+	if argv := shebangArgv(head); argv != nil && !shellShebang(head) {
+		return w.shebang(st, i, argv, path)
+	}
+	if !written {
+		if !shellShebang(head) || w.installed(name, path) {
 			return false
 		}
 		b, err := readFile(w.cfg, path)
@@ -62,7 +74,10 @@ func (w *walker) scriptFile(st *state, i int) bool {
 		}
 		data = string(b)
 	}
-	sub := st.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
+	parent := *st
+	parent.env = withAssigns(st.env, c.Assigns)
+	sub := parent.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
+	w.inheritFuncs(st, sub)
 	w.code(sub, i, data)
 	return true
 }
@@ -121,7 +136,7 @@ func shellShebang(b []byte) bool {
 		prog = f[1]
 	}
 	switch prog[strings.LastIndexByte(prog, '/')+1:] {
-	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash":
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "rbash":
 		return true
 	}
 	return false
@@ -223,7 +238,9 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		}
 	}
 	j = min(j+k.Skip, len(args))
-	for k.Assigns && j < len(args) && isAssign(args[j].Text) {
+	var assigns []string
+	for k.Assigns && j < len(args) && envAssign(args[j].Text) {
+		assigns = append(assigns, args[j].Text)
 		j++
 	}
 	inner := append(split, args[j:]...)
@@ -234,7 +251,7 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		c.index = i
 		inner = w.stdinArgs(c, inner)
 	}
-	n := w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+	n := w.run(sub, Command{Args: inner, Assigns: append(c.Assigns, assigns...), StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 	if out := w.out[n]; out != nil && !k.StdinArgs {
 		w.out[i] = out // the wrapper prints what the command prints
 	}
@@ -247,6 +264,13 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// envAssign reports whether env takes s for an assignment: anything
+// with "=" after a first character (env 'BASH_FUNC_ls%%=() {...}').
+func envAssign(s string) bool {
+	k, _, ok := strings.Cut(s, "=")
+	return ok && k != ""
 }
 
 func isAssign(s string) bool {
@@ -372,7 +396,11 @@ func (w *walker) carryShell(st *state, i int) {
 		w.unknownCode(i)
 		return
 	}
-	sub := st.newShell(call, c.Name()+" -c")
+	parent := *st
+	parent.env = withAssigns(st.env, c.Assigns)
+	sub := parent.newShell(call, c.Name()+" -c")
+	w.inheritFuncs(st, sub)
+	w.startup(sub, i, call)
 	switch {
 	case call.HasScript:
 		w.code(sub, i, call.Script)
@@ -719,7 +747,11 @@ func (w *walker) translate(st *state, c Command, t Translation, m []string) {
 // alias.x='!cmd').
 func (w *walker) optionCode(st *state, i int, k *Carrier) {
 	c := w.res.Commands[i]
-	args := c.Args[1:]
+	w.optionCodeIn(st, c, c.Args[1:], k)
+}
+
+// optionCodeIn is [walker.optionCode] over the options args of c.
+func (w *walker) optionCodeIn(st *state, c Command, args []Word, k *Carrier) {
 	for j := 0; j < len(args); {
 		a := args[j].Text
 		if a == "--" {

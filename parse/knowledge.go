@@ -154,9 +154,10 @@ type EnvCode uint8
 
 // Environment variables that carry code.
 const (
-	EnvData   EnvCode = iota // plain data
-	EnvScript                // shell code run by a program (GIT_EDITOR, PAGER)
-	EnvFile                  // a script file a shell sources (BASH_ENV, ENV)
+	EnvData    EnvCode = iota // plain data
+	EnvScript                 // shell code run by a program (GIT_EDITOR, PAGER)
+	EnvFile                   // a script file a shell sources (BASH_ENV, ENV)
+	EnvLibrary                // shared objects loaded into every program (LD_PRELOAD)
 )
 
 // Knowledge is what the parser needs to know about commands. Callers
@@ -187,4 +188,9 @@ type ShellCall struct {
 	NoUnset bool
 	// Delayed is cmd.exe's /V:ON; Core is set for PowerShell 7 (pwsh).
 	Delayed, Core bool
+	// Login and Interactive say which start-up files the shell reads;
+	// NoRc (bash --norc, zsh -f) and NoProfile (bash --noprofile) skip
+	// them, RcFile (bash --rcfile, --init-file) replaces ~/.bashrc.
+	Login, Interactive, NoRc, NoProfile bool
+	RcFile                              string
 }

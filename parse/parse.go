@@ -35,6 +35,9 @@ type Config struct {
 	// running a program of its name, not by what is in it. Nil means
 	// none is.
 	Installed func(path string) bool
+	// Start is how the shell that runs the script was started, for the
+	// start-up files it reads before it (nil: none are read).
+	Start *ShellCall
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)
@@ -114,6 +117,10 @@ const maxFile = 1 << 20
 func Parse(script string, cfg *Config) *Result {
 	w := newWalker(cfg)
 	st := w.rootState(cfg)
+	if cfg.Start != nil {
+		// The start-up files the shell reads first (bash --rcfile F -i -c).
+		w.startup(st, -1, *cfg.Start)
+	}
 	w.script(st, script, "")
 	return w.res
 }

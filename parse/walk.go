@@ -81,8 +81,9 @@ func (w *walker) rootState(cfg *Config) *state {
 // A function is a shell function's body and the alias definitions made
 // when it was parsed.
 type function struct {
-	body   *syntax.Stmt
-	parsed int
+	body     *syntax.Stmt
+	parsed   int
+	exported bool // export -f: shells bash starts inherit it
 }
 
 // An aliasDef is one definition of an alias: its value, and seq, the
@@ -462,6 +463,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			if a.Naked && a.Name != nil && readonly {
 				st.env.readOnly(a.Name.Value) // readonly NAME
 			}
+			if a.Naked && a.Name != nil && exportsFunc(w, st, c) {
+				st.exportFuncs([]string{a.Name.Value}) // export -f NAME
+			}
 			continue
 		}
 		if readonly {
@@ -474,6 +478,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			}
 		}
 		w.assign(st, a, export)
+		if v, ok := st.env.lookup(a.Name.Value); ok {
+			w.envCode(st, a.Name.Value, v) // export GIT_EDITOR=..., LD_PRELOAD=...
+		}
 	}
 }
 

@@ -237,8 +237,8 @@ func (s *Set) add(name string, f *File) error {
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	for k, v := range f.EnvCode {
-		if v != "script" && v != "file" {
-			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}
+		if v != "script" && v != "file" && v != "library" {
+			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script, file or library", k, v)}
 		}
 		if s.envCode == nil {
 			s.envCode = map[string]string{}
@@ -443,6 +443,8 @@ func (s *Set) EnvCode(name string) parse.EnvCode {
 		return parse.EnvScript
 	case "file":
 		return parse.EnvFile
+	case "library":
+		return parse.EnvLibrary
 	}
 	return parse.EnvData
 }

@@ -354,6 +354,26 @@ func cmd82() *CmdSpec {
 
 func cmd83() *CmdSpec {
 	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"-f",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?s).+",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd84() *CmdSpec {
+	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
 			"-u",
@@ -387,13 +407,13 @@ func cmd83() *CmdSpec {
 	}
 }
 
-func cmd84() *CmdSpec {
+func cmd85() *CmdSpec {
 	return &CmdSpec{
 		Carries: "eval",
 	}
 }
 
-func cmd85() *CmdSpec {
+func cmd86() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fdfind",
@@ -409,7 +429,7 @@ func cmd85() *CmdSpec {
 	}
 }
 
-func cmd87() *CmdSpec {
+func cmd88() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gfind",
@@ -490,7 +510,7 @@ func cmd87() *CmdSpec {
 	}
 }
 
-func cmd90() *CmdSpec {
+func cmd91() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -516,7 +536,7 @@ func cmd90() *CmdSpec {
 	}
 }
 
-func cmd91() *CmdSpec {
+func cmd92() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -535,7 +555,48 @@ func cmd91() *CmdSpec {
 	}
 }
 
-func cmd92() *CmdSpec {
+func cmd93() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"ld-linux.so.2",
+			"ld-linux-x86-64.so.2",
+			"ld-linux-aarch64.so.1",
+			"ld-linux-armhf.so.3",
+			"ld-musl-x86_64.so.1",
+			"ld-musl-aarch64.so.1",
+			"ld64.so.2",
+			"ld64.so.1",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"--library-path",
+			"--preload",
+			"--audit",
+			"--argv0",
+			"--inhibit-rpath",
+			"--glibc-hwcaps-prepend",
+			"--glibc-hwcaps-mask",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--preload",
+					"--audit",
+					"--library-path",
+				},
+				Pattern: "^(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd102() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"luajit",
@@ -592,7 +653,7 @@ func cmd92() *CmdSpec {
 	}
 }
 
-func cmd118() *CmdSpec {
+func cmd128() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmake",
@@ -672,14 +733,14 @@ func cmd118() *CmdSpec {
 	}
 }
 
-func cmd120() *CmdSpec {
+func cmd130() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd121() *CmdSpec {
+func cmd131() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -690,7 +751,7 @@ func cmd121() *CmdSpec {
 	}
 }
 
-func cmd122() *CmdSpec {
+func cmd132() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -720,7 +781,7 @@ func cmd122() *CmdSpec {
 	}
 }
 
-func cmd124() *CmdSpec {
+func cmd134() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -848,7 +909,7 @@ func cmd124() *CmdSpec {
 	}
 }
 
-func cmd128() *CmdSpec {
+func cmd138() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -858,14 +919,14 @@ func cmd128() *CmdSpec {
 	}
 }
 
-func cmd130() *CmdSpec {
+func cmd140() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd131() *CmdSpec {
+func cmd141() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -894,7 +955,7 @@ func cmd131() *CmdSpec {
 	}
 }
 
-func cmd134() *CmdSpec {
+func cmd144() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -915,7 +976,7 @@ func cmd134() *CmdSpec {
 	}
 }
 
-func cmd135() *CmdSpec {
+func cmd145() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1016,7 +1077,7 @@ func cmd135() *CmdSpec {
 	}
 }
 
-func cmd136() *CmdSpec {
+func cmd146() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1049,7 +1110,7 @@ func cmd136() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd147() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1065,14 +1126,14 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd138() *CmdSpec {
+func cmd148() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd139() *CmdSpec {
+func cmd149() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
@@ -1127,14 +1188,14 @@ func cmd139() *CmdSpec {
 	}
 }
 
-func cmd143() *CmdSpec {
+func cmd153() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd144() *CmdSpec {
+func cmd154() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -1176,7 +1237,7 @@ func cmd144() *CmdSpec {
 	}
 }
 
-func cmd151() *CmdSpec {
+func cmd161() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -1215,7 +1276,7 @@ func cmd151() *CmdSpec {
 	}
 }
 
-func cmd167() *CmdSpec {
+func cmd177() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -1386,7 +1447,7 @@ func cmd167() *CmdSpec {
 	}
 }
 
-func cmd179() *CmdSpec {
+func cmd189() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -1396,7 +1457,7 @@ func cmd179() *CmdSpec {
 	}
 }
 
-func cmd181() *CmdSpec {
+func cmd191() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -1414,7 +1475,7 @@ func cmd181() *CmdSpec {
 	}
 }
 
-func cmd182() *CmdSpec {
+func cmd192() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -1422,7 +1483,7 @@ func cmd182() *CmdSpec {
 	}
 }
 
-func cmd183() *CmdSpec {
+func cmd193() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -1434,7 +1495,7 @@ func cmd183() *CmdSpec {
 	}
 }
 
-func cmd184() *CmdSpec {
+func cmd194() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -1453,7 +1514,7 @@ func cmd184() *CmdSpec {
 	}
 }
 
-func cmd188() *CmdSpec {
+func cmd198() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1522,7 +1583,7 @@ func cmd188() *CmdSpec {
 	}
 }
 
-func cmd189() *CmdSpec {
+func cmd199() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1543,7 +1604,7 @@ func cmd189() *CmdSpec {
 	}
 }
 
-func cmd190() *CmdSpec {
+func cmd200() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1575,21 +1636,21 @@ func cmd190() *CmdSpec {
 	}
 }
 
-func cmd191() *CmdSpec {
+func cmd201() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd192() *CmdSpec {
+func cmd202() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd193() *CmdSpec {
+func cmd203() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -1599,7 +1660,7 @@ func cmd193() *CmdSpec {
 	}
 }
 
-func cmd195() *CmdSpec {
+func cmd205() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1614,7 +1675,7 @@ func cmd195() *CmdSpec {
 	}
 }
 
-func cmd196() *CmdSpec {
+func cmd206() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1648,7 +1709,7 @@ func cmd196() *CmdSpec {
 	}
 }
 
-func cmd197() *CmdSpec {
+func cmd207() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1687,7 +1748,7 @@ func cmd197() *CmdSpec {
 	}
 }
 
-func cmd198() *CmdSpec {
+func cmd208() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -1702,7 +1763,7 @@ func cmd198() *CmdSpec {
 	}
 }
 
-func cmd200() *CmdSpec {
+func cmd210() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1715,7 +1776,7 @@ func cmd200() *CmdSpec {
 	}
 }
 
-func cmd201() *CmdSpec {
+func cmd211() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1729,7 +1790,7 @@ func cmd201() *CmdSpec {
 	}
 }
 
-func cmd202() *CmdSpec {
+func cmd212() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -1746,14 +1807,14 @@ func cmd202() *CmdSpec {
 	}
 }
 
-func cmd206() *CmdSpec {
+func cmd216() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd207() *CmdSpec {
+func cmd217() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		CodeOperand: true,
@@ -1767,7 +1828,7 @@ func cmd207() *CmdSpec {
 	}
 }
 
-func cmd208() *CmdSpec {
+func cmd218() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -1877,7 +1938,7 @@ func cmd208() *CmdSpec {
 	}
 }
 
-func cmd219() *CmdSpec {
+func cmd229() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vi",
@@ -1959,7 +2020,7 @@ func cmd219() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -1987,7 +2048,7 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd231() *CmdSpec {
+func cmd241() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2017,7 +2078,7 @@ func cmd231() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd242() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -2033,7 +2094,7 @@ func cmd232() *CmdSpec {
 	}
 }
 
-func cmd233() *CmdSpec {
+func cmd243() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2044,7 +2105,7 @@ func cmd233() *CmdSpec {
 	}
 }
 
-func cmd234() *CmdSpec {
+func cmd244() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -2071,7 +2132,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd235() *CmdSpec {
+func cmd245() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -2093,7 +2154,7 @@ func cmd235() *CmdSpec {
 	}
 }
 
-func cmd237() *CmdSpec {
+func cmd247() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2150,7 +2211,7 @@ func cmd237() *CmdSpec {
 	}
 }
 
-func cmd239() *CmdSpec {
+func cmd249() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2171,7 +2232,7 @@ func cmd239() *CmdSpec {
 	}
 }
 
-func cmd240() *CmdSpec {
+func cmd250() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2198,7 +2259,7 @@ func cmd240() *CmdSpec {
 	}
 }
 
-func cmd243() *CmdSpec {
+func cmd253() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2275,7 +2336,7 @@ func cmd243() *CmdSpec {
 	}
 }
 
-func cmd273() *CmdSpec {
+func cmd283() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2360,7 +2421,7 @@ func cmd273() *CmdSpec {
 	}
 }
 
-func cmd280() *CmdSpec {
+func cmd290() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2405,7 +2466,7 @@ func cmd280() *CmdSpec {
 	}
 }
 
-func cmd281() *CmdSpec {
+func cmd291() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2416,7 +2477,7 @@ func cmd281() *CmdSpec {
 	}
 }
 
-func cmd282() *CmdSpec {
+func cmd292() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2450,7 +2511,7 @@ func cmd282() *CmdSpec {
 	}
 }
 
-func cmd283() *CmdSpec {
+func cmd293() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2571,7 +2632,6 @@ func cmd283() *CmdSpec {
 			"mapfile",
 			"readarray",
 			"caller",
-			"enable",
 			"logout",
 			"times",
 			"suspend",
@@ -2584,7 +2644,7 @@ func cmd283() *CmdSpec {
 	}
 }
 
-func cmd410() *CmdSpec {
+func cmd419() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2600,7 +2660,7 @@ func cmd410() *CmdSpec {
 	}
 }
 
-func cmd411() *CmdSpec {
+func cmd420() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2662,7 +2722,7 @@ func cmd411() *CmdSpec {
 	}
 }
 
-func cmd413() *CmdSpec {
+func cmd422() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2681,7 +2741,7 @@ func cmd413() *CmdSpec {
 	}
 }
 
-func cmd420() *CmdSpec {
+func cmd429() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2700,7 +2760,7 @@ func cmd420() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd431() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2711,7 +2771,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd423() *CmdSpec {
+func cmd432() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2800,7 +2860,7 @@ func cmd423() *CmdSpec {
 	}
 }
 
-func cmd424() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2833,7 +2893,7 @@ func cmd424() *CmdSpec {
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2950,7 +3010,7 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd427() *CmdSpec {
+func cmd436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2973,7 +3033,7 @@ func cmd427() *CmdSpec {
 	}
 }
 
-func cmd428() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -2991,7 +3051,7 @@ func cmd428() *CmdSpec {
 	}
 }
 
-func cmd429() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3005,7 +3065,7 @@ func cmd429() *CmdSpec {
 	}
 }
 
-func cmd430() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -3024,13 +3084,13 @@ func cmd430() *CmdSpec {
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3094,7 +3154,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3218,7 +3278,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd446() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3241,7 +3301,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd447() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3259,7 +3319,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3269,7 +3329,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd451() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3286,7 +3346,7 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd452() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3297,7 +3357,7 @@ func cmd443() *CmdSpec {
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd453() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3318,7 +3378,7 @@ func cmd444() *CmdSpec {
 	}
 }
 
-func cmd445() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3361,7 +3421,7 @@ func cmd445() *CmdSpec {
 	}
 }
 
-func cmd446() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -4584,7 +4644,7 @@ func cmd446() *CmdSpec {
 	}
 }
 
-func cmd447() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -4788,7 +4848,7 @@ func cmd447() *CmdSpec {
 	}
 }
 
-func cmd448() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4910,7 +4970,7 @@ func cmd448() *CmdSpec {
 	}
 }
 
-func cmd449() *CmdSpec {
+func cmd458() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -4948,7 +5008,7 @@ func cmd449() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5053,7 +5113,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd464() *CmdSpec {
+func cmd473() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5067,7 +5127,7 @@ func cmd464() *CmdSpec {
 	}
 }
 
-func cmd466() *CmdSpec {
+func cmd475() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5082,7 +5142,7 @@ func cmd466() *CmdSpec {
 	}
 }
 
-func cmd467() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5256,7 +5316,7 @@ func cmd467() *CmdSpec {
 	}
 }
 
-func cmd468() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5276,7 +5336,7 @@ func cmd468() *CmdSpec {
 	}
 }
 
-func cmd470() *CmdSpec {
+func cmd479() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5299,7 +5359,7 @@ func cmd470() *CmdSpec {
 	}
 }
 
-func cmd476() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5322,7 +5382,7 @@ func cmd476() *CmdSpec {
 	}
 }
 
-func cmd477() *CmdSpec {
+func cmd486() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5347,7 +5407,7 @@ func cmd477() *CmdSpec {
 	}
 }
 
-func cmd483() *CmdSpec {
+func cmd492() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5363,7 +5423,7 @@ func cmd483() *CmdSpec {
 	}
 }
 
-func cmd487() *CmdSpec {
+func cmd496() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -5418,7 +5478,7 @@ func cmd487() *CmdSpec {
 	}
 }
 
-func cmd490() *CmdSpec {
+func cmd499() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5436,7 +5496,7 @@ func cmd490() *CmdSpec {
 	}
 }
 
-func cmd496() *CmdSpec {
+func cmd505() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5492,7 +5552,7 @@ func cmd496() *CmdSpec {
 	}
 }
 
-func cmd506() *CmdSpec {
+func cmd515() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5646,7 +5706,7 @@ func cmd506() *CmdSpec {
 	}
 }
 
-func cmd510() *CmdSpec {
+func cmd519() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5672,7 +5732,7 @@ func cmd510() *CmdSpec {
 	}
 }
 
-func cmd511() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5690,7 +5750,7 @@ func cmd511() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5711,7 +5771,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd514() *CmdSpec {
+func cmd523() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5776,7 +5836,7 @@ func cmd514() *CmdSpec {
 	}
 }
 
-func cmd517() *CmdSpec {
+func cmd526() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5806,7 +5866,7 @@ func cmd517() *CmdSpec {
 	}
 }
 
-func cmd518() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5821,7 +5881,7 @@ func cmd518() *CmdSpec {
 	}
 }
 
-func cmd519() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5832,7 +5892,7 @@ func cmd519() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5855,7 +5915,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd530() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -5872,7 +5932,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd526() *CmdSpec {
+func cmd535() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -5927,7 +5987,7 @@ func cmd526() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd538() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -5961,7 +6021,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd532() *CmdSpec {
+func cmd541() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5978,7 +6038,7 @@ func cmd532() *CmdSpec {
 	}
 }
 
-func cmd533() *CmdSpec {
+func cmd542() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5999,7 +6059,7 @@ func cmd533() *CmdSpec {
 	}
 }
 
-func cmd534() *CmdSpec {
+func cmd543() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -6084,7 +6144,7 @@ func cmd534() *CmdSpec {
 	}
 }
 
-func cmd536() *CmdSpec {
+func cmd545() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -6099,7 +6159,7 @@ func cmd536() *CmdSpec {
 	}
 }
 
-func cmd538() *CmdSpec {
+func cmd547() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6153,7 +6213,7 @@ func cmd538() *CmdSpec {
 	}
 }
 
-func cmd539() *CmdSpec {
+func cmd548() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -6228,7 +6288,7 @@ func cmd539() *CmdSpec {
 	}
 }
 
-func cmd607() *CmdSpec {
+func cmd616() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6328,7 +6388,7 @@ func cmd607() *CmdSpec {
 	}
 }
 
-func cmd608() *CmdSpec {
+func cmd617() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -6346,7 +6406,7 @@ func cmd608() *CmdSpec {
 	}
 }
 
-func cmd609() *CmdSpec {
+func cmd618() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -6394,7 +6454,7 @@ func cmd609() *CmdSpec {
 	}
 }
 
-func cmd623() *CmdSpec {
+func cmd632() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -6433,7 +6493,7 @@ func cmd623() *CmdSpec {
 	}
 }
 
-func cmd633() *CmdSpec {
+func cmd642() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6476,7 +6536,7 @@ func cmd633() *CmdSpec {
 	}
 }
 
-func cmd634() *CmdSpec {
+func cmd643() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6571,7 +6631,7 @@ func cmd634() *CmdSpec {
 	}
 }
 
-func cmd635() *CmdSpec {
+func cmd644() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6640,7 +6700,7 @@ func cmd635() *CmdSpec {
 	}
 }
 
-func cmd691() *CmdSpec {
+func cmd700() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6656,7 +6716,7 @@ func cmd691() *CmdSpec {
 	}
 }
 
-func cmd692() *CmdSpec {
+func cmd701() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6683,7 +6743,7 @@ func cmd692() *CmdSpec {
 	}
 }
 
-func cmd693() *CmdSpec {
+func cmd702() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6717,7 +6777,7 @@ func cmd693() *CmdSpec {
 	}
 }
 
-func cmd715() *CmdSpec {
+func cmd724() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6735,7 +6795,7 @@ func cmd715() *CmdSpec {
 	}
 }
 
-func cmd717() *CmdSpec {
+func cmd726() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6744,7 +6804,7 @@ func cmd717() *CmdSpec {
 	}
 }
 
-func cmd719() *CmdSpec {
+func cmd728() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6754,7 +6814,7 @@ func cmd719() *CmdSpec {
 	}
 }
 
-func cmd722() *CmdSpec {
+func cmd731() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6791,7 +6851,7 @@ func cmd722() *CmdSpec {
 	}
 }
 
-func cmd723() *CmdSpec {
+func cmd732() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6859,7 +6919,7 @@ func cmd723() *CmdSpec {
 	}
 }
 
-func cmd724() *CmdSpec {
+func cmd733() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6871,7 +6931,7 @@ func cmd724() *CmdSpec {
 	}
 }
 
-func cmd725() *CmdSpec {
+func cmd734() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -6891,7 +6951,7 @@ func cmd725() *CmdSpec {
 	}
 }
 
-func cmd732() *CmdSpec {
+func cmd741() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6906,7 +6966,7 @@ func cmd732() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd742() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6932,7 +6992,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd734() *CmdSpec {
+func cmd743() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -7063,7 +7123,7 @@ func cmd734() *CmdSpec {
 	}
 }
 
-func cmd735() *CmdSpec {
+func cmd744() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -7089,7 +7149,7 @@ func cmd735() *CmdSpec {
 	}
 }
 
-func cmd737() *CmdSpec {
+func cmd746() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7119,7 +7179,7 @@ func cmd737() *CmdSpec {
 	}
 }
 
-func cmd738() *CmdSpec {
+func cmd747() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -7138,7 +7198,7 @@ func cmd738() *CmdSpec {
 	}
 }
 
-func cmd740() *CmdSpec {
+func cmd749() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -7156,14 +7216,14 @@ func cmd740() *CmdSpec {
 	}
 }
 
-func cmd742() *CmdSpec {
+func cmd751() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd743() *CmdSpec {
+func cmd752() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -7194,7 +7254,7 @@ func cmd743() *CmdSpec {
 	}
 }
 
-func cmd766() *CmdSpec {
+func cmd775() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -7209,7 +7269,7 @@ func cmd766() *CmdSpec {
 	}
 }
 
-func cmd768() *CmdSpec {
+func cmd777() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7225,7 +7285,7 @@ func cmd768() *CmdSpec {
 	}
 }
 
-func cmd769() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7255,7 +7315,7 @@ func cmd769() *CmdSpec {
 	}
 }
 
-func cmd770() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -7273,7 +7333,7 @@ func cmd770() *CmdSpec {
 	}
 }
 
-func cmd772() *CmdSpec {
+func cmd781() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -7292,7 +7352,7 @@ func cmd772() *CmdSpec {
 	}
 }
 
-func cmd774() *CmdSpec {
+func cmd783() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7313,7 +7373,7 @@ func cmd774() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd784() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7325,7 +7385,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7364,7 +7424,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7420,7 +7480,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7453,7 +7513,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7475,7 +7535,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd780() *CmdSpec {
+func cmd789() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7507,7 +7567,7 @@ func cmd780() *CmdSpec {
 	}
 }
 
-func cmd781() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7531,7 +7591,7 @@ func cmd781() *CmdSpec {
 	}
 }
 
-func cmd782() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7588,7 +7648,7 @@ func cmd782() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7614,7 +7674,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd784() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7677,7 +7737,7 @@ func cmd784() *CmdSpec {
 	}
 }
 
-func cmd785() *CmdSpec {
+func cmd794() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7779,7 +7839,7 @@ func cmd785() *CmdSpec {
 	}
 }
 
-func cmd787() *CmdSpec {
+func cmd796() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7842,7 +7902,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd843() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -7905,7 +7965,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7946,7 +8006,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7973,7 +8033,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8020,7 +8080,7 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8077,7 +8137,7 @@ func cmd839() *CmdSpec {
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8113,7 +8173,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd841() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8142,7 +8202,7 @@ func cmd841() *CmdSpec {
 	}
 }
 
-func cmd842() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8199,13 +8259,13 @@ func cmd842() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -8221,7 +8281,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd847() *CmdSpec {
+func cmd856() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8274,7 +8334,7 @@ func cmd847() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd857() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8312,7 +8372,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd858() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8336,7 +8396,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd859() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -8372,7 +8432,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd862() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -8399,7 +8459,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd864() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -8434,7 +8494,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd858() *CmdSpec {
+func cmd867() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8463,7 +8523,7 @@ func cmd858() *CmdSpec {
 	}
 }
 
-func cmd859() *CmdSpec {
+func cmd868() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -8501,7 +8561,7 @@ func cmd859() *CmdSpec {
 	}
 }
 
-func cmd881() *CmdSpec {
+func cmd890() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8581,7 +8641,7 @@ func cmd881() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd899() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8671,7 +8731,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd901() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8693,7 +8753,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd903() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8764,7 +8824,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd904() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8813,7 +8873,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd905() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -8944,7 +9004,7 @@ func cmd896() *CmdSpec {
 	}
 }
 
-func cmd898() *CmdSpec {
+func cmd907() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9000,7 +9060,7 @@ func cmd898() *CmdSpec {
 	}
 }
 
-func cmd899() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9061,7 +9121,7 @@ func cmd899() *CmdSpec {
 	}
 }
 
-func cmd900() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -9091,7 +9151,7 @@ func cmd900() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd923() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9122,7 +9182,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd924() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -9148,7 +9208,7 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd918() *CmdSpec {
+func cmd927() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9200,7 +9260,7 @@ func cmd918() *CmdSpec {
 	}
 }
 
-func cmd919() *CmdSpec {
+func cmd928() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -9222,7 +9282,7 @@ func cmd919() *CmdSpec {
 	}
 }
 
-func cmd925() *CmdSpec {
+func cmd934() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -9252,7 +9312,7 @@ func cmd925() *CmdSpec {
 	}
 }
 
-func cmd939() *CmdSpec {
+func cmd948() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9289,7 +9349,7 @@ func cmd939() *CmdSpec {
 	}
 }
 
-func cmd940() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -9384,7 +9444,7 @@ func cmd940() *CmdSpec {
 	}
 }
 
-func cmd942() *CmdSpec {
+func cmd951() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9427,7 +9487,7 @@ func cmd942() *CmdSpec {
 	}
 }
 
-func cmd943() *CmdSpec {
+func cmd952() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9521,7 +9581,7 @@ func cmd943() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9561,7 +9621,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd945() *CmdSpec {
+func cmd954() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9588,7 +9648,7 @@ func cmd945() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd955() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9632,7 +9692,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd947() *CmdSpec {
+func cmd956() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9668,7 +9728,7 @@ func cmd947() *CmdSpec {
 	}
 }
 
-func cmd948() *CmdSpec {
+func cmd957() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9707,7 +9767,7 @@ func cmd948() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd958() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9799,7 +9859,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd950() *CmdSpec {
+func cmd959() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9864,7 +9924,7 @@ func cmd950() *CmdSpec {
 	}
 }
 
-func cmd951() *CmdSpec {
+func cmd960() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -9963,7 +10023,7 @@ func cmd951() *CmdSpec {
 	}
 }
 
-func cmd953() *CmdSpec {
+func cmd962() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -10141,7 +10201,7 @@ func cmd953() *CmdSpec {
 	}
 }
 
-func cmd1124() *CmdSpec {
+func cmd1133() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -10215,7 +10275,7 @@ func cmd1124() *CmdSpec {
 	}
 }
 
-func cmd1127() *CmdSpec {
+func cmd1136() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -10239,7 +10299,7 @@ func cmd1127() *CmdSpec {
 	}
 }
 
-func cmd1135() *CmdSpec {
+func cmd1144() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10339,7 +10399,7 @@ func cmd1135() *CmdSpec {
 	}
 }
 
-func cmd1136() *CmdSpec {
+func cmd1145() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10402,7 +10462,7 @@ func cmd1136() *CmdSpec {
 	}
 }
 
-func cmd1137() *CmdSpec {
+func cmd1146() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -10424,7 +10484,7 @@ func cmd1137() *CmdSpec {
 	}
 }
 
-func cmd1146() *CmdSpec {
+func cmd1155() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -10445,7 +10505,7 @@ func cmd1146() *CmdSpec {
 	}
 }
 
-func cmd1151() *CmdSpec {
+func cmd1160() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10487,7 +10547,7 @@ func cmd1151() *CmdSpec {
 	}
 }
 
-func cmd1152() *CmdSpec {
+func cmd1161() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10498,7 +10558,7 @@ func cmd1152() *CmdSpec {
 	}
 }
 
-func cmd1153() *CmdSpec {
+func cmd1162() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10541,7 +10601,7 @@ func cmd1153() *CmdSpec {
 	}
 }
 
-func cmd1154() *CmdSpec {
+func cmd1163() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -10559,7 +10619,7 @@ func cmd1154() *CmdSpec {
 	}
 }
 
-func cmd1156() *CmdSpec {
+func cmd1165() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10575,7 +10635,7 @@ func cmd1156() *CmdSpec {
 	}
 }
 
-func cmd1160() *CmdSpec {
+func cmd1169() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10592,7 +10652,7 @@ func cmd1160() *CmdSpec {
 	}
 }
 
-func cmd1162() *CmdSpec {
+func cmd1171() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10614,7 +10674,7 @@ func cmd1162() *CmdSpec {
 	}
 }
 
-func cmd1164() *CmdSpec {
+func cmd1173() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10630,7 +10690,7 @@ func cmd1164() *CmdSpec {
 	}
 }
 
-func cmd1167() *CmdSpec {
+func cmd1176() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10644,7 +10704,7 @@ func cmd1167() *CmdSpec {
 	}
 }
 
-func cmd1169() *CmdSpec {
+func cmd1178() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10659,7 +10719,7 @@ func cmd1169() *CmdSpec {
 	}
 }
 
-func cmd1171() *CmdSpec {
+func cmd1180() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10672,7 +10732,7 @@ func cmd1171() *CmdSpec {
 	}
 }
 
-func cmd1177() *CmdSpec {
+func cmd1186() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10704,7 +10764,7 @@ func cmd1177() *CmdSpec {
 	}
 }
 
-func cmd1179() *CmdSpec {
+func cmd1188() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10722,7 +10782,7 @@ func cmd1179() *CmdSpec {
 	}
 }
 
-func cmd1185() *CmdSpec {
+func cmd1194() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10748,7 +10808,7 @@ func cmd1185() *CmdSpec {
 	}
 }
 
-func cmd1187() *CmdSpec {
+func cmd1196() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10773,7 +10833,7 @@ func cmd1187() *CmdSpec {
 	}
 }
 
-func cmd1205() *CmdSpec {
+func cmd1214() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10795,7 +10855,7 @@ func cmd1205() *CmdSpec {
 	}
 }
 
-func cmd1207() *CmdSpec {
+func cmd1216() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10825,7 +10885,7 @@ func cmd1207() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1234() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10843,7 +10903,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1227() *CmdSpec {
+func cmd1236() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10857,7 +10917,7 @@ func cmd1227() *CmdSpec {
 	}
 }
 
-func cmd1229() *CmdSpec {
+func cmd1238() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10881,7 +10941,7 @@ func cmd1229() *CmdSpec {
 	}
 }
 
-func cmd1233() *CmdSpec {
+func cmd1242() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10908,7 +10968,7 @@ func cmd1233() *CmdSpec {
 	}
 }
 
-func cmd1248() *CmdSpec {
+func cmd1257() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10933,7 +10993,7 @@ func cmd1248() *CmdSpec {
 	}
 }
 
-func cmd1261() *CmdSpec {
+func cmd1270() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -10949,7 +11009,7 @@ func cmd1261() *CmdSpec {
 	}
 }
 
-func cmd1265() *CmdSpec {
+func cmd1274() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -10970,7 +11030,7 @@ func cmd1265() *CmdSpec {
 	}
 }
 
-func cmd1270() *CmdSpec {
+func cmd1279() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -10996,7 +11056,7 @@ func cmd1270() *CmdSpec {
 	}
 }
 
-func cmd1284() *CmdSpec {
+func cmd1293() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -11016,7 +11076,7 @@ func cmd1284() *CmdSpec {
 	}
 }
 
-func cmd1288() *CmdSpec {
+func cmd1297() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -11044,7 +11104,7 @@ func cmd1288() *CmdSpec {
 	}
 }
 
-func cmd1303() *CmdSpec {
+func cmd1312() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11061,7 +11121,7 @@ func cmd1303() *CmdSpec {
 	}
 }
 
-func cmd1304() *CmdSpec {
+func cmd1313() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11098,7 +11158,7 @@ func cmd1304() *CmdSpec {
 	}
 }
 
-func cmd1305() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11143,7 +11203,7 @@ func cmd1305() *CmdSpec {
 	}
 }
 
-func cmd1306() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -11206,7 +11266,7 @@ func cmd1306() *CmdSpec {
 	}
 }
 
-func cmd1307() *CmdSpec {
+func cmd1316() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -11228,7 +11288,7 @@ func cmd1307() *CmdSpec {
 	}
 }
 
-func cmd1311() *CmdSpec {
+func cmd1320() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -11286,7 +11346,7 @@ func cmd1311() *CmdSpec {
 	}
 }
 
-func cmd1312() *CmdSpec {
+func cmd1321() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -11402,7 +11462,7 @@ func cmd1312() *CmdSpec {
 	}
 }
 
-func cmd1313() *CmdSpec {
+func cmd1322() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11423,7 +11483,7 @@ func cmd1313() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1323() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -11496,7 +11556,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1318() *CmdSpec {
+func cmd1327() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11535,7 +11595,7 @@ func cmd1318() *CmdSpec {
 	}
 }
 
-func cmd1319() *CmdSpec {
+func cmd1328() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11560,7 +11620,7 @@ func cmd1319() *CmdSpec {
 	}
 }
 
-func cmd1320() *CmdSpec {
+func cmd1329() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11583,7 +11643,7 @@ func cmd1320() *CmdSpec {
 	}
 }
 
-func cmd1330() *CmdSpec {
+func cmd1339() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11610,7 +11670,7 @@ func cmd1330() *CmdSpec {
 	}
 }
 
-func cmd1331() *CmdSpec {
+func cmd1340() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11662,7 +11722,7 @@ func cmd1331() *CmdSpec {
 	}
 }
 
-func cmd1346() *CmdSpec {
+func cmd1355() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11696,7 +11756,7 @@ func cmd1346() *CmdSpec {
 	}
 }
 
-func cmd1347() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11715,7 +11775,7 @@ func cmd1347() *CmdSpec {
 	}
 }
 
-func cmd1349() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11727,7 +11787,7 @@ func cmd1349() *CmdSpec {
 	}
 }
 
-func cmd1350() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11759,7 +11819,7 @@ func cmd1350() *CmdSpec {
 	}
 }
 
-func cmd1351() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11782,7 +11842,7 @@ func cmd1351() *CmdSpec {
 	}
 }
 
-func cmd1352() *CmdSpec {
+func cmd1361() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11901,7 +11961,7 @@ func cmd1352() *CmdSpec {
 	}
 }
 
-func cmd1353() *CmdSpec {
+func cmd1362() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -11994,7 +12054,7 @@ func cmd1353() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1363() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12014,7 +12074,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -12030,7 +12090,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1367() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12052,7 +12112,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -12108,7 +12168,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1360() *CmdSpec {
+func cmd1369() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -12301,7 +12361,7 @@ func cmd1360() *CmdSpec {
 	}
 }
 
-func cmd1362() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12359,7 +12419,7 @@ func cmd1362() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -12380,7 +12440,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1376() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12406,7 +12466,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1368() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -12428,7 +12488,7 @@ func cmd1368() *CmdSpec {
 	}
 }
 
-func cmd1370() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12777,7 +12837,7 @@ func cmd1370() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12820,7 +12880,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12889,7 +12949,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1374() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12916,7 +12976,7 @@ func cmd1374() *CmdSpec {
 	}
 }
 
-func cmd1375() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -12941,7 +13001,7 @@ func cmd1375() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12976,7 +13036,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13027,7 +13087,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1382() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -13109,7 +13169,7 @@ func cmd1382() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13177,7 +13237,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1393() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13214,7 +13274,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1394() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -13257,7 +13317,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1396() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -13289,7 +13349,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1397() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -13318,7 +13378,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1398() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -13342,7 +13402,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13369,7 +13429,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1392() *CmdSpec {
+func cmd1401() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13411,7 +13471,7 @@ func cmd1392() *CmdSpec {
 	}
 }
 
-func cmd1393() *CmdSpec {
+func cmd1402() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13431,7 +13491,7 @@ func cmd1393() *CmdSpec {
 	}
 }
 
-func cmd1394() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13490,7 +13550,7 @@ func cmd1394() *CmdSpec {
 	}
 }
 
-func cmd1395() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -13536,7 +13596,7 @@ func cmd1395() *CmdSpec {
 	}
 }
 
-func cmd1433() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13759,7 +13819,7 @@ func cmd1433() *CmdSpec {
 	}
 }
 
-func cmd1434() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13805,7 +13865,7 @@ func cmd1434() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -14786,6 +14846,9 @@ var builtinTable = table{
 		"GIT_SEQUENCE_EDITOR": "script",
 		"GIT_SSH":             "script",
 		"GIT_SSH_COMMAND":     "script",
+		"LD_AUDIT":            "library",
+		"LD_LIBRARY_PATH":     "library",
+		"LD_PRELOAD":          "library",
 		"LESSCLOSE":           "script",
 		"LESSOPEN":            "script",
 		"MANPAGER":            "script",
@@ -15615,41 +15678,41 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd203},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd536},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd545},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd447},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd456},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -15657,1401 +15720,1410 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd536},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd545},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd88},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd538},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd547},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd233},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd235},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd234},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd235},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd243},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd245},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd244},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd245},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd735},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd737},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd738},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd740},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd742},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd740},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd735},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd766},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd766},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd768},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd769},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd770},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd772},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd772},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd770},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd774},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd738},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd775},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd743},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd208},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd744},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd746},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd747},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd749},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd751},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd749},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd744},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd775},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd775},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd777},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd778},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd779},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd781},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd781},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd779},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd783},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd747},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd784},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd607},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd237},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd616},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd247},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd608},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd448},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd617},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd457},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd239},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
-		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd249},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd250},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
+		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd464},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd464},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd473},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd473},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd83},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd83},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd84},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd84},
-		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd85},
+		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd250},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd466},
-		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd85},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd475},
+		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd86},
+		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd86},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd88},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd90},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd91},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd237},
-		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd633},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd87},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd467},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd446},
-		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd118},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd411},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd634},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd512},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd468},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd468},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd179},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd420},
-		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd425},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
-		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd247},
+		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd642},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd88},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd476},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd455},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd128},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd420},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd643},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd521},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd477},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd477},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd189},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd429},
+		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd434},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
+		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd476},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd485},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd280},
-		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd91},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd691},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd717},
-		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd290},
+		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd92},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd700},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd726},
+		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd692},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd701},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld-linux.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld-musl-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld-musl-x86_64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld.so", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
+		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd281},
-		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd282},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd291},
+		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd292},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd118},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
+		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd128},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd410},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd419},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd120},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd130},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd715},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd411},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd724},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd420},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd121},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd122},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd122},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd131},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd132},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd132},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd128},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd124},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd128},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd130},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd138},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd138},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd140},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd487},
-		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd510},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
+		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd519},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd511},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd134},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd512},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd135},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd136},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd517},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd137},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd717},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd131},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd461},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd719},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd518},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd138},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd520},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd144},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd521},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd145},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd146},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd526},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd147},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd726},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd527},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd148},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1167},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1169},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1177},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1185},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1205},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1225},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1227},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1152},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1153},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1154},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1154},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1160},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1160},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1162},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1162},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1164},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1167},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1169},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1171},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1177},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1185},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1205},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1225},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1179},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1227},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1233},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1229},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1207},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1248},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1187},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1261},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1265},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1270},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1284},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1288},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1156},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd776},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd777},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd778},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd779},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd780},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd940},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd781},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd782},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd783},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd784},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd785},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd834},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd836},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd837},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd838},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd839},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd840},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd841},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd842},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd843},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd844},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd847},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd848},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd849},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd850},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd853},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd853},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd858},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd855},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd890},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd892},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd894},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd895},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd896},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd896},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd892},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd898},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd785},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd899},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd951},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd914},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd834},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd918},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd939},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd940},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd942},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd943},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd890},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd944},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd945},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd946},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd947},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd948},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd949},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd950},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd951},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd900},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1124},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd919},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd915},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1135},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1136},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1137},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1146},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1151},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd787},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd925},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1127},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd859},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd881},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd953},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd143},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd144},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd167},
-		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1176},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1178},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1186},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1194},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1214},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1234},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1236},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1161},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1162},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1163},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1163},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1169},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1169},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1171},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1171},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1176},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1178},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1186},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1194},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1214},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1234},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1236},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd785},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd786},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd787},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd788},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd789},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd949},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd790},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd791},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd792},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd793},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd794},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd843},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd845},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd846},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd847},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd848},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd849},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd850},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd851},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd852},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd856},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd857},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd858},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd862},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd862},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd867},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd899},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd901},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd903},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd904},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd905},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd905},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd901},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd907},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd794},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd908},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd960},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd923},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd843},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd927},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd948},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd949},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd951},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd952},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd899},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd953},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd954},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd955},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd956},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd957},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd958},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd959},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd960},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1144},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1145},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1160},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd153},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
+		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd519},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd179},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd181},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd182},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd183},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd528},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd189},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd191},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd192},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd193},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd420},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd422},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd423},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd429},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd431},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd432},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd188},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd189},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd722},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd723},
-		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd470},
-		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd198},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd199},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd731},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd732},
+		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd424},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd190},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd520},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd425},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd724},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd427},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd191},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd433},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd200},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd529},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd434},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd733},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd436},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd201},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd428},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd192},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd193},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd429},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd139},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd430},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd526},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd432},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd433},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd195},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd437},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd202},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd203},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd438},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd439},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd441},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd442},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd205},
 		{name: "strace", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd196},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd197},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd732},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd490},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd733},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd734},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd206},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd207},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd741},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd742},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd743},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd434},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd198},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd437},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd725},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd496},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd521},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd200},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd201},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd208},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd446},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd210},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd211},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd202},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd529},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd438},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd447},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd206},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd207},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd184},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd439},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd442},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd532},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd240},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd715},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd216},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd217},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd451},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd541},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd250},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd724},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd443},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd452},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd444},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd208},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd514},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd453},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd533},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd477},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd219},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd413},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd542},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd227},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd534},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd534},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd449},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1303},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1304},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1305},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1306},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1311},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1312},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1313},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1318},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1319},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1314},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1330},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1346},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1347},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1347},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1349},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1350},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1351},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1352},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1353},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1385},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1354},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1355},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1358},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1359},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1360},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1360},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1362},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1389},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1367},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1368},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1368},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1307},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1370},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1371},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1371},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1435},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1373},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1374},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1375},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1380},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1381},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1382},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1383},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1363},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1384},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1385},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1387},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1388},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1389},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1391},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1392},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1393},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1394},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1433},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1395},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1434},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1320},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1331},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1435},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd430},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd693},
-		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd92},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd543},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd543},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1312},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1313},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1314},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1315},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1320},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1321},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1322},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1327},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1328},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1339},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1355},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1356},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1356},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1358},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1359},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1360},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1361},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1362},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1394},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1363},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1367},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1368},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1369},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1369},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1371},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1398},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1376},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1377},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1377},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1379},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1380},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1380},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1444},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1382},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1383},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1389},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1390},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1391},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1392},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1393},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1394},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1396},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1397},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1398},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1400},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1401},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1402},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1403},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1442},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1443},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1444},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd439},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd231},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd483},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd241},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd232},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd242},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd506},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd283},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd243},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd273},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd539},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd623},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd445},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd151},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd635},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd454},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd609},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
 	},
 }
 

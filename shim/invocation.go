@@ -59,6 +59,10 @@ type Invocation struct {
 	Login bool
 	// Interactive is set when -i was given.
 	Interactive bool
+	// RcFile is bash's --rcfile or --init-file; NoRc and NoProfile are
+	// --norc and --noprofile.
+	RcFile          string
+	NoRc, NoProfile bool
 	// Options lists the shell options set on the command line, by their
 	// long names ("errexit", "nounset", "pipefail", "xtrace", ...), plus
 	// shopt names given with -O ("extglob"). Options turned off with +o
