@@ -78,6 +78,7 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	parent.env = withAssigns(st.env, c.Assigns)
 	sub := parent.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
 	w.inheritFuncs(st, sub)
+	defer w.read(path)()
 	w.code(sub, i, data)
 	return true
 }
@@ -406,7 +407,8 @@ func (w *walker) carryShell(st *state, i int) {
 		w.code(sub, i, call.Script)
 	case call.File != "":
 		sub.via[len(sub.via)-1] = c.Name() + " " + call.File
-		if path := st.abs(call.File); w.installed(call.File, path) {
+		path := st.abs(call.File)
+		if w.installed(call.File, path) {
 			// Run like the program it is: judged by its name and
 			// arguments (python3 -c ... through a version manager's shim).
 			args := []Word{{Text: path}}
@@ -416,6 +418,7 @@ func (w *walker) carryShell(st *state, i int) {
 			w.run(st.nested(sub.via[len(sub.via)-1]+" (installed)", false), Command{Args: args, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 			return
 		}
+		defer w.read(path)()
 		w.file(sub, i, call.File)
 	default:
 		sub.via[len(sub.via)-1] = c.Name() + " <stdin"

@@ -455,3 +455,27 @@ func splitQuoted(s string) ([]Word, error) {
 	}
 	return out, nil
 }
+
+// read records that a shell reads the script file path line by line
+// while it runs it (bash FILE, ./FILE; source reads a file whole first),
+// and returns the function that ends it.
+func (w *walker) read(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	if w.reading == nil {
+		w.reading = map[string]int{}
+	}
+	w.reading[path]++
+	return func() { w.reading[path]-- }
+}
+
+// rewritesReading reports command i, which writes path, as code that
+// is not followed when a shell is reading path as its script: the shell reads on
+// from the changed file (a script that appends its own next line), and
+// what runs is not what was judged.
+func (w *walker) rewritesReading(i int, path string) {
+	if w.reading[path] > 0 {
+		w.problem(ProblemDepth, w.res.Commands[i].Pos, "the script writes %s, the file the shell is reading it from, so what runs after this line is not what was judged", path)
+	}
+}

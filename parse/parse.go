@@ -38,6 +38,10 @@ type Config struct {
 	// Start is how the shell that runs the script was started, for the
 	// start-up files it reads before it (nil: none are read).
 	Start *ShellCall
+	// Pinned are files already read by the caller, by absolute path: the
+	// judge takes their content from here, so that what it judges is
+	// what the caller then has the shell run (bash FILE).
+	Pinned map[string][]byte
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)
@@ -139,6 +143,9 @@ func Exec(argv []string, cfg *Config) *Result {
 }
 
 func readFile(cfg *Config, path string) ([]byte, error) {
+	if data, ok := cfg.Pinned[path]; ok {
+		return data, nil
+	}
 	if cfg.ReadFile != nil {
 		return cfg.ReadFile(path)
 	}

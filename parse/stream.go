@@ -322,6 +322,9 @@ func (w *walker) copy(st *state, ops []string) {
 		w.copies = map[string]string{}
 	}
 	w.copies[dest] = src
+	if len(w.res.Commands) > 0 {
+		w.rewritesReading(len(w.res.Commands)-1, dest)
+	}
 }
 
 // program returns the program a command name runs, seen through copies

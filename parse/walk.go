@@ -32,6 +32,8 @@ type walker struct {
 	bytes int   // bytes of known outputs and files held
 
 	aliasSeq int // alias definitions made so far
+
+	reading map[string]int // script files shells are reading line by line
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -1074,6 +1076,7 @@ func (w *walker) recordWrites(st *state, i int) {
 			data = w.files[path] + data
 		}
 		w.files[path] = w.hold(data)
+		w.rewritesReading(i, path)
 	}
 }
 

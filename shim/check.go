@@ -81,7 +81,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
 		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShell,
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
-		Installed: installed,
+		Installed: installed, Pinned: inv.Pinned,
 	}
 	if inv.Mode == ModeCommand && inv.Shell != "" {
 		call := inv.shellCall()

@@ -72,4 +72,7 @@ type Invocation struct {
 	Delayed bool
 	// Core is set for PowerShell 7 (pwsh) rather than Windows PowerShell.
 	Core bool
+	// Pinned holds files read once before judging, by absolute path: the
+	// judge reads them from here (see [pin]).
+	Pinned map[string][]byte
 }
