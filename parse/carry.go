@@ -27,6 +27,7 @@ func (w *walker) carry(st *state, i int) {
 		if extra := gitConfigArgs(withAssigns(st.env, c.Assigns), c.Args); len(extra) > 0 {
 			w.optionCodeIn(st, c, extra, k)
 		}
+		w.gitApply(st, i)
 	}
 	w.runs(st, i, k)
 	switch k.Kind {
@@ -548,8 +549,8 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 		if !ok && !w.unknown(i) {
 			code, ok = w.defaultFile(st, i, k)
 		}
-		if !ok {
-			return
+		if !ok && (w.unknown(i) || len(k.DefaultFiles) > 0) {
+			return // make reads its makefile, not standard input
 		}
 	}
 	if !ok && !k.CodeOperand {

@@ -479,3 +479,50 @@ func (w *walker) rewritesReading(i int, path string) {
 		w.problem(ProblemDepth, w.res.Commands[i].Pos, "the script writes %s, the file the shell is reading it from, so what runs after this line is not what was judged", path)
 	}
 }
+
+// gitApply judges the diff git apply applies as patch would apply it
+// (the rules' knowledge of patch says what a diff deletes): read from
+// its file operands, a file this script wrote or one on disk, or from
+// standard input. A diff that cannot be read is unknown.
+func (w *walker) gitApply(st *state, i int) {
+	c := w.res.Commands[i]
+	args := c.Args[1:]
+	j := 0
+	for j < len(args) && strings.HasPrefix(args[j].Text, "-") {
+		if _, _, next, _ := Option(args, j, []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"}); next > j {
+			j = next
+		} else {
+			j++
+		}
+	}
+	if j >= len(args) || args[j].Text != "apply" {
+		return
+	}
+	var diffs []string
+	for _, a := range args[j+1:] {
+		switch t := a.Text; {
+		case t == "--check" || t == "--stat" || t == "--numstat" || t == "--summary":
+			return // reports only
+		case strings.HasPrefix(t, "-") && t != "-":
+		default:
+			diffs = append(diffs, t)
+		}
+	}
+	sub := st.nested("git apply", false)
+	if len(diffs) == 0 {
+		diffs = []string{"-"}
+	}
+	for _, d := range diffs {
+		var in *string
+		if d == "-" {
+			in = w.stdinOf(i)
+		} else if data, ok := w.readKnown(st, d); ok {
+			in = &data
+		}
+		if in == nil || strings.Contains(*in, Unknown) {
+			w.unknownCode(i)
+			continue
+		}
+		w.run(sub, Command{Args: []Word{{Text: "patch"}, {Text: "-p1"}}, StdinFrom: -1, Pos: c.Pos}, in)
+	}
+}

@@ -47,6 +47,9 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	case FilterEcho:
 		return w.echo(st, args)
 	case FilterPrintf:
+		if len(args) > 0 && args[0].Text == "--" {
+			args = args[1:] // printf -- FORMAT: the format may start with "-"
+		}
 		if len(args) == 0 {
 			return "", true
 		}

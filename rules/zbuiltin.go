@@ -2743,6 +2743,71 @@ func cmd422() *CmdSpec {
 
 func cmd429() *CmdSpec {
 	return &CmdSpec{
+		Carries: "interp",
+		ValueOptions: []string{
+			"-p",
+			"--strip",
+			"-d",
+			"--directory",
+			"-o",
+			"--output",
+			"-r",
+			"--reject-file",
+			"-D",
+			"--ifdef",
+			"-B",
+			"--prefix",
+			"-z",
+			"--suffix",
+			"-F",
+			"--fuzz",
+			"-V",
+			"--version-control",
+			"--merge",
+			"--quoting-style",
+		},
+		FileFlags: []string{
+			"-i",
+			"--input",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?m)^--- (?:a/)?([^\\s]+)[^\\n]*\\n\\+\\+\\+ /dev/null",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?m)^diff --git a/([^\\s]+) b/[^\\n]*\\ndeleted file mode",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?m)^\\+\\+\\+ (?:b/)?([^\\s]+)[^\\n]*\\n@@ -1(?:,\\d+)? \\+0,0 @@",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd430() *CmdSpec {
+	return &CmdSpec{
 		Aliases: []string{
 			"grm",
 		},
@@ -2760,7 +2825,7 @@ func cmd429() *CmdSpec {
 	}
 }
 
-func cmd431() *CmdSpec {
+func cmd432() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2771,7 +2836,7 @@ func cmd431() *CmdSpec {
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2860,7 +2925,7 @@ func cmd432() *CmdSpec {
 	}
 }
 
-func cmd433() *CmdSpec {
+func cmd434() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2893,7 +2958,7 @@ func cmd433() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd435() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -3010,7 +3075,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd436() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -3033,7 +3098,7 @@ func cmd436() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -3051,7 +3116,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3065,7 +3130,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -3084,13 +3149,13 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd442() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3154,7 +3219,7 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd443() *CmdSpec {
+func cmd444() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3278,7 +3343,7 @@ func cmd443() *CmdSpec {
 	}
 }
 
-func cmd446() *CmdSpec {
+func cmd447() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3301,7 +3366,7 @@ func cmd446() *CmdSpec {
 	}
 }
 
-func cmd447() *CmdSpec {
+func cmd448() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3319,7 +3384,7 @@ func cmd447() *CmdSpec {
 	}
 }
 
-func cmd448() *CmdSpec {
+func cmd449() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3329,7 +3394,7 @@ func cmd448() *CmdSpec {
 	}
 }
 
-func cmd451() *CmdSpec {
+func cmd452() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3346,7 +3411,7 @@ func cmd451() *CmdSpec {
 	}
 }
 
-func cmd452() *CmdSpec {
+func cmd453() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3357,7 +3422,7 @@ func cmd452() *CmdSpec {
 	}
 }
 
-func cmd453() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3378,7 +3443,7 @@ func cmd453() *CmdSpec {
 	}
 }
 
-func cmd454() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3421,7 +3486,7 @@ func cmd454() *CmdSpec {
 	}
 }
 
-func cmd455() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -4644,7 +4709,7 @@ func cmd455() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -4848,7 +4913,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd457() *CmdSpec {
+func cmd458() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -4970,7 +5035,7 @@ func cmd457() *CmdSpec {
 	}
 }
 
-func cmd458() *CmdSpec {
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5008,7 +5073,7 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd470() *CmdSpec {
+func cmd471() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5113,7 +5178,7 @@ func cmd470() *CmdSpec {
 	}
 }
 
-func cmd473() *CmdSpec {
+func cmd474() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5127,7 +5192,7 @@ func cmd473() *CmdSpec {
 	}
 }
 
-func cmd475() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5142,7 +5207,7 @@ func cmd475() *CmdSpec {
 	}
 }
 
-func cmd476() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5316,7 +5381,7 @@ func cmd476() *CmdSpec {
 	}
 }
 
-func cmd477() *CmdSpec {
+func cmd478() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -5336,7 +5401,7 @@ func cmd477() *CmdSpec {
 	}
 }
 
-func cmd479() *CmdSpec {
+func cmd480() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -5359,7 +5424,7 @@ func cmd479() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd486() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5382,7 +5447,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd486() *CmdSpec {
+func cmd487() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -5407,7 +5472,7 @@ func cmd486() *CmdSpec {
 	}
 }
 
-func cmd492() *CmdSpec {
+func cmd493() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -5423,7 +5488,7 @@ func cmd492() *CmdSpec {
 	}
 }
 
-func cmd496() *CmdSpec {
+func cmd497() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -5478,7 +5543,7 @@ func cmd496() *CmdSpec {
 	}
 }
 
-func cmd499() *CmdSpec {
+func cmd500() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -5496,7 +5561,7 @@ func cmd499() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd506() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -5552,7 +5617,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd515() *CmdSpec {
+func cmd516() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -5706,7 +5771,7 @@ func cmd515() *CmdSpec {
 	}
 }
 
-func cmd519() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5732,7 +5797,7 @@ func cmd519() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5750,7 +5815,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd522() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -5771,7 +5836,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd523() *CmdSpec {
+func cmd524() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -5836,7 +5901,7 @@ func cmd523() *CmdSpec {
 	}
 }
 
-func cmd526() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5866,7 +5931,7 @@ func cmd526() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5881,7 +5946,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5892,7 +5957,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd530() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -5915,7 +5980,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd530() *CmdSpec {
+func cmd531() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -5932,7 +5997,7 @@ func cmd530() *CmdSpec {
 	}
 }
 
-func cmd535() *CmdSpec {
+func cmd536() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -5987,7 +6052,7 @@ func cmd535() *CmdSpec {
 	}
 }
 
-func cmd538() *CmdSpec {
+func cmd539() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -6021,7 +6086,7 @@ func cmd538() *CmdSpec {
 	}
 }
 
-func cmd541() *CmdSpec {
+func cmd542() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6038,7 +6103,7 @@ func cmd541() *CmdSpec {
 	}
 }
 
-func cmd542() *CmdSpec {
+func cmd543() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6059,7 +6124,7 @@ func cmd542() *CmdSpec {
 	}
 }
 
-func cmd543() *CmdSpec {
+func cmd544() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -6144,7 +6209,7 @@ func cmd543() *CmdSpec {
 	}
 }
 
-func cmd545() *CmdSpec {
+func cmd546() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -6159,7 +6224,7 @@ func cmd545() *CmdSpec {
 	}
 }
 
-func cmd547() *CmdSpec {
+func cmd548() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6213,7 +6278,7 @@ func cmd547() *CmdSpec {
 	}
 }
 
-func cmd548() *CmdSpec {
+func cmd549() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -6288,7 +6353,7 @@ func cmd548() *CmdSpec {
 	}
 }
 
-func cmd616() *CmdSpec {
+func cmd617() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6388,7 +6453,7 @@ func cmd616() *CmdSpec {
 	}
 }
 
-func cmd617() *CmdSpec {
+func cmd618() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -6406,7 +6471,7 @@ func cmd617() *CmdSpec {
 	}
 }
 
-func cmd618() *CmdSpec {
+func cmd619() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -6454,7 +6519,7 @@ func cmd618() *CmdSpec {
 	}
 }
 
-func cmd632() *CmdSpec {
+func cmd633() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -6493,7 +6558,7 @@ func cmd632() *CmdSpec {
 	}
 }
 
-func cmd642() *CmdSpec {
+func cmd643() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6536,7 +6601,7 @@ func cmd642() *CmdSpec {
 	}
 }
 
-func cmd643() *CmdSpec {
+func cmd644() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6631,7 +6696,7 @@ func cmd643() *CmdSpec {
 	}
 }
 
-func cmd644() *CmdSpec {
+func cmd645() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -6700,7 +6765,7 @@ func cmd644() *CmdSpec {
 	}
 }
 
-func cmd700() *CmdSpec {
+func cmd701() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6716,7 +6781,7 @@ func cmd700() *CmdSpec {
 	}
 }
 
-func cmd701() *CmdSpec {
+func cmd702() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6743,7 +6808,7 @@ func cmd701() *CmdSpec {
 	}
 }
 
-func cmd702() *CmdSpec {
+func cmd703() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -6777,7 +6842,7 @@ func cmd702() *CmdSpec {
 	}
 }
 
-func cmd724() *CmdSpec {
+func cmd725() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -6795,7 +6860,7 @@ func cmd724() *CmdSpec {
 	}
 }
 
-func cmd726() *CmdSpec {
+func cmd727() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -6804,7 +6869,7 @@ func cmd726() *CmdSpec {
 	}
 }
 
-func cmd728() *CmdSpec {
+func cmd729() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -6814,7 +6879,7 @@ func cmd728() *CmdSpec {
 	}
 }
 
-func cmd731() *CmdSpec {
+func cmd732() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -6851,7 +6916,7 @@ func cmd731() *CmdSpec {
 	}
 }
 
-func cmd732() *CmdSpec {
+func cmd733() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6919,7 +6984,7 @@ func cmd732() *CmdSpec {
 	}
 }
 
-func cmd733() *CmdSpec {
+func cmd734() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6931,7 +6996,7 @@ func cmd733() *CmdSpec {
 	}
 }
 
-func cmd734() *CmdSpec {
+func cmd735() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -6951,7 +7016,7 @@ func cmd734() *CmdSpec {
 	}
 }
 
-func cmd741() *CmdSpec {
+func cmd742() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6966,7 +7031,7 @@ func cmd741() *CmdSpec {
 	}
 }
 
-func cmd742() *CmdSpec {
+func cmd743() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6992,7 +7057,7 @@ func cmd742() *CmdSpec {
 	}
 }
 
-func cmd743() *CmdSpec {
+func cmd744() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -7123,7 +7188,7 @@ func cmd743() *CmdSpec {
 	}
 }
 
-func cmd744() *CmdSpec {
+func cmd745() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -7149,7 +7214,7 @@ func cmd744() *CmdSpec {
 	}
 }
 
-func cmd746() *CmdSpec {
+func cmd747() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7179,7 +7244,7 @@ func cmd746() *CmdSpec {
 	}
 }
 
-func cmd747() *CmdSpec {
+func cmd748() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -7198,7 +7263,7 @@ func cmd747() *CmdSpec {
 	}
 }
 
-func cmd749() *CmdSpec {
+func cmd750() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -7216,14 +7281,14 @@ func cmd749() *CmdSpec {
 	}
 }
 
-func cmd751() *CmdSpec {
+func cmd752() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd752() *CmdSpec {
+func cmd753() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -7254,7 +7319,7 @@ func cmd752() *CmdSpec {
 	}
 }
 
-func cmd775() *CmdSpec {
+func cmd776() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -7269,7 +7334,7 @@ func cmd775() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd778() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7285,7 +7350,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd779() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7315,7 +7380,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd780() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -7333,7 +7398,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd781() *CmdSpec {
+func cmd782() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -7352,7 +7417,7 @@ func cmd781() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd784() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7373,7 +7438,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd784() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7385,7 +7450,7 @@ func cmd784() *CmdSpec {
 	}
 }
 
-func cmd785() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7424,7 +7489,7 @@ func cmd785() *CmdSpec {
 	}
 }
 
-func cmd786() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7480,7 +7545,7 @@ func cmd786() *CmdSpec {
 	}
 }
 
-func cmd787() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7513,7 +7578,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd788() *CmdSpec {
+func cmd789() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7535,7 +7600,7 @@ func cmd788() *CmdSpec {
 	}
 }
 
-func cmd789() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7567,7 +7632,7 @@ func cmd789() *CmdSpec {
 	}
 }
 
-func cmd790() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7591,7 +7656,7 @@ func cmd790() *CmdSpec {
 	}
 }
 
-func cmd791() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7648,7 +7713,7 @@ func cmd791() *CmdSpec {
 	}
 }
 
-func cmd792() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7674,7 +7739,7 @@ func cmd792() *CmdSpec {
 	}
 }
 
-func cmd793() *CmdSpec {
+func cmd794() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7737,7 +7802,7 @@ func cmd793() *CmdSpec {
 	}
 }
 
-func cmd794() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -7839,7 +7904,7 @@ func cmd794() *CmdSpec {
 	}
 }
 
-func cmd796() *CmdSpec {
+func cmd797() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -7902,7 +7967,7 @@ func cmd796() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -7965,7 +8030,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8006,7 +8071,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8033,7 +8098,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd847() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8080,7 +8145,7 @@ func cmd847() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8137,7 +8202,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8173,7 +8238,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8202,7 +8267,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8259,13 +8324,13 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd852() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd854() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -8281,7 +8346,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd856() *CmdSpec {
+func cmd857() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8334,7 +8399,7 @@ func cmd856() *CmdSpec {
 	}
 }
 
-func cmd857() *CmdSpec {
+func cmd858() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8372,7 +8437,7 @@ func cmd857() *CmdSpec {
 	}
 }
 
-func cmd858() *CmdSpec {
+func cmd859() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8396,7 +8461,7 @@ func cmd858() *CmdSpec {
 	}
 }
 
-func cmd859() *CmdSpec {
+func cmd860() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -8432,7 +8497,7 @@ func cmd859() *CmdSpec {
 	}
 }
 
-func cmd862() *CmdSpec {
+func cmd863() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -8459,7 +8524,7 @@ func cmd862() *CmdSpec {
 	}
 }
 
-func cmd864() *CmdSpec {
+func cmd865() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -8494,7 +8559,7 @@ func cmd864() *CmdSpec {
 	}
 }
 
-func cmd867() *CmdSpec {
+func cmd868() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8523,7 +8588,7 @@ func cmd867() *CmdSpec {
 	}
 }
 
-func cmd868() *CmdSpec {
+func cmd869() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -8561,7 +8626,7 @@ func cmd868() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd891() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -8641,7 +8706,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd899() *CmdSpec {
+func cmd900() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -8731,7 +8796,7 @@ func cmd899() *CmdSpec {
 	}
 }
 
-func cmd901() *CmdSpec {
+func cmd902() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -8753,7 +8818,7 @@ func cmd901() *CmdSpec {
 	}
 }
 
-func cmd903() *CmdSpec {
+func cmd904() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8824,7 +8889,7 @@ func cmd903() *CmdSpec {
 	}
 }
 
-func cmd904() *CmdSpec {
+func cmd905() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8873,7 +8938,7 @@ func cmd904() *CmdSpec {
 	}
 }
 
-func cmd905() *CmdSpec {
+func cmd906() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -9004,7 +9069,7 @@ func cmd905() *CmdSpec {
 	}
 }
 
-func cmd907() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9060,7 +9125,7 @@ func cmd907() *CmdSpec {
 	}
 }
 
-func cmd908() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9121,7 +9186,7 @@ func cmd908() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd910() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -9151,7 +9216,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd923() *CmdSpec {
+func cmd924() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9182,7 +9247,7 @@ func cmd923() *CmdSpec {
 	}
 }
 
-func cmd924() *CmdSpec {
+func cmd925() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -9208,7 +9273,7 @@ func cmd924() *CmdSpec {
 	}
 }
 
-func cmd927() *CmdSpec {
+func cmd928() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9260,7 +9325,7 @@ func cmd927() *CmdSpec {
 	}
 }
 
-func cmd928() *CmdSpec {
+func cmd929() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -9282,7 +9347,7 @@ func cmd928() *CmdSpec {
 	}
 }
 
-func cmd934() *CmdSpec {
+func cmd935() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -9312,7 +9377,7 @@ func cmd934() *CmdSpec {
 	}
 }
 
-func cmd948() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9349,7 +9414,7 @@ func cmd948() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd950() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -9444,7 +9509,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd951() *CmdSpec {
+func cmd952() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9487,7 +9552,7 @@ func cmd951() *CmdSpec {
 	}
 }
 
-func cmd952() *CmdSpec {
+func cmd953() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9581,7 +9646,7 @@ func cmd952() *CmdSpec {
 	}
 }
 
-func cmd953() *CmdSpec {
+func cmd954() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9621,7 +9686,7 @@ func cmd953() *CmdSpec {
 	}
 }
 
-func cmd954() *CmdSpec {
+func cmd955() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9648,7 +9713,7 @@ func cmd954() *CmdSpec {
 	}
 }
 
-func cmd955() *CmdSpec {
+func cmd956() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9692,7 +9757,7 @@ func cmd955() *CmdSpec {
 	}
 }
 
-func cmd956() *CmdSpec {
+func cmd957() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9728,7 +9793,7 @@ func cmd956() *CmdSpec {
 	}
 }
 
-func cmd957() *CmdSpec {
+func cmd958() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9767,7 +9832,7 @@ func cmd957() *CmdSpec {
 	}
 }
 
-func cmd958() *CmdSpec {
+func cmd959() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9859,7 +9924,7 @@ func cmd958() *CmdSpec {
 	}
 }
 
-func cmd959() *CmdSpec {
+func cmd960() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9924,7 +9989,7 @@ func cmd959() *CmdSpec {
 	}
 }
 
-func cmd960() *CmdSpec {
+func cmd961() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -10023,7 +10088,7 @@ func cmd960() *CmdSpec {
 	}
 }
 
-func cmd962() *CmdSpec {
+func cmd963() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -10201,7 +10266,7 @@ func cmd962() *CmdSpec {
 	}
 }
 
-func cmd1133() *CmdSpec {
+func cmd1134() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -10275,7 +10340,7 @@ func cmd1133() *CmdSpec {
 	}
 }
 
-func cmd1136() *CmdSpec {
+func cmd1137() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -10299,7 +10364,7 @@ func cmd1136() *CmdSpec {
 	}
 }
 
-func cmd1144() *CmdSpec {
+func cmd1145() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10399,7 +10464,7 @@ func cmd1144() *CmdSpec {
 	}
 }
 
-func cmd1145() *CmdSpec {
+func cmd1146() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10462,7 +10527,7 @@ func cmd1145() *CmdSpec {
 	}
 }
 
-func cmd1146() *CmdSpec {
+func cmd1147() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -10484,7 +10549,7 @@ func cmd1146() *CmdSpec {
 	}
 }
 
-func cmd1155() *CmdSpec {
+func cmd1156() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -10505,7 +10570,7 @@ func cmd1155() *CmdSpec {
 	}
 }
 
-func cmd1160() *CmdSpec {
+func cmd1161() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10547,7 +10612,7 @@ func cmd1160() *CmdSpec {
 	}
 }
 
-func cmd1161() *CmdSpec {
+func cmd1162() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10558,7 +10623,7 @@ func cmd1161() *CmdSpec {
 	}
 }
 
-func cmd1162() *CmdSpec {
+func cmd1163() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10601,7 +10666,7 @@ func cmd1162() *CmdSpec {
 	}
 }
 
-func cmd1163() *CmdSpec {
+func cmd1164() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -10619,7 +10684,7 @@ func cmd1163() *CmdSpec {
 	}
 }
 
-func cmd1165() *CmdSpec {
+func cmd1166() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -10635,7 +10700,7 @@ func cmd1165() *CmdSpec {
 	}
 }
 
-func cmd1169() *CmdSpec {
+func cmd1170() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -10652,7 +10717,7 @@ func cmd1169() *CmdSpec {
 	}
 }
 
-func cmd1171() *CmdSpec {
+func cmd1172() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -10674,7 +10739,7 @@ func cmd1171() *CmdSpec {
 	}
 }
 
-func cmd1173() *CmdSpec {
+func cmd1174() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -10690,7 +10755,7 @@ func cmd1173() *CmdSpec {
 	}
 }
 
-func cmd1176() *CmdSpec {
+func cmd1177() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -10704,7 +10769,7 @@ func cmd1176() *CmdSpec {
 	}
 }
 
-func cmd1178() *CmdSpec {
+func cmd1179() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -10719,7 +10784,7 @@ func cmd1178() *CmdSpec {
 	}
 }
 
-func cmd1180() *CmdSpec {
+func cmd1181() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -10732,7 +10797,7 @@ func cmd1180() *CmdSpec {
 	}
 }
 
-func cmd1186() *CmdSpec {
+func cmd1187() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -10764,7 +10829,7 @@ func cmd1186() *CmdSpec {
 	}
 }
 
-func cmd1188() *CmdSpec {
+func cmd1189() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -10782,7 +10847,7 @@ func cmd1188() *CmdSpec {
 	}
 }
 
-func cmd1194() *CmdSpec {
+func cmd1195() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -10808,7 +10873,7 @@ func cmd1194() *CmdSpec {
 	}
 }
 
-func cmd1196() *CmdSpec {
+func cmd1197() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -10833,7 +10898,7 @@ func cmd1196() *CmdSpec {
 	}
 }
 
-func cmd1214() *CmdSpec {
+func cmd1215() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -10855,7 +10920,7 @@ func cmd1214() *CmdSpec {
 	}
 }
 
-func cmd1216() *CmdSpec {
+func cmd1217() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -10885,7 +10950,7 @@ func cmd1216() *CmdSpec {
 	}
 }
 
-func cmd1234() *CmdSpec {
+func cmd1235() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -10903,7 +10968,7 @@ func cmd1234() *CmdSpec {
 	}
 }
 
-func cmd1236() *CmdSpec {
+func cmd1237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -10917,7 +10982,7 @@ func cmd1236() *CmdSpec {
 	}
 }
 
-func cmd1238() *CmdSpec {
+func cmd1239() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -10941,7 +11006,7 @@ func cmd1238() *CmdSpec {
 	}
 }
 
-func cmd1242() *CmdSpec {
+func cmd1243() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -10968,7 +11033,7 @@ func cmd1242() *CmdSpec {
 	}
 }
 
-func cmd1257() *CmdSpec {
+func cmd1258() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -10993,7 +11058,7 @@ func cmd1257() *CmdSpec {
 	}
 }
 
-func cmd1270() *CmdSpec {
+func cmd1271() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -11009,7 +11074,7 @@ func cmd1270() *CmdSpec {
 	}
 }
 
-func cmd1274() *CmdSpec {
+func cmd1275() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -11030,7 +11095,7 @@ func cmd1274() *CmdSpec {
 	}
 }
 
-func cmd1279() *CmdSpec {
+func cmd1280() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -11056,7 +11121,7 @@ func cmd1279() *CmdSpec {
 	}
 }
 
-func cmd1293() *CmdSpec {
+func cmd1294() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -11076,7 +11141,7 @@ func cmd1293() *CmdSpec {
 	}
 }
 
-func cmd1297() *CmdSpec {
+func cmd1298() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -11104,7 +11169,7 @@ func cmd1297() *CmdSpec {
 	}
 }
 
-func cmd1312() *CmdSpec {
+func cmd1313() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11121,7 +11186,7 @@ func cmd1312() *CmdSpec {
 	}
 }
 
-func cmd1313() *CmdSpec {
+func cmd1314() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11158,7 +11223,7 @@ func cmd1313() *CmdSpec {
 	}
 }
 
-func cmd1314() *CmdSpec {
+func cmd1315() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11203,7 +11268,7 @@ func cmd1314() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1316() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -11266,7 +11331,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1316() *CmdSpec {
+func cmd1317() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -11288,7 +11353,7 @@ func cmd1316() *CmdSpec {
 	}
 }
 
-func cmd1320() *CmdSpec {
+func cmd1321() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -11346,7 +11411,7 @@ func cmd1320() *CmdSpec {
 	}
 }
 
-func cmd1321() *CmdSpec {
+func cmd1322() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -11462,7 +11527,7 @@ func cmd1321() *CmdSpec {
 	}
 }
 
-func cmd1322() *CmdSpec {
+func cmd1323() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11483,7 +11548,7 @@ func cmd1322() *CmdSpec {
 	}
 }
 
-func cmd1323() *CmdSpec {
+func cmd1324() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -11556,7 +11621,7 @@ func cmd1323() *CmdSpec {
 	}
 }
 
-func cmd1327() *CmdSpec {
+func cmd1328() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11595,7 +11660,7 @@ func cmd1327() *CmdSpec {
 	}
 }
 
-func cmd1328() *CmdSpec {
+func cmd1329() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11620,7 +11685,7 @@ func cmd1328() *CmdSpec {
 	}
 }
 
-func cmd1329() *CmdSpec {
+func cmd1330() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -11643,7 +11708,7 @@ func cmd1329() *CmdSpec {
 	}
 }
 
-func cmd1339() *CmdSpec {
+func cmd1340() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -11670,7 +11735,7 @@ func cmd1339() *CmdSpec {
 	}
 }
 
-func cmd1340() *CmdSpec {
+func cmd1341() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -11722,7 +11787,7 @@ func cmd1340() *CmdSpec {
 	}
 }
 
-func cmd1355() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -11756,7 +11821,7 @@ func cmd1355() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -11775,7 +11840,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1359() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11787,7 +11852,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1360() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11819,7 +11884,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1360() *CmdSpec {
+func cmd1361() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11842,7 +11907,7 @@ func cmd1360() *CmdSpec {
 	}
 }
 
-func cmd1361() *CmdSpec {
+func cmd1362() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -11961,7 +12026,7 @@ func cmd1361() *CmdSpec {
 	}
 }
 
-func cmd1362() *CmdSpec {
+func cmd1363() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -12054,7 +12119,7 @@ func cmd1362() *CmdSpec {
 	}
 }
 
-func cmd1363() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12074,7 +12139,7 @@ func cmd1363() *CmdSpec {
 	}
 }
 
-func cmd1364() *CmdSpec {
+func cmd1365() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -12090,7 +12155,7 @@ func cmd1364() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12112,7 +12177,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1368() *CmdSpec {
+func cmd1369() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -12168,7 +12233,7 @@ func cmd1368() *CmdSpec {
 	}
 }
 
-func cmd1369() *CmdSpec {
+func cmd1370() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -12361,7 +12426,7 @@ func cmd1369() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -12419,7 +12484,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1372() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -12440,7 +12505,7 @@ func cmd1372() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12466,7 +12531,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1378() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -12488,7 +12553,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -12837,7 +12902,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -12880,7 +12945,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1382() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12949,7 +13014,7 @@ func cmd1382() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12976,7 +13041,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -13001,7 +13066,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13036,7 +13101,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13087,7 +13152,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -13169,7 +13234,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1392() *CmdSpec {
+func cmd1393() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13237,7 +13302,7 @@ func cmd1392() *CmdSpec {
 	}
 }
 
-func cmd1393() *CmdSpec {
+func cmd1394() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13274,7 +13339,7 @@ func cmd1393() *CmdSpec {
 	}
 }
 
-func cmd1394() *CmdSpec {
+func cmd1395() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -13317,7 +13382,7 @@ func cmd1394() *CmdSpec {
 	}
 }
 
-func cmd1396() *CmdSpec {
+func cmd1397() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -13349,7 +13414,7 @@ func cmd1396() *CmdSpec {
 	}
 }
 
-func cmd1397() *CmdSpec {
+func cmd1398() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -13378,7 +13443,7 @@ func cmd1397() *CmdSpec {
 	}
 }
 
-func cmd1398() *CmdSpec {
+func cmd1399() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -13402,7 +13467,7 @@ func cmd1398() *CmdSpec {
 	}
 }
 
-func cmd1400() *CmdSpec {
+func cmd1401() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13429,7 +13494,7 @@ func cmd1400() *CmdSpec {
 	}
 }
 
-func cmd1401() *CmdSpec {
+func cmd1402() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13471,7 +13536,7 @@ func cmd1401() *CmdSpec {
 	}
 }
 
-func cmd1402() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13491,7 +13556,7 @@ func cmd1402() *CmdSpec {
 	}
 }
 
-func cmd1403() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13550,7 +13615,7 @@ func cmd1403() *CmdSpec {
 	}
 }
 
-func cmd1404() *CmdSpec {
+func cmd1405() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -13596,7 +13661,7 @@ func cmd1404() *CmdSpec {
 	}
 }
 
-func cmd1442() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -13819,7 +13884,7 @@ func cmd1442() *CmdSpec {
 	}
 }
 
-func cmd1443() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13865,7 +13930,7 @@ func cmd1443() *CmdSpec {
 	}
 }
 
-func cmd1444() *CmdSpec {
+func cmd1445() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -15684,35 +15749,35 @@ var builtinTable = table{
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
 		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd545},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd546},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd536},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd456},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd457},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
 		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -15720,117 +15785,117 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd545},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd546},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd88},
 		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd444},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd516},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd23},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd547},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd548},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
 		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd243},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd245},
 		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd244},
 		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd245},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd208},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
 		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd744},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd746},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd747},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd749},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd751},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd749},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd744},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd775},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd775},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd777},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd778},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd779},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd781},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd781},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd779},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd783},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd747},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd784},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd752},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd745},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd747},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd748},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd750},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd752},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd750},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd745},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd776},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd776},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd778},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd779},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd780},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd782},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd782},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd780},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd784},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd748},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd785},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd753},
 		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
 		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd616},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd617},
 		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd247},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd617},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd618},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd457},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd458},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
@@ -15839,59 +15904,59 @@ var builtinTable = table{
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd249},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd250},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd72},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd73},
 		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd74},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
-		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd471},
+		{name: "docker-compose", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd473},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd473},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd474},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd474},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd82},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd83},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd84},
 		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd85},
 		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
@@ -15907,10 +15972,10 @@ var builtinTable = table{
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd475},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd476},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd86},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd86},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
 		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
@@ -15918,121 +15983,121 @@ var builtinTable = table{
 		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd729},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd91},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
 		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd531},
 		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
 		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd247},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd642},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd643},
 		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd88},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd476},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd455},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd477},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd449},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd456},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd128},
 		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd420},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd643},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd644},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd521},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd477},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd522},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd478},
 		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd477},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd478},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd189},
 		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd429},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd430},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd434},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd435},
 		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd444},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
 		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd485},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd486},
 		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
 		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
 		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd493},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd493},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd493},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
 		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd290},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd92},
 		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd700},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd497},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd701},
 		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd726},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd727},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd497},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd701},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd702},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
 		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
 		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
@@ -16044,7 +16109,7 @@ var builtinTable = table{
 		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd93},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd531},
 		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd291},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd292},
@@ -16052,7 +16117,7 @@ var builtinTable = table{
 		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
@@ -16065,75 +16130,75 @@ var builtinTable = table{
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd128},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
 		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd419},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd130},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd724},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd536},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd725},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
 		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd420},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
 		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd471},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
 		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd131},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd132},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd729},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd132},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd138},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd134},
@@ -16141,61 +16206,62 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd138},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd140},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd516},
 		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd496},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd497},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd519},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd520},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd520},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd521},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd144},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd521},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd522},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
+		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd429},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd145},
 		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd146},
 		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd524},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd524},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd526},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd527},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd147},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd726},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd727},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd516},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd141},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd470},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd471},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
 		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd728},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd729},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd527},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd528},
 		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd148},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
@@ -16203,548 +16269,548 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1176},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1178},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1186},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1194},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1214},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1234},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1236},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1161},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1162},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1163},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1163},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1169},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1169},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1171},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1171},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1173},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1176},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1178},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1180},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1186},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1194},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1214},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1234},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1188},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1236},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1242},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1238},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1216},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1257},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1196},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1270},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1274},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1279},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1293},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1297},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1165},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd785},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd786},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd787},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd788},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd789},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd949},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd790},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd791},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd792},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd793},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd794},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd843},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd845},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd846},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd847},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd848},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd849},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd850},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd851},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd852},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd853},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd856},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd857},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd858},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd859},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd862},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd862},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd867},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd864},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd899},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd901},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd903},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd904},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd905},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd905},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd901},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd907},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd794},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd908},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd960},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd923},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd843},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd927},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd948},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd949},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd951},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd952},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd899},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd953},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd954},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd955},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd956},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd957},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd958},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd959},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd960},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd909},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1133},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd928},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd924},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1144},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1145},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1146},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1155},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1160},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd796},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd934},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1136},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd868},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd890},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd962},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1174},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1177},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1179},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1187},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1195},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1215},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1235},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1237},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1239},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1239},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1162},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1163},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1275},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1275},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1294},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1164},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1164},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1166},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1166},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1170},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1170},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1172},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1172},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1166},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1174},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1174},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1177},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1179},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1181},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1187},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1195},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1215},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1235},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1189},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1237},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1239},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1243},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1239},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1217},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1258},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1197},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1271},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1271},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1271},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1271},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1275},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1275},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1275},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1280},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1294},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1294},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1294},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1298},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1166},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd786},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1134},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd787},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd854},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd854},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd788},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd789},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd790},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd950},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd791},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd792},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd793},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd794},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd795},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd844},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd846},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd847},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd848},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd849},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd850},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd851},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd852},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd853},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd865},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd854},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd857},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd858},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd859},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd860},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd860},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd860},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd863},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd863},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd865},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd868},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd865},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd900},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd902},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd904},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd905},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd906},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd906},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd902},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd908},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd795},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd909},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd961},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd924},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd844},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd925},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd928},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd949},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd950},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1134},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd925},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd952},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd953},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1156},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1156},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd900},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd954},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd955},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd956},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd957},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd958},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd959},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd960},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd961},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd910},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1134},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd929},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd925},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1145},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1146},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1156},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1147},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1156},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1156},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1161},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd797},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd935},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1137},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd869},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd891},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd963},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
 		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd153},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd154},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
@@ -16756,19 +16822,19 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd177},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd528},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd529},
 		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd189},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd191},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd192},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
@@ -16777,75 +16843,75 @@ var builtinTable = table{
 		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
 		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd429},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd431},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd430},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd432},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd432},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd433},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd19},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd198},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd199},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd731},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd732},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd732},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd733},
 		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd479},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd480},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd433},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd434},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd200},
 		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd529},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd434},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd530},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd435},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
 		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd733},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd734},
 		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd436},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd437},
 		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd201},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd531},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd437},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd438},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd202},
 		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd531},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
 		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd203},
 		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd438},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd439},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd149},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd439},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd440},
 		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd535},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd441},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd536},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd442},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd442},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd443},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd205},
@@ -16854,35 +16920,35 @@ var builtinTable = table{
 		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd206},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd207},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd741},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd742},
 		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd499},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd500},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd742},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd743},
 		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd743},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd744},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd443},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd444},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd208},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd446},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd734},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd505},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd447},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd735},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd506},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd539},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd539},
 		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd530},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd531},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd210},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd211},
@@ -16890,240 +16956,240 @@ var builtinTable = table{
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd212},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd538},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd539},
 		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd447},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd448},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd59},
 		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd216},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd217},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd449},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd194},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd448},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd449},
 		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd451},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd452},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd541},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd542},
 		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd250},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd724},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd725},
 		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
 		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd452},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd453},
 		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd453},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd454},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd218},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd523},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd524},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd542},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd486},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd543},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd487},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
 		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
 		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd229},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd422},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd237},
 		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd543},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd543},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd544},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd544},
 		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd458},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1312},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1313},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1314},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1315},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1320},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1321},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1322},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1327},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1328},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1323},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1339},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1355},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1356},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1356},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1358},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1359},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1360},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1361},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1362},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1394},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1363},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1364},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1367},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1368},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1369},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1369},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1371},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1398},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1376},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1377},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1377},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1316},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1379},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1380},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1380},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1444},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1382},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1383},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1384},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1389},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1390},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1391},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1392},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1372},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1393},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1394},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1396},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1397},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1398},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1400},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1401},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1402},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1403},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1442},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1404},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1443},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1329},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1340},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1444},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd439},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd702},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd459},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1313},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1314},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1317},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1315},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1316},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1317},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1317},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1321},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1322},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1323},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1324},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1324},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1328},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1329},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1365},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1324},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1324},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1340},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1356},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1357},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1357},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1365},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1359},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1360},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1361},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1362},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1385},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1363},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1373},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1395},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1364},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1373},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1365},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1368},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1369},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1370},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1370},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1372},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1373},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1385},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1399},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1377},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1378},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1378},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1385},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1385},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1317},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1380},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1381},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1381},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1445},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1383},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1384},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1385},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1390},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1391},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1392},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1393},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1373},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1394},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1395},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1397},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1398},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1399},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1401},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1402},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1403},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1404},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1443},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1405},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1444},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1330},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1341},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1445},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd440},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd703},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd102},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd75},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd241},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
 		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd492},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd493},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "command", spec: cmd36},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd242},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd515},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd516},
 		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd293},
 		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd253},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd24},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd283},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd548},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd632},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd454},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd549},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd633},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd455},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd161},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd644},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd645},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd618},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd619},
 	},
 }
 
