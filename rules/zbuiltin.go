@@ -2877,6 +2877,14 @@ func cmd433() *CmdSpec {
 				Pattern: "^(?s)(.*[;&|`$(].*)$",
 				Shell:   "$1",
 			},
+			{
+				Options: []string{
+					"-e",
+					"--rsh",
+				},
+				Pattern: "^(?s)(\\s*(?:\\S*/)?(?:ba|da|z|k|mk|a)?sh\\s.*)$",
+				Shell:   "$1",
+			},
 		},
 		Effects: []*EffectSpec{
 			{
@@ -3600,6 +3608,17 @@ func cmd456() *CmdSpec {
 				},
 				Pattern: "^(?s)(.+)$",
 				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--exec-path",
+				},
+				Pattern: "^(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
 			},
 		},
 		Subcommands: map[string]*CmdSpec{
@@ -14905,6 +14924,7 @@ var builtinTable = table{
 		"ENV":                 "file",
 		"GIT_ASKPASS":         "script",
 		"GIT_EDITOR":          "script",
+		"GIT_EXEC_PATH":       "library",
 		"GIT_EXTERNAL_DIFF":   "script",
 		"GIT_PAGER":           "script",
 		"GIT_PROXY_COMMAND":   "script",
@@ -14918,10 +14938,12 @@ var builtinTable = table{
 		"LESSOPEN":            "script",
 		"MANPAGER":            "script",
 		"PAGER":               "script",
+		"PERL5OPT":            "library",
 		"PROMPT_COMMAND":      "script",
 		"PS0":                 "script",
 		"PS1":                 "script",
 		"PS4":                 "script",
+		"RUBYOPT":             "library",
 		"SSH_ASKPASS":         "script",
 		"VISUAL":              "script",
 	},
