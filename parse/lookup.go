@@ -38,8 +38,7 @@ var shellBuiltins = map[string]bool{
 // or the written file's path. A builtin, a function, or a name that PATH
 // resolves first to a file already on disk is left as it is.
 func (w *walker) pathProgram(st *state, env *env, name Word) Word {
-	if len(w.copies) == 0 && len(w.links) == 0 && len(w.files) == 0 ||
-		strings.Contains(name.Text, "/") || !name.IsKnown() || shellBuiltins[name.Text] {
+	if strings.Contains(name.Text, "/") || !name.IsKnown() || shellBuiltins[name.Text] || !w.made(name.Text) {
 		return name
 	}
 	if _, fn := st.funcs[name.Text]; fn {
@@ -68,6 +67,19 @@ func (w *walker) pathProgram(st *state, env *env, name Word) Word {
 		}
 	}
 	return name
+}
+
+// made reports whether the script copied, linked or wrote a file named
+// base somewhere: only then can PATH lead to one of them.
+func (w *walker) made(base string) bool {
+	for _, m := range []map[string]string{w.copies, w.links, w.files} {
+		for p := range m {
+			if filepath.Base(p) == base {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cdpath resolves cd's relative target through CDPATH, as the shell
