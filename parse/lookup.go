@@ -38,7 +38,7 @@ var shellBuiltins = map[string]bool{
 // or the written file's path. A builtin, a function, or a name that PATH
 // resolves first to a file already on disk is left as it is.
 func (w *walker) pathProgram(st *state, env *env, name Word) Word {
-	if strings.Contains(name.Text, "/") || !name.IsKnown() || shellBuiltins[name.Text] || !w.made(name.Text) {
+	if strings.Contains(name.Text, "/") || !name.IsKnown() || shellBuiltins[name.Text] || !w.made[name.Text] {
 		return name
 	}
 	if _, fn := st.funcs[name.Text]; fn {
@@ -69,17 +69,13 @@ func (w *walker) pathProgram(st *state, env *env, name Word) Word {
 	return name
 }
 
-// made reports whether the script copied, linked or wrote a file named
-// base somewhere: only then can PATH lead to one of them.
-func (w *walker) made(base string) bool {
-	for _, m := range []map[string]string{w.copies, w.links, w.files} {
-		for p := range m {
-			if filepath.Base(p) == base {
-				return true
-			}
-		}
+// madeFile notes a file the script wrote, copied or linked, by its base
+// name: only such a name can lead PATH to one of them.
+func (w *walker) madeFile(path string) {
+	if w.made == nil {
+		w.made = map[string]bool{}
 	}
-	return false
+	w.made[filepath.Base(path)] = true
 }
 
 // cdpath resolves cd's relative target through CDPATH, as the shell

@@ -306,6 +306,7 @@ func (w *walker) symlink(st *state, ops []string) {
 		w.links = map[string]string{}
 	}
 	w.links[linkPath] = filepath.Clean(target)
+	w.madeFile(linkPath)
 }
 
 // copy records a file copied to a new path (cp SRC DEST): a program run
@@ -325,6 +326,7 @@ func (w *walker) copy(st *state, ops []string) {
 		w.copies = map[string]string{}
 	}
 	w.copies[dest] = src
+	w.madeFile(dest)
 	if len(w.res.Commands) > 0 {
 		w.rewritesReading(len(w.res.Commands)-1, dest)
 	}

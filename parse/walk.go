@@ -33,7 +33,8 @@ type walker struct {
 
 	aliasSeq int // alias definitions made so far
 
-	reading map[string]int // script files shells are reading line by line
+	reading map[string]int  // script files shells are reading line by line
+	made    map[string]bool // base names of files the script wrote, copied or linked
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -1076,6 +1077,7 @@ func (w *walker) recordWrites(st *state, i int) {
 			data = w.files[path] + data
 		}
 		w.files[path] = w.hold(data)
+		w.madeFile(path)
 		w.rewritesReading(i, path)
 	}
 }
