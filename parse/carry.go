@@ -409,6 +409,10 @@ func (w *walker) carryShell(st *state, i int) {
 	case call.File != "":
 		sub.via[len(sub.via)-1] = c.Name() + " " + call.File
 		path := st.abs(call.File)
+		if _, written := w.files[path]; !written && path != "" && SearchesPath(c.Name()) {
+			p, _ := parent.env.lookup("PATH")
+			path = ScriptPath(call.File, st.dir, p, func(f string) bool { _, ok := w.files[f]; return ok })
+		}
 		if w.installed(call.File, path) {
 			// Run like the program it is: judged by its name and
 			// arguments (python3 -c ... through a version manager's shim).
@@ -420,7 +424,11 @@ func (w *walker) carryShell(st *state, i int) {
 			return
 		}
 		defer w.read(path)()
-		w.file(sub, i, call.File)
+		if path == "" {
+			w.file(sub, i, call.File)
+		} else {
+			w.file(sub, i, path)
+		}
 	default:
 		sub.via[len(sub.via)-1] = c.Name() + " <stdin"
 		if in := w.stdinOf(i); in != nil {

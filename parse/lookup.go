@@ -186,3 +186,41 @@ func exportsFunc(w *walker, st *state, c *syntax.DeclClause) bool {
 	}
 	return f && export
 }
+
+// SearchesPath reports whether the shell named name looks for a script
+// file operand without a slash on PATH when it is not in the working
+// directory (bash does, in POSIX mode too; dash and zsh do not).
+func SearchesPath(name string) bool { return name == "bash" || name == "rbash" }
+
+// ScriptPath is the script file a shell that searches PATH runs for
+// the operand file in dir: dir/file when it exists or file has a slash,
+// else the first regular file of that name on path, else dir/file.
+// written, when not nil, reports files that exist though not yet on disk.
+func ScriptPath(file, dir, path string, written func(string) bool) string {
+	if filepath.IsAbs(file) {
+		return filepath.Clean(file)
+	}
+	exists := func(p string) bool {
+		if written != nil && written(p) {
+			return true
+		}
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	p := filepath.Join(dir, file)
+	if exists(p) || strings.Contains(file, "/") {
+		return p
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(dir, d)
+		}
+		if exists(filepath.Join(d, file)) {
+			return filepath.Join(d, file)
+		}
+	}
+	return p
+}

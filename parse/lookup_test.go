@@ -84,6 +84,8 @@ func TestUnmodelledCode(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "ws", "notes"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "home", "Documents"), 0o755)
 	os.WriteFile(filepath.Join(dir, "ws", "Makefile"), []byte("all:\n\trm -rf project-owned\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "ws", ".bin"), 0o755)
+	os.WriteFile(filepath.Join(dir, "ws", ".bin", "hid.sh"), []byte("rm -rf found-on-path\n"), 0o644)
 	ws := filepath.Join(dir, "ws")
 	tests := []struct {
 		name, script, want, not string
@@ -92,6 +94,8 @@ func TestUnmodelledCode(t *testing.T) {
 		{"path-link", "ln -s /bin/rm ./tidy; PATH=$PWD:$PATH tidy -rf notes", `(?m)^/bin/rm -rf notes$`, ""},
 		{"path-written", "echo 'rm -rf notes' > t; PATH=.:$PATH t", `(?m)^rm -rf notes <- script`, ""},
 		{"path-builtin-wins", "cp /bin/rm ./echo; PATH=.:$PATH echo -rf notes", `(?m)^echo -rf notes$`, `/bin/rm -rf`},
+		{"bash-script-on-path", "PATH=$PWD/.bin:$PATH bash hid.sh", `(?m)^rm -rf found-on-path <- bash `, ""},
+		{"dash-script-not-on-path", "PATH=$PWD/.bin:$PATH sh hid.sh", `(?m)^sh hid.sh$`, "found-on-path"},
 		{"path-not-on-path", "cp /bin/rm ./ls; ls -rf notes", `(?m)^ls -rf notes$`, `/bin/rm -rf`},
 		{"export-f", "f() { rm -rf notes; }; export -f f; bash -c f", `(?m)^rm -rf notes <- bash -c \| f\(\)`, ""},
 		{"not-exported", "f() { rm -rf notes; }; bash -c f", `(?m)^f <- bash -c$`, `rm -rf notes`},

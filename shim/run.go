@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -161,7 +162,11 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	if inv.Mode == ModeFile {
 		// The script is read once: the judge judges these bytes, an
 		// approval is for them, and the shell must find them there.
-		r.pin = pinFile(scriptPath(dir, inv.File))
+		path := scriptPath(dir, inv.File)
+		if parse.SearchesPath(inv.Shell) {
+			path = parse.ScriptPath(inv.File, dir, getenv(r.env, "PATH"), nil)
+		}
+		r.pin = pinFile(path)
 		c := *inv
 		c.Pinned = r.pin.pinned()
 		inv, req.Inv = &c, &c
