@@ -60,6 +60,7 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		args = w.throughLinks(st, args)
 	}
 	args[0] = w.program(st, args[0])
+	args[0] = w.pathProgram(st, cmdEnv, args[0])
 	if st.keyword {
 		// With set -k, bash takes NAME=value among the arguments as an
 		// assignment in the command's environment.
@@ -139,11 +140,11 @@ func (w *walker) builtin(st *state, i int) bool {
 	switch c.Name() {
 	case "cd", "chdir":
 		old := st.dir
-		st.dir = cdTarget(st, args[1:])
+		st.dir = cdTarget(st, args[1:], withAssigns(st.env, c.Assigns))
 		st.env.setString("OLDPWD", old, true)
 	case "pushd", "popd":
 		old := st.dir
-		st.dirStack(c.Name(), args[1:])
+		st.dirStack(c.Name(), args[1:], withAssigns(st.env, c.Assigns))
 		st.env.setString("OLDPWD", old, true)
 	case "shopt":
 		on := len(args) > 1 && strings.HasPrefix(args[1].Text, "-") && strings.Contains(args[1].Text, "s")
@@ -218,7 +219,7 @@ func (w *walker) builtin(st *state, i int) bool {
 // cdTarget returns the directory cd changes to. A directory that does
 // not exist now is unknown: the script may create it first, and if it
 // does not, cd fails and what follows runs where the shell already was.
-func cdTarget(st *state, args []Word) string {
+func cdTarget(st *state, args []Word, env *env) string {
 	for len(args) > 0 && strings.HasPrefix(args[0].Text, "-") && args[0].Text != "-" {
 		args = args[1:]
 	}
@@ -229,6 +230,13 @@ func cdTarget(st *state, args []Word) string {
 	target := args[0].Text
 	if target == "-" {
 		target, _ = st.env.lookup("OLDPWD")
+	}
+	switch p := cdpath(env, st, target); p {
+	case Unknown:
+		return ""
+	case "":
+	default:
+		return st.absOrEmpty(p)
 	}
 	dir := st.absOrEmpty(target)
 	if fi, err := os.Stat(dir); dir != "" && (err != nil || !fi.IsDir()) {
@@ -241,7 +249,7 @@ func cdTarget(st *state, args []Word) string {
 // changes to DIR, pushd alone swaps the two on top, popd returns to the
 // last saved one. Either fails, changing nothing, on an empty stack; a
 // rotation (+N, -N) leaves the directory unknown.
-func (st *state) dirStack(name string, args []Word) {
+func (st *state) dirStack(name string, args []Word, env *env) {
 	if len(args) > 0 && args[0].Text == "-n" {
 		return // only the stack changes
 	}
@@ -253,7 +261,7 @@ func (st *state) dirStack(name string, args []Word) {
 	switch {
 	case name == "pushd" && len(args) > 0:
 		st.dirs = append(slices.Clip(st.dirs), st.dir)
-		st.dir = cdTarget(st, args)
+		st.dir = cdTarget(st, args, env)
 	case n == 0:
 		// "directory stack empty": nothing changes
 	case name == "pushd":
@@ -319,10 +327,15 @@ func (w *walker) envCode(st *state, name, value string) {
 	switch w.cfg.Knowledge.EnvCode(name) {
 	case EnvScript:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
-		w.code(sub, i, value)
+		w.code(sub, i, inputCommand(value))
 	case EnvFile:
 		i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
 		w.file(sub, i, value)
+	case EnvLibrary:
+		if !w.installedLibs(st, value) {
+			i := w.emit(st, Command{Args: []Word{{Text: name + "=" + value}}, StdinFrom: -1})
+			w.unknownCode(i)
+		}
 	}
 }
 

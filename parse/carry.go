@@ -25,6 +25,12 @@ func (w *walker) carry(st *state, i int) {
 		return
 	}
 	w.optionCode(st, i, k)
+	if c := w.res.Commands[i]; c.Name() == "git" {
+		if extra := gitConfigArgs(withAssigns(st.env, c.Assigns), c.Args); len(extra) > 0 {
+			w.optionCodeIn(st, c, extra, k)
+		}
+		w.gitApply(st, i)
+	}
 	w.runs(st, i, k)
 	switch k.Kind {
 	case CarryExec:
@@ -55,8 +61,15 @@ func (w *walker) scriptFile(st *state, i int) bool {
 	}
 	path := st.abs(name)
 	data, written := w.files[path]
+	head := []byte(data)
 	if !written {
-		if !w.shellShebang(readHead(path, 256)) || w.installed(name, path) {
+		head = readHead(path, 256)
+	}
+	if argv := shebangArgv(head); argv != nil && !w.shellShebang(head) {
+		return w.shebang(st, i, argv, path)
+	}
+	if !written {
+		if !w.shellShebang(head) || w.installed(name, path) {
 			return false
 		}
 		b, err := readFile(w.cfg, path)
@@ -66,7 +79,11 @@ func (w *walker) scriptFile(st *state, i int) bool {
 		}
 		data = string(b)
 	}
-	sub := st.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
+	parent := *st
+	parent.env = withAssigns(st.env, c.Assigns)
+	sub := parent.newShell(ShellCall{Dialect: dialectOf(data, st.dialect), Arg0: name, Params: wordTexts(c.Args[1:])}, "script "+name)
+	w.inheritFuncs(st, sub)
+	defer w.read(path)()
 	w.code(sub, i, data)
 	w.shellEnd(sub)
 	return true
@@ -236,8 +253,14 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		}
 	}
 	j = min(j+k.Skip, len(args))
+	var assigns []string
+	for k.Assigns && j < len(args) && envAssign(args[j].Text) {
+		assigns = append(assigns, args[j].Text)
+		j++
+	}
 	inner := append(split, args[j:]...)
-	for k.Assigns && len(inner) > 0 && isAssign(inner[0].Text) {
+	for k.Assigns && len(inner) > 0 && envAssign(inner[0].Text) {
+		assigns = append(assigns, inner[0].Text) // env -S 'NAME=value cmd'
 		inner = inner[1:]
 	}
 	if w.carryArgs(sub, i, k, inner) {
@@ -254,7 +277,7 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		}
 		inner = w.stdinArgs(c, k, inner, in, argFile == nil)
 	}
-	n := w.run(sub, Command{Args: inner, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
+	n := w.run(sub, Command{Args: inner, Assigns: append(c.Assigns, assigns...), StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 	if out := w.out[n]; out != nil && !k.StdinArgs {
 		w.out[i] = out // the wrapper prints what the command prints
 	}
@@ -269,9 +292,11 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func isAssign(s string) bool {
+// envAssign reports whether env takes s for an assignment: anything
+// with "=" after a first character (env 'BASH_FUNC_ls%%=() {...}').
+func envAssign(s string) bool {
 	k, _, ok := strings.Cut(s, "=")
-	return ok && k != "" && strings.Trim(k, "_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+	return ok && k != ""
 }
 
 func splitWords(s string) []Word {
@@ -435,14 +460,23 @@ func (w *walker) carryShell(st *state, i int) {
 		w.unknownCode(i)
 		return
 	}
-	sub := st.newShell(call, c.Name()+" -c")
+	parent := *st
+	parent.env = withAssigns(st.env, c.Assigns)
+	sub := parent.newShell(call, c.Name()+" -c")
 	defer w.shellEnd(sub)
+	w.inheritFuncs(st, sub)
+	w.startup(sub, i, call)
 	switch {
 	case call.HasScript:
 		w.code(sub, i, call.Script)
 	case call.File != "":
 		sub.via[len(sub.via)-1] = c.Name() + " " + call.File
-		if path := st.abs(call.File); w.installed(call.File, path) {
+		path := st.abs(call.File)
+		if _, written := w.files[path]; !written && path != "" && SearchesPath(c.Name()) {
+			p, _ := parent.env.lookup("PATH")
+			path = ScriptPath(call.File, st.dir, p, func(f string) bool { _, ok := w.files[f]; return ok })
+		}
+		if w.installed(call.File, path) {
 			// Run like the program it is: judged by its name and
 			// arguments (python3 -c ... through a version manager's shim).
 			args := []Word{{Text: path}}
@@ -452,7 +486,12 @@ func (w *walker) carryShell(st *state, i int) {
 			w.run(st.nested(sub.via[len(sub.via)-1]+" (installed)", false), Command{Args: args, StdinFrom: c.StdinFrom, Pos: c.Pos}, w.stdinOf(i))
 			return
 		}
-		w.file(sub, i, call.File)
+		defer w.read(path)()
+		if path == "" {
+			w.file(sub, i, call.File)
+		} else {
+			w.file(sub, i, path)
+		}
 	default:
 		sub.via[len(sub.via)-1] = c.Name() + " <stdin"
 		if in := w.stdinOf(i); in != nil {
@@ -583,8 +622,11 @@ func (w *walker) carryInterp(st *state, i int, k *Carrier) {
 	}
 	if !ok && len(k.FileFlags) > 0 {
 		code, ok = w.codeFile(st, i, c.Args[1:], k)
-		if !ok {
-			return
+		if !ok && !w.unknown(i) {
+			code, ok = w.defaultFile(st, i, k)
+		}
+		if !ok && (w.unknown(i) || len(k.DefaultFiles) > 0) {
+			return // make reads its makefile, not standard input
 		}
 	}
 	if !ok && !k.CodeOperand {
@@ -739,6 +781,32 @@ func (w *walker) codeFile(st *state, i int, args []Word, k *Carrier) (string, bo
 	return "", false
 }
 
+// defaultFile reads the file of code a command takes by a fixed name
+// from its directory ([Carrier.DefaultFiles]): the first that exists, as
+// the command looks for it, judged only when the script wrote it.
+func (w *walker) defaultFile(st *state, i int, k *Carrier) (string, bool) {
+	for _, name := range k.DefaultFiles {
+		path := st.abs(name)
+		if path == "" {
+			return "", false
+		}
+		if data, written := w.files[path]; written {
+			if strings.Contains(data, Unknown) {
+				w.unknownCode(i)
+				return "", false
+			}
+			return data, true
+		}
+		if _, err := os.Stat(path); err == nil {
+			return "", false // the project's own file
+		}
+	}
+	return "", false
+}
+
+// unknown reports whether command i was found to run unknown code.
+func (w *walker) unknown(i int) bool { return w.res.Commands[i].UnknownCode }
+
 // firstOperand returns the first argument that is not an option or an
 // option's value (awk's program).
 func firstOperand(args []Word, valued []string) (string, bool) {
@@ -818,7 +886,11 @@ func (w *walker) translate(st *state, c Command, t Translation, m []string) {
 // alias.x='!cmd').
 func (w *walker) optionCode(st *state, i int, k *Carrier) {
 	c := w.res.Commands[i]
-	args := c.Args[1:]
+	w.optionCodeIn(st, c, c.Args[1:], k)
+}
+
+// optionCodeIn is [walker.optionCode] over the options args of c.
+func (w *walker) optionCodeIn(st *state, c Command, args []Word, k *Carrier) {
 	for j := 0; j < len(args); {
 		a := args[j].Text
 		if a == "--" {

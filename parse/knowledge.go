@@ -121,6 +121,11 @@ type Carrier struct {
 	// it is read only when the script itself wrote it or it is "-"
 	// (standard input): a project's own files are not judged.
 	FileFlags []string
+	// DefaultFiles are the files of code the command reads from its
+	// directory when no file flag names one (make reads GNUmakefile,
+	// makefile or Makefile, the first that exists); like FileFlags, one
+	// is judged only when the script itself wrote it.
+	DefaultFiles []string
 	// CodeOperand: without a code flag, the first operand (after Skip)
 	// is the code (awk 'prog', sed 'script', sqlite3 DB 'SQL').
 	CodeOperand bool
@@ -186,9 +191,10 @@ type EnvCode uint8
 
 // Environment variables that carry code.
 const (
-	EnvData   EnvCode = iota // plain data
-	EnvScript                // shell code run by a program (GIT_EDITOR, PAGER)
-	EnvFile                  // a script file a shell sources (BASH_ENV, ENV)
+	EnvData    EnvCode = iota // plain data
+	EnvScript                 // shell code run by a program (GIT_EDITOR, PAGER)
+	EnvFile                   // a script file a shell sources (BASH_ENV, ENV)
+	EnvLibrary                // shared objects loaded into every program (LD_PRELOAD)
 )
 
 // Knowledge is what the parser needs to know about commands. Callers
@@ -222,4 +228,9 @@ type ShellCall struct {
 	Options []string
 	// Delayed is cmd.exe's /V:ON; Core is set for PowerShell 7 (pwsh).
 	Delayed, Core bool
+	// Login and Interactive say which start-up files the shell reads;
+	// NoRc (bash --norc, zsh -f) and NoProfile (bash --noprofile) skip
+	// them, RcFile (bash --rcfile, --init-file) replaces ~/.bashrc.
+	Login, Interactive, NoRc, NoProfile bool
+	RcFile                              string
 }

@@ -38,6 +38,13 @@ type Config struct {
 	// running a program of its name, not by what is in it. Nil means
 	// none is.
 	Installed func(path string) bool
+	// Start is how the shell that runs the script was started, for the
+	// start-up files it reads before it (nil: none are read).
+	Start *ShellCall
+	// Pinned are files already read by the caller, by absolute path: the
+	// judge takes their content from here, so that what it judges is
+	// what the caller then has the shell run (bash FILE).
+	Pinned map[string][]byte
 	// ReadFile reads a script file a command runs; nil means os.ReadFile.
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)
@@ -117,6 +124,10 @@ const maxFile = 1 << 20
 func Parse(script string, cfg *Config) *Result {
 	w := newWalker(cfg)
 	st := w.rootState(cfg)
+	if cfg.Start != nil {
+		// The start-up files the shell reads first (bash --rcfile F -i -c).
+		w.startup(st, -1, *cfg.Start)
+	}
 	w.script(st, script, "")
 	w.shellEnd(st)
 	return w.res
@@ -136,6 +147,9 @@ func Exec(argv []string, cfg *Config) *Result {
 }
 
 func readFile(cfg *Config, path string) ([]byte, error) {
+	if data, ok := cfg.Pinned[path]; ok {
+		return data, nil
+	}
 	if cfg.ReadFile != nil {
 		return cfg.ReadFile(path)
 	}

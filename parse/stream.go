@@ -47,6 +47,9 @@ func (w *walker) filter(st *state, f Filter, i int) (string, bool) {
 	case FilterEcho:
 		return w.echo(st, args)
 	case FilterPrintf:
+		if len(args) > 0 && args[0].Text == "--" {
+			args = args[1:] // printf -- FORMAT: the format may start with "-"
+		}
 		if len(args) == 0 {
 			return "", true
 		}
@@ -303,6 +306,7 @@ func (w *walker) symlink(st *state, ops []string) {
 		w.links = map[string]string{}
 	}
 	w.links[linkPath] = filepath.Clean(target)
+	w.madeFile(linkPath)
 }
 
 // copy records a file copied to a new path (cp SRC DEST): a program run
@@ -322,6 +326,10 @@ func (w *walker) copy(st *state, ops []string) {
 		w.copies = map[string]string{}
 	}
 	w.copies[dest] = src
+	w.madeFile(dest)
+	if len(w.res.Commands) > 0 {
+		w.rewritesReading(len(w.res.Commands)-1, dest)
+	}
 }
 
 // program returns the program a command name runs, seen through copies

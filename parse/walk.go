@@ -39,6 +39,8 @@ type walker struct {
 
 	integers map[string]bool // variables declared -i: what is assigned to them is evaluated as arithmetic
 	noAlias  bool            // the next command's name was quoted or expanded: no alias applies
+	reading  map[string]int  // script files shells are reading line by line
+	made     map[string]bool // base names of files the script wrote, copied or linked
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -97,8 +99,9 @@ func (w *walker) rootState(cfg *Config) *state {
 // A function is a shell function's body and the alias definitions made
 // when it was parsed.
 type function struct {
-	body   *syntax.Stmt
-	parsed int
+	body     *syntax.Stmt
+	parsed   int
+	exported bool // export -f: shells bash starts inherit it
 }
 
 // An aliasDef is one definition of an alias: its value, and seq, the
@@ -570,6 +573,9 @@ func (w *walker) decl(st *state, c *syntax.DeclClause) {
 			}
 			if a.Naked && a.Name != nil && integer {
 				w.integer(a.Name.Value) // declare -i NAME
+			}
+			if a.Naked && a.Name != nil && exportsFunc(w, st, c) {
+				st.exportFuncs([]string{a.Name.Value}) // export -f NAME
 			}
 			continue
 		}
@@ -1287,6 +1293,8 @@ func (w *walker) recordWrites(st *state, i int) {
 			data = w.files[path] + data
 		}
 		w.files[path] = w.hold(data)
+		w.madeFile(path)
+		w.rewritesReading(i, path)
 	}
 }
 

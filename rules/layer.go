@@ -37,8 +37,8 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		n.commands = map[string]*command{}
 	}
 	for k, v := range f.EnvCode {
-		if v != "script" && v != "file" {
-			return nil, &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}
+		if v != "script" && v != "file" && v != "library" {
+			return nil, &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script, file or library", k, v)}
 		}
 		if n.envCode == nil {
 			n.envCode = map[string]string{}

@@ -86,7 +86,7 @@ func buildCarrier(spec *CmdSpec, kind parse.CarrierKind) (*parse.Carrier, error)
 		Kind: kind, ValueOptions: spec.ValueOptions, DirOptions: spec.DirOptions,
 		SplitOptions: spec.SplitOptions, Skip: spec.Skip, Subs: spec.Subs, Assigns: spec.Assigns,
 		Privileged: spec.Privileged, StdinArgs: spec.StdinArgs, ExecFlags: spec.ExecFlags,
-		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, CodeOperand: spec.CodeOperand, CodeAnywhere: spec.CodeAnywhere, Rewrites: rewrites,
+		CodeFlags: spec.CodeFlags, FileFlags: spec.FileFlags, DefaultFiles: spec.DefaultFiles, CodeOperand: spec.CodeOperand, CodeAnywhere: spec.CodeAnywhere, Rewrites: rewrites,
 		Translations: trans, OptionCode: optCode, Runs: spec.Runs, RunFiles: runFiles,
 		InShell: spec.InShell, Later: spec.Later, NotRun: spec.NotRun, ArgSeparators: spec.ArgSeparators,
 		ArgFileSeparators: spec.ArgFileSeparators, Replacements: spec.Replacements, ArgFileOptions: spec.ArgFileOptions,
@@ -239,8 +239,8 @@ func (s *Set) add(name string, f *File) error {
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	for k, v := range f.EnvCode {
-		if v != "script" && v != "file" {
-			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script or file", k, v)}
+		if v != "script" && v != "file" && v != "library" {
+			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script, file or library", k, v)}
 		}
 		if s.envCode == nil {
 			s.envCode = map[string]string{}
@@ -450,6 +450,8 @@ func (s *Set) EnvCode(name string) parse.EnvCode {
 		return parse.EnvScript
 	case "file":
 		return parse.EnvFile
+	case "library":
+		return parse.EnvLibrary
 	}
 	return parse.EnvData
 }

@@ -156,6 +156,9 @@ type CmdSpec struct {
 	// FileFlags name a file of code (make -f), read when the script wrote
 	// it or it is standard input.
 	FileFlags []string `yaml:"file_flags"`
+	// DefaultFiles are the files of code read without a file flag (make's
+	// Makefile), in the order the command looks for them.
+	DefaultFiles []string `yaml:"default_files"`
 	// CodeOperand: without a code flag the first operand (after Skip) is
 	// code.
 	CodeOperand bool `yaml:"code_operand"`

@@ -373,6 +373,26 @@ func cmd65() *CmdSpec {
 
 func cmd66() *CmdSpec {
 	return &CmdSpec{
+		Carries: "interp",
+		CodeFlags: []string{
+			"-f",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?s).+",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd67() *CmdSpec {
+	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
 			"-u",
@@ -406,13 +426,13 @@ func cmd66() *CmdSpec {
 	}
 }
 
-func cmd67() *CmdSpec {
+func cmd68() *CmdSpec {
 	return &CmdSpec{
 		Carries: "eval",
 	}
 }
 
-func cmd68() *CmdSpec {
+func cmd69() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chronic",
@@ -460,7 +480,7 @@ func cmd68() *CmdSpec {
 	}
 }
 
-func cmd89() *CmdSpec {
+func cmd90() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fdfind",
@@ -476,7 +496,7 @@ func cmd89() *CmdSpec {
 	}
 }
 
-func cmd91() *CmdSpec {
+func cmd92() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gfind",
@@ -557,7 +577,7 @@ func cmd91() *CmdSpec {
 	}
 }
 
-func cmd94() *CmdSpec {
+func cmd95() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -565,13 +585,25 @@ func cmd94() *CmdSpec {
 			"--timeout",
 			"-E",
 			"--conflict-exit-code",
+			"-c",
+			"--command",
 		},
-		Skip:     1,
+		Skip: 1,
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
 		Operands: "none",
 	}
 }
 
-func cmd95() *CmdSpec {
+func cmd96() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -590,7 +622,48 @@ func cmd95() *CmdSpec {
 	}
 }
 
-func cmd96() *CmdSpec {
+func cmd97() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"ld-linux.so.2",
+			"ld-linux-x86-64.so.2",
+			"ld-linux-aarch64.so.1",
+			"ld-linux-armhf.so.3",
+			"ld-musl-x86_64.so.1",
+			"ld-musl-aarch64.so.1",
+			"ld64.so.2",
+			"ld64.so.1",
+		},
+		Carries: "exec",
+		ValueOptions: []string{
+			"--library-path",
+			"--preload",
+			"--audit",
+			"--argv0",
+			"--inhibit-rpath",
+			"--glibc-hwcaps-prepend",
+			"--glibc-hwcaps-mask",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--preload",
+					"--audit",
+					"--library-path",
+				},
+				Pattern: "^(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd106() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"luajit",
@@ -617,9 +690,6 @@ func cmd96() *CmdSpec {
 			"nim-e",
 			"gdb",
 			"lldb",
-			"vim",
-			"nvim",
-			"ex",
 			"emacs",
 		},
 		Carries: "interp",
@@ -650,20 +720,79 @@ func cmd96() *CmdSpec {
 	}
 }
 
-func cmd125() *CmdSpec {
+func cmd132() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmake",
 		},
 		Carries: "interp",
+		ValueOptions: []string{
+			"-f",
+			"--file",
+			"--makefile",
+			"-C",
+			"--directory",
+			"-I",
+			"--include-dir",
+			"-j",
+			"--jobs",
+			"-l",
+			"--load-average",
+			"-o",
+			"--old-file",
+			"-W",
+			"--what-if",
+			"--assume-new",
+			"--eval",
+			"-E",
+		},
 		FileFlags: []string{
 			"-f",
 			"--file",
 			"--makefile",
 		},
+		DefaultFiles: []string{
+			"GNUmakefile",
+			"makefile",
+			"Makefile",
+		},
 		Translate: []Translate{
 			{
 				Pattern: "(?m)^\\t[@+-]*(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "(?m)^[^:=\\n#]*::?[^;=\\n]*;(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Pattern: "\\$[({]shell\\s+([^)}]+)[)}]",
+				Shell:   "$1",
+			},
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "(?m)^[^:=\\n]*::?[^;=\\n]*;(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "(?m)^\\t[@+-]*(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--eval",
+					"-E",
+				},
+				Pattern: "\\$[({]shell\\s+([^)}]+)[)}]",
 				Shell:   "$1",
 			},
 		},
@@ -671,14 +800,14 @@ func cmd125() *CmdSpec {
 	}
 }
 
-func cmd127() *CmdSpec {
+func cmd134() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd128() *CmdSpec {
+func cmd135() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mongo",
@@ -720,7 +849,7 @@ func cmd128() *CmdSpec {
 	}
 }
 
-func cmd130() *CmdSpec {
+func cmd137() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -731,7 +860,7 @@ func cmd130() *CmdSpec {
 	}
 }
 
-func cmd131() *CmdSpec {
+func cmd138() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -761,7 +890,7 @@ func cmd131() *CmdSpec {
 	}
 }
 
-func cmd133() *CmdSpec {
+func cmd140() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -889,7 +1018,7 @@ func cmd133() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd144() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -899,14 +1028,14 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd139() *CmdSpec {
+func cmd146() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd140() *CmdSpec {
+func cmd147() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -935,7 +1064,7 @@ func cmd140() *CmdSpec {
 	}
 }
 
-func cmd143() *CmdSpec {
+func cmd150() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -996,7 +1125,7 @@ func cmd143() *CmdSpec {
 	}
 }
 
-func cmd144() *CmdSpec {
+func cmd151() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1097,7 +1226,7 @@ func cmd144() *CmdSpec {
 	}
 }
 
-func cmd145() *CmdSpec {
+func cmd152() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1130,7 +1259,7 @@ func cmd145() *CmdSpec {
 	}
 }
 
-func cmd146() *CmdSpec {
+func cmd153() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1146,14 +1275,14 @@ func cmd146() *CmdSpec {
 	}
 }
 
-func cmd147() *CmdSpec {
+func cmd154() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd148() *CmdSpec {
+func cmd155() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
@@ -1232,14 +1361,14 @@ func cmd148() *CmdSpec {
 	}
 }
 
-func cmd160() *CmdSpec {
+func cmd167() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd161() *CmdSpec {
+func cmd168() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -1281,7 +1410,7 @@ func cmd161() *CmdSpec {
 	}
 }
 
-func cmd168() *CmdSpec {
+func cmd175() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -1320,7 +1449,7 @@ func cmd168() *CmdSpec {
 	}
 }
 
-func cmd184() *CmdSpec {
+func cmd191() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -1491,7 +1620,7 @@ func cmd184() *CmdSpec {
 	}
 }
 
-func cmd196() *CmdSpec {
+func cmd203() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -1501,7 +1630,7 @@ func cmd196() *CmdSpec {
 	}
 }
 
-func cmd198() *CmdSpec {
+func cmd205() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"valkey-cli",
@@ -1543,7 +1672,7 @@ func cmd198() *CmdSpec {
 	}
 }
 
-func cmd201() *CmdSpec {
+func cmd208() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -1551,7 +1680,7 @@ func cmd201() *CmdSpec {
 	}
 }
 
-func cmd202() *CmdSpec {
+func cmd209() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -1563,7 +1692,7 @@ func cmd202() *CmdSpec {
 	}
 }
 
-func cmd203() *CmdSpec {
+func cmd210() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -1582,7 +1711,7 @@ func cmd203() *CmdSpec {
 	}
 }
 
-func cmd207() *CmdSpec {
+func cmd214() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1651,7 +1780,7 @@ func cmd207() *CmdSpec {
 	}
 }
 
-func cmd208() *CmdSpec {
+func cmd215() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1672,7 +1801,7 @@ func cmd208() *CmdSpec {
 	}
 }
 
-func cmd209() *CmdSpec {
+func cmd216() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1704,21 +1833,21 @@ func cmd209() *CmdSpec {
 	}
 }
 
-func cmd210() *CmdSpec {
+func cmd217() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd211() *CmdSpec {
+func cmd218() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd212() *CmdSpec {
+func cmd219() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -1728,7 +1857,7 @@ func cmd212() *CmdSpec {
 	}
 }
 
-func cmd214() *CmdSpec {
+func cmd221() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1743,7 +1872,7 @@ func cmd214() *CmdSpec {
 	}
 }
 
-func cmd215() *CmdSpec {
+func cmd222() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1777,7 +1906,7 @@ func cmd215() *CmdSpec {
 	}
 }
 
-func cmd216() *CmdSpec {
+func cmd223() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1816,7 +1945,7 @@ func cmd216() *CmdSpec {
 	}
 }
 
-func cmd217() *CmdSpec {
+func cmd224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -1831,7 +1960,7 @@ func cmd217() *CmdSpec {
 	}
 }
 
-func cmd219() *CmdSpec {
+func cmd226() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1844,7 +1973,7 @@ func cmd219() *CmdSpec {
 	}
 }
 
-func cmd220() *CmdSpec {
+func cmd227() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1858,7 +1987,7 @@ func cmd220() *CmdSpec {
 	}
 }
 
-func cmd221() *CmdSpec {
+func cmd228() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -1875,14 +2004,14 @@ func cmd221() *CmdSpec {
 	}
 }
 
-func cmd225() *CmdSpec {
+func cmd232() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd226() *CmdSpec {
+func cmd233() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		Later:       true,
@@ -1897,7 +2026,7 @@ func cmd226() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd234() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -2007,7 +2136,89 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd238() *CmdSpec {
+func cmd245() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"vi",
+			"nvim",
+			"ex",
+			"gvim",
+			"vimdiff",
+			"rvim",
+			"evim",
+		},
+		ValueOptions: []string{
+			"-c",
+			"--cmd",
+			"-S",
+			"-u",
+			"-U",
+			"-i",
+			"-T",
+			"-w",
+			"-W",
+			"-s",
+			"-t",
+			"-q",
+			"-r",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-c",
+					"--cmd",
+				},
+				Pattern: "^\\s*:*\\s*(?:silent!?\\s+)?(?:r(?:ead)?\\s*)?!(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+					"--cmd",
+				},
+				Pattern: "^\\s*:*\\s*(?:silent!?\\s+)?[a-zA-Z]{2,}",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"",
+				},
+				Pattern: "^\\+\\s*:*\\s*(?:silent!?\\s+)?(?:r(?:ead)?\\s*)?!(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"",
+				},
+				Pattern: "^\\+\\s*:*\\s*[a-zA-Z]{2,}",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-S",
+					"-u",
+				},
+				Pattern: "^[^N].*",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd253() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -2035,7 +2246,7 @@ func cmd238() *CmdSpec {
 	}
 }
 
-func cmd242() *CmdSpec {
+func cmd257() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2065,7 +2276,7 @@ func cmd242() *CmdSpec {
 	}
 }
 
-func cmd243() *CmdSpec {
+func cmd258() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -2081,7 +2292,7 @@ func cmd243() *CmdSpec {
 	}
 }
 
-func cmd244() *CmdSpec {
+func cmd259() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--plugin",
@@ -2119,7 +2330,7 @@ func cmd244() *CmdSpec {
 	}
 }
 
-func cmd245() *CmdSpec {
+func cmd260() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2130,7 +2341,7 @@ func cmd245() *CmdSpec {
 	}
 }
 
-func cmd246() *CmdSpec {
+func cmd261() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -2157,7 +2368,7 @@ func cmd246() *CmdSpec {
 	}
 }
 
-func cmd247() *CmdSpec {
+func cmd262() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -2179,7 +2390,7 @@ func cmd247() *CmdSpec {
 	}
 }
 
-func cmd249() *CmdSpec {
+func cmd264() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2236,7 +2447,7 @@ func cmd249() *CmdSpec {
 	}
 }
 
-func cmd251() *CmdSpec {
+func cmd266() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2257,7 +2468,7 @@ func cmd251() *CmdSpec {
 	}
 }
 
-func cmd252() *CmdSpec {
+func cmd267() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2284,7 +2495,7 @@ func cmd252() *CmdSpec {
 	}
 }
 
-func cmd255() *CmdSpec {
+func cmd270() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2361,7 +2572,7 @@ func cmd255() *CmdSpec {
 	}
 }
 
-func cmd285() *CmdSpec {
+func cmd300() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2446,7 +2657,7 @@ func cmd285() *CmdSpec {
 	}
 }
 
-func cmd292() *CmdSpec {
+func cmd307() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2491,7 +2702,7 @@ func cmd292() *CmdSpec {
 	}
 }
 
-func cmd293() *CmdSpec {
+func cmd308() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2502,7 +2713,7 @@ func cmd293() *CmdSpec {
 	}
 }
 
-func cmd294() *CmdSpec {
+func cmd309() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2536,7 +2747,7 @@ func cmd294() *CmdSpec {
 	}
 }
 
-func cmd295() *CmdSpec {
+func cmd310() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2657,7 +2868,6 @@ func cmd295() *CmdSpec {
 			"mapfile",
 			"readarray",
 			"caller",
-			"enable",
 			"logout",
 			"times",
 			"suspend",
@@ -2670,7 +2880,7 @@ func cmd295() *CmdSpec {
 	}
 }
 
-func cmd422() *CmdSpec {
+func cmd436() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2686,7 +2896,7 @@ func cmd422() *CmdSpec {
 	}
 }
 
-func cmd423() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2748,7 +2958,7 @@ func cmd423() *CmdSpec {
 	}
 }
 
-func cmd425() *CmdSpec {
+func cmd439() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2767,7 +2977,72 @@ func cmd425() *CmdSpec {
 	}
 }
 
-func cmd432() *CmdSpec {
+func cmd446() *CmdSpec {
+	return &CmdSpec{
+		Carries: "interp",
+		ValueOptions: []string{
+			"-p",
+			"--strip",
+			"-d",
+			"--directory",
+			"-o",
+			"--output",
+			"-r",
+			"--reject-file",
+			"-D",
+			"--ifdef",
+			"-B",
+			"--prefix",
+			"-z",
+			"--suffix",
+			"-F",
+			"--fuzz",
+			"-V",
+			"--version-control",
+			"--merge",
+			"--quoting-style",
+		},
+		FileFlags: []string{
+			"-i",
+			"--input",
+		},
+		Translate: []Translate{
+			{
+				Pattern: "(?m)^--- (?:a/)?([^\\s]+)[^\\n]*\\n\\+\\+\\+ /dev/null",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?m)^diff --git a/([^\\s]+) b/[^\\n]*\\ndeleted file mode",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+			{
+				Pattern: "(?m)^\\+\\+\\+ (?:b/)?([^\\s]+)[^\\n]*\\n@@ -1(?:,\\d+)? \\+0,0 @@",
+				Argv: []string{
+					"rm",
+					"-f",
+					"$1",
+				},
+			},
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "modify",
+				Targets: "none",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd447() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -2786,7 +3061,7 @@ func cmd432() *CmdSpec {
 	}
 }
 
-func cmd434() *CmdSpec {
+func cmd449() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2797,7 +3072,7 @@ func cmd434() *CmdSpec {
 	}
 }
 
-func cmd435() *CmdSpec {
+func cmd450() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -2836,6 +3111,14 @@ func cmd435() *CmdSpec {
 					"--rsync-path",
 				},
 				Pattern: "^(?s)(.*[;&|`$(].*)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-e",
+					"--rsh",
+				},
+				Pattern: "^(?s)(\\s*(?:\\S*/)?(?:ba|da|z|k|mk|a)?sh\\s.*)$",
 				Shell:   "$1",
 			},
 		},
@@ -2886,7 +3169,7 @@ func cmd435() *CmdSpec {
 	}
 }
 
-func cmd436() *CmdSpec {
+func cmd451() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -2912,7 +3195,7 @@ func cmd436() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd452() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -2937,6 +3220,18 @@ func cmd437() *CmdSpec {
 				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*e\\s+([^;\\n}]+)",
 				Shell:   "$1",
 			},
+			{
+				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*s([/|#,:@!])(?:[^\\\\\\n]|\\\\.)*?[/|#,:@!]((?:[^/|#,:@!\\\\\\n]|\\\\.)*)[/|#,:@!][gpiIm0-9]*e",
+				Shell:   "$2",
+			},
+			{
+				Pattern: "(?m)(?:^|[;{])\\s*(?:[0-9]+|\\$|/[^/]*/)?(?:,[0-9$]+)?\\s*s([/|#,:@!])(?:[^\\\\\\n]|\\\\.)*?[/|#,:@!](?:[^/|#,:@!\\\\\\n]|\\\\.)*[/|#,:@!][gpiIm0-9]*e",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
 		},
 		Effects: []*EffectSpec{
 			{
@@ -2945,6 +3240,27 @@ func cmd437() *CmdSpec {
 				When: []string{
 					"-i",
 					"--in-place",
+				},
+				Unless: []string{
+					"-e",
+					"--expression",
+					"-f",
+					"--file",
+				},
+			},
+			{
+				Effect:  "overwrite",
+				Targets: "rest",
+				When: []string{
+					"-i",
+					"--in-place",
+				},
+				WhenFirst: []string{
+					"d",
+					"1,$d",
+					"1,$ d",
+					"/*/d",
+					"0~1d",
 				},
 				Unless: []string{
 					"-e",
@@ -2996,7 +3312,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -3019,7 +3335,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -3037,7 +3353,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd441() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3051,7 +3367,7 @@ func cmd441() *CmdSpec {
 	}
 }
 
-func cmd442() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -3070,13 +3386,13 @@ func cmd442() *CmdSpec {
 	}
 }
 
-func cmd444() *CmdSpec {
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd445() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3140,7 +3456,7 @@ func cmd445() *CmdSpec {
 	}
 }
 
-func cmd446() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3251,7 +3567,7 @@ func cmd446() *CmdSpec {
 	}
 }
 
-func cmd449() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3274,7 +3590,7 @@ func cmd449() *CmdSpec {
 	}
 }
 
-func cmd450() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3292,7 +3608,7 @@ func cmd450() *CmdSpec {
 	}
 }
 
-func cmd451() *CmdSpec {
+func cmd466() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3302,7 +3618,7 @@ func cmd451() *CmdSpec {
 	}
 }
 
-func cmd454() *CmdSpec {
+func cmd469() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3319,7 +3635,7 @@ func cmd454() *CmdSpec {
 	}
 }
 
-func cmd455() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3330,7 +3646,7 @@ func cmd455() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd471() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3351,7 +3667,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd457() *CmdSpec {
+func cmd472() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3360,6 +3676,18 @@ func cmd457() *CmdSpec {
 			"-n",
 			"-t",
 			"-tt",
+			"-TT",
+			"--unzip-command",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-TT",
+					"--unzip-command",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
 		},
 		Effects: []*EffectSpec{
 			{
@@ -3382,7 +3710,7 @@ func cmd457() *CmdSpec {
 	}
 }
 
-func cmd458() *CmdSpec {
+func cmd473() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -3418,35 +3746,35 @@ func cmd458() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^alias\\.[^=]+=!(?s)(.+)$",
+				Pattern: "(?i)^alias\\.[^=]+=!(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
+				Pattern: "(?i)^core\\.(?:sshCommand|pager|editor|fsmonitor)=(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^alias\\.[^=]+=([^!](?s).*)$",
+				Pattern: "(?i)^alias\\.[^=]+=([^!](?s).*)$",
 				Shell:   "git $1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
+				Pattern: "(?i)^(?:diff\\.external|diff\\.[^.=]+\\.command|filter\\.[^.=]+\\.(?:clean|smudge|process)|merge\\.[^.=]+\\.driver|sequence\\.editor|credential\\.helper|core\\.askPass|gpg\\.program|uploadpack\\.packObjectsHook|difftool\\.[^.=]+\\.cmd|mergetool\\.[^.=]+\\.cmd)=(?s)(.+)$",
 				Shell:   "$1",
 			},
 			{
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^core\\.hooksPath=(.+)$",
+				Pattern: "(?i)^core\\.hooksPath=(.+)$",
 				Argv: []string{
 					"sh",
 					"-c",
@@ -3457,7 +3785,7 @@ func cmd458() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
+				Pattern: "(?i)^remote\\.[^.=]+\\.(?:url|pushurl)=(.+)$",
 				Argv: []string{
 					"curl",
 					"-d",
@@ -3469,7 +3797,7 @@ func cmd458() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
+				Pattern: "(?i)^url\\..+\\.(?:insteadOf|pushInsteadOf)=",
 				Argv: []string{
 					"curl",
 					"-d",
@@ -3481,7 +3809,7 @@ func cmd458() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "^include\\.path=(.+)$",
+				Pattern: "(?i)^include\\.path=(.+)$",
 				Argv: []string{
 					"sh",
 					"-c",
@@ -3496,6 +3824,17 @@ func cmd458() *CmdSpec {
 				},
 				Pattern: "^(?s)(.+)$",
 				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"--exec-path",
+				},
+				Pattern: "^(.+)$",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
 			},
 		},
 		Subcommands: map[string]*CmdSpec{
@@ -4848,7 +5187,7 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd474() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -4875,7 +5214,7 @@ func cmd459() *CmdSpec {
 	}
 }
 
-func cmd460() *CmdSpec {
+func cmd475() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -5180,7 +5519,7 @@ func cmd460() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -5201,7 +5540,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd480() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -5344,7 +5683,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd466() *CmdSpec {
+func cmd481() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5382,7 +5721,7 @@ func cmd466() *CmdSpec {
 	}
 }
 
-func cmd478() *CmdSpec {
+func cmd493() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5590,7 +5929,7 @@ func cmd478() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd496() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -5624,7 +5963,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd483() *CmdSpec {
+func cmd498() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5638,7 +5977,7 @@ func cmd483() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd500() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5653,7 +5992,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd486() *CmdSpec {
+func cmd501() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -5710,7 +6049,7 @@ func cmd486() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd516() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -6057,7 +6396,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd503() *CmdSpec {
+func cmd518() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -6077,7 +6416,7 @@ func cmd503() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -6181,7 +6520,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd511() *CmdSpec {
+func cmd526() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -6243,7 +6582,7 @@ func cmd511() *CmdSpec {
 	}
 }
 
-func cmd512() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -6289,7 +6628,7 @@ func cmd512() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd536() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -6354,7 +6693,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd526() *CmdSpec {
+func cmd541() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -6547,7 +6886,7 @@ func cmd526() *CmdSpec {
 	}
 }
 
-func cmd529() *CmdSpec {
+func cmd544() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -6565,7 +6904,7 @@ func cmd529() *CmdSpec {
 	}
 }
 
-func cmd535() *CmdSpec {
+func cmd550() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -6621,7 +6960,7 @@ func cmd535() *CmdSpec {
 	}
 }
 
-func cmd545() *CmdSpec {
+func cmd560() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -6775,7 +7114,7 @@ func cmd545() *CmdSpec {
 	}
 }
 
-func cmd549() *CmdSpec {
+func cmd564() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6801,7 +7140,7 @@ func cmd549() *CmdSpec {
 	}
 }
 
-func cmd550() *CmdSpec {
+func cmd565() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6819,7 +7158,7 @@ func cmd550() *CmdSpec {
 	}
 }
 
-func cmd551() *CmdSpec {
+func cmd566() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -6840,7 +7179,7 @@ func cmd551() *CmdSpec {
 	}
 }
 
-func cmd553() *CmdSpec {
+func cmd568() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -6905,7 +7244,7 @@ func cmd553() *CmdSpec {
 	}
 }
 
-func cmd556() *CmdSpec {
+func cmd571() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -6935,7 +7274,7 @@ func cmd556() *CmdSpec {
 	}
 }
 
-func cmd557() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"kind",
@@ -6954,7 +7293,7 @@ func cmd557() *CmdSpec {
 	}
 }
 
-func cmd569() *CmdSpec {
+func cmd584() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6969,7 +7308,7 @@ func cmd569() *CmdSpec {
 	}
 }
 
-func cmd570() *CmdSpec {
+func cmd585() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -7066,7 +7405,7 @@ func cmd570() *CmdSpec {
 	}
 }
 
-func cmd571() *CmdSpec {
+func cmd586() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -7233,7 +7572,7 @@ func cmd571() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd587() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7256,7 +7595,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd573() *CmdSpec {
+func cmd588() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -7273,7 +7612,7 @@ func cmd573() *CmdSpec {
 	}
 }
 
-func cmd578() *CmdSpec {
+func cmd593() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -7305,6 +7644,15 @@ func cmd578() *CmdSpec {
 			"-M",
 		},
 		Skip: 1,
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-o",
+				},
+				Pattern: "(?i)^\\s*(?:ProxyCommand|LocalCommand|KnownHostsCommand)\\s*[=\\s]\\s*(?s)(.+)$",
+				Shell:   "$1",
+			},
+		},
 		Effects: []*EffectSpec{
 			{
 				Effect:  "network",
@@ -7321,7 +7669,7 @@ func cmd578() *CmdSpec {
 	}
 }
 
-func cmd581() *CmdSpec {
+func cmd596() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7340,7 +7688,7 @@ func cmd581() *CmdSpec {
 	}
 }
 
-func cmd582() *CmdSpec {
+func cmd597() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -7428,7 +7776,7 @@ func cmd582() *CmdSpec {
 	}
 }
 
-func cmd585() *CmdSpec {
+func cmd600() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7445,7 +7793,7 @@ func cmd585() *CmdSpec {
 	}
 }
 
-func cmd586() *CmdSpec {
+func cmd601() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7466,7 +7814,7 @@ func cmd586() *CmdSpec {
 	}
 }
 
-func cmd587() *CmdSpec {
+func cmd602() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -7572,7 +7920,7 @@ func cmd587() *CmdSpec {
 	}
 }
 
-func cmd589() *CmdSpec {
+func cmd604() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7612,7 +7960,7 @@ func cmd589() *CmdSpec {
 	}
 }
 
-func cmd590() *CmdSpec {
+func cmd605() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -7627,7 +7975,7 @@ func cmd590() *CmdSpec {
 	}
 }
 
-func cmd592() *CmdSpec {
+func cmd607() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7681,7 +8029,7 @@ func cmd592() *CmdSpec {
 	}
 }
 
-func cmd593() *CmdSpec {
+func cmd608() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -7747,7 +8095,6 @@ func cmd593() *CmdSpec {
 			"sdk",
 			"code",
 			"cursor",
-			"vi",
 			"nano",
 			"open",
 			"xdg-open",
@@ -7756,7 +8103,7 @@ func cmd593() *CmdSpec {
 	}
 }
 
-func cmd661() *CmdSpec {
+func cmd675() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -7856,7 +8203,7 @@ func cmd661() *CmdSpec {
 	}
 }
 
-func cmd662() *CmdSpec {
+func cmd676() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -7874,7 +8221,7 @@ func cmd662() *CmdSpec {
 	}
 }
 
-func cmd663() *CmdSpec {
+func cmd677() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -7922,7 +8269,7 @@ func cmd663() *CmdSpec {
 	}
 }
 
-func cmd677() *CmdSpec {
+func cmd691() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -7961,7 +8308,7 @@ func cmd677() *CmdSpec {
 	}
 }
 
-func cmd687() *CmdSpec {
+func cmd701() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8004,7 +8351,7 @@ func cmd687() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd702() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8099,7 +8446,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd703() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -8168,7 +8515,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd745() *CmdSpec {
+func cmd759() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8184,7 +8531,7 @@ func cmd745() *CmdSpec {
 	}
 }
 
-func cmd746() *CmdSpec {
+func cmd760() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8211,7 +8558,7 @@ func cmd746() *CmdSpec {
 	}
 }
 
-func cmd747() *CmdSpec {
+func cmd761() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -8245,7 +8592,7 @@ func cmd747() *CmdSpec {
 	}
 }
 
-func cmd769() *CmdSpec {
+func cmd783() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -8263,7 +8610,7 @@ func cmd769() *CmdSpec {
 	}
 }
 
-func cmd771() *CmdSpec {
+func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -8272,7 +8619,7 @@ func cmd771() *CmdSpec {
 	}
 }
 
-func cmd773() *CmdSpec {
+func cmd787() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -8282,7 +8629,7 @@ func cmd773() *CmdSpec {
 	}
 }
 
-func cmd776() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8319,7 +8666,7 @@ func cmd776() *CmdSpec {
 	}
 }
 
-func cmd777() *CmdSpec {
+func cmd791() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8387,7 +8734,7 @@ func cmd777() *CmdSpec {
 	}
 }
 
-func cmd778() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8399,7 +8746,7 @@ func cmd778() *CmdSpec {
 	}
 }
 
-func cmd779() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -8419,7 +8766,7 @@ func cmd779() *CmdSpec {
 	}
 }
 
-func cmd786() *CmdSpec {
+func cmd800() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8434,7 +8781,7 @@ func cmd786() *CmdSpec {
 	}
 }
 
-func cmd787() *CmdSpec {
+func cmd801() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8460,7 +8807,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd788() *CmdSpec {
+func cmd802() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -8591,7 +8938,7 @@ func cmd788() *CmdSpec {
 	}
 }
 
-func cmd789() *CmdSpec {
+func cmd803() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -8617,7 +8964,7 @@ func cmd789() *CmdSpec {
 	}
 }
 
-func cmd791() *CmdSpec {
+func cmd805() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8647,7 +8994,7 @@ func cmd791() *CmdSpec {
 	}
 }
 
-func cmd792() *CmdSpec {
+func cmd806() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -8666,7 +9013,7 @@ func cmd792() *CmdSpec {
 	}
 }
 
-func cmd794() *CmdSpec {
+func cmd808() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -8684,14 +9031,14 @@ func cmd794() *CmdSpec {
 	}
 }
 
-func cmd796() *CmdSpec {
+func cmd810() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd797() *CmdSpec {
+func cmd811() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -8722,7 +9069,7 @@ func cmd797() *CmdSpec {
 	}
 }
 
-func cmd820() *CmdSpec {
+func cmd834() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -8737,7 +9084,7 @@ func cmd820() *CmdSpec {
 	}
 }
 
-func cmd822() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8753,7 +9100,7 @@ func cmd822() *CmdSpec {
 	}
 }
 
-func cmd823() *CmdSpec {
+func cmd837() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8783,7 +9130,7 @@ func cmd823() *CmdSpec {
 	}
 }
 
-func cmd824() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -8801,7 +9148,7 @@ func cmd824() *CmdSpec {
 	}
 }
 
-func cmd826() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -8820,7 +9167,7 @@ func cmd826() *CmdSpec {
 	}
 }
 
-func cmd828() *CmdSpec {
+func cmd842() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8841,7 +9188,7 @@ func cmd828() *CmdSpec {
 	}
 }
 
-func cmd829() *CmdSpec {
+func cmd843() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8853,7 +9200,7 @@ func cmd829() *CmdSpec {
 	}
 }
 
-func cmd830() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8892,7 +9239,7 @@ func cmd830() *CmdSpec {
 	}
 }
 
-func cmd831() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8948,7 +9295,7 @@ func cmd831() *CmdSpec {
 	}
 }
 
-func cmd832() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8981,7 +9328,7 @@ func cmd832() *CmdSpec {
 	}
 }
 
-func cmd833() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9003,7 +9350,7 @@ func cmd833() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9035,7 +9382,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd835() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9059,7 +9406,7 @@ func cmd835() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9116,7 +9463,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9142,7 +9489,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9205,7 +9552,7 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -9307,7 +9654,7 @@ func cmd839() *CmdSpec {
 	}
 }
 
-func cmd841() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -9370,7 +9717,7 @@ func cmd841() *CmdSpec {
 	}
 }
 
-func cmd888() *CmdSpec {
+func cmd902() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -9433,7 +9780,7 @@ func cmd888() *CmdSpec {
 	}
 }
 
-func cmd890() *CmdSpec {
+func cmd904() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9474,7 +9821,7 @@ func cmd890() *CmdSpec {
 	}
 }
 
-func cmd891() *CmdSpec {
+func cmd905() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9501,7 +9848,7 @@ func cmd891() *CmdSpec {
 	}
 }
 
-func cmd892() *CmdSpec {
+func cmd906() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9548,7 +9895,7 @@ func cmd892() *CmdSpec {
 	}
 }
 
-func cmd893() *CmdSpec {
+func cmd907() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9605,7 +9952,7 @@ func cmd893() *CmdSpec {
 	}
 }
 
-func cmd894() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9641,7 +9988,7 @@ func cmd894() *CmdSpec {
 	}
 }
 
-func cmd895() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9670,7 +10017,7 @@ func cmd895() *CmdSpec {
 	}
 }
 
-func cmd896() *CmdSpec {
+func cmd910() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9727,13 +10074,13 @@ func cmd896() *CmdSpec {
 	}
 }
 
-func cmd897() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd898() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -9749,7 +10096,7 @@ func cmd898() *CmdSpec {
 	}
 }
 
-func cmd901() *CmdSpec {
+func cmd915() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9802,7 +10149,7 @@ func cmd901() *CmdSpec {
 	}
 }
 
-func cmd902() *CmdSpec {
+func cmd916() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9840,7 +10187,7 @@ func cmd902() *CmdSpec {
 	}
 }
 
-func cmd903() *CmdSpec {
+func cmd917() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9864,7 +10211,7 @@ func cmd903() *CmdSpec {
 	}
 }
 
-func cmd904() *CmdSpec {
+func cmd918() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -9900,7 +10247,7 @@ func cmd904() *CmdSpec {
 	}
 }
 
-func cmd907() *CmdSpec {
+func cmd921() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -9927,7 +10274,7 @@ func cmd907() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd923() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -9962,7 +10309,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd912() *CmdSpec {
+func cmd926() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9991,7 +10338,7 @@ func cmd912() *CmdSpec {
 	}
 }
 
-func cmd913() *CmdSpec {
+func cmd927() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -10029,7 +10376,7 @@ func cmd913() *CmdSpec {
 	}
 }
 
-func cmd935() *CmdSpec {
+func cmd949() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -10109,7 +10456,7 @@ func cmd935() *CmdSpec {
 	}
 }
 
-func cmd944() *CmdSpec {
+func cmd958() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -10199,7 +10546,7 @@ func cmd944() *CmdSpec {
 	}
 }
 
-func cmd946() *CmdSpec {
+func cmd960() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -10221,7 +10568,7 @@ func cmd946() *CmdSpec {
 	}
 }
 
-func cmd948() *CmdSpec {
+func cmd962() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10292,7 +10639,7 @@ func cmd948() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd963() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10341,7 +10688,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd950() *CmdSpec {
+func cmd964() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -10472,7 +10819,7 @@ func cmd950() *CmdSpec {
 	}
 }
 
-func cmd952() *CmdSpec {
+func cmd966() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10528,7 +10875,7 @@ func cmd952() *CmdSpec {
 	}
 }
 
-func cmd953() *CmdSpec {
+func cmd967() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10589,7 +10936,7 @@ func cmd953() *CmdSpec {
 	}
 }
 
-func cmd954() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -10619,7 +10966,7 @@ func cmd954() *CmdSpec {
 	}
 }
 
-func cmd968() *CmdSpec {
+func cmd982() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10650,7 +10997,7 @@ func cmd968() *CmdSpec {
 	}
 }
 
-func cmd969() *CmdSpec {
+func cmd983() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -10676,7 +11023,7 @@ func cmd969() *CmdSpec {
 	}
 }
 
-func cmd972() *CmdSpec {
+func cmd986() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10728,7 +11075,7 @@ func cmd972() *CmdSpec {
 	}
 }
 
-func cmd973() *CmdSpec {
+func cmd987() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -10750,7 +11097,7 @@ func cmd973() *CmdSpec {
 	}
 }
 
-func cmd979() *CmdSpec {
+func cmd993() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -10780,7 +11127,7 @@ func cmd979() *CmdSpec {
 	}
 }
 
-func cmd993() *CmdSpec {
+func cmd1007() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10817,7 +11164,7 @@ func cmd993() *CmdSpec {
 	}
 }
 
-func cmd994() *CmdSpec {
+func cmd1008() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -10912,7 +11259,7 @@ func cmd994() *CmdSpec {
 	}
 }
 
-func cmd996() *CmdSpec {
+func cmd1010() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10955,7 +11302,7 @@ func cmd996() *CmdSpec {
 	}
 }
 
-func cmd997() *CmdSpec {
+func cmd1011() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11049,7 +11396,7 @@ func cmd997() *CmdSpec {
 	}
 }
 
-func cmd998() *CmdSpec {
+func cmd1012() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11089,7 +11436,7 @@ func cmd998() *CmdSpec {
 	}
 }
 
-func cmd999() *CmdSpec {
+func cmd1013() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11116,7 +11463,7 @@ func cmd999() *CmdSpec {
 	}
 }
 
-func cmd1000() *CmdSpec {
+func cmd1014() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11160,7 +11507,7 @@ func cmd1000() *CmdSpec {
 	}
 }
 
-func cmd1001() *CmdSpec {
+func cmd1015() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11196,7 +11543,7 @@ func cmd1001() *CmdSpec {
 	}
 }
 
-func cmd1002() *CmdSpec {
+func cmd1016() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11235,7 +11582,7 @@ func cmd1002() *CmdSpec {
 	}
 }
 
-func cmd1003() *CmdSpec {
+func cmd1017() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11327,7 +11674,7 @@ func cmd1003() *CmdSpec {
 	}
 }
 
-func cmd1004() *CmdSpec {
+func cmd1018() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11392,7 +11739,7 @@ func cmd1004() *CmdSpec {
 	}
 }
 
-func cmd1005() *CmdSpec {
+func cmd1019() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -11491,7 +11838,7 @@ func cmd1005() *CmdSpec {
 	}
 }
 
-func cmd1007() *CmdSpec {
+func cmd1021() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -11669,7 +12016,7 @@ func cmd1007() *CmdSpec {
 	}
 }
 
-func cmd1178() *CmdSpec {
+func cmd1192() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -11743,7 +12090,7 @@ func cmd1178() *CmdSpec {
 	}
 }
 
-func cmd1181() *CmdSpec {
+func cmd1195() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -11767,7 +12114,7 @@ func cmd1181() *CmdSpec {
 	}
 }
 
-func cmd1189() *CmdSpec {
+func cmd1203() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11867,7 +12214,7 @@ func cmd1189() *CmdSpec {
 	}
 }
 
-func cmd1190() *CmdSpec {
+func cmd1204() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11930,7 +12277,7 @@ func cmd1190() *CmdSpec {
 	}
 }
 
-func cmd1191() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -11952,7 +12299,7 @@ func cmd1191() *CmdSpec {
 	}
 }
 
-func cmd1200() *CmdSpec {
+func cmd1214() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -11973,7 +12320,7 @@ func cmd1200() *CmdSpec {
 	}
 }
 
-func cmd1205() *CmdSpec {
+func cmd1219() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12015,7 +12362,7 @@ func cmd1205() *CmdSpec {
 	}
 }
 
-func cmd1206() *CmdSpec {
+func cmd1220() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12026,7 +12373,7 @@ func cmd1206() *CmdSpec {
 	}
 }
 
-func cmd1207() *CmdSpec {
+func cmd1221() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12069,7 +12416,7 @@ func cmd1207() *CmdSpec {
 	}
 }
 
-func cmd1208() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -12087,7 +12434,7 @@ func cmd1208() *CmdSpec {
 	}
 }
 
-func cmd1210() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -12103,7 +12450,7 @@ func cmd1210() *CmdSpec {
 	}
 }
 
-func cmd1214() *CmdSpec {
+func cmd1228() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -12120,7 +12467,7 @@ func cmd1214() *CmdSpec {
 	}
 }
 
-func cmd1216() *CmdSpec {
+func cmd1230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -12142,7 +12489,7 @@ func cmd1216() *CmdSpec {
 	}
 }
 
-func cmd1218() *CmdSpec {
+func cmd1232() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -12158,7 +12505,7 @@ func cmd1218() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1235() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -12172,7 +12519,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1223() *CmdSpec {
+func cmd1237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -12187,7 +12534,7 @@ func cmd1223() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1239() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -12200,7 +12547,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1231() *CmdSpec {
+func cmd1245() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -12232,7 +12579,7 @@ func cmd1231() *CmdSpec {
 	}
 }
 
-func cmd1233() *CmdSpec {
+func cmd1247() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -12250,7 +12597,7 @@ func cmd1233() *CmdSpec {
 	}
 }
 
-func cmd1239() *CmdSpec {
+func cmd1253() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -12276,7 +12623,7 @@ func cmd1239() *CmdSpec {
 	}
 }
 
-func cmd1241() *CmdSpec {
+func cmd1255() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -12301,7 +12648,7 @@ func cmd1241() *CmdSpec {
 	}
 }
 
-func cmd1259() *CmdSpec {
+func cmd1273() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -12323,7 +12670,7 @@ func cmd1259() *CmdSpec {
 	}
 }
 
-func cmd1261() *CmdSpec {
+func cmd1275() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -12353,7 +12700,7 @@ func cmd1261() *CmdSpec {
 	}
 }
 
-func cmd1279() *CmdSpec {
+func cmd1293() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -12371,7 +12718,7 @@ func cmd1279() *CmdSpec {
 	}
 }
 
-func cmd1281() *CmdSpec {
+func cmd1295() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -12385,7 +12732,7 @@ func cmd1281() *CmdSpec {
 	}
 }
 
-func cmd1283() *CmdSpec {
+func cmd1297() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -12409,7 +12756,7 @@ func cmd1283() *CmdSpec {
 	}
 }
 
-func cmd1287() *CmdSpec {
+func cmd1301() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -12436,7 +12783,7 @@ func cmd1287() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1316() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -12461,7 +12808,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1315() *CmdSpec {
+func cmd1329() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -12477,7 +12824,7 @@ func cmd1315() *CmdSpec {
 	}
 }
 
-func cmd1319() *CmdSpec {
+func cmd1333() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -12498,7 +12845,7 @@ func cmd1319() *CmdSpec {
 	}
 }
 
-func cmd1324() *CmdSpec {
+func cmd1338() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -12524,7 +12871,7 @@ func cmd1324() *CmdSpec {
 	}
 }
 
-func cmd1338() *CmdSpec {
+func cmd1352() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -12544,7 +12891,7 @@ func cmd1338() *CmdSpec {
 	}
 }
 
-func cmd1342() *CmdSpec {
+func cmd1356() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -12572,7 +12919,7 @@ func cmd1342() *CmdSpec {
 	}
 }
 
-func cmd1357() *CmdSpec {
+func cmd1371() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12589,7 +12936,7 @@ func cmd1357() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1372() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12626,7 +12973,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1359() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12671,7 +13018,7 @@ func cmd1359() *CmdSpec {
 	}
 }
 
-func cmd1360() *CmdSpec {
+func cmd1374() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -12734,7 +13081,7 @@ func cmd1360() *CmdSpec {
 	}
 }
 
-func cmd1361() *CmdSpec {
+func cmd1375() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -12756,7 +13103,7 @@ func cmd1361() *CmdSpec {
 	}
 }
 
-func cmd1365() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -12814,7 +13161,7 @@ func cmd1365() *CmdSpec {
 	}
 }
 
-func cmd1366() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -12930,7 +13277,7 @@ func cmd1366() *CmdSpec {
 	}
 }
 
-func cmd1367() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12951,7 +13298,7 @@ func cmd1367() *CmdSpec {
 	}
 }
 
-func cmd1368() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -13024,7 +13371,7 @@ func cmd1368() *CmdSpec {
 	}
 }
 
-func cmd1372() *CmdSpec {
+func cmd1386() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13063,7 +13410,7 @@ func cmd1372() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13088,7 +13435,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1374() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -13111,7 +13458,7 @@ func cmd1374() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1398() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13138,7 +13485,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1399() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -13190,7 +13537,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1400() *CmdSpec {
+func cmd1414() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -13224,7 +13571,7 @@ func cmd1400() *CmdSpec {
 	}
 }
 
-func cmd1401() *CmdSpec {
+func cmd1415() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -13243,7 +13590,7 @@ func cmd1401() *CmdSpec {
 	}
 }
 
-func cmd1403() *CmdSpec {
+func cmd1417() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13255,7 +13602,7 @@ func cmd1403() *CmdSpec {
 	}
 }
 
-func cmd1404() *CmdSpec {
+func cmd1418() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13287,7 +13634,7 @@ func cmd1404() *CmdSpec {
 	}
 }
 
-func cmd1405() *CmdSpec {
+func cmd1419() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13310,7 +13657,7 @@ func cmd1405() *CmdSpec {
 	}
 }
 
-func cmd1406() *CmdSpec {
+func cmd1420() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13429,7 +13776,7 @@ func cmd1406() *CmdSpec {
 	}
 }
 
-func cmd1407() *CmdSpec {
+func cmd1421() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -13522,7 +13869,7 @@ func cmd1407() *CmdSpec {
 	}
 }
 
-func cmd1408() *CmdSpec {
+func cmd1422() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13542,7 +13889,7 @@ func cmd1408() *CmdSpec {
 	}
 }
 
-func cmd1409() *CmdSpec {
+func cmd1423() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -13558,7 +13905,7 @@ func cmd1409() *CmdSpec {
 	}
 }
 
-func cmd1412() *CmdSpec {
+func cmd1426() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13580,7 +13927,7 @@ func cmd1412() *CmdSpec {
 	}
 }
 
-func cmd1413() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -13636,7 +13983,7 @@ func cmd1413() *CmdSpec {
 	}
 }
 
-func cmd1414() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -13829,7 +14176,7 @@ func cmd1414() *CmdSpec {
 	}
 }
 
-func cmd1416() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -13887,7 +14234,7 @@ func cmd1416() *CmdSpec {
 	}
 }
 
-func cmd1417() *CmdSpec {
+func cmd1431() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -13908,7 +14255,7 @@ func cmd1417() *CmdSpec {
 	}
 }
 
-func cmd1421() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13934,7 +14281,7 @@ func cmd1421() *CmdSpec {
 	}
 }
 
-func cmd1422() *CmdSpec {
+func cmd1436() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -13956,7 +14303,7 @@ func cmd1422() *CmdSpec {
 	}
 }
 
-func cmd1424() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14305,7 +14652,7 @@ func cmd1424() *CmdSpec {
 	}
 }
 
-func cmd1425() *CmdSpec {
+func cmd1439() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -14348,7 +14695,7 @@ func cmd1425() *CmdSpec {
 	}
 }
 
-func cmd1427() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14417,7 +14764,7 @@ func cmd1427() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14444,7 +14791,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -14469,7 +14816,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1434() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14504,7 +14851,7 @@ func cmd1434() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1449() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14555,7 +14902,7 @@ func cmd1435() *CmdSpec {
 	}
 }
 
-func cmd1436() *CmdSpec {
+func cmd1450() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -14637,7 +14984,7 @@ func cmd1436() *CmdSpec {
 	}
 }
 
-func cmd1437() *CmdSpec {
+func cmd1451() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14705,7 +15052,7 @@ func cmd1437() *CmdSpec {
 	}
 }
 
-func cmd1438() *CmdSpec {
+func cmd1452() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -14742,7 +15089,7 @@ func cmd1438() *CmdSpec {
 	}
 }
 
-func cmd1439() *CmdSpec {
+func cmd1453() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -14785,7 +15132,7 @@ func cmd1439() *CmdSpec {
 	}
 }
 
-func cmd1441() *CmdSpec {
+func cmd1455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -14817,7 +15164,7 @@ func cmd1441() *CmdSpec {
 	}
 }
 
-func cmd1442() *CmdSpec {
+func cmd1456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -14846,7 +15193,7 @@ func cmd1442() *CmdSpec {
 	}
 }
 
-func cmd1443() *CmdSpec {
+func cmd1457() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -14870,7 +15217,7 @@ func cmd1443() *CmdSpec {
 	}
 }
 
-func cmd1445() *CmdSpec {
+func cmd1459() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14897,7 +15244,7 @@ func cmd1445() *CmdSpec {
 	}
 }
 
-func cmd1446() *CmdSpec {
+func cmd1460() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14939,7 +15286,7 @@ func cmd1446() *CmdSpec {
 	}
 }
 
-func cmd1447() *CmdSpec {
+func cmd1461() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14959,7 +15306,7 @@ func cmd1447() *CmdSpec {
 	}
 }
 
-func cmd1448() *CmdSpec {
+func cmd1462() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15018,7 +15365,7 @@ func cmd1448() *CmdSpec {
 	}
 }
 
-func cmd1449() *CmdSpec {
+func cmd1463() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -15064,7 +15411,7 @@ func cmd1449() *CmdSpec {
 	}
 }
 
-func cmd1487() *CmdSpec {
+func cmd1501() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -15287,7 +15634,7 @@ func cmd1487() *CmdSpec {
 	}
 }
 
-func cmd1488() *CmdSpec {
+func cmd1502() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15333,7 +15680,7 @@ func cmd1488() *CmdSpec {
 	}
 }
 
-func cmd1489() *CmdSpec {
+func cmd1503() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -16331,20 +16678,26 @@ var builtinTable = table{
 		"ENV":                 "file",
 		"GIT_ASKPASS":         "script",
 		"GIT_EDITOR":          "script",
+		"GIT_EXEC_PATH":       "library",
 		"GIT_EXTERNAL_DIFF":   "script",
 		"GIT_PAGER":           "script",
 		"GIT_PROXY_COMMAND":   "script",
 		"GIT_SEQUENCE_EDITOR": "script",
 		"GIT_SSH":             "script",
 		"GIT_SSH_COMMAND":     "script",
+		"LD_AUDIT":            "library",
+		"LD_LIBRARY_PATH":     "library",
+		"LD_PRELOAD":          "library",
 		"LESSCLOSE":           "script",
 		"LESSOPEN":            "script",
 		"MANPAGER":            "script",
 		"PAGER":               "script",
+		"PERL5OPT":            "library",
 		"PROMPT_COMMAND":      "script",
 		"PS0":                 "script",
 		"PS1":                 "script",
 		"PS4":                 "script",
+		"RUBYOPT":             "library",
 		"SSH_ASKPASS":         "script",
 		"VISUAL":              "script",
 	},
@@ -17207,44 +17560,44 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd459},
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd244},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd474},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd259},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd590},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd605},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd460},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd475},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -17252,1452 +17605,1466 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd590},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd605},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd592},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd607},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd245},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd247},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd246},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd247},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd260},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd262},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd261},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd262},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
 		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd789},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd791},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd792},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd794},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd796},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd794},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd789},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd820},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd820},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd822},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd823},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd824},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd826},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd826},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd824},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd828},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd792},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd829},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd797},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
+		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd803},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd805},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd806},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd808},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd810},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd808},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd803},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd834},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd834},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd836},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd837},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd838},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd840},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd840},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd838},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd842},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd806},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd843},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd661},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd249},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd675},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd264},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd662},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd465},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
+		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd676},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd480},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd251},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd266},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
+		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd55},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd56},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd57},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd481},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd496},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd483},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd483},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd498},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd498},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd65},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "enable", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd66},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd66},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd67},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd67},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd68},
+		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd485},
-		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
-		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd89},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd500},
+		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
+		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd94},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd95},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd249},
-		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd687},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd91},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd501},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd458},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd501},
-		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd423},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd688},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd551},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd503},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd503},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd432},
-		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd437},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
-		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd264},
+		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd701},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd516},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd473},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd516},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd437},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd702},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd566},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd518},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd518},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd447},
+		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd452},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
+		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd511},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd526},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd292},
-		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd95},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
-		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd745},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd771},
-		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd307},
+		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd96},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd759},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd785},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd746},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd760},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld-linux.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld-musl-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld-musl-x86_64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld.so", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
+		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
-		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd293},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd294},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd125},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd308},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd309},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd422},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd436},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd127},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
-		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd128},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd134},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
+		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd769},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd423},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd437},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd130},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd131},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd137},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd133},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd137},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd139},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd146},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd526},
-		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd549},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
+		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd564},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd550},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd143},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd551},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd144},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd145},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd556},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd146},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd771},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd140},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd478},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd481},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd773},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd569},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd147},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd565},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd150},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd566},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd446},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd151},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd152},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd571},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd153},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd785},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd496},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd584},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd154},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1221},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1223},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1231},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1239},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1259},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1279},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1281},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1206},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1207},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1208},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1208},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1214},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1214},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1216},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1216},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1218},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1221},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1223},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1225},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1231},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1239},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1259},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1279},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1233},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1281},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1287},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1283},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1261},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1302},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1241},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1315},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1319},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1324},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1342},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1210},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd830},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd831},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd832},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd833},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd834},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd994},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd835},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd836},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd837},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd838},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd839},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd888},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd890},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd891},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd892},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd893},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd894},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd895},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd896},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd897},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd898},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd901},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd902},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd903},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd904},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd907},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd907},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd912},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd909},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd944},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd946},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd948},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd949},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd950},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd950},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd946},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd952},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd839},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd953},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1005},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd968},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd888},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd972},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd993},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd994},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd996},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd997},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd944},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd998},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd999},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1000},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1001},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1002},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1003},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1004},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1005},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd954},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1178},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd973},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd969},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1189},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1190},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1191},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1200},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1205},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd841},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd979},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1181},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd913},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd935},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1007},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd570},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd160},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd161},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd184},
-		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1235},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1237},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1245},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1253},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1273},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1293},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1295},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1220},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1221},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1222},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1222},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1228},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1228},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1230},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1230},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1235},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1237},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1245},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1253},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1273},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1293},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1295},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd844},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd845},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd846},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd847},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd848},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1008},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd849},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd850},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd851},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd852},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd853},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd902},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd904},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd905},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd906},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd907},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd908},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd909},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd910},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd911},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd915},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd916},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd917},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd921},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd921},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd926},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd958},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd960},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd962},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd963},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd964},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd964},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd960},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd966},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd853},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd967},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1019},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd982},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd902},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd986},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1007},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1008},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1010},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1011},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd958},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1012},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1013},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1014},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1015},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1016},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1017},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1018},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1019},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1203},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1204},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1219},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd585},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd167},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
+		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd571},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd196},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd201},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd202},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd432},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd434},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd435},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd586},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd208},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd209},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd447},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd449},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd450},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd207},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd208},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd776},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd777},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd505},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd214},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd215},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd790},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd791},
+		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd436},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd209},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd572},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd437},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd778},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd439},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd210},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd451},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd216},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd587},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd452},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd792},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd454},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd217},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd440},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd211},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd461},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd455},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd218},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
 		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd212},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd441},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd456},
 		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd442},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd578},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd444},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd445},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd214},
-		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd457},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd459},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd460},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd221},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd215},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd216},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd786},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd581},
-		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd529},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd787},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd788},
-		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd222},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd223},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd800},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd596},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd801},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd802},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd446},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd217},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd449},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd779},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd535},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd573},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd219},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd220},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd221},
-		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd557},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd582},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd450},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd464},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd226},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd227},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd465},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd225},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd226},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd203},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd451},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd148},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd454},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd585},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd252},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd769},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd455},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd456},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd227},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd553},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd198},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd586},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd512},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "vi", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd425},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd486},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd238},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd587},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd587},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd466},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1357},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1358},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1359},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1360},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1365},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1366},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1367},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1372},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1373},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1368},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1384},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1400},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1401},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1401},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1403},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1404},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1405},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1406},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1407},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1439},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1408},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1409},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1412},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1413},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1414},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1414},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1416},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1443},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1421},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1422},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1422},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1361},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1424},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1425},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1425},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1489},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1427},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1428},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1429},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1434},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1435},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1436},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1437},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1417},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1438},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1439},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1441},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1442},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1443},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1445},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1446},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1447},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1448},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1487},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1449},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1488},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1374},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1385},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1489},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd442},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd747},
-		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd96},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd232},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd233},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd469},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd600},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd470},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd471},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd601},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd602},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd602},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1371},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1372},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1373},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1374},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1379},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1380},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1381},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1386},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1387},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1398},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1414},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1415},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1415},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1417},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1418},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1419},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1420},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1421},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1453},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1422},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1426},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1427},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1428},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1428},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1430},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1457},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1435},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1436},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1436},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1438},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1439},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1439},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1503},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1441},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1442},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1448},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1449},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1450},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1451},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1452},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1453},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1455},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1456},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1457},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1459},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1460},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1461},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1462},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1501},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1502},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1503},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd457},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd589},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd242},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd521},
-		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd68},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd243},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd604},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd257},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd258},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd545},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd295},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd255},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd285},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd593},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd677},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd457},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd168},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd689},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd472},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd663},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
 	},
 }
 

@@ -82,7 +82,11 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
 		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
-		Installed: installed,
+		Installed: installed, Pinned: inv.Pinned,
+	}
+	if inv.Mode == ModeCommand && inv.Shell != "" {
+		call := inv.shellCall()
+		cfg.Start = &call
 	}
 	var res *parse.Result
 	switch inv.Mode {
@@ -115,6 +119,8 @@ func (inv *Invocation) shellCall() parse.ShellCall {
 	call := parse.ShellCall{
 		Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params,
 		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Delayed: inv.Delayed, Core: inv.Core,
+		Login: inv.Login, Interactive: inv.Interactive || inv.Mode == ModeInteractive,
+		NoRc: inv.NoRc || hasOption(inv.Options, "norcs"), NoProfile: inv.NoProfile, RcFile: inv.RcFile,
 	}
 	switch inv.Mode {
 	case ModeCommand:

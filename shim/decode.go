@@ -312,7 +312,12 @@ func (d *decoder) long(name string) (bool, error) {
 			return true, &DecodeError{Msg: fmt.Sprintf("%s: --%s: option requires an argument", d.inv.Shell, name)}
 		}
 		d.i++
-	case "debug", "noediting", "noprofile", "norc", "pretty-print", "protected", "wordexp":
+		d.inv.RcFile = d.args[d.i]
+	case "norc":
+		d.inv.NoRc = true
+	case "noprofile":
+		d.inv.NoProfile = true
+	case "debug", "noediting", "pretty-print", "protected", "wordexp":
 	default:
 		return false, nil
 	}

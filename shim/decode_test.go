@@ -72,6 +72,9 @@ func plus(inv Invocation, f func(*Invocation)) Invocation {
 func asLogin(inv *Invocation)       { inv.Login = true }
 func asInteractive(inv *Invocation) { inv.Interactive = true }
 
+// noRcs is bash --norc --noprofile.
+func noRcs(inv *Invocation) { inv.NoRc, inv.NoProfile = true, true }
+
 func withOptions(names ...string) func(*Invocation) {
 	return func(inv *Invocation) { inv.Options = names }
 }
@@ -137,14 +140,14 @@ var decodeCases = []decodeCase{
 	{name: "P13_aider_sh", argv: []string{"/bin/sh", "-c", "pytest -x"}, want: shCmd("sh", "pytest -x", "/bin/sh")},
 	{name: "P14_claude_hook", argv: []string{"/bin/sh", "-c", "./.claude/hooks/pre.sh"}, want: shCmd("sh", "./.claude/hooks/pre.sh", "/bin/sh")},
 	{name: "P14_cline_hook", argv: []string{"/bin/zsh", "-lc", "./hooks/cline.sh"}, want: plus(zshCmd("./hooks/cline.sh", "/bin/zsh"), asLogin)},
-	{name: "P14_copilot_hook", argv: []string{"bash", "--norc", "--noprofile", "-c", "./hooks/copilot.sh"}, want: bashCmd("./hooks/copilot.sh", "bash")},
+	{name: "P14_copilot_hook", argv: []string{"bash", "--norc", "--noprofile", "-c", "./hooks/copilot.sh"}, want: plus(bashCmd("./hooks/copilot.sh", "bash"), noRcs)},
 	{name: "P15_vscode_zsh", argv: []string{"/bin/zsh", "-l", "-c", "npm run build"}, want: plus(zshCmd("npm run build", "/bin/zsh"), asLogin)},
 	{name: "P15_vscode_bash", argv: []string{"/bin/bash", "-c", "make -j8"}, want: bashCmd("make -j8", "/bin/bash")},
 	{name: "P16_e_o_pipefail", argv: []string{"bash", "-e", "-o", "pipefail", "-c", "set -x; a | b"}, want: plus(bashCmd("set -x; a | b", "bash"), withOptions("errexit", "pipefail"))},
 	{name: "P16_xc", argv: []string{"bash", "-xc", "make"}, want: plus(bashCmd("make", "bash"), withOptions("xtrace"))},
-	{name: "P16_norc", argv: []string{"bash", "--norc", "-c", "make test"}, want: bashCmd("make test", "bash")},
+	{name: "P16_norc", argv: []string{"bash", "--norc", "-c", "make test"}, want: plus(bashCmd("make test", "bash"), func(inv *Invocation) { inv.NoRc = true })},
 	{name: "P16_rcfile_interactive", argv: []string{"bash", "--rcfile", "/f", "-i"}, tty: true,
-		want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash", Interactive: true}},
+		want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash", Interactive: true, RcFile: "/f"}},
 	{name: "P17_positional", argv: []string{"sh", "-c", `echo "$1"`, "sh", "hello world"}, want: shCmd("sh", `echo "$1"`, "sh", "hello world")},
 	{name: "P18_s_params", argv: []string{"bash", "-s", "--", "a"}, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeStdin, Arg0: "bash", Params: []string{"a"}}},
 	{name: "P18_pipe", argv: []string{"bash"}, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeStdin, Arg0: "bash"}},
@@ -154,11 +157,11 @@ var decodeCases = []decodeCase{
 	{name: "P19_sh_e_file", argv: []string{"sh", "-e", "script.sh"}, want: Invocation{Shell: "sh", Dialect: parse.POSIX, Mode: ModeFile, File: "script.sh", Arg0: "script.sh", Options: []string{"errexit"}}},
 
 	// §3.3 interactive and PTY sessions.
-	{name: "I1_copilot", argv: []string{"bash", "--norc", "--noprofile"}, tty: true, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash"}},
+	{name: "I1_copilot", argv: []string{"bash", "--norc", "--noprofile"}, tty: true, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash", NoRc: true, NoProfile: true}},
 	{name: "I2_openhands", argv: []string{"/usr/bin/bash", "-i"}, tty: true, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "/usr/bin/bash", Interactive: true}},
 	{name: "I2_openhands_no_tty", argv: []string{"/usr/bin/bash", "-i"}, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "/usr/bin/bash", Interactive: true}},
 	{name: "I2_tmux", argv: []string{"/opt/shims/bash", "-c", "/bin/bash"}, want: bashCmd("/bin/bash", "/opt/shims/bash")},
-	{name: "I3_vscode_bash", argv: []string{"bash", "--init-file", vscodeBashInit}, tty: true, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash"}},
+	{name: "I3_vscode_bash", argv: []string{"bash", "--init-file", vscodeBashInit}, tty: true, want: Invocation{Shell: "bash", Dialect: parse.Bash, Mode: ModeInteractive, Arg0: "bash", RcFile: vscodeBashInit}},
 	{name: "I3_vscode_zsh", argv: []string{"zsh", "-i"}, tty: true, want: Invocation{Shell: "zsh", Dialect: parse.Zsh, Mode: ModeInteractive, Arg0: "zsh", Interactive: true}},
 	{name: "I3_vscode_zsh_login", argv: []string{"zsh", "-il"}, tty: true, want: Invocation{Shell: "zsh", Dialect: parse.Zsh, Mode: ModeInteractive, Arg0: "zsh", Interactive: true, Login: true}},
 	{name: "I4_vscode_pwsh", argv: []string{"pwsh", "-noexit", "-command", `. "/app/out/shellIntegration.ps1"`}, want: directExec},
@@ -184,9 +187,9 @@ var decodeCases = []decodeCase{
 	{name: "O_O_in_cluster", argv: []string{"bash", "-Oc", "globstar", "echo o12"}, want: plus(bashCmd("echo o12", "bash"), withOptions("globstar"))},
 	{name: "O_login_long", argv: []string{"bash", "--login", "-c", "echo o13"}, want: plus(bashCmd("echo o13", "bash"), asLogin)},
 	{name: "O_login_one_dash", argv: []string{"bash", "-login", "-c", "echo o14"}, want: plus(bashCmd("echo o14", "bash"), asLogin)},
-	{name: "O_norc_noprofile", argv: []string{"bash", "--norc", "--noprofile", "-lc", "echo o15"}, want: plus(bashCmd("echo o15", "bash"), asLogin)},
-	{name: "O_rcfile", argv: []string{"bash", "--rcfile", "/f", "-c", "echo o16"}, want: bashCmd("echo o16", "bash")},
-	{name: "O_init_file", argv: []string{"bash", "--init-file", "-c", "-c", "echo o17"}, want: bashCmd("echo o17", "bash")},
+	{name: "O_norc_noprofile", argv: []string{"bash", "--norc", "--noprofile", "-lc", "echo o15"}, want: plus(plus(bashCmd("echo o15", "bash"), asLogin), noRcs)},
+	{name: "O_rcfile", argv: []string{"bash", "--rcfile", "/f", "-c", "echo o16"}, want: plus(bashCmd("echo o16", "bash"), func(inv *Invocation) { inv.RcFile = "/f" })},
+	{name: "O_init_file", argv: []string{"bash", "--init-file", "-c", "-c", "echo o17"}, want: plus(bashCmd("echo o17", "bash"), func(inv *Invocation) { inv.RcFile = "-c" })},
 	{name: "O_c_then_l", argv: []string{"bash", "-c", "-l", "echo o18"}, want: plus(bashCmd("echo o18", "bash"), asLogin)},
 	{name: "O_c_dashdash", argv: []string{"bash", "-c", "--", "echo o19", "zero"}, want: bashCmd("echo o19", "zero")},
 	{name: "O_c_dash", argv: []string{"bash", "-c", "-", "echo o20"}, want: bashCmd("echo o20", "bash")},
@@ -294,7 +297,7 @@ var decodeCases = []decodeCase{
 	{name: "S_dash_plus_c", argv: []string{"dash", "+c", "echo s6", "a", "b"}, want: shCmd("dash", "echo s6", "a", "b")},
 	{name: "S_dash_plus_s", argv: []string{"dash", "-s", "+s", "script.sh"}, want: Invocation{Shell: "dash", Dialect: parse.POSIX, Mode: ModeFile, File: "script.sh", Arg0: "script.sh"}},
 	{name: "S_sh_I", argv: []string{"sh", "-I", "-c", "echo s7"}, want: plus(shCmd("sh", "echo s7", "sh"), withOptions("ignoreeof"))},
-	{name: "S_sh_long", argv: []string{"sh", "--norc", "-c", "echo s8"}, want: shCmd("sh", "echo s8", "sh"),
+	{name: "S_sh_long", argv: []string{"sh", "--norc", "-c", "echo s8"}, want: plus(shCmd("sh", "echo s8", "sh"), func(inv *Invocation) { inv.NoRc = true }),
 		realRejects: "dash has no long options; bash as sh accepts them"},
 	{name: "S_sh_O", argv: []string{"sh", "-O", "extglob", "-c", "echo s9"}, want: plus(shCmd("sh", "echo s9", "sh"), withOptions("extglob")),
 		realRejects: "dash has no -O; bash as sh accepts it"},

@@ -59,6 +59,10 @@ type Invocation struct {
 	Login bool
 	// Interactive is set when -i was given.
 	Interactive bool
+	// RcFile is bash's --rcfile or --init-file; NoRc and NoProfile are
+	// --norc and --noprofile.
+	RcFile          string
+	NoRc, NoProfile bool
 	// Options lists the shell options set on the command line, by their
 	// long names ("errexit", "nounset", "pipefail", "xtrace", ...), plus
 	// shopt names given with -O ("extglob"). Options turned off with +o
@@ -68,4 +72,7 @@ type Invocation struct {
 	Delayed bool
 	// Core is set for PowerShell 7 (pwsh) rather than Windows PowerShell.
 	Core bool
+	// Pinned holds files read once before judging, by absolute path: the
+	// judge reads them from here (see [pin]).
+	Pinned map[string][]byte
 }

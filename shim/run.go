@@ -1,6 +1,7 @@
 package shim
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -52,6 +54,9 @@ type run struct {
 	// and command its text, for the continuous snapshot saver.
 	saved, command string
 	judged         bool // the command was decided (not --version, say)
+	// pin is the script the shell reads, as it was judged: checked again
+	// just before the shell starts.
+	pin *pin
 }
 
 func (r *run) main() int {
@@ -151,11 +156,21 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 			c := *inv
 			c.Mode, c.Script = ModeCommand, script
 			inv, req.Inv, req.Bind = &c, &c, script
+			r.pin = &pin{stdin: true, data: []byte(script), exists: true}
 		}
 	}
 	if inv.Mode == ModeFile {
-		// An approval of bash FILE is for what FILE holds now.
-		req.Bind = fileDigest(filepath.Join(dir, inv.File))
+		// The script is read once: the judge judges these bytes, an
+		// approval is for them, and the shell must find them there.
+		path := scriptPath(dir, inv.File)
+		if parse.SearchesPath(inv.Shell) {
+			path = parse.ScriptPath(inv.File, dir, getenv(r.env, "PATH"), nil)
+		}
+		r.pin = pinFile(path)
+		c := *inv
+		c.Pinned = r.pin.pinned()
+		inv, req.Inv = &c, &c
+		req.Bind = r.pin.digest()
 	}
 	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
@@ -176,13 +191,80 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	return r.follow(r.ctx.Decide(req))
 }
 
-// fileDigest is the sha256 of the file name's content, or "unreadable".
-func fileDigest(name string) string {
-	data, err := os.ReadFile(name)
+// A pin is the script a shell reads (bash FILE, bash < FILE) as it was
+// when judged. Just before the real shell starts it is read again, and a
+// change refuses the command: the shell runs the bytes that were judged,
+// or nothing (a command running beside it rewrote the file meanwhile).
+type pin struct {
+	path   string // the script file; "" for standard input
+	stdin  bool
+	data   []byte
+	exists bool // the file could be read
+}
+
+// pinFile reads the script file at path.
+func pinFile(path string) *pin {
+	data, err := readScript(path)
+	return &pin{path: path, data: data, exists: err == nil}
+}
+
+// readScript reads a script file as the judge would: a regular file of at
+// most maxStdinScript bytes.
+func readScript(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxStdinScript+1))
+	if err == nil && len(data) > maxStdinScript {
+		return nil, errors.New("too large")
+	}
+	return data, err
+}
+
+// pinned is what the judge reads for the pinned file.
+func (p *pin) pinned() map[string][]byte {
+	if !p.exists || p.stdin {
+		return nil
+	}
+	return map[string][]byte{p.path: p.data}
+}
+
+// digest is the sha256 of the pinned content, or "unreadable": an
+// approval of bash FILE is for what FILE held when it was judged.
+func (p *pin) digest() string {
+	if !p.exists {
 		return "unreadable"
 	}
-	return fmt.Sprintf("%x", sha256.Sum256(data))
+	return fmt.Sprintf("%x", sha256.Sum256(p.data))
+}
+
+// changed says why the script is no longer what was judged, or "".
+func (p *pin) changed() string {
+	if p.stdin {
+		script, ok, err := regularStdin()
+		if err != nil || !ok || script != string(p.data) {
+			return "the script on standard input changed after it was judged"
+		}
+		return ""
+	}
+	now := pinFile(p.path)
+	if now.exists != p.exists || !bytes.Equal(now.data, p.data) {
+		return fmt.Sprintf("the script %s changed after it was judged (another command wrote it meanwhile); run the command again to have it judged as it is now", Printable(p.path))
+	}
+	return ""
+}
+
+// scriptPath is the script file operand file, run in dir, as a path.
+func scriptPath(dir, file string) string {
+	if filepath.IsAbs(file) {
+		return filepath.Clean(file)
+	}
+	return filepath.Join(dir, file)
 }
 
 // requestText is argv as one line, argv[0] by its base name: the text an
@@ -218,6 +300,11 @@ func (r *run) execIn(c *Confinement) int {
 	}
 	r.startSnapshots(c)
 	getenv := envLookup(r.env)
+	if r.pin != nil {
+		if why := r.pin.changed(); why != "" {
+			return r.fail("%s", why)
+		}
+	}
 	err := ExecConfined(c, StateDir(getenv), r.real, r.argv, getenv, true)
 	return r.fail("cannot run the real shell: %v", err)
 }

@@ -152,6 +152,9 @@ func (w *walker) output(name string, args []eArg, input *value) value {
 		}
 		if t, ok := b["typename"]; ok && t.known() {
 			typ := fullType(t.str())
+			if p, ok := b["property"]; ok && p.k == kHash && typ == "System.Management.Automation.PSObject" {
+				return p // New-Object psobject -Property @{...}: the properties
+			}
 			if constructors[typ] {
 				c := Command{Name: "[" + typ + "]::new", StdinFrom: -1}
 				for _, a := range b["argumentlist"].elems() {

@@ -289,17 +289,48 @@ func (w *walker) itemMethod(m *memberExpr, x value, lower string, args []value) 
 // inputArgs returns the items of a pipeline's input as arguments, nil
 // when they are not known.
 func inputArgs(v *value) []Arg {
-	if v == nil || v.k == kUnknown || v.k == kNull || v.k == kBlock || v.k == kHash || v.k == kObj {
+	if v != nil && v.k == kHash {
+		return pathProperty(*v)
+	}
+	if v == nil || v.k == kUnknown || v.k == kNull || v.k == kBlock || v.k == kObj {
 		return nil
 	}
 	var out []Arg
 	for _, e := range v.elems() {
-		if !e.known() || e.k == kBlock || e.k == kHash || e.k == kObj {
+		if e.k == kHash {
+			out = append(out, pathProperty(e)...)
+			continue
+		}
+		if !e.known() || e.k == kBlock || e.k == kObj {
 			return []Arg{{Text: Unknown, Computed: true}}
 		}
 		out = append(out, Arg{Text: e.str(), Computed: true})
 	}
 	return out
+}
+
+// pathProperties are the property names a piped object binds to the
+// file cmdlets' -LiteralPath and -Path by name (ValueFromPipelineBy-
+// PropertyName, aliases included).
+var pathProperties = []string{"LiteralPath", "PSPath", "LP", "Path", "FullName"}
+
+// pathProperty is the path an object piped into a file cmdlet binds by
+// property name ([pscustomobject]@{LiteralPath=$HOME} | Remove-Item), or
+// none when it has no such property.
+func pathProperty(h value) []Arg {
+	for _, name := range pathProperties {
+		if p, ok := h.hashGet(name); ok {
+			if !p.known() || p.k == kBlock || p.k == kHash || p.k == kObj {
+				return []Arg{{Text: Unknown, Computed: true}}
+			}
+			var out []Arg
+			for _, e := range p.elems() {
+				out = append(out, Arg{Text: e.str(), Computed: true})
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // writeParams lists the parameters of the cmdlets that write text to a

@@ -20,7 +20,7 @@ var loosening = map[string]bool{
 // parsed (what code a command carries): an untrusted file may not set
 // them.
 var carrierFields = []string{
-	"Carries", "Skip", "Subs", "Assigns", "StdinArgs", "ExecFlags", "CodeFlags", "FileFlags",
+	"Carries", "Skip", "Subs", "Assigns", "StdinArgs", "ExecFlags", "CodeFlags", "FileFlags", "DefaultFiles",
 	"CodeOperand", "Rewrite", "Translate", "RunFiles", "Runs", "OptionCode", "Stream", "StreamWhen",
 }
 
