@@ -2,6 +2,7 @@ package sessionbox
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -329,13 +330,7 @@ func (m *manager) serve() {
 			if s != syscall.SIGCHLD {
 				return
 			}
-			// Orphans of the Landlock sandbox are this process's: reap them.
-			for {
-				var ws unix.WaitStatus
-				if pid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil); pid <= 0 || err != nil {
-					break
-				}
-			}
+			reapOrphans()
 		}
 	}
 }
@@ -431,4 +426,33 @@ func keeperLink(stateDir string) (string, error) {
 		return "", err
 	}
 	return link, os.Rename(tmp, link)
+}
+
+// reapOrphans reaps the ended orphans of the Landlock sandbox, which
+// become this process's children. It leaves alone the programs this
+// process runs itself (git, for the guard's checks): os/exec waits for
+// those, and reaping one here makes that Wait fail with ECHILD. Those
+// stay in this process's group; the sandbox's processes are in groups
+// of their own.
+func reapOrphans() {
+	self, group := os.Getpid(), unix.Getpgrp()
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold anything, so
+		// the fields are read after its last ")".
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) < 3 || f[0] != "Z" || f[1] != strconv.Itoa(self) || f[2] == strconv.Itoa(group) {
+			continue
+		}
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	}
 }
