@@ -58,5 +58,11 @@ func run(args []string) int {
 	if len(args) > 1 && args[1] == platform.SeatbeltRole {
 		return platform.SeatbeltMain(args[1:])
 	}
+	// bwrap runs cordon by its path inside a sandbox with the network
+	// allowlist, to start the forwarder before the program (likewise
+	// argv[1], never under a shell's name).
+	if len(args) > 1 && args[1] == platform.NetRole {
+		return platform.NetMain(args)
+	}
 	return cli.Main(args[1:], os.Stdout, os.Stderr)
 }

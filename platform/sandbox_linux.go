@@ -64,7 +64,7 @@ func newBwrap(p *Policy, stateDir string) (*bwrapBackend, error) {
 	if !pr.Works {
 		return nil, errorString(pr.Problem)
 	}
-	return &bwrapBackend{probe: pr, policy: p, empty: emptyFile(stateDir)}, nil
+	return &bwrapBackend{probe: pr, policy: p, empty: emptyFile(stateDir), stateDir: stateDir}, nil
 }
 
 type errorString string

@@ -1,0 +1,23 @@
+package platform
+
+import (
+	"path/filepath"
+
+	"github.com/cordonsh/cordon/netproxy"
+)
+
+// NetRole is argv[1] of cordon re-executed inside the sandbox to start
+// the forwarder and exec the program: [cordon, NetRole, socket, path,
+// argv...], or [cordon, NetRole, "serve", socket] for the forwarder. It
+// is never taken under a shell's name, which is always judged.
+const NetRole = "cordon-netfwd"
+
+// NetRefused, when set, is told every destination the proxy refuses
+// for the policy p (the audit log: package guard and sessionbox set it).
+var NetRefused func(p *Policy, r *netproxy.Refusal)
+
+// ProxyDir is the directory of the proxies' sockets in cordon's state
+// directory: the sessions' directory (sessionbox.Dir), which every
+// sandbox hides, so that no sandbox reaches another's proxy.
+func ProxyDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+

@@ -1,0 +1,232 @@
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cordonsh/cordon/netproxy"
+)
+
+// The network allowlist (docs/network.md): the process that starts bwrap
+// serves the proxy (package netproxy) on a Unix socket of the host for
+// as long as the sandbox runs; bwrap gives the sandbox a network
+// namespace of its own (loopback only) and binds the socket into it;
+// inside, cordon re-executed as NetRole listens on 127.0.0.1, starts the
+// forwarder, sets the proxy variables and execs the program.
+
+// A hostProxy is a proxy serving one sandbox.
+type hostProxy struct {
+	sock string
+	ln   net.Listener
+}
+
+// startProxy starts the proxy for policy p on a fresh socket in the
+// state directory. The error says why the allowlist cannot be served:
+// then nothing may run.
+func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
+	rules, err := netproxy.Compile(p.NetAllow, p.NetDeny)
+	if err != nil {
+		return nil, fmt.Errorf("the network rules: %v; fix the rule file, or set sandbox.network to on or off", err)
+	}
+	if stateDir == "" {
+		return nil, errors.New("the network allowlist needs cordon's state directory for its proxy's socket (set HOME or XDG_STATE_HOME), or set sandbox.network to on or off")
+	}
+	dir := ProxyDir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot make the directory of the network proxy: %w", err)
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	sock := filepath.Join(dir, "net-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:])+".sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
+	}
+	srv := &netproxy.Server{Rules: rules, Resolve: testResolve}
+	if NetRefused != nil {
+		srv.Refused = func(r *netproxy.Refusal) { NetRefused(p, r) }
+	}
+	go srv.Serve(ln)
+	return &hostProxy{sock: sock, ln: ln}, nil
+}
+
+// testResolve, when set (by tests), resolves names for the proxy.
+var testResolve func(ctx context.Context, host string) ([]netip.Addr, error)
+
+// stop ends the proxy: no new connection, the socket removed.
+func (h *hostProxy) stop() {
+	if h != nil {
+		h.ln.Close() // removes the socket file too
+	}
+}
+
+// withProxy returns b for one start: with the network allowlist, a copy
+// of b with a proxy started for it (the caller stops it when the
+// sandbox has ended).
+func (b *bwrapBackend) withProxy() (*bwrapBackend, *hostProxy, error) {
+	if b.policy.Network != NetworkAllowlist {
+		return b, nil, nil
+	}
+	h, err := startProxy(b.policy, b.stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := *b
+	c.proxySock = h.sock
+	return &c, h, nil
+}
+
+// netArgs are bwrap's options for the policy's network: its own network
+// namespace unless the network is on, and the proxy's socket bound in
+// for the allowlist.
+func (b *bwrapBackend) netArgs() []string {
+	if b.policy.Network == NetworkOn {
+		return nil
+	}
+	return []string{"--unshare-net"}
+}
+
+// netCommand wraps the program's command line for the allowlist: cordon
+// itself starts first, as NetRole, and execs the program with argv kept
+// (so bwrap's --argv0 is not needed). sock is the proxy's socket, bound
+// at the same path.
+func (b *bwrapBackend) netCommand(sock, path string, argv []string) ([]string, error) {
+	if sock == "" {
+		sock = filepath.Join(ProxyDir(b.stateDir), "net-PID.sock") // cordon sandbox shows the command line
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
+	}
+	return append([]string{"--ro-bind", sock, sock, "--", self, NetRole, sock, path}, argv...), nil
+}
+
+// NetMain is cordon inside the sandbox as NetRole (see there). It
+// returns only on failure.
+func NetMain(args []string) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "cordon: the network forwarder: "+format+"\n", a...)
+		return 126
+	}
+	switch {
+	case len(args) == 4 && args[2] == "serve":
+		return serveForward(args[3])
+	case len(args) == 5 && args[2] == "connect":
+		return connect(args[3], args[4])
+	case len(args) < 5:
+		return fail("started by cordon itself, not by hand")
+	}
+	sock, path, argv := args[2], args[3], args[4:]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
+	}
+	addr := ln.Addr().String()
+	f, err := ln.(*net.TCPListener).File()
+	ln.Close()
+	if err != nil {
+		return fail("%v; nothing was run", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail("%v; nothing was run", err)
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return fail("%v; nothing was run", err)
+	}
+	// The forwarder is a process of its own, in a session of its own so
+	// that the command's group signals do not reach it; it ends with the
+	// sandbox (bwrap's init ends when the program does).
+	_, err = os.StartProcess(self, []string{args[0], NetRole, "serve", sock}, &os.ProcAttr{
+		Files: []*os.File{null, null, null, f},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	null.Close()
+	f.Close()
+	if err != nil {
+		return fail("cannot start: %v; nothing was run", err)
+	}
+	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, self))
+	return fail("cannot run %s: %v", path, err)
+}
+
+// serveForward is the forwarder: it accepts on the listener inherited at
+// descriptor 3 and pipes each connection to the proxy's socket.
+func serveForward(sock string) int {
+	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
+	if err != nil {
+		return 126
+	}
+	netproxy.Forward(ln, func() (net.Conn, error) { return net.Dial("unix", sock) })
+	return 126
+}
+
+// connect is ssh's ProxyCommand in the sandbox: it connects to
+// host:port through the forwarder (CORDON_PROXY) and pipes standard
+// input and output to the connection.
+func connect(host, port string) int {
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: bad port %q\n", port)
+		return 255
+	}
+	c, err := netproxy.DialSOCKS(os.Getenv("CORDON_PROXY"), host, n)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
+		return 255
+	}
+	netproxy.Join(c, os.Stdin, os.Stdout)
+	return 0
+}
+
+// proxyVars are the variables that point programs at a proxy, and
+// NO_PROXY, in both cases.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+
+// WithProxyEnv returns env with the proxy variables set for the
+// forwarder at addr (host:port), replacing any it had: HTTP and HTTPS
+// through it as an HTTP proxy, ALL_PROXY as SOCKS5 with names resolved
+// by the proxy, the sandbox's own loopback directly (NO_PROXY), and,
+// unless env sets one, a GIT_SSH_COMMAND whose ssh connects through it
+// with self, cordon's binary.
+func WithProxyEnv(env []string, addr, self string) []string {
+	out := make([]string, 0, len(env)+len(proxyVars)+2)
+	gitSSH := false
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		gitSSH = gitSSH || name == "GIT_SSH_COMMAND" || name == "GIT_SSH"
+		if !slices.Contains(proxyVars, name) && name != "CORDON_PROXY" {
+			out = append(out, kv)
+		}
+	}
+	for _, v := range proxyVars {
+		val := "http://" + addr
+		switch strings.ToUpper(v) {
+		case "ALL_PROXY":
+			val = "socks5h://" + addr
+		case "NO_PROXY":
+			val = "localhost,127.0.0.1,::1"
+		}
+		out = append(out, v+"="+val)
+	}
+	out = append(out, "CORDON_PROXY="+addr)
+	if !gitSSH && !strings.ContainsAny(self, "'\"\\ %") {
+		out = append(out, "GIT_SSH_COMMAND=ssh -o 'ProxyCommand="+self+" "+NetRole+" connect %h %p'")
+	}
+	return out
+}
