@@ -19,7 +19,7 @@ import (
 func sandboxCommand() *command {
 	return &command{
 		name:  "sandbox",
-		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] [--platform darwin] | --stop",
+		args:  "[--json] [--backend NAME] [--network allowlist|on|off] [--workspace DIR] [--platform darwin] | --stop",
 		short: "show how commands run in the current directory are confined",
 		long: `Prints the sandbox backend that would confine a command started here (and
 why another one was passed over), what it cannot enforce on this machine,
@@ -89,7 +89,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt or none")
-	fs.StringVar(&opts.Network, "network", "", "on or off")
+	fs.StringVar(&opts.Network, "network", "", "allowlist, on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters")
 	stop := fs.Bool("stop", false, "end every session sandbox of yours and what runs in it")

@@ -190,8 +190,11 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string {
-	return fmt.Sprintf("%s: %s", joinHostPort(r.Host, r.Port), r.Reason)
+	return fmt.Sprintf("%s: %s", r.Destination(), r.Reason)
 }
+
+// Destination is host:port ([host]:port for IPv6).
+func (r *Refusal) Destination() string { return joinHostPort(r.Host, r.Port) }
 
 // Message is what the command is told: cordon, the destination, why,
 // and how a person can allow it.

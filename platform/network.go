@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/cordonsh/cordon/netproxy"
@@ -21,3 +22,17 @@ var NetRefused func(p *Policy, r *netproxy.Refusal)
 // sandbox hides, so that no sandbox reaches another's proxy.
 func ProxyDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
+// allowlistFallback is for a backend that cannot enforce the network
+// allowlist (Landlock, Seatbelt): the default allowlist becomes the
+// network on, which the backend's report says; an allowlist the
+// settings ask for is an error.
+func allowlistFallback(p *Policy, backend string) error {
+	if p == nil || p.Network != NetworkAllowlist {
+		return nil
+	}
+	if !p.NetworkDefault {
+		return fmt.Errorf("%s: the network allowlist needs the bwrap backend (a network namespace of its own, see docs/network.md): install bubblewrap, or set sandbox.network to on or off", backend)
+	}
+	p.Network, p.NetAllow, p.NetDeny = NetworkOn, nil, nil
+	return nil
+}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/cordonsh/cordon/netproxy"
+	"golang.org/x/sys/unix"
 )
 
 // The network allowlist (docs/network.md): the process that starts bwrap
@@ -151,11 +152,18 @@ func NetMain(args []string) int {
 	}
 	// The forwarder is a process of its own, in a session of its own so
 	// that the command's group signals do not reach it; it ends with the
-	// sandbox (bwrap's init ends when the program does).
+	// sandbox (bwrap's init ends when the program does). What the
+	// program inherits (the agent's pipes, a keeper's control socket)
+	// is kept from it: close-on-exec while it starts, then inherited
+	// again by the program.
+	inherited := markCloseOnExec()
 	_, err = os.StartProcess(self, []string{args[0], NetRole, "serve", sock}, &os.ProcAttr{
 		Files: []*os.File{null, null, null, f},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
+	for _, fd := range inherited {
+		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+	}
 	null.Close()
 	f.Close()
 	if err != nil {
@@ -163,6 +171,24 @@ func NetMain(args []string) int {
 	}
 	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, self))
 	return fail("cannot run %s: %v", path, err)
+}
+
+// markCloseOnExec sets close-on-exec on every descriptor above 2 that
+// lacks it, and returns them.
+func markCloseOnExec() []int {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	var out []int
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+			out = append(out, fd)
+		}
+	}
+	return out
 }
 
 // serveForward is the forwarder: it accepts on the listener inherited at

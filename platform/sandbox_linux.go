@@ -37,6 +37,10 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 		serr.Reasons = append(serr.Reasons, err.Error())
 	}
 	if name == BackendAuto || name == BackendLandlock {
+		if err := allowlistFallback(p, BackendLandlock); err != nil {
+			serr.Reasons = append(serr.Reasons, err.Error())
+			return nil, serr
+		}
 		l, err := newLandlock(p)
 		if err == nil {
 			return l, nil

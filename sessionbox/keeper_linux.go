@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -161,12 +162,20 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 		}
 		files[n] = uintptr(fds[i])
 	}
+	env := req.Env
+	if addr := os.Getenv("CORDON_PROXY"); addr != "" {
+		// The sandbox has the network allowlist: the keeper was started
+		// by the network forwarder's role, which set the proxy
+		// variables for it; each command gets them too.
+		self, _ := os.Executable()
+		env = platform.WithProxyEnv(env, addr, self)
+	}
 	k.fork.Lock()
 	defer k.fork.Unlock()
 	old := syscall.Umask(req.Umask)
 	defer syscall.Umask(old)
 	return syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
-		Dir: req.Dir, Env: req.Env, Files: files,
+		Dir: req.Dir, Env: env, Files: files,
 		Sys: &syscall.SysProcAttr{Setpgid: true},
 	})
 }

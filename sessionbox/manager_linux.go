@@ -15,7 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/audit"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -125,6 +127,9 @@ func (m *manager) setup() error {
 			return err
 		}
 		m.guarded = true
+	}
+	platform.NetRefused = func(p *platform.Policy, r *netproxy.Refusal) {
+		(&audit.Log{Dir: m.s.StateDir}).Append(audit.NetworkRefusal(p.Workspace, m.s.Backend, r))
 	}
 	b, err := platform.Sandbox(m.s.Backend, p, m.s.StateDir)
 	if err != nil {
