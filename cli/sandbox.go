@@ -182,7 +182,11 @@ func (st *sandboxStatus) text() string {
 	if p.Workspace == "" {
 		ws = "none: " + st.WorkspaceWhy
 	}
-	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, p.Network)
+	net := string(p.Network)
+	if p.Network == platform.NetworkAllowlist {
+		net += fmt.Sprintf(" (through cordon's proxy: %d destinations allowed, %d denied; docs/network.md)", len(p.NetAllow), len(p.NetDeny))
+	}
+	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, net)
 	list := func(name string, paths []string) {
 		if len(paths) == 0 {
 			return
