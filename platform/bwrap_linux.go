@@ -172,7 +172,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			// visible entries can still be passed through.
 			if fi.IsDir() {
 				perms := "0000"
-				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) {
+				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) {
 					perms = "0111"
 				}
 				a = append(a, "--perms", perms, "--tmpfs", m.path)
@@ -190,6 +190,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		}
 	}
+	a = append(a, b.proxyMount()...)
 	for _, r := range remount {
 		a = append(a, "--remount-ro", r)
 	}
@@ -206,7 +207,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		a = append(a, "--chdir", dir)
 	}
 	if p.Network == NetworkAllowlist {
-		cmd, err := b.netCommand(b.proxySock, path, argv)
+		cmd, err := b.netCommand(path, argv)
 		return append(a, cmd...), err
 	}
 	return append(a, b.command(path, argv)...), nil

@@ -98,14 +98,29 @@ func (b *bwrapBackend) netArgs() []string {
 	return []string{"--unshare-net"}
 }
 
+// proxyMount binds the proxy's socket into the sandbox at its own path
+// (in the sessions' directory, an empty directory there, which gets
+// search permission for it), for the allowlist.
+func (b *bwrapBackend) proxyMount() []string {
+	if b.policy.Network != NetworkAllowlist {
+		return nil
+	}
+	return []string{"--ro-bind", b.socket(), b.socket()}
+}
+
+// socket is the proxy's socket, or, before one is started (cordon
+// sandbox shows the command line), where it would be.
+func (b *bwrapBackend) socket() string {
+	if b.proxySock == "" {
+		return filepath.Join(ProxyDir(b.stateDir), "net-PID.sock")
+	}
+	return b.proxySock
+}
+
 // netCommand wraps the program's command line for the allowlist: cordon
 // itself starts first, as NetRole, and execs the program with argv kept
-// (so bwrap's --argv0 is not needed). sock is the proxy's socket, bound
-// at the same path.
-func (b *bwrapBackend) netCommand(sock, path string, argv []string) ([]string, error) {
-	if sock == "" {
-		sock = filepath.Join(ProxyDir(b.stateDir), "net-PID.sock") // cordon sandbox shows the command line
-	}
+// (so bwrap's --argv0 is not needed).
+func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -113,7 +128,7 @@ func (b *bwrapBackend) netCommand(sock, path string, argv []string) ([]string, e
 	if err != nil {
 		return nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
 	}
-	return append([]string{"--ro-bind", sock, sock, "--", self, NetRole, sock, path}, argv...), nil
+	return append([]string{"--", self, NetRole, b.socket(), path}, argv...), nil
 }
 
 // NetMain is cordon inside the sandbox as NetRole (see there). It
