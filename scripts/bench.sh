@@ -31,6 +31,7 @@ shim=$tmp/shims/bash
 
 # Nested shells in the timed commands go through the shims too, as under
 # an agent.
+host_path=$PATH
 export PATH="$tmp/shims:$PATH"
 out=${1:-$tmp/bench.md}
 
@@ -95,10 +96,15 @@ network() {
 	printf 'sandbox:\n  network: on\n  session: off\n' >"$tmp/netonnosession/cordon/config.yaml"
 	printf 'sandbox:\n  session: off\n' >"$tmp/netnosession/cordon/config.yaml"
 	local port=$((20000 + RANDOM % 20000))
-	python3 -m http.server "$port" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
+	# The server runs on the host (its python3 is not run through the
+	# shims, which would confine it in a network of its own).
+	env PATH="$host_path" python3 -m http.server "$port" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
 	local server=$!
-	sleep 1
 	local url=http://127.0.0.1:$port/big
+	for _ in $(seq 100); do
+		env PATH="$host_path" curl -s -o /dev/null -r 0-0 "$url" && break
+		sleep 0.1
+	done
 	hyperfine --warmup 2 --min-runs 10 --shell=none --export-markdown "$tmp/net.md" \
 		--command-name 'curl 100 MB (real)' "curl -s -o /dev/null $url" \
 		--command-name 'curl 100 MB (shim, network on)' "env XDG_CONFIG_HOME=$tmp/neton $shim -c 'curl -s -o /dev/null $url'" \
