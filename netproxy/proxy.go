@@ -172,8 +172,14 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 			reply(c, 400, "cordon's network proxy takes CONNECT and http:// requests (an https:// URL goes through CONNECT); this is not one\n")
 			return
 		}
-		authority, path, _ := strings.Cut(rest, "/")
-		authority, _, _ = strings.Cut(authority, "?")
+		authority, path := rest, "/"
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			authority, path = rest[:i], rest[i:]
+			path, _, _ = strings.Cut(path, "#")
+			if !strings.HasPrefix(path, "/") {
+				path = "/" + path
+			}
+		}
 		if i := strings.LastIndexByte(authority, '@'); i >= 0 {
 			authority = authority[i+1:]
 		}
@@ -182,7 +188,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 			h, p = strings.Trim(authority, "[]"), "80"
 		}
 		host, port = h, atoiPort(p)
-		head[0] = method + " /" + path + " " + version
+		head[0] = method + " " + path + " " + version
 	}
 	up, ref, err := s.connect(host, port)
 	switch {

@@ -101,7 +101,7 @@ func newFixture(t *testing.T, allow, deny []string) *fixture {
 	f := &fixture{}
 	f.web = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "hello %s %s %d", r.Host, r.URL.Path, len(body))
+		fmt.Fprintf(w, "hello %s %s %d", r.Host, r.URL.RequestURI(), len(body))
 	}))
 	t.Cleanup(f.web.Close)
 	u, _ := url.Parse(f.web.URL)
@@ -173,7 +173,7 @@ func (f *fixture) get(t *testing.T, rawURL string, tunnel bool) (int, string) {
 			body, _ := io.ReadAll(resp.Body)
 			return resp.StatusCode, string(body)
 		}
-		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", u.Path, u.Host)
+		fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", u.RequestURI(), u.Host)
 	} else {
 		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nProxy-Connection: keep-alive\r\nContent-Length: 4\r\n\r\nabcd", rawURL, u.Host)
 	}
@@ -189,8 +189,8 @@ func TestProxyHTTP(t *testing.T) {
 	f := newFixture(t, []string{"allowed.test", "meta.test", "mixed.test", "metadata6.test", "127.0.0.0/8"}, []string{"127.0.0.1:1"})
 	port := f.webPort
 	for _, tunnel := range []bool{false, true} {
-		code, body := f.get(t, fmt.Sprintf("http://allowed.test:%d/x", port), tunnel)
-		if code != 200 || !strings.HasPrefix(body, fmt.Sprintf("hello allowed.test:%d /x", port)) {
+		code, body := f.get(t, fmt.Sprintf("http://allowed.test:%d/x?q=1", port), tunnel)
+		if code != 200 || !strings.HasPrefix(body, fmt.Sprintf("hello allowed.test:%d /x?q=1", port)) {
 			t.Errorf("tunnel %v: allowed host: %d %q", tunnel, code, body)
 		}
 		if !tunnel && !strings.HasSuffix(body, " 4") {
