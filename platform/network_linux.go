@@ -161,7 +161,7 @@ func NetMain(args []string) int {
 	if err != nil {
 		return fail("%v; nothing was run", err)
 	}
-	null, err := os.Open(os.DevNull)
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return fail("%v; nothing was run", err)
 	}
@@ -172,14 +172,16 @@ func NetMain(args []string) int {
 	// is kept from it: close-on-exec while it starts, then inherited
 	// again by the program.
 	inherited := markCloseOnExec()
-	_, err = os.StartProcess(self, []string{args[0], NetRole, "serve", sock}, &os.ProcAttr{
-		Files: []*os.File{null, null, null, f},
+	// (syscall.ForkExec, not os.StartProcess, which first forks once
+	// more to probe for pidfds.)
+	_, err = syscall.ForkExec(self, []string{args[0], NetRole, "serve", sock}, &syscall.ProcAttr{
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
 	for _, fd := range inherited {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
 	}
-	null.Close()
+	unix.Close(null)
 	f.Close()
 	if err != nil {
 		return fail("cannot start: %v; nothing was run", err)
