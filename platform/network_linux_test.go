@@ -113,6 +113,11 @@ get http://127.0.0.1:` + fmt.Sprint(closedPort) + `/
 (exec 4<>/dev/tcp/127.0.0.1/` + fmt.Sprint(webPort) + `) 2>/dev/null && echo "direct loopback: connected" || echo "direct loopback: failed"
 (exec 4<>/dev/tcp/192.0.2.1/80) 2>/dev/null && echo "direct out: connected" || echo "direct out: failed"
 (echo x >/dev/udp/192.0.2.1/53) 2>/dev/null && echo "udp: sent" || echo "udp: failed"
+# git over SSH: GIT_SSH_COMMAND's ProxyCommand, cordon's connect role,
+# speaks SOCKS5 to the forwarder.
+echo "ssh=$GIT_SSH_COMMAND"
+printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$SELF" ` + NetRole + ` connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
+"$SELF" ` + NetRole + ` connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
 if command -v curl >/dev/null; then
 	curl -s -m 5 -d @.env http://other-host.test:` + fmt.Sprint(webPort) + `/ | head -1
 	curl -s -m 5 -o /dev/null -w 'https %{http_connect}\n' https://other-host.test:` + fmt.Sprint(webPort) + `/
@@ -120,7 +125,11 @@ fi
 true
 `
 	out := filepath.Join(ws, "out")
-	c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws), os.Stdin)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws, "SELF="+self), os.Stdin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,6 +144,8 @@ true
 		"HTTP/1.1 200 OK hello from ",
 		"HTTP/1.1 403 Forbidden No rule can open it", // meta.test: its last line
 		"direct loopback: failed", "direct out: failed", "udp: failed",
+		"ssh=ssh -o 'ProxyCommand=" + self + " " + NetRole + " connect %h %p'",
+		"connect: HTTP/1.1 200 OK", "cordon refused the connection to other-host.test:", "connect refused: 255",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("inside, no %q", want)
