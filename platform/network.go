@@ -17,10 +17,11 @@ const NetRole = "cordon-netfwd"
 // for the policy p (the audit log: package guard and sessionbox set it).
 var NetRefused func(p *Policy, r *netproxy.Refusal)
 
-// ProxyDir is the directory of the proxies' sockets in cordon's state
-// directory: the sessions' directory (sessionbox.Dir), which every
-// sandbox hides, so that no sandbox reaches another's proxy.
-func ProxyDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+// SessionsDir is the directory of the sessions' sockets (package
+// sessionbox) and of the network proxies' in cordon's state directory:
+// every sandbox hides it, so that none reaches another's session or
+// proxy.
+func SessionsDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
 // allowlistFallback is for a backend that cannot enforce the network
 // allowlist (Landlock, Seatbelt): the default allowlist becomes the

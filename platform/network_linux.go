@@ -43,7 +43,7 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	if stateDir == "" {
 		return nil, errors.New("the network allowlist needs cordon's state directory for its proxy's socket (set HOME or XDG_STATE_HOME), or set sandbox.network to on or off")
 	}
-	dir := ProxyDir(stateDir)
+	dir := SessionsDir(stateDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot make the directory of the network proxy: %w", err)
 	}
@@ -112,7 +112,7 @@ func (b *bwrapBackend) proxyMount() []string {
 // sandbox shows the command line), where it would be.
 func (b *bwrapBackend) socket() string {
 	if b.proxySock == "" {
-		return filepath.Join(ProxyDir(b.stateDir), "net-PID.sock")
+		return filepath.Join(SessionsDir(b.stateDir), "net-PID.sock")
 	}
 	return b.proxySock
 }

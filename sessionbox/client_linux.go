@@ -203,7 +203,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 
 // Dir is the directory of the sessions' sockets in state directory
 // stateDir: hidden in every sandbox.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+func Dir(stateDir string) string { return platform.SessionsDir(stateDir) }
 
 // readSecret is the user's session secret, made on first use: it keys
 // the sockets' names, which no sandboxed process can then guess.
