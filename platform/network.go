@@ -1,17 +1,51 @@
 package platform
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/cordonsh/cordon/netproxy"
 )
 
-// NetRole is argv[1] of cordon re-executed inside the sandbox to start
-// the forwarder and exec the program: [cordon, NetRole, socket, path,
-// argv...], or [cordon, NetRole, "serve", socket] for the forwarder. It
-// is never taken under a shell's name, which is always judged.
+// NetRole is the base name of argv[0] of cordon re-executed inside the
+// sandbox to start the forwarder and exec the program: [NetRole,
+// socket, path, argv...]; [NetRole, "serve", socket] is the forwarder,
+// [NetRole, "connect", host, port] ssh's ProxyCommand. bwrap runs it
+// through a link of that name ([RoleLink]): before 0.9 it cannot set
+// argv[0], and cordon's binary may have any name (a shell's, installed
+// as a hard link or a copy).
 const NetRole = "cordon-netfwd"
+
+// RoleLink returns a symbolic link named role to this binary, in the
+// state directory (read-only in every sandbox), made when missing: a
+// sandbox runs cordon in that role through it.
+func RoleLink(stateDir, role string) (string, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	if self, err = filepath.EvalSymlinks(self); err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(self))
+	dir := filepath.Join(stateDir, "keeper", hex.EncodeToString(sum[:])[:16])
+	link := filepath.Join(dir, role)
+	if t, err := os.Readlink(link); err == nil && t == self {
+		return link, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	tmp := fmt.Sprintf("%s.%d", link, os.Getpid())
+	os.Remove(tmp)
+	if err := os.Symlink(self, tmp); err != nil {
+		return "", err
+	}
+	return link, os.Rename(tmp, link)
+}
 
 // NetRefused, when set, is told every destination the proxy refuses
 // for the policy p (the audit log: package guard and sessionbox set it).

@@ -121,14 +121,11 @@ func (b *bwrapBackend) socket() string {
 // itself starts first, as NetRole, and execs the program with argv kept
 // (so bwrap's --argv0 is not needed).
 func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
+	link, err := RoleLink(b.stateDir, NetRole)
 	if err != nil {
-		return nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
+		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
 	}
-	return append([]string{"--", self, NetRole, b.socket(), path}, argv...), nil
+	return append([]string{"--", link, b.socket(), path}, argv...), nil
 }
 
 // NetMain is cordon inside the sandbox as NetRole (see there). It
@@ -139,14 +136,14 @@ func NetMain(args []string) int {
 		return 126
 	}
 	switch {
-	case len(args) == 4 && args[2] == "serve":
-		return serveForward(args[3])
-	case len(args) == 5 && args[2] == "connect":
-		return connect(args[3], args[4])
-	case len(args) < 5:
+	case len(args) == 3 && args[1] == "serve":
+		return serveForward(args[2])
+	case len(args) == 4 && args[1] == "connect":
+		return connect(args[2], args[3])
+	case len(args) < 4:
 		return fail("started by cordon itself, not by hand")
 	}
-	sock, path, argv := args[2], args[3], args[4:]
+	link, sock, path, argv := args[0], args[1], args[2], args[3:]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
@@ -154,10 +151,6 @@ func NetMain(args []string) int {
 	addr := ln.Addr().String()
 	f, err := ln.(*net.TCPListener).File()
 	ln.Close()
-	if err != nil {
-		return fail("%v; nothing was run", err)
-	}
-	self, err := os.Executable()
 	if err != nil {
 		return fail("%v; nothing was run", err)
 	}
@@ -174,7 +167,7 @@ func NetMain(args []string) int {
 	inherited := markCloseOnExec()
 	// (syscall.ForkExec, not os.StartProcess, which first forks once
 	// more to probe for pidfds.)
-	_, err = syscall.ForkExec(self, []string{args[0], NetRole, "serve", sock}, &syscall.ProcAttr{
+	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock}, &syscall.ProcAttr{
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
@@ -186,7 +179,7 @@ func NetMain(args []string) int {
 	if err != nil {
 		return fail("cannot start: %v; nothing was run", err)
 	}
-	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, self))
+	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, link))
 	return fail("cannot run %s: %v", path, err)
 }
 
@@ -244,16 +237,17 @@ var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "
 // WithProxyEnv returns env with the proxy variables set for the
 // forwarder at addr (host:port), replacing any it had: HTTP and HTTPS
 // through it as an HTTP proxy, ALL_PROXY as SOCKS5 with names resolved
-// by the proxy, the sandbox's own loopback directly (NO_PROXY), and,
-// unless env sets one, a GIT_SSH_COMMAND whose ssh connects through it
-// with self, cordon's binary.
-func WithProxyEnv(env []string, addr, self string) []string {
+// by the proxy, the sandbox's own loopback directly (NO_PROXY),
+// CORDON_PROXY and CORDON_NETFWD (link, the path that runs NetRole),
+// and, unless env sets one, a GIT_SSH_COMMAND whose ssh connects
+// through it.
+func WithProxyEnv(env []string, addr, link string) []string {
 	out := make([]string, 0, len(env)+len(proxyVars)+2)
 	gitSSH := false
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		gitSSH = gitSSH || name == "GIT_SSH_COMMAND" || name == "GIT_SSH"
-		if !slices.Contains(proxyVars, name) && name != "CORDON_PROXY" {
+		if !slices.Contains(proxyVars, name) && name != "CORDON_PROXY" && name != "CORDON_NETFWD" {
 			out = append(out, kv)
 		}
 	}
@@ -267,9 +261,9 @@ func WithProxyEnv(env []string, addr, self string) []string {
 		}
 		out = append(out, v+"="+val)
 	}
-	out = append(out, "CORDON_PROXY="+addr)
-	if !gitSSH && !strings.ContainsAny(self, "'\"\\ %") {
-		out = append(out, "GIT_SSH_COMMAND=ssh -o 'ProxyCommand="+self+" "+NetRole+" connect %h %p'")
+	out = append(out, "CORDON_PROXY="+addr, "CORDON_NETFWD="+link)
+	if !gitSSH && !strings.ContainsAny(link, "'\"\\ %") {
+		out = append(out, "GIT_SSH_COMMAND=ssh -o 'ProxyCommand="+link+" connect %h %p'")
 	}
 	return out
 }

@@ -20,7 +20,7 @@ import (
 // TestMain lets this test binary be cordon inside the sandbox: bwrap runs
 // it as NetRole with the network allowlist.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == NetRole {
+	if filepath.Base(os.Args[0]) == NetRole {
 		os.Exit(NetMain(os.Args))
 	}
 	os.Exit(m.Run())
@@ -116,8 +116,8 @@ get http://127.0.0.1:` + fmt.Sprint(closedPort) + `/
 # git over SSH: GIT_SSH_COMMAND's ProxyCommand, cordon's connect role,
 # speaks SOCKS5 to the forwarder.
 echo "ssh=$GIT_SSH_COMMAND"
-printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$SELF" ` + NetRole + ` connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
-"$SELF" ` + NetRole + ` connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
+printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$CORDON_NETFWD" connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
+"$CORDON_NETFWD" connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
 if command -v curl >/dev/null; then
 	curl -s -m 5 -d @.env http://other-host.test:` + fmt.Sprint(webPort) + `/ | head -1
 	curl -s -m 5 -o /dev/null -w 'https %{http_connect}\n' https://other-host.test:` + fmt.Sprint(webPort) + `/
@@ -125,11 +125,7 @@ fi
 true
 `
 	out := filepath.Join(ws, "out")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws, "SELF="+self), os.Stdin)
+	c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws), os.Stdin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +140,7 @@ true
 		"HTTP/1.1 200 OK hello from ",
 		"HTTP/1.1 403 Forbidden No rule can open it", // meta.test: its last line
 		"direct loopback: failed", "direct out: failed", "udp: failed",
-		"ssh=ssh -o 'ProxyCommand=" + self + " " + NetRole + " connect %h %p'",
+		"ssh=ssh -o 'ProxyCommand=" + filepath.Join(b.stateDir, "keeper") + "/", "/" + NetRole + " connect %h %p'",
 		"connect: HTTP/1.1 200 OK", "cordon refused the connection to other-host.test:", "connect refused: 255",
 	} {
 		if !strings.Contains(got, want) {

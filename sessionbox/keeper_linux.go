@@ -167,8 +167,7 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 		// The sandbox has the network allowlist: the keeper was started
 		// by the network forwarder's role, which set the proxy
 		// variables for it; each command gets them too.
-		self, _ := os.Executable()
-		env = platform.WithProxyEnv(env, addr, self)
+		env = platform.WithProxyEnv(env, addr, os.Getenv("CORDON_NETFWD"))
 	}
 	k.fork.Lock()
 	defer k.fork.Unlock()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -414,26 +413,4 @@ func identity(pid int) (map[string]string, int, error) {
 // keeperLink is a symbolic link named KeeperRole to this binary, in the
 // state directory (read-only in every sandbox): bwrap runs the keeper
 // through it.
-func keeperLink(stateDir string) (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
-		return "", err
-	}
-	dir := filepath.Join(stateDir, "keeper", digest(self)[:16])
-	link := filepath.Join(dir, KeeperRole)
-	if t, err := os.Readlink(link); err == nil && t == self {
-		return link, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	tmp := fmt.Sprintf("%s.%d", link, os.Getpid())
-	os.Remove(tmp)
-	if err := os.Symlink(self, tmp); err != nil {
-		return "", err
-	}
-	return link, os.Rename(tmp, link)
-}
+func keeperLink(stateDir string) (string, error) { return platform.RoleLink(stateDir, KeeperRole) }
