@@ -33,7 +33,8 @@ type hostProxy struct {
 }
 
 // startProxy starts the proxy for policy p on a fresh socket in the
-// state directory. The error says why the allowlist cannot be served:
+// sessions' directory (named proxy-PID-RANDOM: not *.sock, which are the
+// sessions'). The error says why the allowlist cannot be served:
 // then nothing may run.
 func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	rules, err := netproxy.Compile(p.NetAllow, p.NetDeny)
@@ -49,7 +50,7 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	}
 	var rnd [6]byte
 	rand.Read(rnd[:])
-	sock := filepath.Join(dir, "net-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:])+".sock")
+	sock := filepath.Join(dir, "proxy-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
@@ -112,7 +113,7 @@ func (b *bwrapBackend) proxyMount() []string {
 // sandbox shows the command line), where it would be.
 func (b *bwrapBackend) socket() string {
 	if b.proxySock == "" {
-		return filepath.Join(SessionsDir(b.stateDir), "net-PID.sock")
+		return filepath.Join(SessionsDir(b.stateDir), "proxy-PID-RANDOM")
 	}
 	return b.proxySock
 }

@@ -169,7 +169,7 @@ true
 	if len(refused) < 3 {
 		t.Errorf("refusals reported: %v", refused)
 	}
-	if left, _ := filepath.Glob(filepath.Join(SessionsDir(b.stateDir), "net-*.sock")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(SessionsDir(b.stateDir), "proxy-*")); len(left) > 0 {
 		t.Errorf("the proxy's socket outlived the command: %v", left)
 	}
 }
