@@ -35,7 +35,7 @@ func Forward(ln net.Listener, dial func() (net.Conn, error)) error {
 // which resolves the name. A refusal's error names cordon's rules.
 func DialSOCKS(addr, host string, port int) (net.Conn, error) {
 	if addr == "" {
-		return nil, errors.New("no proxy (CORDON_PROXY is unset): run this inside cordon's sandbox with the network allowlist")
+		return nil, errors.New("no proxy (ALL_PROXY is not cordon's socks5h://127.0.0.1:PORT): run this inside cordon's sandbox with the network allowlist")
 	}
 	if len(host) > 255 {
 		return nil, errors.New("host name too long")

@@ -51,15 +51,19 @@ func Confined(p *Policy) bool {
 			return false
 		}
 	}
-	if p.Network == NetworkAllowlist && !loopbackOnly() {
+	// An explicit allowlist needs a network of the sandbox's own. The
+	// default one does where bwrap runs; inside a sandbox it cannot (a
+	// Landlock one, with the network on instead), and a new sandbox
+	// would be no stricter.
+	if p.Network == NetworkAllowlist && !p.NetworkDefault && !LoopbackOnly() {
 		return false
 	}
 	return true
 }
 
-// loopbackOnly reports whether this process's network namespace has no
+// LoopbackOnly reports whether this process's network namespace has no
 // interface but loopback, as in a sandbox with the network allowlist.
-func loopbackOnly() bool {
+func LoopbackOnly() bool {
 	data, err := os.ReadFile("/proc/self/net/dev")
 	if err != nil {
 		return false

@@ -51,10 +51,18 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	sock := filepath.Join(dir, "proxy-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
-	ln, err := net.Listen("unix", sock)
+	name, done, err := UnixName(sock)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
 	}
+	ln, err := net.Listen("unix", name)
+	done()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
+	}
+	// Closing must not unlink by the name it was bound by (the
+	// directory may be closed by then): stop removes the socket.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	srv := &netproxy.Server{Rules: rules, Resolve: testResolve}
 	if NetRefused != nil {
 		srv.Refused = func(r *netproxy.Refusal) { NetRefused(p, r) }
@@ -63,13 +71,44 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	return &hostProxy{sock: sock, ln: ln}, nil
 }
 
+// UnixName is the name to bind or connect the Unix socket at path by:
+// path itself, or, when it is longer than an address holds (a long home
+// directory), /proc/self/fd/N/NAME through its directory, opened; done
+// closes that directory once the socket is bound or connected.
+func UnixName(path string) (string, func(), error) {
+	if len(path) < len(unix.RawSockaddrUnix{}.Path) {
+		return path, func() {}, nil
+	}
+	dir, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + filepath.Base(path)
+	if len(name) >= len(unix.RawSockaddrUnix{}.Path) {
+		unix.Close(dir)
+		return "", nil, fmt.Errorf("the socket name %s is too long", filepath.Base(path))
+	}
+	return name, func() { unix.Close(dir) }, nil
+}
+
+// dialUnix connects to the Unix socket at path, however long.
+func dialUnix(path string) (net.Conn, error) {
+	name, done, err := UnixName(path)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return net.Dial("unix", name)
+}
+
 // testResolve, when set (by tests), resolves names for the proxy.
 var testResolve func(ctx context.Context, host string) ([]netip.Addr, error)
 
 // stop ends the proxy: no new connection, the socket removed.
 func (h *hostProxy) stop() {
 	if h != nil {
-		h.ln.Close() // removes the socket file too
+		h.ln.Close()
+		os.Remove(h.sock)
 	}
 }
 
@@ -209,12 +248,12 @@ func serveForward(sock string) int {
 	if err != nil {
 		return 126
 	}
-	netproxy.Forward(ln, func() (net.Conn, error) { return net.Dial("unix", sock) })
+	netproxy.Forward(ln, func() (net.Conn, error) { return dialUnix(sock) })
 	return 126
 }
 
 // connect is ssh's ProxyCommand in the sandbox: it connects to
-// host:port through the forwarder (CORDON_PROXY) and pipes standard
+// host:port through the forwarder (ALL_PROXY) and pipes standard
 // input and output to the connection.
 func connect(host, port string) int {
 	n, err := strconv.Atoi(port)
@@ -222,7 +261,7 @@ func connect(host, port string) int {
 		fmt.Fprintf(os.Stderr, "cordon: bad port %q\n", port)
 		return 255
 	}
-	c, err := netproxy.DialSOCKS(os.Getenv("CORDON_PROXY"), host, n)
+	c, err := netproxy.DialSOCKS(strings.TrimPrefix(os.Getenv("ALL_PROXY"), "socks5h://"), host, n)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
 		return 255
@@ -238,17 +277,16 @@ var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "
 // WithProxyEnv returns env with the proxy variables set for the
 // forwarder at addr (host:port), replacing any it had: HTTP and HTTPS
 // through it as an HTTP proxy, ALL_PROXY as SOCKS5 with names resolved
-// by the proxy, the sandbox's own loopback directly (NO_PROXY),
-// CORDON_PROXY and CORDON_NETFWD (link, the path that runs NetRole),
-// and, unless env sets one, a GIT_SSH_COMMAND whose ssh connects
-// through it.
+// by the proxy, the sandbox's own loopback directly (NO_PROXY), and,
+// unless env sets one, a GIT_SSH_COMMAND whose ssh connects through it
+// with link, the path that runs NetRole.
 func WithProxyEnv(env []string, addr, link string) []string {
 	out := make([]string, 0, len(env)+len(proxyVars)+2)
 	gitSSH := false
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
 		gitSSH = gitSSH || name == "GIT_SSH_COMMAND" || name == "GIT_SSH"
-		if !slices.Contains(proxyVars, name) && name != "CORDON_PROXY" && name != "CORDON_NETFWD" {
+		if !slices.Contains(proxyVars, name) {
 			out = append(out, kv)
 		}
 	}
@@ -262,7 +300,6 @@ func WithProxyEnv(env []string, addr, link string) []string {
 		}
 		out = append(out, v+"="+val)
 	}
-	out = append(out, "CORDON_PROXY="+addr, "CORDON_NETFWD="+link)
 	if !gitSSH && !strings.ContainsAny(link, "'\"\\ %") {
 		out = append(out, "GIT_SSH_COMMAND=ssh -o 'ProxyCommand="+link+" connect %h %p'")
 	}

@@ -116,8 +116,9 @@ get http://127.0.0.1:` + fmt.Sprint(closedPort) + `/
 # git over SSH: GIT_SSH_COMMAND's ProxyCommand, cordon's connect role,
 # speaks SOCKS5 to the forwarder.
 echo "ssh=$GIT_SSH_COMMAND"
-printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$CORDON_NETFWD" connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
-"$CORDON_NETFWD" connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
+netfwd=${GIT_SSH_COMMAND#*ProxyCommand=}; netfwd=${netfwd%% *}
+printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$netfwd" connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
+"$netfwd" connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
 if command -v curl >/dev/null; then
 	curl -s -m 5 -d @.env http://other-host.test:` + fmt.Sprint(webPort) + `/ | head -1
 	curl -s -m 5 -o /dev/null -w 'https %{http_connect}\n' https://other-host.test:` + fmt.Sprint(webPort) + `/

@@ -3,6 +3,7 @@ package sessionbox
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,12 @@ func KeeperMain(args []string) int {
 		return 126
 	}
 	k := &keeper{ctl: ctl, acks: make(chan struct{}, 64)}
+	// Started through the network forwarder's role (the allowlist: a
+	// network of the sandbox's own), the keeper has the forwarder in
+	// ALL_PROXY, which the role always sets.
+	if all, ok := strings.CutPrefix(os.Getenv("ALL_PROXY"), "socks5h://127.0.0.1:"); ok && platform.LoopbackOnly() {
+		k.proxy = "127.0.0.1:" + all
+	}
 	if k.tell("ready") != nil {
 		return 126
 	}
@@ -65,6 +72,8 @@ type keeper struct {
 	mu   sync.Mutex    // one write to ctl at a time
 	fork sync.Mutex    // one umask change at a time
 	acks chan struct{} // the manager's answers to "-", in order
+	// proxy is the forwarder's address with the network allowlist.
+	proxy string
 }
 
 // tell sends the manager one message.
@@ -163,11 +172,10 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 		files[n] = uintptr(fds[i])
 	}
 	env := req.Env
-	if addr := os.Getenv("CORDON_PROXY"); addr != "" {
-		// The sandbox has the network allowlist: the keeper was started
-		// by the network forwarder's role, which set the proxy
-		// variables for it; each command gets them too.
-		env = platform.WithProxyEnv(env, addr, os.Getenv("CORDON_NETFWD"))
+	if k.proxy != "" {
+		// The sandbox has the network allowlist: each command gets the
+		// proxy variables the keeper got from the forwarder's role.
+		env = platform.WithProxyEnv(env, k.proxy, filepath.Join(filepath.Dir(os.Args[0]), platform.NetRole))
 	}
 	k.fork.Lock()
 	defer k.fork.Unlock()
