@@ -50,6 +50,11 @@ func run(args []string) int {
 	if filepath.Base(args[0]) == sessionbox.KeeperRole {
 		return sessionbox.KeeperMain(args)
 	}
+	// Inside a sandbox with the network allowlist: the forwarder's role,
+	// run through a link of its name too (see platform.NetRole).
+	if filepath.Base(args[0]) == platform.NetRole {
+		return platform.NetMain(args)
+	}
 	tuneGC()
 	if _, ok := shim.ShellName(args[0]); ok {
 		return shim.Run(args)
@@ -60,5 +65,6 @@ func run(args []string) int {
 	if len(args) > 1 && args[1] == platform.SeatbeltRole {
 		return platform.SeatbeltMain(args[1:])
 	}
+
 	return cli.Main(args[1:], os.Stdout, os.Stderr)
 }

@@ -44,6 +44,7 @@ func TestMain(m *testing.M) {
 		shim.SnapshotRole:      func() { os.Exit(run(os.Args)) },
 		sessionbox.ManagerRole: func() { os.Exit(run(os.Args)) },
 		sessionbox.KeeperRole:  func() { os.Exit(run(os.Args)) },
+		platform.NetRole:       func() { os.Exit(run(os.Args)) },
 	}
 	for _, name := range shells {
 		cmds[name] = func() { os.Exit(run(os.Args)) }

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -190,4 +191,45 @@ func readJSON(name string, v any) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// hostsFile keeps the network hosts a person approved, by workspace.
+func (s *Store) hostsFile() string { return filepath.Join(s.Dir, "hosts.json") }
+
+// ApproveHost lets sandboxed commands in workspace ws connect to host
+// (a name, or an address) with the network allowlist, until revoked.
+func (s *Store) ApproveHost(ws, host string) error {
+	hosts := map[string][]string{}
+	if err := readJSON(s.hostsFile(), &hosts); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, h := range hosts[ws] {
+		if h == host {
+			return nil
+		}
+	}
+	hosts[ws] = append(hosts[ws], host)
+	return writeJSON(s.hostsFile(), hosts)
+}
+
+// RevokeHost takes back an approval of host for ws; it reports whether
+// there was one.
+func (s *Store) RevokeHost(ws, host string) (bool, error) {
+	hosts := map[string][]string{}
+	if err := readJSON(s.hostsFile(), &hosts); err != nil {
+		return false, nil
+	}
+	n := len(hosts[ws])
+	hosts[ws] = slices.DeleteFunc(hosts[ws], func(h string) bool { return h == host })
+	if len(hosts[ws]) == n {
+		return false, nil
+	}
+	return true, writeJSON(s.hostsFile(), hosts)
+}
+
+// Hosts returns the hosts approved for workspace ws.
+func (s *Store) Hosts(ws string) []string {
+	hosts := map[string][]string{}
+	readJSON(s.hostsFile(), &hosts)
+	return hosts[ws]
 }

@@ -96,3 +96,30 @@ func TestLookupErrors(t *testing.T) {
 		t.Error("an ask older than AskLife was approvable")
 	}
 }
+
+func TestApproveHost(t *testing.T) {
+	s := New(t.TempDir())
+	if h := s.Hosts("/w"); len(h) != 0 {
+		t.Fatalf("hosts before any approval: %v", h)
+	}
+	for _, h := range []string{"example.com", "example.com", "10.0.0.1"} {
+		if err := s.ApproveHost("/w", h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := s.Hosts("/w"); len(h) != 2 || h[0] != "example.com" || h[1] != "10.0.0.1" {
+		t.Errorf("hosts: %v", h)
+	}
+	if h := s.Hosts("/other"); len(h) != 0 {
+		t.Errorf("another workspace got %v", h)
+	}
+	if had, err := s.RevokeHost("/w", "example.com"); !had || err != nil {
+		t.Errorf("revoke: %v %v", had, err)
+	}
+	if had, _ := s.RevokeHost("/w", "example.com"); had {
+		t.Error("revoked twice")
+	}
+	if h := s.Hosts("/w"); len(h) != 1 || h[0] != "10.0.0.1" {
+		t.Errorf("hosts after revoke: %v", h)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/cordonsh/cordon/approval"
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/shim"
@@ -23,7 +24,7 @@ import (
 func approveCommand() *command {
 	return &command{
 		name:  "approve",
-		args:  "[--for DURATION | --always-here] ID",
+		args:  "[--for DURATION | --always-here] ID | --host HOST [--revoke] [--workspace DIR]",
 		short: "let a command cordon asked about run: once, for a while, or always in its directory",
 		long: `ID is the one a refusal printed ("cordon approve 3f9a0c12"); cordon pending
 lists them. The approval is for that exact command in that directory:
@@ -31,6 +32,11 @@ the agent retries it and it runs. Without a flag it runs once (within
 30 minutes); with --for 10m, every time within 10 minutes; with
 --always-here, cordon writes a rule that allows it in that directory for
 good (~/.config/cordon/rules/approved.yaml) and shows it.
+
+With --host, a network destination the allowlist refused (the refusal
+names it: "cordon approve --host example.com") becomes reachable for the
+sandboxed commands of the workspace (of the current directory, or
+--workspace DIR), until --revoke takes it back (docs/network.md).
 
 A person approves, never an agent: approve is refused through the shim,
 inside any sandbox, and when standard input is not a terminal. A deny is
@@ -53,8 +59,14 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 	var always bool
 	fs.DurationVar(&forD, "for", 0, "approve every retry within `DURATION` (10m, 2h), not just one")
 	fs.BoolVar(&always, "always-here", false, "write a rule that allows this exact command in its directory for good")
+	host := fs.String("host", "", "let the workspace's sandboxed commands connect to `HOST` (network allowlist)")
+	revoke := fs.Bool("revoke", false, "with --host: take the approval back")
+	wsDir := fs.String("workspace", "", "with --host: the workspace (default: the current directory's)")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
+	}
+	if *host != "" || *revoke || *wsDir != "" {
+		return approveHost(c, *host, *revoke, *wsDir, fs.NArg(), stdout, stderr)
 	}
 	switch {
 	case fs.NArg() != 1:
@@ -99,6 +111,63 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 		how = "every time until " + g.Expires.Format("15:04:05")
 	}
 	fmt.Fprintf(stdout, "approved %s in %s: %s\nthe agent can retry it now.\n", how, shim.Printable(a.Dir), shim.Printable(a.Shown))
+	return exitOK
+}
+
+// approveHost is cordon approve --host.
+func approveHost(c *command, host string, revoke bool, wsDir string, nargs int, stdout, stderr io.Writer) int {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	switch {
+	case host == "":
+		return c.usageError(stderr, "--revoke and --workspace go with --host HOST")
+	case nargs > 0:
+		return c.usageError(stderr, "--host takes no ID")
+	case strings.ContainsAny(host, "*/") || netproxy.CheckEntry(host) != nil:
+		return c.usageError(stderr, "--host %q: want one host name or address (a glob or a range goes in a rule: network: {allow: [...]})", host)
+	}
+	if why := notAPerson(); why != "" {
+		fmt.Fprintf(stderr, "cordon approve: refused: %s. A person runs cordon approve in a terminal of their own, outside the agent.\n", why)
+		return exitError
+	}
+	state := config.StateDir(os.Getenv)
+	if state == "" {
+		fmt.Fprintln(stderr, "cordon approve: there is no state directory (set HOME or XDG_STATE_HOME)")
+		return exitError
+	}
+	dir := wsDir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	ws, err := shim.Workspace(dir, os.Getenv)
+	if err == nil && ws.Dir == "" {
+		err = fmt.Errorf("%s is in no workspace (%s)", dir, ws.Why)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon approve: %v\n", err)
+		return exitError
+	}
+	store := approval.New(state)
+	if revoke {
+		had, err := store.RevokeHost(ws.Dir, host)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "cordon approve: %v\n", err)
+			return exitError
+		case !had:
+			fmt.Fprintf(stderr, "cordon approve: %s was not approved for %s\n", host, shim.Printable(ws.Dir))
+			return exitError
+		}
+		fmt.Fprintf(stdout, "revoked: sandboxed commands in %s no longer reach %s (unless a rule allows it)\n", shim.Printable(ws.Dir), host)
+		return exitOK
+	}
+	if err := store.ApproveHost(ws.Dir, host); err != nil {
+		fmt.Fprintf(stderr, "cordon approve: cannot keep the approval: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "approved: sandboxed commands in %s may connect to %s (any port); the agent can retry now.\nrevoke with: cordon approve --revoke --host %s --workspace %s\n", shim.Printable(ws.Dir), host, host, shim.Printable(ws.Dir))
 	return exitOK
 }
 

@@ -14,7 +14,7 @@ import (
 func runCommand() *command {
 	return &command{
 		name:  "run",
-		args:  "[--backend auto|bwrap|landlock|seatbelt|none] [--network on|off] [--workspace DIR] [--explain-denials] -- CMD [ARGS...]",
+		args:  "[--backend auto|bwrap|landlock|seatbelt|none] [--network allowlist|on|off] [--workspace DIR] [--explain-denials] -- CMD [ARGS...]",
 		short: "run a command in the sandbox, without judging it",
 		long: `CMD runs confined by the sandbox policy: the workspace (DIR, else the git
 top level of the current directory, else the current directory) and scratch
@@ -38,7 +38,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	opts := &shim.ConfineOptions{}
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none (default: the settings', else auto)")
 	explain := fs.Bool("explain-denials", false, "list what the sandbox refused (macOS), on stderr, after CMD ends")
-	fs.StringVar(&opts.Network, "network", "", "on or off (default: the settings', else on)")
+	fs.StringVar(&opts.Network, "network", "", "allowlist, on or off (default: the settings', else allowlist)")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
@@ -52,8 +52,8 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 			return c.usageError(stderr, "%v", err)
 		}
 	}
-	if n := platform.Network(opts.Network); n != "" && n != platform.NetworkOn && n != platform.NetworkOff {
-		return c.usageError(stderr, "--network %q: want on or off", opts.Network)
+	if n := platform.Network(opts.Network); n != "" && n != platform.NetworkOn && n != platform.NetworkOff && n != platform.NetworkAllowlist {
+		return c.usageError(stderr, "--network %q: want allowlist, on or off", opts.Network)
 	}
 	if opts.Workspace != "" {
 		ws, err := filepath.Abs(opts.Workspace)

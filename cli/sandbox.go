@@ -19,7 +19,7 @@ import (
 func sandboxCommand() *command {
 	return &command{
 		name:  "sandbox",
-		args:  "[--json] [--backend NAME] [--network on|off] [--workspace DIR] [--platform darwin] | --stop",
+		args:  "[--json] [--backend NAME] [--network allowlist|on|off] [--workspace DIR] [--platform darwin] | --stop",
 		short: "show how commands run in the current directory are confined",
 		long: `Prints the sandbox backend that would confine a command started here (and
 why another one was passed over), what it cannot enforce on this machine,
@@ -91,7 +91,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	opts := &shim.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none")
-	fs.StringVar(&opts.Network, "network", "", "on or off")
+	fs.StringVar(&opts.Network, "network", "", "allowlist, on or off")
 	fs.StringVar(&opts.Workspace, "workspace", "", "the writable workspace `DIR`")
 	target := fs.String("platform", "", "darwin: print the Seatbelt profile and its parameters; windows: the restricted token, ACEs and job")
 	stop := fs.Bool("stop", false, "end every session sandbox of yours and what runs in it")
@@ -187,7 +187,11 @@ func (st *sandboxStatus) text() string {
 	if p.Workspace == "" {
 		ws = "none: " + st.WorkspaceWhy
 	}
-	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, p.Network)
+	net := string(p.Network)
+	if p.Network == platform.NetworkAllowlist {
+		net += fmt.Sprintf(" (through cordon's proxy: %d destinations allowed, %d denied; docs/network.md)", len(p.NetAllow), len(p.NetDeny))
+	}
+	fmt.Fprintf(&b, "workspace: %s\nnetwork:   %s\n", ws, net)
 	list := func(name string, paths []string) {
 		if len(paths) == 0 {
 			return

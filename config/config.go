@@ -16,7 +16,7 @@
 //	workspaces: [~/notes, ~/src/*]  # plain directories that are workspaces
 //	sandbox:
 //	  backend: auto        # auto, bwrap, landlock, seatbelt, token, or none (unconfined)
-//	  network: on          # on or off
+//	  network: allowlist   # allowlist (the default), on or off: docs/network.md
 //	  private_tmp: false   # an empty /tmp of the command's own
 //	  writable: [~/.local/share/pnpm]
 //	  read_only: [Makefile]          # relative: inside the workspace
@@ -189,9 +189,10 @@ func xdg(getenv func(string) string, variable, dflt string) string {
 }
 
 // Load reads the system's and the user's settings files; missing files
-// are no error. The defaults are backend auto and network on.
+// are no error. The defaults are backend auto and the network
+// allowlist (Network "": see [platform.Spec]).
 func Load(getenv func(string) string) (*Config, error) {
-	c := &Config{Version: 1, Sandbox: Sandbox{Backend: platform.BackendAuto, Network: string(platform.NetworkOn)}}
+	c := &Config{Version: 1, Sandbox: Sandbox{Backend: platform.BackendAuto}}
 	for _, file := range []string{SystemFile, UserFile(getenv)} {
 		if file == "" {
 			continue
@@ -240,10 +241,10 @@ func (c *Config) merge(file string, data []byte) error {
 	}
 	switch platform.Network(s.Network) {
 	case "":
-	case platform.NetworkOn, platform.NetworkOff:
+	case platform.NetworkOn, platform.NetworkOff, platform.NetworkAllowlist:
 		c.Sandbox.Network = s.Network
 	default:
-		return fmt.Errorf("%s: sandbox.network %q: want on or off", file, s.Network)
+		return fmt.Errorf("%s: sandbox.network %q: want allowlist, on or off", file, s.Network)
 	}
 	if s.PrivateTmp != nil {
 		c.Sandbox.PrivateTmp = s.PrivateTmp

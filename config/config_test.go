@@ -29,7 +29,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Sandbox.Backend != "auto" || c.Sandbox.Network != "on" {
+	if c.Sandbox.Backend != "auto" || c.Sandbox.Network != "" {
 		t.Errorf("defaults: %+v", c.Sandbox)
 	}
 }

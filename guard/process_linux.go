@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cordonsh/cordon/audit"
+	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
@@ -292,6 +294,9 @@ func Main(args []string) int {
 		case err != nil:
 			return fail("%v", err)
 		}
+	}
+	platform.NetRefused = func(p *platform.Policy, r *netproxy.Refusal) {
+		(&audit.Log{Dir: s.StateDir}).Append(audit.NetworkRefusal(p.Workspace, s.Backend, r))
 	}
 	b, err := platform.Sandbox(s.Backend, s.Policy, s.StateDir)
 	if err != nil {

@@ -29,6 +29,12 @@ type bwrapBackend struct {
 	// hidden files; "" when there is none, and then bwrap makes one per
 	// file from a descriptor (slower: a copy each).
 	empty string
+	// stateDir is cordon's state directory: the network allowlist's
+	// proxy has its socket there (see network_linux.go).
+	stateDir string
+	// proxySock is the socket of the proxy serving this start, with the
+	// network allowlist.
+	proxySock string
 }
 
 // emptyFile returns the path of an empty file of mode 0000 in dir, made
@@ -121,9 +127,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--cap-drop", "ALL",
 	}
-	if p.Network == NetworkOff {
-		a = append(a, "--unshare-net")
-	}
+	a = append(a, b.netArgs()...)
 	if pr.Options["--disable-userns"] {
 		a = append(a, "--disable-userns")
 	}
@@ -168,7 +172,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			// visible entries can still be passed through.
 			if fi.IsDir() {
 				perms := "0000"
-				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) {
+				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) {
 					perms = "0111"
 				}
 				a = append(a, "--perms", perms, "--tmpfs", m.path)
@@ -186,6 +190,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		}
 	}
+	a = append(a, b.proxyMount()...)
 	for _, r := range remount {
 		a = append(a, "--remount-ro", r)
 	}
@@ -200,6 +205,10 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 	a = append(a, "--seccomp", strconv.Itoa(fd))
 	if dir != "" {
 		a = append(a, "--chdir", dir)
+	}
+	if p.Network == NetworkAllowlist {
+		cmd, err := b.netCommand(path, argv)
+		return append(a, cmd...), err
 	}
 	return append(a, b.command(path, argv)...), nil
 }
@@ -291,6 +300,10 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 			unix.Close(fd)
 		}
 	}
+	b, proxy, err := b.withProxy()
+	if err != nil {
+		return err
+	}
 	args, err := b.args(path, argv, dir, !terminal, func(data []byte) (int, error) {
 		fd, err := dataFD(data)
 		if err == nil {
@@ -300,6 +313,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	})
 	if err != nil {
 		closeFDs()
+		proxy.stop()
 		return err
 	}
 	scopeThread()
@@ -322,6 +336,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	closeFDs()
 	if err != nil {
 		signal.Stop(sigs)
+		proxy.stop()
 		return fmt.Errorf("cannot start bwrap (%s): %w", b.probe.Path, err)
 	}
 	// The limits go on bwrap, not on cordon (a memory limit would starve
@@ -332,6 +347,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 		var ws syscall.WaitStatus
 		syscall.Wait4(pid, &ws, 0, nil)
 		signal.Stop(sigs)
+		proxy.stop()
 		return err
 	}
 	go forward(sigs, pid, terminal)
@@ -342,6 +358,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 			break
 		}
 	}
+	proxy.stop()
 	exitLike(bwrapStatus(ws))
 	return nil
 }

@@ -3,6 +3,7 @@ package platform
 import (
 	"bytes"
 	"os"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -47,6 +48,32 @@ func Confined(p *Policy) bool {
 	if p.Network == NetworkOff {
 		if fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
 			unix.Close(fd)
+			return false
+		}
+	}
+	// An explicit allowlist needs a network of the sandbox's own. The
+	// default one does where bwrap runs; inside a sandbox it cannot (a
+	// Landlock one, with the network on instead), and a new sandbox
+	// would be no stricter.
+	if p.Network == NetworkAllowlist && !p.NetworkDefault && !LoopbackOnly() {
+		return false
+	}
+	return true
+}
+
+// LoopbackOnly reports whether this process's network namespace has no
+// interface but loopback, as in a sandbox with the network allowlist.
+func LoopbackOnly() bool {
+	data, err := os.ReadFile("/proc/self/net/dev")
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) < 3 {
+		return false
+	}
+	for _, l := range lines[2:] {
+		if name, _, _ := strings.Cut(strings.TrimSpace(l), ":"); name != "lo" {
 			return false
 		}
 	}

@@ -15,13 +15,16 @@ import (
 	"github.com/cordonsh/cordon/credvar"
 )
 
-// Network says whether a confined program may use the network.
+// Network says whether and where a confined program may connect.
 type Network string
 
-// The network settings.
+// The network settings. With NetworkAllowlist the program has a network
+// namespace of its own whose only way out is cordon's proxy, which lets
+// it reach the destinations of NetAllow (docs/network.md).
 const (
-	NetworkOn  Network = "on"
-	NetworkOff Network = "off"
+	NetworkOn        Network = "on"
+	NetworkAllowlist Network = "allowlist"
+	NetworkOff       Network = "off"
 )
 
 // A Spec is what a sandbox policy is made of, before anything is resolved.
@@ -68,8 +71,12 @@ type Spec struct {
 	CredentialWords []string
 	// PassEnv names variables kept even though they match CredentialVars.
 	PassEnv []string
-	// Network is NetworkOn (the default when empty) or NetworkOff.
+	// Network is NetworkAllowlist (the default when empty), NetworkOn
+	// or NetworkOff.
 	Network Network
+	// NetAllow and NetDeny are the destinations of the allowlist (see
+	// package netproxy).
+	NetAllow, NetDeny []string
 	// PrivateTmp gives the program an empty /tmp of its own instead of the
 	// shared one.
 	PrivateTmp bool
@@ -134,8 +141,15 @@ type Policy struct {
 	socketsPartial bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
-	// Network is NetworkOn or NetworkOff.
+	// Network is NetworkOn, NetworkAllowlist or NetworkOff.
 	Network Network `json:"network,omitempty"`
+	// NetworkDefault is true when the settings chose no network mode:
+	// a backend that cannot enforce the allowlist then runs with the
+	// network on (and says so), where an explicit allowlist fails.
+	NetworkDefault bool `json:"network_default,omitempty"`
+	// NetAllow and NetDeny are the allowlist's destinations.
+	NetAllow []string `json:"net_allow,omitempty"`
+	NetDeny  []string `json:"net_deny,omitempty"`
 	// PrivateTmp gives the program an empty /tmp of its own.
 	PrivateTmp bool `json:"private_tmp,omitempty"`
 	// Limits are the resource limits.
@@ -190,10 +204,13 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	p := &Policy{Workspace: ws, Home: r.home, Network: s.Network, PrivateTmp: s.PrivateTmp, Limits: s.Limits}
 	switch p.Network {
 	case "":
-		p.Network = NetworkOn
-	case NetworkOn, NetworkOff:
+		p.Network, p.NetworkDefault = NetworkAllowlist, true
+	case NetworkOn, NetworkOff, NetworkAllowlist:
 	default:
-		return nil, &PolicyError{fmt.Sprintf("network %q: want on or off", s.Network)}
+		return nil, &PolicyError{fmt.Sprintf("network %q: want on, allowlist or off", s.Network)}
+	}
+	if p.Network == NetworkAllowlist {
+		p.NetAllow, p.NetDeny = slices.Clone(s.NetAllow), slices.Clone(s.NetDeny)
 	}
 	p.Scratch = r.existing(s.Scratch, nil)
 	// Globs inside a shared scratch directory (/tmp/claude-*) name what

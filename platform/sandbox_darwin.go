@@ -24,6 +24,9 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	case BackendBwrap, BackendLandlock:
 		return nil, &SandboxError{Backend: name, Reasons: []string{name + " is a Linux sandbox; on macOS use auto or seatbelt"}}
 	}
+	if err := allowlistFallback(p, BackendSeatbelt); err != nil {
+		return nil, &SandboxError{Backend: name, Reasons: []string{err.Error()}}
+	}
 	b, err := newSeatbelt(p)
 	if err != nil {
 		return nil, &SandboxError{Backend: name, Reasons: []string{err.Error()}}

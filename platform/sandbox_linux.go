@@ -37,6 +37,10 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 		serr.Reasons = append(serr.Reasons, err.Error())
 	}
 	if name == BackendAuto || name == BackendLandlock {
+		if err := allowlistFallback(p, BackendLandlock); err != nil {
+			serr.Reasons = append(serr.Reasons, err.Error())
+			return nil, serr
+		}
 		l, err := newLandlock(p)
 		if err == nil {
 			return l, nil
@@ -64,7 +68,7 @@ func newBwrap(p *Policy, stateDir string) (*bwrapBackend, error) {
 	if !pr.Works {
 		return nil, errorString(pr.Problem)
 	}
-	return &bwrapBackend{probe: pr, policy: p, empty: emptyFile(stateDir)}, nil
+	return &bwrapBackend{probe: pr, policy: p, empty: emptyFile(stateDir), stateDir: stateDir}, nil
 }
 
 type errorString string

@@ -21,8 +21,13 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	terminal := !ownGroup()
+	b, proxy, err := b.withProxy()
+	if err != nil {
+		return nil, err
+	}
 	a, err := b.startArgs(path, argv, env, terminal)
 	if err != nil {
+		proxy.stop()
 		return nil, err
 	}
 	s := &spawn{
@@ -38,7 +43,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		limits: b.policy.Limits,
 		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
 		status: bwrapStatus,
-		finish: func() { a.close() },
+		finish: func() { a.close(); proxy.stop() },
 	}
 	// bwrap reads its block descriptor once every mount is made, just
 	// before it runs the program. Still unread when bwrap failed, it
@@ -59,6 +64,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 	c, err := s.start()
 	if err != nil {
 		a.close()
+		proxy.stop()
 	}
 	return c, err
 }

@@ -28,6 +28,7 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		secretWords: slices.Concat(s.secretWords, f.SecretWords),
 		gitSafe:     slices.Concat(s.gitSafe, f.GitConfigSafe),
 		approved:    slices.Concat(s.approved, f.Approved),
+		network:     addNetwork(s.network, f.Network),
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
 	}
@@ -67,6 +68,11 @@ func addPaths(a, b PathClasses) PathClasses {
 	mergeEach(&out, &a, func(string) bool { return true })
 	mergeEach(&out, &b, func(string) bool { return true })
 	return out
+}
+
+// addNetwork returns a's network entries, then b's.
+func addNetwork(a, b NetworkRules) NetworkRules {
+	return NetworkRules{Allow: slices.Concat(a.Allow, b.Allow), Deny: slices.Concat(a.Deny, b.Deny)}
 }
 
 // addCommands compiles f's commands into n, replacing n's of the same

@@ -30,6 +30,7 @@ type Set struct {
 	commands    map[string]*command // by name; Windows namespaces prefixed (see Namespaces)
 	policies    []*Policy
 	approved    []Approved
+	network     NetworkRules
 
 	win   winClasses // built on first use
 	creds struct {
@@ -116,7 +117,7 @@ func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
 		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
-		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies,
+		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies, network: t.network,
 	}
 }
 
@@ -133,6 +134,7 @@ type table struct {
 	gitSafe     []string
 	envCode     map[string]string
 	policies    []*Policy
+	network     NetworkRules
 	commands    []tableEntry // sorted by name
 }
 
@@ -148,6 +150,10 @@ func (s *Set) Paths() PathClasses { return s.paths }
 // GitConfigSafe returns the globs of git configuration keys that never
 // make git run a program (see [File.GitConfigSafe] and package gitkey).
 func (s *Set) GitConfigSafe() []string { return s.gitSafe }
+
+// Network returns the destinations allowed and denied, every layer's
+// entries together (see [File.Network]).
+func (s *Set) Network() NetworkRules { return s.network }
 
 // CredentialVars returns the globs of environment variable names that
 // hold credentials.
@@ -238,6 +244,7 @@ func (s *Set) add(name string, f *File) error {
 	s.secretWords = append(s.secretWords, f.SecretWords...)
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
+	s.network = addNetwork(s.network, f.Network)
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" && v != "library" {
 			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script, file or library", k, v)}

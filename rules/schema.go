@@ -33,6 +33,9 @@ type File struct {
 	// --always-here`): each allows its exact command text in its
 	// directory when the verdict is ask; a deny stays a deny.
 	Approved []Approved `yaml:"approved"`
+	// Network are the destinations sandboxed commands may reach when
+	// the network setting is allowlist (docs/network.md).
+	Network NetworkRules `yaml:"network"`
 
 	// WindowsPaths are path classes that apply when Windows commands are
 	// judged, besides the entries of Paths that are not POSIX absolute
@@ -53,6 +56,16 @@ type File struct {
 	// looked up without regard to case and without ".exe" in Windows
 	// commands of any dialect, before Commands.
 	WindowsCommands map[string]*CmdSpec `yaml:"windows_commands"`
+}
+
+// NetworkRules are destinations allowed and denied. An entry is HOST or
+// HOST:PORTS: a name or a glob of names ("*.npmjs.org"), "*", an
+// address or a CIDR range ("127.0.0.0/8", "[::1]"); PORTS is a port, a
+// range ("8000-8999") or "*" (the default). A deny entry wins over an
+// allow entry; a layer adds to both lists.
+type NetworkRules struct {
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
 }
 
 // PathClasses name groups of paths. Entries are paths or globs; "~"

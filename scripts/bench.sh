@@ -3,6 +3,7 @@
 # with hyperfine. Builds cordon into a temporary directory first.
 #
 #   scripts/bench.sh [OUT.md]
+#   BENCH_ONLY=network scripts/bench.sh   # the network allowlist's part alone
 #
 # Writes a markdown table to OUT.md, or to stdout, then the ratios of the
 # main cases side by side: each against plain bash and against the bare
@@ -30,6 +31,7 @@ shim=$tmp/shims/bash
 
 # Nested shells in the timed commands go through the shims too, as under
 # an agent.
+host_path=$PATH
 export PATH="$tmp/shims:$PATH"
 out=${1:-$tmp/bench.md}
 
@@ -43,7 +45,7 @@ cd "$ws"
 # A bare bwrap with the same namespaces and mounts as cordon's (without
 # the seccomp filter, which needs a descriptor that hyperfine cannot
 # pass), running bash directly.
-bare=$({ "$tmp/cordon" sandbox --backend bwrap || true; } | sed -n '/^command line/{n;p}' |
+bare=$({ "$tmp/cordon" sandbox --backend bwrap --network on || true; } | sed -n '/^command line/{n;p}' |
 	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /')
 if [ -z "$bare" ]; then
 	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2
@@ -78,6 +80,56 @@ sleep 4
 mkdir -p "$tmp/nosession/cordon"
 printf 'sandbox:\n  session: off\n' >"$tmp/nosession/cordon/config.yaml"
 trap '"$tmp/cordon" sandbox --stop >/dev/null; git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+
+# The network allowlist (docs/network.md): a 100 MB download from a local
+# server with the network on (direct) and through the allowlist's proxy
+# (curl --noproxy '': NO_PROXY names the sandbox's own loopback), and a
+# command's start with each, with a session and without.
+network() {
+	if ! command -v python3 >/dev/null || ! command -v curl >/dev/null; then
+		echo "bench.sh: the network part needs python3 and curl" >&2
+		return
+	fi
+	mkdir -p "$tmp/www" "$tmp/neton/cordon" "$tmp/netnosession/cordon" "$tmp/netonnosession/cordon"
+	head -c $((100 << 20)) /dev/zero >"$tmp/www/big"
+	printf 'sandbox:\n  network: on\n' >"$tmp/neton/cordon/config.yaml"
+	printf 'sandbox:\n  network: on\n  session: off\n' >"$tmp/netonnosession/cordon/config.yaml"
+	printf 'sandbox:\n  session: off\n' >"$tmp/netnosession/cordon/config.yaml"
+	local port=$((20000 + RANDOM % 20000))
+	# The server runs on the host (its python3 is not run through the
+	# shims, which would confine it in a network of its own).
+	env PATH="$host_path" python3 -m http.server "$port" --bind 127.0.0.1 --directory "$tmp/www" >/dev/null 2>&1 &
+	local server=$!
+	local url=http://127.0.0.1:$port/big
+	for _ in $(seq 100); do
+		env PATH="$host_path" curl -s -o /dev/null -r 0-0 "$url" && break
+		sleep 0.1
+	done
+	hyperfine --warmup 2 --min-runs 10 --shell=none --export-markdown "$tmp/net.md" \
+		--command-name 'curl 100 MB (real)' "curl -s -o /dev/null $url" \
+		--command-name 'curl 100 MB (shim, network on)' "env XDG_CONFIG_HOME=$tmp/neton $shim -c 'curl -s -o /dev/null $url'" \
+		--command-name 'curl 100 MB (shim, allowlist: through the proxy)' "$shim -c 'curl -s --noproxy \"\" -o /dev/null $url'" \
+		>&2
+	hyperfine --warmup 10 --min-runs 60 --shell=none --export-markdown "$tmp/netstart.md" \
+		--command-name 'bash -c true (shim, network on, a sandbox per command)' "env XDG_CONFIG_HOME=$tmp/netonnosession $shim -c true" \
+		--command-name 'bash -c true (shim, allowlist, a sandbox per command)' "env XDG_CONFIG_HOME=$tmp/netnosession $shim -c true" \
+		--command-name 'bash -c true (shim, network on, later command of a session)' "env XDG_CONFIG_HOME=$tmp/neton CORDON_SESSION=bench-on $shim -c true" \
+		--command-name 'bash -c true (shim, allowlist, later command of a session)' "env CORDON_SESSION=bench-allow $shim -c true" \
+		>&2
+	kill "$server"
+	{
+		echo
+		cat "$tmp/net.md"
+		echo
+		cat "$tmp/netstart.md"
+	} >>"$out"
+}
+if [ "${BENCH_ONLY:-}" = network ]; then
+	trap '"$tmp/cordon" sandbox --stop >/dev/null; git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+	network
+	cat "$out"
+	exit
+fi
 
 hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --export-csv "$tmp/bench.csv" \
 	--command-name 'bash -c true (real)' "$real -c true" \
@@ -136,6 +188,7 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$tmp/sessio
 	echo
 	cat "$tmp/session.md"
 } >>"$out"
+network
 
 if [ $# -eq 0 ]; then
 	cat "$out"

@@ -203,7 +203,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 
 // Dir is the directory of the sessions' sockets in state directory
 // stateDir: hidden in every sandbox.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+func Dir(stateDir string) string { return platform.SessionsDir(stateDir) }
 
 // readSecret is the user's session secret, made on first use: it keys
 // the sockets' names, which no sandboxed process can then guess.
@@ -291,24 +291,15 @@ func dial(sock string) (int, error) {
 	return fd, nil
 }
 
-// sockaddr is the address of the Unix socket at path. A path longer
-// than an address holds (a long home directory) is reached through the
-// directory, opened, as /proc/self/fd/N/NAME; done closes it once the
-// socket is bound or connected.
+// sockaddr is the address of the Unix socket at path, however long (see
+// [platform.UnixName]); done closes what it opened once the socket is
+// bound or connected.
 func sockaddr(path string) (*unix.SockaddrUnix, func(), error) {
-	if len(path) < len(unix.RawSockaddrUnix{}.Path) {
-		return &unix.SockaddrUnix{Name: path}, func() {}, nil
-	}
-	dir, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	name, done, err := platform.UnixName(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	name := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + filepath.Base(path)
-	if len(name) >= len(unix.RawSockaddrUnix{}.Path) {
-		unix.Close(dir)
-		return nil, nil, fmt.Errorf("the socket name %s is too long", filepath.Base(path))
-	}
-	return &unix.SockaddrUnix{Name: name}, func() { unix.Close(dir) }, nil
+	return &unix.SockaddrUnix{Name: name}, done, nil
 }
 
 // A keeperError is the keeper's refusal to start a command.

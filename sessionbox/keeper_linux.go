@@ -3,6 +3,7 @@ package sessionbox
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
 
@@ -35,6 +37,12 @@ func KeeperMain(args []string) int {
 		return 126
 	}
 	k := &keeper{ctl: ctl, acks: make(chan struct{}, 64)}
+	// Started through the network forwarder's role (the allowlist: a
+	// network of the sandbox's own), the keeper has the forwarder in
+	// ALL_PROXY, which the role always sets.
+	if all, ok := strings.CutPrefix(os.Getenv("ALL_PROXY"), "socks5h://127.0.0.1:"); ok && platform.LoopbackOnly() {
+		k.proxy = "127.0.0.1:" + all
+	}
 	if k.tell("ready") != nil {
 		return 126
 	}
@@ -64,6 +72,8 @@ type keeper struct {
 	mu   sync.Mutex    // one write to ctl at a time
 	fork sync.Mutex    // one umask change at a time
 	acks chan struct{} // the manager's answers to "-", in order
+	// proxy is the forwarder's address with the network allowlist.
+	proxy string
 }
 
 // tell sends the manager one message.
@@ -161,12 +171,18 @@ func (k *keeper) start(req *request, fds []int) (int, error) {
 		}
 		files[n] = uintptr(fds[i])
 	}
+	env := req.Env
+	if k.proxy != "" {
+		// The sandbox has the network allowlist: each command gets the
+		// proxy variables the keeper got from the forwarder's role.
+		env = platform.WithProxyEnv(env, k.proxy, filepath.Join(filepath.Dir(os.Args[0]), platform.NetRole))
+	}
 	k.fork.Lock()
 	defer k.fork.Unlock()
 	old := syscall.Umask(req.Umask)
 	defer syscall.Umask(old)
 	return syscall.ForkExec(req.Path, req.Argv, &syscall.ProcAttr{
-		Dir: req.Dir, Env: req.Env, Files: files,
+		Dir: req.Dir, Env: env, Files: files,
 		Sys: &syscall.SysProcAttr{Setpgid: true},
 	})
 }

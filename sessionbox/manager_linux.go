@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,7 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/audit"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -126,6 +127,9 @@ func (m *manager) setup() error {
 			return err
 		}
 		m.guarded = true
+	}
+	platform.NetRefused = func(p *platform.Policy, r *netproxy.Refusal) {
+		(&audit.Log{Dir: m.s.StateDir}).Append(audit.NetworkRefusal(p.Workspace, m.s.Backend, r))
 	}
 	b, err := platform.Sandbox(m.s.Backend, p, m.s.StateDir)
 	if err != nil {
@@ -404,29 +408,7 @@ func identity(pid int) (map[string]string, int, error) {
 // keeperLink is a symbolic link named KeeperRole to this binary, in the
 // state directory (read-only in every sandbox): bwrap runs the keeper
 // through it.
-func keeperLink(stateDir string) (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", err
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
-		return "", err
-	}
-	dir := filepath.Join(stateDir, "keeper", digest(self)[:16])
-	link := filepath.Join(dir, KeeperRole)
-	if t, err := os.Readlink(link); err == nil && t == self {
-		return link, nil
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	tmp := fmt.Sprintf("%s.%d", link, os.Getpid())
-	os.Remove(tmp)
-	if err := os.Symlink(self, tmp); err != nil {
-		return "", err
-	}
-	return link, os.Rename(tmp, link)
-}
+func keeperLink(stateDir string) (string, error) { return platform.RoleLink(stateDir, KeeperRole) }
 
 // reapOrphans reaps the ended orphans of the Landlock sandbox, which
 // become this process's children. It leaves alone the programs this

@@ -5,7 +5,6 @@ package sessionbox
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/cordonsh/cordon/platform"
@@ -27,7 +26,7 @@ func Exec(o *Options) error { return errors.New("sessions need Linux") }
 
 // Dir is the directory of the sessions' sockets in state directory
 // stateDir.
-func Dir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
+func Dir(stateDir string) string { return platform.SessionsDir(stateDir) }
 
 // ManagerMain is the session manager, which only Linux has.
 func ManagerMain(args []string) int { return linuxOnly() }

@@ -34,6 +34,8 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		CredentialWords: set.CredentialWords(),
 		PassEnv:         sb.PassEnv,
 		Network:         platform.Network(sb.Network),
+		NetAllow:        set.Network().Allow,
+		NetDeny:         set.Network().Deny,
 		Limits:          sb.Limits,
 	}
 	if sb.PrivateTmp != nil {
@@ -77,7 +79,7 @@ type Confinement struct {
 // ConfineOptions override the settings for one command.
 type ConfineOptions struct {
 	Backend   string // auto, bwrap, landlock, seatbelt, token or none
-	Network   string // on or off
+	Network   string // allowlist, on or off
 	Workspace string // the workspace, instead of the one found from the directory
 	Invoked   string // argv[0] of the shim: its directory and PATH order are checked
 	Inspect   bool   // report weaknesses (cordon doctor) instead of refusing
@@ -255,6 +257,9 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	}
 	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
 	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
+	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
+		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv))...)
+	}
 	ctx.spec = spec
 	return spec, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/sessionbox"
 )
 
@@ -57,9 +58,12 @@ func ConfineForSession(dir string, env []string, opts *ConfineOptions) (*Confine
 }
 
 // makeSessionDir makes the sessions' directory before the policy is
-// resolved, so that the policy hides it (a hidden path must exist).
+// resolved, so that the policy hides it (a hidden path must exist): it
+// holds the sessions' sockets and, with the network allowlist, the
+// proxies' (sessions on or off), which no other sandbox may reach.
 func makeSessionDir(ctx *Context) {
-	if state := StateDir(ctx.Getenv); state != "" && ctx.Settings.Sandbox.SessionOn() {
+	net := platform.Network(ctx.Settings.Sandbox.Network)
+	if state := StateDir(ctx.Getenv); state != "" && (ctx.Settings.Sandbox.SessionOn() || net == "" || net == platform.NetworkAllowlist) {
 		os.MkdirAll(sessionbox.Dir(state), 0o700)
 	}
 }

@@ -61,6 +61,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var paths, winPaths rules.PathClasses
 	var policies []*rules.Policy
 	var credVars, credWords, secretWords, gitSafe []string
+	var network rules.NetworkRules
 	envCode := map[string]string{}
 	type entry struct{ name, file, key, fn string }
 	var entries []entry
@@ -77,6 +78,8 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 		credWords = append(credWords, f.CredentialWords...)
 		secretWords = append(secretWords, f.SecretWords...)
 		gitSafe = append(gitSafe, f.GitConfigSafe...)
+		network.Allow = append(network.Allow, f.Network.Allow...)
+		network.Deny = append(network.Deny, f.Network.Deny...)
 		for k, v := range f.EnvCode {
 			envCode[k] = v
 		}
@@ -107,6 +110,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	fmt.Fprintf(b, "gitSafe: %s,\n", literal(reflect.ValueOf(gitSafe)))
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
 	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
+	fmt.Fprintf(b, "network: %s,\n", literal(reflect.ValueOf(network)))
 	b.WriteString("commands: []tableEntry{\n")
 	for _, e := range entries {
 		fmt.Fprintf(b, "{name: %q, file: %q, key: %q, spec: %s},\n", e.name, e.file, e.key, e.fn)

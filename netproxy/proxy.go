@@ -1,0 +1,393 @@
+package netproxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Server is the proxy. Its zero value is not usable: Rules must be
+// set; Resolve and Dial default to the system's.
+type Server struct {
+	Rules *Rules
+	// Resolve returns the addresses of a name (tests give their own).
+	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	// Dial connects to a checked address.
+	Dial func(ctx context.Context, addr netip.AddrPort) (net.Conn, error)
+	// Refused, when set, is told every refusal (the audit log).
+	Refused func(*Refusal)
+	// Timeout bounds resolving and connecting; 0 means 15 s.
+	Timeout time.Duration
+}
+
+// Serve accepts connections on ln and serves each on a goroutine of its
+// own, until ln is closed.
+func (s *Server) Serve(ln net.Listener) error {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			return err
+		}
+		go s.serve(c)
+	}
+}
+
+// maxHead bounds an HTTP request's head (request line and headers).
+const maxHead = 64 << 10
+
+func (s *Server) serve(c net.Conn) {
+	defer c.Close()
+	br := bufio.NewReaderSize(c, 4096)
+	c.SetReadDeadline(time.Now().Add(s.timeout()))
+	first, err := br.Peek(1)
+	if err != nil {
+		return
+	}
+	if first[0] == 5 {
+		s.socks(c, br)
+		return
+	}
+	s.http(c, br)
+}
+
+func (s *Server) timeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return 15 * time.Second
+}
+
+// connect decides on host:port, resolves and checks it, and connects to
+// the first checked address that answers.
+func (s *Server) connect(host string, port int) (net.Conn, *Refusal, error) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if port < 1 || port > 65535 {
+		return nil, s.refuse(&Refusal{Host: host, Port: port, Reason: "no valid port"}), nil
+	}
+	byName, ref := s.Rules.CheckName(host, port)
+	if ref != nil {
+		return nil, s.refuse(ref), nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	defer cancel()
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		if a.Zone() != "" {
+			return nil, s.refuse(&Refusal{Host: host, Port: port, Reason: "an address with a zone"}), nil
+		}
+		addrs = []netip.Addr{a}
+	} else {
+		if !byName {
+			// Not resolved: a name outside the list is not even
+			// looked up (a lookup can carry data out through DNS).
+			return nil, s.refuse(&Refusal{Host: host, Port: port, Reason: "it is not in the network allow list"}), nil
+		}
+		resolve := s.Resolve
+		if resolve == nil {
+			resolve = func(ctx context.Context, h string) ([]netip.Addr, error) {
+				return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
+			}
+		}
+		var err error
+		if addrs, err = resolve(ctx, host); err != nil || len(addrs) == 0 {
+			return nil, nil, fmt.Errorf("cannot resolve %s: %v", host, err)
+		}
+	}
+	// Every address is checked, not just the one dialled: a name that
+	// resolves to one good and one forbidden address is refused.
+	for _, a := range addrs {
+		if ref := s.Rules.CheckAddr(host, port, a, byName); ref != nil {
+			return nil, s.refuse(ref), nil
+		}
+	}
+	dial := s.Dial
+	if dial == nil {
+		d := &net.Dialer{}
+		dial = func(ctx context.Context, ap netip.AddrPort) (net.Conn, error) {
+			return d.DialContext(ctx, "tcp", ap.String())
+		}
+	}
+	var last error
+	for _, a := range addrs {
+		up, err := dial(ctx, netip.AddrPortFrom(a.Unmap(), uint16(port)))
+		if err == nil {
+			return up, nil, nil
+		}
+		last = err
+	}
+	return nil, nil, fmt.Errorf("cannot connect to %s: %v", joinHostPort(host, port), last)
+}
+
+func (s *Server) refuse(r *Refusal) *Refusal {
+	if s.Refused != nil {
+		s.Refused(r)
+	}
+	return r
+}
+
+// http serves one HTTP proxy request: CONNECT opens a tunnel, an
+// absolute-URI request is sent on with "Connection: close" (one request
+// per connection: a client's next request, maybe for another host,
+// comes on a new one).
+func (s *Server) http(c net.Conn, br *bufio.Reader) {
+	head, err := readHead(br)
+	if err != nil {
+		reply(c, 400, err.Error()+"\n")
+		return
+	}
+	f := strings.Fields(head[0])
+	if len(f) != 3 {
+		reply(c, 400, "cordon's network proxy: not an HTTP/1 request\n")
+		return
+	}
+	method, target, version := f[0], f[1], f[2]
+	if !strings.HasPrefix(version, "HTTP/1.") {
+		reply(c, 400, "cordon's network proxy: not an HTTP/1 request\n")
+		return
+	}
+	var host string
+	var port int
+	if method == "CONNECT" {
+		h, p, err := net.SplitHostPort(target)
+		if err != nil {
+			reply(c, 400, "cordon's network proxy: CONNECT wants host:port\n")
+			return
+		}
+		host, port = h, atoiPort(p)
+	} else {
+		rest, ok := cutPrefixFold(target, "http://")
+		if !ok {
+			reply(c, 400, "cordon's network proxy takes CONNECT and http:// requests (an https:// URL goes through CONNECT); this is not one\n")
+			return
+		}
+		authority, path := rest, "/"
+		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+			authority, path = rest[:i], rest[i:]
+			path, _, _ = strings.Cut(path, "#")
+			if !strings.HasPrefix(path, "/") {
+				path = "/" + path
+			}
+		}
+		if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+			authority = authority[i+1:]
+		}
+		h, p, err := net.SplitHostPort(authority)
+		if err != nil {
+			h, p = strings.Trim(authority, "[]"), "80"
+		}
+		host, port = h, atoiPort(p)
+		head[0] = method + " " + path + " " + version
+	}
+	up, ref, err := s.connect(host, port)
+	switch {
+	case ref != nil:
+		reply(c, 403, ref.Message())
+		return
+	case err != nil:
+		reply(c, 502, "cordon's network proxy: "+err.Error()+"\n")
+		return
+	}
+	defer up.Close()
+	c.SetReadDeadline(time.Time{})
+	if method == "CONNECT" {
+		if _, err := io.WriteString(c, version+" 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+	} else {
+		var b strings.Builder
+		b.WriteString(head[0] + "\r\n")
+		for _, h := range head[1:] {
+			name, _, _ := strings.Cut(h, ":")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "proxy-connection", "proxy-authorization", "connection", "keep-alive":
+				continue
+			}
+			b.WriteString(h + "\r\n")
+		}
+		b.WriteString("Connection: close\r\n\r\n")
+		if _, err := io.WriteString(up, b.String()); err != nil {
+			return
+		}
+	}
+	pipe(c, br, up)
+}
+
+// readHead reads an HTTP request's head: its lines, without the empty
+// one that ends it.
+func readHead(br *bufio.Reader) ([]string, error) {
+	var lines []string
+	n := 0
+	for {
+		line, err := br.ReadString('\n')
+		n += len(line)
+		if err != nil {
+			return nil, errors.New("cordon's network proxy: the request ended early")
+		}
+		if n > maxHead {
+			return nil, errors.New("cordon's network proxy: the request's head is too long")
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			if len(lines) == 0 {
+				continue
+			}
+			return lines, nil
+		}
+		lines = append(lines, line)
+	}
+}
+
+// reply writes a short HTTP response that closes the connection.
+func reply(c net.Conn, code int, body string) {
+	status := map[int]string{400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}[code]
+	fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\nX-Cordon: refused\r\n\r\n%s", code, status, len(body), body)
+}
+
+func atoiPort(p string) int {
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func cutPrefixFold(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// SOCKS5 reply codes (RFC 1928).
+const (
+	socksOK          = 0
+	socksFailure     = 1
+	socksNotAllowed  = 2
+	socksUnreachable = 4
+	socksRefused     = 5
+	socksNoCommand   = 7
+	socksNoAddrType  = 8
+)
+
+// socks serves one SOCKS5 request: no authentication, CONNECT only.
+func (s *Server) socks(c net.Conn, br *bufio.Reader) {
+	var hdr [2]byte
+	if _, err := io.ReadFull(br, hdr[:]); err != nil {
+		return
+	}
+	methods := make([]byte, hdr[1])
+	if _, err := io.ReadFull(br, methods); err != nil {
+		return
+	}
+	if !strings.ContainsRune(string(methods), 0) {
+		c.Write([]byte{5, 0xff})
+		return
+	}
+	if _, err := c.Write([]byte{5, 0}); err != nil {
+		return
+	}
+	var req [4]byte
+	if _, err := io.ReadFull(br, req[:]); err != nil || req[0] != 5 {
+		return
+	}
+	var host string
+	switch req[3] {
+	case 1, 4:
+		b := make([]byte, map[byte]int{1: 4, 4: 16}[req[3]])
+		if _, err := io.ReadFull(br, b); err != nil {
+			return
+		}
+		a, _ := netip.AddrFromSlice(b)
+		host = a.Unmap().String()
+	case 3:
+		n, err := br.ReadByte()
+		if err != nil {
+			return
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(br, b); err != nil {
+			return
+		}
+		host = string(b)
+	default:
+		socksReply(c, socksNoAddrType)
+		return
+	}
+	var pb [2]byte
+	if _, err := io.ReadFull(br, pb[:]); err != nil {
+		return
+	}
+	port := int(pb[0])<<8 | int(pb[1])
+	if req[1] != 1 {
+		socksReply(c, socksNoCommand)
+		return
+	}
+	up, ref, err := s.connect(host, port)
+	switch {
+	case ref != nil:
+		socksReply(c, socksNotAllowed)
+		return
+	case err != nil:
+		code := byte(socksUnreachable)
+		if strings.Contains(err.Error(), "refused") {
+			code = socksRefused
+		}
+		socksReply(c, code)
+		return
+	}
+	defer up.Close()
+	c.SetReadDeadline(time.Time{})
+	if socksReply(c, socksOK) != nil {
+		return
+	}
+	pipe(c, br, up)
+}
+
+func socksReply(c net.Conn, code byte) error {
+	_, err := c.Write([]byte{5, code, 0, 1, 0, 0, 0, 0, 0, 0})
+	return err
+}
+
+// pipe copies between the client c (whose reader br, when not nil, may
+// hold bytes already read) and up, each way until its end, passing the end on as
+// a half close. The copies splice on Linux: TCP and Unix stream sockets
+// both ways.
+func pipe(c net.Conn, br *bufio.Reader, up net.Conn) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if br != nil && br.Buffered() > 0 {
+			b, _ := br.Peek(br.Buffered())
+			if _, err := up.Write(b); err != nil {
+				closeWrite(up)
+				return
+			}
+		}
+		io.Copy(up, c)
+		closeWrite(up)
+	}()
+	io.Copy(c, up)
+	closeWrite(c)
+	wg.Wait()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+		return
+	}
+	c.Close()
+}

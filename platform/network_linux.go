@@ -1,0 +1,307 @@
+package platform
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/cordonsh/cordon/netproxy"
+	"golang.org/x/sys/unix"
+)
+
+// The network allowlist (docs/network.md): the process that starts bwrap
+// serves the proxy (package netproxy) on a Unix socket of the host for
+// as long as the sandbox runs; bwrap gives the sandbox a network
+// namespace of its own (loopback only) and binds the socket into it;
+// inside, cordon re-executed as NetRole listens on 127.0.0.1, starts the
+// forwarder, sets the proxy variables and execs the program.
+
+// A hostProxy is a proxy serving one sandbox.
+type hostProxy struct {
+	sock string
+	ln   net.Listener
+}
+
+// startProxy starts the proxy for policy p on a fresh socket in the
+// sessions' directory (named proxy-PID-RANDOM: not *.sock, which are the
+// sessions'). The error says why the allowlist cannot be served:
+// then nothing may run.
+func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
+	rules, err := netproxy.Compile(p.NetAllow, p.NetDeny)
+	if err != nil {
+		return nil, fmt.Errorf("the network rules: %v; fix the rule file, or set sandbox.network to on or off", err)
+	}
+	if stateDir == "" {
+		return nil, errors.New("the network allowlist needs cordon's state directory for its proxy's socket (set HOME or XDG_STATE_HOME), or set sandbox.network to on or off")
+	}
+	dir := SessionsDir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot make the directory of the network proxy: %w", err)
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	sock := filepath.Join(dir, "proxy-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
+	name, done, err := UnixName(sock)
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
+	}
+	ln, err := net.Listen("unix", name)
+	done()
+	if err != nil {
+		return nil, fmt.Errorf("cannot start the network proxy: %w", err)
+	}
+	// Closing must not unlink by the name it was bound by (the
+	// directory may be closed by then): stop removes the socket.
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	srv := &netproxy.Server{Rules: rules, Resolve: testResolve}
+	if NetRefused != nil {
+		srv.Refused = func(r *netproxy.Refusal) { NetRefused(p, r) }
+	}
+	go srv.Serve(ln)
+	return &hostProxy{sock: sock, ln: ln}, nil
+}
+
+// UnixName is the name to bind or connect the Unix socket at path by:
+// path itself, or, when it is longer than an address holds (a long home
+// directory), /proc/self/fd/N/NAME through its directory, opened; done
+// closes that directory once the socket is bound or connected.
+func UnixName(path string) (string, func(), error) {
+	if len(path) < len(unix.RawSockaddrUnix{}.Path) {
+		return path, func() {}, nil
+	}
+	dir, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", nil, err
+	}
+	name := "/proc/self/fd/" + strconv.Itoa(dir) + "/" + filepath.Base(path)
+	if len(name) >= len(unix.RawSockaddrUnix{}.Path) {
+		unix.Close(dir)
+		return "", nil, fmt.Errorf("the socket name %s is too long", filepath.Base(path))
+	}
+	return name, func() { unix.Close(dir) }, nil
+}
+
+// dialUnix connects to the Unix socket at path, however long.
+func dialUnix(path string) (net.Conn, error) {
+	name, done, err := UnixName(path)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return net.Dial("unix", name)
+}
+
+// testResolve, when set (by tests), resolves names for the proxy.
+var testResolve func(ctx context.Context, host string) ([]netip.Addr, error)
+
+// stop ends the proxy: no new connection, the socket removed.
+func (h *hostProxy) stop() {
+	if h != nil {
+		h.ln.Close()
+		os.Remove(h.sock)
+	}
+}
+
+// withProxy returns b for one start: with the network allowlist, a copy
+// of b with a proxy started for it (the caller stops it when the
+// sandbox has ended).
+func (b *bwrapBackend) withProxy() (*bwrapBackend, *hostProxy, error) {
+	if b.policy.Network != NetworkAllowlist {
+		return b, nil, nil
+	}
+	h, err := startProxy(b.policy, b.stateDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := *b
+	c.proxySock = h.sock
+	return &c, h, nil
+}
+
+// netArgs are bwrap's options for the policy's network: its own network
+// namespace unless the network is on, and the proxy's socket bound in
+// for the allowlist.
+func (b *bwrapBackend) netArgs() []string {
+	if b.policy.Network == NetworkOn {
+		return nil
+	}
+	return []string{"--unshare-net"}
+}
+
+// proxyMount binds the proxy's socket into the sandbox at its own path
+// (in the sessions' directory, an empty directory there, which gets
+// search permission for it), for the allowlist.
+func (b *bwrapBackend) proxyMount() []string {
+	if b.policy.Network != NetworkAllowlist {
+		return nil
+	}
+	return []string{"--ro-bind", b.socket(), b.socket()}
+}
+
+// socket is the proxy's socket, or, before one is started (cordon
+// sandbox shows the command line), where it would be.
+func (b *bwrapBackend) socket() string {
+	if b.proxySock == "" {
+		return filepath.Join(SessionsDir(b.stateDir), "proxy-PID-RANDOM")
+	}
+	return b.proxySock
+}
+
+// netCommand wraps the program's command line for the allowlist: cordon
+// itself starts first, as NetRole, and execs the program with argv kept
+// (so bwrap's --argv0 is not needed).
+func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
+	link, err := RoleLink(b.stateDir, NetRole)
+	if err != nil {
+		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
+	}
+	return append([]string{"--", link, b.socket(), path}, argv...), nil
+}
+
+// NetMain is cordon inside the sandbox as NetRole (see there). It
+// returns only on failure.
+func NetMain(args []string) int {
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "cordon: the network forwarder: "+format+"\n", a...)
+		return 126
+	}
+	switch {
+	case len(args) == 3 && args[1] == "serve":
+		return serveForward(args[2])
+	case len(args) == 4 && args[1] == "connect":
+		return connect(args[2], args[3])
+	case len(args) < 4:
+		return fail("started by cordon itself, not by hand")
+	}
+	link, sock, path, argv := args[0], args[1], args[2], args[3:]
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
+	}
+	addr := ln.Addr().String()
+	f, err := ln.(*net.TCPListener).File()
+	ln.Close()
+	if err != nil {
+		return fail("%v; nothing was run", err)
+	}
+	null, err := unix.Open(os.DevNull, unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail("%v; nothing was run", err)
+	}
+	// The forwarder is a process of its own, in a session of its own so
+	// that the command's group signals do not reach it; it ends with the
+	// sandbox (bwrap's init ends when the program does). What the
+	// program inherits (the agent's pipes, a keeper's control socket)
+	// is kept from it: close-on-exec while it starts, then inherited
+	// again by the program.
+	inherited := markCloseOnExec()
+	// (syscall.ForkExec, not os.StartProcess, which first forks once
+	// more to probe for pidfds.)
+	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock}, &syscall.ProcAttr{
+		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	for _, fd := range inherited {
+		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)
+	}
+	unix.Close(null)
+	f.Close()
+	if err != nil {
+		return fail("cannot start: %v; nothing was run", err)
+	}
+	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, link))
+	return fail("cannot run %s: %v", path, err)
+}
+
+// markCloseOnExec sets close-on-exec on every descriptor above 2 that
+// lacks it, and returns them.
+func markCloseOnExec() []int {
+	entries, _ := os.ReadDir("/proc/self/fd")
+	var out []int
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < 3 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// serveForward is the forwarder: it accepts on the listener inherited at
+// descriptor 3 and pipes each connection to the proxy's socket.
+func serveForward(sock string) int {
+	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
+	if err != nil {
+		return 126
+	}
+	netproxy.Forward(ln, func() (net.Conn, error) { return dialUnix(sock) })
+	return 126
+}
+
+// connect is ssh's ProxyCommand in the sandbox: it connects to
+// host:port through the forwarder (ALL_PROXY) and pipes standard
+// input and output to the connection.
+func connect(host, port string) int {
+	n, err := strconv.Atoi(port)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: bad port %q\n", port)
+		return 255
+	}
+	c, err := netproxy.DialSOCKS(strings.TrimPrefix(os.Getenv("ALL_PROXY"), "socks5h://"), host, n)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
+		return 255
+	}
+	netproxy.Join(c, os.Stdin, os.Stdout)
+	return 0
+}
+
+// proxyVars are the variables that point programs at a proxy, and
+// NO_PROXY, in both cases.
+var proxyVars = []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy"}
+
+// WithProxyEnv returns env with the proxy variables set for the
+// forwarder at addr (host:port), replacing any it had: HTTP and HTTPS
+// through it as an HTTP proxy, ALL_PROXY as SOCKS5 with names resolved
+// by the proxy, the sandbox's own loopback directly (NO_PROXY), and,
+// unless env sets one, a GIT_SSH_COMMAND whose ssh connects through it
+// with link, the path that runs NetRole.
+func WithProxyEnv(env []string, addr, link string) []string {
+	out := make([]string, 0, len(env)+len(proxyVars)+2)
+	gitSSH := false
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		gitSSH = gitSSH || name == "GIT_SSH_COMMAND" || name == "GIT_SSH"
+		if !slices.Contains(proxyVars, name) {
+			out = append(out, kv)
+		}
+	}
+	for _, v := range proxyVars {
+		val := "http://" + addr
+		switch strings.ToUpper(v) {
+		case "ALL_PROXY":
+			val = "socks5h://" + addr
+		case "NO_PROXY":
+			val = "localhost,127.0.0.1,::1"
+		}
+		out = append(out, v+"="+val)
+	}
+	if !gitSSH && !strings.ContainsAny(link, "'\"\\ %") {
+		out = append(out, "GIT_SSH_COMMAND=ssh -o 'ProxyCommand="+link+" connect %h %p'")
+	}
+	return out
+}

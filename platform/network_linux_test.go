@@ -1,0 +1,176 @@
+package platform
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cordonsh/cordon/netproxy"
+)
+
+// TestMain lets this test binary be cordon inside the sandbox: bwrap runs
+// it as NetRole with the network allowlist.
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == NetRole {
+		os.Exit(NetMain(os.Args))
+	}
+	os.Exit(m.Run())
+}
+
+// TestNetworkAllowlistBwrap runs one bash in bwrap with the allowlist and
+// tries, from inside, what the allowlist must let through and what it
+// must stop: local servers on the host's loopback stand in for the
+// outside, names are resolved by the proxy's table.
+func TestNetworkAllowlistBwrap(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello from %s", r.Host)
+	}))
+	defer web.Close()
+	webPort := web.Listener.Addr().(*net.TCPAddr).Port
+	closed, err := net.Listen("tcp", "127.0.0.1:0") // a local database the rules close
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Close()
+	var mu sync.Mutex
+	accepted := 0
+	go func() {
+		for {
+			c, err := closed.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			c.Close()
+		}
+	}()
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	loop := netip.MustParseAddr("127.0.0.1")
+	testResolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		switch host {
+		case "allowed.test", "other-host.test":
+			return []netip.Addr{loop}, nil
+		case "meta.test":
+			return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	var refused []string
+	NetRefused = func(p *Policy, r *netproxy.Refusal) {
+		mu.Lock()
+		refused = append(refused, r.Host)
+		mu.Unlock()
+	}
+	defer func() { testResolve, NetRefused = nil, nil }()
+
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET=hunter2\n"), 0o600)
+	s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist,
+		NetAllow: []string{"allowed.test", "meta.test", "127.0.0.0/8"},
+		NetDeny:  []string{fmt.Sprintf("127.0.0.1:%d", closedPort)}}
+	p, err := NewPolicy(s, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newBwrap(p, t.TempDir())
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	// get URL: a plain-HTTP request through the proxy in HTTP_PROXY,
+	// with bash's /dev/tcp (no curl needed); prints the status line
+	// and the body's first line.
+	script := `
+get() {
+	hp=${HTTP_PROXY#http://}
+	exec 3<>/dev/tcp/${hp%:*}/${hp#*:} || { echo "get $1: no proxy"; return; }
+	printf 'GET %s HTTP/1.1\r\nHost: x\r\n\r\n' "$1" >&3
+	head -c 2000 <&3 | tr -d '\r' | sed -n '1p;$p' | tr '\n' ' '
+	echo
+	exec 3>&-
+}
+echo "proxy=$HTTP_PROXY all=$ALL_PROXY no=$NO_PROXY"
+get http://allowed.test:` + fmt.Sprint(webPort) + `/
+get http://other-host.test:` + fmt.Sprint(webPort) + `/
+get http://meta.test/
+get http://127.0.0.1:` + fmt.Sprint(closedPort) + `/
+# Around the proxy: the host's loopback is not the sandbox's, other
+# addresses have no route, and UDP goes nowhere.
+(exec 4<>/dev/tcp/127.0.0.1/` + fmt.Sprint(webPort) + `) 2>/dev/null && echo "direct loopback: connected" || echo "direct loopback: failed"
+(exec 4<>/dev/tcp/192.0.2.1/80) 2>/dev/null && echo "direct out: connected" || echo "direct out: failed"
+(echo x >/dev/udp/192.0.2.1/53) 2>/dev/null && echo "udp: sent" || echo "udp: failed"
+# git over SSH: GIT_SSH_COMMAND's ProxyCommand, cordon's connect role,
+# speaks SOCKS5 to the forwarder.
+echo "ssh=$GIT_SSH_COMMAND"
+netfwd=${GIT_SSH_COMMAND#*ProxyCommand=}; netfwd=${netfwd%% *}
+printf 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n' | "$netfwd" connect allowed.test ` + fmt.Sprint(webPort) + ` | head -1 | sed 's/^/connect: /'
+"$netfwd" connect other-host.test ` + fmt.Sprint(webPort) + ` </dev/null || echo "connect refused: $?"
+if command -v curl >/dev/null; then
+	curl -s -m 5 -d @.env http://other-host.test:` + fmt.Sprint(webPort) + `/ | head -1
+	curl -s -m 5 -o /dev/null -w 'https %{http_connect}\n' https://other-host.test:` + fmt.Sprint(webPort) + `/
+fi
+true
+`
+	out := filepath.Join(ws, "out")
+	c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws), os.Stdin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := c.Wait(); err != nil || code != 0 {
+		t.Errorf("bash: exit %d, %v", code, err)
+	}
+	data, _ := os.ReadFile(out)
+	got := string(data)
+	t.Logf("inside:\n%s", got)
+	for _, want := range []string{
+		"proxy=http://127.0.0.1:", "all=socks5h://127.0.0.1:", "no=localhost,127.0.0.1,::1",
+		"HTTP/1.1 200 OK hello from ",
+		"HTTP/1.1 403 Forbidden No rule can open it", // meta.test: its last line
+		"direct loopback: failed", "direct out: failed", "udp: failed",
+		"ssh=ssh -o 'ProxyCommand=" + filepath.Join(b.stateDir, "keeper") + "/", "/" + NetRole + " connect %h %p'",
+		"connect: HTTP/1.1 200 OK", "cordon refused the connection to other-host.test:", "connect refused: 255",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("inside, no %q", want)
+		}
+	}
+	if n := strings.Count(got, "HTTP/1.1 403 Forbidden"); n != 3 {
+		t.Errorf("%d refusals inside, want 3 (other-host, meta, the closed port)", n)
+	}
+	if !strings.Contains(got, "`cordon approve --host other-host.test`") {
+		t.Error("the refusal does not say how to allow the host")
+	}
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "hello from other-host") {
+		t.Error("data reached a host outside the allowlist")
+	}
+	if _, err := exec.LookPath("curl"); err == nil {
+		if !strings.Contains(got, "cordon refused the connection to other-host.test") || !strings.Contains(got, "https 403") {
+			t.Error("curl -d @.env to another host was not refused by the proxy")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if accepted != 0 {
+		t.Errorf("the closed loopback port got %d connections", accepted)
+	}
+	if len(refused) < 3 {
+		t.Errorf("refusals reported: %v", refused)
+	}
+	if left, _ := filepath.Glob(filepath.Join(SessionsDir(b.stateDir), "proxy-*")); len(left) > 0 {
+		t.Errorf("the proxy's socket outlived the command: %v", left)
+	}
+}

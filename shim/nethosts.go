@@ -1,0 +1,99 @@
+package shim
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/nethost"
+	"github.com/cordonsh/cordon/netproxy"
+)
+
+// netAllow is what the network allowlist adds for workspace ws, besides
+// the rules: the hosts of the repository's own git remotes (so that git
+// fetch and push reach them) and the hosts a person approved for the
+// workspace (cordon approve --host).
+func netAllow(ws, stateDir string) []string {
+	if ws == "" {
+		return nil
+	}
+	hosts := remoteHosts(ws)
+	if stateDir != "" {
+		hosts = append(hosts, approval.New(stateDir).Hosts(ws)...)
+	}
+	// An entry the proxy could not read (a remote's odd URL) is left
+	// out rather than stop every command.
+	out := hosts[:0]
+	for _, h := range hosts {
+		if netproxy.CheckEntry(h) == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// remoteHosts returns the hosts of the remotes (url and pushurl of each
+// [remote "..."] section) in the repository configuration of ws. It
+// reads the file, without running git: a command's start must not pay
+// for a process. insteadOf rewrites from other files are not applied.
+func remoteHosts(ws string) []string {
+	data, err := os.ReadFile(repoConfig(ws))
+	if err != nil {
+		return nil
+	}
+	var hosts []string
+	inRemote := false
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			inRemote = strings.HasPrefix(strings.ToLower(line), "[remote ")
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if !inRemote || !ok || (key != "url" && key != "pushurl") {
+			continue
+		}
+		val = strings.Trim(strings.TrimSpace(val), `"`)
+		if nethost.Local(val) {
+			continue
+		}
+		for _, h := range nethost.Hosts(val) {
+			if h != "" && !strings.ContainsAny(h, "/\\ ") {
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return hosts
+}
+
+// repoConfig is the configuration file of the repository at ws: in
+// .git, or, for a worktree or submodule (.git a file), in the git
+// directory it names, or that directory's common one.
+func repoConfig(ws string) string {
+	dotgit := filepath.Join(ws, ".git")
+	fi, err := os.Lstat(dotgit)
+	if err != nil || fi.IsDir() {
+		return filepath.Join(dotgit, "config")
+	}
+	data, _ := os.ReadFile(dotgit)
+	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
+	if !ok {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(ws, dir)
+	}
+	if common, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(dir, c)
+		}
+		return filepath.Join(c, "config")
+	}
+	return filepath.Join(dir, "config")
+}
