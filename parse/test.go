@@ -134,7 +134,7 @@ func quietRedirs(rs []*syntax.Redirect) bool {
 // here but that the shell may set itself.
 func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.Word) bool {
 	for _, a := range args {
-		if !a.IsKnown() {
+		if !a.IsKnown() || !ascii(a.Text) {
 			return false
 		}
 	}
@@ -146,9 +146,14 @@ func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.W
 			}
 		}
 		syntax.Walk(word, func(n syntax.Node) bool {
-			switch n.(type) {
+			switch n := n.(type) {
 			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
 				subst = true
+			case *syntax.ParamExp:
+				if n.Param != nil {
+					v, _ := st.env.lookup(n.Param.Value)
+					subst = !ascii(v) // ${#X} counts by the locale
+				}
 			}
 			return !subst
 		})
@@ -157,7 +162,19 @@ func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.W
 		}
 	}
 	for _, v := range c.Vars {
-		if _, set := st.env.lookup(v); !set && st.shellSets(v) {
+		if val, set := st.env.lookup(v); !set && st.shellSets(v) || !ascii(val) {
+			return false
+		}
+	}
+	return true
+}
+
+// ascii reports whether s is plain ASCII. Outside it, what a test
+// decides depends on the locale (in C, é is two characters: ? does not
+// match it, ${#X} counts bytes), which the walker does not model.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
 			return false
 		}
 	}
@@ -436,7 +453,7 @@ func (w *walker) testWord(st *state, word *syntax.Word) (string, bool) {
 		case *syntax.ParamExp:
 			if n.Param == nil || n.Exp != nil || n.Repl != nil || n.Index != nil || n.Slice != nil || n.Excl || n.Length || n.Width {
 				known = false
-			} else if _, set := st.env.lookup(n.Param.Value); !set && st.shellSets(n.Param.Value) {
+			} else if v, set := st.env.lookup(n.Param.Value); !set && st.shellSets(n.Param.Value) || !ascii(v) {
 				known = false
 			}
 		}
@@ -446,7 +463,7 @@ func (w *walker) testWord(st *state, word *syntax.Word) (string, bool) {
 		return "", false
 	}
 	s, err := w.literal(st, word)
-	if err != nil || !s.IsKnown() {
+	if err != nil || !s.IsKnown() || !ascii(s.Text) {
 		return "", false
 	}
 	return s.Text, true

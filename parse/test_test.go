@@ -130,6 +130,7 @@ func TestKnownTestsAgreeWithBash(t *testing.T) {
 		`[ -n ]`, `[ -z ]`, `[ ! ]`, `[ -n $NOPE ]`, `[ -z $NOPE ]`, `[ ! -n "" ]`, `[ ! a = b ]`,
 		`[[ abc == "*"* ]]`, `[[ abc == \** ]]`, `[[ abc == @(abc|x) ]]`, `[[ abc != +(a|b|c) ]]`,
 		`[[ abc == "a"* ]]`, `[[ abc == ab"c" ]]`, `[[ a.c == a'.'? ]]`, `[[ '*' == \* ]]`, `[[ 'a|b' == 'a|b' ]]`,
+		`[[ é == ? ]]`, `[[ é == "é" ]]`, `X=é; [ ${#X} = 1 ]`, `X=é; [[ ${#X} == 1 ]]`,
 		`[[ abc == a"[b]"c ]]`, `[[ a[b]c == a"[b]"c ]]`, `[[ -f f && ! -d f ]]`, `test -s f`, `[ -e nope ]`,
 	} {
 		script := "if " + expr + "; then rm -rf /t; else rm -rf /f; fi"
