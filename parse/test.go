@@ -116,13 +116,24 @@ func (w *walker) redefinedBuiltins(st *state, i int) bool {
 	return false
 }
 
-// quietRedirs reports whether redirections only silence output (2>/dev/null).
+// quietRedirs reports whether redirections only silence output
+// (2>/dev/null, 2>&1) or feed a here-document: ones that cannot fail.
+// A redirection that fails (< missing, > dir) makes the test false
+// without evaluating it.
 func quietRedirs(rs []*syntax.Redirect) bool {
 	for _, r := range rs {
-		if r.Op == syntax.RdrIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
-			continue
-		}
-		if lit, ok := plainLit(r.Word); !ok || lit != "/dev/null" && lit != "1" && lit != "2" {
+		lit, ok := plainLit(r.Word)
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		case syntax.DplOut:
+			if !ok || lit != "1" && lit != "2" {
+				return false
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
+			if !ok || lit != "/dev/null" {
+				return false
+			}
+		default:
 			return false
 		}
 	}

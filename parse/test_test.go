@@ -78,6 +78,10 @@ func TestUnknownTestsJudgeBoth(t *testing.T) {
 		"mv x nope; [ -e nope ] && rm -rf /a",
 		"touch a.tmp; [ *.tmp = '*.tmp' ] || rm -rf /a",
 		"[ -n \"$X\" -o -z \"$Y\" ] || rm -rf /a",
+		// A redirection that fails makes the test false.
+		"[ -n x ] < /nonexistent || rm -rf /a",
+		"mkdir 1; [ -n x ] > 1 || rm -rf /a",
+		"[ -n x ] 2>/nonexistent/x || rm -rf /a",
 		// A binary operator in the middle decides three words.
 		"[ \\( -ef \\) ] || rm -rf /a",
 		"[ \\( -eq \\) ] || rm -rf /a",
