@@ -38,6 +38,11 @@ type Config struct {
 	// running a program of its name, not by what is in it. Nil means
 	// none is.
 	Installed func(path string) bool
+	// Seen reports whether the command, in its sandbox, sees the file at
+	// path (absolute, links resolved) as the judge does, not hidden or
+	// replaced: a file test ([ -e F ]) is known only then. Nil means
+	// every path is (the command runs unconfined).
+	Seen func(path string) bool
 	// Start is how the shell that runs the script was started, for the
 	// start-up files it reads before it (nil: none are read).
 	Start *ShellCall

@@ -2,10 +2,12 @@ package parse
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
@@ -114,13 +116,24 @@ func (w *walker) redefinedBuiltins(st *state, i int) bool {
 	return false
 }
 
-// quietRedirs reports whether redirections only silence output (2>/dev/null).
+// quietRedirs reports whether redirections only silence output
+// (2>/dev/null, 2>&1) or feed a here-document: ones that cannot fail.
+// A redirection that fails (< missing, > dir) makes the test false
+// without evaluating it.
 func quietRedirs(rs []*syntax.Redirect) bool {
 	for _, r := range rs {
-		if r.Op == syntax.RdrIn || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
-			continue
-		}
-		if lit, ok := plainLit(r.Word); !ok || lit != "/dev/null" && lit != "1" && lit != "2" {
+		lit, ok := plainLit(r.Word)
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+		case syntax.DplOut:
+			if !ok || lit != "1" && lit != "2" {
+				return false
+			}
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll:
+			if !ok || lit != "/dev/null" {
+				return false
+			}
+		default:
 			return false
 		}
 	}
@@ -132,7 +145,7 @@ func quietRedirs(rs []*syntax.Redirect) bool {
 // here but that the shell may set itself.
 func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.Word) bool {
 	for _, a := range args {
-		if !a.IsKnown() {
+		if !a.IsKnown() || !ascii(a.Text) {
 			return false
 		}
 	}
@@ -144,9 +157,14 @@ func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.W
 			}
 		}
 		syntax.Walk(word, func(n syntax.Node) bool {
-			switch n.(type) {
+			switch n := n.(type) {
 			case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
 				subst = true
+			case *syntax.ParamExp:
+				if n.Param != nil {
+					v, _ := st.env.lookup(n.Param.Value)
+					subst = !ascii(v) // ${#X} counts by the locale
+				}
 			}
 			return !subst
 		})
@@ -155,7 +173,19 @@ func (w *walker) knownWords(st *state, c Command, args []Word, words []*syntax.W
 		}
 	}
 	for _, v := range c.Vars {
-		if _, set := st.env.lookup(v); !set && st.shellSets(v) {
+		if val, set := st.env.lookup(v); !set && st.shellSets(v) || !ascii(val) {
+			return false
+		}
+	}
+	return true
+}
+
+// ascii reports whether s is plain ASCII. Outside it, what a test
+// decides depends on the locale (in C, é is two characters: ? does not
+// match it, ${#X} counts bytes), which the walker does not model.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
 			return false
 		}
 	}
@@ -198,8 +228,10 @@ func (w *walker) testArgs(st *state, i int, a []string) (ok, known bool) {
 		}
 		return w.unary(st, i, a[0], a[1])
 	case 3:
-		if ok, known := binary(a[0], a[1], a[2], false); known {
-			return ok, true
+		if testBinaryOps[a[1]] {
+			// The middle word is a binary operator: bash compares
+			// (even "( -ef )"), known or not.
+			return binary(a[0], a[1], a[2], false)
 		}
 		if a[0] == "!" {
 			ok, known = w.testArgs(st, i, a[1:])
@@ -230,6 +262,13 @@ func (w *walker) unary(st *state, i int, op, x string) (ok, known bool) {
 	return false, false
 }
 
+// testBinaryOps are the binary operators of bash's test, which decide a
+// three-word test before "!" or parentheses do.
+var testBinaryOps = map[string]bool{
+	"=": true, "==": true, "!=": true, "<": true, ">": true, "-a": true, "-o": true, "-nt": true, "-ot": true, "-ef": true,
+	"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true,
+}
+
 var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
 
 // binary evaluates a binary string or integer comparison; glob makes the
@@ -239,7 +278,8 @@ func binary(x, op, y string, glob bool) (ok, known bool) {
 	case "=", "==", "!=":
 		eq := x == y
 		if glob {
-			expr, err := pattern.Regexp(y, pattern.EntireString)
+			// [[ ]] matches as if extglob were on.
+			expr, err := pattern.Regexp(y, pattern.EntireString|pattern.ExtendedOperators)
 			if err != nil {
 				return false, false
 			}
@@ -285,7 +325,7 @@ func binary(x, op, y string, glob bool) (ok, known bool) {
 // redirections, and the script wrote no file.
 func (w *walker) fileTest(st *state, i int, op, x string) (ok, known bool) {
 	path := st.abs(x)
-	if path == "" || x == "" || len(w.files) > 0 || !w.untouched(i) {
+	if path == "" || x == "" || len(w.files) > 0 || !w.untouched(i) || !w.seen(path) {
 		return false, false
 	}
 	var fi os.FileInfo
@@ -312,6 +352,24 @@ func (w *walker) fileTest(st *state, i int, op, x string) (ok, known bool) {
 		return fi.Mode()&os.ModeSymlink != 0, true
 	}
 	return true, true
+}
+
+// seen reports whether the command sees path as the judge does: its
+// sandbox may hide it (a credential) or show another file there, also
+// through a link (ws/link/.ssh/id_rsa).
+func (w *walker) seen(path string) bool {
+	if w.cfg.Seen == nil {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		dir, derr := filepath.EvalSymlinks(filepath.Dir(path))
+		if !os.IsNotExist(err) || derr != nil {
+			return false
+		}
+		real = filepath.Join(dir, filepath.Base(path))
+	}
+	return w.cfg.Seen(real)
 }
 
 // untouched reports whether every command before i leaves files alone:
@@ -381,7 +439,11 @@ func (w *walker) testExpr(st *state, x syntax.TestExpr) (ok, known bool) {
 		op := e.Op.String()
 		glob := false
 		if op == "==" || op == "=" || op == "!=" {
-			glob = !quotedWord(yw)
+			if glob = !quotedWord(yw); glob {
+				if ys, k2 = w.testPattern(st, yw); !k2 {
+					return false, false
+				}
+			}
 		}
 		return binary(xs, op, ys, glob)
 	case *syntax.Word:
@@ -402,7 +464,7 @@ func (w *walker) testWord(st *state, word *syntax.Word) (string, bool) {
 		case *syntax.ParamExp:
 			if n.Param == nil || n.Exp != nil || n.Repl != nil || n.Index != nil || n.Slice != nil || n.Excl || n.Length || n.Width {
 				known = false
-			} else if _, set := st.env.lookup(n.Param.Value); !set && st.shellSets(n.Param.Value) {
+			} else if v, set := st.env.lookup(n.Param.Value); !set && st.shellSets(n.Param.Value) || !ascii(v) {
 				known = false
 			}
 		}
@@ -412,10 +474,49 @@ func (w *walker) testWord(st *state, word *syntax.Word) (string, bool) {
 		return "", false
 	}
 	s, err := w.literal(st, word)
-	if err != nil || !s.IsKnown() {
+	if err != nil || !s.IsKnown() || !ascii(s.Text) {
 		return "", false
 	}
 	return s.Text, true
+}
+
+// testPattern is the pattern a [[ ]] operand on the right of == makes:
+// quoted parts match themselves, unquoted text and expansions are
+// pattern (a backslash escapes). Unknown for zsh, whose patterns differ
+// (<1-9>, (a|b) without extglob), and for a tilde.
+func (w *walker) testPattern(st *state, word *syntax.Word) (string, bool) {
+	if st.dialect != Bash {
+		return "", false
+	}
+	var b strings.Builder
+	for i, p := range word.Parts {
+		part := &syntax.Word{Parts: []syntax.WordPart{p}}
+		switch p := p.(type) {
+		case *syntax.Lit:
+			if i == 0 && strings.HasPrefix(p.Value, "~") {
+				return "", false
+			}
+			b.WriteString(p.Value) // raw: its backslashes escape
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			s, known := w.testWord(st, part)
+			if !known {
+				return "", false
+			}
+			for _, r := range s {
+				if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+					b.WriteByte('\\')
+				}
+				b.WriteRune(r)
+			}
+		default:
+			s, known := w.testWord(st, part)
+			if !known {
+				return "", false
+			}
+			b.WriteString(s)
+		}
+	}
+	return b.String(), true
 }
 
 // quotedWord reports whether a word is wholly quoted (no pattern).

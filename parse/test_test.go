@@ -2,6 +2,7 @@ package parse
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -77,6 +78,13 @@ func TestUnknownTestsJudgeBoth(t *testing.T) {
 		"mv x nope; [ -e nope ] && rm -rf /a",
 		"touch a.tmp; [ *.tmp = '*.tmp' ] || rm -rf /a",
 		"[ -n \"$X\" -o -z \"$Y\" ] || rm -rf /a",
+		// A redirection that fails makes the test false.
+		"[ -n x ] < /nonexistent || rm -rf /a",
+		"mkdir 1; [ -n x ] > 1 || rm -rf /a",
+		"[ -n x ] 2>/nonexistent/x || rm -rf /a",
+		// A binary operator in the middle decides three words.
+		"[ \\( -ef \\) ] || rm -rf /a",
+		"[ \\( -eq \\) ] || rm -rf /a",
 		// Code that runs again or later, in another state.
 		"X=; while true; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
 		"until false; do [ -n \"$X\" ] && rm -rf /a; X=1; done",
@@ -105,6 +113,68 @@ func TestUnknownTestsJudgeBoth(t *testing.T) {
 		cfg.Dialect = dialect
 		if got := render(Parse(`[ "$X" == "" ] || rm -rf /a`, cfg)); !strings.Contains(got, "rm -rf /a") {
 			t.Errorf("dialect %v: == in [ is an error there, the rm runs:\n%s", dialect, got)
+		}
+	}
+}
+
+// Every test the walker takes for known, bash decides the same way: each
+// expression is run by the real bash in a directory holding the file f,
+// and only the branch bash takes may be left unjudged.
+func TestKnownTestsAgreeWithBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash here")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, expr := range []string{
+		`[ \( -ef \) ]`, `[ '(' '>' ')' ]`, `[ \( -eq \) ]`, `[ \( x \) ]`, `[ ! -a x ]`, `[ ! = x ]`,
+		`[ -n ]`, `[ -z ]`, `[ ! ]`, `[ -n $NOPE ]`, `[ -z $NOPE ]`, `[ ! -n "" ]`, `[ ! a = b ]`,
+		`[[ abc == "*"* ]]`, `[[ abc == \** ]]`, `[[ abc == @(abc|x) ]]`, `[[ abc != +(a|b|c) ]]`,
+		`[[ abc == "a"* ]]`, `[[ abc == ab"c" ]]`, `[[ a.c == a'.'? ]]`, `[[ '*' == \* ]]`, `[[ 'a|b' == 'a|b' ]]`,
+		`[[ é == ? ]]`, `[[ é == "é" ]]`, `X=é; [ ${#X} = 1 ]`, `X=é; [[ ${#X} == 1 ]]`,
+		`[[ abc == a"[b]"c ]]`, `[[ a[b]c == a"[b]"c ]]`, `[[ -f f && ! -d f ]]`, `test -s f`, `[ -e nope ]`,
+	} {
+		script := "if " + expr + "; then rm -rf /t; else rm -rf /f; fi"
+		got := render(Parse(script, testConfig(dir)))
+		taken, fallen := strings.Contains(got, "rm -rf /t"), strings.Contains(got, "rm -rf /f")
+		if taken && fallen {
+			continue // unknown: both judged
+		}
+		cmd := exec.Command(bash, "-c", expr+" && echo true || echo false")
+		cmd.Dir, cmd.Env = dir, []string{"PATH=/usr/bin:/bin", "HOME=/home/dev"}
+		out, _ := cmd.Output()
+		if want := strings.TrimSpace(string(out)); (want == "true") != taken {
+			t.Errorf("%s: bash says %s, the walker judged only:\n%s", expr, want, got)
+		}
+	}
+}
+
+// A file the sandbox shows otherwise (Config.Seen: hidden, also behind
+// a link) is not tested on the judge's disk: both sides are judged.
+func TestFileTestUnseen(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(dir, "secret")
+	if err := os.MkdirAll(filepath.Join(secret, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{"[ -d secret/d ] || rm -rf /a", "[ -e link/d ] || rm -rf /a", "[ -e link/nope ] && rm -rf /a"} {
+		cfg := testConfig(dir)
+		cfg.Seen = func(path string) bool { return !strings.HasPrefix(path, secret) }
+		if got := render(Parse(script, cfg)); !strings.Contains(got, "rm -rf /a") {
+			t.Errorf("%q: rm -rf /a not judged:\n%s", script, got)
+		}
+		cfg.Seen = nil
+		if got := render(Parse(script, cfg)); strings.Contains(got, "rm -rf /a") {
+			t.Errorf("%q unconfined: the test is known, rm -rf /a cannot run:\n%s", script, got)
 		}
 	}
 }

@@ -68,9 +68,9 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // workspace ws. A foreign workspace is not looked at on disk: what git
 // could restore there is unknown; host says where git runs (nil: the
 // repository is not read), writable whether the sandbox lets the command
-// write a path, installed which script files are installed software (nil:
+// write a path, seen whether it shows the command a path as it is, installed which script files are installed software (nil:
 // none).
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, installed func(string) bool) *rules.Judgement {
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed func(string) bool) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ tells which credentials a dump of the environment would
 	// pass on (env | base64 asks when one is set, env | sort never).
@@ -83,6 +83,7 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 		Installed: installed, Pinned: inv.Pinned,
+		Seen: seen,
 	}
 	if inv.Mode == ModeCommand && inv.Shell != "" {
 		call := inv.shellCall()

@@ -115,7 +115,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			}
 			return j
 		}
-		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.writable(), ctx.installed)
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed)
 	})
 	if judgeErr != nil {
 		err = judgeErr
@@ -199,6 +199,34 @@ func (ctx *Context) writable() func(string) bool {
 			}
 		}
 		return false
+	}
+}
+
+// seen is what the judge asks of the sandbox before it reads a file
+// for a test ([ -e F ] || ...): whether the command will see path
+// (absolute, resolved) as the judge does. Nil when commands run
+// unconfined. What the sandbox lets the command write it shows as it is,
+// except the paths it hides (credentials, even under /tmp); anything else
+// may differ.
+func (ctx *Context) seen() func(string) bool {
+	writable := ctx.writable()
+	if writable == nil {
+		return nil
+	}
+	return func(path string) bool {
+		if !writable(path) {
+			return false
+		}
+		p, err := ctx.Policy()
+		if err != nil {
+			return false
+		}
+		for _, h := range slices.Concat(p.Hidden, p.HostSockets) {
+			if platform.Within(path, h) {
+				return false
+			}
+		}
+		return true
 	}
 }
 
