@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -159,6 +160,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 	}
 	var host string
 	var port int
+	var req *http.Request
 	if method == "CONNECT" {
 		h, p, err := net.SplitHostPort(target)
 		if err != nil {
@@ -188,7 +190,10 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 			h, p = strings.Trim(authority, "[]"), "80"
 		}
 		host, port = h, atoiPort(p)
-		head[0] = method + " " + path + " " + version
+		if req, err = oneRequest(method+" "+path+" "+version, head[1:], authority, br); err != nil {
+			reply(c, 400, "cordon's network proxy: "+err.Error()+"\n")
+			return
+		}
 	}
 	up, ref, err := s.connect(host, port)
 	switch {
@@ -205,23 +210,48 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 		if _, err := io.WriteString(c, version+" 200 Connection established\r\n\r\n"); err != nil {
 			return
 		}
-	} else {
-		var b strings.Builder
-		b.WriteString(head[0] + "\r\n")
-		for _, h := range head[1:] {
-			name, _, _ := strings.Cut(h, ":")
-			switch strings.ToLower(strings.TrimSpace(name)) {
-			case "proxy-connection", "proxy-authorization", "connection", "keep-alive":
-				continue
-			}
-			b.WriteString(h + "\r\n")
-		}
-		b.WriteString("Connection: close\r\n\r\n")
-		if _, err := io.WriteString(up, b.String()); err != nil {
-			return
-		}
+		pipe(c, br, up)
+		return
 	}
-	pipe(c, br, up)
+	// One request, its body framed as its headers say; what the client
+	// sends after it (a second request, maybe for another host) is
+	// read and dropped, not sent on.
+	go func() {
+		if req.Write(up) == nil {
+			io.Copy(io.Discard, br)
+		}
+		closeWrite(up)
+	}()
+	io.Copy(c, up)
+	closeWrite(c)
+}
+
+// oneRequest parses an absolute-URI request whose request line (in
+// origin form) and header lines were read, its body to come from br, to
+// be sent on as the one request of the connection: with the Host of its
+// URI (a different Host header would reach another site at the same
+// address), without the hop-by-hop headers, with "Connection: close".
+func oneRequest(line string, header []string, authority string, br *bufio.Reader) (*http.Request, error) {
+	var b strings.Builder
+	b.WriteString(line + "\r\n")
+	for _, h := range header {
+		name, _, _ := strings.Cut(h, ":")
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "host", "proxy-connection", "proxy-authorization", "connection", "keep-alive":
+			continue
+		}
+		b.WriteString(h + "\r\n")
+	}
+	b.WriteString("Host: " + authority + "\r\n\r\n")
+	req, err := http.ReadRequest(bufio.NewReader(io.MultiReader(strings.NewReader(b.String()), br)))
+	if err != nil {
+		return nil, fmt.Errorf("a request it cannot read: %v", err)
+	}
+	req.Close = true
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // none added
+	}
+	return req, nil
 }
 
 // readHead reads an HTTP request's head: its lines, without the empty
