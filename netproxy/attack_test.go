@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -101,4 +103,79 @@ func TestAttackHostHeader(t *testing.T) {
 	if n := strings.Count(string(all), "HTTP/1.1 "); n != 1 {
 		t.Errorf("%d answers, want 1: %q", n, all)
 	}
+}
+
+// flakyListener fails its first Accept as a process out of descriptors
+// does.
+type flakyListener struct {
+	net.Listener
+	failed bool
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	if !l.failed {
+		l.failed = true
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// TestAttackConnections: a command that opens connections without end
+// (idle ones, slowloris) gets at most MaxConns served at once, the rest
+// closed at once, and the proxy serves again when they end; a failure
+// to accept (no descriptor left) does not end the proxy.
+func TestAttackConnections(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test", "127.0.0.0/8"}, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	srv := &Server{Rules: mustCompile(t, []string{"127.0.0.0/8"}), MaxConns: 4}
+	go srv.Serve(&flakyListener{Listener: ln})
+	proxy := ln.Addr().String()
+	var idle []net.Conn
+	for range 4 {
+		c, err := net.Dial("tcp", proxy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	// One byte each: every idle connection is being served (no EOF).
+	for _, c := range idle {
+		c.Write([]byte("G"))
+	}
+	extra, err := net.Dial("tcp", proxy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := extra.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("a connection beyond MaxConns was not closed: %d %v", n, err)
+	}
+	idle[0].Close()
+	// A slot comes free when its connection ends: poll for it.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, body := rawAsk(t, proxy, fmt.Sprintf("127.0.0.1:%d", f.webPort), true)
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no connection served after one ended: %d %q", code, body)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func mustCompile(t *testing.T, allow []string) *Rules {
+	t.Helper()
+	r, err := Compile(allow, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

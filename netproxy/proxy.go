@@ -27,21 +27,43 @@ type Server struct {
 	Refused func(*Refusal)
 	// Timeout bounds resolving and connecting; 0 means 15 s.
 	Timeout time.Duration
+	// MaxConns bounds the connections served at once; 0 means 1024.
+	MaxConns int
 }
 
 // Serve accepts connections on ln and serves each on a goroutine of its
-// own, until ln is closed.
+// own, until ln is closed. It serves at most MaxConns at once: a
+// connection beyond is closed at once, so that a command cannot spend
+// the descriptors of the process that runs the proxy (the guard, the
+// session's manager). A failure to accept (no descriptor left) is
+// retried after a pause, not the end of the proxy.
 func (s *Server) Serve(ln net.Listener) error {
+	limit := s.MaxConns
+	if limit <= 0 {
+		limit = 1024
+	}
+	slots := make(chan struct{}, limit)
+	pause := time.Duration(0)
 	for {
 		c, err := ln.Accept()
 		if err != nil {
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
+			if errors.Is(err, net.ErrClosed) {
+				return err
 			}
-			return err
+			pause = min(max(pause*2, 5*time.Millisecond), time.Second)
+			time.Sleep(pause)
+			continue
 		}
-		go s.serve(c)
+		pause = 0
+		select {
+		case slots <- struct{}{}:
+			go func() {
+				defer func() { <-slots }()
+				s.serve(c)
+			}()
+		default:
+			c.Close()
+		}
 	}
 }
 
