@@ -63,7 +63,9 @@ func remoteHosts(ws string) []string {
 			continue
 		}
 		for _, h := range nethost.Hosts(val) {
-			if h != "" && !strings.ContainsAny(h, "/\\ ") {
+			// A remote names one host: "*" would be a glob of the rules
+			// (https://*/ opening every destination).
+			if h != "" && !strings.ContainsAny(h, "/\\ *") {
 				hosts = append(hosts, h)
 			}
 		}

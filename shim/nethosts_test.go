@@ -24,6 +24,9 @@ func TestNetAllow(t *testing.T) {
 	url = /srv/git/app.git
 [remote "loop"]
 	url = http://localhost:3000/app
+[remote "glob"]
+	url = https://*/x
+	pushurl = https://*.example.com:443/x
 [branch "main"]
 	remote = origin
 `), 0o600)
