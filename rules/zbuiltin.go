@@ -17607,6 +17607,10 @@ var builtinTable = table{
 			"docs.python.org:443",
 			"docs.npmjs.com:443",
 		},
+		Deny: []string{
+			"127.0.0.0/8:53",
+			"[::1]:53",
+		},
 	},
 	commands: []tableEntry{
 		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd474},
