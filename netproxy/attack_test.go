@@ -179,3 +179,38 @@ func mustCompile(t *testing.T, allow []string) *Rules {
 	}
 	return r
 }
+
+// TestAttackFraming: a plain-HTTP body whose length two readers could
+// read differently (Content-Length with Transfer-Encoding, two lengths,
+// an unknown coding) is refused, and a chunked body goes on whole while
+// a request hidden after it does not.
+func TestAttackFraming(t *testing.T) {
+	f := newFixture(t, []string{"allowed.test", "127.0.0.0/8"}, nil)
+	send := func(req string) string {
+		c, err := net.Dial("tcp", f.proxy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(c, req)
+		all, _ := io.ReadAll(c)
+		return string(all)
+	}
+	url := fmt.Sprintf("http://allowed.test:%d/a", f.webPort)
+	for _, headers := range []string{
+		"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n",
+		"Content-Length: 2\r\nContent-Length: 40\r\n",
+		"Transfer-Encoding: gzip, chunked\r\n",
+		"Content-Length: +2\r\n",
+	} {
+		got := send("POST " + url + " HTTP/1.1\r\n" + headers + "\r\n2\r\nok\r\n0\r\n\r\nGET http://other.test/ HTTP/1.1\r\n\r\n")
+		if !strings.HasPrefix(got, "HTTP/1.1 400") || strings.Contains(got, "hello") {
+			t.Errorf("%q: not refused: %q", headers, got)
+		}
+	}
+	got := send("POST " + url + " HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n3\r\nabc\r\n0\r\n\r\nGET http://other.test/b HTTP/1.1\r\nHost: other.test\r\n\r\n")
+	if want := fmt.Sprintf("hello allowed.test:%d /a 5", f.webPort); !strings.Contains(got, want) || strings.Count(got, "HTTP/1.1 ") != 1 {
+		t.Errorf("chunked body: want one answer with %q: %q", want, got)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -182,7 +181,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 	}
 	var host string
 	var port int
-	var req *http.Request
+	var req *request
 	if method == "CONNECT" {
 		h, p, err := net.SplitHostPort(target)
 		if err != nil {
@@ -212,7 +211,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 			h, p = strings.Trim(authority, "[]"), "80"
 		}
 		host, port = h, atoiPort(p)
-		if req, err = oneRequest(method+" "+path+" "+version, head[1:], authority, br); err != nil {
+		if req, err = oneRequest(method+" "+path+" "+version, head[1:], authority); err != nil {
 			reply(c, 400, "cordon's network proxy: "+err.Error()+"\n")
 			return
 		}
@@ -239,7 +238,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 	// sends after it (a second request, maybe for another host) is
 	// read and dropped, not sent on.
 	go func() {
-		if req.Write(up) == nil {
+		if req.write(up, br) == nil {
 			io.Copy(io.Discard, br)
 		}
 		closeWrite(up)
@@ -248,32 +247,129 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 	closeWrite(c)
 }
 
-// oneRequest parses an absolute-URI request whose request line (in
-// origin form) and header lines were read, its body to come from br, to
-// be sent on as the one request of the connection: with the Host of its
-// URI (a different Host header would reach another site at the same
-// address), without the hop-by-hop headers, with "Connection: close".
-func oneRequest(line string, header []string, authority string, br *bufio.Reader) (*http.Request, error) {
+// request is one plain-HTTP request to send on: its head, rewritten,
+// and how its body is framed.
+type request struct {
+	head   string
+	length int64 // the body's length, or -1 for a chunked body
+}
+
+// oneRequest makes, from an absolute-URI request whose request line (in
+// origin form) and header lines were read, the one request of the
+// connection: with the Host of its URI (a different Host header would
+// reach another site at the same address), without the hop-by-hop
+// headers, with "Connection: close". A body whose length its headers do
+// not tell in one way only (both Content-Length and Transfer-Encoding,
+// lengths that differ, a coding other than chunked) is refused: two
+// readers could frame it differently and see a second request in it.
+func oneRequest(line string, header []string, authority string) (*request, error) {
+	r := &request{}
 	var b strings.Builder
 	b.WriteString(line + "\r\n")
+	lengths, codings := []string{}, []string{}
 	for _, h := range header {
-		name, _, _ := strings.Cut(h, ":")
-		switch strings.ToLower(strings.TrimSpace(name)) {
-		case "host", "proxy-connection", "proxy-authorization", "connection", "keep-alive":
+		name, value, ok := strings.Cut(h, ":")
+		if !ok || name != strings.TrimSpace(name) || name == "" {
+			return nil, fmt.Errorf("a malformed header line %q", h)
+		}
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(name) {
+		case "host", "proxy-connection", "proxy-authorization", "connection", "keep-alive", "te", "upgrade":
 			continue
+		case "content-length":
+			lengths = append(lengths, value)
+		case "transfer-encoding":
+			codings = append(codings, value)
 		}
 		b.WriteString(h + "\r\n")
 	}
-	b.WriteString("Host: " + authority + "\r\n\r\n")
-	req, err := http.ReadRequest(bufio.NewReader(io.MultiReader(strings.NewReader(b.String()), br)))
-	if err != nil {
-		return nil, fmt.Errorf("a request it cannot read: %v", err)
+	b.WriteString("Host: " + authority + "\r\nConnection: close\r\n\r\n")
+	r.head = b.String()
+	switch {
+	case len(codings) > 0 && len(lengths) > 0:
+		return nil, errors.New("a request with both Content-Length and Transfer-Encoding")
+	case len(codings) > 0:
+		if len(codings) != 1 || !strings.EqualFold(codings[0], "chunked") {
+			return nil, fmt.Errorf("a transfer coding it does not frame (%s)", strings.Join(codings, ", "))
+		}
+		r.length = -1
+	case len(lengths) > 0:
+		n, err := strconv.ParseInt(lengths[0], 10, 64)
+		for _, l := range lengths[1:] {
+			if l != lengths[0] {
+				err = errors.New("differ")
+			}
+		}
+		if err != nil || n < 0 || lengths[0][0] == '+' {
+			return nil, fmt.Errorf("a Content-Length it cannot read (%s)", strings.Join(lengths, ", "))
+		}
+		r.length = n
 	}
-	req.Close = true
-	if _, ok := req.Header["User-Agent"]; !ok {
-		req.Header["User-Agent"] = []string{""} // none added
+	return r, nil
+}
+
+// write sends the request's head and its body, read from br as framed,
+// and nothing after it.
+func (r *request) write(up io.Writer, br *bufio.Reader) error {
+	if _, err := io.WriteString(up, r.head); err != nil {
+		return err
 	}
-	return req, nil
+	if r.length >= 0 {
+		_, err := io.CopyN(up, br, r.length)
+		return err
+	}
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			return err
+		}
+		size, _, _ := strings.Cut(line, ";")
+		n, err := strconv.ParseInt(strings.TrimSpace(size), 16, 64)
+		if err != nil || n < 0 {
+			return fmt.Errorf("a chunk size it cannot read: %q", line)
+		}
+		if _, err := io.WriteString(up, line+"\r\n"); err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		if _, err := io.CopyN(up, br, n); err != nil {
+			return err
+		}
+		if crlf, err := readLine(br); err != nil || crlf != "" {
+			return errors.New("a chunk not ended by CRLF")
+		}
+		if _, err := io.WriteString(up, "\r\n"); err != nil {
+			return err
+		}
+	}
+	for { // the trailer, up to its empty line
+		line, err := readLine(br)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(up, line+"\r\n"); err != nil || line == "" {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of at most 8 KiB, without its CRLF.
+func readLine(br *bufio.Reader) (string, error) {
+	var b []byte
+	for {
+		part, more, err := br.ReadLine()
+		if err != nil {
+			return "", err
+		}
+		if b = append(b, part...); len(b) > 8<<10 {
+			return "", errors.New("a line too long")
+		}
+		if !more {
+			return string(b), nil
+		}
+	}
 }
 
 // readHead reads an HTTP request's head: its lines, without the empty
