@@ -66,6 +66,7 @@ type landlockBackend struct {
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
 	mounts   *mountPlan        // nil without a mount namespace
 	isDir    func(string) bool // reports directories; nil is [isDir]
+	stateDir string            // cordon's state directory: the allowlist's proxy socket and forwarder link
 }
 
 // newLandlock returns the Landlock backend for policy p, or an error that
@@ -128,8 +129,8 @@ func (l *landlockBackend) Degraded() []string { return l.degradations() }
 // it ends). It returns only when something failed, saying what; the
 // program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
-	if l.userns {
-		return l.usernsExec(path, argv, env, dir)
+	if l.userns || l.servesProxy() {
+		return l.execChild(path, argv, env, dir)
 	}
 	errc := make(chan error, 1)
 	go func() {
@@ -485,6 +486,10 @@ type mountPlan struct {
 	// by the time the mounts are made (its program removed it) needs no
 	// cover, as one made after the start gets none.
 	sockets []string
+	// through are files bound back, each at its own path, into the
+	// masked directories that hold them: the allowlist's proxy socket
+	// and the forwarder's link (as the binary it points to).
+	through []string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -498,7 +503,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{}
+	m := &mountPlan{through: p.through()}
 	if p.PrivateTmp {
 		m.privateTmp = true
 		roots := slices.Sorted(slices.Values(p.WritableRoots())) // parents first
@@ -578,6 +583,16 @@ func (m *mountPlan) apply() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
 	}
+	// Opened before anything covers them.
+	through := make([]int, len(m.through))
+	for i, f := range m.through {
+		fd, err := unix.Open(f, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot reach the network allowlist's %s: %w", f, err)
+		}
+		defer unix.Close(fd)
+		through[i] = fd
+	}
 	if m.privateTmp {
 		if err := mountPrivateTmp(m.keep); err != nil {
 			return err
@@ -589,11 +604,54 @@ func (m *mountPlan) apply() error {
 		}
 	}
 	for _, d := range m.maskDirs {
+		if slices.ContainsFunc(m.through, func(f string) bool { return Within(f, d) }) {
+			if err := maskDirWith(d, m.through, through); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k"); err != nil {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
 	return maskFiles(m.maskFiles, m.sockets)
+}
+
+// maskDirWith hides directory d under an empty tmpfs, as apply does,
+// but for those of files inside it (open at fds) bound back at their
+// paths; the directories on the way can be entered, not listed.
+func maskDirWith(d string, files []string, fds []int) error {
+	fail := func(err error) error {
+		return fmt.Errorf("cannot hide %s but for the network allowlist's files: %w", d, err)
+	}
+	if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=111,size=4k"); err != nil {
+		return fail(err)
+	}
+	for i, f := range files {
+		rel, err := filepath.Rel(d, filepath.Dir(f))
+		if err != nil || !Within(f, d) {
+			continue
+		}
+		dir := d
+		for _, name := range strings.Split(rel, "/") {
+			if name == "." {
+				continue
+			}
+			dir = filepath.Join(dir, name)
+			if err := unix.Mkdir(dir, 0o111); err != nil && !errors.Is(err, unix.EEXIST) {
+				return fail(err)
+			}
+		}
+		fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fail(err)
+		}
+		unix.Close(fd)
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fds[i]), f, "", unix.MS_BIND, ""); err != nil {
+			return fail(err)
+		}
+	}
+	return remountReadOnly(d)
 }
 
 // maskFiles lays an empty file that no one may read (mode 0000, owned by

@@ -128,6 +128,52 @@ func (b *bwrapBackend) withProxy() (*bwrapBackend, *hostProxy, error) {
 	return &c, h, nil
 }
 
+// servesProxy reports whether a start serves the allowlist's proxy:
+// not in the setup step, whose caller serves it already.
+func (l *landlockBackend) servesProxy() bool {
+	return l.p.Network == NetworkAllowlist && l.p.Proxy == ""
+}
+
+// withProxy returns l for one start and the program to run: with the
+// network allowlist, a copy of l whose policy names a proxy started for
+// it (the caller stops it when the program has ended), and the program
+// behind the forwarder: this binary itself (the link in the state
+// directory may be hidden), argv[0] the link, which names the role.
+func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBackend, *hostProxy, string, []string, error) {
+	if !l.servesProxy() {
+		return l, nil, path, argv, nil
+	}
+	if !l.netns {
+		return nil, nil, "", nil, errors.New("landlock: the network allowlist needs a network namespace of the command's own, which cannot be made here; set sandbox.network to on or off")
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return nil, nil, "", nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
+	}
+	h, err := startProxy(l.p, l.stateDir)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	cmd, err := netWrap(l.stateDir, h.sock, path, argv)
+	if err != nil {
+		h.stop()
+		return nil, nil, "", nil, err
+	}
+	p := *l.p
+	p.Proxy, p.NetLink, p.Sockets = h.sock, cmd[0], append(slices.Clip(p.Sockets), h.sock)
+	c := *l
+	c.p = &p
+	if l.mounts != nil {
+		m := *l.mounts
+		m.through = p.through()
+		c.mounts = &m
+	}
+	return &c, h, self, cmd, nil
+}
+
 // netArgs are bwrap's options for the policy's network: its own network
 // namespace unless the network is on, and the proxy's socket bound in
 // for the allowlist.
@@ -140,12 +186,30 @@ func (b *bwrapBackend) netArgs() []string {
 
 // proxyMount binds the proxy's socket into the sandbox at its own path
 // (in the sessions' directory, an empty directory there, which gets
-// search permission for it), for the allowlist.
+// search permission for it), and the link that runs the forwarder
+// (cordon's binary at that path), for the allowlist.
 func (b *bwrapBackend) proxyMount() []string {
 	if b.policy.Network != NetworkAllowlist {
 		return nil
 	}
-	return []string{"--ro-bind", b.socket(), b.socket()}
+	a := []string{"--ro-bind", b.socket(), b.socket()}
+	if link, err := RoleLink(b.stateDir, NetRole); err == nil {
+		a = append(a, "--ro-bind", link, link)
+	}
+	return a
+}
+
+// through are the files of the allowlist that a start binds back into
+// the hidden directories holding them: the proxy's socket and the link
+// that runs the forwarder.
+func (p *Policy) through() []string {
+	var out []string
+	for _, f := range []string{p.Proxy, p.NetLink} {
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // socket is the proxy's socket, or, before one is started (cordon
@@ -161,11 +225,20 @@ func (b *bwrapBackend) socket() string {
 // itself starts first, as NetRole, and execs the program with argv kept
 // (so bwrap's --argv0 is not needed).
 func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
-	link, err := RoleLink(b.stateDir, NetRole)
+	cmd, err := netWrap(b.stateDir, b.socket(), path, argv)
+	return append([]string{"--"}, cmd...), err
+}
+
+// netWrap is the command line that runs the program at path with argv
+// behind the forwarder for the proxy at sock: [link, sock, path,
+// argv...], link being the path that runs cordon as NetRole (which is
+// also its argv[0]).
+func netWrap(stateDir, sock, path string, argv []string) ([]string, error) {
+	link, err := RoleLink(stateDir, NetRole)
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
 	}
-	return append([]string{"--", link, b.socket(), path}, argv...), nil
+	return append([]string{link, sock, path}, argv...), nil
 }
 
 // NetMain is cordon inside the sandbox as NetRole (see there). It
