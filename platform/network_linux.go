@@ -186,17 +186,12 @@ func (b *bwrapBackend) netArgs() []string {
 
 // proxyMount binds the proxy's socket into the sandbox at its own path
 // (in the sessions' directory, an empty directory there, which gets
-// search permission for it), and the link that runs the forwarder
-// (cordon's binary at that path), for the allowlist.
+// search permission for it), for the allowlist.
 func (b *bwrapBackend) proxyMount() []string {
 	if b.policy.Network != NetworkAllowlist {
 		return nil
 	}
-	a := []string{"--ro-bind", b.socket(), b.socket()}
-	if link, err := RoleLink(b.stateDir, NetRole); err == nil {
-		a = append(a, "--ro-bind", link, link)
-	}
-	return a
+	return []string{"--ro-bind", b.socket(), b.socket()}
 }
 
 // through are the files of the allowlist that a start binds back into

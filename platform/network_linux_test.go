@@ -89,11 +89,11 @@ func TestNetworkAllowlist(t *testing.T) {
 func testAllowlist(t *testing.T, backend string, webPort, closedPort int, mu *sync.Mutex, accepted *int, refused *[]string) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET=hunter2\n"), 0o600)
-	// The state directory, which holds the proxy's socket, is hidden,
-	// as cordon's own is.
+	// The sessions' directory, which holds the proxy's socket, is
+	// hidden, as cordon's own is.
 	stateDir := t.TempDir()
 	os.MkdirAll(SessionsDir(stateDir), 0o700)
-	s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist, Hidden: []string{stateDir},
+	s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist, Hidden: []string{SessionsDir(stateDir)},
 		NetAllow: []string{"allowed.test", "meta.test", "127.0.0.0/8"},
 		NetDeny:  []string{fmt.Sprintf("127.0.0.1:%d", closedPort)}}
 	p, err := NewPolicy(s, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()})
