@@ -624,9 +624,12 @@ func maskDirWith(d string, files []string, fds []int) error {
 	fail := func(err error) error {
 		return fmt.Errorf("cannot hide %s but for the network allowlist's files: %w", d, err)
 	}
-	if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=111,size=4k"); err != nil {
+	// Made writable by its owner (in a user namespace, the setup step
+	// holds no capability over files), then closed.
+	if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
 		return fail(err)
 	}
+	dirs := []string{d}
 	for i, f := range files {
 		rel, err := filepath.Rel(d, filepath.Dir(f))
 		if err != nil || !Within(f, d) {
@@ -638,9 +641,10 @@ func maskDirWith(d string, files []string, fds []int) error {
 				continue
 			}
 			dir = filepath.Join(dir, name)
-			if err := unix.Mkdir(dir, 0o111); err != nil && !errors.Is(err, unix.EEXIST) {
+			if err := unix.Mkdir(dir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 				return fail(err)
 			}
+			dirs = append(dirs, dir)
 		}
 		fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -648,6 +652,11 @@ func maskDirWith(d string, files []string, fds []int) error {
 		}
 		unix.Close(fd)
 		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fds[i]), f, "", unix.MS_BIND, ""); err != nil {
+			return fail(err)
+		}
+	}
+	for _, dir := range dirs {
+		if err := unix.Chmod(dir, 0o111); err != nil {
 			return fail(err)
 		}
 	}
