@@ -486,10 +486,9 @@ type mountPlan struct {
 	// by the time the mounts are made (its program removed it) needs no
 	// cover, as one made after the start gets none.
 	sockets []string
-	// through are files bound back, each at its own path, into the
-	// masked directories that hold them: the allowlist's proxy socket
-	// and the forwarder's link (as the binary it points to).
-	through []string
+	// proxy is the allowlist's proxy socket ([Policy.Proxy]), bound
+	// back at its path into the masked directory that holds it.
+	proxy string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -503,7 +502,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{through: p.through()}
+	m := &mountPlan{proxy: p.Proxy}
 	if p.PrivateTmp {
 		m.privateTmp = true
 		roots := slices.Sorted(slices.Values(p.WritableRoots())) // parents first
@@ -583,15 +582,15 @@ func (m *mountPlan) apply() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
 	}
-	// Opened before anything covers them.
-	through := make([]int, len(m.through))
-	for i, f := range m.through {
-		fd, err := unix.Open(f, unix.O_PATH|unix.O_CLOEXEC, 0)
+	proxy := -1
+	if m.proxy != "" {
+		// Opened before anything covers it.
+		fd, err := unix.Open(m.proxy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return fmt.Errorf("cannot reach the network allowlist's %s: %w", f, err)
+			return fmt.Errorf("cannot reach the network proxy's socket: %w", err)
 		}
 		defer unix.Close(fd)
-		through[i] = fd
+		proxy = fd
 	}
 	if m.privateTmp {
 		if err := mountPrivateTmp(m.keep); err != nil {
@@ -604,8 +603,8 @@ func (m *mountPlan) apply() error {
 		}
 	}
 	for _, d := range m.maskDirs {
-		if slices.ContainsFunc(m.through, func(f string) bool { return Within(f, d) }) {
-			if err := maskDirWith(d, m.through, through); err != nil {
+		if proxy >= 0 && Within(m.proxy, d) {
+			if err := maskDirWith(d, m.proxy, proxy); err != nil {
 				return err
 			}
 			continue
@@ -618,42 +617,39 @@ func (m *mountPlan) apply() error {
 }
 
 // maskDirWith hides directory d under an empty tmpfs, as apply does,
-// but for those of files inside it (open at fds) bound back at their
-// paths; the directories on the way can be entered, not listed.
-func maskDirWith(d string, files []string, fds []int) error {
+// but for the socket at sock inside it (open at fd), bound back at its
+// path; the directories on the way to it can be entered, not listed.
+func maskDirWith(d, sock string, fd int) error {
 	fail := func(err error) error {
-		return fmt.Errorf("cannot hide %s but for the network allowlist's files: %w", d, err)
+		return fmt.Errorf("cannot hide %s but for the network proxy's socket: %w", d, err)
 	}
 	// Made writable by its owner (in a user namespace, the setup step
 	// holds no capability over files), then closed.
 	if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
 		return fail(err)
 	}
+	rel, err := filepath.Rel(d, filepath.Dir(sock))
+	if err != nil {
+		return fail(err)
+	}
 	dirs := []string{d}
-	for i, f := range files {
-		rel, err := filepath.Rel(d, filepath.Dir(f))
-		if err != nil || !Within(f, d) {
+	for _, name := range strings.Split(rel, "/") {
+		if name == "." {
 			continue
 		}
-		dir := d
-		for _, name := range strings.Split(rel, "/") {
-			if name == "." {
-				continue
-			}
-			dir = filepath.Join(dir, name)
-			if err := unix.Mkdir(dir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
-				return fail(err)
-			}
-			dirs = append(dirs, dir)
-		}
-		fd, err := unix.Open(f, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
-		if err != nil {
+		dir := filepath.Join(dirs[len(dirs)-1], name)
+		if err := unix.Mkdir(dir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 			return fail(err)
 		}
-		unix.Close(fd)
-		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fds[i]), f, "", unix.MS_BIND, ""); err != nil {
-			return fail(err)
-		}
+		dirs = append(dirs, dir)
+	}
+	f, err := unix.Open(sock, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	unix.Close(f)
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), sock, "", unix.MS_BIND, ""); err != nil {
+		return fail(err)
 	}
 	for _, dir := range dirs {
 		if err := unix.Chmod(dir, 0o111); err != nil {

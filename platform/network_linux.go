@@ -137,8 +137,8 @@ func (l *landlockBackend) servesProxy() bool {
 // withProxy returns l for one start and the program to run: with the
 // network allowlist, a copy of l whose policy names a proxy started for
 // it (the caller stops it when the program has ended), and the program
-// behind the forwarder: this binary itself (the link in the state
-// directory may be hidden), argv[0] the link, which names the role.
+// behind the forwarder: this binary itself, argv[0] the link that names
+// the role.
 func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBackend, *hostProxy, string, []string, error) {
 	if !l.servesProxy() {
 		return l, nil, path, argv, nil
@@ -163,12 +163,12 @@ func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBacken
 		return nil, nil, "", nil, err
 	}
 	p := *l.p
-	p.Proxy, p.NetLink, p.Sockets = h.sock, cmd[0], append(slices.Clip(p.Sockets), h.sock)
+	p.Proxy, p.Sockets = h.sock, append(slices.Clip(p.Sockets), h.sock)
 	c := *l
 	c.p = &p
 	if l.mounts != nil {
 		m := *l.mounts
-		m.through = p.through()
+		m.proxy = h.sock
 		c.mounts = &m
 	}
 	return &c, h, self, cmd, nil
@@ -192,19 +192,6 @@ func (b *bwrapBackend) proxyMount() []string {
 		return nil
 	}
 	return []string{"--ro-bind", b.socket(), b.socket()}
-}
-
-// through are the files of the allowlist that a start binds back into
-// the hidden directories holding them: the proxy's socket and the link
-// that runs the forwarder.
-func (p *Policy) through() []string {
-	var out []string
-	for _, f := range []string{p.Proxy, p.NetLink} {
-		if f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // socket is the proxy's socket, or, before one is started (cordon

@@ -155,9 +155,6 @@ type Policy struct {
 	// passes it to its setup step): bound into the hidden directory
 	// that holds it, and connectable.
 	Proxy string `json:"proxy,omitempty"`
-	// NetLink is the link that runs the allowlist's forwarder
-	// ([RoleLink]), bound in with Proxy.
-	NetLink string `json:"net_link,omitempty"`
 	// PrivateTmp gives the program an empty /tmp of its own.
 	PrivateTmp bool `json:"private_tmp,omitempty"`
 	// Limits are the resource limits.
