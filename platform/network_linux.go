@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -255,16 +256,19 @@ func NetMain(args []string) int {
 	}
 	// The forwarder is a process of its own, in a session of its own so
 	// that the command's group signals do not reach it; it ends with the
-	// sandbox (bwrap's init ends when the program does). What the
+	// program (its parent death signal: the program is this thread once
+	// exec'd, which the fork and the exec are both made from), as bwrap's
+	// sandbox does; Landlock's has no pid namespace to end it. What the
 	// program inherits (the agent's pipes, a keeper's control socket)
 	// is kept from it: close-on-exec while it starts, then inherited
 	// again by the program.
 	inherited := markCloseOnExec()
+	runtime.LockOSThread()
 	// (syscall.ForkExec, not os.StartProcess, which first forks once
 	// more to probe for pidfds.)
 	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock}, &syscall.ProcAttr{
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	for _, fd := range inherited {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)

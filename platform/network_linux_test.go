@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/netproxy"
 )
@@ -199,5 +201,22 @@ true
 	}
 	if left, _ := filepath.Glob(filepath.Join(SessionsDir(stateDir), "proxy-*")); len(left) > 0 {
 		t.Errorf("the proxy's socket outlived the command: %v", left)
+	}
+	// The forwarder ends with the program (Landlock has no pid
+	// namespace that would end it).
+	serve := NetRole + "\x00serve\x00" + SessionsDir(stateDir)
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		left := slices.ContainsFunc(cmdlines, func(f string) bool {
+			data, _ := os.ReadFile(f)
+			return strings.HasPrefix(string(data), serve)
+		})
+		if !left {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("the forwarder outlived the command")
+			break
+		}
 	}
 }
