@@ -66,6 +66,7 @@ type landlockBackend struct {
 	filter   []unix.SockFilter // nil when there is no filter for this architecture
 	mounts   *mountPlan        // nil without a mount namespace
 	isDir    func(string) bool // reports directories; nil is [isDir]
+	stateDir string            // cordon's state directory: the allowlist's proxy socket and forwarder link
 }
 
 // newLandlock returns the Landlock backend for policy p, or an error that
@@ -128,8 +129,8 @@ func (l *landlockBackend) Degraded() []string { return l.degradations() }
 // it ends). It returns only when something failed, saying what; the
 // program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
-	if l.userns {
-		return l.usernsExec(path, argv, env, dir)
+	if l.userns || l.servesProxy() {
+		return l.execChild(path, argv, env, dir)
 	}
 	errc := make(chan error, 1)
 	go func() {
@@ -485,6 +486,9 @@ type mountPlan struct {
 	// by the time the mounts are made (its program removed it) needs no
 	// cover, as one made after the start gets none.
 	sockets []string
+	// proxy is the allowlist's proxy socket ([Policy.Proxy]), bound
+	// back at its path into the masked directory that holds it.
+	proxy string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -498,7 +502,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{}
+	m := &mountPlan{proxy: p.Proxy}
 	if p.PrivateTmp {
 		m.privateTmp = true
 		roots := slices.Sorted(slices.Values(p.WritableRoots())) // parents first
@@ -578,6 +582,16 @@ func (m *mountPlan) apply() error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("cannot make the mounts private: %w", err)
 	}
+	proxy := -1
+	if m.proxy != "" {
+		// Opened before anything covers it.
+		fd, err := unix.Open(m.proxy, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot reach the network proxy's socket: %w", err)
+		}
+		defer unix.Close(fd)
+		proxy = fd
+	}
 	if m.privateTmp {
 		if err := mountPrivateTmp(m.keep); err != nil {
 			return err
@@ -589,11 +603,60 @@ func (m *mountPlan) apply() error {
 		}
 	}
 	for _, d := range m.maskDirs {
+		if proxy >= 0 && Within(m.proxy, d) {
+			if err := maskDirWith(d, m.proxy, proxy); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k"); err != nil {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
 	return maskFiles(m.maskFiles, m.sockets)
+}
+
+// maskDirWith hides directory d under an empty tmpfs, as apply does,
+// but for the socket at sock inside it (open at fd), bound back at its
+// path; the directories on the way to it can be entered, not listed.
+func maskDirWith(d, sock string, fd int) error {
+	fail := func(err error) error {
+		return fmt.Errorf("cannot hide %s but for the network proxy's socket: %w", d, err)
+	}
+	// Made writable by its owner (in a user namespace, the setup step
+	// holds no capability over files), then closed.
+	if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=4k"); err != nil {
+		return fail(err)
+	}
+	rel, err := filepath.Rel(d, filepath.Dir(sock))
+	if err != nil {
+		return fail(err)
+	}
+	dirs := []string{d}
+	for _, name := range strings.Split(rel, "/") {
+		if name == "." {
+			continue
+		}
+		dir := filepath.Join(dirs[len(dirs)-1], name)
+		if err := unix.Mkdir(dir, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+			return fail(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	f, err := unix.Open(sock, unix.O_CREAT|unix.O_EXCL|unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fail(err)
+	}
+	unix.Close(f)
+	if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fd), sock, "", unix.MS_BIND, ""); err != nil {
+		return fail(err)
+	}
+	for _, dir := range dirs {
+		if err := unix.Chmod(dir, 0o111); err != nil {
+			return fail(err)
+		}
+	}
+	return remountReadOnly(d)
 }
 
 // maskFiles lays an empty file that no one may read (mode 0000, owned by

@@ -817,7 +817,8 @@ func TestLandlockSocketVanished(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}}, os.Environ())
+	// (The network off: the allowlist's proxy needs a state directory.)
+	p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{"/tmp"}, Network: NetworkOff}, os.Environ())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,15 +58,16 @@ var NetRefused func(p *Policy, r *netproxy.Refusal)
 func SessionsDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
 // allowlistFallback is for a backend that cannot enforce the network
-// allowlist (Landlock, Seatbelt): the default allowlist becomes the
+// allowlist here (Seatbelt; Landlock without a network namespace of its
+// own), why says what it lacks: the default allowlist becomes the
 // network on, which the backend's report says; an allowlist the
 // settings ask for is an error.
-func allowlistFallback(p *Policy, backend string) error {
+func allowlistFallback(p *Policy, backend, why string) error {
 	if p == nil || p.Network != NetworkAllowlist {
 		return nil
 	}
 	if !p.NetworkDefault {
-		return fmt.Errorf("%s: the network allowlist needs the bwrap backend (a network namespace of its own, see docs/network.md): install bubblewrap, or set sandbox.network to on or off", backend)
+		return fmt.Errorf("%s: the network allowlist needs %s (see docs/network.md): set sandbox.network to on or off", backend, why)
 	}
 	p.Network, p.NetAllow, p.NetDeny = NetworkOn, nil, nil
 	return nil

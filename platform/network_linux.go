@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +129,52 @@ func (b *bwrapBackend) withProxy() (*bwrapBackend, *hostProxy, error) {
 	return &c, h, nil
 }
 
+// servesProxy reports whether a start serves the allowlist's proxy:
+// not in the setup step, whose caller serves it already.
+func (l *landlockBackend) servesProxy() bool {
+	return l.p.Network == NetworkAllowlist && l.p.Proxy == ""
+}
+
+// withProxy returns l for one start and the program to run: with the
+// network allowlist, a copy of l whose policy names a proxy started for
+// it (the caller stops it when the program has ended), and the program
+// behind the forwarder: this binary itself, argv[0] the link that names
+// the role.
+func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBackend, *hostProxy, string, []string, error) {
+	if !l.servesProxy() {
+		return l, nil, path, argv, nil
+	}
+	if !l.netns {
+		return nil, nil, "", nil, errors.New("landlock: the network allowlist needs a network namespace of the command's own, which cannot be made here; set sandbox.network to on or off")
+	}
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		return nil, nil, "", nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
+	}
+	h, err := startProxy(l.p, l.stateDir)
+	if err != nil {
+		return nil, nil, "", nil, err
+	}
+	cmd, err := netWrap(l.stateDir, h.sock, path, argv)
+	if err != nil {
+		h.stop()
+		return nil, nil, "", nil, err
+	}
+	p := *l.p
+	p.Proxy, p.Sockets = h.sock, append(slices.Clip(p.Sockets), h.sock)
+	c := *l
+	c.p = &p
+	if l.mounts != nil {
+		m := *l.mounts
+		m.proxy = h.sock
+		c.mounts = &m
+	}
+	return &c, h, self, cmd, nil
+}
+
 // netArgs are bwrap's options for the policy's network: its own network
 // namespace unless the network is on, and the proxy's socket bound in
 // for the allowlist.
@@ -161,11 +208,20 @@ func (b *bwrapBackend) socket() string {
 // itself starts first, as NetRole, and execs the program with argv kept
 // (so bwrap's --argv0 is not needed).
 func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
-	link, err := RoleLink(b.stateDir, NetRole)
+	cmd, err := netWrap(b.stateDir, b.socket(), path, argv)
+	return append([]string{"--"}, cmd...), err
+}
+
+// netWrap is the command line that runs the program at path with argv
+// behind the forwarder for the proxy at sock: [link, sock, path,
+// argv...], link being the path that runs cordon as NetRole (which is
+// also its argv[0]).
+func netWrap(stateDir, sock, path string, argv []string) ([]string, error) {
+	link, err := RoleLink(stateDir, NetRole)
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
 	}
-	return append([]string{"--", link, b.socket(), path}, argv...), nil
+	return append([]string{link, sock, path}, argv...), nil
 }
 
 // NetMain is cordon inside the sandbox as NetRole (see there). It
@@ -200,16 +256,19 @@ func NetMain(args []string) int {
 	}
 	// The forwarder is a process of its own, in a session of its own so
 	// that the command's group signals do not reach it; it ends with the
-	// sandbox (bwrap's init ends when the program does). What the
+	// program (its parent death signal: the program is this thread once
+	// exec'd, which the fork and the exec are both made from), as bwrap's
+	// sandbox does; Landlock's has no pid namespace to end it. What the
 	// program inherits (the agent's pipes, a keeper's control socket)
 	// is kept from it: close-on-exec while it starts, then inherited
 	// again by the program.
 	inherited := markCloseOnExec()
+	runtime.LockOSThread()
 	// (syscall.ForkExec, not os.StartProcess, which first forks once
 	// more to probe for pidfds.)
 	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock}, &syscall.ProcAttr{
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
+		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	for _, fd := range inherited {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0)

@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/netproxy"
 )
@@ -26,11 +28,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestNetworkAllowlistBwrap runs one bash in bwrap with the allowlist and
-// tries, from inside, what the allowlist must let through and what it
-// must stop: local servers on the host's loopback stand in for the
-// outside, names are resolved by the proxy's table.
-func TestNetworkAllowlistBwrap(t *testing.T) {
+// TestNetworkAllowlist runs one bash with the allowlist under each
+// backend and tries, from inside, what the allowlist must let through
+// and what it must stop: local servers on the host's loopback stand in
+// for the outside, names are resolved by the proxy's table.
+func TestNetworkAllowlist(t *testing.T) {
 	t.Parallel()
 	web := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "hello from %s", r.Host)
@@ -75,16 +77,43 @@ func TestNetworkAllowlistBwrap(t *testing.T) {
 	}
 	defer func() { testResolve, NetRefused = nil, nil }()
 
+	for _, backend := range []string{BackendBwrap, BackendLandlock} {
+		t.Run(backend, func(t *testing.T) {
+			mu.Lock()
+			refused = nil
+			mu.Unlock()
+			testAllowlist(t, backend, webPort, closedPort, &mu, &accepted, &refused)
+		})
+	}
+}
+
+// testAllowlist is TestNetworkAllowlist under one backend.
+func testAllowlist(t *testing.T, backend string, webPort, closedPort int, mu *sync.Mutex, accepted *int, refused *[]string) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, ".env"), []byte("SECRET=hunter2\n"), 0o600)
-	s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist,
+	// The sessions' directory, which holds the proxy's socket, is
+	// hidden, as cordon's own is.
+	stateDir := t.TempDir()
+	os.MkdirAll(SessionsDir(stateDir), 0o700)
+	s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist, Hidden: []string{SessionsDir(stateDir)},
 		NetAllow: []string{"allowed.test", "meta.test", "127.0.0.0/8"},
 		NetDeny:  []string{fmt.Sprintf("127.0.0.1:%d", closedPort)}}
 	p, err := NewPolicy(s, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := newBwrap(p, t.TempDir())
+	var b Backend
+	if backend == BackendBwrap {
+		b, err = newBwrap(p, stateDir)
+	} else {
+		var l *landlockBackend
+		if l, err = newLandlock(p); err == nil && l.nsErr != nil {
+			err = l.nsErr
+		}
+		if err == nil {
+			l.stateDir, b = stateDir, l
+		}
+	}
 	if err != nil {
 		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
 			t.Fatal(err)
@@ -141,7 +170,7 @@ true
 		"HTTP/1.1 200 OK hello from ",
 		"HTTP/1.1 403 Forbidden No rule can open it", // meta.test: its last line
 		"direct loopback: failed", "direct out: failed", "udp: failed",
-		"ssh=ssh -o 'ProxyCommand=" + filepath.Join(b.stateDir, "keeper") + "/", "/" + NetRole + " connect %h %p'",
+		"ssh=ssh -o 'ProxyCommand=" + filepath.Join(stateDir, "keeper") + "/", "/" + NetRole + " connect %h %p'",
 		"connect: HTTP/1.1 200 OK", "cordon refused the connection to other-host.test:", "connect refused: 255",
 	} {
 		if !strings.Contains(got, want) {
@@ -164,13 +193,30 @@ true
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if accepted != 0 {
-		t.Errorf("the closed loopback port got %d connections", accepted)
+	if *accepted != 0 {
+		t.Errorf("the closed loopback port got %d connections", *accepted)
 	}
-	if len(refused) < 3 {
-		t.Errorf("refusals reported: %v", refused)
+	if len(*refused) < 3 {
+		t.Errorf("refusals reported: %v", *refused)
 	}
-	if left, _ := filepath.Glob(filepath.Join(SessionsDir(b.stateDir), "proxy-*")); len(left) > 0 {
+	if left, _ := filepath.Glob(filepath.Join(SessionsDir(stateDir), "proxy-*")); len(left) > 0 {
 		t.Errorf("the proxy's socket outlived the command: %v", left)
+	}
+	// The forwarder ends with the program (Landlock has no pid
+	// namespace that would end it).
+	serve := NetRole + "\x00serve\x00" + SessionsDir(stateDir)
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		left := slices.ContainsFunc(cmdlines, func(f string) bool {
+			data, _ := os.ReadFile(f)
+			return strings.HasPrefix(string(data), serve)
+		})
+		if !left {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Error("the forwarder outlived the command")
+			break
+		}
 	}
 }

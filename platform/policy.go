@@ -150,6 +150,11 @@ type Policy struct {
 	// NetAllow and NetDeny are the allowlist's destinations.
 	NetAllow []string `json:"net_allow,omitempty"`
 	NetDeny  []string `json:"net_deny,omitempty"`
+	// Proxy is the socket of the allowlist's proxy serving one start
+	// (set on that start's copy of the policy; the Landlock backend
+	// passes it to its setup step): bound into the hidden directory
+	// that holds it, and connectable.
+	Proxy string `json:"proxy,omitempty"`
 	// PrivateTmp gives the program an empty /tmp of its own.
 	PrivateTmp bool `json:"private_tmp,omitempty"`
 	// Limits are the resource limits.

@@ -24,7 +24,7 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	case BackendBwrap, BackendLandlock:
 		return nil, &SandboxError{Backend: name, Reasons: []string{name + " is a Linux sandbox; on macOS use auto or seatbelt"}}
 	}
-	if err := allowlistFallback(p, BackendSeatbelt); err != nil {
+	if err := allowlistFallback(p, BackendSeatbelt, "the bwrap or Landlock backend on Linux (a network namespace of its own)"); err != nil {
 		return nil, &SandboxError{Backend: name, Reasons: []string{err.Error()}}
 	}
 	b, err := newSeatbelt(p)

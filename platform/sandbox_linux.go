@@ -37,12 +37,13 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 		serr.Reasons = append(serr.Reasons, err.Error())
 	}
 	if name == BackendAuto || name == BackendLandlock {
-		if err := allowlistFallback(p, BackendLandlock); err != nil {
-			serr.Reasons = append(serr.Reasons, err.Error())
-			return nil, serr
-		}
 		l, err := newLandlock(p)
+		if err == nil && l.nsErr != nil {
+			// No network namespace: the allowlist cannot hold.
+			err = allowlistFallback(p, BackendLandlock, "a network namespace of the command's own, and "+l.nsErr.Error())
+		}
 		if err == nil {
+			l.stateDir = stateDir
 			return l, nil
 		}
 		serr.Reasons = append(serr.Reasons, err.Error())

@@ -123,7 +123,7 @@ func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
 		out = append(out, "Unix sockets the host makes after a command starts, or deeper than the sandbox looks at its start (scratch directories and the home directory 2 levels, /run 4), can be connected to: Landlock ABI 9 would stop them")
 	}
 	if p.Network == NetworkOn && p.NetworkDefault {
-		out = append(out, "the network allowlist (the default) needs the bwrap backend: commands can connect to any host (docs/network.md)")
+		out = append(out, "the network allowlist (the default) needs a network namespace of the command's own (bwrap, or Landlock as root or with user namespaces): commands can connect to any host (docs/network.md)")
 	}
 	if p.Network == NetworkOn {
 		out = append(out, "with the network on, the host's loopback services (127.0.0.1, ::1: databases, dev servers, debuggers) can be connected to: the sandbox shares the host's network namespace; turn the network off to cut them")

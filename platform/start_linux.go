@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -154,18 +155,53 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 }
 
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
-// The program dies with the thread that started it.
+// The program dies with the thread that started it. With the network
+// allowlist, it runs behind the forwarder for a proxy this process
+// serves until it ends.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
-	if l.userns {
-		return l.usernsStart(path, argv, env, "", stdin, pgid)
+	return l.startIn(path, argv, env, "", stdin, pgid)
+}
+
+// startIn is start, in directory dir ("" for this one; only through the
+// setup step in a user namespace).
+func (l *landlockBackend) startIn(path string, argv, env []string, dir string, stdin *os.File, pgid int) (*Child, error) {
+	l, proxy, path, argv, err := l.withProxy(path, argv)
+	if err != nil {
+		return nil, err
 	}
-	s := &spawn{
-		prepare: l.confineThread,
-		path:    path, argv: argv, env: env, stdin: stdin,
-		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
-		limits: l.p.Limits,
+	var s *spawn
+	switch {
+	case l.userns:
+		if s, err = l.usernsSpawn(path, argv, env, dir, stdin, pgid); err != nil {
+			proxy.stop()
+			return nil, err
+		}
+	case dir != "":
+		proxy.stop()
+		return nil, errors.New("cordon: a directory for a program started without a user namespace")
+	default:
+		s = &spawn{
+			prepare: l.confineThread,
+			path:    path, argv: argv, env: env, stdin: stdin,
+			sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
+			limits: l.p.Limits,
+		}
 	}
-	return s.start()
+	s.finish = func() {
+		// Not on this thread, which may be confined: from another.
+		done := make(chan struct{})
+		go func() { proxy.stop(); close(done) }()
+		<-done
+	}
+	c, err := s.start()
+	if err != nil {
+		proxy.stop()
+	}
+	if errno := syscall.Errno(0); l.userns && errors.As(err, &errno) {
+		// The fork failed: the setup's own errors are sentences.
+		err = fmt.Errorf("%w (making the sandbox's user namespace; cordon sandbox says whether this system allows them)", err)
+	}
+	return c, err
 }
 
 // StartIn is b.Start, with the program in process group pgid (of this

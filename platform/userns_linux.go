@@ -162,27 +162,14 @@ func (l *landlockBackend) usernsSpawn(path string, argv, env []string, dir strin
 	return s, nil
 }
 
-// usernsStart starts the program through the setup step (see
-// usernsSpawn).
-func (l *landlockBackend) usernsStart(path string, argv, env []string, dir string, stdin *os.File, pgid int) (*Child, error) {
-	s, err := l.usernsSpawn(path, argv, env, dir, stdin, pgid)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.start()
-	if errno := syscall.Errno(0); errors.As(err, &errno) {
-		// The fork failed: the setup's own errors are sentences.
-		err = fmt.Errorf("%w (making the sandbox's user namespace; cordon sandbox says whether this system allows them)", err)
-	}
-	return c, err
-}
-
-// usernsExec is Exec through the setup step: this process stays the
-// program's parent, passes signals on, and ends the way it ends.
-func (l *landlockBackend) usernsExec(path string, argv, env []string, dir string) error {
+// execChild is Exec with the program as this process's child (through
+// the setup step in a user namespace, or behind the network allowlist's
+// proxy, which this process serves): it passes signals on, and ends the
+// way the program ends.
+func (l *landlockBackend) execChild(path string, argv, env []string, dir string) error {
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, forwarded...)
-	c, err := l.usernsStart(path, argv, env, dir, os.Stdin, 0)
+	c, err := l.startIn(path, argv, env, dir, os.Stdin, 0)
 	if err != nil {
 		signal.Stop(sigs)
 		return err

@@ -175,11 +175,21 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// were listed when the sandbox was made: an entry made there since
 	// (a person installs nvm in ~/.nvm) would be unreadable in it. Those
 	// directories' stamps are part of the key: a change makes a new one.
+	// Not those of hidden directories, nor cordon's state directory,
+	// whose entries are never the program's to read (and change with
+	// every network proxy started there).
 	if o.Backend.Name() == platform.BackendLandlock {
 		seen := map[string]bool{}
+		hidden := func(d string) bool {
+			return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
+				slices.ContainsFunc(o.Policy.Hidden, func(h string) bool { return platform.Within(d, h) })
+		}
 		for _, hp := range slices.Concat(o.Policy.Hidden, o.Policy.Missing) {
 			for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
 				seen[d] = true
+				if hidden(d) {
+					continue
+				}
 				var st unix.Stat_t
 				if unix.Stat(d, &st) == nil {
 					fmt.Fprintf(h, "%s %d %d %d\n", d, st.Ino, st.Mtim.Sec, st.Mtim.Nsec)

@@ -109,7 +109,7 @@ func TestOutside(t *testing.T) {
 		t.Error("a process in other user and pid namespaces was let in")
 	}
 	landlocked := func(sock string) error {
-		p, err := platform.NewPolicy(&platform.Spec{Workspace: t.TempDir(), Sockets: []string{sock}}, os.Environ())
+		p, err := platform.NewPolicy(&platform.Spec{Workspace: t.TempDir(), Sockets: []string{sock}, Network: platform.NetworkOn}, os.Environ())
 		if err != nil {
 			return err
 		}
