@@ -58,7 +58,7 @@ var NetRefused func(p *Policy, r *netproxy.Refusal)
 func SessionsDir(stateDir string) string { return filepath.Join(stateDir, "sessions") }
 
 // allowlistFallback is for a backend that cannot enforce the network
-// allowlist here (Seatbelt; Landlock without a network namespace of its
+// allowlist here (Seatbelt, the Windows token; Landlock without a network namespace of its
 // own), why says what it lacks: the default allowlist becomes the
 // network on, which the backend's report says; an allowlist the
 // settings ask for is an error.

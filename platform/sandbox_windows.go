@@ -30,6 +30,9 @@ func Sandbox(name string, p *Policy, stateDir string) (Backend, error) {
 	if p.Network == NetworkOff {
 		return nil, &SandboxError{Backend: name, Reasons: []string{"network: off cannot be enforced on Windows without elevation (see docs/windows.md); set network: on"}}
 	}
+	if err := allowlistFallback(p, BackendToken, "the bwrap or Landlock backend on Linux (a network namespace of its own)"); err != nil {
+		return nil, &SandboxError{Backend: name, Reasons: []string{err.Error()}}
+	}
 	return &tokenBackend{policy: p, plan: PlanWindows(p)}, nil
 }
 
