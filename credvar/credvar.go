@@ -6,6 +6,8 @@
 package credvar
 
 import (
+	"github.com/cordonsh/cordon/internal/starglob"
+
 	"path"
 	"regexp"
 	"strings"
@@ -156,22 +158,7 @@ func (g glob) match(name string) bool {
 		ok, _ := path.Match(g.pattern, name)
 		return ok
 	}
-	p := g.parts
-	if len(p) == 1 {
-		return p[0] == name
-	}
-	if !strings.HasPrefix(name, p[0]) {
-		return false
-	}
-	name = name[len(p[0]):]
-	for _, part := range p[1 : len(p)-1] {
-		i := strings.Index(name, part)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(part):]
-	}
-	return strings.HasSuffix(name, p[len(p)-1])
+	return starglob.MatchParts(g.parts, name)
 }
 
 // match matches name against the glob pat.

@@ -15,6 +15,8 @@
 package gitkey
 
 import (
+	"github.com/cordonsh/cordon/internal/starglob"
+
 	"bytes"
 	"slices"
 	"strings"
@@ -28,7 +30,7 @@ func Safe(globs []string, key string) bool {
 		return false
 	}
 	for _, g := range globs {
-		if !strings.Contains(g, "=") && match(strings.ToLower(g), key) {
+		if !strings.Contains(g, "=") && starglob.Match(strings.ToLower(g), key) {
 			return true
 		}
 	}
@@ -44,28 +46,6 @@ func InWorkspace(globs []string, key string) bool {
 		}
 	}
 	return false
-}
-
-// match reports whether s matches glob, where "*" matches any run of
-// characters and every other character itself.
-func match(glob, s string) bool {
-	parts := strings.Split(glob, "*")
-	if len(parts) == 1 {
-		return glob == s
-	}
-	if !strings.HasPrefix(s, parts[0]) {
-		return false
-	}
-	s = s[len(parts[0]):]
-	last := parts[len(parts)-1]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(s, p)
-		if i < 0 {
-			return false
-		}
-		s = s[i+len(p):]
-	}
-	return len(s) >= len(last) && strings.HasSuffix(s, last)
 }
 
 // An Entry is one line of a configuration file as git reads it.

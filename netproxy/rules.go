@@ -16,6 +16,8 @@
 package netproxy
 
 import (
+	"github.com/cordonsh/cordon/internal/starglob"
+
 	"fmt"
 	"net/netip"
 	"path"
@@ -136,33 +138,12 @@ func (e entry) matchName(name string, port int) bool {
 	if e.name == "*" {
 		return true
 	}
-	return globMatch(e.name, name)
+	return starglob.Match(e.name, name)
 }
 
 // matchAddr reports whether e, an address entry, holds a at port.
 func (e entry) matchAddr(a netip.Addr, port int) bool {
 	return e.name == "" && e.port(port) && e.prefix.Contains(a)
-}
-
-// globMatch matches a glob whose only wildcard is "*" (any run of
-// characters, dots included).
-func globMatch(pattern, name string) bool {
-	parts := strings.Split(pattern, "*")
-	if len(parts) == 1 {
-		return pattern == name
-	}
-	if !strings.HasPrefix(name, parts[0]) {
-		return false
-	}
-	name = name[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(name, p)
-		if i < 0 {
-			return false
-		}
-		name = name[i+len(p):]
-	}
-	return strings.HasSuffix(name, parts[len(parts)-1])
 }
 
 // never are the addresses no rule opens: link-local (where cloud
