@@ -83,14 +83,7 @@ func noneLeft(t *testing.T, marker string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		n := 0
-		dirs, _ := os.ReadDir("/proc")
-		for _, d := range dirs {
-			data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-			if err == nil && bytes.Contains(data, []byte(marker)) {
-				n++
-			}
-		}
+		n := countOwn(func(data []byte) bool { return bytes.Contains(data, []byte(marker)) })
 		if n == 0 {
 			return
 		}

@@ -365,11 +365,22 @@ func TestKillEndsSandbox(t *testing.T) {
 // countProcesses counts the processes whose command line starts with
 // cmdline (arguments separated by NUL).
 func countProcesses(cmdline string) int {
+	return countOwn(func(data []byte) bool { return bytes.HasPrefix(data, []byte(cmdline)) })
+}
+
+// countOwn counts this user's processes whose command line (NUL
+// separated) match takes. Only this user's: the suite runs as root and
+// as an ordinary user side by side, with the same commands.
+func countOwn(match func(cmdline []byte) bool) int {
 	n := 0
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
+		var st syscall.Stat_t
+		if syscall.Stat(filepath.Join("/proc", d.Name()), &st) != nil || st.Uid != uint32(os.Getuid()) {
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err == nil && strings.HasPrefix(string(data), cmdline) {
+		if err == nil && match(data) {
 			n++
 		}
 	}

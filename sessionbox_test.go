@@ -197,15 +197,7 @@ func gone(t *testing.T, cmdline, msg string) {
 // countProcessesContaining counts the processes whose command line
 // (arguments separated by NUL) holds s.
 func countProcessesContaining(s string) int {
-	n := 0
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(data), s) {
-			n++
-		}
-	}
-	return n
+	return countOwn(func(data []byte) bool { return bytes.Contains(data, []byte(s)) })
 }
 
 // needPython returns the system's python3 (a version manager's shim on
