@@ -56,7 +56,8 @@ func (p *Policy) socketRoots() []socketRoot {
 	return roots
 }
 
-// hostSockets returns the sockets under p's socket roots, breadth first,
+// hostSockets returns the sockets under p's socket roots, breadth first
+// in each and the roots in turn,
 // leaving out what the sandbox hides already, the workspace (the
 // command's own) and the sockets the policy lets commands reach. It
 // reports true when it stopped at maxSocketDirs, before the end. readDir
@@ -71,35 +72,48 @@ func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
 		path  string
 		depth int
 	}
-	var queue []dir
+	// One queue per root, taken in turn: a root full of directories
+	// (a /tmp an earlier command filled) cannot use up the budget
+	// before the others (the home directory) are searched.
+	var queues [][]dir
 	for _, r := range p.socketRoots() {
 		if r.dir != "" && !skip(r.dir) {
-			queue = append(queue, dir{r.dir, r.depth})
+			queues = append(queues, []dir{{r.dir, r.depth}})
 		}
 	}
 	seen := map[string]bool{}
 	var out []string
-	for reads := 0; len(queue) > 0; reads++ {
-		if reads == maxSocketDirs {
-			return sortedUnique(out), true
+	for reads := 0; ; {
+		queues = slices.DeleteFunc(queues, func(q []dir) bool { return len(q) == 0 })
+		if len(queues) == 0 {
+			break
 		}
-		d := queue[0]
-		queue = queue[1:]
-		if seen[d.path] {
-			continue
-		}
-		seen[d.path] = true
-		// A directory gone, or not this user's to read, lists nothing:
-		// nor can it be reached.
-		for _, e := range readDir(d.path) {
-			path := joinName(d.path, e.Name)
-			switch {
-			case e.Socket:
-				if !skip(path) {
-					out = append(out, path)
+		for i := range queues {
+			if len(queues[i]) == 0 {
+				continue
+			}
+			d := queues[i][0]
+			queues[i] = queues[i][1:]
+			if seen[d.path] {
+				continue
+			}
+			if reads == maxSocketDirs {
+				return sortedUnique(out), true
+			}
+			reads++
+			seen[d.path] = true
+			// A directory gone, or not this user's to read, lists
+			// nothing: nor can it be reached.
+			for _, e := range readDir(d.path) {
+				path := joinName(d.path, e.Name)
+				switch {
+				case e.Socket:
+					if !skip(path) {
+						out = append(out, path)
+					}
+				case d.depth > 1 && !skip(path):
+					queues[i] = append(queues[i], dir{path, d.depth - 1})
 				}
-			case d.depth > 1 && !skip(path):
-				queue = append(queue, dir{path, d.depth - 1})
 			}
 		}
 	}

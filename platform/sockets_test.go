@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -118,5 +119,34 @@ func BenchmarkHostSockets(b *testing.B) {
 	p := &Policy{Home: realPath(home), Scratch: []string{"/tmp", "/var/tmp", "/dev/shm"}}
 	for b.Loop() {
 		p.hostSockets(readDirPlain)
+	}
+}
+
+// TestHostSocketsScratchFull: a scratch directory full of directories
+// (an earlier command can make thousands in /tmp) uses up the search's
+// budget, but not before the home directory's sockets are found.
+func TestHostSocketsScratchFull(t *testing.T) {
+	p := &Policy{Workspace: "/home/u/proj", Home: "/home/u", Scratch: []string{"/tmp"}, Network: NetworkOff}
+	readDir := func(dir string) []dirEntry {
+		switch dir {
+		case "/tmp":
+			var out []dirEntry
+			for i := range 3 * maxSocketDirs {
+				out = append(out, dirEntry{Name: fmt.Sprintf("d%d", i)})
+			}
+			return out
+		case "/home/u":
+			return []dirEntry{{Name: ".app"}, {Name: "proj"}}
+		case "/home/u/.app":
+			return []dirEntry{{Name: "ctl", Socket: true}}
+		}
+		return nil
+	}
+	got, partial := p.hostSockets(readDir)
+	if !partial {
+		t.Error("the search was cut short and does not say so")
+	}
+	if !slices.Contains(got, "/home/u/.app/ctl") {
+		t.Errorf("the home directory's socket is not found behind a full /tmp: %q", got)
 	}
 }
