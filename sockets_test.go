@@ -238,7 +238,7 @@ func TestSandboxScratchLitter(t *testing.T) {
 				l.SetUnlinkOnClose(false)
 				l.Close()
 			}
-			top := fmt.Sprintf("/tmp/cordon-litter-%d.sock", os.Getpid())
+			top := fmt.Sprintf("%s-top.sock", tmp) // unique: a run beside this one, or one before, has its own
 			stale(top)
 			t.Cleanup(func() { os.Remove(top) })
 			stale(filepath.Join(tmp, "stale.sock"))

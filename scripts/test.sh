@@ -55,18 +55,19 @@ step "windows battery binary"
 # backend); go vet above type-checks the other packages' Windows tests.
 GOOS=windows go test -c -ldflags='-s -w' -o /dev/null . >/dev/null
 
-step "go test, as root and as an ordinary user side by side"
+step go test
+go test -count=1 ./...
+
+step "go test as an ordinary user"
 # cordon runs as whoever runs the agent: the suite, the sandbox battery
 # included, must also pass without root (file permissions, a home that is
 # not /root, no capabilities to drop). As root, make an ordinary user and
-# run the suite again as that user on a copy of the tree in its home
-# (outside /tmp, which the sandbox shares), with caches of its own. The
-# two runs go side by side: the battery mostly waits for sandboxes to
-# start and end, and tests that look at processes count only their own
-# user's. The wine tests (plumbing, not confinement) run as root only:
-# building the Windows binary into that user's empty cache would cost
-# minutes.
-user_pid=
+# run it again as that user on a copy of the tree in its home (outside
+# /tmp, which the sandbox shares), with caches of its own. The wine tests
+# (plumbing, not confinement) ran above: building the Windows binary into
+# that user's empty cache would cost minutes. (Run side by side with the
+# root run it takes half the time, but the ordinary-work replay then
+# failed once: not yet understood, so the two run one after the other.)
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	user=cordontest
 	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
@@ -74,26 +75,14 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	rm -rf "$home/src" "$home/.cache/go-build"
 	cp -r . "$home/src"
 	chown -R "$user:" "$home"
-	user_log=$(mktemp)
 	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
 		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
 		GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
-		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE=skip go test -count=1 ./...) >"$user_log" 2>&1 &
-	user_pid=$!
+		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE=skip go test -count=1 ./...)
+	rm -rf "$home/src"
 else
 	echo "not root: this run already is unprivileged"
 fi
-root_status=0
-go test -count=1 ./... || root_status=$?
-if [ -n "$user_pid" ]; then
-	user_status=0
-	wait "$user_pid" || user_status=$?
-	step "go test as an ordinary user (ran alongside)"
-	cat "$user_log"
-	rm -rf "$home/src" "$user_log"
-	[ "$user_status" = 0 ] || exit "$user_status"
-fi
-[ "$root_status" = 0 ] || exit "$root_status"
 
 step race
 if [ "$(go env CGO_ENABLED)" = 1 ] && command -v "$(go env CC)" >/dev/null 2>&1; then
