@@ -14,23 +14,37 @@ import (
 // whatever system this is (a policy resolved here, with macOS's
 // /private forms of /tmp, /var and /etc).
 func printSeatbelt(dir string, env []string, opts *shim.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
-	ctx, err := shim.NewContext(dir, env, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
-		return exitError
-	}
-	p, err := ctx.Policy()
-	if err != nil {
-		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+	p, ok := sandboxPolicy(dir, env, opts, stderr)
+	if !ok {
 		return exitError
 	}
 	sp := platform.NewSeatbeltProfile(p, "")
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(sp)
-		return exitOK
+		return printJSON(stdout, sp)
 	}
 	fmt.Fprint(stdout, sp.Listing())
+	return exitOK
+}
+
+// sandboxPolicy resolves the policy of a command started in dir, for
+// the other platforms' plans of cordon sandbox; an error is said on
+// stderr.
+func sandboxPolicy(dir string, env []string, opts *shim.ConfineOptions, stderr io.Writer) (*platform.Policy, bool) {
+	ctx, err := shim.NewContext(dir, env, opts)
+	if err == nil {
+		var p *platform.Policy
+		if p, err = ctx.Policy(); err == nil {
+			return p, true
+		}
+	}
+	fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+	return nil, false
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
 	return exitOK
 }

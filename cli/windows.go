@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -92,22 +91,13 @@ func windowsEnvDefaults() map[string]string {
 // policy resolved on this system: the token, the ACEs, the job, and what
 // is not enforced.
 func printWindowsPlan(dir string, env []string, opts *shim.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
-	ctx, err := shim.NewContext(dir, env, opts)
-	if err != nil {
-		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
-		return exitError
-	}
-	p, err := ctx.Policy()
-	if err != nil {
-		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
+	p, ok := sandboxPolicy(dir, env, opts, stderr)
+	if !ok {
 		return exitError
 	}
 	plan := platform.PlanWindows(p)
 	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(plan)
-		return exitOK
+		return printJSON(stdout, plan)
 	}
 	fmt.Fprint(stdout, windowsPlanText(plan, p.Network))
 	if p.Network == platform.NetworkOff {
