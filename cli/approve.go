@@ -76,13 +76,8 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 	case forD > 0 && always:
 		return c.usageError(stderr, "--for and --always-here do not go together")
 	}
-	if why := notAPerson(); why != "" {
-		fmt.Fprintf(stderr, "cordon approve: refused: %s. A person runs cordon approve in a terminal of their own, outside the agent.\n", why)
-		return exitError
-	}
-	state := config.StateDir(os.Getenv)
-	if state == "" {
-		fmt.Fprintln(stderr, "cordon approve: there is no state directory (set HOME or XDG_STATE_HOME)")
+	state, ok := approverState(stderr)
+	if !ok {
 		return exitError
 	}
 	store := approval.New(state)
@@ -125,13 +120,8 @@ func approveHost(c *command, host string, revoke bool, wsDir string, nargs int, 
 	case strings.ContainsAny(host, "*/") || netproxy.CheckEntry(host) != nil:
 		return c.usageError(stderr, "--host %q: want one host name or address (a glob or a range goes in a rule: network: {allow: [...]})", host)
 	}
-	if why := notAPerson(); why != "" {
-		fmt.Fprintf(stderr, "cordon approve: refused: %s. A person runs cordon approve in a terminal of their own, outside the agent.\n", why)
-		return exitError
-	}
-	state := config.StateDir(os.Getenv)
-	if state == "" {
-		fmt.Fprintln(stderr, "cordon approve: there is no state directory (set HOME or XDG_STATE_HOME)")
+	state, ok := approverState(stderr)
+	if !ok {
 		return exitError
 	}
 	dir := wsDir
@@ -267,4 +257,20 @@ func runPending(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "\napprove one with: cordon approve ID  (--for 10m, or --always-here)")
 	return exitOK
+}
+
+// approverState checks that a person, not the agent, runs cordon
+// approve, and returns the state directory the approvals live in; a
+// refusal is said on stderr.
+func approverState(stderr io.Writer) (string, bool) {
+	if why := notAPerson(); why != "" {
+		fmt.Fprintf(stderr, "cordon approve: refused: %s. A person runs cordon approve in a terminal of their own, outside the agent.\n", why)
+		return "", false
+	}
+	state := config.StateDir(os.Getenv)
+	if state == "" {
+		fmt.Fprintln(stderr, "cordon approve: there is no state directory (set HOME or XDG_STATE_HOME)")
+		return "", false
+	}
+	return state, true
 }
