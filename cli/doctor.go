@@ -86,7 +86,9 @@ type doctor struct {
 	// cannot be: confErr says why).
 	conf    *shim.Confinement
 	confErr error
-	checks  []check
+	// login waits for a login shell's PATH (see startLogin).
+	login  func() (string, error)
+	checks []check
 }
 
 func (d *doctor) add(cs ...check) { d.checks = append(d.checks, cs...) }
@@ -142,12 +144,15 @@ func newDoctor(dir string, env []string) *doctor {
 // setupChecks are the checks of cordon's own set-up, in the order a
 // person fixes them.
 func (d *doctor) setupChecks() {
+	d.login = d.startLogin()
 	d.confine()
+	canary := make(chan check, 1)
+	go func() { canary <- d.canary() }()
 	d.binaryCheck()
 	d.shimChecks()
 	d.configChecks()
 	d.backendCheck()
-	d.add(d.canary())
+	d.add(<-canary)
 	d.selfCheck()
 	d.stateCheck()
 	d.workspaceCheck()

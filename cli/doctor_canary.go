@@ -101,6 +101,17 @@ func (d *doctor) canary() check {
 	if d.self == "" {
 		return fail("cannot locate the cordon binary", "run cordon by its path")
 	}
+	if d.conf != nil {
+		real := state
+		if r, err := filepath.EvalSymlinks(state); err == nil {
+			real = r
+		}
+		for _, root := range d.conf.Policy.WritableRoots() {
+			if platform.Within(real, root) {
+				return fail("it runs in the state directory, which sandboxed commands can write (see self-check)", "fix the self-check first")
+			}
+		}
+	}
 	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self)
 	if err != nil {
 		return fail("it runs bash, and "+shim.Printable(err.Error()), "install bash")

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cordonsh/cordon/platform"
@@ -87,7 +88,7 @@ func (d *doctor) shimChecks() {
 	} else {
 		d.add(check{ID: "path", Status: statusOK, Summary: "PATH finds the shims before the real shells (" + strings.Join(d.names, " ") + ")"})
 	}
-	d.add(d.loginPathCheck(pathEnv, fix))
+	d.add(d.loginPathCheck(fix))
 	d.add(d.realShellsCheck(pathEnv))
 }
 
@@ -121,20 +122,43 @@ func cleanEntries(pathEnv string) []string {
 	return out
 }
 
-// loginPathCheck runs the real bash as a login shell with a clean
-// environment (what a new terminal, ssh or an agent's bash -lc starts
-// from) and checks its PATH as the path check does this one.
-func (d *doctor) loginPathCheck(pathEnv, fix string) check {
-	c := check{ID: "login-path"}
-	bash, err := platform.FindShell("bash", pathEnv, d.self)
-	if err != nil {
-		c.Status, c.Summary = statusInfo, "a login shell's PATH was not checked: no real bash"
-		return c
+// startLogin starts reading a login shell's PATH ([loginPath]) with the
+// real bash, beside the other checks: a profile can take a few hundred
+// milliseconds. The function returned waits for it; its error is nil
+// with an empty PATH when there is no real bash.
+func (d *doctor) startLogin() func() (string, error) {
+	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self)
+	if err != nil || runtime.GOOS == "windows" {
+		return func() (string, error) { return "", nil }
 	}
-	login, err := loginPath(bash, d.getenv)
-	if err != nil {
+	type result struct {
+		path string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := loginPath(bash, d.getenv)
+		done <- result{p, err}
+	}()
+	return sync.OnceValues(func() (string, error) {
+		r := <-done
+		return r.path, r.err
+	})
+}
+
+// loginPathCheck checks the PATH of a login shell (bash -l with a clean
+// environment: what a new terminal, ssh or an agent's bash -lc starts
+// from) as the path check does this one.
+func (d *doctor) loginPathCheck(fix string) check {
+	c := check{ID: "login-path"}
+	login, err := d.login()
+	switch {
+	case err != nil:
 		c.Status, c.Summary = statusWarn, "a login shell's PATH could not be read: "+shim.Printable(err.Error())
 		c.Fix = "check that `bash -lc 'echo $PATH'` works in a terminal"
+		return c
+	case login == "":
+		c.Status, c.Summary = statusInfo, "a login shell's PATH was not checked: no real bash"
 		return c
 	}
 	c.Data = map[string]string{"path": login}
