@@ -55,6 +55,24 @@ func shimsIn(dir, self string) []string {
 	return names
 }
 
+// otherShims returns the first shim on pathEnv that is a link to a
+// cordon binary other than self (an older installation), and that
+// binary; "" for none.
+func otherShims(pathEnv, self string) (string, string) {
+	for _, d := range filepath.SplitList(pathEnv) {
+		for _, name := range platform.ShellNames {
+			p := filepath.Join(d, name)
+			if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 || !filepath.IsAbs(d) {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(p); err == nil && filepath.Base(real) == "cordon" && real != self {
+				return p, real
+			}
+		}
+	}
+	return "", ""
+}
+
 // installedShims is where ./install.sh puts the shims beside the binary
 // self (PREFIX/bin/cordon, PREFIX/share/cordon/shims).
 func installedShims(self string) string {
@@ -72,7 +90,10 @@ func (d *doctor) shimChecks() {
 	if d.shims == "" {
 		c := check{ID: "shims", Status: statusFail, Summary: "no cordon shims on PATH: agents' shells run without cordon"}
 		dir := installedShims(d.self)
-		if names := shimsIn(dir, d.self); d.self != "" && len(names) > 0 {
+		if other, target := otherShims(pathEnv, d.self); other != "" {
+			c.Summary = "the shims on PATH are another cordon's: " + shim.Printable(other) + " links to " + shim.Printable(target) + ", not to this one"
+			c.Fix = "run that cordon's doctor, or reinstall so that one cordon is on PATH and behind the shims (./install.sh)"
+		} else if names := shimsIn(dir, d.self); d.self != "" && len(names) > 0 {
 			c.Detail = []string{fmt.Sprintf("installed in %s (%s), but not on PATH", shim.Printable(dir), strings.Join(names, " "))}
 			c.Fix = "put it first on PATH, for the agents and in ~/.profile: export PATH=" + shim.QuoteArgv([]string{dir}) + `:"$PATH"`
 		} else {

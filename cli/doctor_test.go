@@ -245,6 +245,17 @@ func TestDoctorFailures(t *testing.T) {
 		{"real shell first on PATH", "path", func(t *testing.T) []string {
 			return []string{"PATH=/usr/bin:/bin:" + in.shims}
 		}, []string{"PATH finds a real shell before the shim: bash /usr/bin/bash", "fix: put " + in.shims + " first on PATH"}},
+		{"shims of another cordon", "shims", func(t *testing.T) []string {
+			dir := t.TempDir()
+			old, shims := filepath.Join(dir, "old", "cordon"), filepath.Join(dir, "shims")
+			os.MkdirAll(filepath.Dir(old), 0o755)
+			os.MkdirAll(shims, 0o755)
+			if err := os.WriteFile(old, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Symlink(old, filepath.Join(shims, "bash"))
+			return []string{"PATH=" + shims + ":/usr/bin:/bin"}
+		}, []string{"the shims on PATH are another cordon's: ", "/old/cordon, not to this one"}},
 		{"state in a writable root", "self-check", func(t *testing.T) []string {
 			return []string{"XDG_STATE_HOME=" + t.TempDir()}
 		}, []string{"the state directory " + os.TempDir(), "can be written by sandboxed commands", "fix: set XDG_STATE_HOME elsewhere"}},
