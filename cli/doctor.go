@@ -79,7 +79,7 @@ type doctor struct {
 	getenv func(string) string
 	self   string // the cordon binary, links resolved; "" when unknown
 	// shims is the first PATH entry holding a shim, "" for none; names
-	// are the shells installed there (links to, or copies of, cordon).
+	// are the shells installed there (links to cordon).
 	shims string
 	names []string
 	// conf is how a command started here is confined (nil when it
