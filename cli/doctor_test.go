@@ -315,11 +315,16 @@ func TestNotPrivate(t *testing.T) {
 
 // TestDoctorReportShape: nothing but the report reaches stdout, the
 // canary's shell included: each line is a check, its detail or fix, and
-// the last the summary.
+// the last the summary. A login shell's PATH without the shims is a
+// warning.
 func TestDoctorReportShape(t *testing.T) {
 	t.Parallel()
 	in := newInstall(t)
-	_, out := in.doctor(t, nil, "PATH=/usr/bin:/bin:"+in.shims)
+	// A home without a profile: a login shell's PATH lacks the shims.
+	_, out := in.doctor(t, nil, "PATH=/usr/bin:/bin:"+in.shims, "HOME="+t.TempDir(), "XDG_STATE_HOME="+filepath.Join(in.base, "state-shape"))
+	if l := line(out, statusWarn, "login-path"); !strings.Contains(l, "a login shell's PATH does not have the shims") || !strings.Contains(out, "login PATH: ") {
+		t.Errorf("no login-path warning:\n%s", out)
+	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	for _, l := range lines[:len(lines)-1] {
 		if f := strings.Fields(l); len(f) == 0 || (f[0] != statusOK && f[0] != statusInfo && f[0] != statusWarn && f[0] != statusFail && !strings.HasPrefix(l, "                  ")) {
