@@ -86,6 +86,8 @@ type doctor struct {
 	// cannot be: confErr says why).
 	conf    *shim.Confinement
 	confErr error
+	// configBroken is set when the settings or the rules do not load.
+	configBroken bool
 	// login waits for a login shell's PATH (see startLogin).
 	login  func() (string, error)
 	checks []check
@@ -173,6 +175,7 @@ func (d *doctor) binaryCheck() {
 func (d *doctor) configChecks() {
 	cfg, err := config.Load(d.getenv)
 	if err != nil {
+		d.configBroken = true
 		d.add(check{ID: "settings", Status: statusFail, Summary: "the settings cannot be loaded: " + shim.Printable(err.Error()),
 			Fix: "fix that file at the line shown, or move it away; the shim runs nothing until then"})
 	} else {
@@ -184,12 +187,16 @@ func (d *doctor) configChecks() {
 	}
 	ws, err := shim.Workspace(d.dir, d.getenv)
 	if err != nil {
+		d.configBroken = true
 		d.add(check{ID: "rules", Status: statusFail, Summary: "the rules were not loaded: the settings decide the workspace",
 			Fix: "fix the settings first"})
 		return
 	}
 	l, err := shim.Rules(ws.Dir, d.getenv)
 	var re *shim.RulesError
+	if err != nil {
+		d.configBroken = true
+	}
 	switch {
 	case errors.As(err, &re):
 		d.add(check{ID: "rules", Status: statusFail, Summary: "a rule file does not load: " + shim.Printable(re.Err.Error()),
@@ -226,8 +233,8 @@ func (d *doctor) backendCheck() {
 	switch {
 	case d.confErr != nil:
 		var re *shim.RulesError
-		if errors.As(d.confErr, &re) {
-			d.add(check{ID: "backend", Status: statusFail, Summary: "no sandbox policy: the rules do not load (see rules)", Fix: "fix the rules first"})
+		if d.configBroken || errors.As(d.confErr, &re) {
+			d.add(check{ID: "backend", Status: statusFail, Summary: "no sandbox policy: the settings or the rules do not load (see above)", Fix: "fix them first"})
 			return
 		}
 		lines := printableAll(strings.Split(d.confErr.Error(), "\n"))
