@@ -2,6 +2,7 @@ package shim
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/cordonsh/cordon/approval"
@@ -16,19 +17,29 @@ const SessionVar = "CLAUDE_CODE_SESSION_ID"
 
 // RefusedPieces is what the judgement j refuses, one line per reason
 // that does not allow: the verdict, the rule, the message and the command
-// it is about (its expanded line and directory), sorted. It is what an
+// it is about (its expanded line, directory, and how many times it is
+// found), sorted. It is what an
 // approval from an agent's own dialog binds: the agent's hook sees the
 // command the model wrote, the shim sees it wrapped in the agent's own
 // script (Claude Code's `source SNAPSHOT && eval 'CMD' && pwd -P >|
 // FILE`, Cursor's `eval "$1"`), and what either refuses in it is the
-// same. A piece refused twice is there twice. The judgement must carry
+// same. The judge gives one reason for a command found twice (deploy;
+// deploy): how many times the command is found is part of its piece.
+// The judgement must carry
 // its report ([Check]). "" when nothing is refused.
 func RefusedPieces(j *rules.Judgement) string {
 	var lines []string
 	for _, rs := range blockingReasons(j) {
-		f := []string{rs.Verdict.String(), rs.Rule, rs.Message, "", ""}
+		f := []string{rs.Verdict.String(), rs.Rule, rs.Message, "", "", ""}
 		if rs.Command >= 0 && rs.Command < len(j.Commands) {
-			f[3], f[4] = j.Commands[rs.Command].Line, j.Commands[rs.Command].Dir
+			c := j.Commands[rs.Command]
+			n := 0
+			for _, o := range j.Commands {
+				if o.Line == c.Line && o.Dir == c.Dir {
+					n++
+				}
+			}
+			f[3], f[4], f[5] = c.Line, c.Dir, strconv.Itoa(n)
 		}
 		lines = append(lines, strings.Join(f, "\x1f"))
 	}
