@@ -40,8 +40,16 @@ func hookJSON(t *testing.T, event, session, mode, cwd, command string) []byte {
 	return data
 }
 
+// TestDialogApproval runs on both Linux backends: what keeps a
+// sandboxed command from taking or making an approval is the sandbox.
 func TestDialogApproval(t *testing.T) {
-	e := newDecideEnv(t, "auto", "")
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) { testDialogApproval(t, backend) })
+	}
+}
+
+func testDialogApproval(t *testing.T, backend string) {
+	e := newDecideEnv(t, backend, "")
 	snap := filepath.Join(e.home, ".claude", "shell-snapshots", "snapshot-bash-1764547200000-q8x2lm.sh")
 	os.MkdirAll(filepath.Dir(snap), 0o755)
 	// Ubuntu's aliases, without the snapshot's PATH (deploy is on the
