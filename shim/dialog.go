@@ -17,16 +17,14 @@ const SessionVar = "CLAUDE_CODE_SESSION_ID"
 
 // RefusedPieces is what the judgement j refuses, one line per reason
 // that does not allow: the verdict, the rule, the message and the command
-// it is about (its expanded line, directory, and how many times it is
-// found), sorted. It is what an
-// approval from an agent's own dialog binds: the agent's hook sees the
-// command the model wrote, the shim sees it wrapped in the agent's own
-// script (Claude Code's `source SNAPSHOT && eval 'CMD' && pwd -P >|
+// it is about (its expanded line, its directory, and how many times the
+// judge found it: one reason stands for `deploy; deploy`), sorted. An
+// approval from an agent's own dialog binds it: the agent's hook sees
+// the command the model wrote, the shim sees it wrapped in the agent's
+// own script (Claude Code's `source SNAPSHOT && eval 'CMD' && pwd -P >|
 // FILE`, Cursor's `eval "$1"`), and what either refuses in it is the
-// same. The judge gives one reason for a command found twice (deploy;
-// deploy): how many times the command is found is part of its piece.
-// The judgement must carry
-// its report ([Check]). "" when nothing is refused.
+// same. The judgement must carry its report ([Check]). "" when nothing
+// is refused.
 func RefusedPieces(j *rules.Judgement) string {
 	var lines []string
 	for _, rs := range blockingReasons(j) {
