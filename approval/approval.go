@@ -233,3 +233,37 @@ func (s *Store) Hosts(ws string) []string {
 	readJSON(s.hostsFile(), &hosts)
 	return hosts[ws]
 }
+
+// DialogLife is how long an approval given in an agent's own dialog
+// (cordon hook) waits for the agent to run the command.
+const DialogLife = 5 * time.Minute
+
+// DialogKey identifies a command put to a person in an agent's own
+// permission dialog: the agent's session, what cordon refuses in it (see
+// shim.RefusedPieces: the same whether the agent wraps the command in
+// its own script or not) and the directory.
+func DialogKey(session, pieces, dir string) string {
+	return Key("dialog", session+"\x00"+pieces, dir)
+}
+
+// GrantDialog records an approval for once of the dialog key, within
+// DialogLife; shown is the command as the dialog showed it.
+func (s *Store) GrantDialog(key, shown, dir string) (*Grant, error) {
+	g := &Grant{ID: "dialog-" + ID(key), Key: key, Shown: shown, Dir: dir, Once: true, Expires: time.Now().Add(DialogLife)}
+	if err := writeJSON(s.granted(key), g); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// HasGrants reports whether any approval is kept (expired or not): when
+// none is, nothing needs to be worked out to look one up.
+func (s *Store) HasGrants() bool {
+	d, err := os.Open(filepath.Join(s.Dir, "granted"))
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) > 0
+}

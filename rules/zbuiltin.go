@@ -428,7 +428,8 @@ func cmd67() *CmdSpec {
 
 func cmd68() *CmdSpec {
 	return &CmdSpec{
-		Carries: "eval",
+		Carries:  "eval",
+		Operands: "none",
 	}
 }
 

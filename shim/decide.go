@@ -30,8 +30,9 @@ import (
 //  2. the [BeforeRun] steps see every decision that is not deny, and may
 //     save what the command would destroy (Decision.Saved) and then
 //     turn an ask into an allow;
-//  3. an ask is allowed by a person's approved rule entry or by an
-//     approval of `cordon approve` for this exact request;
+//  3. an ask is allowed by a person's approved rule entry, by an
+//     approval of `cordon approve` for this exact request, or by one
+//     given in the agent's own dialog for what it refuses (cordon hook);
 //  4. an ask left is put to the reviewer, when the settings name one;
 //  5. an ask still left is recorded for `cordon approve` (Decision.ID);
 //  6. the decision goes to the audit log.
@@ -275,7 +276,10 @@ func (ctx *Context) approve(d *decision.Decision, set *rules.Set, req Request) {
 		return
 	}
 	d.Key = approval.Key(req.Mode, req.Text+"\x00"+req.Bind, ctx.Dir)
-	if id, ok := approval.New(state).Use(d.Key); ok {
+	store := approval.New(state)
+	if id, ok := store.Use(d.Key); ok {
+		d.Verdict, d.Approval = decision.Allow, id
+	} else if id, ok := ctx.dialogApproval(store, set, req); ok {
 		d.Verdict, d.Approval = decision.Allow, id
 	}
 }
