@@ -69,20 +69,20 @@ type agentSpec struct {
 	Cover  []string          `json:"cover"`  // the files cordon is bound over
 }
 
-// agentPlan returns, for the shells called names in /bin and /usr/bin
-// ([fallbackDirs]; with a merged /usr both name the same files), the
+// agentPlan returns, for the shells called names in dirs (/bin and
+// /usr/bin, [fallbackDirs]: with a merged /usr both hold the same files), the
 // real file of each name and the files to cover with cordon. A name whose
 // file is not called by a shell's name (/bin/sh a link to busybox, a
 // program of many names) is left alone and reported in skipped: covering
 // it would make all its other names cordon.
-func agentPlan(names []string, self string) (shells map[string]string, cover, skipped []string) {
+func agentPlan(names, dirs []string, self string) (shells map[string]string, cover, skipped []string) {
 	shells = map[string]string{}
 	me, err := os.Stat(self)
 	if err != nil {
 		return shells, nil, nil
 	}
 	for _, name := range names {
-		for _, dir := range fallbackDirs {
+		for _, dir := range dirs {
 			p := filepath.Join(dir, name)
 			real, err := filepath.EvalSymlinks(p)
 			if err != nil {
@@ -127,19 +127,16 @@ func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
 	if err != nil {
 		return 126, fmt.Errorf("cannot find cordon's own binary: %w", err)
 	}
-	shells, cover, skipped := agentPlan(names, self)
+	shells, cover, skipped := agentPlan(names, fallbackDirs, self)
 	if len(cover) == 0 {
 		return 126, fmt.Errorf("no shell (%s) found in %s to stand in for", strings.Join(names, ", "), strings.Join(fallbackDirs, " or "))
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(notes, "cordon agent: %s is not a shell's own file, left as it is: what runs it by that path is not judged\n", s)
 	}
-	sys := &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL}
-	if os.Geteuid() != 0 {
-		if err := usernsUnavailable(); err != nil {
-			return 126, agentNoNamespace(err)
-		}
-		usernsAttr(sys)
+	sys, err := agentAttr(os.Geteuid(), usernsUnavailable)
+	if err != nil {
+		return 126, err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 126, fmt.Errorf("cannot make the directory for the real shells: %w", err)
@@ -155,8 +152,8 @@ func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
 	c, err := s.start()
 	if err != nil {
 		signal.Stop(sigs)
-		if os.Geteuid() != 0 && errors.Is(err, unix.EPERM) {
-			err = agentNoNamespace(err)
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSPC) {
+			err = agentNoNamespace(os.Geteuid(), err)
 		}
 		return 126, err
 	}
@@ -173,11 +170,30 @@ func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
 	return 126, nil // not reached
 }
 
-// agentNoNamespace is the error for a user who may not make a user
-// namespace, with what to do.
-func agentNoNamespace(err error) error {
-	return fmt.Errorf("cordon agent needs a mount namespace: %v. Allow unprivileged user namespaces (as bwrap needs them), "+
-		"or put cordon's shims first on the agent's PATH and point its shell setting at them instead", err)
+// agentAttr returns how the set-up step is started for a user with
+// effective uid euid: in a new mount namespace, and for any user but
+// root in a new user namespace too, which unavailable says why it cannot
+// have (nil when it can).
+func agentAttr(euid int, unavailable func() error) (*syscall.SysProcAttr, error) {
+	sys := &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWNS, Pdeathsig: syscall.SIGKILL}
+	if euid == 0 {
+		return sys, nil
+	}
+	if err := unavailable(); err != nil {
+		return nil, agentNoNamespace(euid, err)
+	}
+	return usernsAttr(sys), nil
+}
+
+// agentNoNamespace says that cordon agent cannot make its mount
+// namespace (err) for a user with effective uid euid, and what to do.
+func agentNoNamespace(euid int, err error) error {
+	what := "allow unprivileged user namespaces as said (bwrap needs them too) or run it as root"
+	if euid == 0 {
+		what = "run it where root may make mount namespaces (not inside a sandbox or a container without CAP_SYS_ADMIN)"
+	}
+	return fmt.Errorf("cannot make a mount namespace: %v. To use cordon agent, %s; without it, put cordon's shims first on the agent's PATH "+
+		"and point its shell setting at the bash shim (shells it runs by absolute path are then not judged)", err, what)
 }
 
 // setupSocket makes s pass data to the set-up step it starts (this
