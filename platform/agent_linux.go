@@ -306,13 +306,15 @@ func agentMounts(s *agentSpec) error {
 // agentShellsDir is where cordon agent mounted the real shells in this
 // process's mount namespace, or "" outside one: the read-only tmpfs
 // named [agentShellsSource] in /proc/self/mountinfo. Read once.
-var agentShellsDir = sync.OnceValue(func() string {
+var agentShellsDir = sync.OnceValue(readAgentShellsDir)
+
+func readAgentShellsDir() string {
 	data, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil || !bytes.Contains(data, []byte(agentShellsSource)) {
 		return ""
 	}
 	return mountinfoDir(data, agentShellsSource)
-})
+}
 
 // mountinfoDir returns the mount point of the last read-only tmpfs
 // mounted from source in the mount table data (/proc/PID/mountinfo's
@@ -359,28 +361,31 @@ type agentRestore struct{ src, dst string }
 
 // agentRestores are the real shells a sandbox made inside cordon agent's
 // namespace binds back over cordon, so that in the sandbox /bin/sh is
-// the real shell, as without cordon agent. None outside one.
+// the real shell, as without cordon agent. None outside one: there no
+// shell in /bin or /usr/bin is this binary (about ten stat calls; the
+// mount table, slower to read, is read only inside).
 func agentRestores() []agentRestore {
-	dir := agentShellsDir()
-	if dir == "" {
-		return nil
-	}
 	me, err := os.Stat("/proc/self/exe")
 	if err != nil {
 		return nil
 	}
 	var out []agentRestore
 	for _, name := range ShellNames {
-		src := filepath.Join(dir, name)
-		if _, err := os.Stat(src); err != nil {
-			continue
-		}
 		for _, d := range fallbackDirs {
+			fi, err := os.Stat(filepath.Join(d, name))
+			if err != nil || !os.SameFile(fi, me) {
+				continue
+			}
+			dir := agentShellsDir()
+			if dir == "" {
+				return nil
+			}
+			src := filepath.Join(dir, name)
 			dst, err := filepath.EvalSymlinks(filepath.Join(d, name))
 			if err != nil || slices.ContainsFunc(out, func(r agentRestore) bool { return r.dst == dst }) {
 				continue
 			}
-			if fi, err := os.Stat(dst); err == nil && os.SameFile(fi, me) {
+			if _, err := os.Stat(src); err == nil {
 				out = append(out, agentRestore{src, dst})
 			}
 		}

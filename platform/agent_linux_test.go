@@ -1,12 +1,19 @@
 package platform
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -100,5 +107,69 @@ func TestAgentNoUserNamespace(t *testing.T) {
 	sys, err = agentAttr(0, refused)
 	if err != nil || sys.Cloneflags&unix.CLONE_NEWUSER != 0 || sys.Cloneflags&unix.CLONE_NEWNS == 0 {
 		t.Errorf("root's set-up: %+v, %v; want a mount namespace only", sys, err)
+	}
+}
+
+// TestAgentSignals runs this test binary through [RunAgent] (as cordon
+// agent does) and sends the cordon process SIGTERM: the program gets it
+// (it exits 7 on it) and cordon ends as the program did. Without the
+// forwarding, cordon would die of the signal itself.
+func TestAgentSignals(t *testing.T) {
+	switch os.Getenv("CORDON_AGENT_TEST") {
+	case "run":
+		os.Setenv("CORDON_AGENT_TEST", "program")
+		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentSignals$"}, ShellNames, os.Getenv("CORDON_AGENT_DIR"), os.Stderr)
+		fmt.Fprintf(os.Stderr, "cordon agent: %v\n", err)
+		os.Exit(code)
+	case "program":
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		fmt.Println("ready")
+		<-sigs
+		os.Exit(7)
+	}
+	skipNested(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAgentSignals$")
+	cmd.Env = append(os.Environ(), "CORDON_AGENT_TEST=run", "CORDON_AGENT_DIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+	defer stop.Stop()
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	if line == "ready\n" {
+		cmd.Process.Signal(syscall.SIGTERM)
+	}
+	cmd.Wait()
+	if strings.Contains(stderr.String(), "cannot make a mount namespace") && os.Getenv("CORDON_REQUIRE_SANDBOX") == "" {
+		t.Skipf("no namespace here: %s", stderr.String())
+	}
+	if got := cmd.ProcessState.String(); got != "exit status 7" {
+		t.Fatalf("cordon agent ended with %s, want the program's exit status 7 (it got SIGTERM); stdout %q, stderr:\n%s", got, line, stderr.String())
+	}
+}
+
+// BenchmarkAgentRestores is what every sandbox start pays outside cordon
+// agent's namespace to learn that it is outside; BenchmarkMountinfo what
+// reading the mount table instead would cost.
+func BenchmarkAgentRestores(b *testing.B) {
+	for b.Loop() {
+		if agentRestores() != nil {
+			b.Fatal("inside cordon agent's namespace")
+		}
+	}
+}
+
+func BenchmarkMountinfo(b *testing.B) {
+	for b.Loop() {
+		if readAgentShellsDir() != "" {
+			b.Fatal("inside cordon agent's namespace")
+		}
 	}
 }
