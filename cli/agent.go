@@ -21,8 +21,9 @@ func agentCommand() *command {
 terminal, exit status), but in a mount namespace where /bin/sh, /bin/bash,
 /usr/bin/bash and the other shells cordon stands in for are cordon: a shell
 it starts by its absolute path is judged and confined like one on PATH.
-An ordinary user needs unprivileged user namespaces (as bwrap does);
-setuid programs such as sudo gain no privilege inside. See docs/agent.md.`,
+An ordinary user needs unprivileged user namespaces (as bwrap does), and
+setuid programs such as sudo gain no privilege inside. Linux only; elsewhere
+put the shims first on PATH and set SHELL to the bash shim. See docs/agent.md.`,
 		run: runAgent,
 	}
 }
