@@ -127,6 +127,11 @@ func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
 	if err != nil {
 		return 126, fmt.Errorf("cannot find cordon's own binary: %w", err)
 	}
+	if agentShellsDir() != "" {
+		// Inside cordon agent's namespace already: the shells are cordon.
+		err := unix.Exec(path, argv, os.Environ())
+		return 126, fmt.Errorf("cannot run %s: %w", path, err)
+	}
 	shells, cover, skipped := agentPlan(names, fallbackDirs, self)
 	if len(cover) == 0 {
 		return 126, fmt.Errorf("no shell (%s) found in %s to stand in for", strings.Join(names, ", "), strings.Join(fallbackDirs, " or "))
