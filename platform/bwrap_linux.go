@@ -190,6 +190,9 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		}
 	}
+	for _, r := range agentRestores() {
+		a = append(a, "--ro-bind", r.src, r.dst) // the real shell, as without cordon agent
+	}
 	a = append(a, b.proxyMount()...)
 	for _, r := range remount {
 		a = append(a, "--remount-ro", r)

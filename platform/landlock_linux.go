@@ -592,6 +592,10 @@ func (m *mountPlan) apply() error {
 		defer unix.Close(fd)
 		proxy = fd
 	}
+	// The real shells back over cordon (in cordon agent's namespace).
+	if err := restoreAgentShells(); err != nil {
+		return err
+	}
 	if m.privateTmp {
 		if err := mountPrivateTmp(m.keep); err != nil {
 			return err

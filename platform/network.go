@@ -23,11 +23,8 @@ const NetRole = "cordon-netfwd"
 // state directory (read-only in every sandbox), made when missing: a
 // sandbox runs cordon in that role through it.
 func RoleLink(stateDir, role string) (string, error) {
-	self, err := os.Executable()
+	self, err := selfPath()
 	if err != nil {
-		return "", err
-	}
-	if self, err = filepath.EvalSymlinks(self); err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(self))

@@ -147,10 +147,7 @@ func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBacken
 	if !l.netns {
 		return nil, nil, "", nil, errors.New("landlock: the network allowlist needs a network namespace of the command's own, which cannot be made here; set sandbox.network to on or off")
 	}
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
+	self, err := selfPath()
 	if err != nil {
 		return nil, nil, "", nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
 	}

@@ -56,12 +56,23 @@ func FindBwrap() (string, error) {
 			continue
 		}
 		st := fi.Sys().(*syscall.Stat_t)
-		if st.Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+		if !rootOwned(st.Uid) || fi.Mode().Perm()&0o022 != 0 {
 			return "", fmt.Errorf("%s is not owned by root or is writable by others: cordon will not trust it to confine anything", p)
 		}
 		return p, nil
 	}
 	return "", errors.New("bubblewrap is not installed (apt-get install bubblewrap, dnf install bubblewrap, pacman -S bubblewrap)")
+}
+
+// rootOwned reports whether a file owner uid is root's: inside a user
+// namespace that does not map root (cordon agent's, for an ordinary
+// user), root's files show as the overflow uid.
+func rootOwned(uid uint32) bool {
+	if uid == 0 {
+		return true
+	}
+	root, ok := unmappedRoot()
+	return ok && uid == root
 }
 
 // ProbeBwrap returns what bwrap at path can do, from the cache file in

@@ -41,7 +41,9 @@ func (e *NotFoundError) Error() string {
 
 // FindShell returns the path of the real shell called name: the first
 // executable regular file name in an absolute directory of pathEnv (a PATH
-// value), then in /bin and /usr/bin, that is not the cordon binary at self.
+// value), then in /bin and /usr/bin, that is not the cordon binary at self;
+// when those are all cordon, in the directory where cordon agent keeps the
+// real shells.
 // On Windows the directories are [windowsShellDirs]': cmd.exe and Windows
 // PowerShell only in the system directory, never from PATH.
 // A candidate is cordon when it is the same file as self (through
@@ -72,6 +74,14 @@ func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 		if p, ok := f.try(dir); ok {
 			return p, nil
 		}
+	}
+	// Only cordon where the shells are: inside cordon agent's namespace,
+	// the real ones are in its read-only tmpfs (docs/agent.md).
+	if dir := agentShellsDir(); len(f.skipped) > 0 && dir != "" && !slices.ContainsFunc(writable, func(w string) bool { return Within(dir, w) }) {
+		if p, ok := f.try(dir); ok {
+			return p, nil
+		}
+		dirs = append(dirs, dir)
 	}
 	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped, Writable: passed}
 }

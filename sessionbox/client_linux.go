@@ -161,6 +161,10 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
+	// The mount namespace the sandbox would be made from: one made inside
+	// cordon agent's (docs/agent.md) is never used from another.
+	mnt, _ := os.Readlink("/proc/self/ns/mnt")
+	fmt.Fprintf(h, "%s\n", mnt)
 	// The directories the sandbox binds writable, by identity: a
 	// workspace removed and made again (rm -rf app && git clone ... app)
 	// gets a new sandbox, not one that shows the removed directory.
