@@ -266,12 +266,12 @@ func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []
 	// long command runs), they are not readable, since nothing grants
 	// them.
 	for _, h := range p.Hidden {
-		if !inWritable(p, h) && !l.masked(h) && l.readable(h) {
+		if MayHole(p, h, false) && !l.masked(h) && l.readable(h) {
 			holes = append(holes, h)
 		}
 	}
 	for _, h := range p.Missing {
-		if Within(h, p.Home) && !inWritable(p, h) {
+		if MayHole(p, h, true) {
 			holes = append(holes, h)
 		}
 	}
@@ -991,6 +991,16 @@ func (l *landlockBackend) readable(path string) bool {
 		return true // without its capabilities, root still owns what it owns
 	}
 	return unix.Access(path, unix.R_OK) == nil
+}
+
+// MayHole reports whether hidden path h (missing: it does not exist yet)
+// may be a hole in the Landlock backend's reading grants, which then
+// lists the directories on the way to it when the sandbox is made: a
+// path outside every writable directory and, when missing, in the home
+// directory. Hidden paths inside writable directories are covered by
+// mounts or reported as not enforced, never holes.
+func MayHole(p *Policy, h string, missing bool) bool {
+	return !inWritable(p, h) && (!missing || Within(h, p.Home))
 }
 
 // inWritable reports whether path is inside a writable or scratch

@@ -162,8 +162,12 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
 	// The mount namespace the sandbox would be made from: one made inside
-	// cordon agent's (docs/agent.md) is never used from another.
-	mnt, _ := os.Readlink("/proc/self/ns/mnt")
+	// cordon agent's (docs/agent.md) is never used from another. This
+	// thread's: /proc/self names the main thread, which may be the one
+	// the Landlock probe moved to a namespace of its own and left wedged
+	// there (then every command made a new session); a thread that runs
+	// this goroutine is none that a probe holds.
+	mnt, _ := os.Readlink("/proc/thread-self/ns/mnt")
 	fmt.Fprintf(h, "%s\n", mnt)
 	// The directories the sandbox binds writable, by identity: a
 	// workspace removed and made again (rm -rf app && git clone ... app)
@@ -174,33 +178,50 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 			fmt.Fprintf(h, "%s %d %d\n", r, st.Dev, st.Ino)
 		}
 	}
-	// Landlock grants reading around the hidden paths by the entries of
-	// the directories on the way to them (the home directory, /), as they
-	// were listed when the sandbox was made: an entry made there since
-	// (a person installs nvm in ~/.nvm) would be unreadable in it. Those
-	// directories' stamps are part of the key: a change makes a new one.
-	// Not those of hidden directories, nor cordon's state directory,
-	// whose entries are never the program's to read (and change with
-	// every network proxy started there).
+	// Landlock grants reading around the hidden paths outside writable
+	// directories by the entries of the directories on the way to them
+	// (the home directory, /), as they were listed when the sandbox was
+	// made: an entry made there since (a person installs nvm in ~/.nvm)
+	// would be unreadable in it. The names in those directories are part
+	// of the key: a new one makes a new sandbox. Names, not stamps: a
+	// stamp changes with every file written and renamed there (an agent
+	// saves its ~/.claude.json so), and with every file a command makes
+	// in the workspace when a hidden path is inside it, and each change
+	// would lose what the session runs in the background. Not the
+	// entries of hidden directories, nor of cordon's state directory,
+	// which are never the program's to read (and change with every
+	// network proxy started there).
 	if o.Backend.Name() == platform.BackendLandlock {
 		seen := map[string]bool{}
 		hidden := func(d string) bool {
 			return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
 				slices.ContainsFunc(o.Policy.Hidden, func(h string) bool { return platform.Within(d, h) })
 		}
-		for _, hp := range slices.Concat(o.Policy.Hidden, o.Policy.Missing) {
+		walk := func(hp string) {
 			for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
 				seen[d] = true
-				if hidden(d) {
-					continue
-				}
-				var st unix.Stat_t
-				if unix.Stat(d, &st) == nil {
-					fmt.Fprintf(h, "%s %d %d %d\n", d, st.Ino, st.Mtim.Sec, st.Mtim.Nsec)
+				if !hidden(d) {
+					fmt.Fprintf(h, "%s\n", d)
+					if f, err := os.Open(d); err == nil {
+						names, _ := f.Readdirnames(-1)
+						f.Close()
+						slices.Sort(names)
+						fmt.Fprintf(h, "%d %s\n", len(names), strings.Join(names, "\x00"))
+					}
 				}
 				if d == "/" || d == "." {
 					break
 				}
+			}
+		}
+		for _, hp := range o.Policy.Hidden {
+			if platform.MayHole(o.Policy, hp, false) {
+				walk(hp)
+			}
+		}
+		for _, hp := range o.Policy.Missing {
+			if platform.MayHole(o.Policy, hp, true) {
+				walk(hp)
 			}
 		}
 	}
