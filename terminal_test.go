@@ -252,3 +252,28 @@ func TestTerminal(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalVSCode: VS Code's bash shell integration (the real script,
+// testdata/vscode), started as VS Code starts it, still marks the prompt
+// and each command's start, command line and end (OSC 633 A, B, E, C,
+// D) with cordon's hook in the shell, a refused line included.
+func TestTerminalVSCode(t *testing.T) {
+	t.Parallel()
+	needShell(t, "bash")
+	script, err := filepath.Abs(filepath.Join("testdata", "vscode", "shellIntegration-bash.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newSessionEnv(t, "bwrap")
+	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
+	env := append(e.env, "TERM=xterm", "VSCODE_INJECTION=1", "VSCODE_NONCE=n0nce", "VSCODE_STABLE=1")
+	p := startPTY(t, linkShim(t, "bash"), []string{"bash", "--init-file", script}, env, e.ws)
+	const osc = "\x1b\\]633;"
+	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+	p.run("echo vsc", osc+"E;echo vsc;n0nce\a"+osc+"C\a"+`vsc\r\n`)
+	p.expect(osc + `D;0` + "\a")
+	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+	p.run("rm -rf ~", osc+"C\a"+"cordon: refused")
+	p.expect(osc + `D;126` + "\a")
+	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+}

@@ -130,5 +130,28 @@ __cordon_install() {
 		done < <(builtin bind -m "$map" -p 2>/dev/null)
 	done
 }
+
+# A DEBUG trap (VS Code's shell integration, starship, bash-preexec) runs
+# before every command, the hook's bind -x commands included, and would
+# take each Enter for a command's start. The trap the set-up files left is
+# wrapped so that it skips the hook's commands (READLINE_POINT is set only
+# while a bind -x command runs), with $? and $_ as they were.
+__cordon_debug_trap=
+__cordon_debug() {
+	[[ -n ${READLINE_POINT+set} ]] && builtin return 0
+	__cordon_status "$1" "$2"
+	builtin eval "$__cordon_debug_trap"
+}
+__cordon_status() { builtin return "$1"; }
+
 __cordon_install
-builtin readonly -f __cordon_arm __cordon_judge __cordon_refused __cordon_noedit __cordon_install
+# At the top level: a function does not see the DEBUG trap. Not "builtin
+# trap": bash prints the shell's traps in $(...) only for a plain trap.
+__cordon_t=$(trap -p DEBUG)
+if [[ -n $__cordon_t ]]; then
+	builtin eval "__cordon_t=( $__cordon_t )"
+	__cordon_debug_trap=${__cordon_t[2]}
+	builtin trap '__cordon_debug "$?" "$_"' DEBUG
+fi
+builtin unset __cordon_t
+builtin readonly -f __cordon_debug __cordon_status __cordon_arm __cordon_judge __cordon_refused __cordon_noedit __cordon_install
