@@ -120,7 +120,7 @@ func (s *session) line(l termhook.Line, fd int) termhook.Answer {
 	c := chunk{text: []byte(text), err: err}
 	if err == nil {
 		c.stmts = f.Stmts
-		if why := hookTamper(l.Text, c.stmts, fd); why != "" {
+		if why := hookTamper(l.Text, c.stmts, fd, s.inv.Shell == "zsh"); why != "" {
 			return refuse(s.r.failMessage("this terminal does not run the line: %s [rule terminal-hook]", why))
 		}
 	}

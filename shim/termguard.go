@@ -14,8 +14,9 @@ import (
 // "terminal-hook" of docs/interactive.md.
 
 // hookTamper returns why a terminal refuses text (parsed as stmts), or
-// "". fd is the judge's descriptor in the shell.
-func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
+// "". fd is the judge's descriptor in the shell; zsh says the shell is
+// zsh (where r re-runs the history).
+func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 	if strings.Contains(text, "__cordon") {
 		return "it names cordon's hook (__cordon...), which judges each line of this terminal"
 	}
@@ -35,18 +36,18 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
 			case *syntax.CallExpr:
 				for _, a := range x.Assigns {
 					if a.Name != nil && a.Name.Value == "PROMPT_COMMAND" {
-						why = codeIn("PROMPT_COMMAND", []*syntax.Word{a.Value}, fd)
+						why = codeIn("PROMPT_COMMAND", []*syntax.Word{a.Value}, fd, zsh)
 					}
 				}
 				if len(x.Args) > 0 && why == "" {
-					why = hookCall(x.Args[0].Lit(), x.Args[1:])
+					why = hookCall(x.Args[0].Lit(), x.Args[1:], zsh)
 				}
 				if len(x.Args) > 1 && why == "" {
 					switch x.Args[0].Lit() {
 					case "eval":
-						why = codeIn("eval", x.Args[1:], fd)
+						why = codeIn("eval", x.Args[1:], fd, zsh)
 					case "trap":
-						why = codeIn("trap", x.Args[1:2], fd)
+						why = codeIn("trap", x.Args[1:2], fd, zsh)
 					}
 				}
 			}
@@ -63,7 +64,7 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
 // to the shell to run later or at once (eval's arguments, a trap's
 // action, PROMPT_COMMAND): the same as a line's, and code that is not
 // literal, which no one can judge before it runs in the shell itself.
-func codeIn(what string, words []*syntax.Word, fd int) string {
+func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
 	var code []string
 	for _, w := range words {
 		if w == nil {
@@ -80,7 +81,7 @@ func codeIn(what string, words []*syntax.Word, fd int) string {
 	if err != nil {
 		return "the code it gives " + what + " does not parse"
 	}
-	return hookTamper(text, f.Stmts, fd)
+	return hookTamper(text, f.Stmts, fd, zsh)
 }
 
 // literal is the value of a word made of literal and quoted parts only.
@@ -112,7 +113,7 @@ func literal(w *syntax.Word) (string, bool) {
 
 // hookCall returns why a terminal refuses the command name with args, or
 // "".
-func hookCall(name string, args []*syntax.Word) string {
+func hookCall(name string, args []*syntax.Word, zsh bool) string {
 	only := func(allowed string) bool {
 		for _, a := range args {
 			if !strings.Contains(" "+allowed+" ", " "+a.Lit()+" ") {
@@ -141,7 +142,7 @@ func hookCall(name string, args []*syntax.Word) string {
 			}
 		}
 	case "fc", "r":
-		if name == "fc" && len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") && strings.Contains(args[0].Lit(), "l") {
+		if name == "r" && !zsh || name == "fc" && len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") && strings.Contains(args[0].Lit(), "l") {
 			return ""
 		}
 		return "it runs lines from the history (" + name + "), which cordon does not see; recall the line and enter it instead"
