@@ -23,7 +23,7 @@ import (
 
 // A ptyShell is a program on the other side of a pseudo-terminal.
 type ptyShell struct {
-	t      *testing.T
+	t      testing.TB
 	master *os.File
 	cmd    *exec.Cmd
 	mu     sync.Mutex
@@ -32,7 +32,7 @@ type ptyShell struct {
 	grew   chan struct{}
 }
 
-func startPTY(t *testing.T, path string, argv, env []string, dir string) *ptyShell {
+func startPTY(t testing.TB, path string, argv, env []string, dir string) *ptyShell {
 	t.Helper()
 	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -276,4 +276,27 @@ func TestTerminalVSCode(t *testing.T) {
 	p.run("rm -rf ~", osc+"C\a"+"cordon: refused")
 	p.expect(osc + `D;126` + "\a")
 	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+}
+
+// BenchmarkTerminalLine is the time from Enter to the next prompt for
+// `true`, typed into an interactive bash: the real one, and through
+// cordon (bwrap), where the hook asks the judge first. The prompt holds
+// the command number, so each wait is for the next prompt.
+func BenchmarkTerminalLine(b *testing.B) {
+	for _, via := range []string{"real", "cordon"} {
+		b.Run(via, func(b *testing.B) {
+			e := newSessionEnv(b, "bwrap")
+			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY\\#$ '\n"), 0o644)
+			path := realShell("bash")
+			if via == "cordon" {
+				path = linkShim(b, "bash")
+			}
+			p := startPTY(b, path, []string{"bash"}, append(e.env, "TERM=xterm"), e.ws)
+			n, _ := strconv.Atoi(p.expect(`READY(\d+)\$ `)[1])
+			for b.Loop() {
+				n++
+				p.run("true", `READY`+strconv.Itoa(n)+`\$ `)
+			}
+		})
+	}
 }
