@@ -226,9 +226,14 @@ func TestTerminal(t *testing.T) {
 				}
 				// The watcher sees the change within a second: poll.
 				for begin := time.Now(); ; {
-					p.run("mkdir -p node_modules && rm -rf node_modules", `READY\$ `)
+					os.MkdirAll(filepath.Join(e.ws, "node_modules"), 0o755)
+					p.run("rm -rf node_modules", `READY\$ `)
 					got := p.run(`echo "rm=$?"`, `[\r\n]rm=(\d+)\r\n`)[1]
 					if got == "126" {
+						// Refused whole: the rm did not run.
+						if _, err := os.Stat(filepath.Join(e.ws, "node_modules")); err != nil {
+							t.Fatalf("the refused line ran: %v", err)
+						}
 						break
 					}
 					if time.Since(begin) > 2*time.Second {
