@@ -184,6 +184,28 @@ func TestTerminal(t *testing.T) {
 				if data, err := os.ReadFile(marker); err != nil || string(data) != "keep" {
 					t.Fatalf("the refused rm ran: %q, %v", data, err)
 				}
+				// The history has the line as entered.
+				p.run("fc -ln -2 -2", `[\r\n]\s*rm -rf ~\r\n`)
+			})
+			t.Run("paste", func(t *testing.T) {
+				p.t = t
+				// Bracketed paste: the lines are judged together.
+				p.send("\x1b[200~echo p1\necho p2\x1b[201~\r")
+				p.expect(`[\r\n]p1\r\np2\r\n`)
+				p.expect(`READY\$ `)
+				p.send("\x1b[200~echo p3\nrm -rf ~\x1b[201~\r")
+				before := p.expect(`(?s)^(.*?)cordon: refused`)[1]
+				if regexp.MustCompile(`[\r\n]p3\r\n`).MatchString(before) {
+					t.Fatalf("a line of a refused paste ran: %q", before)
+				}
+				p.run(`echo "st=$?"`, `[\r\n]st=126\r\n`)
+			})
+			t.Run("hook-tamper", func(t *testing.T) {
+				p.t = t
+				off := map[string]string{"bash": `bind '"\C-m": accept-line'`, "zsh": `zle -A .accept-line accept-line`}[tc.shell]
+				p.run(off, `\[rule terminal-hook\]`)
+				p.run("rm -rf ~", `cordon: refused`)
+				p.run(`echo "st=$?"`, `[\r\n]st=126\r\n`)
 			})
 			t.Run("status", func(t *testing.T) {
 				p.t = t
