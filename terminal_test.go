@@ -157,15 +157,18 @@ func (p *ptyShell) run(line, re string) []string {
 // the prompt comes back, multi-line input, Ctrl+C, job control and $?
 // work, the rules of the moment judge each line, VS Code's shell
 // integration still reports its commands, and a broken channel runs
-// nothing.
+// nothing. bwrap, Landlock, and no sandbox (the hook is the same).
 func TestTerminal(t *testing.T) {
-	for _, tc := range []struct{ shell, backend string }{{"bash", "bwrap"}, {"bash", "landlock"}, {"zsh", "bwrap"}} {
+	for _, tc := range []struct{ shell, backend string }{{"bash", "bwrap"}, {"bash", "landlock"}, {"bash", "none"}, {"zsh", "bwrap"}} {
 		t.Run(tc.shell+"/"+tc.backend, func(t *testing.T) {
 			t.Parallel()
 			needShell(t, tc.shell)
 			e := newSessionEnv(t, tc.backend)
 			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
-			os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\n"), 0o644)
+			// A plugin's accept-line wrapper (as zsh-autosuggestions
+			// and zsh-syntax-highlighting install) keeps being called.
+			os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\n"+
+				"accepted=0\nmy-accept() { accepted=$((accepted+1)); zle .accept-line; }\nzle -N accept-line my-accept\n"), 0o644)
 			marker := filepath.Join(e.home, "marker")
 			os.WriteFile(marker, []byte("keep"), 0o644)
 			p := startPTY(t, linkShim(t, tc.shell), []string{tc.shell}, append(e.env, "TERM=xterm"), e.ws)
@@ -175,6 +178,9 @@ func TestTerminal(t *testing.T) {
 				p.t = t
 				p.run("echo hi", `[\r\n]hi\r\n`)
 				p.expect(`READY\$ `)
+				if tc.shell == "zsh" {
+					p.run(`echo "accepted=$accepted"`, `[\r\n]accepted=2\r\n`)
+				}
 			})
 			t.Run("refused", func(t *testing.T) {
 				p.t = t
