@@ -286,29 +286,52 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-// TestTerminalVSCode: VS Code's bash shell integration (the real script,
-// testdata/vscode), started as VS Code starts it, still marks the prompt
-// and each command's start, command line and end (OSC 633 A, B, E, C,
-// D) with cordon's hook in the shell, a refused line included.
+// TestTerminalVSCode: VS Code's shell integration (the real scripts,
+// testdata/vscode), started as VS Code starts it (bash --init-file; zsh
+// with ZDOTDIR pointing at VS Code's files and USER_ZDOTDIR at the
+// user's), still marks the prompt and each command's start, command line
+// and end (OSC 633 A, B, E, C, D) with cordon's hook in the shell, a
+// refused line included.
 func TestTerminalVSCode(t *testing.T) {
-	t.Parallel()
-	needShell(t, "bash")
-	script, err := filepath.Abs(filepath.Join("testdata", "vscode", "shellIntegration-bash.sh"))
-	if err != nil {
-		t.Fatal(err)
+	for _, shell := range []string{"bash", "zsh"} {
+		t.Run(shell, func(t *testing.T) {
+			t.Parallel()
+			needShell(t, shell)
+			e := newSessionEnv(t, "bwrap")
+			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
+			os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\n"), 0o644)
+			env := append(e.env, "TERM=xterm", "VSCODE_INJECTION=1", "VSCODE_NONCE=n0nce", "VSCODE_STABLE=1")
+			argv := []string{"bash"}
+			if shell == "bash" {
+				script, err := filepath.Abs(filepath.Join("testdata", "vscode", "shellIntegration-bash.sh"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				argv = append(argv, "--init-file", script)
+			} else {
+				// VS Code copies its zsh scripts into a directory of
+				// its own as the start-up files.
+				rc, err := os.ReadFile(filepath.Join("testdata", "vscode", "shellIntegration-rc.zsh"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := filepath.Join(e.base, "vscode-zsh")
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, ".zshrc"), rc, 0o644)
+				argv = []string{"zsh", "-i"}
+				env = append(env, "ZDOTDIR="+dir, "USER_ZDOTDIR="+e.home)
+			}
+			p := startPTY(t, linkShim(t, shell), argv, env, e.ws)
+			const osc = "\x1b\\]633;"
+			p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+			p.run("echo vsc", osc+"E;echo vsc;n0nce\a"+osc+"C\a"+`[\r\n]*vsc\r\n`)
+			p.expect(osc + `D;0` + "\a")
+			p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+			p.run("rm -rf ~", osc+"C\a"+"cordon: refused")
+			p.expect(osc + `D;126` + "\a")
+			p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
+		})
 	}
-	e := newSessionEnv(t, "bwrap")
-	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
-	env := append(e.env, "TERM=xterm", "VSCODE_INJECTION=1", "VSCODE_NONCE=n0nce", "VSCODE_STABLE=1")
-	p := startPTY(t, linkShim(t, "bash"), []string{"bash", "--init-file", script}, env, e.ws)
-	const osc = "\x1b\\]633;"
-	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
-	p.run("echo vsc", osc+"E;echo vsc;n0nce\a"+osc+"C\a"+`vsc\r\n`)
-	p.expect(osc + `D;0` + "\a")
-	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
-	p.run("rm -rf ~", osc+"C\a"+"cordon: refused")
-	p.expect(osc + `D;126` + "\a")
-	p.expect(osc + "A\a" + `READY\$ ` + osc + "B\a")
 }
 
 // BenchmarkTerminalLine is the time from Enter to the next prompt for

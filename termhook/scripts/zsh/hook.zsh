@@ -44,20 +44,14 @@ __cordon_accept() {
 }
 
 # __cordon_refused runs in place of a refused line: it prints the
-# refusal and sets $? to 126 (the history gets the line as entered).
+# refusal, adds the line as entered to the history (after the refusal's
+# own entry, so that the up arrow recalls it first; a zshaddhistory hook
+# that dropped the refusal's entry would leave preexec without the
+# command line, which VS Code's integration reports), and sets $? to 126.
 __cordon_refused() {
 	builtin print -rn -- $__cordon_msg >&2
+	builtin print -sr -- $__cordon_line
 	return 126
-}
-
-# __cordon_history keeps the line as entered in the history, not the
-# refusal that ran in its place.
-__cordon_history() {
-	if [[ $1 == __cordon_refused$'\n' ]]; then
-		builtin print -sr -- $__cordon_line
-		return 1
-	fi
-	return 0
 }
 
 # __cordon_install puts __cordon_accept in place of the widgets that
@@ -74,7 +68,6 @@ __cordon_install() {
 		fi
 		builtin zle -N $w __cordon_accept
 	done
-	(( ${zshaddhistory_functions[(Ie)__cordon_history]} )) || zshaddhistory_functions+=(__cordon_history)
 }
 
 # __cordon_precmd installs the hook again at the first prompt (a plugin
