@@ -381,7 +381,7 @@ func fail(format string, args ...any) int {
 
 // linkShim makes the test binary reachable as a shell called name, in a
 // directory of its own, and returns its path.
-func linkShim(t *testing.T, name string) string {
+func linkShim(t testing.TB, name string) string {
 	t.Helper()
 	testenv.SkipNested(t)
 	// testscript's copy, outside scratch space like p: cordon refuses
@@ -402,7 +402,7 @@ func linkShim(t *testing.T, name string) string {
 	return p
 }
 
-func needShell(t *testing.T, name string) string {
+func needShell(t testing.TB, name string) string {
 	t.Helper()
 	ok, err := hasShell(name)
 	if err != nil {

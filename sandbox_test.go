@@ -44,7 +44,7 @@ type battery struct {
 
 // batteryBase makes the directory that holds a battery's fake home, and
 // returns it. Not t.TempDir: /tmp is scratch, writable in the sandbox.
-func batteryBase(t *testing.T) string {
+func batteryBase(t testing.TB) string {
 	t.Helper()
 	base, err := outsideScratch()
 	if err != nil {

@@ -40,7 +40,7 @@ type sessionEnv struct {
 	env                           []string
 }
 
-func newSessionEnv(t *testing.T, backend string) *sessionEnv {
+func newSessionEnv(t testing.TB, backend string) *sessionEnv {
 	backend, sandboxSession := strings.CutSuffix(backend, "/session")
 	t.Helper()
 	needShell(t, "bash")

@@ -1,0 +1,87 @@
+package shim
+
+import (
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// TestHookTamper: a terminal refuses the lines that would switch its
+// hook off or go round it, and only those.
+func TestHookTamper(t *testing.T) {
+	refused := []string{
+		`unset -f __cordon_judge`,
+		`__cordon_msg=x`,
+		`bind '"\C-m": accept-line'`,
+		`bind -r '\C-m'`,
+		`bind -f ~/.inputrc`,
+		`bindkey '^M' .accept-line`,
+		`zle -N accept-line my-widget`,
+		`zle -A .accept-line accept-line`,
+		`set +o emacs`,
+		`set +o vi`,
+		`exec 12>&-`,
+		`exec 12<>/tmp/fifo`,
+		`exec 3>&12`,
+		`exec {fd}>&-`,
+		`fc -s`,
+		`fc`,
+		`eval "$x"`,
+		`eval 'bind "\"\\C-m\": accept-line"'`,
+		`trap 'bind -r "\C-m"' DEBUG`,
+		`trap "$x" DEBUG`,
+		`PROMPT_COMMAND='bind -r "\C-m"'`,
+		`PROMPT_COMMAND=$x`,
+		`precmd() { bindkey '^M' .accept-line; }`,
+		`f() { bind -r '\C-m'; }`,
+	}
+	allowed := []string{
+		`echo hi`,
+		`bind -p`,
+		`bind -P`,
+		`bindkey`,
+		`bindkey -v`,
+		`set -o vi`,
+		`set +o history`,
+		`exec 3>out.log`,
+		`exec {fd}>out.log`,
+		`echo x >&2`,
+		`fc -l`,
+		`eval 'echo hi'`,
+		`eval echo hi`,
+		`trap 'rm -f /tmp/x' EXIT`,
+		`PROMPT_COMMAND='history -a'`,
+		`cat <<EOF
+bind -r x
+EOF`,
+	}
+	judge := func(line string) string {
+		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return hookTamper(line, f.Stmts, 12, false)
+	}
+	if hookTamper("r", nil, 12, true) != "" || hookTamper("r", parseLine(t, "r"), 12, true) == "" || hookTamper("r", parseLine(t, "r"), 12, false) != "" {
+		t.Error("r re-runs the history in zsh only")
+	}
+	for _, line := range refused {
+		if judge(line) == "" {
+			t.Errorf("allowed: %s", line)
+		}
+	}
+	for _, line := range allowed {
+		if why := judge(line); why != "" {
+			t.Errorf("refused: %s: %s", line, why)
+		}
+	}
+}
+
+func parseLine(t *testing.T, line string) []*syntax.Stmt {
+	f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Stmts
+}
