@@ -34,6 +34,10 @@ finally {
 			}
 			$reader = [System.IO.BufferedStream]::new($pipe)
 			$utf8 = [System.Text.UTF8Encoding]::new($false)
+			# The protocol's hello, before any entered line.
+			$hello = $utf8.GetBytes('hello' + [char]0 + 'pwsh' + [char]0 + '1' + [char]0)
+			$pipe.Write($hello, 0, $hello.Length)
+			$pipe.Flush()
 			$state = @{ Seq = 0; Message = '' }
 
 			# The Enter handler. It calls no command by name (a function or an

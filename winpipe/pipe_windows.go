@@ -61,11 +61,19 @@ func Listen(name, clientSID string) (*Listener, error) {
 		}
 		return nil, fmt.Errorf("cannot create the pipe %s: %w", name, err)
 	}
+	// Another program's pipe of that name has its own instance count:
+	// where the first-instance flag is not honoured (wine), this sees it.
+	var flags, out, in, instances uint32
+	if err := windows.GetNamedPipeInfo(h, &flags, &out, &in, &instances); err != nil || instances != 1 {
+		windows.CloseHandle(h)
+		return nil, fmt.Errorf("the pipe %s exists already (made by another program): %d instances allowed, %v", name, instances, err)
+	}
 	return &Listener{name: name, h: h}, nil
 }
 
-// Accept waits at most timeout for the client, which must be the
-// process pid (0: any), and returns the connection. Another client, or
+// Accept waits at most timeout (0: as long as it takes) for the
+// client, which must be the process pid (0: any), and returns the
+// connection. Another client, or
 // none in time, is an error; the pipe is then closed, so the shell's
 // own connection fails too.
 func (l *Listener) Accept(pid int, timeout time.Duration) (io.ReadWriteCloser, error) {
@@ -83,10 +91,14 @@ func (l *Listener) Accept(pid int, timeout time.Duration) (io.ReadWriteCloser, e
 		}
 		done <- err
 	}()
+	var expired <-chan time.Time
+	if timeout > 0 {
+		expired = time.After(timeout)
+	}
 	var err error
 	select {
 	case err = <-done:
-	case <-time.After(timeout):
+	case <-expired:
 		l.unblock()
 		<-done
 		err = fmt.Errorf("the shell did not connect to cordon within %v", timeout)
