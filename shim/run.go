@@ -188,7 +188,11 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 			r.print(line + "\n")
 		}
 	}
-	return r.follow(r.ctx.Decide(req))
+	d := r.ctx.Decide(req)
+	if d.Error == "" && d.Allowed() && hookedTerminal(inv) {
+		return r.terminal(inv, dir)
+	}
+	return r.follow(d)
 }
 
 // A pin is the script a shell reads (bash FILE, bash < FILE) as it was

@@ -63,6 +63,7 @@ type session struct {
 	size    int             // bytes in prelude
 	funcs   map[string]bool // functions the session defined
 	conf    *Confinement    // how the shell is confined
+	cwd     string          // a terminal's directory, sent with each line
 }
 
 // session runs the real shell as a child, confined, and feeds it the
@@ -265,7 +266,14 @@ func (s *session) remember(stmts []*syntax.Stmt) {
 	}
 }
 
-func (s *session) preludeText() string { return strings.Join(s.prelude, "") }
+// preludeText is the state statements kept, and a terminal's directory.
+func (s *session) preludeText() string {
+	p := strings.Join(s.prelude, "")
+	if s.cwd != "" {
+		p += "cd -- " + quote(s.cwd) + "\n"
+	}
+	return p
+}
 
 // stateBuiltins change the shell's state and nothing else.
 var stateBuiltins = map[string]bool{

@@ -1,0 +1,82 @@
+package shim
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// An interactive shell on a terminal runs cordon's hook (package
+// termhook), which every line could switch off before the next one: so
+// a terminal refuses, besides what a session refuses (sessionguard.go),
+// the lines that would change the hook or go round it. This is the rule
+// "terminal-hook" of docs/interactive.md.
+
+// hookTamper returns why a terminal refuses text (parsed as stmts), or
+// "". fd is the judge's descriptor in the shell.
+func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
+	if strings.Contains(text, "__cordon") {
+		return "it names cordon's hook (__cordon...), which judges each line of this terminal"
+	}
+	n := strconv.Itoa(fd)
+	why := ""
+	for _, st := range stmts {
+		syntax.Walk(st, func(node syntax.Node) bool {
+			switch x := node.(type) {
+			case *syntax.Redirect:
+				if x.N != nil && x.N.Value == n || (x.Op == syntax.DplOut || x.Op == syntax.DplIn) && x.Word != nil && x.Word.Lit() == n {
+					why = "it redirects descriptor " + n + ", the channel of this terminal's judge"
+				}
+			case *syntax.CallExpr:
+				if len(x.Args) > 0 {
+					why = hookCall(x.Args[0].Lit(), x.Args[1:])
+				}
+			}
+			return why == ""
+		})
+		if why != "" {
+			return why
+		}
+	}
+	return why
+}
+
+// hookCall returns why a terminal refuses the command name with args, or
+// "".
+func hookCall(name string, args []*syntax.Word) string {
+	only := func(allowed string) bool {
+		for _, a := range args {
+			if !strings.Contains(" "+allowed+" ", " "+a.Lit()+" ") {
+				return false
+			}
+		}
+		return true
+	}
+	switch name {
+	case "bind":
+		if !only("-p -P -v -V -s -S -l") {
+			return "it changes the line editor's key bindings (bind), which hold cordon's hook; only the listings (bind -p, -P, -v, -V, -s, -S, -l) run here"
+		}
+	case "bindkey":
+		if !only("-l -L -e -v") {
+			return "it changes the line editor's key bindings (bindkey); only bindkey, -l, -L, -e and -v run here"
+		}
+	case "zle":
+		if !only("-l -L") {
+			return "it changes the line editor's widgets (zle), which hold cordon's hook"
+		}
+	case "set":
+		for i, a := range args {
+			if a.Lit() == "+o" && i+1 < len(args) && (args[i+1].Lit() == "emacs" || args[i+1].Lit() == "vi") {
+				return "it turns the line editor off (set +o " + args[i+1].Lit() + "), and with it cordon's hook"
+			}
+		}
+	case "fc", "r":
+		if name == "fc" && len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") && strings.Contains(args[0].Lit(), "l") {
+			return ""
+		}
+		return "it runs lines from the history (" + name + "), which cordon does not see; recall the line and enter it instead"
+	}
+	return ""
+}
