@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
 )
 
@@ -93,7 +94,7 @@ var psSwitch = regexp.MustCompile(`^-[A-Za-z_][A-Za-z0-9_]*:?$`)
 // it runs) is not seen: the sandbox is the guard there.
 var psHijack = []string{"psreadline", "psconsole", "__cordon", "remove-module", "function:", "executioncontext"}
 
-// psHijackAliases are aliases of Remove-Module.
+// psHijackWord is Remove-Module's alias.
 var psHijackWord = regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`)
 
 // hijackPS returns why a PowerShell line is refused before it is judged,
@@ -111,22 +112,15 @@ func hijackPS(text string) string {
 	return ""
 }
 
-// Answers of the terminal protocol (docs/interactive.md).
-const (
-	verdictRun    = "run"
-	verdictMore   = "more"
-	verdictRefuse = "refuse"
-)
-
 // judgePSLine judges one line entered in a judged PowerShell of this
 // run, in the directory cwd (the shell's, as its handler reports it):
 // run, or refuse and the refusal paragraph.
 func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string) {
 	if strings.TrimSpace(text) == "" {
-		return verdictRun, ""
+		return termhook.Run, ""
 	}
 	if why := hijackPS(text); why != "" {
-		return verdictRefuse, r.failMessage("a judged terminal does not run this line: %s, which could switch off how cordon sees the lines of this shell", why)
+		return termhook.Refuse, r.failMessage("this terminal does not run the line: %s, which could switch off how cordon sees the lines of this shell [rule terminal-hook]", why)
 	}
 	ctx := *r.ctx
 	if cwd != "" {
@@ -140,11 +134,11 @@ func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string)
 	d := ctx.Decide(Request{Shell: r.name, Mode: "statement", Text: text, Inv: inv, Windows: true})
 	switch {
 	case d.Error != "":
-		return verdictRefuse, r.failMessage("could not judge the command: %v", d.Error)
+		return termhook.Refuse, r.failMessage("could not judge the command: %v", d.Error)
 	case !d.Allowed():
-		return verdictRefuse, r.refusedMessage([]string{r.name, "-Command", text}, d)
+		return termhook.Refuse, r.refusedMessage([]string{r.name, "-Command", text}, d)
 	}
-	return verdictRun, ""
+	return termhook.Run, ""
 }
 
 // errPSLaunch wraps why an interactive PowerShell cannot be started
