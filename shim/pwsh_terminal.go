@@ -54,13 +54,7 @@ func (r *run) psTerminal(dir string) int {
 			return
 		}
 		defer conn.Close()
-		err = termhook.Serve(conn, func(termhook.Hello) error { return nil }, func(line termhook.Line) termhook.Answer {
-			if line.TooLarge {
-				return termhook.Answer{Verdict: termhook.Refuse, Message: r.failMessage("the line is larger than %d bytes; cordon does not judge lines that large", termhook.MaxText)}
-			}
-			v, msg := r.judgePSLine(core, line.Cwd, line.Text)
-			return termhook.Answer{Verdict: v, Message: msg}
-		})
+		err = termhook.Serve(conn, func(termhook.Hello) error { return nil }, r.psAnswer(core))
 		if err != nil {
 			r.print(fmt.Sprintf("\ncordon: %s: the judge of this terminal stopped: %v; from now on no line runs. Open a new terminal.\n", r.name, err))
 		}
@@ -70,4 +64,16 @@ func (r *run) psTerminal(dir string) int {
 		r.print(fmt.Sprintf("cordon: %s: %v\n", r.name, err))
 	}
 	return code
+}
+
+// psAnswer is the judge of a PowerShell terminal's lines, for
+// [termhook.Serve].
+func (r *run) psAnswer(core bool) func(termhook.Line) termhook.Answer {
+	return func(line termhook.Line) termhook.Answer {
+		if line.TooLarge {
+			return termhook.Answer{Verdict: termhook.Refuse, Message: r.failMessage("the line is larger than %d bytes; cordon does not judge lines that large", termhook.MaxText)}
+		}
+		v, msg := r.judgePSLine(core, line.Cwd, line.Text)
+		return termhook.Answer{Verdict: v, Message: msg}
+	}
 }
