@@ -207,3 +207,28 @@ func TestPSHandlerAccepts(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPSTerminalLine: the time to answer one entered line (the
+// judge, the audit log), what a person waits for after Enter.
+func BenchmarkPSTerminalLine(b *testing.B) {
+	tmp := b.TempDir()
+	env := []string{`USERPROFILE=C:\Users\dev`, "XDG_STATE_HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "HOME=" + tmp}
+	r := &run{argv: []string{"pwsh.exe"}, env: env, name: "pwsh",
+		ctx: &Context{Dir: `C:\Users\dev\src\app`, Env: env, Getenv: winLookup(env), Settings: &config.Config{}}}
+	answer := r.psAnswer(true)
+	for b.Loop() {
+		if a := answer(termhook.Line{Seq: "1", Cwd: `C:\Users\dev\src\app`, Text: "Get-ChildItem -Recurse src | Select-String TODO"}); a.Verdict != termhook.Run {
+			b.Fatal(a)
+		}
+	}
+}
+
+// BenchmarkPowerShellLaunch: making the real shell's argv.
+func BenchmarkPowerShellLaunch(b *testing.B) {
+	args := []string{"-noexit", "-command", `try { . "c:\vscode\shellIntegration.ps1" } catch {}`}
+	for b.Loop() {
+		if _, err := PowerShellLaunch(args, true, "cordon-00112233445566778899aabbccddeeff"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
