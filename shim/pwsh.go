@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/parse/powershell"
 	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
 )
@@ -98,16 +99,27 @@ var psHijack = []string{"psreadline", "psconsole", "__cordon", "remove-module", 
 var psHijackWord = regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`)
 
 // hijackPS returns why a PowerShell line is refused before it is judged,
-// or "".
-func hijackPS(text string) string {
-	lower := strings.ToLower(text)
-	for _, w := range psHijack {
-		if strings.Contains(lower, w) {
-			return "it names " + w
+// or "". The words are looked for in the text, and in the commands and
+// arguments cordon's parser finds in it, strings put together and
+// decoded payloads included: ('Remove-PSRead' + 'LineKeyHandler').
+func hijackPS(text string, core bool) string {
+	texts := []string{text}
+	for _, c := range powershell.Commands(text, &powershell.Config{Core: core}).Commands {
+		texts = append(texts, c.Name)
+		for _, a := range c.Args {
+			texts = append(texts, a.Text)
 		}
 	}
-	if psHijackWord.MatchString(text) {
-		return "it names rmo (Remove-Module)"
+	for _, t := range texts {
+		lower := strings.ToLower(t)
+		for _, w := range psHijack {
+			if strings.Contains(lower, w) {
+				return "it names " + w
+			}
+		}
+		if psHijackWord.MatchString(t) || strings.EqualFold(t, "rmo") {
+			return "it names rmo (Remove-Module)"
+		}
 	}
 	return ""
 }
@@ -119,7 +131,7 @@ func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string)
 	if strings.TrimSpace(text) == "" {
 		return termhook.Run, ""
 	}
-	if why := hijackPS(text); why != "" {
+	if why := hijackPS(text, core); why != "" {
 		return termhook.Refuse, r.failMessage("this terminal does not run the line: %s, which could switch off how cordon sees the lines of this shell [rule terminal-hook]", why)
 	}
 	ctx := *r.ctx

@@ -126,19 +126,23 @@ finally {
 				$global:LASTEXITCODE = 126
 				$PSCmdlet.WriteError([System.Management.Automation.ErrorRecord]::new([System.Exception]::new('refused by cordon: nothing was run'), 'CordonRefused', [System.Management.Automation.ErrorCategory]::PermissionDenied, $null))
 			}.GetNewClosure()
-			Set-Variable -Name __CordonRefused -Scope Global -Option Constant -Value $print
+			New-Variable -Name __CordonRefused -Scope Global -Option Constant -Value $print
 
 			# Every key that accepts a line (Enter, and what the edit mode binds
 			# to the same functions) asks cordon first.
 			$accept = @('AcceptLine', 'AcceptAndGetNext', 'ValidateAndAcceptLine', 'ViAcceptLine', 'ViAcceptLineOrExit')
-			Set-PSReadLineKeyHandler -Chord Enter -ScriptBlock $handler -BriefDescription CordonAcceptLine
+			$vi = (Get-PSReadLineOption).EditMode -eq 'Vi'
+			$keys = @('Enter')
 			foreach ($h in @(Get-PSReadLineKeyHandler -Bound)) {
 				if ($accept -contains $h.Function) {
-					Set-PSReadLineKeyHandler -Chord $h.Key -ScriptBlock $handler -BriefDescription CordonAcceptLine
+					$keys += $h.Key
 				}
 			}
-			if ((Get-PSReadLineOption).EditMode -eq 'Vi') {
-				Set-PSReadLineKeyHandler -Chord Enter -ViMode Command -ScriptBlock $handler -BriefDescription CordonAcceptLine
+			foreach ($k in $keys) {
+				Set-PSReadLineKeyHandler -Chord $k -ScriptBlock $handler -BriefDescription CordonAcceptLine
+				if ($vi) {
+					Set-PSReadLineKeyHandler -Chord $k -ViMode Command -ScriptBlock $handler -BriefDescription CordonAcceptLine
+				}
 			}
 			# Checked, with what PSReadLine 2.0 (Windows PowerShell 5.1) has.
 			$enter = $false

@@ -114,6 +114,9 @@ func TestPSTerminalJudge(t *testing.T) {
 		{`C:\Users\dev\src\app`, "Remove-Item Function:\\PSCon*", termhook.Refuse, "[rule terminal-hook]"},
 		{`C:\Users\dev\src\app`, "Set-Variable __CordonRefused 1", termhook.Refuse, "__cordon"},
 		{`C:\Users\dev\src\app`, "$ExecutionContext.InvokeCommand.InvokeScript('x')", termhook.Refuse, "executioncontext"},
+		{`C:\Users\dev\src\app`, "& ('Remove-PSRead' + 'LineKeyHandler') Enter", termhook.Refuse, "it names psreadline"},
+		{`C:\Users\dev\src\app`, "$m = 'rm' + 'o'; Get-Module | & $m", termhook.Refuse, "remove-module"},
+		{`C:\Users\dev\src\app`, "iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('" + encodeUTF16("Remove-Module PSReadLine") + "')))", termhook.Refuse, "[rule terminal-hook]"},
 	} {
 		a := answer(termhook.Line{Seq: "1", Cwd: c.cwd, Text: c.text})
 		if a.Verdict != c.verdict || !strings.Contains(a.Message, c.message) || (c.verdict == termhook.Run) != (a.Message == "") {
@@ -229,6 +232,15 @@ func BenchmarkPowerShellLaunch(b *testing.B) {
 	for b.Loop() {
 		if _, err := PowerShellLaunch(args, true, "cordon-00112233445566778899aabbccddeeff"); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPSHijack: the tampering check's share of a line's answer.
+func BenchmarkPSHijack(b *testing.B) {
+	for b.Loop() {
+		if why := hijackPS("Get-ChildItem -Recurse src | Select-String TODO", true); why != "" {
+			b.Fatal(why)
 		}
 	}
 }

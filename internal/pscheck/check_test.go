@@ -19,7 +19,7 @@ var allow = &Allow{
 		"Export-ModuleMember", "Get-ChildItem", "Get-Command", "Get-Content", "Get-FileHash", "Get-Item",
 		"Get-Module", "Get-PSReadLineKeyHandler", "Get-PSReadLineOption", "Invoke-RestMethod", "Invoke-WebRequest",
 		"Join-Path", "New-Item", "New-Module", "Out-Null", "Remove-Item", "Remove-Variable", "Set-Content",
-		"Set-PSReadLineKeyHandler", "Set-Variable", "Split-Path", "Test-Path", "Write-Host", "Add-Content",
+		"Set-PSReadLineKeyHandler", "Set-Variable", "New-Variable", "Split-Path", "Test-Path", "Write-Host", "Add-Content",
 		"Copy-Item", "Expand-Archive", "Resolve-Path", "Select-Object", "Where-Object", "ForEach-Object",
 		"Get-Location", "Set-Location", "Push-Location", "Pop-Location", "Write-Output", "Move-Item", "Sort-Object", "Out-File",
 		// programs
