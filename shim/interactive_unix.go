@@ -95,7 +95,7 @@ func (r *run) terminal(inv *Invocation, dir string) int {
 		if err != nil {
 			r.print(fmt.Sprintf("\ncordon: %s: the judge of this terminal stopped: %v; from now on no line runs. Open a new terminal.\n", r.name, err))
 		}
-		conn.Close()
+		conn.Stop()
 	}()
 	code, err := child.Wait()
 	signal.Stop(sigs)

@@ -25,12 +25,29 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
 		syntax.Walk(st, func(node syntax.Node) bool {
 			switch x := node.(type) {
 			case *syntax.Redirect:
-				if x.N != nil && x.N.Value == n || (x.Op == syntax.DplOut || x.Op == syntax.DplIn) && x.Word != nil && x.Word.Lit() == n {
+				dup := x.Op == syntax.DplOut || x.Op == syntax.DplIn
+				switch {
+				case x.N != nil && x.N.Value == n, dup && x.Word != nil && x.Word.Lit() == n:
 					why = "it redirects descriptor " + n + ", the channel of this terminal's judge"
+				case x.N != nil && strings.HasPrefix(x.N.Value, "{") && dup:
+					why = "it closes or copies over a descriptor named by a variable ({var}>&), which could be the channel of this terminal's judge"
 				}
 			case *syntax.CallExpr:
-				if len(x.Args) > 0 {
+				for _, a := range x.Assigns {
+					if a.Name != nil && a.Name.Value == "PROMPT_COMMAND" {
+						why = codeIn("PROMPT_COMMAND", []*syntax.Word{a.Value}, fd)
+					}
+				}
+				if len(x.Args) > 0 && why == "" {
 					why = hookCall(x.Args[0].Lit(), x.Args[1:])
+				}
+				if len(x.Args) > 1 && why == "" {
+					switch x.Args[0].Lit() {
+					case "eval":
+						why = codeIn("eval", x.Args[1:], fd)
+					case "trap":
+						why = codeIn("trap", x.Args[1:2], fd)
+					}
 				}
 			}
 			return why == ""
@@ -40,6 +57,57 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int) string {
 		}
 	}
 	return why
+}
+
+// codeIn returns why a terminal refuses the code that the words give
+// to the shell to run later or at once (eval's arguments, a trap's
+// action, PROMPT_COMMAND): the same as a line's, and code that is not
+// literal, which no one can judge before it runs in the shell itself.
+func codeIn(what string, words []*syntax.Word, fd int) string {
+	var code []string
+	for _, w := range words {
+		if w == nil {
+			continue
+		}
+		lit, ok := literal(w)
+		if !ok {
+			return "the code it gives " + what + " is not literal, and could switch cordon's hook off unseen"
+		}
+		code = append(code, lit)
+	}
+	text := strings.Join(code, " ")
+	f, err := syntax.NewParser().Parse(strings.NewReader(text), "")
+	if err != nil {
+		return "the code it gives " + what + " does not parse"
+	}
+	return hookTamper(text, f.Stmts, fd)
+}
+
+// literal is the value of a word made of literal and quoted parts only.
+func literal(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	var walk func(parts []syntax.WordPart) bool
+	walk = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			switch x := p.(type) {
+			case *syntax.Lit:
+				b.WriteString(x.Value)
+			case *syntax.SglQuoted:
+				b.WriteString(x.Value)
+			case *syntax.DblQuoted:
+				if !walk(x.Parts) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(w.Parts) {
+		return "", false
+	}
+	return b.String(), true
 }
 
 // hookCall returns why a terminal refuses the command name with args, or

@@ -87,6 +87,12 @@ func (c *Conn) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// Stop ends the answers and keeps reading, unread, until the shell
+// ends: the hook then reads the end of the stream and refuses its line
+// (a closed socket would instead kill the shell with SIGPIPE as it
+// writes).
+func (c *Conn) Stop() { stop(c.fd) }
+
 // Close closes the server's end.
 func (c *Conn) Close() error { return unix.Close(c.fd) }
 

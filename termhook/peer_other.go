@@ -29,3 +29,7 @@ func Pair() (*Conn, *os.File, error) {
 
 // A Conn is the server's end of [Pair].
 type Conn struct{ *os.File }
+
+// Stop ends the answers and keeps reading, unread, until the shell ends
+// (see the Linux version).
+func (c *Conn) Stop() { stop(int(c.Fd())) }
