@@ -1,6 +1,7 @@
 package winetest
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,12 +22,21 @@ func pwshTerminal(t *testing.T, w *wine) {
 		"",
 	}
 	want := []string{"run|", "refuse|cordon: refused (", "refuse|cordon: pwsh: this terminal does not run the line: it names psreadline", "run|"}
+	// A shell-integration script shaped like VS Code's (which cordon does
+	// not ship): it wraps the prompt and PSConsoleHostReadLine, and runs
+	// an activation script from the environment when one is set.
+	integration := filepath.Join(w.cwd, "shellIntegration.ps1")
+	if err := os.WriteFile(integration, []byte(integrationPS1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	vscode := `try { . "` + winPath(integration) + `" } catch {}`
 	for _, c := range []struct {
 		name string
 		env  []string
 		args []string
 	}{
 		{"no arguments, as Windows Terminal starts it", nil, []string{"-NoLogo"}},
+		{"VS Code's shell integration", nil, []string{"-noexit", "-command", vscode}},
 		{"a command kept open, as VS Code starts it", nil, []string{"-noexit", "-command", "Write-Output ready"}},
 		{"the token backend", []string{"XDG_CONFIG_HOME=" + winPath(w.tokenConfig)}, []string{"-NoLogo"}},
 	} {
@@ -61,3 +71,24 @@ func winePipe(t *testing.T, w *wine) {
 		t.Errorf("winpipe's tests under wine: status %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// integrationPS1 is a shell-integration script of the kind VS Code
+// injects, written for this test.
+const integrationPS1 = `if ($Global:__TestIntegration) { return }
+$Global:__TestIntegration = @{ OriginalPrompt = $function:Prompt }
+if ($env:TEST_ACTIVATE) {
+	try { Invoke-Expression $env:TEST_ACTIVATE } catch { Write-Host 'activation failed' }
+}
+function Global:Prompt() {
+	$code = [int]!$global:?
+	"$([char]0x1b)]633;A` + "`" + `a" + $Global:__TestIntegration.OriginalPrompt.Invoke() + "$([char]0x1b)]633;B` + "`" + `a"
+}
+if (Get-Module -Name PSReadLine) {
+	$Global:__TestIntegration.ReadLine = $function:PSConsoleHostReadLine
+	function Global:PSConsoleHostReadLine {
+		$line = $Global:__TestIntegration.ReadLine.Invoke()
+		[Console]::Write("$([char]0x1b)]633;E;$line` + "`" + `a")
+		$line
+	}
+}
+`
