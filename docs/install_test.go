@@ -1,11 +1,12 @@
 package docs
 
 import (
-	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/internal/pscheck"
 )
 
 // install.ps1 cannot be run here (no PowerShell): this reads it the way
@@ -17,7 +18,7 @@ func TestInstallPS1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, strs, err := splitPS1(string(data))
+	code, strs, err := pscheck.Split(string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,108 +53,3 @@ func TestInstallPS1(t *testing.T) {
 		}
 	}
 }
-
-// TestSplitPS1 shows that the reader above can fail: it finds the
-// mistakes it is meant to find.
-func TestSplitPS1(t *testing.T) {
-	for _, bad := range []string{"function f {", "if ($a) { 'x' ))", `"unterminated`, "@\"\nhere\n", "'a''", "<# open"} {
-		if _, _, err := splitPS1(bad); err == nil {
-			t.Errorf("splitPS1(%q): no error", bad)
-		}
-	}
-	code, strs, err := splitPS1("# a comment {\n$x = 'it''s {' + \"a `\" $($y) }\" <# ( #>\n@\"\n{ here\n\"@\n")
-	if err != nil || strings.ContainsAny(code, "{}()") || len(strs) != 2 {
-		t.Errorf("splitPS1: code %q, strings %q, %v", code, strs, err)
-	}
-}
-
-// splitPS1 splits a PowerShell script into its code (strings and
-// comments blanked) and its double-quoted strings, and checks that
-// brackets balance in the code.
-func splitPS1(src string) (code string, strs []string, err error) {
-	var b strings.Builder
-	var stack []byte
-	pairs := map[byte]byte{')': '(', '}': '{', ']': '['}
-	line := 1
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '\n':
-			line++
-			b.WriteByte(c)
-		case c == '#':
-			j := strings.IndexByte(src[i:], '\n')
-			if j < 0 {
-				j = len(src) - i
-			}
-			i += j - 1
-		case strings.HasPrefix(src[i:], "<#"):
-			j := strings.Index(src[i:], "#>")
-			if j < 0 {
-				return "", nil, errorf(line, "unterminated <# comment")
-			}
-			line += strings.Count(src[i:i+j], "\n")
-			i += j + 1
-		case strings.HasPrefix(src[i:], "@\"\n") || strings.HasPrefix(src[i:], "@'\n"):
-			end := "\n" + string(src[i+1]) + "@"
-			j := strings.Index(src[i+3:], end)
-			if j < 0 {
-				return "", nil, errorf(line, "unterminated here-string")
-			}
-			if src[i+1] == '"' {
-				strs = append(strs, src[i+3:i+3+j])
-			}
-			line += strings.Count(src[i:i+3+j+len(end)], "\n")
-			i += 2 + j + len(end)
-			b.WriteString(`""`)
-		case c == '\'':
-			j := i + 1
-			for ; j < len(src); j++ {
-				if src[j] == '\'' {
-					if j+1 < len(src) && src[j+1] == '\'' {
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(src) {
-				return "", nil, errorf(line, "unterminated '")
-			}
-			line += strings.Count(src[i:j], "\n")
-			i = j
-			b.WriteString("''")
-		case c == '"':
-			j := i + 1
-			for ; j < len(src) && src[j] != '"'; j++ {
-				if src[j] == '`' {
-					j++
-				}
-			}
-			if j >= len(src) {
-				return "", nil, errorf(line, "unterminated \"")
-			}
-			strs = append(strs, src[i+1:j])
-			line += strings.Count(src[i:j], "\n")
-			i = j
-			b.WriteString(`""`)
-		default:
-			switch c {
-			case '(', '{', '[':
-				stack = append(stack, c)
-			case ')', '}', ']':
-				if len(stack) == 0 || stack[len(stack)-1] != pairs[c] {
-					return "", nil, errorf(line, "unbalanced "+string(c))
-				}
-				stack = stack[:len(stack)-1]
-			}
-			b.WriteByte(c)
-		}
-	}
-	if len(stack) > 0 {
-		return "", nil, errorf(line, "unclosed "+string(stack[len(stack)-1]))
-	}
-	return b.String(), strs, nil
-}
-
-func errorf(line int, msg string) error { return fmt.Errorf("install.ps1:%d: %s", line, msg) }

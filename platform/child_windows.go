@@ -12,7 +12,7 @@ func startDirect(path string, argv, env []string, stdin *os.File, _ int) (*Child
 	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", path, err)
 	}
-	c := &Child{done: make(chan childEnd, 1)}
+	c := &Child{pid: p.Pid, done: make(chan childEnd, 1)}
 	go func() {
 		ps, err := p.Wait()
 		if err != nil {

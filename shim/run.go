@@ -103,6 +103,9 @@ func (r *run) windows() int {
 	}
 	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
 	d := r.ctx.Decide(Request{Shell: r.name, Mode: "windows", Text: platform.CommandLine(), Inv: inv, Windows: true})
+	if d.Error == "" && d.Allowed() && judgesLines(inv) {
+		return r.psTerminal(dir)
+	}
 	return r.follow(d)
 }
 

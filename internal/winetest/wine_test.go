@@ -251,6 +251,9 @@ func TestWineShim(t *testing.T) {
 		}
 	})
 
+	t.Run("interactive pwsh, its lines judged", func(t *testing.T) { pwshTerminal(t, w) })
+	t.Run("the named pipe", func(t *testing.T) { winePipe(t, w) })
+
 	t.Run("missing real shell", func(t *testing.T) {
 		out, errOut, code := w.run(t, "", nil, filepath.Join(w.dir, "pwsh-preview.exe"), "-NoProfile", "-Command", "Write-Output hi")
 		if code != 127 || out != "" || !strings.Contains(errOut, "real shell not found") || !strings.Contains(errOut, `PowerShell\7-preview`) {

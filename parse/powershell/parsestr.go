@@ -1,6 +1,7 @@
 package powershell
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -52,6 +53,8 @@ func (p *parser) variable() expr {
 	if p.peek() == ':' && p.at(1) != ':' && p.identAt(p.i+1) > 0 {
 		p.i++
 		p.ident()
+	} else if p.peek() == ':' && (p.at(1) == '?' || p.at(1) == '^' || p.at(1) == '$') && slices.Contains(scopes, strings.ToLower(p.src[start:p.i+1])) {
+		p.i += 2 // $global:? (VS Code's shell integration reads it)
 	}
 	v.name = p.src[start:p.i]
 	return v

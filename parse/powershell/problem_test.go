@@ -112,3 +112,14 @@ func FuzzCommands(f *testing.F) {
 		}
 	})
 }
+
+// TestScopedSpecialVariables: $global:? (VS Code's shell integration
+// reads it as [int]!$global:?) parses, and a command after it is found.
+func TestScopedSpecialVariables(t *testing.T) {
+	for _, src := range []string{"$c = [int]!$global:?; rm a", "$x = $script:^; rm a", "if (!$global:?) { rm a }"} {
+		res := Commands(src, testConfig())
+		if len(res.Problems) != 0 || len(res.Commands) != 1 || res.Commands[0].Name != "Remove-Item" {
+			t.Errorf("%q: commands %v, problems %v", src, res.Commands, res.Problems)
+		}
+	}
+}

@@ -2,7 +2,8 @@
 // passed it, and exits with status 3: a stand-in for a real shell that
 // shows what cordon handed it. With CMDLINE_REPORT=1 in its environment
 // it also prints whether it runs in a job object and with a restricted
-// token.
+// token. With CMDLINE_TERMINAL=1 it plays a judged interactive
+// PowerShell instead (terminal.go).
 package main
 
 import (
@@ -15,6 +16,9 @@ import (
 )
 
 func main() {
+	if os.Getenv("CMDLINE_TERMINAL") == "1" {
+		terminal(windows.UTF16PtrToString(syscall.GetCommandLine()))
+	}
 	os.Stdout.WriteString(windows.UTF16PtrToString(syscall.GetCommandLine()))
 	if os.Getenv("CMDLINE_REPORT") == "1" {
 		var job int32
