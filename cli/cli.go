@@ -26,7 +26,7 @@ type command struct {
 }
 
 func commands() []*command {
-	return []*command{checkCommand(), explainCommand(), runCommand(), sandboxCommand(), doctorCommand(), rulesCommand(), approveCommand(), pendingCommand(), logCommand(), undoCommand(), versionCommand(), helpCommand()}
+	return []*command{checkCommand(), explainCommand(), runCommand(), sandboxCommand(), doctorCommand(), installCommand(), uninstallCommand(), rulesCommand(), approveCommand(), pendingCommand(), logCommand(), undoCommand(), versionCommand(), helpCommand()}
 }
 
 // Main runs the cordon command line with args (without the program name)

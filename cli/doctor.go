@@ -45,6 +45,7 @@ type doctorStatus struct {
 	Binary       string           `json:"binary"`
 	Shims        string           `json:"shims"`
 	Problems     []shim.Weakness  `json:"problems"`
+	Agents       agentFindings    `json:"agents"`
 	Policy       *platform.Policy `json:"-"`
 }
 
@@ -99,6 +100,7 @@ func runDoctor(c *command, args []string, stdout, stderr io.Writer) int {
 		st.WorkspaceFix = fmt.Sprintf("run `git init` in %s, or add `workspaces: [%s]` to %s", ws.Could, ws.Could, ws.Settings)
 	}
 	unsafe := st.Error != "" || len(st.Problems) > 0
+	unsafe = st.checkAgents() || unsafe
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -164,6 +166,7 @@ func (st *doctorStatus) text() string {
 	} else {
 		b.WriteString("shims:     none on PATH (./install.sh installs them in ~/.local/share/cordon/shims; put that first on PATH)\n")
 	}
+	b.WriteString(st.agentsText())
 	switch {
 	case st.Error != "":
 		b.WriteString("self-check: not done (no sandbox policy)\n")
