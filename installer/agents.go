@@ -39,11 +39,11 @@ type File struct {
 
 // An Edit is one key cordon owns in a settings file.
 type Edit struct {
-	Key     []string   `yaml:"key"`
+	Key     []string  `yaml:"key"`
 	Set     yaml.Node `yaml:"set"`
 	Default yaml.Node `yaml:"default"`
 	Append  yaml.Node `yaml:"append"`
-	OS      []string   `yaml:"os"`
+	OS      []string  `yaml:"os"`
 }
 
 // Agents returns the agents cordon knows, in the order of agents.yaml.

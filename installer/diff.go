@@ -142,12 +142,12 @@ func editScript(x, y []string) []diffOp {
 			case i < n && j < m && mx[i] == my[j]:
 				ops = append(ops, diffOp{' ', mx[i], p + i, p + j})
 				i, j = i+1, j+1
-			case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-				ops = append(ops, diffOp{'+', my[j], p + i, p + j})
-				j++
-			default:
+			case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 				ops = append(ops, diffOp{'-', mx[i], p + i, p + j})
 				i++
+			default:
+				ops = append(ops, diffOp{'+', my[j], p + i, p + j})
+				j++
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -50,6 +51,29 @@ type record struct {
 	Edits     []applied `json:"edits"`
 	// Dirs are the directories cordon made for the file, outermost first.
 	Dirs []string `json:"dirs,omitempty"`
+}
+
+// madeDirs is the file listing every directory cordon install made, for
+// uninstall to remove once it is empty and no other file needs it.
+func (e *Env) madeDirs() string { return filepath.Join(e.recordDir(), "dirs.json") }
+
+func (e *Env) loadDirs() []string {
+	var dirs []string
+	if data, err := os.ReadFile(e.madeDirs()); err == nil {
+		json.Unmarshal(data, &dirs)
+	}
+	return dirs
+}
+
+func (e *Env) saveDirs(dirs []string) error {
+	if len(dirs) == 0 {
+		if err := os.Remove(e.madeDirs()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	data, _ := json.Marshal(dirs)
+	return writeAtomic(e.madeDirs(), data)
 }
 
 // applied is one key cordon wrote.
@@ -103,6 +127,9 @@ func (e *Env) loadRecord(file string) (*record, error) {
 // records returns the records of agent name ("" for all), by file.
 func (e *Env) records(name string) ([]*record, error) {
 	ents, err := os.ReadDir(e.recordDir())
+	if err == nil {
+		ents = slices.DeleteFunc(ents, func(d fs.DirEntry) bool { return d.Name() == "dirs.json" })
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -431,17 +458,22 @@ func (e *Env) Apply(c *Change) error {
 		if !c.Changed() {
 			return nil
 		}
-		for _, d := range c.rec.Dirs {
-			if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return err
-			}
-		}
 		data, _ := json.MarshalIndent(c.rec, "", "  ")
 		if err := os.MkdirAll(e.recordDir(), 0o700); err != nil {
 			return err
 		}
+		if len(c.rec.Dirs) > 0 {
+			if err := e.saveDirs(append(e.loadDirs(), c.rec.Dirs...)); err != nil {
+				return err
+			}
+		}
 		if err := writeAtomic(e.recordPath(c.Path), data); err != nil {
 			return err
+		}
+		for _, d := range c.rec.Dirs {
+			if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
 		}
 		return writeAtomic(c.Path, c.After)
 	}
@@ -455,15 +487,27 @@ func (e *Env) Apply(c *Change) error {
 			return err
 		}
 	}
-	if c.After == nil && c.rec != nil {
-		for i := len(c.rec.Dirs) - 1; i >= 0; i-- {
-			os.Remove(c.rec.Dirs[i]) // only when empty
-		}
-	}
 	if err := os.Remove(c.recPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return nil
+	return e.removeDirs()
+}
+
+// removeDirs removes the directories cordon made that are empty now,
+// innermost first.
+func (e *Env) removeDirs() error {
+	dirs := e.loadDirs()
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	var keep []string
+	for _, d := range dirs {
+		if err := os.Remove(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			keep = append(keep, d) // not empty: a file of someone's is in it
+		}
+	}
+	if recs, err := e.records(""); err == nil && len(recs) == 0 {
+		keep = nil // nothing of cordon's is left to need them
+	}
+	return e.saveDirs(keep)
 }
 
 // writeAtomic replaces path with data through a file beside it and a
