@@ -52,6 +52,20 @@ cordon says so. Without an argument it lists what is installed.`,
 	}
 }
 
+// sandboxed reports whether this process runs in a sandbox; tests
+// replace it.
+var sandboxed = shim.Sandboxed
+
+// refuseSandboxed refuses to change settings from inside a sandbox: an
+// agent's command must not rewire (or unwire) the agents. "" when this is
+// not a sandbox.
+func refuseSandboxed(name string) string {
+	if why, in := sandboxed(); in {
+		return fmt.Sprintf("cordon %s: refused: it runs inside a sandbox (%s). A person runs cordon %s in a terminal of their own, outside the agent (--dry-run works anywhere).\n", name, why, name)
+	}
+	return ""
+}
+
 // installEnv describes this machine to the installer; tests replace it.
 var installEnv = func() (*installer.Env, error) {
 	self, err := os.Executable()
@@ -177,6 +191,10 @@ func runInstall(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	preview := !all && len(names) == 0
+	if msg := refuseSandboxed(c.name); msg != "" && !preview && !dry {
+		fmt.Fprint(stderr, msg)
+		return exitError
+	}
 	if len(names) == 0 {
 		picked = known
 	}
@@ -248,6 +266,10 @@ func runUninstall(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	preview := !all && len(names) == 0
+	if msg := refuseSandboxed(c.name); msg != "" && !preview && !dry {
+		fmt.Fprint(stderr, msg)
+		return exitError
+	}
 	if len(names) == 0 {
 		picked = known
 	}
