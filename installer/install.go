@@ -420,8 +420,10 @@ func unapply(src []byte, a *applied) ([]byte, string, error) {
 	for i := len(last.elems) - 1; i >= 0; i-- {
 		if sameValue(src, last.elems[i], v) {
 			src = removeItem(src, last, i)
-			root, _ = parseJSONC(src)
-			_, _, last, _ = walk(root, a.Key)
+			if root, err = parseJSONC(src); err != nil {
+				return nil, "", err
+			}
+			parent, _, last, _ = walk(root, a.Key)
 		}
 	}
 	if a.Made > 0 && len(last.elems) == 0 {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // machine is a fake home directory and an Env over it.
@@ -472,3 +474,5 @@ func TestAgentsData(t *testing.T) {
 		}
 	}
 }
+
+func yamlUnmarshal(text string, v any) error { return yaml.Unmarshal([]byte(text), v) }
