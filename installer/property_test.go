@@ -93,8 +93,8 @@ func decodeAny(t *testing.T, src []byte) any {
 
 // For random documents: an edit leaves a document that parses and holds
 // exactly the old value plus the edit; taking the edit out again (as for
-// a file edited since install) gives the old value back; and every line
-// of the old document that held no value changed is still there.
+// a file edited since install) gives the old value back; comment lines
+// stay; and making the edit again changes nothing.
 func TestEditsOnRandomDocuments(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	_, e := machine(t, "linux")
@@ -127,6 +127,12 @@ func TestEditsOnRandomDocuments(t *testing.T) {
 				t.Fatalf("no edit, yet the text changed:\n%s\n%s", doc, after)
 			}
 			continue
+		}
+		// comments stay where they were
+		for _, line := range strings.Split(string(doc), "\n") {
+			if l := strings.TrimSpace(line); strings.HasPrefix(l, "//") && !strings.Contains(string(after), strings.TrimRight(line, "\r")) {
+				t.Fatalf("comment %q lost:\n%s\n%s", l, doc, after)
+			}
 		}
 		// the same document as before with the edit made
 		want := deepCopy(before)
