@@ -520,7 +520,8 @@ func appendElem(src []byte, arr *node, v any, st style) []byte {
 }
 
 // removeItem removes item i of container n (a member or an element) with
-// the comma that separated it.
+// the comma that separated it. An item on lines of its own goes with its
+// lines (and a line comment after it); comments on other lines stay.
 func removeItem(src []byte, n *node, i int) []byte {
 	count, startOf := len(n.elems), func(k int) int { return n.elems[k].start }
 	endOf := func(k int) int { return n.elems[k].end }
@@ -528,12 +529,38 @@ func removeItem(src []byte, n *node, i int) []byte {
 		count, startOf = len(n.members), func(k int) int { return n.members[k].keyStart }
 		endOf = func(k int) int { return n.members[k].value.end }
 	}
+	start, stop, comma := startOf(i), endOf(i), n.commas[i]
+	if comma >= 0 {
+		stop = comma + 1
+	}
+	if rest := lineRest(src, stop); onOwnLine(src, start) && lineBlank(src, rest) {
+		from := bytes.LastIndexByte(src[:start], '\n') + 1
+		to := len(src)
+		if nl := bytes.IndexByte(src[rest:], '\n'); nl >= 0 {
+			to = rest + nl + 1
+		}
+		out := splice(src, from, to, "")
+		if comma < 0 && i > 0 { // it was the last: the one before it keeps no comma
+			out = splice(out, n.commas[i-1], n.commas[i-1]+1, "")
+		}
+		return out
+	}
 	switch {
 	case count == 1:
-		return splice(src, n.start+1, n.end-1, "")
+		return splice(src, start, stop, "")
 	case i == 0:
-		return splice(src, startOf(0), startOf(1), "")
+		return splice(src, start, startOf(1), "")
 	default: // from the comma before it to its end
 		return splice(src, n.commas[i-1], endOf(i), "")
 	}
+}
+
+// lineBlank reports whether only white space follows offset i on its line.
+func lineBlank(src []byte, i int) bool {
+	for ; i < len(src) && src[i] != '\n'; i++ {
+		if src[i] != ' ' && src[i] != '\t' && src[i] != '\r' {
+			return false
+		}
+	}
+	return true
 }

@@ -147,6 +147,11 @@ func TestEditsOnRandomDocuments(t *testing.T) {
 		if !reflect.DeepEqual(decodeAny(t, back), before) {
 			t.Fatalf("undo of %v:\n%s\n->\n%s\n->\n%s", ap, doc, after, back)
 		}
+		for _, line := range strings.Split(string(doc), "\n") {
+			if l := strings.TrimSpace(line); strings.HasPrefix(l, "//") && !strings.Contains(string(back), l) {
+				t.Fatalf("undo lost comment %q:\n%s\n->\n%s\n->\n%s", l, doc, after, back)
+			}
+		}
 		if again, ap2, _ := e.apply(after, x); ap2 != nil || string(again) != string(after) {
 			t.Fatalf("the edit is not idempotent:\n%s\n%s", after, again)
 		}
