@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
@@ -132,12 +133,18 @@ func installArgs(c *command, args []string, stdout, stderr io.Writer) (names []s
 	return names, all, dry, asJSON, 0, true
 }
 
-// agentsNamed returns the agents names selects, or a usage error.
-func agentsNamed(c *command, names []string, stderr io.Writer) ([]installer.Agent, []installer.Agent, int, bool) {
+// agentsNamed returns the agents cordon knows (with extra, names of
+// agents it once knew) and those names selects, or a usage error.
+func agentsNamed(c *command, names []string, stderr io.Writer, extra ...string) ([]installer.Agent, []installer.Agent, int, bool) {
 	all, err := installer.Agents()
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon %s: %v\n", c.name, err)
 		return nil, nil, exitError, false
+	}
+	for _, x := range extra {
+		if !slices.ContainsFunc(all, func(a installer.Agent) bool { return a.Name == x }) {
+			all = append(all, installer.Agent{Name: x, Title: x})
+		}
 	}
 	var picked []installer.Agent
 	for _, n := range names {
@@ -256,14 +263,20 @@ func runUninstall(c *command, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	known, picked, code, ok := agentsNamed(c, names, stderr)
-	if !ok {
-		return code
-	}
 	env, err := installEnv()
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon uninstall: %v\n", err)
 		return exitError
+	}
+	// an agent a later cordon no longer knows can still be uninstalled
+	installed, err := env.Installed()
+	if err != nil {
+		fmt.Fprintf(stderr, "cordon uninstall: %v\n", err)
+		return exitError
+	}
+	known, picked, code, ok := agentsNamed(c, names, stderr, installed...)
+	if !ok {
+		return code
 	}
 	preview := !all && len(names) == 0
 	if msg := refuseSandboxed(c.name); msg != "" && !preview && !dry {

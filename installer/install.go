@@ -157,6 +157,23 @@ func (e *Env) records(name string) ([]*record, error) {
 	return out, nil
 }
 
+// Installed returns the names of the agents cordon install changed a
+// file of, sorted, including any agents.yaml no longer lists.
+func (e *Env) Installed() ([]string, error) {
+	recs, err := e.records("")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, r := range recs {
+		if !slices.Contains(names, r.Agent) {
+			names = append(names, r.Agent)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
 // target is the file a settings path names: a symbolic link's target.
 func target(p string) (string, error) {
 	fi, err := os.Lstat(p)
@@ -469,6 +486,7 @@ func (e *Env) Apply(c *Change) error {
 				return err
 			}
 		}
+		prev, prevErr := os.ReadFile(e.recordPath(c.Path))
 		if err := writeAtomic(e.recordPath(c.Path), data); err != nil {
 			return err
 		}
@@ -477,7 +495,16 @@ func (e *Env) Apply(c *Change) error {
 				return err
 			}
 		}
-		return writeAtomic(c.Path, c.After)
+		err := writeAtomic(c.Path, c.After)
+		if err != nil { // the file is as it was: so is the record
+			if prevErr == nil {
+				writeAtomic(e.recordPath(c.Path), prev)
+			} else {
+				os.Remove(e.recordPath(c.Path))
+				e.removeDirs()
+			}
+		}
+		return err
 	}
 	switch {
 	case c.Changed() && c.After == nil:

@@ -476,3 +476,42 @@ func TestAgentsData(t *testing.T) {
 }
 
 func yamlUnmarshal(text string, v any) error { return yaml.Unmarshal([]byte(text), v) }
+
+// A write that fails leaves no record behind: the file is as it was, and
+// uninstall has nothing to undo.
+func TestFailedWriteKeepsNoRecord(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".config/zed/settings.json")
+	write(t, p, fixtures[".config/zed/settings.json"], 0o644)
+	cs := e.PlanInstall(agent(t, "zed"))
+	os.RemoveAll(filepath.Dir(p)) // gone between the plan and the write
+	if err := e.Apply(cs[0]); err == nil {
+		t.Fatal("the write did not fail")
+	}
+	if names, err := e.Installed(); err != nil || len(names) != 0 {
+		t.Errorf("a record is left: %v %v", names, err)
+	}
+}
+
+// A record of an agent agents.yaml no longer lists is still reported by
+// Check, with the way out.
+func TestRecordOfUnknownAgent(t *testing.T) {
+	home, e := machine(t, "linux")
+	write(t, filepath.Join(home, ".config/zed/settings.json"), "{}", 0o644)
+	install(t, e, agent(t, "zed"))
+	recs, _ := e.records("zed")
+	recs[0].Agent = "zed-old"
+	data, _ := json.Marshal(recs[0])
+	write(t, e.recordPath(recs[0].Path), string(data), 0o600)
+	if names, _ := e.Installed(); len(names) != 1 || names[0] != "zed-old" {
+		t.Errorf("Installed = %v", names)
+	}
+	fs, _ := e.Check()
+	if len(fs) != 1 || fs[0].OK || fs[0].Fix != "run `cordon uninstall zed-old`" {
+		t.Errorf("%+v", fs)
+	}
+	uninstall(t, e, &Agent{Name: "zed-old"})
+	if data, _ := os.ReadFile(filepath.Join(home, ".config/zed/settings.json")); string(data) != "{}" {
+		t.Errorf("not restored: %q", data)
+	}
+}
