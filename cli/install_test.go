@@ -213,3 +213,25 @@ func TestShimsBeside(t *testing.T) {
 		t.Errorf("got %q, want %q", got, shims)
 	}
 }
+
+// An agent a later cordon no longer knows can still be uninstalled by
+// name, and --all includes it.
+func TestUninstallUnknownAgent(t *testing.T) {
+	home, env := fakeMachine(t)
+	zed := filepath.Join(home, ".config/zed/settings.json")
+	before, _ := os.ReadFile(zed)
+	if code, out, _ := runMain("install", "zed"); code != 0 {
+		t.Fatal(out)
+	}
+	recs, _ := filepath.Glob(filepath.Join(env.State, "install", "*.json"))
+	for _, r := range recs {
+		data, _ := os.ReadFile(r)
+		os.WriteFile(r, []byte(strings.Replace(string(data), `"agent": "zed"`, `"agent": "zed-old"`, 1)), 0o600)
+	}
+	if code, out, errOut := runMain("uninstall", "--all"); code != 0 || !strings.Contains(out, "zed-old (zed-old)") {
+		t.Fatalf("= %d %q\n%s", code, errOut, out)
+	}
+	if after, _ := os.ReadFile(zed); string(after) != string(before) {
+		t.Errorf("not restored: %q", after)
+	}
+}
