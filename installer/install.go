@@ -73,7 +73,7 @@ func (e *Env) saveDirs(dirs []string) error {
 		return nil
 	}
 	data, _ := json.Marshal(dirs)
-	return writeAtomic(e.madeDirs(), data)
+	return writePrivate(e.madeDirs(), data)
 }
 
 // applied is one key cordon wrote.
@@ -487,7 +487,7 @@ func (e *Env) Apply(c *Change) error {
 			}
 		}
 		prev, prevErr := os.ReadFile(e.recordPath(c.Path))
-		if err := writeAtomic(e.recordPath(c.Path), data); err != nil {
+		if err := writePrivate(e.recordPath(c.Path), data); err != nil {
 			return err
 		}
 		for _, d := range c.rec.Dirs {
@@ -498,7 +498,7 @@ func (e *Env) Apply(c *Change) error {
 		err := writeAtomic(c.Path, c.After)
 		if err != nil { // the file is as it was: so is the record
 			if prevErr == nil {
-				writeAtomic(e.recordPath(c.Path), prev)
+				writePrivate(e.recordPath(c.Path), prev)
 			} else {
 				os.Remove(e.recordPath(c.Path))
 				e.removeDirs()
@@ -542,7 +542,16 @@ func (e *Env) removeDirs() error {
 // writeAtomic replaces path with data through a file beside it and a
 // rename, keeping path's permissions (0644 for a new file).
 func writeAtomic(path string, data []byte) error {
-	mode := fs.FileMode(0o644)
+	return writeFileMode(path, data, 0o644)
+}
+
+// writePrivate is writeAtomic for cordon's records, which hold copies of
+// settings files (some hold tokens): 0600.
+func writePrivate(path string, data []byte) error {
+	return writeFileMode(path, data, 0o600)
+}
+
+func writeFileMode(path string, data []byte, mode fs.FileMode) error {
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}

@@ -515,3 +515,22 @@ func TestRecordOfUnknownAgent(t *testing.T) {
 		t.Errorf("not restored: %q", data)
 	}
 }
+
+// The records hold copies of settings files: only their owner reads them.
+func TestRecordsPrivate(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("permission bits")
+	}
+	home, e := machine(t, "linux")
+	write(t, filepath.Join(home, ".claude/settings.json"), `{"env": {"ANTHROPIC_API_KEY": "sk-secret"}}`, 0o600)
+	install(t, e, agent(t, "claude-code"))
+	recs, _ := filepath.Glob(filepath.Join(e.recordDir(), "*"))
+	for _, r := range append(recs, e.recordDir()) {
+		if fi, err := os.Stat(r); err != nil || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: %v %v", r, fi.Mode(), err)
+		}
+	}
+	if len(recs) != 1 {
+		t.Errorf("records: %v", recs)
+	}
+}
