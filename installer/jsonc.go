@@ -266,8 +266,9 @@ func plainJSON(src []byte) []byte {
 			i += 2 + end + 1
 			out = append(out, ' ')
 		case c == ',':
-			if next := bytes.TrimLeft(plainJSON(src[i+1:]), " \t\r\n"); len(next) > 0 && (next[0] == '}' || next[0] == ']') {
-				continue
+			p := &parser{src: src, pos: i + 1}
+			if p.skip() == nil && p.pos < len(src) && (src[p.pos] == '}' || src[p.pos] == ']') {
+				continue // a trailing comma
 			}
 			out = append(out, c)
 		default:
