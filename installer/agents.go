@@ -102,10 +102,10 @@ func (e *Env) vars() map[string]string {
 	if !filepath.IsAbs(config) {
 		config = filepath.Join(e.home(), ".config")
 	}
-	shell := filepath.Join(e.Shims, "bash")
+	shell := e.Shims + "/bash"
 	vsos := map[string]string{"linux": "linux", "darwin": "osx", "windows": "windows"}[e.GOOS]
 	if e.GOOS == "windows" {
-		shell = filepath.Join(e.Shims, "powershell.exe")
+		shell = e.Shims + `\powershell.exe`
 	}
 	return map[string]string{
 		"{config}":  config,
