@@ -26,7 +26,7 @@ type command struct {
 }
 
 func commands() []*command {
-	return []*command{checkCommand(), explainCommand(), runCommand(), sandboxCommand(), agentCommand(), doctorCommand(), rulesCommand(), approveCommand(), pendingCommand(), hookCommand(), logCommand(), undoCommand(), versionCommand(), helpCommand()}
+	return []*command{checkCommand(), explainCommand(), runCommand(), sandboxCommand(), agentCommand(), doctorCommand(), installCommand(), uninstallCommand(), rulesCommand(), approveCommand(), pendingCommand(), hookCommand(), logCommand(), undoCommand(), versionCommand(), helpCommand()}
 }
 
 // Main runs the cordon command line with args (without the program name)
@@ -120,7 +120,7 @@ func overview() string {
 	b.WriteString("cordon judges the commands AI agents run through a shell, and runs the real shell only when they are allowed.\n\n")
 	b.WriteString("usage: cordon COMMAND [ARGS...]\n\ncommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-8s %s\n", c.name, c.short)
+		fmt.Fprintf(&b, "  %-9s %s\n", c.name, c.short)
 	}
 	b.WriteString("\nInstalled under a shell's name (bash, sh, dash, zsh, ksh; on Windows also cmd.exe, powershell.exe, pwsh.exe), cordon is that shell.\n")
 	b.WriteString("Run 'cordon help COMMAND' for a command's flags.\n")

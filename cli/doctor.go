@@ -121,7 +121,7 @@ func runDoctor(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	d := newDoctor(dir, os.Environ())
 	d.setupChecks()
-	// Another group of checks is one more call here.
+	d.agentChecks()
 	if *asJSON {
 		d.writeJSON(stdout)
 	} else {
