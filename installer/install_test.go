@@ -403,7 +403,7 @@ func TestPerOS(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 	v := decode(t, cs[0].After)
-	if get(v, "terminal.integrated.defaultProfile.windows") != "cordon" || get(v, "terminal.integrated.profiles.windows", "cordon", "args").([]any)[0] != "-NoProfile" ||
+	if get(v, "terminal.integrated.defaultProfile.windows") != "cordon" || get(v, "terminal.integrated.profiles.windows", "cordon", "args") != nil ||
 		!strings.HasSuffix(get(v, "terminal.integrated.profiles.windows", "cordon", "path").(string), "powershell.exe") {
 		t.Errorf("%s", cs[0].After)
 	}
