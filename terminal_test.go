@@ -286,13 +286,19 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-// TestTerminalVSCode: VS Code's shell integration (the real scripts,
-// testdata/vscode), started as VS Code starts it (bash --init-file; zsh
+// TestTerminalVSCode: an editor's shell integration (a stand-in of ours
+// using the same hooks, testdata/shellintegration, or the editor's real
+// scripts from the directory CORDON_SHELL_INTEGRATION names), started as
+// VS Code starts it (bash --init-file; zsh
 // with ZDOTDIR pointing at VS Code's files and USER_ZDOTDIR at the
 // user's), still marks the prompt and each command's start, command line
 // and end (OSC 633 A, B, E, C, D) with cordon's hook in the shell, a
 // refused line included.
 func TestTerminalVSCode(t *testing.T) {
+	scripts := os.Getenv("CORDON_SHELL_INTEGRATION")
+	if scripts == "" {
+		scripts = filepath.Join("testdata", "shellintegration")
+	}
 	for _, shell := range []string{"bash", "zsh"} {
 		t.Run(shell, func(t *testing.T) {
 			t.Parallel()
@@ -303,7 +309,7 @@ func TestTerminalVSCode(t *testing.T) {
 			env := append(e.env, "TERM=xterm", "VSCODE_INJECTION=1", "VSCODE_NONCE=n0nce", "VSCODE_STABLE=1")
 			argv := []string{"bash"}
 			if shell == "bash" {
-				script, err := filepath.Abs(filepath.Join("testdata", "vscode", "shellIntegration-bash.sh"))
+				script, err := filepath.Abs(filepath.Join(scripts, "shellIntegration-bash.sh"))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -311,7 +317,7 @@ func TestTerminalVSCode(t *testing.T) {
 			} else {
 				// VS Code copies its zsh scripts into a directory of
 				// its own as the start-up files.
-				rc, err := os.ReadFile(filepath.Join("testdata", "vscode", "shellIntegration-rc.zsh"))
+				rc, err := os.ReadFile(filepath.Join(scripts, "shellIntegration-rc.zsh"))
 				if err != nil {
 					t.Fatal(err)
 				}
