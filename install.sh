@@ -160,10 +160,10 @@ set-up:
   cordon install          (cordon install --dry-run shows what it would change)
   cordon doctor
 
-Or by hand, for any agent: SHELL=$shims/bash PATH="$shims:\$PATH" in its
-environment. Every shell command it runs is then judged; allowed commands
-run in the real shell unchanged, refused ones exit 126 with the reason on
-stderr.
+Or by hand, in an agent's environment:
+  SHELL=$shims/bash PATH="$shims:\$PATH"
+Every shell command it runs is then judged; allowed commands run in the
+real shell unchanged, refused ones exit 126 with the reason on stderr.
   cordon check -- bash -c 'rm -rf build'      judge a command without running it
   cordon explain -- bash -lc 'git reset --hard'
 EOF

@@ -111,7 +111,9 @@ func installServer(t *testing.T, dist string) *httptest.Server {
 // oneLiner runs `curl -fsSL URL/install.sh | sh` as a person would on a
 // fresh machine: a new HOME, an empty environment, PATH only the tools
 // dir, in a directory outside any checkout, with CORDON_DOWNLOAD_URL at
-// the server's release. It returns the home and TMPDIR it used.
+// the server's release. With release "checkout:NAME" it runs
+// `sh /path/to/checkout/install.sh --no-demo` instead. It returns the
+// home and TMPDIR it used.
 func oneLiner(t *testing.T, srv *httptest.Server, tools, release string, env ...string) (home, tmp string, stdout, stderr string, err error) {
 	t.Helper()
 	root := outsideScratch(t)
@@ -123,7 +125,16 @@ func oneLiner(t *testing.T, srv *httptest.Server, tools, release string, env ...
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(tools, "sh"), "-c", "curl -fsSL "+srv.URL+"/install.sh | sh")
+	line := "curl -fsSL " + srv.URL + "/install.sh | sh"
+	if script, ok := strings.CutPrefix(release, "checkout:"); ok {
+		release = script
+		abs, err := filepath.Abs("../install.sh")
+		if err != nil {
+			t.Fatal(err)
+		}
+		line = "sh " + abs + " --no-demo"
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(tools, "sh"), "-c", line)
 	cmd.Dir = work
 	cmd.Env = append([]string{"HOME=" + home, "PATH=" + tools, "TMPDIR=" + tmp, "CORDON_DOWNLOAD_URL=" + srv.URL + "/" + release + "/"}, env...)
 	var out, errOut bytes.Buffer
@@ -214,6 +225,16 @@ func TestInstallOneLiner(t *testing.T) {
 	sh.Env = []string{"HOME=" + home, "PATH=" + shims + ":/usr/bin:/bin"}
 	if out, err := sh.CombinedOutput(); err != nil || string(out) != "ok\n" {
 		t.Errorf("the installed sh shim: %q %v", out, err)
+	}
+
+	// Run from a checkout on a machine without Go, it installs the
+	// release too.
+	home, _, stdout, stderr, err = oneLiner(t, srv, tools, "checkout:good")
+	if err != nil || !strings.Contains(stdout, "go not found: installing the release") {
+		t.Errorf("./install.sh without Go: %v\n%s%s", err, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "bin", "cordon")); err != nil {
+		t.Errorf("./install.sh without Go: %v", err)
 	}
 
 	// PREFIX installs elsewhere.
