@@ -38,5 +38,7 @@ trap 'rm -rf "$work"' EXIT
 if ! git remote get-url origin >/dev/null 2>&1; then
 	export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url GIT_CONFIG_VALUE_0=https://github.com/cordonsh/cordon.git
 fi
+# check fails on a deprecated key too, which release only warns about.
+"$goreleaser" check --config "$work/goreleaser.yaml"
 "$goreleaser" release --snapshot --clean --skip=publish --config "$work/goreleaser.yaml"
 echo "release snapshot: goreleaser installed in $((installed - start)) s, artifacts built in $((SECONDS - installed)) s"
