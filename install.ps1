@@ -6,6 +6,7 @@
 #   From a release (checked against the release's checksums.txt):
 #     irm https://github.com/cordonsh/cordon/releases/latest/download/install.ps1 | iex
 #     $env:CORDON_VERSION = '0.3.0'; irm .../install.ps1 | iex
+#     $env:CORDON_DOWNLOAD_URL = 'https://mirror/cordon'  (a mirror of a release's files)
 #   From a checkout of the source, with Go installed:
 #     .\install.ps1
 #   Remove exactly what it installed:
@@ -81,16 +82,22 @@ function Get-Arch {
 }
 
 # Get-Release downloads the release archive and checksums.txt, checks the
-# archive's SHA-256 against it, and unpacks cordon.exe to $Target.
+# archive's SHA-256 against it, and unpacks cordon.exe to $Target. The
+# archives' names carry no version (as for install.sh): the latest
+# release's are under releases/latest/download, a pinned one's under
+# releases/download/vVERSION, a mirror's under $env:CORDON_DOWNLOAD_URL.
 function Get-Release([string]$Target) {
-    if (-not $Version) {
-        $latest = Invoke-RestMethod -Uri "https://api.github.com/repos/$Repo/releases/latest"
-        $Version = $latest.tag_name
-    }
-    $ver = $Version.TrimStart('v')
     $arch = Get-Arch
-    $archive = "cordon_${ver}_windows_${arch}.zip"
-    $base = "https://github.com/$Repo/releases/download/v$ver"
+    $archive = "cordon_windows_${arch}.zip"
+    if ($env:CORDON_DOWNLOAD_URL) {
+        $base = $env:CORDON_DOWNLOAD_URL.TrimEnd('/')
+    }
+    elseif ($Version) {
+        $base = "https://github.com/$Repo/releases/download/v$($Version.TrimStart('v'))"
+    }
+    else {
+        $base = "https://github.com/$Repo/releases/latest/download"
+    }
     $tmp = Join-Path ([System.IO.Path]::GetTempPath()) ("cordon-install-" + [guid]::NewGuid())
     New-Item -ItemType Directory -Path $tmp | Out-Null
     try {
@@ -104,7 +111,7 @@ function Get-Release([string]$Target) {
             }
         }
         if (-not $want) {
-            Fail "checksums.txt of v$ver has no line for ${archive}: nothing installed"
+            Fail "checksums.txt at $base has no line for ${archive}: nothing installed"
         }
         $got = (Get-FileHash -Algorithm SHA256 -LiteralPath (Join-Path $tmp $archive)).Hash.ToLowerInvariant()
         if ($got -ne $want) {

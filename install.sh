@@ -1,40 +1,143 @@
 #!/bin/sh
-# install.sh: build cordon from this checkout, install it with a shims
-# directory, print how to point an agent at it, and show what it does.
+# install.sh: install cordon with a shims directory, for the current user
+# (no root), and print the next step.
 #
-#   ./install.sh [--no-demo]
+#   curl -fsSL https://raw.githubusercontent.com/cordonsh/cordon/main/install.sh | sh
+#   ./install.sh [--no-demo]        (from a checkout of the source)
 #
 # Installs PREFIX/bin/cordon and PREFIX/share/cordon/shims/{bash,sh,zsh,dash},
-# symlinks to cordon. PREFIX defaults to ~/.local. Needs Go; the demo needs git.
+# symlinks to cordon. PREFIX defaults to ~/.local.
+#
+# Run from a checkout with Go 1.26 or later, it builds cordon from that
+# source and then runs a short demo (--no-demo skips it). Otherwise it
+# downloads the release archive for this system and checksums.txt, checks
+# the archive's SHA-256, and installs only when it matches:
+#   CORDON_VERSION=1.2.3       that release instead of the latest
+#   CORDON_DOWNLOAD_URL=URL    where the release's files are (a mirror;
+#                              overrides CORDON_VERSION)
+#
+# Everything is in functions called on the last line, so that a download
+# cut short runs nothing.
 set -eu
 
 usage() {
 	echo "usage: ./install.sh [--no-demo]   (PREFIX=DIR overrides ~/.local)"
 }
 
-demo=1
-for arg in "$@"; do
-	case $arg in
-	--no-demo) demo=0 ;;
-	-h | --help) usage; exit 0 ;;
-	*) echo "install.sh: unknown argument \"$arg\"" >&2; usage >&2; exit 2 ;;
+fail() {
+	echo "install.sh: $*" >&2
+	exit 1
+}
+
+# checkout prints the directory of the cordon checkout this script was run
+# from, and nothing when it was piped to sh.
+checkout() {
+	case $0 in
+	install.sh | */install.sh) ;;
+	*) return 0 ;;
 	esac
-done
-
-PREFIX=${PREFIX:-$HOME/.local}
-bin=$PREFIX/bin
-shims=$PREFIX/share/cordon/shims
-
-build() {
-	if ! command -v go >/dev/null 2>&1; then
-		echo "install.sh: go not found: install Go 1.26 or later (https://go.dev/dl/) and run ./install.sh again" >&2
-		exit 1
+	dir=$(cd "$(dirname "$0")" && pwd) || return 0
+	if [ -f "$dir/go.mod" ] && grep -q '^module github.com/cordonsh/cordon$' "$dir/go.mod"; then
+		echo "$dir"
 	fi
-	mkdir -p "$bin" "$shims"
-	# Build next to the target and rename: a cordon in use as an agent's
-	# shell must not be overwritten in place.
-	(cd "$(dirname "$0")" && CGO_ENABLED=0 go build -trimpath -o "$bin/cordon.new" .)
+}
+
+# build builds cordon from the checkout $1 next to its target, then moves
+# it into place: a cordon in use as an agent's shell must not be
+# overwritten in place.
+build() {
+	mkdir -p "$bin"
+	(cd "$1" && CGO_ENABLED=0 go build -trimpath -o "$bin/cordon.new" .)
 	mv -f "$bin/cordon.new" "$bin/cordon"
+}
+
+# fetch downloads the URL $1 to the file $2.
+fetch() {
+	if command -v curl >/dev/null 2>&1; then
+		curl -fsSL -o "$2" "$1" || fail "could not download $1: nothing installed"
+	elif command -v wget >/dev/null 2>&1; then
+		wget -q -O "$2" "$1" || fail "could not download $1: nothing installed"
+	else
+		fail "neither curl nor wget is installed: install one and run this again"
+	fi
+}
+
+# sha256 prints the SHA-256 of the file $1 in hex.
+sha256() {
+	if command -v sha256sum >/dev/null 2>&1; then
+		sha256sum "$1" | cut -d' ' -f1
+	elif command -v shasum >/dev/null 2>&1; then
+		shasum -a 256 "$1" | cut -d' ' -f1
+	else
+		fail "neither sha256sum nor shasum is installed: cannot check the download, nothing installed"
+	fi
+}
+
+# platform prints the release's name for this system, as in the archives'
+# names: linux_amd64, darwin_arm64...
+platform() {
+	case $(uname -s) in
+	Linux) os=linux ;;
+	Darwin) os=darwin ;;
+	MINGW* | MSYS* | CYGWIN* | Windows_NT) fail "on Windows, run install.ps1 in PowerShell: irm https://github.com/cordonsh/cordon/releases/latest/download/install.ps1 | iex" ;;
+	*) fail "no cordon release for $(uname -s): build it from source (https://github.com/cordonsh/cordon)" ;;
+	esac
+	case $(uname -m) in
+	x86_64 | amd64) arch=amd64 ;;
+	aarch64 | arm64) arch=arm64 ;;
+	*) fail "no cordon release for the processor $(uname -m): build it from source (https://github.com/cordonsh/cordon)" ;;
+	esac
+	echo "${os}_$arch"
+}
+
+# download fetches the release archive and checksums.txt into a temporary
+# directory, checks the archive against it, unpacks cordon, checks that it
+# runs here, and only then moves it into place.
+download() {
+	base=${CORDON_DOWNLOAD_URL:-}
+	if [ -z "$base" ]; then
+		if [ -n "${CORDON_VERSION:-}" ]; then
+			base=https://github.com/cordonsh/cordon/releases/download/v${CORDON_VERSION#v}
+		else
+			base=https://github.com/cordonsh/cordon/releases/latest/download
+		fi
+	fi
+	base=${base%/}
+	archive=cordon_$(platform).tar.gz
+	sha256 /dev/null >/dev/null # refuse before downloading when nothing can check
+
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-install.XXXXXX")
+	echo "downloading $base/$archive"
+	fetch "$base/checksums.txt" "$tmp/checksums.txt"
+	fetch "$base/$archive" "$tmp/$archive"
+
+	want=$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1 }' "$tmp/checksums.txt")
+	case $want in
+	"") fail "checksums.txt at $base has no line for $archive: nothing installed" ;;
+	*[!0-9a-f]* | *"
+"*) fail "checksums.txt at $base has a malformed line for $archive: nothing installed" ;;
+	esac
+	got=$(sha256 "$tmp/$archive")
+	if [ "$got" != "$want" ]; then
+		fail "$archive does not match checksums.txt (sha256 $got, checksums.txt says $want): nothing installed"
+	fi
+
+	mkdir "$tmp/x"
+	tar -xzf "$tmp/$archive" -C "$tmp/x" cordon 2>/dev/null || fail "$archive holds no cordon: nothing installed"
+	[ -f "$tmp/x/cordon" ] && [ ! -L "$tmp/x/cordon" ] || fail "$archive holds no cordon program: nothing installed"
+	chmod 755 "$tmp/x/cordon"
+	version=$("$tmp/x/cordon" version) || fail "the downloaded cordon does not run on this system: nothing installed"
+
+	mkdir -p "$bin"
+	cp "$tmp/x/cordon" "$bin/cordon.new"
+	mv -f "$bin/cordon.new" "$bin/cordon"
+	rm -rf "$tmp"
+	tmp=
+	echo "installed $version"
+}
+
+shims() {
+	mkdir -p "$shims"
 	for name in bash sh zsh dash; do
 		ln -sfn "$bin/cordon" "$shims/$name"
 	done
@@ -45,25 +148,24 @@ instructions() {
 cordon is installed:
   $bin/cordon
   $shims/{bash,sh,zsh,dash} -> $bin/cordon
+EOF
+	case :$PATH: in
+	*:"$bin":*) ;;
+	*) printf '\n%s is not on your PATH: add it (in ~/.profile or your shell'"'"'s rc file):\n  export PATH="%s:$PATH"\n' "$bin" "$bin" ;;
+	esac
+	cat <<EOF
 
-Point an agent at the shims. Every shell command it runs is then judged;
-allowed commands run in the real shell unchanged, refused ones exit 126
-with the reason on stderr.
-  any agent:    export SHELL=$shims/bash PATH="$shims:\$PATH"
-  Claude Code:  CLAUDE_CODE_SHELL=$shims/bash claude
-                (its hooks run /bin/sh by absolute path: not covered yet)
-  Codex CLI:    PATH="$shims:\$PATH" codex
-                (Codex starts the login shell from /etc/passwd, not \$SHELL:
-                 PATH covers the shells it runs by name; the top-level one
-                 only if the shim is your login shell, chsh -s $shims/bash)
-  Gemini CLI:   PATH="$shims:\$PATH" gemini        (it runs bash from PATH)
-  Cursor:       a terminal profile whose path is $shims/bash
-                (terminal.integrated.profiles.linux / .osx, made the default)
-  Aider:        SHELL=$shims/bash aider
-                (without a terminal, Aider runs /bin/sh by absolute path)
+Next, point every agent found on this machine at cordon, then check the
+set-up:
+  cordon install          (cordon install --dry-run shows what it would change)
+  cordon doctor
 
-Judge a command without running it: cordon check -- bash -c 'rm -rf build'
-Explain a judgement:                 cordon explain -- bash -lc 'git reset --hard'
+Or by hand, in an agent's environment:
+  SHELL=$shims/bash PATH="$shims:\$PATH"
+Every shell command it runs is then judged; allowed commands run in the
+real shell unchanged, refused ones exit 126 with the reason on stderr.
+  cordon check -- bash -c 'rm -rf build'      judge a command without running it
+  cordon explain -- bash -lc 'git reset --hard'
 EOF
 }
 
@@ -93,7 +195,6 @@ demo() {
 		return
 	fi
 	root=$(mktemp -d "$HOME/.cordon-demo.XXXXXX")
-	trap 'rm -rf "$root"' EXIT
 	repo=$root/home/src/app
 	mkdir -p "$repo/build" && cd "$repo"
 	git init -q && echo "# app" >README.md && git add README.md
@@ -117,8 +218,43 @@ demo() {
 	printf '\nExit status 126 is how cordon tells an agent no; the agent reads the reason on stderr.\n'
 }
 
-build
-instructions
-if [ "$demo" = 1 ]; then
-	demo
-fi
+cleanup() {
+	[ -z "${tmp:-}" ] || rm -rf "$tmp"
+	[ -z "${root:-}" ] || rm -rf "$root"
+}
+
+main() {
+	demo=1
+	for arg in "$@"; do
+		case $arg in
+		--no-demo) demo=0 ;;
+		-h | --help) usage; exit 0 ;;
+		*) echo "install.sh: unknown argument \"$arg\"" >&2; usage >&2; exit 2 ;;
+		esac
+	done
+	[ -n "${HOME:-}" ] || fail "HOME is not set: run this as the user who runs the agents"
+	PREFIX=${PREFIX:-$HOME/.local}
+	bin=$PREFIX/bin
+	shims=$PREFIX/share/cordon/shims
+	tmp= root=
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+
+	src=$(checkout)
+	if [ -n "$src" ] && command -v go >/dev/null 2>&1; then
+		build "$src"
+	else
+		if [ -n "$src" ]; then
+			echo "go not found: installing the release instead of building this checkout (for that, install Go 1.26 or later: https://go.dev/dl/)"
+		fi
+		download
+	fi
+	shims
+	instructions
+	# The demo is for a checkout's ./install.sh; curl | sh stops here.
+	if [ -n "$src" ] && [ "$demo" = 1 ]; then
+		demo
+	fi
+}
+
+main "$@"

@@ -173,13 +173,34 @@ func runVersion(c *command, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
-	fmt.Fprintf(stdout, "cordon %s\n", version())
+	fmt.Fprintln(stdout, versionLine())
 	return exitOK
 }
 
-// version is the main module's version, "devel" for a build from a
-// working tree.
+// Stamped by a release build (.goreleaser.yaml's -ldflags -X); empty in
+// a build from a checkout or by go install.
+var (
+	releaseVersion string // 1.2.3, or 1.2.3-SNAPSHOT-abc1234 for a snapshot
+	releaseCommit  string // the full commit hash
+	releaseDate    string // the build time, RFC 3339
+)
+
+// versionLine is what cordon version prints: "cordon VERSION", and for a
+// release build the commit and build date after it.
+func versionLine() string {
+	line := "cordon " + version()
+	if releaseVersion != "" && releaseCommit != "" {
+		line += fmt.Sprintf(" (commit %s, built %s)", releaseCommit, releaseDate)
+	}
+	return line
+}
+
+// version is the release's version, else the main module's version (go
+// install ...@v1.2.3), else "devel" for a build from a working tree.
 func version() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	info, ok := debug.ReadBuildInfo()
 	if !ok || info.Main.Version == "" || info.Main.Version == "(devel)" {
 		return "devel"

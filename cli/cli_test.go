@@ -111,3 +111,19 @@ func TestApproveUsage(t *testing.T) {
 		t.Errorf("log --verdict maybe: exit %d", code)
 	}
 }
+
+// TestVersionStamped: a release build's stamp (.goreleaser.yaml's
+// -ldflags -X) is what cordon version prints; without one, the module
+// version or devel (testdata/script/cli_version.txtar).
+func TestVersionStamped(t *testing.T) {
+	defer func(v, c, d string) { releaseVersion, releaseCommit, releaseDate = v, c, d }(releaseVersion, releaseCommit, releaseDate)
+	releaseVersion, releaseCommit, releaseDate = "1.2.3", "0123456789abcdef0123456789abcdef01234567", "2026-12-01T22:00:00Z"
+	code, out, _ := runMain("version")
+	if want := "cordon 1.2.3 (commit 0123456789abcdef0123456789abcdef01234567, built 2026-12-01T22:00:00Z)\n"; code != 0 || out != want {
+		t.Errorf("cordon version: %d %q, want %q", code, out, want)
+	}
+	releaseVersion, releaseCommit, releaseDate = "", "", ""
+	if _, out, _ := runMain("version"); out != "cordon devel\n" && !strings.HasPrefix(out, "cordon v") {
+		t.Errorf("cordon version unstamped: %q", out)
+	}
+}

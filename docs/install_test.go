@@ -47,7 +47,7 @@ func TestInstallPS1(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"param(", "[switch]$Uninstall", "Get-FileHash -Algorithm SHA256", "checksums.txt", "cordon_${ver}_windows_${arch}.zip", "HardLink", "Remove-Installed"} {
+	for _, want := range []string{"param(", "[switch]$Uninstall", "Get-FileHash -Algorithm SHA256", "checksums.txt", "cordon_windows_${arch}.zip", "CORDON_DOWNLOAD_URL", "releases/latest/download", "HardLink", "Remove-Installed"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("install.ps1 has no %q", want)
 		}

@@ -24,6 +24,17 @@ fuzztime=${FUZZTIME:-5s}
 
 step() { printf '\n== %s\n' "$*"; }
 
+# The release artifacts (.goreleaser.yaml: GoReleaser installed, six
+# binaries cross-built, archived and packaged) take minutes of CPU: they
+# are built in the background from the start, at a lower priority, while
+# the test battery (which mostly waits) runs, and tested at the end.
+release=$(mktemp -d)
+chmod 755 "$release"
+step "release snapshot: started in the background (log: $release/log)"
+setsid nice -n 10 scripts/release-snapshot.sh "$release/dist" >"$release/log" 2>&1 &
+release_pid=$!
+trap 'kill -- -"$release_pid" 2>/dev/null || true; rm -rf "$release"' EXIT
+
 step gofmt
 unformatted=$(gofmt -s -l .)
 if [ -n "$unformatted" ]; then
@@ -68,6 +79,7 @@ step "go test as an ordinary user"
 # that user's empty cache would cost minutes. (Run side by side with the
 # root run it takes half the time, but the ordinary-work replay then
 # failed once: not yet understood, so the two run one after the other.)
+home=
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	user=cordontest
 	id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
@@ -75,11 +87,14 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	rm -rf "$home/src" "$home/.cache/go-build"
 	cp -r . "$home/src"
 	chown -R "$user:" "$home"
-	(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
-		env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
-		GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
-		CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE=skip go test -count=1 ./...)
-	rm -rf "$home/src"
+	# as_user [NAME=VALUE...] CMD...: run CMD as that user in its copy.
+	as_user() {
+		(cd "$home/src" && setpriv --reuid="$user" --regid="$(id -g "$user")" --init-groups \
+			env -i PATH="$(dirname "$(command -v go)"):/usr/bin:/bin" HOME="$home" USER="$user" \
+			GOMODCACHE="$home/go/pkg/mod" GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=mod $(go env GOFLAGS)" GOPROXY="$(go env GOPROXY)" GOSUMDB="$(go env GOSUMDB)" GOTOOLCHAIN="$(go env GOTOOLCHAIN)" \
+			CORDON_REQUIRE_SHELLS=1 CORDON_REQUIRE_SANDBOX=1 CORDON_REQUIRE_WINE=skip "$@")
+	}
+	as_user go test -count=1 ./...
 else
 	echo "not root: this run already is unprivileged"
 fi
@@ -112,5 +127,23 @@ for pkg in $(go list ./...); do
 		fi
 	done
 done
+
+step "release artifacts"
+# The snapshot built in the background since the start: its archives,
+# checksums and packages, and install.sh piped to sh from a local server
+# holding them, as root and as the ordinary user (release/).
+waited=$SECONDS
+if ! wait "$release_pid"; then
+	cat "$release/log" >&2
+	echo "scripts/release-snapshot.sh failed (its log is above)" >&2
+	exit 1
+fi
+tail -1 "$release/log"
+echo "waited $((SECONDS - waited)) s for it here"
+CORDON_RELEASE_DIST="$release/dist" go test -count=1 ./release
+if [ -n "${home:-}" ]; then
+	as_user CORDON_RELEASE_DIST="$release/dist" go test -count=1 ./release
+	rm -rf "$home/src"
+fi
 
 step ok
