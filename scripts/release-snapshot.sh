@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[ $# = 1 ] || { echo "usage: scripts/release-snapshot.sh DIST" >&2; exit 2; }
+[ $# = 1 ] || { echo "usage: scripts/release-snapshot.sh DIST | --install" >&2; exit 2; }
 dist=$1
 version=${GORELEASER_VERSION:-v2.15.1}
 start=$SECONDS
@@ -17,11 +17,20 @@ start=$SECONDS
 gobin=$(go env GOBIN)
 [ -n "$gobin" ] || gobin=$(go env GOPATH)/bin
 goreleaser=$gobin/goreleaser
+# One install at a time: .ci/run starts one (--install) before it installs
+# the system's packages, and a snapshot started meanwhile waits for it.
+exec 9>"${TMPDIR:-/tmp}/cordon-goreleaser-$(id -u).lock"
+flock 9
 if ! "$goreleaser" --version 2>/dev/null | grep -q "GitVersion: *$version\$"; then
 	echo "installing goreleaser $version into $gobin"
 	GOBIN=$gobin go install "github.com/goreleaser/goreleaser/v2@$version"
 fi
+flock -u 9
 installed=$SECONDS
+if [ "$dist" = --install ]; then
+	echo "goreleaser $version installed in $((installed - start)) s"
+	exit 0
+fi
 
 # The same configuration with dist/ elsewhere: the tests run in this tree
 # meanwhile, and the ordinary user's run copies it.
