@@ -1,0 +1,28 @@
+package parse
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestEvalLiterals(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   []string
+	}{
+		{`source /s 2>/dev/null || true && eval 'deploy --env prod' < /dev/null && pwd -P >| /tmp/c`, []string{"deploy --env prod"}},
+		{`eval 'echo '"'"'a b'"'"''`, []string{"echo 'a b'"}},
+		{`eval 'echo '\''x'\'`, []string{"echo 'x'"}},
+		{`eval "rm \"\$x\" \\"`, []string{`rm "$x" \`}},
+		{`eval "$cmd"`, nil},
+		{`eval 'a' 'b'`, nil},
+		{`eval $'a\nb'`, nil},
+		{`eval 'a'$(b)`, nil},
+		{`deploy --env prod`, nil},
+		{`eval 'unclosed`, nil},
+	} {
+		if got := EvalLiterals(c.script, Bash); !slices.Equal(got, c.want) {
+			t.Errorf("EvalLiterals(%q) = %q, want %q", c.script, got, c.want)
+		}
+	}
+}
