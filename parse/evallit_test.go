@@ -26,3 +26,14 @@ func TestEvalLiterals(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEvalLiterals is what the shim adds to an ask when an approval
+// from an agent's dialog is kept: Claude Code's wrapper parsed once more.
+func BenchmarkEvalLiterals(b *testing.B) {
+	const script = `source /home/dev/.claude/shell-snapshots/snapshot-bash-1764547200000-q8x2lm.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'deploy --env prod && echo '"'"'done'"'"'' < /dev/null && pwd -P >| /tmp/claude-4f1c-cwd`
+	for b.Loop() {
+		if len(EvalLiterals(script, Bash)) != 1 {
+			b.Fatal("no eval found")
+		}
+	}
+}
