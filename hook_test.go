@@ -122,6 +122,9 @@ func testDialogApproval(t *testing.T, backend string) {
 	if out, stderr, code := hook(hookJSON(t, "PermissionRequest", session, "default", e.ws, cmd)); code != 0 || out != "" || grants() != 1 {
 		t.Fatalf("PermissionRequest: exit %d, stdout %q, %d approvals\n%s", code, out, grants(), stderr)
 	}
+	if out, stderr, code := hook(hookJSON(t, "PreToolUse", session, "default", e.ws, "${CLAUDE_CODE_SESSION_ID:+deploy} --env prod")); code != 0 || out != "" {
+		t.Fatalf("PreToolUse of the disguised command: exit %d, stdout %q, stderr %q; want no opinion", code, out, stderr)
+	}
 	// Used for anything else, it is refused and stays.
 	for _, try := range []struct{ name, dir, session, cmd string }{
 		{"another session", e.ws, "other-session", cmd},
@@ -129,6 +132,10 @@ func testDialogApproval(t *testing.T, backend string) {
 		{"another directory", sub, session, cmd},
 		{"another command", e.ws, session, "deploy --env prod --force"},
 		{"the command twice", e.ws, session, cmd + "; " + cmd},
+		// The same refused piece, in a command the hook judges with
+		// its own environment (no session variable) as no question:
+		// Claude Code may run it without cordon's dialog.
+		{"another text, the same piece", e.ws, session, "${CLAUDE_CODE_SESSION_ID:+deploy} --env prod"},
 	} {
 		if stderr, code := claude(try.dir, try.session, try.cmd); code != 126 || deployed() != 0 {
 			t.Fatalf("%s: exit %d, deployed %d; want refused\n%s", try.name, code, deployed(), stderr)

@@ -239,11 +239,11 @@ func (s *Store) Hosts(ws string) []string {
 const DialogLife = 5 * time.Minute
 
 // DialogKey identifies a command put to a person in an agent's own
-// permission dialog: the agent's session, what cordon refuses in it (see
-// shim.RefusedPieces: the same whether the agent wraps the command in
-// its own script or not) and the directory.
-func DialogKey(session, pieces, dir string) string {
-	return Key("dialog", session+"\x00"+pieces, dir)
+// permission dialog: the agent's session, the command's text as the
+// dialog showed it, what cordon refuses in it (see shim.RefusedPieces)
+// and the directory.
+func DialogKey(session, text, pieces, dir string) string {
+	return Key("dialog", session+"\x00"+text+"\x00"+pieces, dir)
 }
 
 // GrantDialog records an approval for once of the dialog key, within

@@ -30,7 +30,7 @@ own permission rules apply), never with an allow.
 claude-code: a command hook for the events PreToolUse and
 PermissionRequest, matcher "Bash". When Claude Code shows its dialog for
 a command cordon asks about (PermissionRequest), cordon keeps an
-approval for once, for that session, directory and what cordon refuses
+approval for once, for that session, directory, command text and what cordon refuses
 in the command, for 5 minutes: the shim takes it when Claude Code then
 runs the command. The shim stays the judge: a command the dialog was not
 shown for is refused there (docs/hooks.md).
@@ -176,7 +176,7 @@ func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
 		return errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
 	}
 	dir, _ := resolveDir(in.Cwd)
-	key := approval.DialogKey(in.SessionID, shim.RefusedPieces(j), dir)
+	key := approval.DialogKey(in.SessionID, *in.ToolInput.Command, shim.RefusedPieces(j), dir)
 	if _, err := approval.New(state).GrantDialog(key, *in.ToolInput.Command, dir); err != nil {
 		return fmt.Errorf("cannot keep the approval: %v", err)
 	}

@@ -477,6 +477,9 @@ func (e *Env) Apply(c *Change) error {
 		if !c.Changed() {
 			return nil
 		}
+		if err := c.stale(); err != nil {
+			return err
+		}
 		data, _ := json.MarshalIndent(c.rec, "", "  ")
 		if err := os.MkdirAll(e.recordDir(), 0o700); err != nil {
 			return err
@@ -506,6 +509,11 @@ func (e *Env) Apply(c *Change) error {
 		}
 		return err
 	}
+	if c.Changed() {
+		if err := c.stale(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.Changed() && c.After == nil:
 		if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -520,6 +528,20 @@ func (e *Env) Apply(c *Change) error {
 		return err
 	}
 	return e.removeDirs()
+}
+
+// stale refuses to write c when its file no longer holds what c was
+// planned from (another program saved it meanwhile, such as the agent
+// its own settings): writing c.After would lose that change.
+func (c *Change) stale() error {
+	cur, err := os.ReadFile(c.Path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if (err == nil) != (c.Before != nil) || !bytes.Equal(cur, c.Before) {
+		return fmt.Errorf("%s changed while cordon was editing it (another program saved it): nothing was written; run the command again", c.Path)
+	}
+	return nil
 }
 
 // removeDirs removes the directories cordon made that are empty now,

@@ -534,3 +534,35 @@ func TestRecordsPrivate(t *testing.T) {
 		t.Errorf("records: %v", recs)
 	}
 }
+
+// A settings file changed between the plan and the write (the agent
+// saving its own settings meanwhile) is not overwritten with a plan made
+// from what it held before: Apply refuses, and the file keeps the other
+// writer's change, for install and uninstall alike.
+func TestChangedSincePlanned(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".claude", "settings.json")
+	write(t, p, fixtures[".claude/settings.json"], 0o644)
+	meanwhile := `{"permissions": {"allow": ["Bash(npm test)"]}}`
+	try := func(what string, cs []*Change) {
+		t.Helper()
+		write(t, p, meanwhile, 0o644)
+		if err := e.Apply(cs[0]); err == nil || !strings.Contains(err.Error(), "changed") {
+			t.Errorf("%s over a file changed since planned: %v, want refused", what, err)
+		}
+		if data, _ := os.ReadFile(p); string(data) != meanwhile {
+			t.Errorf("%s: the file lost the change made meanwhile: %q", what, data)
+		}
+	}
+	try("install", e.PlanInstall(agent(t, "claude-code")))
+	if recs, _ := e.records(""); len(recs) != 0 {
+		t.Errorf("a refused install left %d records", len(recs))
+	}
+	write(t, p, fixtures[".claude/settings.json"], 0o644)
+	install(t, e, agent(t, "claude-code"))
+	cs, err := e.PlanUninstall(agent(t, "claude-code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	try("uninstall", cs)
+}

@@ -261,9 +261,19 @@ func agentMain(fdArg string) int {
 		return fail(err)
 	}
 	// Root keeps what it had; an ordinary user's program holds no
-	// capability, not even in its user namespace.
+	// capability, not even in its user namespace: none ambient, and none
+	// inheritable either (what the ambient set needed), which executing
+	// a file with inheritable file capabilities would turn back into
+	// permitted ones.
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("cannot drop the set-up's capabilities: %w", err))
+	}
+	if os.Geteuid() != 0 {
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var none capSets
+		if err := unix.Capset(&hdr, &none[0]); err != nil {
+			return fail(fmt.Errorf("cannot drop the set-up's capabilities: %w", err))
+		}
 	}
 	err := unix.Exec(s.Path, s.Argv, os.Environ())
 	return fail(fmt.Errorf("cannot run %s: %w", s.Path, err))

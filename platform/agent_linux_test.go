@@ -173,3 +173,39 @@ func BenchmarkMountinfo(b *testing.B) {
 		}
 	}
 }
+
+// TestAgentNoCapabilities runs this test binary through [RunAgent] as an
+// ordinary user: the program holds no capability in any set. The set-up
+// held CAP_SYS_ADMIN, CAP_NET_ADMIN and CAP_SETPCAP in the user namespace
+// (ambient, so also inheritable); an inheritable one left over is gained
+// back by executing any file whose capabilities list it as inheritable,
+// and with CAP_SYS_ADMIN there the program could unmount the shells
+// cordon covers. Root keeps what it had, by design.
+func TestAgentNoCapabilities(t *testing.T) {
+	if os.Getenv("CORDON_AGENT_TEST") == "caps" {
+		os.Setenv("CORDON_AGENT_TEST", "capsprogram")
+		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentNoCapabilities$"}, ShellNames, os.Getenv("CORDON_AGENT_DIR"), os.Stderr)
+		fmt.Fprintf(os.Stderr, "cordon agent: %v\n", err)
+		os.Exit(code)
+	}
+	if os.Getenv("CORDON_AGENT_TEST") == "capsprogram" {
+		c, err := threadCaps()
+		fmt.Printf("caps %v %+v\n", err, c)
+		os.Exit(0)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root keeps its capabilities under cordon agent, by design; run as an ordinary user")
+	}
+	skipNested(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAgentNoCapabilities$")
+	cmd.Env = append(os.Environ(), "CORDON_AGENT_TEST=caps", "CORDON_AGENT_DIR="+t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	if strings.Contains(stderr.String(), "cannot make a mount namespace") && os.Getenv("CORDON_REQUIRE_SANDBOX") == "" {
+		t.Skipf("no namespace here: %s", stderr.String())
+	}
+	if want := fmt.Sprintf("caps <nil> %+v\n", capSets{}); !strings.Contains(string(out), want) {
+		t.Fatalf("the program under cordon agent: %q, want %q (no capability in any set); stderr:\n%s", out, want, stderr.String())
+	}
+}

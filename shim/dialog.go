@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -47,12 +48,21 @@ func RefusedPieces(j *rules.Judgement) string {
 
 // dialogApproval takes the approval a person gave in the agent's own
 // dialog for the ask req, if there is one: for the agent's session (the
-// variable SessionVar, set by the agent for the commands it runs), what
-// is refused in req, and the directory. It judges req again, for the
-// report RefusedPieces needs, only when some approval is kept.
+// variable SessionVar, set by the agent for the commands it runs), the
+// text the dialog showed, what is refused in req, and the directory.
+//
+// The text is the -c script itself, or the literal argument of an eval
+// in it (Claude Code's wrapper: `... && eval 'CMD' < /dev/null && ...`).
+// What is refused alone is not enough: the hook judges with the agent's
+// environment for hooks, the shim with its shell's, so a command such as
+// `${CLAUDE_CODE_SESSION_ID:+deploy} --env prod` is no question to the
+// hook and `deploy --env prod` to the shim; bound to the refused piece
+// only, it would take the approval of the dialog for `deploy --env prod`.
+// It judges req again, for the report RefusedPieces needs, only when
+// some approval is kept.
 func (ctx *Context) dialogApproval(store *approval.Store, set *rules.Set, req Request) (string, bool) {
 	session := ctx.Getenv(SessionVar)
-	if session == "" || req.Windows || req.Inv == nil || !store.HasGrants() {
+	if session == "" || req.Windows || req.Inv == nil || req.Inv.Mode != ModeCommand || !store.HasGrants() {
 		return "", false
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {
@@ -61,5 +71,12 @@ func (ctx *Context) dialogApproval(store *approval.Store, set *rules.Set, req Re
 	if err != nil || j.Verdict != rules.Ask {
 		return "", false
 	}
-	return store.Use(approval.DialogKey(session, RefusedPieces(j), ctx.Dir))
+	pieces := RefusedPieces(j)
+	texts := append([]string{req.Inv.Script}, parse.EvalLiterals(req.Inv.Script, req.Inv.Dialect)...)
+	for _, text := range texts {
+		if id, ok := store.Use(approval.DialogKey(session, text, pieces, ctx.Dir)); ok {
+			return id, true
+		}
+	}
+	return "", false
 }
