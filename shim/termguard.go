@@ -40,7 +40,7 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 					}
 				}
 				if len(x.Args) > 0 && why == "" {
-					why = hookCall(x.Args[0].Lit(), x.Args[1:], zsh)
+					why = hookCall(callWords(x.Args), zsh)
 				}
 				if len(x.Args) > 1 && why == "" {
 					switch x.Args[0].Lit() {
@@ -84,19 +84,24 @@ func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
 	return hookTamper(text, f.Stmts, fd, zsh)
 }
 
-// literal is the value of a word made of literal and quoted parts only.
+// literal is the value of a word made of literal and quoted parts only,
+// with the backslashes of its unquoted parts dropped.
 func literal(w *syntax.Word) (string, bool) {
 	var b strings.Builder
-	var walk func(parts []syntax.WordPart) bool
-	walk = func(parts []syntax.WordPart) bool {
+	var walk func(parts []syntax.WordPart, quoted bool) bool
+	walk = func(parts []syntax.WordPart, quoted bool) bool {
 		for _, p := range parts {
 			switch x := p.(type) {
 			case *syntax.Lit:
-				b.WriteString(x.Value)
+				if !quoted {
+					b.WriteString(unescape(x.Value))
+				} else {
+					b.WriteString(x.Value)
+				}
 			case *syntax.SglQuoted:
 				b.WriteString(x.Value)
 			case *syntax.DblQuoted:
-				if !walk(x.Parts) {
+				if !walk(x.Parts, true) {
 					return false
 				}
 			default:
@@ -105,18 +110,40 @@ func literal(w *syntax.Word) (string, bool) {
 		}
 		return true
 	}
-	if !walk(w.Parts) {
+	if !walk(w.Parts, false) {
 		return "", false
 	}
 	return b.String(), true
 }
 
-// hookCall returns why a terminal refuses the command name with args, or
-// "".
-func hookCall(name string, args []*syntax.Word, zsh bool) string {
+// callWords is a command's words as the shell runs them: the literal
+// words unquoted ("" for one that is not literal), without the builtin
+// and command prefixes, which run the same builtin.
+func callWords(args []*syntax.Word) []string {
+	var words []string
+	for _, a := range args {
+		w, ok := literal(a)
+		if !ok {
+			w = ""
+		}
+		words = append(words, w)
+	}
+	for len(words) > 1 && (words[0] == "builtin" || words[0] == "command") {
+		words = words[1:]
+		for len(words) > 1 && words[0] == "-p" {
+			words = words[1:]
+		}
+	}
+	return words
+}
+
+// hookCall returns why a terminal refuses the command words (name and
+// arguments), or "".
+func hookCall(words []string, zsh bool) string {
+	name, args := words[0], words[1:]
 	only := func(allowed string) bool {
 		for _, a := range args {
-			if !strings.Contains(" "+allowed+" ", " "+a.Lit()+" ") {
+			if a == "" || !strings.Contains(" "+allowed+" ", " "+a+" ") {
 				return false
 			}
 		}
@@ -137,15 +164,53 @@ func hookCall(name string, args []*syntax.Word, zsh bool) string {
 		}
 	case "set":
 		for i, a := range args {
-			if a.Lit() == "+o" && i+1 < len(args) && (args[i+1].Lit() == "emacs" || args[i+1].Lit() == "vi") {
-				return "it turns the line editor off (set +o " + args[i+1].Lit() + "), and with it cordon's hook"
+			if a == "+o" && (i+1 == len(args) || args[i+1] == "" || args[i+1] == "emacs" || args[i+1] == "vi") {
+				return "it could turn the line editor off (set +o emacs, set +o vi), and with it cordon's hook"
 			}
 		}
 	case "fc", "r":
-		if name == "r" && !zsh || name == "fc" && len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") && strings.Contains(args[0].Lit(), "l") {
+		if name == "r" && !zsh || name == "fc" && fcLists(args) {
 			return ""
 		}
 		return "it runs lines from the history (" + name + "), which cordon does not see; recall the line and enter it instead"
 	}
 	return ""
+}
+
+// fcLists says whether fc with args only lists the history: -l given,
+// and neither -s nor -e (which run lines) in any option word. A word
+// such as -5 is a history number, not an option.
+func fcLists(args []string) bool {
+	list := false
+	for _, a := range args {
+		if a == "" {
+			return false
+		}
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] >= '0' && a[1] <= '9' {
+			continue
+		}
+		if strings.ContainsAny(a, "se") {
+			return false
+		}
+		list = list || strings.Contains(a, "l")
+	}
+	return list
+}
+
+// unescape drops the backslashes of an unquoted literal (\b is b).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -11,6 +11,21 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		`builtin bind '"\C-m": accept-line'`,
+		`command bind -x '"\C-m": f'`,
+		`command -p bind '"\C-m": accept-line'`,
+		`'bind' '"\C-m": accept-line'`,
+		`\bind '"\C-m": accept-line'`,
+		`b\ind '"\C-m": accept-line'`,
+		`bind "$x"`,
+		`set +o "emacs"`,
+		`set +o 'vi'`,
+		`set +o $m`,
+		"fc -ls",
+		"fc -l -s",
+		"fc -le vi",
+		"fc -l -e - 3",
+		"builtin fc -s",
 		`unset -f __cordon_judge`,
 		`__cordon_msg=x`,
 		`bind '"\C-m": accept-line'`,
@@ -37,6 +52,10 @@ func TestHookTamper(t *testing.T) {
 		`f() { bind -r '\C-m'; }`,
 	}
 	allowed := []string{
+		"fc -l -5 -1",
+		"fc -lnr",
+		"builtin bind -p",
+		`set +o "history"`,
 		`echo hi`,
 		`bind -p`,
 		`bind -P`,

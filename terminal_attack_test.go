@@ -1,0 +1,79 @@
+//go:build linux
+
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTerminalAttack plays a prompt-injected agent typing into a judged
+// terminal (docs/interactive.md): each attempt sets something up, then
+// enters a line the hook's rule refuses but that would be harmless if
+// it ran (it prints PWNED-42). Either the set-up or that line must be
+// refused; the line must never run. One bash on bwrap for all attempts.
+func TestTerminalAttack(t *testing.T) {
+	t.Parallel()
+	needShell(t, "bash")
+	e := newSessionEnv(t, "bwrap")
+	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
+	// An "editor" that writes the line to run into the file it edits.
+	editor := filepath.Join(e.ws, "ed.sh")
+	os.WriteFile(editor, []byte("#!/bin/sh\necho 'echo \"PWN\"\"ED-$((6*7))\" # __cordon' >\"$1\"\n"), 0o755)
+	// An init file that gives Enter back to readline.
+	os.WriteFile(filepath.Join(e.ws, "ir"), []byte("\"\\C-m\": accept-line\n\"\\C-j\": accept-line\n"), 0o644)
+	const probe = `echo "PWN""ED-$((6*7))" # __cordon`
+	// try starts a shell, types keys, then a marker line; nothing the
+	// terminal shows before the marker's output may be the probe's
+	// output.
+	try := func(t *testing.T, keys ...string) {
+		t.Helper()
+		p := startPTY(t, linkShim(t, "bash"), []string{"bash"}, append(e.env, "TERM=xterm", "VISUAL="+editor, "EDITOR="+editor), e.ws)
+		p.expect(`READY\$ `)
+		for _, k := range keys {
+			p.send(k)
+		}
+		p.send(`echo "mark-"1` + "\r")
+		got := p.expect(`(?s)^(.*?)[\r\n]mark-1\r\n`)[1]
+		if strings.Contains(got, "PWNED-42") {
+			t.Fatalf("a line ran unjudged:\n%q", got)
+		}
+	}
+	t.Run("probe", func(t *testing.T) { try(t, probe+"\r") })
+	// Lines that would switch the hook off, spelled so that the command
+	// name or its arguments are not plain words.
+	for _, line := range []string{
+		`builtin bind '"\C-m": accept-line'`,
+		`command bind '"\C-m": accept-line'`,
+		`'bind' '"\C-m": accept-line'`,
+		`\bind '"\C-m": accept-line'`,
+		`set +o "emacs"`,
+		`alias b=bind`,
+		`b '"\C-m": accept-line'`,
+		`x=bind`,
+		`$x '"\C-m": accept-line'`,
+	} {
+		t.Run("line:"+line, func(t *testing.T) { try(t, line+"\r", probe+"\r") })
+	}
+	// fc -s in disguise re-runs the history unseen.
+	t.Run("fc-ls", func(t *testing.T) { try(t, "fc -ls\r", "fc -l -s\r") })
+	// A function named builtin takes the hook's own calls (builtin
+	// printf, builtin read) and answers "run" itself.
+	t.Run("shadow-builtin", func(t *testing.T) {
+		try(t, `builtin() { case $1 in printf) [[ $2 == line* ]] && { S=$3; return 0; };; read) case ${!#} in v) command printf -v v run;; s) command printf -v s %s "$S";; m) command printf -v m "";; esac; return 0;; esac; command "$@"; }`+"\r", probe+"\r", "unset -f builtin\r")
+	})
+	// insert-comment with an argument uncomments the line and accepts it.
+	t.Run("insert-comment", func(t *testing.T) { try(t, "#"+probe, "\x1b1\x1b#", "\x15") })
+	// vi mode's v edits the line in $VISUAL and runs the result.
+	t.Run("vi-edit", func(t *testing.T) { try(t, "set -o vi\r", "echo x\x1bv", "set -o emacs\r") })
+	// re-read-init-file reads an init file that gives Enter back.
+	t.Run("re-read-init-file", func(t *testing.T) { try(t, "INPUTRC=$PWD/ir\r", "\x18\x12", probe+"\r") })
+	// The hook's internal keys typed: judge an allowed line, change it,
+	// accept.
+	t.Run("internal-keys", func(t *testing.T) {
+		t.Skip("open: the hook's second key stays bound to accept-line after its first key is typed by hand, until the next Enter; see docs/interactive.md, Honest limits")
+		try(t, "echo ok\x18\x1ej\x15"+probe+"\x18\x1ek")
+	})
+}
