@@ -57,6 +57,17 @@ func TestTerminalAttack(t *testing.T) {
 	} {
 		t.Run("line:"+line, func(t *testing.T) { try(t, line+"\r", probe+"\r") })
 	}
+	// Code the shell runs later or at once, given in disguise.
+	const off = `bind '"'"'"\C-m": accept-line'"'"'`
+	for _, keys := range [][]string{
+		{`x='` + off + `'` + "\r", `builtin eval "$x"` + "\r"},
+		{`x='` + off + `'` + "\r", `'eval' "$x"` + "\r"},
+		{`export PROMPT_COMMAND='` + off + `'` + "\r", "true\r"},
+		{`declare PROMPT_COMMAND='` + off + `'` + "\r", "true\r"},
+		{`printf '%s\n' '` + off + `' >off.sh` + "\r", ". ./off.sh\r"},
+	} {
+		t.Run("code:"+keys[1], func(t *testing.T) { try(t, append(keys, probe+"\r")...) })
+	}
 	// fc -s in disguise re-runs the history unseen.
 	t.Run("fc-ls", func(t *testing.T) { try(t, "fc -ls\r", "fc -l -s\r") })
 	// A function named builtin takes the hook's own calls (builtin

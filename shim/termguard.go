@@ -1,6 +1,9 @@
 package shim
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,13 +16,25 @@ import (
 // the lines that would change the hook or go round it. This is the rule
 // "terminal-hook" of docs/interactive.md.
 
+// A hookScope is what hookTamper knows of the shell: the judge's
+// descriptor in it, whether it is zsh (where r re-runs the history), and
+// its language, and the directory and home a file it sources is found
+// from.
+type hookScope struct {
+	fd        int
+	zsh       bool
+	lang      syntax.LangVariant
+	dir, home string
+	depth     int // of sourced files
+}
+
 // hookTamper returns why a terminal refuses text (parsed as stmts), or
-// "". fd is the judge's descriptor in the shell; zsh says the shell is
-// zsh (where r re-runs the history).
-func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
+// "".
+func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 	if strings.Contains(text, "__cordon") {
 		return "it names cordon's hook (__cordon...), which judges each line of this terminal"
 	}
+	fd, zsh := h.fd, h.zsh
 	n := strconv.Itoa(fd)
 	why := ""
 	for _, st := range stmts {
@@ -33,21 +48,39 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 				case x.N != nil && strings.HasPrefix(x.N.Value, "{") && dup:
 					why = "it closes or copies over a descriptor named by a variable ({var}>&), which could be the channel of this terminal's judge"
 				}
+			case *syntax.Assign:
+				// In a command's prefix and in declare, export, local,
+				// readonly and typeset.
+				if x.Name != nil && x.Name.Value == "PROMPT_COMMAND" {
+					if x.Array != nil || x.Append {
+						why = "it gives PROMPT_COMMAND code that is not one literal word, and could switch cordon's hook off unseen"
+					} else {
+						why = codeIn("PROMPT_COMMAND", []*syntax.Word{x.Value}, h)
+					}
+				} else if v, _ := literal(x.Value); x.Value != nil && strings.Contains(v, "PROMPT_COMMAND") {
+					// declare -n p=PROMPT_COMMAND
+					why = "it names PROMPT_COMMAND as a value, and could set it unseen"
+				}
 			case *syntax.CallExpr:
-				for _, a := range x.Assigns {
-					if a.Name != nil && a.Name.Value == "PROMPT_COMMAND" {
-						why = codeIn("PROMPT_COMMAND", []*syntax.Word{a.Value}, fd, zsh)
+				words := callWords(x.Args)
+				for _, w := range words[min(1, len(words)):] {
+					// printf -v, read, declare -n, unset.
+					if strings.Contains(w, "PROMPT_COMMAND") {
+						why = "it sets PROMPT_COMMAND other than by an assignment, and could switch cordon's hook off unseen"
 					}
 				}
-				if len(x.Args) > 0 && why == "" {
-					why = hookCall(callWords(x.Args), zsh)
+				if len(words) > 0 && why == "" {
+					why = hookCall(words, zsh)
 				}
-				if len(x.Args) > 1 && why == "" {
-					switch x.Args[0].Lit() {
+				if len(words) > 1 && why == "" {
+					args := x.Args[len(x.Args)-len(words)+1:]
+					switch words[0] {
 					case "eval":
-						why = codeIn("eval", x.Args[1:], fd, zsh)
+						why = codeIn("eval", args, h)
 					case "trap":
-						why = codeIn("trap", x.Args[1:2], fd, zsh)
+						why = codeIn("trap", args[:1], h)
+					case ".", "source":
+						why = sourced(args[0], h)
 					}
 				}
 			}
@@ -64,7 +97,7 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 // to the shell to run later or at once (eval's arguments, a trap's
 // action, PROMPT_COMMAND): the same as a line's, and code that is not
 // literal, which no one can judge before it runs in the shell itself.
-func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
+func codeIn(what string, words []*syntax.Word, h hookScope) string {
 	var code []string
 	for _, w := range words {
 		if w == nil {
@@ -81,7 +114,36 @@ func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
 	if err != nil {
 		return "the code it gives " + what + " does not parse"
 	}
-	return hookTamper(text, f.Stmts, fd, zsh)
+	return hookTamper(text, f.Stmts, h)
+}
+
+// sourced returns why a terminal refuses to source the file word names:
+// the file's code runs in the shell, so it is checked like a line (as
+// it is when the line is judged; a file changed after that is not seen).
+func sourced(word *syntax.Word, h hookScope) string {
+	name, ok := literal(word)
+	if rest, tilde := strings.CutPrefix(name, "~/"); tilde && h.home != "" {
+		name = filepath.Join(h.home, rest)
+	}
+	if !ok || name == "" || strings.HasPrefix(name, "~") || h.depth > 8 {
+		return "cordon cannot tell which file it sources, whose code could switch cordon's hook off unseen"
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(h.dir, name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "" // the shell will not find it either (or looks in PATH)
+	}
+	f, err := syntax.NewParser(syntax.Variant(h.lang)).Parse(bytes.NewReader(data), "")
+	if err != nil {
+		return "cordon cannot parse the file it sources (" + name + "), whose code could switch cordon's hook off unseen"
+	}
+	h.dir, h.depth = filepath.Dir(name), h.depth+1
+	if why := hookTamper(string(data), f.Stmts, h); why != "" {
+		return "the file it sources (" + name + ") would run code that " + strings.TrimPrefix(why, "it ")
+	}
+	return ""
 }
 
 // literal is the value of a word made of literal and quoted parts only,
