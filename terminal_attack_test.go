@@ -19,6 +19,7 @@ func TestTerminalAttack(t *testing.T) {
 	needShell(t, "bash")
 	e := newSessionEnv(t, "bwrap")
 	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
+	os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\nbindkey -e\n"), 0o644)
 	// An "editor" that writes the line to run into the file it edits.
 	editor := filepath.Join(e.ws, "ed.sh")
 	os.WriteFile(editor, []byte("#!/bin/sh\necho 'echo \"PWN\"\"ED-$((6*7))\" # __cordon' >\"$1\"\n"), 0o755)
@@ -28,9 +29,11 @@ func TestTerminalAttack(t *testing.T) {
 	// try starts a shell, types keys, then a marker line; nothing the
 	// terminal shows before the marker's output may be the probe's
 	// output.
-	try := func(t *testing.T, keys ...string) {
+	var tryIn func(t *testing.T, shell string, keys ...string)
+	try := func(t *testing.T, keys ...string) { t.Helper(); tryIn(t, "bash", keys...) }
+	tryIn = func(t *testing.T, shell string, keys ...string) {
 		t.Helper()
-		p := startPTY(t, linkShim(t, "bash"), []string{"bash"}, append(e.env, "TERM=xterm", "VISUAL="+editor, "EDITOR="+editor), e.ws)
+		p := startPTY(t, linkShim(t, shell), []string{shell}, append(e.env, "TERM=xterm", "VISUAL="+editor, "EDITOR="+editor), e.ws)
 		p.expect(`READY\$ `)
 		for _, k := range keys {
 			p.send(k)
@@ -68,6 +71,19 @@ func TestTerminalAttack(t *testing.T) {
 	} {
 		t.Run("code:"+keys[1], func(t *testing.T) { try(t, append(keys, probe+"\r")...) })
 	}
+	// zsh: the hook wraps the widgets that accept a line; a widget run
+	// by name, or the hook switched off in disguise.
+	t.Run("zsh", func(t *testing.T) {
+		needShell(t, "zsh")
+		for name, keys := range map[string][]string{
+			"execute-named-cmd": {probe, "\x1bx.accept-line\r"},
+			"builtin-zle":       {"builtin zle -A .accept-line accept-line\r", probe + "\r"},
+			"noglob-bindkey":    {"noglob bindkey '^M' .accept-line\r", probe + "\r"},
+			"quoted-bindkey":    {"'bindkey' '^M' .accept-line\r", probe + "\r"},
+		} {
+			t.Run(name, func(t *testing.T) { tryIn(t, "zsh", keys...) })
+		}
+	})
 	// fc -s in disguise re-runs the history unseen.
 	t.Run("fc-ls", func(t *testing.T) { try(t, "fc -ls\r", "fc -l -s\r") })
 	// A function named builtin takes the hook's own calls (builtin

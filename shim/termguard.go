@@ -180,7 +180,8 @@ func literal(w *syntax.Word) (string, bool) {
 
 // callWords is a command's words as the shell runs them: the literal
 // words unquoted ("" for one that is not literal), without the builtin
-// and command prefixes, which run the same builtin.
+// and command prefixes, which run the same builtin, and zsh's noglob and
+// nocorrect.
 func callWords(args []*syntax.Word) []string {
 	var words []string
 	for _, a := range args {
@@ -190,7 +191,7 @@ func callWords(args []*syntax.Word) []string {
 		}
 		words = append(words, w)
 	}
-	for len(words) > 1 && (words[0] == "builtin" || words[0] == "command") {
+	for len(words) > 1 && (words[0] == "builtin" || words[0] == "command" || words[0] == "noglob" || words[0] == "nocorrect") {
 		words = words[1:]
 		for len(words) > 1 && words[0] == "-p" {
 			words = words[1:]

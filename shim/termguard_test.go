@@ -13,6 +13,8 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		"noglob bindkey '^M' .accept-line",
+		"nocorrect zle -A .accept-line accept-line",
 		`builtin eval "$x"`,
 		`'eval' "$x"`,
 		`command trap "$x" DEBUG`,
