@@ -40,6 +40,9 @@ func TestTerminalAttack(t *testing.T) {
 		}
 		p.send(`echo "mark-"1` + "\r")
 		got := p.expect(`(?s)^(.*?)[\r\n]mark-1\r\n`)[1]
+		if os.Getenv("ATTACK_SHOW") != "" {
+			t.Logf("%q", got)
+		}
 		if strings.Contains(got, "PWNED-42") {
 			t.Fatalf("a line ran unjudged:\n%q", got)
 		}
@@ -89,7 +92,14 @@ func TestTerminalAttack(t *testing.T) {
 	// A function named builtin takes the hook's own calls (builtin
 	// printf, builtin read) and answers "run" itself.
 	t.Run("shadow-builtin", func(t *testing.T) {
-		try(t, `builtin() { case $1 in printf) [[ $2 == line* ]] && { S=$3; return 0; };; read) case ${!#} in v) command printf -v v run;; s) command printf -v s %s "$S";; m) command printf -v m "";; esac; return 0;; esac; command "$@"; }`+"\r", probe+"\r", "unset -f builtin\r")
+		try(t, `builtin() { case $1 in printf) [[ $2 == line* ]] && { S=$3; return 0; };; read) for n; do :; done; case $n in v) command printf -v v run;; s) command printf -v s %s "$S";; m) command printf -v m "";; esac; return 0;; esac; command "$@"; }`+"\r", probe+"\r", "unset -f builtin\r")
+	})
+	// A builtin the hook uses turned off: its variables are the
+	// shell's, set beforehand.
+	t.Run("enable-n", func(t *testing.T) {
+		for _, off := range []string{"enable -n local", "builtin enable -n local", "'enable' -n local", "command enable -n local"} {
+			t.Run(off, func(t *testing.T) { try(t, off+"\r", "line=true\r", probe+"\r") })
+		}
 	})
 	// insert-comment with an argument uncomments the line and accepts it.
 	t.Run("insert-comment", func(t *testing.T) { try(t, "#"+probe, "\x1b1\x1b#", "\x15") })
