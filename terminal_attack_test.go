@@ -101,6 +101,23 @@ func TestTerminalAttack(t *testing.T) {
 			t.Run(off, func(t *testing.T) { try(t, off+"\r", "line=true\r", probe+"\r") })
 		}
 	})
+	// The directory the hook reports is $PWD, which a line could set:
+	// a delete the rules refuse in the workspace, judged as elsewhere.
+	t.Run("pwd-lie", func(t *testing.T) {
+		os.MkdirAll(e.rules, 0o755)
+		os.WriteFile(filepath.Join(e.rules, "user.yaml"), []byte(denyDeleteRule), 0o644)
+		defer os.Remove(filepath.Join(e.rules, "user.yaml"))
+		victim := filepath.Join(e.ws, "victim")
+		for _, lie := range []string{"PWD=/tmp", "declare PWD=/tmp", "printf -v PWD /tmp", "read PWD <<<" + "/tmp", "((PWD=0))"} {
+			t.Run(lie, func(t *testing.T) {
+				os.WriteFile(victim, []byte("keep"), 0o644)
+				try(t, lie+"\r", "rm -f victim\r")
+				if _, err := os.Stat(victim); err != nil {
+					t.Fatalf("a delete the rules refuse ran, judged in the directory the line gave $PWD: %v", err)
+				}
+			})
+		}
+	})
 	// insert-comment with an argument uncomments the line and accepts it.
 	t.Run("insert-comment", func(t *testing.T) { try(t, "#"+probe, "\x1b1\x1b#", "\x15") })
 	// vi mode's v edits the line in $VISUAL and runs the result.

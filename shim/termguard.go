@@ -51,22 +51,32 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 			case *syntax.Assign:
 				// In a command's prefix and in declare, export, local,
 				// readonly and typeset.
-				if x.Name != nil && x.Name.Value == "PROMPT_COMMAND" {
-					if x.Array != nil || x.Append {
-						why = "it gives PROMPT_COMMAND code that is not one literal word, and could switch cordon's hook off unseen"
-					} else {
-						why = codeIn("PROMPT_COMMAND", []*syntax.Word{x.Value}, h)
-					}
-				} else if v, _ := literal(x.Value); x.Value != nil && strings.Contains(v, "PROMPT_COMMAND") {
-					// declare -n p=PROMPT_COMMAND
-					why = "it names PROMPT_COMMAND as a value, and could set it unseen"
+				v, _ := literal(x.Value)
+				switch {
+				case x.Name != nil && x.Name.Value == "PWD":
+					why = pwdSet
+				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND" && (x.Array != nil || x.Append):
+					why = "it gives PROMPT_COMMAND code that is not one literal word, and could switch cordon's hook off unseen"
+				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND":
+					why = codeIn("PROMPT_COMMAND", []*syntax.Word{x.Value}, h)
+				case x.Value != nil && hookVar(v) != "":
+					why = hookVar(v) // declare -n p=PWD
 				}
+			case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause:
+				syntax.Walk(x, func(node syntax.Node) bool {
+					if w, ok := node.(*syntax.Word); ok && hookVar(w.Lit()) != "" {
+						why = hookVar(w.Lit())
+					}
+					return why == ""
+				})
 			case *syntax.CallExpr:
 				words := callWords(x.Args)
-				for _, w := range words[min(1, len(words)):] {
-					// printf -v, read, declare -n, unset.
-					if strings.Contains(w, "PROMPT_COMMAND") {
-						why = "it sets PROMPT_COMMAND other than by an assignment, and could switch cordon's hook off unseen"
+				if len(words) > 0 && varSetters[words[0]] {
+					// read, unset, let; printf only its -v.
+					for i, w := range words[1:] {
+						if why == "" && (words[0] != "printf" || i > 0 && words[i] == "-v") {
+							why = hookVar(w)
+						}
 					}
 				}
 				if len(words) > 0 && why == "" {
@@ -172,10 +182,36 @@ func literal(w *syntax.Word) (string, bool) {
 		}
 		return true
 	}
-	if !walk(w.Parts, false) {
+	if w == nil || !walk(w.Parts, false) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// pwdSet is why a terminal refuses a line that sets PWD: the hook
+// reports $PWD as the directory the next lines are judged in.
+const pwdSet = "it sets PWD, the directory cordon's hook reports for judging the next lines; use cd"
+
+// varSetters are the commands that set a variable named by an argument.
+var varSetters = map[string]bool{"printf": true, "read": true, "readarray": true, "mapfile": true,
+	"unset": true, "getopts": true, "let": true, "export": true, "declare": true, "typeset": true,
+	"local": true, "readonly": true, "vared": true}
+
+// hookVar returns why a terminal refuses a line that sets the variable
+// word names (word as it stands in printf -v, read, a nameref, let or
+// an arithmetic expression), or "": PWD and PROMPT_COMMAND, which the
+// hook relies on.
+func hookVar(word string) string {
+	name, _, _ := strings.Cut(word, "=")
+	name, _, _ = strings.Cut(name, "[")
+	name, _, _ = strings.Cut(name, "+")
+	switch strings.TrimSpace(name) {
+	case "PWD":
+		return pwdSet
+	case "PROMPT_COMMAND":
+		return "it sets PROMPT_COMMAND other than by an assignment, and could switch cordon's hook off unseen"
+	}
+	return ""
 }
 
 // callWords is a command's words as the shell runs them: the literal

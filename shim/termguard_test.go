@@ -13,6 +13,8 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		"PWD=/tmp", "declare PWD=/tmp", "export PWD=/tmp", "printf -v PWD /tmp", "read PWD", "unset PWD",
+		"((PWD=0))", "let PWD=1", "declare -n p=PWD", "f() { PWD=/; }",
 		"noglob bindkey '^M' .accept-line",
 		"nocorrect zle -A .accept-line accept-line",
 		`builtin eval "$x"`,
@@ -67,6 +69,7 @@ func TestHookTamper(t *testing.T) {
 		`f() { bind -r '\C-m'; }`,
 	}
 	allowed := []string{
+		`printf 'PWD=%s\n' "$PWD"`, `echo "$PWD"`, "cd /tmp", "OLDPWD=x",
 		`export PROMPT_COMMAND='history -a'`,
 		`echo "$PROMPT_COMMAND"`,
 		`. ./on.sh`,
