@@ -83,6 +83,8 @@ func TestTerminalAttack(t *testing.T) {
 			"builtin-zle":       {"builtin zle -A .accept-line accept-line\r", probe + "\r"},
 			"noglob-bindkey":    {"noglob bindkey '^M' .accept-line\r", probe + "\r"},
 			"quoted-bindkey":    {"'bindkey' '^M' .accept-line\r", probe + "\r"},
+			"disable-local":     {"disable local\r", "line=true\r", probe + "\r"},
+			"disable-r-local":   {"disable -r local\r", "disable local\r", "line=true\r", probe + "\r"},
 		} {
 			t.Run(name, func(t *testing.T) { tryIn(t, "zsh", keys...) })
 		}
@@ -116,6 +118,19 @@ func TestTerminalAttack(t *testing.T) {
 					t.Fatalf("a delete the rules refuse ran, judged in the directory the line gave $PWD: %v", err)
 				}
 			})
+		}
+	})
+	// A DEBUG or RETURN trap that functions inherit (set -T) runs inside
+	// the hook, between the judge's answer and what the hook does with
+	// it.
+	t.Run("functrace", func(t *testing.T) {
+		for _, keys := range [][]string{
+			{"set -T\r", "trap 'v=run' DEBUG\r"},
+			{"set -o functrace\r", "trap 'v=run' DEBUG\r"},
+			{"shopt -s extdebug\r", "trap 'v=run' DEBUG\r"},
+			{"declare -ft\r", "trap 'v=run' DEBUG\r"},
+		} {
+			t.Run(keys[0], func(t *testing.T) { try(t, append(keys, probe+"\r")...) })
 		}
 	})
 	// insert-comment with an argument uncomments the line and accepts it.

@@ -88,7 +88,10 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 					case "eval":
 						why = codeIn("eval", args, h)
 					case "trap":
-						why = codeIn("trap", args[:1], h)
+						why = trapTamper(words[1:])
+						if why == "" {
+							why = codeIn("trap", args[:1], h)
+						}
 					case ".", "source":
 						why = sourced(args[0], h)
 					}
@@ -210,6 +213,28 @@ func hookVar(word string) string {
 		return pwdSet
 	case "PROMPT_COMMAND":
 		return "it sets PROMPT_COMMAND other than by an assignment, and could switch cordon's hook off unseen"
+	}
+	return ""
+}
+
+// trapTamper returns why a terminal refuses trap with args, or "": a
+// DEBUG or RETURN trap runs inside the hook's own functions once they
+// inherit it (set -T, shopt -s extdebug), where its code can change
+// what the hook does with the judge's answer. (The DEBUG trap the
+// user's set-up files left is wrapped by the hook to skip its
+// functions.) Removing one (trap - DEBUG) is fine.
+func trapTamper(args []string) string {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0] == "-" || strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		return ""
+	}
+	for _, sig := range args[1:] {
+		switch strings.TrimPrefix(strings.ToUpper(sig), "SIG") {
+		case "DEBUG", "RETURN", "":
+			return "it sets a DEBUG or RETURN trap, which could run inside cordon's hook and change what it does with the judge's answer"
+		}
 	}
 	return ""
 }
