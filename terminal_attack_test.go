@@ -18,7 +18,9 @@ func TestTerminalAttack(t *testing.T) {
 	t.Parallel()
 	needShell(t, "bash")
 	e := newSessionEnv(t, "bwrap")
-	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
+	// A DEBUG trap, as VS Code's shell integration sets, which the hook
+	// wraps.
+	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\ntrap ':' DEBUG\n"), 0o644)
 	os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\nbindkey -e\n"), 0o644)
 	// An "editor" that writes the line to run into the file it edits.
 	editor := filepath.Join(e.ws, "ed.sh")
@@ -87,6 +89,16 @@ func TestTerminalAttack(t *testing.T) {
 			"disable-r-local":   {"disable -r local\r", "disable local\r", "line=true\r", probe + "\r"},
 		} {
 			t.Run(name, func(t *testing.T) { tryIn(t, "zsh", keys...) })
+		}
+	})
+	// Variables named by words that are not literal: the hook's own
+	// (the wrapped DEBUG trap's code), PWD.
+	t.Run("dynamic-names", func(t *testing.T) {
+		for _, keys := range [][]string{
+			{"n=__cor\r", `printf -v "${n}don_debug_trap" %s 'echo "PWN""ED-$((6*7))"'` + "\r", "true\r"},
+			{"n=__cor\r", `declare "${n}don_debug_trap=echo PWNED-\$((6*7))"` + "\r", "true\r"},
+		} {
+			t.Run(keys[1], func(t *testing.T) { try(t, keys...) })
 		}
 	})
 	// fc -s in disguise re-runs the history unseen.

@@ -61,6 +61,8 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 					why = codeIn("PROMPT_COMMAND", []*syntax.Word{x.Value}, h)
 				case x.Value != nil && hookVar(v) != "":
 					why = hookVar(v) // declare -n p=PWD
+				case x.Naked && x.Value != nil && v == "":
+					why = dynamicName // declare "$n=..."
 				}
 			case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause:
 				syntax.Walk(x, func(node syntax.Node) bool {
@@ -72,10 +74,14 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 			case *syntax.CallExpr:
 				words := callWords(x.Args)
 				if len(words) > 0 && varSetters[words[0]] {
-					// read, unset, let; printf only its -v.
+					// read, unset, let; printf only its -v, whose
+					// variable must be named by a literal word.
 					for i, w := range words[1:] {
 						if why == "" && (words[0] != "printf" || i > 0 && words[i] == "-v") {
 							why = hookVar(w)
+						}
+						if why == "" && words[0] == "printf" && i > 0 && words[i] == "-v" && w == "" {
+							why = dynamicName
 						}
 					}
 				}
@@ -194,6 +200,10 @@ func literal(w *syntax.Word) (string, bool) {
 // pwdSet is why a terminal refuses a line that sets PWD: the hook
 // reports $PWD as the directory the next lines are judged in.
 const pwdSet = "it sets PWD, the directory cordon's hook reports for judging the next lines; use cd"
+
+// dynamicName is why a terminal refuses a line that sets a variable
+// whose name is not literal.
+const dynamicName = "it sets a variable whose name cordon cannot read (printf -v \"$n\", declare \"$n=...\"), which could be one cordon's hook relies on (PWD, PROMPT_COMMAND)"
 
 // varSetters are the commands that set a variable named by an argument.
 var varSetters = map[string]bool{"printf": true, "read": true, "readarray": true, "mapfile": true,

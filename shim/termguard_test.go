@@ -13,6 +13,7 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		`printf -v "$n" %s x`, `declare "${n}WD=/tmp"`, `export "$n=1"`, `export "$n"`,
 		"trap 'v=run' DEBUG", "trap -- 'v=run' RETURN", "builtin trap 'v=run' debug", `trap 'v=run' "$s"`, "trap 'x=1' INT SIGRETURN",
 		"PWD=/tmp", "declare PWD=/tmp", "export PWD=/tmp", "printf -v PWD /tmp", "read PWD", "unset PWD",
 		"((PWD=0))", "let PWD=1", "declare -n p=PWD", "f() { PWD=/; }",
@@ -70,6 +71,7 @@ func TestHookTamper(t *testing.T) {
 		`f() { bind -r '\C-m'; }`,
 	}
 	allowed := []string{
+		`printf -v out %s "$x"`, `declare x="$y"`, "export FOO",
 		"trap - DEBUG", "trap 'rm -f tmp' EXIT", "trap -p DEBUG", "trap",
 		`printf 'PWD=%s\n' "$PWD"`, `echo "$PWD"`, "cd /tmp", "OLDPWD=x",
 		`export PROMPT_COMMAND='history -a'`,

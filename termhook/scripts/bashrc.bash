@@ -156,4 +156,7 @@ if [[ -n $__cordon_t ]]; then
 	builtin trap '__cordon_debug "$?" "$_"' DEBUG
 fi
 builtin unset __cordon_t
+# Readonly: __cordon_debug runs it outside the hook's own commands, where
+# a line that set it (by a name the judge cannot read) would run unseen.
+builtin readonly __cordon_debug_trap
 builtin readonly -f __cordon_debug __cordon_status __cordon_arm __cordon_judge __cordon_refused __cordon_off __cordon_install
