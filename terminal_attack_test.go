@@ -86,6 +86,9 @@ func TestTerminalAttack(t *testing.T) {
 			"noglob-bindkey":    {"noglob bindkey '^M' .accept-line\r", probe + "\r"},
 			"quoted-bindkey":    {"'bindkey' '^M' .accept-line\r", probe + "\r"},
 			"disable-local":     {"disable local\r", "line=true\r", probe + "\r"},
+			"trapdebug":         {"TRAPDEBUG() { v=run }\r", probe + "\r"},
+			"trap-debug":        {"trap 'v=run' DEBUG\r", probe + "\r"},
+			"line-finish-hook":  {"f() { BUFFER='echo \"PWN\"\"ED-$((6*7))\"' }\r", "autoload -Uz add-zle-hook-widget\r", "add-zle-hook-widget line-finish f\r", "true\r"},
 			"disable-r-local":   {"disable -r local\r", "disable local\r", "line=true\r", probe + "\r"},
 		} {
 			t.Run(name, func(t *testing.T) { tryIn(t, "zsh", keys...) })

@@ -55,6 +55,8 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 				switch {
 				case x.Name != nil && x.Name.Value == "PWD":
 					why = pwdSet
+				case zsh && x.Name != nil && (x.Name.Value == "functions" || x.Name.Value == "widgets"):
+					why = "it defines a function or widget through zsh's " + x.Name.Value + " table, unseen by this check"
 				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND" && (x.Array != nil || x.Append):
 					why = "it gives PROMPT_COMMAND code that is not one literal word, and could switch cordon's hook off unseen"
 				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND":
@@ -63,6 +65,12 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 					why = hookVar(v) // declare -n p=PWD
 				case x.Naked && x.Value != nil && v == "":
 					why = dynamicName // declare "$n=..."
+				}
+			case *syntax.FuncDecl:
+				for _, name := range append([]*syntax.Lit{x.Name}, x.Names...) {
+					if name != nil && strings.EqualFold(name.Value, "TRAPDEBUG") {
+						why = "it defines zsh's DEBUG trap (TRAPDEBUG), which runs inside cordon's hook and could change what it does with the judge's answer"
+					}
 				}
 			case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause:
 				syntax.Walk(x, func(node syntax.Node) bool {
@@ -302,6 +310,8 @@ func hookCall(words []string, zsh bool) string {
 				return "it could turn the line editor off (set +o emacs, set +o vi), and with it cordon's hook"
 			}
 		}
+	case "add-zle-hook-widget":
+		return "it adds a zle hook widget (zle -N, unseen), which runs in the line editor after cordon's hook and could change the line it judged"
 	case "fc", "r":
 		if name == "r" && !zsh || name == "fc" && fcLists(args) {
 			return ""

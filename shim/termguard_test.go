@@ -13,6 +13,7 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		"TRAPDEBUG() { v=run; }", "function TRAPDEBUG { :; }", "add-zle-hook-widget line-finish f",
 		`printf -v "$n" %s x`, `declare "${n}WD=/tmp"`, `export "$n=1"`, `export "$n"`,
 		"trap 'v=run' DEBUG", "trap -- 'v=run' RETURN", "builtin trap 'v=run' debug", `trap 'v=run' "$s"`, "trap 'x=1' INT SIGRETURN",
 		"PWD=/tmp", "declare PWD=/tmp", "export PWD=/tmp", "printf -v PWD /tmp", "read PWD", "unset PWD",
