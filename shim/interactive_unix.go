@@ -120,7 +120,7 @@ func (s *session) line(l termhook.Line, fd int) termhook.Answer {
 	c := chunk{text: []byte(text), err: err}
 	if err == nil {
 		c.stmts = f.Stmts
-		if why := hookTamper(l.Text, c.stmts, fd, s.inv.Shell == "zsh"); why != "" {
+		if why := hookTamper(l.Text, c.stmts, hookScope{fd: fd, zsh: s.inv.Shell == "zsh", lang: langOf(s.inv.Dialect), dir: l.Cwd, home: getenv(s.r.env, "HOME")}); why != "" {
 			return refuse(s.r.failMessage("this terminal does not run the line: %s [rule terminal-hook]", why))
 		}
 	}

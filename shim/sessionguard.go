@@ -56,23 +56,25 @@ func hijack(stmts []*syntax.Stmt) string {
 				if len(n.Args) == 0 {
 					return true
 				}
-				switch n.Args[0].Lit() {
+				// The name as the shell runs it: 'enable', builtin enable.
+				words := callWords(n.Args)
+				switch words[0] {
 				case "enable", "zmodload":
-					why = "it turns shell builtins off or loads new ones (" + n.Args[0].Lit() + ")"
+					why = "it turns shell builtins off or loads new ones (" + words[0] + ")"
 				case "alias":
-					for _, a := range n.Args[1:] {
+					for _, a := range n.Args[len(n.Args)-len(words)+1:] {
 						lit, ok := a.Parts[0].(*syntax.Lit)
 						if !ok || reservedName(strings.SplitN(lit.Value, "=", 2)[0]) {
 							why = "it defines an alias named like a shell builtin, or one cordon cannot read"
 						}
 					}
 				case "set", "setopt":
-					for _, a := range n.Args[1:] {
-						switch strings.ToLower(a.Lit()) {
+					for _, a := range words[1:] {
+						switch strings.ToLower(a) {
 						case "-h", "histexpand", "banghist", "bang_hist":
 							why = "it turns history expansion (!) back on"
 						}
-						if strings.HasPrefix(a.Lit(), "-") && !strings.HasPrefix(a.Lit(), "--") && strings.Contains(a.Lit(), "H") {
+						if strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "H") {
 							why = "it turns history expansion (!) back on"
 						}
 					}

@@ -23,7 +23,8 @@ func TestHijack(t *testing.T) {
 	for src, refused := range map[string]bool{
 		"exit() { :; }": true, "function printf { :; }": true, "command() { :; }": true,
 		"function /bin/ls { :; }": true, "alias exit=true": true, "enable -n echo": true,
-		"set -H": true, "set -o histexpand": true, "if true; then printf() { :; }; fi": true,
+		"set -H": true, "set -o histexpand": true, "builtin enable -n local": true, "'enable' -n local": true,
+		"command enable -n local": true, "builtin set -H": true, `set -o "histexpand"`: true, "builtin alias local=x": true, "if true; then printf() { :; }; fi": true,
 		"build() { make; }": false, "alias ll='ls -l'": false, `alias "$x"=y`: true, "set -e": false, "set +H": false,
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(src), "")

@@ -1,6 +1,9 @@
 package shim
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,13 +16,25 @@ import (
 // the lines that would change the hook or go round it. This is the rule
 // "terminal-hook" of docs/interactive.md.
 
+// A hookScope is what hookTamper knows of the shell: the judge's
+// descriptor in it, whether it is zsh (where r re-runs the history), and
+// its language, and the directory and home a file it sources is found
+// from.
+type hookScope struct {
+	fd        int
+	zsh       bool
+	lang      syntax.LangVariant
+	dir, home string
+	depth     int // of sourced files
+}
+
 // hookTamper returns why a terminal refuses text (parsed as stmts), or
-// "". fd is the judge's descriptor in the shell; zsh says the shell is
-// zsh (where r re-runs the history).
-func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
+// "".
+func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 	if strings.Contains(text, "__cordon") {
 		return "it names cordon's hook (__cordon...), which judges each line of this terminal"
 	}
+	fd, zsh := h.fd, h.zsh
 	n := strconv.Itoa(fd)
 	why := ""
 	for _, st := range stmts {
@@ -33,21 +48,66 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 				case x.N != nil && strings.HasPrefix(x.N.Value, "{") && dup:
 					why = "it closes or copies over a descriptor named by a variable ({var}>&), which could be the channel of this terminal's judge"
 				}
-			case *syntax.CallExpr:
-				for _, a := range x.Assigns {
-					if a.Name != nil && a.Name.Value == "PROMPT_COMMAND" {
-						why = codeIn("PROMPT_COMMAND", []*syntax.Word{a.Value}, fd, zsh)
+			case *syntax.Assign:
+				// In a command's prefix and in declare, export, local,
+				// readonly and typeset.
+				v, _ := literal(x.Value)
+				switch {
+				case x.Name != nil && x.Name.Value == "PWD":
+					why = pwdSet
+				case zsh && x.Name != nil && (x.Name.Value == "functions" || x.Name.Value == "widgets"):
+					why = "it defines a function or widget through zsh's " + x.Name.Value + " table, unseen by this check"
+				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND" && (x.Array != nil || x.Append):
+					why = "it gives PROMPT_COMMAND code that is not one literal word, and could switch cordon's hook off unseen"
+				case x.Name != nil && x.Name.Value == "PROMPT_COMMAND":
+					why = codeIn("PROMPT_COMMAND", []*syntax.Word{x.Value}, h)
+				case x.Value != nil && hookVar(v) != "":
+					why = hookVar(v) // declare -n p=PWD
+				case x.Naked && x.Value != nil && v == "":
+					why = dynamicName // declare "$n=..."
+				}
+			case *syntax.FuncDecl:
+				for _, name := range append([]*syntax.Lit{x.Name}, x.Names...) {
+					if name != nil && strings.EqualFold(name.Value, "TRAPDEBUG") {
+						why = "it defines zsh's DEBUG trap (TRAPDEBUG), which runs inside cordon's hook and could change what it does with the judge's answer"
 					}
 				}
-				if len(x.Args) > 0 && why == "" {
-					why = hookCall(x.Args[0].Lit(), x.Args[1:], zsh)
+			case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause:
+				syntax.Walk(x, func(node syntax.Node) bool {
+					if w, ok := node.(*syntax.Word); ok && hookVar(w.Lit()) != "" {
+						why = hookVar(w.Lit())
+					}
+					return why == ""
+				})
+			case *syntax.CallExpr:
+				words := callWords(x.Args)
+				if len(words) > 0 && varSetters[words[0]] {
+					// read, unset, let; printf only its -v, whose
+					// variable must be named by a literal word.
+					for i, w := range words[1:] {
+						if why == "" && (words[0] != "printf" || i > 0 && words[i] == "-v") {
+							why = hookVar(w)
+						}
+						if why == "" && words[0] == "printf" && i > 0 && words[i] == "-v" && w == "" {
+							why = dynamicName
+						}
+					}
 				}
-				if len(x.Args) > 1 && why == "" {
-					switch x.Args[0].Lit() {
+				if len(words) > 0 && why == "" {
+					why = hookCall(words, zsh)
+				}
+				if len(words) > 1 && why == "" {
+					args := x.Args[len(x.Args)-len(words)+1:]
+					switch words[0] {
 					case "eval":
-						why = codeIn("eval", x.Args[1:], fd, zsh)
+						why = codeIn("eval", args, h)
 					case "trap":
-						why = codeIn("trap", x.Args[1:2], fd, zsh)
+						why = trapTamper(words[1:])
+						if why == "" {
+							why = codeIn("trap", args[:1], h)
+						}
+					case ".", "source":
+						why = sourced(args[0], h)
 					}
 				}
 			}
@@ -64,7 +124,7 @@ func hookTamper(text string, stmts []*syntax.Stmt, fd int, zsh bool) string {
 // to the shell to run later or at once (eval's arguments, a trap's
 // action, PROMPT_COMMAND): the same as a line's, and code that is not
 // literal, which no one can judge before it runs in the shell itself.
-func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
+func codeIn(what string, words []*syntax.Word, h hookScope) string {
 	var code []string
 	for _, w := range words {
 		if w == nil {
@@ -81,22 +141,56 @@ func codeIn(what string, words []*syntax.Word, fd int, zsh bool) string {
 	if err != nil {
 		return "the code it gives " + what + " does not parse"
 	}
-	return hookTamper(text, f.Stmts, fd, zsh)
+	return hookTamper(text, f.Stmts, h)
 }
 
-// literal is the value of a word made of literal and quoted parts only.
+// sourced returns why a terminal refuses to source the file word names:
+// the file's code runs in the shell, so it is checked like a line (as
+// it is when the line is judged; a file changed after that is not seen).
+func sourced(word *syntax.Word, h hookScope) string {
+	name, ok := literal(word)
+	if rest, tilde := strings.CutPrefix(name, "~/"); tilde && h.home != "" {
+		name = filepath.Join(h.home, rest)
+	}
+	if !ok || name == "" || strings.HasPrefix(name, "~") || h.depth > 8 {
+		return "cordon cannot tell which file it sources, whose code could switch cordon's hook off unseen"
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(h.dir, name)
+	}
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return "" // the shell will not find it either (or looks in PATH)
+	}
+	f, err := syntax.NewParser(syntax.Variant(h.lang)).Parse(bytes.NewReader(data), "")
+	if err != nil {
+		return "cordon cannot parse the file it sources (" + name + "), whose code could switch cordon's hook off unseen"
+	}
+	h.dir, h.depth = filepath.Dir(name), h.depth+1
+	if why := hookTamper(string(data), f.Stmts, h); why != "" {
+		return "the file it sources (" + name + ") would run code that " + strings.TrimPrefix(why, "it ")
+	}
+	return ""
+}
+
+// literal is the value of a word made of literal and quoted parts only,
+// with the backslashes of its unquoted parts dropped.
 func literal(w *syntax.Word) (string, bool) {
 	var b strings.Builder
-	var walk func(parts []syntax.WordPart) bool
-	walk = func(parts []syntax.WordPart) bool {
+	var walk func(parts []syntax.WordPart, quoted bool) bool
+	walk = func(parts []syntax.WordPart, quoted bool) bool {
 		for _, p := range parts {
 			switch x := p.(type) {
 			case *syntax.Lit:
-				b.WriteString(x.Value)
+				if !quoted {
+					b.WriteString(unescape(x.Value))
+				} else {
+					b.WriteString(x.Value)
+				}
 			case *syntax.SglQuoted:
 				b.WriteString(x.Value)
 			case *syntax.DblQuoted:
-				if !walk(x.Parts) {
+				if !walk(x.Parts, true) {
 					return false
 				}
 			default:
@@ -105,18 +199,93 @@ func literal(w *syntax.Word) (string, bool) {
 		}
 		return true
 	}
-	if !walk(w.Parts) {
+	if w == nil || !walk(w.Parts, false) {
 		return "", false
 	}
 	return b.String(), true
 }
 
-// hookCall returns why a terminal refuses the command name with args, or
-// "".
-func hookCall(name string, args []*syntax.Word, zsh bool) string {
+// pwdSet is why a terminal refuses a line that sets PWD: the hook
+// reports $PWD as the directory the next lines are judged in.
+const pwdSet = "it sets PWD, the directory cordon's hook reports for judging the next lines; use cd"
+
+// dynamicName is why a terminal refuses a line that sets a variable
+// whose name is not literal.
+const dynamicName = "it sets a variable whose name cordon cannot read (printf -v \"$n\", declare \"$n=...\"), which could be one cordon's hook relies on (PWD, PROMPT_COMMAND)"
+
+// varSetters are the commands that set a variable named by an argument.
+var varSetters = map[string]bool{"printf": true, "read": true, "readarray": true, "mapfile": true,
+	"unset": true, "getopts": true, "let": true, "export": true, "declare": true, "typeset": true,
+	"local": true, "readonly": true, "vared": true}
+
+// hookVar returns why a terminal refuses a line that sets the variable
+// word names (word as it stands in printf -v, read, a nameref, let or
+// an arithmetic expression), or "": PWD and PROMPT_COMMAND, which the
+// hook relies on.
+func hookVar(word string) string {
+	name, _, _ := strings.Cut(word, "=")
+	name, _, _ = strings.Cut(name, "[")
+	name, _, _ = strings.Cut(name, "+")
+	switch strings.TrimSpace(name) {
+	case "PWD":
+		return pwdSet
+	case "PROMPT_COMMAND":
+		return "it sets PROMPT_COMMAND other than by an assignment, and could switch cordon's hook off unseen"
+	}
+	return ""
+}
+
+// trapTamper returns why a terminal refuses trap with args, or "": a
+// DEBUG or RETURN trap runs inside the hook's own functions once they
+// inherit it (set -T, shopt -s extdebug), where its code can change
+// what the hook does with the judge's answer. (The DEBUG trap the
+// user's set-up files left is wrapped by the hook to skip its
+// functions.) Removing one (trap - DEBUG) is fine.
+func trapTamper(args []string) string {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) < 2 || args[0] == "-" || strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		return ""
+	}
+	for _, sig := range args[1:] {
+		switch strings.TrimPrefix(strings.ToUpper(sig), "SIG") {
+		case "DEBUG", "RETURN", "":
+			return "it sets a DEBUG or RETURN trap, which could run inside cordon's hook and change what it does with the judge's answer"
+		}
+	}
+	return ""
+}
+
+// callWords is a command's words as the shell runs them: the literal
+// words unquoted ("" for one that is not literal), without the builtin
+// and command prefixes, which run the same builtin, and zsh's noglob and
+// nocorrect.
+func callWords(args []*syntax.Word) []string {
+	var words []string
+	for _, a := range args {
+		w, ok := literal(a)
+		if !ok {
+			w = ""
+		}
+		words = append(words, w)
+	}
+	for len(words) > 1 && (words[0] == "builtin" || words[0] == "command" || words[0] == "noglob" || words[0] == "nocorrect") {
+		words = words[1:]
+		for len(words) > 1 && words[0] == "-p" {
+			words = words[1:]
+		}
+	}
+	return words
+}
+
+// hookCall returns why a terminal refuses the command words (name and
+// arguments), or "".
+func hookCall(words []string, zsh bool) string {
+	name, args := words[0], words[1:]
 	only := func(allowed string) bool {
 		for _, a := range args {
-			if !strings.Contains(" "+allowed+" ", " "+a.Lit()+" ") {
+			if a == "" || !strings.Contains(" "+allowed+" ", " "+a+" ") {
 				return false
 			}
 		}
@@ -137,15 +306,55 @@ func hookCall(name string, args []*syntax.Word, zsh bool) string {
 		}
 	case "set":
 		for i, a := range args {
-			if a.Lit() == "+o" && i+1 < len(args) && (args[i+1].Lit() == "emacs" || args[i+1].Lit() == "vi") {
-				return "it turns the line editor off (set +o " + args[i+1].Lit() + "), and with it cordon's hook"
+			if a == "+o" && (i+1 == len(args) || args[i+1] == "" || args[i+1] == "emacs" || args[i+1] == "vi") {
+				return "it could turn the line editor off (set +o emacs, set +o vi), and with it cordon's hook"
 			}
 		}
+	case "add-zle-hook-widget":
+		return "it adds a zle hook widget (zle -N, unseen), which runs in the line editor after cordon's hook and could change the line it judged"
 	case "fc", "r":
-		if name == "r" && !zsh || name == "fc" && len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") && strings.Contains(args[0].Lit(), "l") {
+		if name == "r" && !zsh || name == "fc" && fcLists(args) {
 			return ""
 		}
 		return "it runs lines from the history (" + name + "), which cordon does not see; recall the line and enter it instead"
 	}
 	return ""
+}
+
+// fcLists says whether fc with args only lists the history: -l given,
+// and neither -s nor -e (which run lines) in any option word. A word
+// such as -5 is a history number, not an option.
+func fcLists(args []string) bool {
+	list := false
+	for _, a := range args {
+		if a == "" {
+			return false
+		}
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' || a[1] >= '0' && a[1] <= '9' {
+			continue
+		}
+		if strings.ContainsAny(a, "se") {
+			return false
+		}
+		list = list || strings.Contains(a, "l")
+	}
+	return list
+}
+
+// unescape drops the backslashes of an unquoted literal (\b is b).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

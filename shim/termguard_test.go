@@ -1,6 +1,8 @@
 package shim
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,39 @@ import (
 // hook off or go round it, and only those.
 func TestHookTamper(t *testing.T) {
 	refused := []string{
+		"TRAPDEBUG() { v=run; }", "function TRAPDEBUG { :; }", "add-zle-hook-widget line-finish f",
+		`printf -v "$n" %s x`, `declare "${n}WD=/tmp"`, `export "$n=1"`, `export "$n"`,
+		"trap 'v=run' DEBUG", "trap -- 'v=run' RETURN", "builtin trap 'v=run' debug", `trap 'v=run' "$s"`, "trap 'x=1' INT SIGRETURN",
+		"PWD=/tmp", "declare PWD=/tmp", "export PWD=/tmp", "printf -v PWD /tmp", "read PWD", "unset PWD",
+		"((PWD=0))", "let PWD=1", "declare -n p=PWD", "f() { PWD=/; }",
+		"noglob bindkey '^M' .accept-line",
+		"nocorrect zle -A .accept-line accept-line",
+		`builtin eval "$x"`,
+		`'eval' "$x"`,
+		`command trap "$x" DEBUG`,
+		`export PROMPT_COMMAND='bind -x "\C-m": f'`,
+		`declare PROMPT_COMMAND="$x"`,
+		`PROMPT_COMMAND+=("$x")`,
+		`printf -v PROMPT_COMMAND %s "$x"`,
+		`read -r PROMPT_COMMAND`,
+		`declare -n p=PROMPT_COMMAND`,
+		`. "$f"`,
+		`source ./off.sh`,
+		`builtin bind '"\C-m": accept-line'`,
+		`command bind -x '"\C-m": f'`,
+		`command -p bind '"\C-m": accept-line'`,
+		`'bind' '"\C-m": accept-line'`,
+		`\bind '"\C-m": accept-line'`,
+		`b\ind '"\C-m": accept-line'`,
+		`bind "$x"`,
+		`set +o "emacs"`,
+		`set +o 'vi'`,
+		`set +o $m`,
+		"fc -ls",
+		"fc -l -s",
+		"fc -le vi",
+		"fc -l -e - 3",
+		"builtin fc -s",
 		`unset -f __cordon_judge`,
 		`__cordon_msg=x`,
 		`bind '"\C-m": accept-line'`,
@@ -37,6 +72,17 @@ func TestHookTamper(t *testing.T) {
 		`f() { bind -r '\C-m'; }`,
 	}
 	allowed := []string{
+		`printf -v out %s "$x"`, `declare x="$y"`, "export FOO",
+		"trap - DEBUG", "trap 'rm -f tmp' EXIT", "trap -p DEBUG", "trap",
+		`printf 'PWD=%s\n' "$PWD"`, `echo "$PWD"`, "cd /tmp", "OLDPWD=x",
+		`export PROMPT_COMMAND='history -a'`,
+		`echo "$PROMPT_COMMAND"`,
+		`. ./on.sh`,
+		`. ./missing.sh`,
+		"fc -l -5 -1",
+		"fc -lnr",
+		"builtin bind -p",
+		`set +o "history"`,
 		`echo hi`,
 		`bind -p`,
 		`bind -P`,
@@ -56,14 +102,18 @@ func TestHookTamper(t *testing.T) {
 bind -r x
 EOF`,
 	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "off.sh"), []byte("f() { :; }\n. ./deeper.sh\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "deeper.sh"), []byte("bind '\"\\C-m\": accept-line'\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "on.sh"), []byte("PS1='$ '\nalias ll='ls -l'\n"), 0o644)
 	judge := func(line string) string {
 		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		return hookTamper(line, f.Stmts, 12, false)
+		return hookTamper(line, f.Stmts, hookScope{fd: 12, dir: dir})
 	}
-	if hookTamper("r", nil, 12, true) != "" || hookTamper("r", parseLine(t, "r"), 12, true) == "" || hookTamper("r", parseLine(t, "r"), 12, false) != "" {
+	if hookTamper("r", nil, hookScope{fd: 12, zsh: true}) != "" || hookTamper("r", parseLine(t, "r"), hookScope{fd: 12, zsh: true}) == "" || hookTamper("r", parseLine(t, "r"), hookScope{fd: 12}) != "" {
 		t.Error("r re-runs the history in zsh only")
 	}
 	for _, line := range refused {

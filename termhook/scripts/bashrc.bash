@@ -101,10 +101,12 @@ __cordon_refused() {
 	builtin return 126
 }
 
-# __cordon_noedit stands for edit-and-execute-command, which runs the
-# edited text without the line editor, so unjudged.
-__cordon_noedit() {
-	builtin printf '\ncordon: editing the line in an editor (edit-and-execute-command) is off in this terminal: the edited text would run unjudged\n' >&2
+# __cordon_off stands for the readline command $1, which accepts a line
+# without the hook: edit-and-execute-command (C-x C-e, vi's v) runs the
+# edited text without the line editor, and insert-comment (M-#, vi's #)
+# with an argument uncomments the line and accepts it.
+__cordon_off() {
+	builtin printf '\ncordon: %s is off in this terminal: the line would run unjudged\n' "$1" >&2
 }
 
 # __cordon_install binds Enter (and every key that accepts a line) to the
@@ -123,8 +125,8 @@ __cordon_install() {
 			*': accept-line' | *': operate-and-get-next')
 				builtin bind -m "$map" "$key: \"\\C-x\\C-^j\\C-x\\C-^k\\C-x\\C-^r\""
 				;;
-			*': edit-and-execute-command')
-				builtin bind -m "$map" -x "$key: __cordon_noedit"
+			*': edit-and-execute-command' | *': vi-edit-and-execute-command' | *': insert-comment')
+				builtin bind -m "$map" -x "$key: __cordon_off ${entry##*: }"
 				;;
 			esac
 		done < <(builtin bind -m "$map" -p 2>/dev/null)
@@ -154,4 +156,7 @@ if [[ -n $__cordon_t ]]; then
 	builtin trap '__cordon_debug "$?" "$_"' DEBUG
 fi
 builtin unset __cordon_t
-builtin readonly -f __cordon_debug __cordon_status __cordon_arm __cordon_judge __cordon_refused __cordon_noedit __cordon_install
+# Readonly: __cordon_debug runs it outside the hook's own commands, where
+# a line that set it (by a name the judge cannot read) would run unseen.
+builtin readonly __cordon_debug_trap
+builtin readonly -f __cordon_debug __cordon_status __cordon_arm __cordon_judge __cordon_refused __cordon_off __cordon_install

@@ -54,6 +54,14 @@ __cordon_refused() {
 	return 126
 }
 
+# __cordon_off stands for execute-named-cmd and execute-last-named-cmd,
+# which run a widget by name: .accept-line, the original of a wrapped
+# one, accepting a line unjudged. (They cannot be redefined: the keys
+# bound to them, in every keymap, are bound to this instead.)
+__cordon_off() {
+	builtin zle -M "cordon: $WIDGET is off in this terminal: it could accept a line unjudged"
+}
+
 # __cordon_install puts __cordon_accept in place of the widgets that
 # accept a line, keeping each one it replaces (a plugin's wrapper) to
 # call; again, it changes nothing.
@@ -67,6 +75,13 @@ __cordon_install() {
 			builtin zle -A .$w __cordon_orig_$w
 		fi
 		builtin zle -N $w __cordon_accept
+	done
+	builtin zle -N __cordon_off
+	local km b
+	for km in emacs viins vicmd; do
+		for b in ${(f)"$(builtin bindkey -M $km -L)"}; do
+			[[ $b == *' execute-named-cmd' || $b == *' execute-last-named-cmd' ]] && builtin eval "${b% *} __cordon_off"
+		done
 	done
 }
 
