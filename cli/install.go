@@ -238,23 +238,9 @@ func runInstall(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 		reports = append(reports, r)
 	}
-	if asJSON {
-		writeJSON(stdout, reports)
-	} else {
-		printReports(stdout, reports)
-		switch {
-		case len(reports) == 0:
-			fmt.Fprintln(stdout, "No agent cordon knows was found here. Name one to set it up anyway: cordon install AGENT (cordon help install).")
-		case preview:
-			fmt.Fprintln(stdout, "\nNothing was changed. To apply: cordon install --all, or cordon install AGENT...; --dry-run shows each change as a diff.")
-		case dry:
-			fmt.Fprintln(stdout, "\nNothing was changed (--dry-run).")
-		}
-	}
-	if failed {
-		return exitError
-	}
-	return exitOK
+	return finishReports(stdout, reports, asJSON, preview, dry, failed,
+		"No agent cordon knows was found here. Name one to set it up anyway: cordon install AGENT (cordon help install).",
+		"To apply: cordon install --all, or cordon install AGENT...")
 }
 
 func runUninstall(c *command, args []string, stdout, stderr io.Writer) int {
@@ -322,15 +308,24 @@ func runUninstall(c *command, args []string, stdout, stderr io.Writer) int {
 		}
 		reports = append(reports, r)
 	}
+	return finishReports(stdout, reports, asJSON, preview, dry, failed,
+		"cordon install has changed no settings file here: nothing to undo.",
+		"To undo: cordon uninstall --all, or cordon uninstall AGENT...")
+}
+
+// finishReports prints install's or uninstall's reports (as JSON, or as
+// text ending with what to do next: none when there were no agents, how
+// to go on after a preview) and returns the exit status.
+func finishReports(stdout io.Writer, reports []agentReport, asJSON, preview, dry, failed bool, none, next string) int {
 	if asJSON {
 		writeJSON(stdout, reports)
 	} else {
 		printReports(stdout, reports)
 		switch {
 		case len(reports) == 0:
-			fmt.Fprintln(stdout, "cordon install has changed no settings file here: nothing to undo.")
+			fmt.Fprintln(stdout, none)
 		case preview:
-			fmt.Fprintln(stdout, "\nNothing was changed. To undo: cordon uninstall --all, or cordon uninstall AGENT...; --dry-run shows each change as a diff.")
+			fmt.Fprintln(stdout, "\nNothing was changed. "+next+"; --dry-run shows each change as a diff.")
 		case dry:
 			fmt.Fprintln(stdout, "\nNothing was changed (--dry-run).")
 		}

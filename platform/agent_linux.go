@@ -201,6 +201,19 @@ func agentNoNamespace(euid int, err error) error {
 		"and point its shell setting at the bash shim (shells it runs by absolute path are then not judged)", err, what)
 }
 
+// setupConn is a set-up step's end of the socket setupSocket made, from
+// its descriptor argument; nil, said on stderr, when the step was not
+// started so (who says what starts it).
+func setupConn(fdArg, who string) *os.File {
+	fd, _ := strconv.Atoi(fdArg)
+	if fd < 3 {
+		fmt.Fprintf(os.Stderr, "cordon: %s, not by hand\n", who)
+		return nil
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "cordon")
+}
+
 // setupSocket makes s pass data to the set-up step it starts (this
 // binary as role, given the descriptor of its end of a socket) and wait
 // for the exec that closes it: what the step writes back is its error.
@@ -242,13 +255,10 @@ func setupSocket(s *spawn, role string, data []byte) {
 // agentMain is the set-up step in the new mount namespace; fdArg is its
 // socket's descriptor. It returns only on failure.
 func agentMain(fdArg string) int {
-	fd, _ := strconv.Atoi(fdArg)
-	if fd < 3 {
-		fmt.Fprintln(os.Stderr, "cordon: the agent's set-up is started by cordon agent, not by hand")
+	conn := setupConn(fdArg, "the agent's set-up is started by cordon agent")
+	if conn == nil {
 		return 126
 	}
-	unix.CloseOnExec(fd)
-	conn := os.NewFile(uintptr(fd), "cordon")
 	fail := func(err error) int {
 		conn.Write([]byte(err.Error()))
 		return 126

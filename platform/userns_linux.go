@@ -4,10 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -121,44 +119,11 @@ func (l *landlockBackend) usernsSpawn(path string, argv, env []string, dir strin
 	if err != nil {
 		return nil, err
 	}
-	fds := [2]int{-1, -1}
 	s := &spawn{
 		path: "/proc/self/exe", stdin: stdin,
 		sys: usernsAttr(groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid)),
 	}
-	s.prepare = func() error {
-		p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("cannot make a socket for the sandbox's setup: %w", err)
-		}
-		// The setup's end is inherited at its own number, past the
-		// descriptors the caller left open, which pass through.
-		if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETFD, 0); err != nil {
-			unix.Close(p[0])
-			unix.Close(p[1])
-			return fmt.Errorf("cannot pass a socket to the sandbox's setup: %w", err)
-		}
-		fds = p
-		s.argv = []string{UsernsRole, strconv.Itoa(p[1])}
-		return nil
-	}
-	s.forked = func() { unix.Close(fds[1]) }
-	s.started = func(int) error {
-		conn := os.NewFile(uintptr(fds[0]), "sandbox setup")
-		defer conn.Close()
-		if _, err := conn.Write(data); err != nil {
-			return fmt.Errorf("cannot pass the policy to the sandbox's setup: %w", err)
-		}
-		unix.Shutdown(fds[0], unix.SHUT_WR)
-		msg, err := io.ReadAll(conn)
-		switch {
-		case len(msg) > 0:
-			return errors.New(string(msg))
-		case err != nil:
-			return fmt.Errorf("cannot hear from the sandbox's setup: %w", err)
-		}
-		return nil // closed by the exec
-	}
+	setupSocket(s, UsernsRole, data)
 	return s, nil
 }
 
@@ -190,13 +155,10 @@ func (l *landlockBackend) execChild(path string, argv, env []string, dir string)
 // UsernsMain is the setup step in a new user namespace; args are
 // [UsernsRole, the descriptor of its socket]. It returns only on failure.
 func UsernsMain(args []string) int {
-	fd, _ := strconv.Atoi(args[1])
-	if fd < 3 {
-		fmt.Fprintln(os.Stderr, "cordon: the sandbox's setup is started by cordon itself, not by hand")
+	conn := setupConn(args[1], "the sandbox's setup is started by cordon itself")
+	if conn == nil {
 		return 126
 	}
-	unix.CloseOnExec(fd)
-	conn := os.NewFile(uintptr(fd), "cordon")
 	fail := func(err error) int {
 		conn.Write([]byte(err.Error()))
 		return 126
