@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -454,5 +455,54 @@ func TestSessionIsolation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSessionLandlockHomeChanges: a Landlock session's sandbox lists the
+// home directory's entries when it is made (hidden paths are in it). A
+// file the host writes and renames into place there (an agent saving its
+// settings at every turn) keeps the session, and what runs in it; a new
+// entry, or a directory made again under its old name, makes a new
+// session, where it is readable.
+func TestSessionLandlockHomeChanges(t *testing.T) {
+	r := newSessionRig(t, "landlock")
+	keeper := func() string {
+		t.Helper()
+		out, errs, code := r.sh("echo $PPID")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return out
+	}
+	first := keeper()
+	save := filepath.Join(r.home, ".agent.json")
+	for i := range 3 {
+		tmp := save + ".tmp"
+		os.WriteFile(tmp, []byte(strconv.Itoa(i)), 0o644)
+		if err := os.Rename(tmp, save); err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 {
+			if got := keeper(); got != first {
+				t.Fatalf("a file saved by rename in the home made a new session (keeper %s, then %s)", first, got)
+			}
+		} else {
+			first = keeper() // the first save is a new name
+		}
+	}
+	os.MkdirAll(filepath.Join(r.home, ".tool", "bin"), 0o755)
+	os.WriteFile(filepath.Join(r.home, ".tool", "bin", "v"), []byte("one\n"), 0o644)
+	if out, errs, _ := r.sh("cat ~/.tool/bin/v"); out != "one\n" {
+		t.Fatalf("a new entry in the home is not readable in the session: %q %s", out, errs)
+	}
+	second := keeper()
+	os.RemoveAll(filepath.Join(r.home, ".tool"))
+	os.MkdirAll(filepath.Join(r.home, ".tool", "bin"), 0o755)
+	os.WriteFile(filepath.Join(r.home, ".tool", "bin", "v"), []byte("two\n"), 0o644)
+	if out, errs, _ := r.sh("cat ~/.tool/bin/v"); out != "two\n" {
+		t.Fatalf("a directory made again in the home is not readable in the session: %q %s", out, errs)
+	}
+	if keeper() == second {
+		t.Error("a directory made again in the home kept the old session")
 	}
 }

@@ -182,15 +182,18 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// directories by the entries of the directories on the way to them
 	// (the home directory, /), as they were listed when the sandbox was
 	// made: an entry made there since (a person installs nvm in ~/.nvm)
-	// would be unreadable in it. The names in those directories are part
-	// of the key: a new one makes a new sandbox. Names, not stamps: a
-	// stamp changes with every file written and renamed there (an agent
-	// saves its ~/.claude.json so), and with every file a command makes
-	// in the workspace when a hidden path is inside it, and each change
-	// would lose what the session runs in the background. Not the
-	// entries of hidden directories, nor of cordon's state directory,
-	// which are never the program's to read (and change with every
-	// network proxy started there).
+	// would be unreadable in it, and so would a directory made again
+	// under its old name (rm -rf ~/.nvm and a new install). The names in
+	// those directories, and the identity of the directories among them,
+	// are part of the key: a change makes a new sandbox. Not stamps, nor
+	// the identity of files: a file written and renamed into place (an
+	// agent saves its ~/.claude.json so, at every turn) would make a new
+	// sandbox each time and lose what the session runs in the
+	// background. The price: a file replaced so on the host while a
+	// session lives is unreadable in it until the session ends (it fails
+	// closed). Not the entries of hidden directories, nor of cordon's
+	// state directory, which are never the program's to read (and change
+	// with every network proxy started there).
 	if o.Backend.Name() == platform.BackendLandlock {
 		seen := map[string]bool{}
 		hidden := func(d string) bool {
@@ -201,13 +204,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 			for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
 				seen[d] = true
 				if !hidden(d) {
-					fmt.Fprintf(h, "%s\n", d)
-					if f, err := os.Open(d); err == nil {
-						names, _ := f.Readdirnames(-1)
-						f.Close()
-						slices.Sort(names)
-						fmt.Fprintf(h, "%d %s\n", len(names), strings.Join(names, "\x00"))
-					}
+					writeListing(h, d)
 				}
 				if d == "/" || d == "." {
 					break
@@ -234,6 +231,21 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	sock := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:24]+".sock")
 	return sock, a, nil
+}
+
+// writeListing writes directory d's entries to w as the session key holds
+// them: every name, and the identity of each directory among them.
+func writeListing(w io.Writer, d string) {
+	fmt.Fprintf(w, "%s\n", d)
+	entries, _ := os.ReadDir(d) // sorted by name
+	for _, e := range entries {
+		fmt.Fprintf(w, "%s\x00", e.Name())
+		var st unix.Stat_t
+		if e.IsDir() && unix.Lstat(filepath.Join(d, e.Name()), &st) == nil {
+			fmt.Fprintf(w, "%d\x00", st.Ino)
+		}
+	}
+	fmt.Fprintf(w, "%d\n", len(entries))
 }
 
 // Dir is the directory of the sessions' sockets in state directory
