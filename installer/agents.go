@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -29,6 +30,31 @@ type Agent struct {
 	// Cannot says what the agent's settings cannot make go through
 	// cordon, and what to do instead.
 	Cannot string `yaml:"cannot"`
+	// FileTools are the agent's own tools that write files, as its hook
+	// input names them: cordon hook judges their writes.
+	FileTools []FileTool `yaml:"file_tools"`
+}
+
+// A FileTool is one or more tools of an agent that change a file, and
+// the fields of their hook input (tool_input) that name it: the first
+// one present is the file.
+type FileTool struct {
+	Tools []string `yaml:"tools"`
+	Path  []string `yaml:"path"`
+	// Effect is what the tool does to the file: write (create, replace
+	// or edit it) or delete.
+	Effect string `yaml:"effect"`
+}
+
+// FileTool returns how a's tool name changes a file, or nil when it is
+// not one of its file tools.
+func (a *Agent) FileTool(name string) *FileTool {
+	for i := range a.FileTools {
+		if slices.Contains(a.FileTools[i].Tools, name) {
+			return &a.FileTools[i]
+		}
+	}
+	return nil
 }
 
 // A File is a settings file of an agent and the edits cordon makes in it.
@@ -58,6 +84,11 @@ func Agents() ([]Agent, error) {
 		return nil, fmt.Errorf("installer/agents.yaml: %v", err)
 	}
 	for _, a := range doc.Agents {
+		for _, t := range a.FileTools {
+			if len(t.Tools) == 0 || len(t.Path) == 0 || t.Effect != "write" && t.Effect != "delete" {
+				return nil, fmt.Errorf("installer/agents.yaml: %s: a file tool needs tools, path and an effect (write or delete)", a.Name)
+			}
+		}
 		for _, f := range a.Files {
 			for _, e := range f.Edits {
 				n := 0

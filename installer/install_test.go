@@ -174,7 +174,9 @@ func pointsAtCordon(t *testing.T, e *Env, home string) {
 		t.Errorf("claude env: %v", get(c, "env"))
 	}
 	pre, _ := get(c, "hooks", "PreToolUse").([]any)
-	if len(pre) != 2 || get(pre[1], "matcher") != "Bash" || get(pre[1], "hooks").([]any)[0].(map[string]any)["command"] != "'/opt/cordon tools/bin/cordon' hook claude-code" {
+	hook := "'/opt/cordon tools/bin/cordon' hook claude-code"
+	if len(pre) != 3 || get(pre[1], "matcher") != "Bash" || get(pre[1], "hooks").([]any)[0].(map[string]any)["command"] != hook ||
+		get(pre[2], "matcher") != "Write|Edit|MultiEdit|NotebookEdit" || get(pre[2], "hooks").([]any)[0].(map[string]any)["command"] != hook {
 		t.Errorf("claude hooks: %v", pre)
 	}
 	for _, rel := range []string{".config/Cursor/User/settings.json", ".config/Code/User/settings.json"} {
@@ -191,6 +193,8 @@ func pointsAtCordon(t *testing.T, e *Env, home string) {
 	}
 	if h := read(".cursor/hooks.json"); get(h, "version") != 1.0 || get(h, "hooks", "beforeShellExecution").([]any)[0].(map[string]any)["command"] != "'/opt/cordon tools/bin/cordon' hook cursor" {
 		t.Errorf("cursor hooks: %v", h)
+	} else if pre := get(h, "hooks", "preToolUse").([]any)[0].(map[string]any); pre["command"] != "'/opt/cordon tools/bin/cordon' hook cursor" || pre["matcher"] != "Write|Delete" {
+		t.Errorf("cursor file hooks: %v", h)
 	}
 	if z := read(".config/zed/settings.json"); get(z, "terminal", "shell", "program") != bash || get(z, "terminal", "font_size") != 13.0 {
 		t.Errorf("zed: %v", z)
@@ -565,4 +569,37 @@ func TestChangedSincePlanned(t *testing.T) {
 		t.Fatal(err)
 	}
 	try("uninstall", cs)
+}
+
+// TestFileToolMatchers: the hook's matcher that cordon install writes
+// names exactly the file tools cordon hook judges, for each agent.
+func TestFileToolMatchers(t *testing.T) {
+	agents, err := Agents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		var tools []string
+		for _, ft := range a.FileTools {
+			tools = append(tools, ft.Tools...)
+		}
+		var matchers []string
+		for _, f := range a.Files {
+			for _, e := range f.Edits {
+				if e.Append.Kind == 0 {
+					continue
+				}
+				var v map[string]any
+				if e.Append.Decode(&v) == nil && v["matcher"] != nil && v["matcher"] != "Bash" {
+					matchers = append(matchers, v["matcher"].(string))
+				}
+			}
+		}
+		if len(tools) == 0 && len(matchers) == 0 {
+			continue
+		}
+		if len(matchers) != 1 || matchers[0] != strings.Join(tools, "|") {
+			t.Errorf("%s: file hook matchers %q, file tools %q", a.Name, matchers, tools)
+		}
+	}
 }
