@@ -59,9 +59,19 @@ func (a *Agent) FileTool(name string) *FileTool {
 
 // A File is a settings file of an agent and the edits cordon makes in it.
 type File struct {
-	Path  map[string]string `yaml:"path"` // per GOOS
-	Edits []Edit            `yaml:"edits"`
+	Path map[string]string `yaml:"path"` // per GOOS
+	// Format is how the agent reads the file: "json" (strict: a comment
+	// or a trailing comma makes the agent ignore the whole file) or
+	// "jsonc" (comments and trailing commas allowed).
+	Format string `yaml:"format"`
+	Edits  []Edit `yaml:"edits"`
+	// Off are keys that, set to true, make the agent ignore what cordon
+	// wrote (Claude Code's disableAllHooks): cordon doctor says so.
+	Off [][]string `yaml:"off"`
 }
+
+// Strict reports whether the agent reads f as strict JSON.
+func (f *File) Strict() bool { return f.Format == "json" }
 
 // An Edit is one key cordon owns in a settings file.
 type Edit struct {
@@ -90,6 +100,9 @@ func Agents() ([]Agent, error) {
 			}
 		}
 		for _, f := range a.Files {
+			if f.Format != "json" && f.Format != "jsonc" {
+				return nil, fmt.Errorf("installer/agents.yaml: %s: a file's format is json or jsonc, not %q", a.Name, f.Format)
+			}
 			for _, e := range f.Edits {
 				n := 0
 				for _, v := range []yaml.Node{e.Set, e.Default, e.Append} {

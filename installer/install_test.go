@@ -603,3 +603,69 @@ func TestFileToolMatchers(t *testing.T) {
 		}
 	}
 }
+
+// TestStrictJSON: Claude Code ignores a settings file that is not strict
+// JSON, so cordon refuses to edit one with a comment or a trailing comma,
+// names the place, and leaves it as it is; doctor's check fails on it. A
+// JSONC file (VS Code's) keeps its comments.
+func TestStrictJSON(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".claude/settings.json")
+	for name, tt := range map[string]struct{ text, where string }{
+		"line comment":   {"{\n  // my settings\n  \"model\": \"sonnet\"\n}\n", "line 2 column 3: a comment"},
+		"block comment":  {"{\"model\": \"sonnet\" /* x */}", "line 1 column 20: a comment"},
+		"trailing comma": {"{\n  \"env\": {\"A\": \"1\",},\n  \"model\": \"sonnet\"\n}\n", "line 2 column 19: a comma after the last member"},
+		"array comma":    {"{\"permissions\": {\"allow\": [\"Bash(ls)\",]}}", "a comma after the last element"},
+	} {
+		write(t, p, tt.text, 0o644)
+		cs := e.PlanInstall(agent(t, "claude-code"))
+		var pe *ParseError
+		if len(cs) != 1 || !errors.As(cs[0].Err, &pe) || !strings.Contains(cs[0].Err.Error(), tt.where) || !strings.Contains(cs[0].Err.Error(), "Claude Code ignores the whole of such a file") {
+			t.Errorf("%s: %+v, want a refusal at %q", name, cs, tt.where)
+			continue
+		}
+		if e.Apply(cs[0]) == nil {
+			t.Errorf("%s: written", name)
+		}
+		if data, _ := os.ReadFile(p); string(data) != tt.text {
+			t.Errorf("%s: the file changed", name)
+		}
+	}
+	// Installed into strict JSON, then a comment added by hand: the check
+	// fails and says why.
+	write(t, p, "{\"model\": \"sonnet\"}\n", 0o644)
+	install(t, e, agent(t, "claude-code"))
+	data, _ := os.ReadFile(p)
+	write(t, p, strings.Replace(string(data), "{", "{ // mine\n", 1), 0o644)
+	fs, err := e.Check()
+	if err != nil || len(fs) != 1 || fs[0].OK || !strings.Contains(fs[0].Problem, "not strict JSON") {
+		t.Errorf("check of a commented Claude Code file: %v %+v", err, fs)
+	}
+	// VS Code reads JSON with comments: edited, comments kept.
+	vs := filepath.Join(home, ".config/Code/User/settings.json")
+	write(t, vs, "{\n  // mine\n  \"editor.fontSize\": 13,\n}\n", 0o644)
+	if cs := install(t, e, agent(t, "vscode")); len(cs) != 1 || cs[0].Err != nil {
+		t.Fatalf("vscode: %+v", cs)
+	}
+	if data, _ := os.ReadFile(vs); !strings.Contains(string(data), "// mine") {
+		t.Errorf("vscode lost its comment:\n%s", data)
+	}
+}
+
+// TestHooksOff: cordon doctor's check says when the file holds cordon's
+// hooks but a key of the agent's turns every hook off.
+func TestHooksOff(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".claude/settings.json")
+	write(t, p, "{\"disableAllHooks\": false}\n", 0o644)
+	install(t, e, agent(t, "claude-code"))
+	if fs, _ := e.Check(); len(fs) != 1 || !fs[0].OK {
+		t.Fatalf("%+v", fs)
+	}
+	data, _ := os.ReadFile(p)
+	write(t, p, strings.Replace(string(data), "false", "true", 1), 0o644)
+	fs, _ := e.Check()
+	if len(fs) != 1 || fs[0].OK || !strings.Contains(fs[0].Problem, "disableAllHooks") || !strings.Contains(fs[0].Fix, "disableAllHooks") {
+		t.Errorf("hooks off: %+v", fs)
+	}
+}
