@@ -129,6 +129,8 @@ type Env struct {
 	LookPath func(string) (string, error)
 	// State is the directory of the records (config.StateDir).
 	State string
+
+	term string // the shim {shell} names for the file being planned
 }
 
 func (e *Env) home() string {
@@ -146,7 +148,11 @@ func (e *Env) vars() map[string]string {
 	if !filepath.IsAbs(config) {
 		config = filepath.Join(e.home(), ".config")
 	}
-	shell := e.Shims + "/bash"
+	term := e.term
+	if term == "" {
+		term = "bash"
+	}
+	shell := e.Shims + "/" + term
 	vsos := map[string]string{"linux": "linux", "darwin": "osx", "windows": "windows"}[e.GOOS]
 	if e.GOOS == "windows" {
 		shell = e.Shims + `\powershell.exe`

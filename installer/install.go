@@ -238,6 +238,12 @@ func (e *Env) planFile(a *Agent, f *File) *Change {
 	if after == nil {
 		after = []byte{}
 	}
+	if usesShell(edits) && e.GOOS != "windows" {
+		var note string
+		e.term, note = e.terminalShell(before)
+		defer func() { e.term = "" }()
+		c.Notes = append(c.Notes, note)
+	}
 	var done []applied
 	if f.Strict() {
 		if _, err := parseDoc(before, true); err != nil {

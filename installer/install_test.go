@@ -669,3 +669,56 @@ func TestHooksOff(t *testing.T) {
 		t.Errorf("hooks off: %+v", fs)
 	}
 }
+
+// TestTerminalKeepsShell: an IDE's terminal keeps the person's shell, as
+// cordon's shim of that name: the file's default profile, else $SHELL;
+// bash, said, when cordon has no shim for it. Installing again changes
+// nothing.
+func TestTerminalKeepsShell(t *testing.T) {
+	home, e := machine(t, "linux")
+	e.Shims = filepath.Join(home, "shims")
+	for _, name := range []string{"bash", "sh", "zsh", "dash"} {
+		write(t, filepath.Join(e.Shims, name), "", 0o755)
+	}
+	vars := map[string]string{"HOME": home, "SHELL": "/usr/bin/fish"}
+	e.Getenv = func(k string) string { return vars[k] }
+	vs := filepath.Join(home, ".config/Code/User/settings.json")
+	write(t, vs, "{\n  \"terminal.integrated.defaultProfile.linux\": \"zsh\"\n}\n", 0o644)
+	cs := install(t, e, agent(t, "vscode"))
+	if len(cs) != 1 || !slicesContain(cs[0].Notes, "its terminals now start "+e.Shims+"/zsh, your shell (zsh), through cordon") {
+		t.Fatalf("vscode: %+v", cs)
+	}
+	data, _ := os.ReadFile(vs)
+	v := decode(t, data)
+	if get(v, "terminal.integrated.profiles.linux", "cordon", "path") != e.Shims+"/zsh" || get(v, "terminal.integrated.automationProfile.linux", "path") != e.Shims+"/zsh" {
+		t.Errorf("vscode:\n%s", data)
+	}
+	if cs := e.PlanInstall(agent(t, "vscode")); cs[0].Changed() {
+		t.Errorf("installing again changes:\n%s", Diff(vs, cs[0].Before, cs[0].After))
+	}
+	// No default profile: the login shell, fish, which has no shim.
+	zed := filepath.Join(home, ".config/zed/settings.json")
+	write(t, zed, "{}\n", 0o644)
+	cs = install(t, e, agent(t, "zed"))
+	if len(cs) != 1 || !slicesContain(cs[0].Notes, "cordon has no shim for your shell fish") {
+		t.Fatalf("zed: %+v", cs)
+	}
+	if data, _ := os.ReadFile(zed); get(decode(t, data), "terminal", "shell", "program") != e.Shims+"/bash" {
+		t.Errorf("zed:\n%s", data)
+	}
+	vars["SHELL"] = "/bin/zsh"
+	uninstall(t, e, agent(t, "zed"))
+	cs = install(t, e, agent(t, "zed"))
+	if data, _ := os.ReadFile(zed); get(decode(t, data), "terminal", "shell", "program") != e.Shims+"/zsh" {
+		t.Errorf("zed with SHELL=/bin/zsh:\n%s", data)
+	}
+}
+
+func slicesContain(list []string, s string) bool {
+	for _, x := range list {
+		if x == s || strings.Contains(x, s) {
+			return true
+		}
+	}
+	return false
+}
