@@ -67,3 +67,25 @@ func TestWrappersBuiltinOnly(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkUnwrap is what an ask in Claude Code's wrapper costs the
+// shim: the wrappers' patterns compiled (once per process, first ask
+// only) and matched.
+func BenchmarkUnwrap(b *testing.B) {
+	script := "source /home/dev/.claude/shell-snapshots/snapshot-bash-1764547200000-q8x2lm.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'deploy --env prod && echo '\"'\"'done'\"'\"'' < /dev/null && pwd -P >| /tmp/claude-4f1c-cwd"
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok := Builtin().Unwrap("bash", false, script); !ok {
+				b.Fatal("not unwrapped")
+			}
+		}
+	})
+	b.Run("again", func(b *testing.B) {
+		s := Builtin()
+		for b.Loop() {
+			if _, ok := s.Unwrap("bash", false, script); !ok {
+				b.Fatal("not unwrapped")
+			}
+		}
+	})
+}
