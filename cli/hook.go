@@ -34,9 +34,13 @@ a command cordon asks about (PermissionRequest), cordon keeps an
 approval for once, for that session, directory, command text and what cordon refuses
 in the command, for 5 minutes: the shim takes it when Claude Code then
 runs the command. The shim stays the judge: a command the dialog was not
-shown for is refused there (docs/hooks.md).
+shown for is refused there (docs/hooks.md). An ask also names the id
+cordon approve takes, for runs that show no dialog (claude -p). With the
+matcher "Write|Edit|MultiEdit|NotebookEdit" it judges Claude Code's own
+file tools: a write is judged as the same change made by a shell.
 
-cursor: a beforeShellExecution hook. Cursor has no event that says its
+cursor: a beforeShellExecution hook, and a preToolUse hook for the
+agent's own file tools (Write, Delete). Cursor has no event that says its
 dialog was shown, so no approval is kept: after the dialog the shim
 refuses the ask as it would without the hook, with the id a person
 approves with cordon approve.
