@@ -111,6 +111,9 @@ const foreignNoticeEvery = time.Hour
 // foreignRefusal is what a refusal adds inside another sandbox: that
 // nothing of it could be recorded, and what to do.
 func (ctx *Context) foreignRefusal() string {
+	if _, in := Sandboxed(); !in || ctx.Settings == nil {
+		return ""
+	}
 	p, _ := ctx.Policy()
 	why := foreignWhy(ctx.confined(), p)
 	if why == "" {
