@@ -74,7 +74,10 @@ early_place() {
 # place_check asks the cordon in $1, before it is put in place, whether
 # PREFIX is a place sandboxed commands may write; it says why when it is.
 place_check() {
-	"$1" doctor --prefix "$PREFIX" >&2 || fail "nothing installed"
+	if ! said=$("$1" doctor --prefix "$PREFIX"); then
+		printf '%s\n' "$said" >&2
+		fail "nothing installed"
+	fi
 }
 
 # build builds cordon from the checkout $1 in a temporary directory, then
