@@ -114,9 +114,9 @@ func testDialogApproval(t *testing.T, backend string) {
 		t.Fatalf("with no dialog shown: exit %d, deployed %d\n%s", code, deployed(), stderr)
 	}
 
-	// The dialog is not put to a person in bypassPermissions: nothing kept.
-	if _, stderr, code := hook(hookJSON(t, "PermissionRequest", session, "bypassPermissions", e.ws, cmd)); code == 0 || grants() != 0 {
-		t.Fatalf("PermissionRequest in bypassPermissions: exit %d, %d approvals kept\n%s", code, grants(), stderr)
+	// The dialog is not put to a person in dontAsk: nothing kept.
+	if _, stderr, code := hook(hookJSON(t, "PermissionRequest", session, "dontAsk", e.ws, cmd)); code == 0 || grants() != 0 {
+		t.Fatalf("PermissionRequest in dontAsk: exit %d, %d approvals kept\n%s", code, grants(), stderr)
 	}
 	// The dialog is shown: the approval is kept, and the hook says nothing.
 	if out, stderr, code := hook(hookJSON(t, "PermissionRequest", session, "default", e.ws, cmd)); code != 0 || out != "" || grants() != 1 {

@@ -42,13 +42,56 @@ checkout() {
 	fi
 }
 
-# build builds cordon from the checkout $1 next to its target, then moves
-# it into place: a cordon in use as an agent's shell must not be
+# resolved prints the absolute path $1 names, symbolic links resolved in
+# the part of it that exists.
+resolved() {
+	p=$1 rest=
+	case $p in /*) ;; *) p=$(pwd)/$p ;; esac
+	while [ ! -d "$p" ]; do
+		rest=/${p##*/}$rest
+		p=${p%/*}
+		[ -n "$p" ] || p=/
+	done
+	printf '%s%s\n' "$(cd "$p" && pwd -P)" "$rest"
+}
+
+# early_place refuses, before anything is built or downloaded, a PREFIX
+# in the system's temporary directories: every command cordon runs may
+# write there, so cordon would refuse to run from it (cordon doctor
+# --prefix, run before anything is installed, checks every other place
+# its rules let commands write).
+early_place() {
+	where=$(resolved "$PREFIX")
+	for t in /tmp /var/tmp /dev/shm "${TMPDIR:-/tmp}"; do
+		[ -d "$t" ] || continue
+		t=$(cd "$t" && pwd -P)
+		case $where/ in
+		"$t"/*) fail "PREFIX=$PREFIX is in $t, which every command cordon runs may write: an agent could replace cordon there, and cordon refuses to run from such a place. Install it elsewhere: leave PREFIX unset (~/.local), or PREFIX=/usr/local; nothing installed" ;;
+		esac
+	done
+}
+
+# place_check asks the cordon in $1, before it is put in place, whether
+# PREFIX is a place sandboxed commands may write; it says why when it is.
+place_check() {
+	if ! said=$("$1" doctor --prefix "$PREFIX"); then
+		printf '%s\n' "$said" >&2
+		fail "nothing installed"
+	fi
+}
+
+# build builds cordon from the checkout $1 in a temporary directory, then
+# moves it into place: a cordon in use as an agent's shell must not be
 # overwritten in place.
 build() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cordon-install.XXXXXX")
+	(cd "$1" && CGO_ENABLED=0 go build -trimpath -o "$tmp/cordon" .) || fail "go build failed: nothing installed"
+	place_check "$tmp/cordon"
 	mkdir -p "$bin"
-	(cd "$1" && CGO_ENABLED=0 go build -trimpath -o "$bin/cordon.new" .)
+	cp "$tmp/cordon" "$bin/cordon.new"
 	mv -f "$bin/cordon.new" "$bin/cordon"
+	rm -rf "$tmp"
+	tmp=
 }
 
 # fetch downloads the URL $1 to the file $2.
@@ -127,6 +170,7 @@ download() {
 	[ -f "$tmp/x/cordon" ] && [ ! -L "$tmp/x/cordon" ] || fail "$archive holds no cordon program: nothing installed"
 	chmod 755 "$tmp/x/cordon"
 	version=$("$tmp/x/cordon" version) || fail "the downloaded cordon does not run on this system: nothing installed"
+	place_check "$tmp/x/cordon"
 
 	mkdir -p "$bin"
 	cp "$tmp/x/cordon" "$bin/cordon.new"
@@ -155,9 +199,10 @@ EOF
 	esac
 	cat <<EOF
 
-Next, point every agent found on this machine at cordon, then check the
-set-up:
-  cordon install          (cordon install --dry-run shows what it would change)
+Next, see which agents are here and what cordon would change in their
+settings, point them at cordon, then check the set-up:
+  cordon install          (lists the agents found and what would change; changes nothing)
+  cordon install --all    (points every agent found at cordon; --dry-run shows each change)
   cordon doctor
 
 Or by hand, in an agent's environment:
@@ -239,6 +284,7 @@ main() {
 	tmp= root=
 	trap cleanup EXIT
 	trap 'exit 130' INT TERM
+	early_place
 
 	src=$(checkout)
 	if [ -n "$src" ] && command -v go >/dev/null 2>&1; then

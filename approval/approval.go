@@ -54,6 +54,10 @@ type Ask struct {
 	Workspace string    `json:"workspace,omitempty"`
 	Reasons   []string  `json:"reasons"`
 	Time      time.Time `json:"time"`
+	// Agent is set when the ask is a command an agent wrapped (see
+	// AgentKey): Shown is the command inside, and Text, the exact
+	// wrapped line, holds names the agent changes on every run.
+	Agent string `json:"agent,omitempty"`
 }
 
 // A Grant is an approval.
@@ -244,6 +248,15 @@ const DialogLife = 5 * time.Minute
 // and the directory.
 func DialogKey(session, text, pieces, dir string) string {
 	return Key("dialog", session+"\x00"+text+"\x00"+pieces, dir)
+}
+
+// AgentKey identifies a command an agent's model wrote, found inside the
+// agent's wrapper (rules.Wrapper): the agent, the shell, the command,
+// what cordon refuses in it (see shim.RefusedPieces) and the directory.
+// The wrapper's temporary names are not part of it, so that the agent's
+// retry of the same command finds the approval.
+func AgentKey(agent, shell, command, pieces, dir string) string {
+	return Key("agent", agent+"\x00"+shell+"\x00"+command+"\x00"+pieces, dir)
 }
 
 // GrantDialog records an approval for once of the dialog key, within

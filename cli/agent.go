@@ -10,6 +10,7 @@ import (
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/shim"
 )
 
 func agentCommand() *command {
@@ -41,9 +42,43 @@ func runAgent(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cordon agent: there is no home directory for cordon's state (set HOME or XDG_STATE_HOME); nothing was run")
 		return exitError
 	}
-	code, err := platform.RunAgent(fs.Args(), agentShells(), filepath.Join(state, "agent-shells"), stderr)
+	setup := &platform.AgentSetup{Shells: agentShells(), Dir: filepath.Join(state, "agent-shells")}
+	if err := agentReadOnly(setup, stderr); err != nil {
+		fmt.Fprintf(stderr, "cordon agent: %v; nothing was run\n", err)
+		return exitError
+	}
+	code, err := platform.RunAgent(fs.Args(), setup, stderr)
 	fmt.Fprintf(stderr, "cordon agent: %v; nothing was run\n", err)
 	return code
+}
+
+// agentReadOnly fills in what the program sees read-only: the auto-run
+// places of the workspace of the directory it starts in, exactly as the
+// sandbox of a command started there keeps them (the policy's read-only
+// paths, and the directories that pin them), so that the program's own
+// file tools get EROFS where its shell commands would. Other workspaces
+// it enters later are not covered here: there the hooks and the guard
+// answer (docs/agent.md). Settings or rules that do not load are an
+// error: the shim would refuse every command too.
+func agentReadOnly(setup *platform.AgentSetup, stderr io.Writer) error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("cannot read the current directory: %v", err)
+	}
+	ctx, err := shim.NewContext(dir, os.Environ(), nil)
+	if err != nil {
+		return err
+	}
+	if ctx.Workspace.Dir == "" {
+		fmt.Fprintf(stderr, "cordon agent: %s is no workspace (%s): no auto-run place is kept read-only for the program itself\n", shim.Printable(dir), shim.Printable(ctx.Workspace.Why))
+		return nil
+	}
+	p, err := ctx.Policy()
+	if err != nil {
+		return err
+	}
+	setup.ReadOnly, setup.Pins = p.ReadOnly, p.Pins()
+	return nil
 }
 
 // agentShells are the shells cordon agent lays cordon over: the names

@@ -86,6 +86,10 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon approve: %v\n", err)
 		return exitError
 	}
+	if always && a.Agent != "" {
+		fmt.Fprintf(stderr, "cordon approve: --always-here writes the exact command line, and %s wraps each command in a line of its own (temporary file names): it would never match; nothing was approved. Approve it for a while (cordon approve --for 8h %s), or write a rule (cordon explain says which)\n", a.Agent, a.ID)
+		return exitError
+	}
 	if always {
 		file, entry, err := writeApproved(a)
 		if err != nil {

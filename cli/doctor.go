@@ -45,7 +45,12 @@ the fix under each failure, and a summary:
 
 Exits 0 when every check holds (warnings and notes included), 1 otherwise.
 --json prints one object: {"ok", "checks": [{"id", "status", "summary",
-"detail", "fix", "data"}], "counts"}.`,
+"detail", "fix", "data"}], "counts"}.
+
+--prefix PREFIX checks only the place install.sh is about to install to
+(PREFIX/bin/cordon, PREFIX/share/cordon/shims): none of it may be where
+sandboxed commands can write (scratch space, a workspace, a cache), or
+cordon would refuse to run from it. install.sh asks before installing.`,
 		run: runDoctor,
 	}
 }
@@ -108,11 +113,15 @@ func (d *doctor) failed() bool {
 func runDoctor(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
 	asJSON := fs.Bool("json", false, "print one JSON object")
+	prefix := fs.String("prefix", "", "check only that `PREFIX` (install.sh's) is no place sandboxed commands can write")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if *prefix != "" {
+		return prefixCheck(*prefix, os.Environ(), stdout)
 	}
 	dir, err := os.Getwd()
 	if err != nil {

@@ -335,3 +335,48 @@ func TestDoctorReportShape(t *testing.T) {
 		t.Errorf("summary %q", last)
 	}
 }
+
+// TestDoctorLeavesNothingHere: with the state directory in scratch space
+// (which the self-check fails), doctor still writes nothing into the
+// directory it runs in (it made keeper/ there: a link of the bwrap
+// backend's command line had no state directory to go in).
+func TestDoctorLeavesNothingHere(t *testing.T) {
+	t.Parallel()
+	in := newInstall(t)
+	here := t.TempDir()
+	cmd := exec.Command(in.bin, "doctor")
+	cmd.Env = []string{"HOME=" + in.home, "PATH=" + in.shims + ":/usr/local/bin:/usr/bin:/bin", "LC_ALL=C", "XDG_STATE_HOME=" + filepath.Join(t.TempDir(), "state")}
+	cmd.Dir = here
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "the state directory") {
+		t.Fatalf("doctor did not find the state directory in scratch space:\n%s", out)
+	}
+	if left, _ := os.ReadDir(here); len(left) > 0 {
+		t.Errorf("doctor left %v in the directory it ran in", left)
+	}
+}
+
+// TestDoctorPrefix: cordon doctor --prefix, which install.sh asks before
+// it installs, refuses a PREFIX sandboxed commands can write (scratch, a
+// workspace, a cache) and accepts one they cannot.
+func TestDoctorPrefix(t *testing.T) {
+	t.Parallel()
+	in := newInstall(t)
+	repo := filepath.Join(in.base, "prefix-repo")
+	os.MkdirAll(filepath.Join(repo, ".git"), 0o755)
+	for _, tt := range []struct {
+		prefix string
+		code   int
+		want   string
+	}{
+		{filepath.Join(t.TempDir(), "p"), 1, "which sandboxed commands can write"},
+		{filepath.Join(repo, "local"), 1, "is inside " + repo},
+		{filepath.Join(in.home, ".cache", "cordon"), 1, "which sandboxed commands can write"},
+		{filepath.Join(in.home, ".local"), 0, "is no place sandboxed commands can write"},
+	} {
+		code, out := in.doctor(t, []string{"--prefix", tt.prefix}, "XDG_STATE_HOME="+filepath.Join(in.base, "state-prefix"))
+		if code != tt.code || !strings.Contains(out, tt.want) {
+			t.Errorf("--prefix %s: exit %d, %q; want %d with %q", tt.prefix, code, out, tt.code, tt.want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/approval"
 	"github.com/cordonsh/cordon/rules"
@@ -33,9 +34,13 @@ a command cordon asks about (PermissionRequest), cordon keeps an
 approval for once, for that session, directory, command text and what cordon refuses
 in the command, for 5 minutes: the shim takes it when Claude Code then
 runs the command. The shim stays the judge: a command the dialog was not
-shown for is refused there (docs/hooks.md).
+shown for is refused there (docs/hooks.md). An ask also names the id
+cordon approve takes, for runs that show no dialog (claude -p). With the
+matcher "Write|Edit|MultiEdit|NotebookEdit" it judges Claude Code's own
+file tools: a write is judged as the same change made by a shell.
 
-cursor: a beforeShellExecution hook. Cursor has no event that says its
+cursor: a beforeShellExecution hook, and a preToolUse hook for the
+agent's own file tools (Write, Delete). Cursor has no event that says its
 dialog was shown, so no approval is kept: after the dialog the shim
 refuses the ask as it would without the hook, with the id a person
 approves with cordon approve.
@@ -59,22 +64,37 @@ type claudeInput struct {
 	PermissionMode string `json:"permission_mode"`
 	Event          string `json:"hook_event_name"`
 	ToolName       string `json:"tool_name"`
-	ToolInput      struct {
-		Command *string `json:"command"`
-	} `json:"tool_input"`
+	// ToolInput is the tool's input: for Bash {command}, for a file tool
+	// the fields its installer/agents.yaml entry names.
+	ToolInput map[string]json.RawMessage `json:"tool_input"`
 }
 
-// cursorInput is the part of Cursor's beforeShellExecution input cordon
-// reads.
+// command is the Bash tool's command, nil when there is none.
+func (in *claudeInput) command() *string {
+	var cmd string
+	if raw, ok := in.ToolInput["command"]; !ok || json.Unmarshal(raw, &cmd) != nil {
+		return nil
+	}
+	return &cmd
+}
+
+// cursorInput is the part of Cursor's beforeShellExecution and
+// preToolUse input cordon reads.
 type cursorInput struct {
-	Event   string  `json:"hook_event_name"`
-	Command *string `json:"command"`
-	Cwd     string  `json:"cwd"`
+	Event     string                     `json:"hook_event_name"`
+	Command   *string                    `json:"command"`
+	Cwd       string                     `json:"cwd"`
+	Roots     []string                   `json:"workspace_roots"`
+	ToolName  string                     `json:"tool_name"`
+	ToolInput map[string]json.RawMessage `json:"tool_input"`
 }
 
-// dialogModes are Claude Code's permission modes in which its dialog is
-// put to a person: only there does the dialog's approval reach the shim.
-var dialogModes = []string{"default", "acceptEdits", "plan"}
+// dialogModes are Claude Code's permission modes in which its
+// PermissionRequest event means that its dialog is put to a person
+// (Claude Code 2.1 shows it for a hook's ask even when it bypasses its
+// own permissions): only there does the dialog's approval reach the
+// shim. A mode not listed (dontAsk, a mode of a later version) keeps none.
+var dialogModes = []string{"default", "acceptEdits", "plan", "bypassPermissions"}
 
 func runHook(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
@@ -118,9 +138,9 @@ func claudeHook(data []byte, readErr error, stdout, stderr io.Writer) int {
 		return claudeBlock
 	}
 	if in.ToolName != "Bash" {
-		return exitOK // not a shell command: no opinion
+		return claudeFileHook(&in, stdout, stderr)
 	}
-	j, why := hookJudge(claudeShell(), in.ToolInput.Command, in.Cwd)
+	j, why := hookJudge(claudeShell(), in.command(), in.Cwd)
 	if why != "" {
 		fmt.Fprintf(stderr, "cordon hook claude-code: %s; the command was not run\n", why)
 		return claudeBlock
@@ -130,10 +150,14 @@ func claudeHook(data []byte, readErr error, stdout, stderr io.Writer) int {
 		if verdict == rules.Allow {
 			return exitOK
 		}
+		reason := hookReason(j)
+		if verdict == rules.Ask {
+			reason += askNextStep(&in, j)
+		}
 		out := map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName":            "PreToolUse",
 			"permissionDecision":       verdict.String(),
-			"permissionDecisionReason": hookReason(j),
+			"permissionDecisionReason": reason,
 		}}
 		return writeHookJSON(stdout, stderr, out, claudeBlock)
 	}
@@ -176,15 +200,49 @@ func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
 		return errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
 	}
 	dir, _ := resolveDir(in.Cwd)
-	key := approval.DialogKey(in.SessionID, *in.ToolInput.Command, shim.RefusedPieces(j), dir)
-	if _, err := approval.New(state).GrantDialog(key, *in.ToolInput.Command, dir); err != nil {
+	cmd := *in.command()
+	key := approval.DialogKey(in.SessionID, cmd, shim.RefusedPieces(j), dir)
+	if _, err := approval.New(state).GrantDialog(key, cmd, dir); err != nil {
 		return fmt.Errorf("cannot keep the approval: %v", err)
 	}
 	return nil
 }
 
-// cursorHook answers Cursor's beforeShellExecution. Its no opinion is
-// an object without a permission.
+// askNextStep records the ask j of in's command for cordon approve, as
+// the shim records it when Claude Code runs the command in its wrapper
+// (the key of the command inside: approval.AgentKey), and says what a
+// person can do when Claude Code shows no dialog (claude -p turns an ask
+// into a refusal the model sees): approve that id, and the agent's retry
+// runs. Where nothing can be recorded (inside cordon's sandbox, no state
+// directory) it says what else works.
+func askNextStep(in *claudeInput, j *rules.Judgement) string {
+	const other = " If Claude Code shows no dialog (claude -p), run the command yourself in a terminal, or allow it with a rule (cordon explain says which)"
+	state := shim.StateDir(os.Getenv)
+	if _, sandboxed := shim.Sandboxed(); sandboxed || state == "" {
+		return "." + other
+	}
+	dir, _ := resolveDir(in.Cwd)
+	cmd := *in.command()
+	var reasons []string
+	for _, rs := range j.Reasons {
+		if rs.Verdict != rules.Allow {
+			reasons = append(reasons, rs.Message)
+		}
+	}
+	a := &approval.Ask{Key: approval.AgentKey("claude-code", claudeShell(), cmd, shim.RefusedPieces(j), dir), Mode: "command",
+		Text: cmd, Shown: cmd, Dir: dir, Reasons: reasons, Time: time.Now(), Agent: "claude-code"}
+	if ws, err := shim.Workspace(dir, os.Getenv); err == nil {
+		a.Workspace = ws.Dir
+	}
+	if approval.New(state).Record(a) != nil {
+		return "." + other
+	}
+	return fmt.Sprintf(". If Claude Code shows no dialog (claude -p), a person can approve it with `cordon approve %s` in a terminal, and the agent's retry then runs it; or allow it with a rule (cordon explain says which)", a.ID)
+}
+
+// cursorHook answers Cursor's beforeShellExecution, and its preToolUse
+// for the agent's own file tools. Its no opinion is an object without a
+// permission.
 func cursorHook(data []byte, readErr error, stdout io.Writer) int {
 	var in cursorInput
 	err := readErr
@@ -198,8 +256,10 @@ func cursorHook(data []byte, readErr error, stdout io.Writer) int {
 	switch {
 	case err != nil:
 		return refuse("cannot read the hook input: " + err.Error())
+	case in.Event == "preToolUse":
+		return cursorFileHook(&in, stdout)
 	case in.Event != "beforeShellExecution":
-		return refuse(fmt.Sprintf("hook event %q: cordon hook cursor answers beforeShellExecution only; fix the event in Cursor's hooks.json", in.Event))
+		return refuse(fmt.Sprintf("hook event %q: cordon hook cursor answers beforeShellExecution and preToolUse only; fix the event in Cursor's hooks.json", in.Event))
 	}
 	j, why := hookJudge(cursorShell(), in.Command, in.Cwd)
 	if why != "" {

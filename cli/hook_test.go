@@ -128,12 +128,12 @@ func TestHookClaudeCodeRefusesBadInput(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 2 with the reason on stderr", name, code, out, errOut)
 		}
 	}
-	// Another tool than Bash: no opinion.
-	other := strings.Replace(claudeInputJSON("PreToolUse", "default", ws, "x"), `"tool_name":"Bash"`, `"tool_name":"Write"`, 1)
+	// A tool that is neither Bash nor a file tool: no opinion.
+	other := strings.Replace(claudeInputJSON("PreToolUse", "default", ws, "x"), `"tool_name":"Bash"`, `"tool_name":"Glob"`, 1)
 	if code, out, errOut := runHookWith(t, "claude-code", other); code != 0 || out != "" || errOut != "" {
-		t.Errorf("Write tool: exit %d, %q, %q; want no opinion", code, out, errOut)
+		t.Errorf("Glob tool: exit %d, %q, %q; want no opinion", code, out, errOut)
 	}
-	for _, mode := range []string{"bypassPermissions", "dontAsk", "auto", ""} {
+	for _, mode := range []string{"dontAsk", "auto", ""} {
 		code, out, errOut := runHookWith(t, "claude-code", claudeInputJSON("PermissionRequest", mode, ws, "cat ~/.ssh/id_rsa"))
 		if code != 1 || out != "" || !strings.Contains(errOut, "does not put the dialog to a person") {
 			t.Errorf("PermissionRequest in mode %q: exit %d, %q, %q", mode, code, out, errOut)
@@ -156,7 +156,7 @@ func TestHookCursor(t *testing.T) {
 		{input("beforeShellExecution", "npm install express"), "", ""},
 		{input("beforeShellExecution", "rm -rf ~"), "deny", "which holds the workspace"},
 		{input("beforeShellExecution", "cat ~/.ssh/id_rsa"), "ask", "cat would read the credential"},
-		{input("afterShellExecution", "ls"), "deny", "answers beforeShellExecution only"},
+		{input("afterShellExecution", "ls"), "deny", "answers beforeShellExecution and preToolUse only"},
 		{`{"command": "rm -rf ~", "cwd": `, "deny", "cannot read the hook input"},
 		{input("beforeShellExecution", ""), "deny", "no command"},
 	}

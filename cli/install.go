@@ -22,9 +22,12 @@ func installCommand() *command {
 		args:  "[AGENT...|--all] [--dry-run] [--json]",
 		short: "point the agents found here at cordon, through their own settings",
 		long: `Writes each agent's own settings so that its commands go through cordon's
-shims (Claude Code's env and PreToolUse hook, Cursor's and VS Code's
-terminal profiles and Cursor's hook, Zed's terminal shell), changing only
+shims (Claude Code's env and PreToolUse hooks, for Bash and its file
+tools; Cursor's and VS Code's terminal profiles, running the shim of your
+own shell, and Cursor's hooks; Zed's terminal shell), changing only
 the keys cordon owns and leaving every other byte of the file as it was.
+A file its agent reads as strict JSON (Claude Code's) is refused when it
+holds a comment or a trailing comma: the agent would ignore it.
 What changed is recorded in cordon's state directory, so that cordon
 uninstall puts each file back byte for byte. Agents whose settings cannot
 name a shell (Codex, Gemini CLI, Copilot CLI, Aider, OpenCode) are listed

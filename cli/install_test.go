@@ -110,7 +110,11 @@ func TestInstallAllUninstallAll(t *testing.T) {
 	if code != 0 || errOut != "" || strings.Count(out, ": changed") != 4 || strings.Count(out, ": created") != 1 || !strings.Contains(out, "not covered: Codex has no setting") {
 		t.Fatalf("install --all = %d %q\n%s", code, errOut, out)
 	}
-	if d := agentsDoctor(); d.failed() || len(d.checks) != 5 || !strings.Contains(d.text(), "claude-code: "+filepath.Join(home, ".claude/settings.json")+" points at cordon") {
+	// Doctor: a line for each file cordon install wrote, and one for each
+	// agent found that no setting can point at cordon.
+	if d := agentsDoctor(); d.failed() || len(d.checks) != 7 || !strings.Contains(d.text(), "claude-code: "+filepath.Join(home, ".claude/settings.json")+" points at cordon") ||
+		!strings.Contains(d.text(), "warn  agent       codex: found at /usr/bin/codex, and no setting of its own can point it at cordon") ||
+		!strings.Contains(d.text(), "cordon agent -- codex --sandbox danger-full-access") || !strings.Contains(d.text(), "warn  agent       gemini: found at /usr/bin/gemini") {
 		t.Errorf("doctor after install:\n%s", d.text())
 	}
 	installed := tree(t, home, env.State)
@@ -128,7 +132,7 @@ func TestInstallAllUninstallAll(t *testing.T) {
 		t.Fatalf("uninstall --all = %d %q\n%s", code, errOut, out)
 	}
 	sameTree(t, "after uninstall --all", before, tree(t, home, env.State))
-	if d := agentsDoctor(); d.failed() || len(d.checks) != 1 || d.checks[0].Status != statusInfo {
+	if d := agentsDoctor(); d.failed() || len(d.checks) != 6 || strings.Count(d.text(), ", not set up: its commands do not go through cordon") != 4 {
 		t.Errorf("doctor after uninstall:\n%s", d.text())
 	}
 }
@@ -146,7 +150,7 @@ func TestInstallRefusesMalformed(t *testing.T) {
 	if data, _ := os.ReadFile(bad); string(data) != "{\n  \"a\": 1\n  \"b\": 2\n}\n" {
 		t.Errorf("the malformed file changed: %q", data)
 	}
-	if d := agentsDoctor(); d.failed() || len(d.checks) != 1 || !strings.Contains(d.checks[0].Summary, "zed: ") {
+	if d := agentsDoctor(); !d.failed() || !strings.Contains(d.checks[0].Summary, "zed: ") || !strings.Contains(d.text(), "FAIL  agent       vscode: "+bad+" does not parse (line 3") {
 		t.Errorf("%s", d.text())
 	}
 	// a person points Zed elsewhere: doctor says so, with the fix
@@ -237,4 +241,37 @@ func agentsDoctor() *doctor {
 	d := &doctor{}
 	d.agentChecks()
 	return d
+}
+
+// TestDoctorAgentsNotRead: Claude Code drops a settings file that is not
+// strict JSON, and runs no hook with disableAllHooks: install refuses the
+// first with its line and column, and doctor fails on both, installed or
+// not.
+func TestDoctorAgentsNotRead(t *testing.T) {
+	home, _ := fakeMachine(t)
+	claude := filepath.Join(home, ".claude/settings.json")
+	commented := "{ // my settings\n  \"model\": \"sonnet\"\n}\n"
+	os.WriteFile(claude, []byte(commented), 0o644)
+	code, out, _ := runMain("install", "claude-code")
+	if code != 1 || !strings.Contains(out, "line 1 column 3: a comment") || !strings.Contains(out, "Claude Code ignores the whole of such a file") {
+		t.Fatalf("install of a commented file = %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(claude); string(data) != commented {
+		t.Errorf("the file changed: %q", data)
+	}
+	if d := agentsDoctor(); !d.failed() || !strings.Contains(d.text(), "FAIL  agent       claude-code: "+claude+" is not strict JSON (line 1 column 3") {
+		t.Errorf("doctor with a commented file:\n%s", d.text())
+	}
+	os.WriteFile(claude, []byte("{\"model\": \"sonnet\"}\n"), 0o644)
+	if code, out, _ := runMain("install", "claude-code"); code != 0 {
+		t.Fatalf("install = %d\n%s", code, out)
+	}
+	if d := agentsDoctor(); d.failed() {
+		t.Errorf("doctor after install:\n%s", d.text())
+	}
+	data, _ := os.ReadFile(claude)
+	os.WriteFile(claude, []byte(strings.Replace(string(data), "{", "{\"disableAllHooks\": true,", 1)), 0o644)
+	if d := agentsDoctor(); !d.failed() || !strings.Contains(d.text(), "disableAllHooks is true in it: Claude Code runs none of its hooks, cordon's included") {
+		t.Errorf("doctor with disableAllHooks:\n%s", d.text())
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -29,13 +30,48 @@ type Agent struct {
 	// Cannot says what the agent's settings cannot make go through
 	// cordon, and what to do instead.
 	Cannot string `yaml:"cannot"`
+	// FileTools are the agent's own tools that write files, as its hook
+	// input names them: cordon hook judges their writes.
+	FileTools []FileTool `yaml:"file_tools"`
+}
+
+// A FileTool is one or more tools of an agent that change a file, and
+// the fields of their hook input (tool_input) that name it: the first
+// one present is the file.
+type FileTool struct {
+	Tools []string `yaml:"tools"`
+	Path  []string `yaml:"path"`
+	// Effect is what the tool does to the file: write (create, replace
+	// or edit it) or delete.
+	Effect string `yaml:"effect"`
+}
+
+// FileTool returns how a's tool name changes a file, or nil when it is
+// not one of its file tools.
+func (a *Agent) FileTool(name string) *FileTool {
+	for i := range a.FileTools {
+		if slices.Contains(a.FileTools[i].Tools, name) {
+			return &a.FileTools[i]
+		}
+	}
+	return nil
 }
 
 // A File is a settings file of an agent and the edits cordon makes in it.
 type File struct {
-	Path  map[string]string `yaml:"path"` // per GOOS
-	Edits []Edit            `yaml:"edits"`
+	Path map[string]string `yaml:"path"` // per GOOS
+	// Format is how the agent reads the file: "json" (strict: a comment
+	// or a trailing comma makes the agent ignore the whole file) or
+	// "jsonc" (comments and trailing commas allowed).
+	Format string `yaml:"format"`
+	Edits  []Edit `yaml:"edits"`
+	// Off are keys that, set to true, make the agent ignore what cordon
+	// wrote (Claude Code's disableAllHooks): cordon doctor says so.
+	Off [][]string `yaml:"off"`
 }
+
+// Strict reports whether the agent reads f as strict JSON.
+func (f *File) Strict() bool { return f.Format == "json" }
 
 // An Edit is one key cordon owns in a settings file.
 type Edit struct {
@@ -58,7 +94,15 @@ func Agents() ([]Agent, error) {
 		return nil, fmt.Errorf("installer/agents.yaml: %v", err)
 	}
 	for _, a := range doc.Agents {
+		for _, t := range a.FileTools {
+			if len(t.Tools) == 0 || len(t.Path) == 0 || t.Effect != "write" && t.Effect != "delete" {
+				return nil, fmt.Errorf("installer/agents.yaml: %s: a file tool needs tools, path and an effect (write or delete)", a.Name)
+			}
+		}
 		for _, f := range a.Files {
+			if f.Format != "json" && f.Format != "jsonc" {
+				return nil, fmt.Errorf("installer/agents.yaml: %s: a file's format is json or jsonc, not %q", a.Name, f.Format)
+			}
 			for _, e := range f.Edits {
 				n := 0
 				for _, v := range []yaml.Node{e.Set, e.Default, e.Append} {
@@ -85,6 +129,8 @@ type Env struct {
 	LookPath func(string) (string, error)
 	// State is the directory of the records (config.StateDir).
 	State string
+
+	term string // the shim {shell} names for the file being planned
 }
 
 func (e *Env) home() string {
@@ -102,7 +148,11 @@ func (e *Env) vars() map[string]string {
 	if !filepath.IsAbs(config) {
 		config = filepath.Join(e.home(), ".config")
 	}
-	shell := e.Shims + "/bash"
+	term := e.term
+	if term == "" {
+		term = "bash"
+	}
+	shell := e.Shims + "/" + term
 	vsos := map[string]string{"linux": "linux", "darwin": "osx", "windows": "windows"}[e.GOOS]
 	if e.GOOS == "windows" {
 		shell = e.Shims + `\powershell.exe`

@@ -99,9 +99,15 @@ func digest(b []byte) string {
 type ParseError struct {
 	Path string
 	Err  error
+	// Strict names the agent that reads the file as strict JSON, when
+	// the file parses only with comments or trailing commas.
+	Strict string
 }
 
 func (e *ParseError) Error() string {
+	if e.Strict != "" {
+		return fmt.Sprintf("%s is not strict JSON (%v), and %s ignores the whole of such a file, cordon's settings with the rest: cordon leaves it untouched; take the comments and trailing commas out, then run the command again", e.Path, e.Err, e.Strict)
+	}
 	return fmt.Sprintf("%s does not parse (%v): cordon leaves it untouched; fix it, then run the command again", e.Path, e.Err)
 }
 
@@ -232,11 +238,23 @@ func (e *Env) planFile(a *Agent, f *File) *Change {
 	if after == nil {
 		after = []byte{}
 	}
+	if usesShell(edits) && e.GOOS != "windows" {
+		var note string
+		e.term, note = e.terminalShell(before)
+		defer func() { e.term = "" }()
+		c.Notes = append(c.Notes, note)
+	}
 	var done []applied
+	if f.Strict() {
+		if _, err := parseDoc(before, true); err != nil {
+			c.Err = &ParseError{Path: c.Path, Err: err, Strict: a.Title}
+			return c
+		}
+	}
 	for _, x := range edits {
 		var ap *applied
 		if after, ap, err = e.apply(after, x); err != nil {
-			c.Err = &ParseError{c.Path, err}
+			c.Err = &ParseError{Path: c.Path, Err: err}
 			return c
 		}
 		if ap != nil {
@@ -388,7 +406,7 @@ func (e *Env) planRemove(r *record) *Change {
 	for i := len(r.Edits) - 1; i >= 0; i-- {
 		var note string
 		if out, note, err = unapply(out, &r.Edits[i]); err != nil {
-			c.Err = &ParseError{r.Path, err}
+			c.Err = &ParseError{Path: r.Path, Err: err}
 			return c
 		}
 		if note != "" {
@@ -628,9 +646,39 @@ func (e *Env) Check() ([]Finding, error) {
 				f.OK, f.Problem, f.Fix = false, "the file is gone", fix
 			case c.Changed():
 				f.OK, f.Problem, f.Fix = false, "its settings no longer point at cordon (changed since cordon install, or cordon moved)", fix
+			default:
+				if key := e.off(a, c); key != "" {
+					f.OK = false
+					f.Problem = fmt.Sprintf("%s is true in it: %s runs none of its hooks, cordon's included", key, a.Title)
+					f.Fix = fmt.Sprintf("remove %s from %s (or set it to false)", key, c.Path)
+				}
 			}
 		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// off returns the key of a's file of c whose true value turns off what
+// cordon wrote there (File.Off), or "".
+func (e *Env) off(a *Agent, c *Change) string {
+	root, err := parseJSONC(c.Before)
+	if err != nil || root == nil {
+		return ""
+	}
+	for i := range a.Files {
+		p := e.path(a.Files[i].Path[e.GOOS])
+		if p == "" {
+			continue
+		}
+		if t, err := target(p); err != nil || t != c.Path {
+			continue
+		}
+		for _, key := range a.Files[i].Off {
+			if _, found, v, err := walk(root, key); err == nil && found == len(key) && string(c.Before[v.start:v.end]) == "true" {
+				return strings.Join(key, ".")
+			}
+		}
+	}
+	return ""
 }

@@ -174,7 +174,9 @@ func pointsAtCordon(t *testing.T, e *Env, home string) {
 		t.Errorf("claude env: %v", get(c, "env"))
 	}
 	pre, _ := get(c, "hooks", "PreToolUse").([]any)
-	if len(pre) != 2 || get(pre[1], "matcher") != "Bash" || get(pre[1], "hooks").([]any)[0].(map[string]any)["command"] != "'/opt/cordon tools/bin/cordon' hook claude-code" {
+	hook := "'/opt/cordon tools/bin/cordon' hook claude-code"
+	if len(pre) != 3 || get(pre[1], "matcher") != "Bash" || get(pre[1], "hooks").([]any)[0].(map[string]any)["command"] != hook ||
+		get(pre[2], "matcher") != "Write|Edit|MultiEdit|NotebookEdit" || get(pre[2], "hooks").([]any)[0].(map[string]any)["command"] != hook {
 		t.Errorf("claude hooks: %v", pre)
 	}
 	for _, rel := range []string{".config/Cursor/User/settings.json", ".config/Code/User/settings.json"} {
@@ -191,6 +193,8 @@ func pointsAtCordon(t *testing.T, e *Env, home string) {
 	}
 	if h := read(".cursor/hooks.json"); get(h, "version") != 1.0 || get(h, "hooks", "beforeShellExecution").([]any)[0].(map[string]any)["command"] != "'/opt/cordon tools/bin/cordon' hook cursor" {
 		t.Errorf("cursor hooks: %v", h)
+	} else if pre := get(h, "hooks", "preToolUse").([]any)[0].(map[string]any); pre["command"] != "'/opt/cordon tools/bin/cordon' hook cursor" || pre["matcher"] != "Write|Delete" {
+		t.Errorf("cursor file hooks: %v", h)
 	}
 	if z := read(".config/zed/settings.json"); get(z, "terminal", "shell", "program") != bash || get(z, "terminal", "font_size") != 13.0 {
 		t.Errorf("zed: %v", z)
@@ -565,4 +569,156 @@ func TestChangedSincePlanned(t *testing.T) {
 		t.Fatal(err)
 	}
 	try("uninstall", cs)
+}
+
+// TestFileToolMatchers: the hook's matcher that cordon install writes
+// names exactly the file tools cordon hook judges, for each agent.
+func TestFileToolMatchers(t *testing.T) {
+	agents, err := Agents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		var tools []string
+		for _, ft := range a.FileTools {
+			tools = append(tools, ft.Tools...)
+		}
+		var matchers []string
+		for _, f := range a.Files {
+			for _, e := range f.Edits {
+				if e.Append.Kind == 0 {
+					continue
+				}
+				var v map[string]any
+				if e.Append.Decode(&v) == nil && v["matcher"] != nil && v["matcher"] != "Bash" {
+					matchers = append(matchers, v["matcher"].(string))
+				}
+			}
+		}
+		if len(tools) == 0 && len(matchers) == 0 {
+			continue
+		}
+		if len(matchers) != 1 || matchers[0] != strings.Join(tools, "|") {
+			t.Errorf("%s: file hook matchers %q, file tools %q", a.Name, matchers, tools)
+		}
+	}
+}
+
+// TestStrictJSON: Claude Code ignores a settings file that is not strict
+// JSON, so cordon refuses to edit one with a comment or a trailing comma,
+// names the place, and leaves it as it is; doctor's check fails on it. A
+// JSONC file (VS Code's) keeps its comments.
+func TestStrictJSON(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".claude/settings.json")
+	for name, tt := range map[string]struct{ text, where string }{
+		"line comment":   {"{\n  // my settings\n  \"model\": \"sonnet\"\n}\n", "line 2 column 3: a comment"},
+		"block comment":  {"{\"model\": \"sonnet\" /* x */}", "line 1 column 20: a comment"},
+		"trailing comma": {"{\n  \"env\": {\"A\": \"1\",},\n  \"model\": \"sonnet\"\n}\n", "line 2 column 19: a comma after the last member"},
+		"array comma":    {"{\"permissions\": {\"allow\": [\"Bash(ls)\",]}}", "a comma after the last element"},
+	} {
+		write(t, p, tt.text, 0o644)
+		cs := e.PlanInstall(agent(t, "claude-code"))
+		var pe *ParseError
+		if len(cs) != 1 || !errors.As(cs[0].Err, &pe) || !strings.Contains(cs[0].Err.Error(), tt.where) || !strings.Contains(cs[0].Err.Error(), "Claude Code ignores the whole of such a file") {
+			t.Errorf("%s: %+v, want a refusal at %q", name, cs, tt.where)
+			continue
+		}
+		if e.Apply(cs[0]) == nil {
+			t.Errorf("%s: written", name)
+		}
+		if data, _ := os.ReadFile(p); string(data) != tt.text {
+			t.Errorf("%s: the file changed", name)
+		}
+	}
+	// Installed into strict JSON, then a comment added by hand: the check
+	// fails and says why.
+	write(t, p, "{\"model\": \"sonnet\"}\n", 0o644)
+	install(t, e, agent(t, "claude-code"))
+	data, _ := os.ReadFile(p)
+	write(t, p, strings.Replace(string(data), "{", "{ // mine\n", 1), 0o644)
+	fs, err := e.Check()
+	if err != nil || len(fs) != 1 || fs[0].OK || !strings.Contains(fs[0].Problem, "not strict JSON") {
+		t.Errorf("check of a commented Claude Code file: %v %+v", err, fs)
+	}
+	// VS Code reads JSON with comments: edited, comments kept.
+	vs := filepath.Join(home, ".config/Code/User/settings.json")
+	write(t, vs, "{\n  // mine\n  \"editor.fontSize\": 13,\n}\n", 0o644)
+	if cs := install(t, e, agent(t, "vscode")); len(cs) != 1 || cs[0].Err != nil {
+		t.Fatalf("vscode: %+v", cs)
+	}
+	if data, _ := os.ReadFile(vs); !strings.Contains(string(data), "// mine") {
+		t.Errorf("vscode lost its comment:\n%s", data)
+	}
+}
+
+// TestHooksOff: cordon doctor's check says when the file holds cordon's
+// hooks but a key of the agent's turns every hook off.
+func TestHooksOff(t *testing.T) {
+	home, e := machine(t, "linux")
+	p := filepath.Join(home, ".claude/settings.json")
+	write(t, p, "{\"disableAllHooks\": false}\n", 0o644)
+	install(t, e, agent(t, "claude-code"))
+	if fs, _ := e.Check(); len(fs) != 1 || !fs[0].OK {
+		t.Fatalf("%+v", fs)
+	}
+	data, _ := os.ReadFile(p)
+	write(t, p, strings.Replace(string(data), "false", "true", 1), 0o644)
+	fs, _ := e.Check()
+	if len(fs) != 1 || fs[0].OK || !strings.Contains(fs[0].Problem, "disableAllHooks") || !strings.Contains(fs[0].Fix, "disableAllHooks") {
+		t.Errorf("hooks off: %+v", fs)
+	}
+}
+
+// TestTerminalKeepsShell: an IDE's terminal keeps the person's shell, as
+// cordon's shim of that name: the file's default profile, else $SHELL;
+// bash, said, when cordon has no shim for it. Installing again changes
+// nothing.
+func TestTerminalKeepsShell(t *testing.T) {
+	home, e := machine(t, "linux")
+	e.Shims = filepath.Join(home, "shims")
+	for _, name := range []string{"bash", "sh", "zsh", "dash"} {
+		write(t, filepath.Join(e.Shims, name), "", 0o755)
+	}
+	vars := map[string]string{"HOME": home, "SHELL": "/usr/bin/fish"}
+	e.Getenv = func(k string) string { return vars[k] }
+	vs := filepath.Join(home, ".config/Code/User/settings.json")
+	write(t, vs, "{\n  \"terminal.integrated.defaultProfile.linux\": \"zsh\"\n}\n", 0o644)
+	cs := install(t, e, agent(t, "vscode"))
+	if len(cs) != 1 || !slicesContain(cs[0].Notes, "its terminals now start "+e.Shims+"/zsh, your shell (zsh), through cordon") {
+		t.Fatalf("vscode: %+v", cs)
+	}
+	data, _ := os.ReadFile(vs)
+	v := decode(t, data)
+	if get(v, "terminal.integrated.profiles.linux", "cordon", "path") != e.Shims+"/zsh" || get(v, "terminal.integrated.automationProfile.linux", "path") != e.Shims+"/zsh" {
+		t.Errorf("vscode:\n%s", data)
+	}
+	if cs := e.PlanInstall(agent(t, "vscode")); cs[0].Changed() {
+		t.Errorf("installing again changes:\n%s", Diff(vs, cs[0].Before, cs[0].After))
+	}
+	// No default profile: the login shell, fish, which has no shim.
+	zed := filepath.Join(home, ".config/zed/settings.json")
+	write(t, zed, "{}\n", 0o644)
+	cs = install(t, e, agent(t, "zed"))
+	if len(cs) != 1 || !slicesContain(cs[0].Notes, "cordon has no shim for your shell fish") {
+		t.Fatalf("zed: %+v", cs)
+	}
+	if data, _ := os.ReadFile(zed); get(decode(t, data), "terminal", "shell", "program") != e.Shims+"/bash" {
+		t.Errorf("zed:\n%s", data)
+	}
+	vars["SHELL"] = "/bin/zsh"
+	uninstall(t, e, agent(t, "zed"))
+	cs = install(t, e, agent(t, "zed"))
+	if data, _ := os.ReadFile(zed); get(decode(t, data), "terminal", "shell", "program") != e.Shims+"/zsh" {
+		t.Errorf("zed with SHELL=/bin/zsh:\n%s", data)
+	}
+}
+
+func slicesContain(list []string, s string) bool {
+	for _, x := range list {
+		if x == s || strings.Contains(x, s) {
+			return true
+		}
+	}
+	return false
 }

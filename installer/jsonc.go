@@ -47,15 +47,20 @@ type jsonError struct {
 func (e *jsonError) Error() string { return fmt.Sprintf("line %d column %d: %s", e.line, e.col, e.msg) }
 
 type parser struct {
-	src   []byte
-	pos   int
-	depth int
+	src    []byte
+	pos    int
+	depth  int
+	strict bool // JSON only: a comment or a trailing comma is an error
 }
 
 // parseJSONC parses src. The root is nil for a document with nothing but
 // white space and comments.
-func parseJSONC(src []byte) (*node, error) {
-	p := &parser{src: src}
+func parseJSONC(src []byte) (*node, error) { return parseDoc(src, false) }
+
+// parseDoc parses src as JSON with comments, or, when strict, as JSON
+// alone: the error of a comment or a trailing comma says where it is.
+func parseDoc(src []byte, strict bool) (*node, error) {
+	p := &parser{src: src, strict: strict}
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		p.pos = 3
 	}
@@ -96,6 +101,8 @@ func (p *parser) skip() error {
 		switch c := p.src[p.pos]; {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
 			p.pos++
+		case c == '/' && p.strict && p.pos+1 < len(p.src) && (p.src[p.pos+1] == '/' || p.src[p.pos+1] == '*'):
+			return p.errorf("a comment, which strict JSON has not")
 		case c == '/' && p.pos+1 < len(p.src) && p.src[p.pos+1] == '/':
 			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
 				p.pos++
@@ -185,6 +192,10 @@ func (p *parser) container(open byte) (*node, error) {
 			return nil, p.errorf("unterminated %c", open)
 		}
 		if p.src[p.pos] == closing {
+			if p.strict && len(n.commas) > 0 && n.commas[len(n.commas)-1] >= 0 {
+				p.pos = n.commas[len(n.commas)-1]
+				return nil, p.errorf("a comma after the last %s, which strict JSON has not", map[byte]string{'}': "member", ']': "element"}[closing])
+			}
 			p.pos++
 			n.end = p.pos
 			return n, nil

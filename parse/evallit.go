@@ -6,27 +6,29 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// EvalLiterals lists the arguments of the eval commands in script that
-// are literal text (quoted, with nothing to expand): the code an agent's
-// wrapper script hands to eval, such as Claude Code's `... && eval 'CMD'
-// < /dev/null && ...`. A script that does not parse lists none.
-func EvalLiterals(script string, d Dialect) []string {
-	f, err := syntax.NewParser(syntax.Variant(langOf(d))).Parse(strings.NewReader(script), "")
-	if err != nil {
-		return nil
+// LiteralWord returns the text the shell word s stands for when s is
+// one word and nothing in it is expanded: plain, single-quoted and
+// double-quoted text, as an agent's wrapper quotes the command it hands
+// to eval (Claude Code's `eval 'CMD'`). ok is false for anything else:
+// more than one word, a word with an expansion, text that does not
+// parse.
+func LiteralWord(s string, d Dialect) (string, bool) {
+	f, err := syntax.NewParser(syntax.Variant(langOf(d))).Parse(strings.NewReader(s), "")
+	if err != nil || len(f.Stmts) != 1 || len(f.Last) > 0 {
+		return "", false
 	}
-	var out []string
-	syntax.Walk(f, func(n syntax.Node) bool {
-		call, ok := n.(*syntax.CallExpr)
-		if !ok || len(call.Args) != 2 || call.Args[0].Lit() != "eval" {
-			return true
-		}
-		if s, ok := literal(call.Args[1]); ok {
-			out = append(out, s)
-		}
-		return true
-	})
-	return out
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(call.Assigns) > 0 || len(call.Args) != 1 {
+		return "", false
+	}
+	// The word must be all of s: nothing before or after it but what
+	// the parser drops (no comment, no second line).
+	w := call.Args[0]
+	if w.Pos().Offset() != 0 || int(w.End().Offset()) != len(s) {
+		return "", false
+	}
+	return literal(w)
 }
 
 // literal is the value of w when it expands to itself alone: plain,

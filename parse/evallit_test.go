@@ -1,39 +1,43 @@
 package parse
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
-func TestEvalLiterals(t *testing.T) {
+func TestLiteralWord(t *testing.T) {
 	for _, c := range []struct {
-		script string
-		want   []string
+		word, want string
+		ok         bool
 	}{
-		{`source /s 2>/dev/null || true && eval 'deploy --env prod' < /dev/null && pwd -P >| /tmp/c`, []string{"deploy --env prod"}},
-		{`eval 'echo '"'"'a b'"'"''`, []string{"echo 'a b'"}},
-		{`eval 'echo '\''x'\'`, []string{"echo 'x'"}},
-		{`eval "rm \"\$x\" \\"`, []string{`rm "$x" \`}},
-		{`eval "$cmd"`, nil},
-		{`eval 'a' 'b'`, nil},
-		{`eval $'a\nb'`, nil},
-		{`eval 'a'$(b)`, nil},
-		{`deploy --env prod`, nil},
-		{`eval 'unclosed`, nil},
+		{`'deploy --env prod'`, "deploy --env prod", true},
+		{`'echo '"'"'a b'"'"''`, "echo 'a b'", true},
+		{`'echo '\''x'\'`, "echo 'x'", true},
+		{`"rm \"\$x\" \\"`, `rm "$x" \`, true},
+		{`plain`, "plain", true},
+		{`"$cmd"`, "", false},
+		{`'a' 'b'`, "", false},
+		{`$'a\nb'`, "", false},
+		{`'a'$(b)`, "", false},
+		{`'a' # note`, "", false},
+		{`'a'; b`, "", false},
+		{`'a' > f`, "", false},
+		{`'a'` + "\n" + `b`, "", false},
+		{` 'a'`, "", false},
+		{`'unclosed`, "", false},
+		{``, "", false},
 	} {
-		if got := EvalLiterals(c.script, Bash); !slices.Equal(got, c.want) {
-			t.Errorf("EvalLiterals(%q) = %q, want %q", c.script, got, c.want)
+		got, ok := LiteralWord(c.word, Bash)
+		if got != c.want || ok != c.ok {
+			t.Errorf("LiteralWord(%q) = %q, %v; want %q, %v", c.word, got, ok, c.want, c.ok)
 		}
 	}
 }
 
-// BenchmarkEvalLiterals is what the shim adds to an ask when an approval
-// from an agent's dialog is kept: Claude Code's wrapper parsed once more.
-func BenchmarkEvalLiterals(b *testing.B) {
-	const script = `source /home/dev/.claude/shell-snapshots/snapshot-bash-1764547200000-q8x2lm.sh 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'deploy --env prod && echo '"'"'done'"'"'' < /dev/null && pwd -P >| /tmp/claude-4f1c-cwd`
+// BenchmarkLiteralWord is what the shim adds to an ask in an agent's
+// wrapper: the quoted command parsed once more.
+func BenchmarkLiteralWord(b *testing.B) {
+	const word = `'deploy --env prod && echo '"'"'done'"'"''`
 	for b.Loop() {
-		if len(EvalLiterals(script, Bash)) != 1 {
-			b.Fatal("no eval found")
+		if _, ok := LiteralWord(word, Bash); !ok {
+			b.Fatal("not a literal word")
 		}
 	}
 }

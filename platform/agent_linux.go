@@ -67,6 +67,9 @@ type agentSpec struct {
 	Self   string            `json:"self"`   // this binary, outside the namespace
 	Shells map[string]string `json:"shells"` // name → the real shell's file
 	Cover  []string          `json:"cover"`  // the files cordon is bound over
+	// ReadOnly and Pins: see [AgentSetup].
+	ReadOnly []string `json:"read_only,omitempty"`
+	Pins     []string `json:"pins,omitempty"`
 }
 
 // agentPlan returns, for the shells called names in dirs (/bin and
@@ -109,13 +112,14 @@ func agentPlan(names, dirs []string, self string) (shells map[string]string, cov
 	return shells, cover, skipped
 }
 
-// RunAgent runs the program argv (looked up on PATH) with the shells
-// called names (those cordon stands in for) covered by cordon, the real
-// ones mounted on dir, which is made when missing. It returns only when
-// the program could not be started, with the exit status (127: not
-// found) and why; otherwise this process ends as the program ended.
+// RunAgent runs the program argv (looked up on PATH) as setup says: the
+// shells cordon stands in for covered by cordon, the real ones mounted on
+// setup.Dir, and the workspace's auto-run places read-only. It returns
+// only when the program could not be started, with the exit status (127:
+// not found) and why; otherwise this process ends as the program ended.
 // notes gets what the program should know (a shell left alone).
-func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
+func RunAgent(argv []string, setup *AgentSetup, notes io.Writer) (int, error) {
+	names, dir := setup.Shells, setup.Dir
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		return 127, fmt.Errorf("%s: command not found", argv[0])
@@ -146,7 +150,7 @@ func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 126, fmt.Errorf("cannot make the directory for the real shells: %w", err)
 	}
-	data, err := json.Marshal(&agentSpec{Path: path, Argv: argv, Dir: dir, Self: self, Shells: shells, Cover: cover})
+	data, err := json.Marshal(&agentSpec{Path: path, Argv: argv, Dir: dir, Self: self, Shells: shells, Cover: cover, ReadOnly: setup.ReadOnly, Pins: setup.Pins})
 	if err != nil {
 		return 126, err
 	}
@@ -322,6 +326,26 @@ func agentMounts(s *agentSpec) error {
 			return fmt.Errorf("cannot stand in for %s: %w", f, err)
 		}
 		if err := remountReadOnly(f); err != nil {
+			return err
+		}
+	}
+	return agentReadOnly(s.ReadOnly, s.Pins)
+}
+
+// agentReadOnly binds each of readOnly onto itself read-only, and each
+// of pins onto itself, parents first (a bind laid later over a parent
+// would hide the read-only one under it). A path gone since the policy
+// was made is skipped: there is nothing there to write through.
+func agentReadOnly(readOnly, pins []string) error {
+	binds := map[string]bool{}
+	for _, d := range pins {
+		binds[d] = false
+	}
+	for _, ro := range readOnly {
+		binds[ro] = true
+	}
+	for _, path := range slices.Sorted(maps.Keys(binds)) {
+		if err := bindSelf(path, binds[path]); err != nil && !errors.Is(err, unix.ENOENT) {
 			return err
 		}
 	}

@@ -118,7 +118,7 @@ func TestAgentSignals(t *testing.T) {
 	switch os.Getenv("CORDON_AGENT_TEST") {
 	case "run":
 		os.Setenv("CORDON_AGENT_TEST", "program")
-		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentSignals$"}, ShellNames, os.Getenv("CORDON_AGENT_DIR"), os.Stderr)
+		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentSignals$"}, &AgentSetup{Shells: ShellNames, Dir: os.Getenv("CORDON_AGENT_DIR")}, os.Stderr)
 		fmt.Fprintf(os.Stderr, "cordon agent: %v\n", err)
 		os.Exit(code)
 	case "program":
@@ -184,7 +184,7 @@ func BenchmarkMountinfo(b *testing.B) {
 func TestAgentNoCapabilities(t *testing.T) {
 	if os.Getenv("CORDON_AGENT_TEST") == "caps" {
 		os.Setenv("CORDON_AGENT_TEST", "capsprogram")
-		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentNoCapabilities$"}, ShellNames, os.Getenv("CORDON_AGENT_DIR"), os.Stderr)
+		code, err := RunAgent([]string{os.Args[0], "-test.run=^TestAgentNoCapabilities$"}, &AgentSetup{Shells: ShellNames, Dir: os.Getenv("CORDON_AGENT_DIR")}, os.Stderr)
 		fmt.Fprintf(os.Stderr, "cordon agent: %v\n", err)
 		os.Exit(code)
 	}

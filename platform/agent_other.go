@@ -11,7 +11,7 @@ import (
 
 // RunAgent is Linux's only: elsewhere there is no mount namespace to
 // lay cordon over the shells in.
-func RunAgent(argv, names []string, dir string, notes io.Writer) (int, error) {
+func RunAgent(argv []string, setup *AgentSetup, notes io.Writer) (int, error) {
 	return 1, errors.New("it is Linux-only (it needs a mount namespace); here, put cordon's shims first on the agent's PATH and set its shell (SHELL, or the agent's shell setting) to the bash shim instead")
 }
 

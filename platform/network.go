@@ -23,6 +23,11 @@ const NetRole = "cordon-netfwd"
 // state directory (read-only in every sandbox), made when missing: a
 // sandbox runs cordon in that role through it.
 func RoleLink(stateDir, role string) (string, error) {
+	if !filepath.IsAbs(stateDir) {
+		// No state directory (it is in a place commands can write):
+		// a relative one would put the link where the caller runs.
+		return "", fmt.Errorf("no state directory for the link %s", role)
+	}
 	self, err := selfPath()
 	if err != nil {
 		return "", err

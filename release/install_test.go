@@ -238,7 +238,7 @@ func TestInstallOneLiner(t *testing.T) {
 	}
 
 	// PREFIX installs elsewhere.
-	home, _, stdout, stderr, err = oneLiner(t, srv, tools, "good", "PREFIX="+t.TempDir())
+	home, _, stdout, stderr, err = oneLiner(t, srv, tools, "good", "PREFIX="+outsideScratch(t))
 	if err != nil {
 		t.Fatalf("PREFIX=...: %v\n%s%s", err, stdout, stderr)
 	}
@@ -288,7 +288,7 @@ func TestInstallRefuses(t *testing.T) {
 	}
 
 	// An update that fails leaves the cordon installed before untouched.
-	prefix := t.TempDir()
+	prefix := outsideScratch(t)
 	old := filepath.Join(prefix, "bin", "cordon")
 	if err := os.MkdirAll(filepath.Dir(old), 0o755); err != nil {
 		t.Fatal(err)
@@ -304,5 +304,38 @@ func TestInstallRefuses(t *testing.T) {
 	}
 	if left := files(t, prefix); strings.Join(left, " ") != "bin bin/cordon" {
 		t.Errorf("under PREFIX: %v", left)
+	}
+}
+
+// TestInstallPrefixInScratch: a PREFIX in the temporary directories,
+// which every sandboxed command may write, is refused before anything is
+// downloaded or built, with why and what to do; nothing is installed
+// (cordon would refuse every command from there). It needs no release.
+func TestInstallPrefixInScratch(t *testing.T) {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		t.Skip("install.sh is for Linux and macOS")
+	}
+	tools := toolsDir(t)
+	script, err := filepath.Abs("../install.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := outsideScratch(t)
+	home := filepath.Join(root, "home")
+	os.Mkdir(home, 0o755)
+	for _, prefix := range []string{filepath.Join(t.TempDir(), "cordon"), "/var/tmp/cordon-install-test-nonexistent/x"} {
+		cmd := exec.Command(filepath.Join(tools, "sh"), script, "--no-demo")
+		cmd.Dir = root
+		cmd.Env = []string{"HOME=" + home, "PATH=" + tools, "PREFIX=" + prefix, "CORDON_DOWNLOAD_URL=http://127.0.0.1:9/nothing/"}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		err := cmd.Run()
+		if err == nil || !strings.Contains(errOut.String(), "which every command cordon runs may write") || !strings.Contains(errOut.String(), "nothing installed") ||
+			strings.Contains(out.String(), "installed") || strings.Contains(out.String(), "downloading") {
+			t.Errorf("PREFIX=%s: %v\nstdout:\n%s\nstderr:\n%s", prefix, err, out.String(), errOut.String())
+		}
+		if _, err := os.Stat(prefix); err == nil {
+			t.Errorf("PREFIX=%s was made", prefix)
+		}
 	}
 }

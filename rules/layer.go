@@ -31,6 +31,10 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		network:     addNetwork(s.network, f.Network),
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
+		wrappers:    s.wrappers,
+	}
+	if len(f.Wrappers) > 0 {
+		return nil, &LoadError{File: name, Msg: "wrappers: only cordon's built-in rules name agents' wrappers (they decide what an approval is bound to); remove the key"}
 	}
 	n.paths = addPaths(s.paths, f.Paths)
 	n.winPaths = addPaths(s.winPaths, f.WindowsPaths)
@@ -178,7 +182,7 @@ func (s *Set) WithFloor(floor *Set) *Set {
 	return &Set{
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
 		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
-		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies,
+		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies, wrappers: s.wrappers,
 	}
 }
 

@@ -31,6 +31,10 @@ type Set struct {
 	policies    []*Policy
 	approved    []Approved
 	network     NetworkRules
+	wrappers    []Wrapper // only the built-in rules': see [File.Wrappers]
+
+	wrapOnce sync.Once
+	compiled []*compiledWrapper // wrappers, compiled by [Set.Unwrap]
 
 	win   winClasses // built on first use
 	creds struct {
@@ -117,7 +121,7 @@ func Builtin() *Set {
 	t := &builtinTable
 	return &Set{
 		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
-		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies, network: t.network,
+		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies, network: t.network, wrappers: t.wrappers,
 	}
 }
 
@@ -135,6 +139,7 @@ type table struct {
 	envCode     map[string]string
 	policies    []*Policy
 	network     NetworkRules
+	wrappers    []Wrapper
 	commands    []tableEntry // sorted by name
 }
 
@@ -245,6 +250,12 @@ func (s *Set) add(name string, f *File) error {
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	s.network = addNetwork(s.network, f.Network)
+	for _, w := range f.Wrappers {
+		if _, err := compileWrapper(w); err != nil {
+			return &LoadError{File: name, Msg: err.Error()}
+		}
+		s.wrappers = append(s.wrappers, w)
+	}
 	for k, v := range f.EnvCode {
 		if v != "script" && v != "file" && v != "library" {
 			return &LoadError{File: name, Msg: fmt.Sprintf("env_code %s: %q is not script, file or library", k, v)}

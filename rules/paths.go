@@ -359,9 +359,26 @@ func (e *Env) below(path string) string {
 // wsEntry reports whether path, inside the workspace, is one of the
 // workspace-relative entries: an entry matches itself, and a "dir/" entry
 // what is inside it too; * and ? match within one name
-// (.git/modules/*/config).
-func (e *Env) wsEntry(path string, entries []string) bool {
+// (.git/modules/*/config), ** any run of names. With anyDepth the entry
+// may start in any directory of the workspace (sub/.envrc, a nested
+// repository's .git/hooks), not only at its root.
+func (e *Env) wsEntry(path string, entries []string, anyDepth bool) bool {
 	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
+	for {
+		if relEntry(rel, entries) {
+			return true
+		}
+		i := strings.IndexByte(rel, '/')
+		if !anyDepth || i < 0 {
+			return false
+		}
+		rel = rel[i+1:]
+	}
+}
+
+// relEntry reports whether the relative path rel is one of entries (see
+// [Env.wsEntry]).
+func relEntry(rel string, entries []string) bool {
 	for _, entry := range entries {
 		dir := strings.HasSuffix(entry, "/")
 		entry = strings.TrimSuffix(entry, "/")
@@ -369,6 +386,12 @@ func (e *Env) wsEntry(path string, entries []string) bool {
 			return true
 		}
 		if !strings.ContainsAny(entry, "*?[") {
+			continue
+		}
+		if strings.Contains(entry, "**") {
+			if globPath(strings.Split(entry, "/"), strings.Split(rel, "/"), dir) {
+				return true
+			}
 			continue
 		}
 		// The entry, or (for a dir/ entry) the start of rel as long as it.
@@ -381,6 +404,30 @@ func (e *Env) wsEntry(path string, entries []string) bool {
 		}
 	}
 	return false
+}
+
+// globPath matches the names of a path against the parts of a pattern,
+// where "**" is any run of names (none included); with prefix, a path
+// below a match matches too.
+func globPath(pat, names []string, prefix bool) bool {
+	if len(pat) == 0 {
+		return len(names) == 0 || prefix
+	}
+	if pat[0] == "**" {
+		for i := 0; i <= len(names); i++ {
+			if globPath(pat[1:], names[i:], prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(names) == 0 {
+		return false
+	}
+	if ok, _ := filepath.Match(pat[0], names[0]); !ok {
+		return false
+	}
+	return globPath(pat[1:], names[1:], prefix)
 }
 
 // within reports whether path is dir or inside it.
@@ -432,9 +479,9 @@ func (s *Set) classify1(e *Env, path string) string {
 			return ClassWSCred
 		}
 		return ClassCred
-	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun) || e.wsEntry(path, p.GitConfig)):
+	case within(path, e.Workspace) && (e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true)):
 		return ClassAutoRun
-	case within(path, e.Workspace) && e.wsEntry(path, p.History):
+	case within(path, e.Workspace) && e.wsEntry(path, p.History, false):
 		return ClassHistory
 	case within(path, e.Workspace):
 		return ClassWorkspace

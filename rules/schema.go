@@ -36,6 +36,11 @@ type File struct {
 	// Network are the destinations sandboxed commands may reach when
 	// the network setting is allowlist (docs/network.md).
 	Network NetworkRules `yaml:"network"`
+	// Wrappers are the scripts agents wrap the command their model
+	// wrote in before a shell runs it with -c (see [Wrapper]). Only the
+	// built-in rules name them: a wrapper decides what an approval is
+	// bound to.
+	Wrappers []Wrapper `yaml:"wrappers"`
 
 	// WindowsPaths are path classes that apply when Windows commands are
 	// judged, besides the entries of Paths that are not POSIX absolute
@@ -388,6 +393,41 @@ func (c *Categories) UnmarshalYAML(unmarshal func(any) error) error {
 	}
 	*c = list
 	return nil
+}
+
+// A Wrapper is how an agent hands the command its model wrote to a
+// shell: Claude Code's `source SNAPSHOT ... && eval 'CMD' < /dev/null &&
+// pwd -P >| /tmp/claude-XXXX-cwd`, Gemini CLI's subshell with a trap that
+// writes to a fresh temporary directory. An approval is bound to the
+// command inside (docs/hooks.md), so that the agent's retry, whose
+// wrapper names another temporary file, finds it.
+type Wrapper struct {
+	// Agent names the agent (claude-code, gemini).
+	Agent string `yaml:"agent"`
+	// Shells are the shells it runs the wrapper with (bash, zsh).
+	Shells []string `yaml:"shells"`
+	// Login: the agent may start the shell as a login shell (-l), which
+	// reads the person's own profile; no other option is accepted.
+	Login bool `yaml:"login"`
+	// Script is a regular expression (RE2) that the whole -c script
+	// must match. Its group named "command" is the command; everything
+	// else is fixed text or a narrow pattern for what changes from one
+	// run to the next (a temporary file's name, a snapshot's).
+	Script string `yaml:"script"`
+	// Quoted: the command group is one quoted shell word holding the
+	// command, with nothing to expand (eval 'CMD'); else it is the
+	// command's text itself.
+	Quoted bool `yaml:"quoted"`
+	// Match are scripts the pattern must unwrap, with the command each
+	// holds; NotMatch scripts it must not. Checked when the rules load.
+	Match    []WrapperExample `yaml:"match"`
+	NotMatch []string         `yaml:"not_match"`
+}
+
+// A WrapperExample is a wrapped script and the command inside it.
+type WrapperExample struct {
+	Script  string `yaml:"script"`
+	Command string `yaml:"command"`
 }
 
 // An Approved entry is one command a person approved in one directory.

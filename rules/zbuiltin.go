@@ -17613,6 +17613,25 @@ var builtinTable = table{
 			"[::1]:53",
 		},
 	},
+	wrappers: []Wrapper{
+		{
+			Agent: "claude-code",
+			Shells: []string{
+				"bash",
+				"zsh",
+			},
+			Login:  true,
+			Script: "^(?:source (?:'[^'\\n]*/shell-snapshots/snapshot-[A-Za-z0-9._-]+\\.sh'|[-A-Za-z0-9._/+@%,:]*/shell-snapshots/snapshot-[A-Za-z0-9._-]+\\.sh) 2>/dev/null \\|\\| true && )?(?:shopt -u extglob 2>/dev/null \\|\\| true|setopt NO_EXTENDED_GLOB NO_BARE_GLOB_QUAL 2>/dev/null \\|\\| true|\\{ shopt -u extglob \\|\\| setopt NO_EXTENDED_GLOB NO_BARE_GLOB_QUAL; \\} >/dev/null 2>&1 \\|\\| true) && eval (?P<command>(?s:.+?)) (?:< /dev/null )?&& pwd -P >\\| [-A-Za-z0-9._/+@%,:]*/claude-[0-9a-f]+-cwd$",
+			Quoted: true,
+		},
+		{
+			Agent: "gemini",
+			Shells: []string{
+				"bash",
+			},
+			Script: "^(?:shopt -u promptvars nullglob extglob(?: nocaseglob dotglob)?; )?_bgpids_file=(?:'[^'\\n]*/gemini-shell-[A-Za-z0-9]+/bgpids\\.tmp'|[-A-Za-z0-9._/+@%,:]*/gemini-shell-[A-Za-z0-9]+/bgpids\\.tmp)\\n\\(\\n  trap 'jobs -p > \"\\$_bgpids_file\"' EXIT\\n(?P<command>(?s:.+))\\n\\)\\n__code=\\$\\?\\nexit \\$__code$",
+		},
+	},
 	commands: []tableEntry{
 		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd474},
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},

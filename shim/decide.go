@@ -139,14 +139,15 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			step(ctx, d)
 		}
 	}
+	var ac *agentCommand
 	if d.Verdict == decision.Ask {
-		ctx.approve(d, set, req)
+		ac = ctx.approve(d, set, req)
 	}
 	if d.Verdict == decision.Ask {
 		ctx.review(d)
 	}
 	if d.Verdict == decision.Ask {
-		ctx.pending(d, req)
+		ctx.pending(d, req, ac)
 	}
 	if d.Verdict == decision.Allow && ctx.Prepare != nil {
 		if c, err := ctx.Prepare(); err != nil {
@@ -265,33 +266,65 @@ func (ctx *Context) state() (string, error) {
 }
 
 // approve turns d into an allow when a person approved this request:
-// an approved entry of the rules, or an approval from cordon approve.
-func (ctx *Context) approve(d *decision.Decision, set *rules.Set, req Request) {
+// an approved entry of the rules, an approval from cordon approve, or
+// one given in the agent's own dialog. A request that is an agent's
+// wrapper around its model's command (Claude Code's, Gemini CLI's) is
+// approved by what is inside, whatever temporary names the wrapper
+// holds: its ask is recorded under that key too, so that the agent's
+// retry has the same id. It returns that command, nil for no wrapper.
+func (ctx *Context) approve(d *decision.Decision, set *rules.Set, req Request) *agentCommand {
 	if set.Approved(req.Text, ctx.Dir) {
 		d.Verdict, d.Approval = decision.Allow, "rule"
-		return
+		return nil
 	}
 	state, err := ctx.state()
 	if err != nil {
-		return
+		return nil
 	}
 	d.Key = approval.Key(req.Mode, req.Text+"\x00"+req.Bind, ctx.Dir)
 	store := approval.New(state)
 	if id, ok := store.Use(d.Key); ok {
 		d.Verdict, d.Approval = decision.Allow, id
-	} else if id, ok := ctx.dialogApproval(store, set, req); ok {
-		d.Verdict, d.Approval = decision.Allow, id
+		return nil
 	}
+	ac := ctx.agentCommand(set, req)
+	if ac != nil {
+		d.Key = ac.key(ctx.Dir)
+		if id, ok := store.Use(d.Key); ok {
+			d.Verdict, d.Approval = decision.Allow, id
+			store.Done(&approval.Ask{ID: approval.ID(d.Key)})
+			return ac
+		}
+	}
+	if id, ok := ctx.dialogApproval(store, set, req, ac); ok {
+		d.Verdict, d.Approval = decision.Allow, id
+		if ac != nil {
+			// The hook recorded the ask for cordon approve as well.
+			store.Done(&approval.Ask{ID: approval.ID(d.Key)})
+		}
+	}
+	return ac
 }
 
-// pending records the ask d for cordon approve, and gives it its id.
-func (ctx *Context) pending(d *decision.Decision, req Request) {
+// pending records the ask d for cordon approve, and gives it its id. An
+// agent's wrapped command (ac) is shown as the command inside.
+func (ctx *Context) pending(d *decision.Decision, req Request, ac *agentCommand) {
 	state, err := ctx.state()
 	if err != nil || d.Key == "" || d.Error != "" {
 		return
 	}
 	a := &approval.Ask{Key: d.Key, Mode: req.Mode, Text: req.Text, Shown: d.Command, Dir: ctx.Dir,
 		Workspace: ctx.Workspace.Dir, Reasons: d.Reasons, Time: d.Time}
+	if ac != nil {
+		set := req.Rules
+		if set == nil && ctx.Rules != nil {
+			set = ctx.Rules.Set
+		}
+		a.Agent, a.Shown = ac.agent, ac.command
+		if set != nil {
+			a.Shown = set.Credentials().Mask(ac.command, ctx.Env)
+		}
+	}
 	if approval.New(state).Record(a) == nil {
 		d.ID = a.ID
 	}

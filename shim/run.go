@@ -305,6 +305,7 @@ func (r *run) execIn(c *Confinement) int {
 	if c.Unconfined {
 		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
 	}
+	r.print(foreignNotice(c, StateDir(envLookup(r.env))))
 	r.startSnapshots(c)
 	getenv := envLookup(r.env)
 	if r.pin != nil {
@@ -456,6 +457,9 @@ func (r *run) refusedMessage(argv []string, d *decision.Decision) string {
 	msg := blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.confined())
 	if d.Unsaved != "" {
 		msg += "  cordon could not keep a copy first: " + Printable(d.Unsaved) + "\n"
+	}
+	if r.ctx != nil {
+		msg += r.ctx.foreignRefusal()
 	}
 	return msg
 }

@@ -148,6 +148,7 @@ func confine(p *platform.Policy, backend string, env []string) (*Confinement, er
 		return &Confinement{Backend: platform.Direct, Policy: p, Nested: true}, nil
 	}
 	state := StateDir(envLookup(env))
+	p = foreignNetwork(p, state)
 	if state != "" && within(state, p.WritableRoots()) {
 		// A probe cache a command could forge is no cache.
 		state = ""

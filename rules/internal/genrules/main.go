@@ -62,6 +62,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var policies []*rules.Policy
 	var credVars, credWords, secretWords, gitSafe []string
 	var network rules.NetworkRules
+	var wrappers []rules.Wrapper
 	envCode := map[string]string{}
 	type entry struct{ name, file, key, fn string }
 	var entries []entry
@@ -80,6 +81,11 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 		gitSafe = append(gitSafe, f.GitConfigSafe...)
 		network.Allow = append(network.Allow, f.Network.Allow...)
 		network.Deny = append(network.Deny, f.Network.Deny...)
+		for _, w := range f.Wrappers {
+			// Examples are checked when the rules compile, above.
+			w.Match, w.NotMatch = nil, nil
+			wrappers = append(wrappers, w)
+		}
 		for k, v := range f.EnvCode {
 			envCode[k] = v
 		}
@@ -111,6 +117,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
 	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
 	fmt.Fprintf(b, "network: %s,\n", literal(reflect.ValueOf(network)))
+	fmt.Fprintf(b, "wrappers: %s,\n", literal(reflect.ValueOf(wrappers)))
 	b.WriteString("commands: []tableEntry{\n")
 	for _, e := range entries {
 		fmt.Fprintf(b, "{name: %q, file: %q, key: %q, spec: %s},\n", e.name, e.file, e.key, e.fn)
