@@ -26,6 +26,7 @@ func prefixCheck(prefix string, env []string, stdout io.Writer) int {
 	real, dir := existing(abs)
 	ctx, err := shim.NewContext(dir, env, nil)
 	if err == nil {
+		ctx.Inspect = true // (install.sh asks before anything is installed)
 		var roots []string
 		if roots, err = ctx.WritableRoots(); err == nil {
 			for _, r := range roots {

@@ -52,6 +52,10 @@ type Context struct {
 	// is allowed, before the decision is recorded: the record names the
 	// backend, and a sandbox that cannot be made is the decision's error.
 	Prepare func() (*Confinement, error)
+	// Inspect, when set (cordon doctor), makes nothing on disk: the
+	// state directories and caches the sandbox would make before its
+	// first command are left unmade.
+	Inspect bool
 
 	spec   *platform.Spec
 	policy *platform.Policy

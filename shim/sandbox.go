@@ -233,9 +233,11 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	// policy is resolved from this spec (the judge resolves it when a
 	// command writes): the snapshot store and the sessions' directory, to be hidden, and the caches
 	// that do not exist yet, to be writable.
-	makeSnapshotDir(ctx)
-	makeSessionDir(ctx)
-	makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
+	if !ctx.Inspect {
+		makeSnapshotDir(ctx)
+		makeSessionDir(ctx)
+		makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
+	}
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
 	// the caller's environment: one that names a place that could never
