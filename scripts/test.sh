@@ -63,9 +63,9 @@ GOOS=darwin go test -c -ldflags='-s -w' -o "$bins/" ./... >/dev/null
 rm -rf "$bins"
 
 step "windows battery binary"
-# Likewise the Windows battery (sandbox_windows_test.go, the token
+# Likewise the Windows battery (battery/sandbox_windows_test.go, the token
 # backend); go vet above type-checks the other packages' Windows tests.
-GOOS=windows go test -c -ldflags='-s -w' -o /dev/null . >/dev/null
+GOOS=windows go test -c -ldflags='-s -w' -o /dev/null ./battery >/dev/null
 
 # cpu_checks: the race detector and the fuzz targets, CPU-bound where the
 # battery mostly waits: as root, they run beside the ordinary user's run,

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package battery
 
 // The ordinary-work replay: testdata/replay/*.yaml, an hour of agent work
 // by a brand-new user, run case by case through the cordon shim and

@@ -1,10 +1,11 @@
-package main
+package battery
 
 import (
 	"bytes"
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/cordonsh/cordon/multicall"
 	"io"
 	"os"
 	"os/exec"
@@ -36,22 +37,22 @@ var requiredShells = []string{"bash", "sh", "dash", "zsh"}
 
 func TestMain(m *testing.M) {
 	cmds := map[string]func(){
-		"cordon": func() { os.Exit(run(os.Args)) },
+		"cordon": func() { os.Exit(multicall.Main(os.Args)) },
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
 		// The hidden roles the shim starts as /proc/self/exe.
-		guard.Role:             func() { os.Exit(run(os.Args)) },
-		shim.SnapshotRole:      func() { os.Exit(run(os.Args)) },
-		sessionbox.ManagerRole: func() { os.Exit(run(os.Args)) },
-		sessionbox.KeeperRole:  func() { os.Exit(run(os.Args)) },
-		platform.NetRole:       func() { os.Exit(run(os.Args)) },
+		guard.Role:             func() { os.Exit(multicall.Main(os.Args)) },
+		shim.SnapshotRole:      func() { os.Exit(multicall.Main(os.Args)) },
+		sessionbox.ManagerRole: func() { os.Exit(multicall.Main(os.Args)) },
+		sessionbox.KeeperRole:  func() { os.Exit(multicall.Main(os.Args)) },
+		platform.NetRole:       func() { os.Exit(multicall.Main(os.Args)) },
 	}
 	for _, name := range shells {
-		cmds[name] = func() { os.Exit(run(os.Args)) }
+		cmds[name] = func() { os.Exit(multicall.Main(os.Args)) }
 	}
 	if len(os.Args) > 1 && os.Args[1] == platform.SeatbeltRole {
 		// sandbox-exec starts this binary by its path (macOS).
-		os.Exit(run(os.Args))
+		os.Exit(multicall.Main(os.Args))
 	}
 	if _, command := cmds[filepath.Base(os.Args[0])]; command {
 		testscript.Main(m, cmds)

@@ -1,4 +1,4 @@
-package main
+package battery
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func newWinBattery(t *testing.T) *winBattery {
 	root := t.TempDir()
 	b := &winBattery{t: t, cordon: filepath.Join(root, "cordon.exe"), ws: filepath.Join(root, "proj")}
 	b.cmd = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
-	if out, err := exec.Command("go", "build", "-o", b.cordon, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", b.cordon, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	for _, d := range []string{".git/hooks", "src"} {
