@@ -44,7 +44,7 @@ export PATH=/usr/local/bin:/usr/bin:/bin
 func TestClaudeSnapshotThroughShim(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			shimPath := linkShim(t, "bash")
 			snap := filepath.Join(e.home, ".claude", "shell-snapshots", "snapshot-bash-1764547200000-q8x2lm.sh")
 			os.MkdirAll(filepath.Dir(snap), 0o755)

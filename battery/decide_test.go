@@ -32,7 +32,7 @@ import (
 // to deployed.txt in the directory it runs in, and a user rule that asks
 // about `deploy --env prod`.
 type decideEnv struct {
-	*sessionEnv
+	*harness
 	shim, cordon, state string
 }
 
@@ -54,8 +54,8 @@ policies:
 
 func newDecideEnv(t *testing.T, backend, settings string) *decideEnv {
 	t.Helper()
-	s := newSessionEnv(t, backend)
-	e := &decideEnv{sessionEnv: s, shim: linkShim(t, "bash"), cordon: linkShim(t, "cordon"), state: filepath.Join(s.base, "state", "cordon")}
+	s := newHarness(t, backend)
+	e := &decideEnv{harness: s, shim: linkShim(t, "bash"), cordon: linkShim(t, "cordon"), state: filepath.Join(s.base, "state", "cordon")}
 	bin := filepath.Join(s.base, "bin")
 	os.MkdirAll(bin, 0o755)
 	os.MkdirAll(s.rules, 0o755)

@@ -90,7 +90,7 @@ func pyenvHome(t *testing.T, home, shimDir string) string {
 func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			shimPath := linkShim(t, "bash")
 			path := pyenvHome(t, e.home, filepath.Dir(shimPath))
 			env := append(e.env, "PATH="+path)
@@ -184,7 +184,7 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 // it is (its name and arguments), not by its content; one that sources a
 // file of the workspace, or lies in the workspace, is judged by content.
 func TestInstalledScriptJudgedAsProgram(t *testing.T) {
-	e := newSessionEnv(t, "auto")
+	e := newHarness(t, "auto")
 	shimPath := linkShim(t, "bash")
 	path := pyenvHome(t, e.home, filepath.Dir(shimPath))
 	env := append(e.env, "PATH="+path)
@@ -234,7 +234,7 @@ func TestInstalledScriptJudgedAsProgram(t *testing.T) {
 // every file the user can write could be the agent's, so no script is
 // installed software: pyenv's scripts are judged by what they hold.
 func TestInstalledScriptUnconfined(t *testing.T) {
-	e := newSessionEnv(t, "none")
+	e := newHarness(t, "none")
 	shimPath := linkShim(t, "bash")
 	env := append(e.env, "PATH="+pyenvHome(t, e.home, filepath.Dir(shimPath)))
 	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")

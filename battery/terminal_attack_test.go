@@ -17,7 +17,7 @@ import (
 func TestTerminalAttack(t *testing.T) {
 	t.Parallel()
 	needShell(t, "bash")
-	e := newSessionEnv(t, "bwrap")
+	e := newHarness(t, "bwrap")
 	// A DEBUG trap, as VS Code's shell integration sets, which the hook
 	// wraps.
 	os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\ntrap ':' DEBUG\n"), 0o644)

@@ -163,7 +163,7 @@ func TestTerminal(t *testing.T) {
 		t.Run(tc.shell+"/"+tc.backend, func(t *testing.T) {
 			t.Parallel()
 			needShell(t, tc.shell)
-			e := newSessionEnv(t, tc.backend)
+			e := newHarness(t, tc.backend)
 			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
 			// A plugin's accept-line wrapper (as zsh-autosuggestions
 			// and zsh-syntax-highlighting install) keeps being called.
@@ -303,7 +303,7 @@ func TestTerminalVSCode(t *testing.T) {
 		t.Run(shell, func(t *testing.T) {
 			t.Parallel()
 			needShell(t, shell)
-			e := newSessionEnv(t, "bwrap")
+			e := newHarness(t, "bwrap")
 			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY$ '\n"), 0o644)
 			os.WriteFile(filepath.Join(e.home, ".zshrc"), []byte("PS1='READY$ '\nunsetopt PROMPT_SP\n"), 0o644)
 			env := append(e.env, "TERM=xterm", "VSCODE_INJECTION=1", "VSCODE_NONCE=n0nce", "VSCODE_STABLE=1")
@@ -347,7 +347,7 @@ func TestTerminalVSCode(t *testing.T) {
 func BenchmarkTerminalLine(b *testing.B) {
 	for _, via := range []string{"real", "cordon"} {
 		b.Run(via, func(b *testing.B) {
-			e := newSessionEnv(b, "bwrap")
+			e := newHarness(b, "bwrap")
 			os.WriteFile(filepath.Join(e.home, ".bashrc"), []byte("PS1='READY\\#$ '\n"), 0o644)
 			path := realShell("bash")
 			if via == "cordon" {

@@ -22,7 +22,7 @@ import (
 )
 
 // The one decision point. Every judgement (a one-shot command, each
-// statement of a session, a Windows command line, cordon check and
+// statement of a piped shell, a Windows command line, cordon check and
 // explain) is [Context.Decide] on a [Request], with a [Context] read
 // once per run; it returns one [decision.Decision]. In order:
 //
@@ -74,9 +74,9 @@ type Request struct {
 	// a script file).
 	Text, Bind string
 	// Inv is the decoded invocation judged. For a statement, its Script
-	// holds the session's prelude followed by the statement.
+	// holds the piped shell's prelude followed by the statement.
 	Inv *Invocation
-	// Rules, when set, judge instead of the context's (a session's rules
+	// Rules, when set, judge instead of the context's (a piped shell's rules
 	// of the moment).
 	Rules *rules.Set
 	// Windows: Inv is a Windows command line.

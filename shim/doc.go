@@ -10,7 +10,7 @@
 // # One decision point
 //
 // Every judgement is [Context.Decide] on a [Request]: a one-shot command,
-// each statement of a session, a Windows command line, check and
+// each statement of a piped shell, a Windows command line, check and
 // explain. The [Context] (settings, workspace, rules, the resolved
 // sandbox policy) is read once per run ([NewContext]) and shared with
 // git's host and the sandbox ([Context.Confine]). Decide returns one

@@ -24,7 +24,7 @@ func BenchmarkTerminalJudge(b *testing.B) {
 	}
 	inv, _ := Decode([]string{"bash"}, true)
 	r := &run{name: "bash", env: env, ctx: ctx}
-	s := &session{r: r, inv: inv, dir: ws, rules: builtinRules}
+	s := &piped{r: r, inv: inv, dir: ws, rules: builtinRules}
 	b.ReportAllocs()
 	for b.Loop() {
 		if a := s.line(termhook.Line{Seq: "1", Cwd: ws, Text: "true"}, 10); a.Verdict != termhook.Run {
@@ -48,7 +48,7 @@ func TestTerminalLineVerdicts(t *testing.T) {
 	}
 	inv, _ := Decode([]string{"bash"}, true)
 	inv.Interactive = true // as the shim sets it for a terminal
-	s := &session{r: &run{name: "bash", env: env, ctx: ctx}, inv: inv, dir: ws, rules: builtinRules}
+	s := &piped{r: &run{name: "bash", env: env, ctx: ctx}, inv: inv, dir: ws, rules: builtinRules}
 	for _, tt := range []struct {
 		cwd, text, verdict, msg string
 		large                   bool

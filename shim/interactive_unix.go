@@ -22,7 +22,7 @@ import (
 // An interactive bash or zsh on a terminal (an IDE's integrated
 // terminal) is started with cordon's set-up files, which install a hook
 // that sends every entered line here before it runs; this process, on
-// the host, judges it as a session judges a statement and answers (see
+// the host, judges it as a piped shell's statement is judged and answers (see
 // docs/interactive.md).
 
 // hookedTerminal reports whether inv is an interactive shell on a
@@ -58,7 +58,7 @@ func (r *run) terminal(inv *Invocation, dir string) int {
 		}
 		env = append(withoutVar(env, "ZDOTDIR"), extra...)
 	}
-	current, stop, err := r.sessionRules(dir, c)
+	current, stop, err := r.pipedRules(dir, c)
 	if err != nil {
 		return r.fail("%v", err)
 	}
@@ -87,7 +87,7 @@ func (r *run) terminal(inv *Invocation, dir string) int {
 	}()
 	in := *inv
 	in.Interactive = true
-	s := &session{r: r, inv: &in, dir: dir, ws: c.Workspace, rules: current, conf: c}
+	s := &piped{r: r, inv: &in, dir: dir, ws: c.Workspace, rules: current, conf: c}
 	go func() {
 		err := termhook.Serve(conn, func(termhook.Hello) error { return nil }, func(l termhook.Line) termhook.Answer {
 			return s.line(l, fd)
@@ -107,7 +107,7 @@ func (r *run) terminal(inv *Invocation, dir string) int {
 
 // line judges one entered line of a terminal whose judge descriptor, in
 // the shell, is fd.
-func (s *session) line(l termhook.Line, fd int) termhook.Answer {
+func (s *piped) line(l termhook.Line, fd int) termhook.Answer {
 	refuse := func(msg string) termhook.Answer { return termhook.Answer{Verdict: termhook.Refuse, Message: msg} }
 	if l.TooLarge {
 		return refuse(s.r.failMessage("the line is larger than %d bytes; cordon does not judge lines that large", termhook.MaxText))

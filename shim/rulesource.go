@@ -5,7 +5,7 @@ import (
 	"github.com/cordonsh/cordon/rules/layers"
 )
 
-// RuleSource returns, for long-lived consumers (a persistent session,
+// RuleSource returns, for long-lived consumers (a piped shell,
 // cordon rules watch), the rule directories to watch for the workspace
 // ws with the environment env, and the function that loads the
 // effective rules from them (see [Rules]). Both see what a one-shot

@@ -180,7 +180,7 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 	}
 	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
 	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
-		return r.session(inv, dir)
+		return r.piped(inv, dir)
 	}
 	// A guard that died before putting its workspace back (killed with
 	// the sandbox still running) leaves that to the next command; so does

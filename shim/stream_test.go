@@ -89,15 +89,15 @@ func TestTooLarge(t *testing.T) {
 	}
 }
 
-// BenchmarkSessionStatement is the judge's work for one statement of a
+// BenchmarkPipedStatement is the judge's work for one statement of a
 // session whose prelude holds a cd and a few variables and a function.
-func BenchmarkSessionStatement(b *testing.B) {
+func BenchmarkPipedStatement(b *testing.B) {
 	dir := b.TempDir()
 	inv, err := Decode([]string{"bash", "-s"}, false)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &session{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: builtinRules}
+	s := &piped{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: builtinRules}
 	for _, line := range []string{"cd " + dir + "\n", "X=1\n", "export Y=2\n", "f() { echo $1; }\n"} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
 		if err != nil {

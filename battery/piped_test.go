@@ -10,22 +10,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/cordonsh/cordon/sessionbox"
 )
 
-// Persistent sessions: the shim fed by a pipe, as pipe-driven agents run
+// Piped shells: the shim fed by a pipe, as pipe-driven agents run
 // a shell, with real processes, on every backend.
 
-// sessionBackends are the settings' backends the session tests run with.
-var sessionBackends = []string{"none", "bwrap", "landlock"}
+// pipedBackends are the settings' backends the piped shell tests run with.
+var pipedBackends = []string{"none", "bwrap", "landlock"}
 
-// A pipedSession is the shim run as bash with its stdin a pipe.
-type pipedSession struct {
+// A pipedShell is the shim run as bash with its stdin a pipe.
+type pipedShell struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	in     io.WriteCloser
@@ -33,43 +30,9 @@ type pipedSession struct {
 	stderr *syncBuffer
 }
 
-// A sessionEnv is a fake home and config outside every writable path, and
-// a workspace.
-type sessionEnv struct {
-	base, home, config, rules, ws string
-	env                           []string
-}
-
-func newSessionEnv(t testing.TB, backend string) *sessionEnv {
-	backend, sandboxSession := strings.CutSuffix(backend, "/session")
+func (e *harness) start(t *testing.T, argv ...string) *pipedShell {
 	t.Helper()
-	needShell(t, "bash")
-	base := batteryBase(t)
-	t.Cleanup(func() { os.RemoveAll(base) })
-	e := &sessionEnv{base: base, home: filepath.Join(base, "home"), config: filepath.Join(base, "config"),
-		ws: filepath.Join(t.TempDir(), "ws")}
-	e.rules = filepath.Join(e.config, "cordon", "rules")
-	for _, d := range []string{e.home, filepath.Join(e.config, "cordon"), e.ws} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settings := "version: 1\nsandbox:\n  backend: " + backend + "\n"
-	if err := os.WriteFile(filepath.Join(e.config, "cordon", "config.yaml"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	e.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + e.home, "LC_ALL=C", "XDG_CONFIG_HOME=" + e.config,
-		"XDG_STATE_HOME=" + filepath.Join(base, "state")}
-	if sandboxSession {
-		e.env = append(e.env, "CORDON_SESSION=env-"+filepath.Base(base))
-		t.Cleanup(func() { sessionbox.Stop(filepath.Join(base, "state", "cordon")) })
-	}
-	return e
-}
-
-func (e *sessionEnv) start(t *testing.T, argv ...string) *pipedSession {
-	t.Helper()
-	s := &pipedSession{t: t, lines: make(chan string, 1000), stderr: &syncBuffer{}}
+	s := &pipedShell{t: t, lines: make(chan string, 1000), stderr: &syncBuffer{}}
 	s.cmd = &exec.Cmd{Path: linkShim(t, "bash"), Args: argv, Dir: e.ws, Env: e.env, Stderr: s.stderr}
 	var err error
 	if s.in, err = s.cmd.StdinPipe(); err != nil {
@@ -93,7 +56,7 @@ func (e *sessionEnv) start(t *testing.T, argv ...string) *pipedSession {
 	return s
 }
 
-func (s *pipedSession) send(lines ...string) {
+func (s *pipedShell) send(lines ...string) {
 	s.t.Helper()
 	for _, l := range lines {
 		if _, err := io.WriteString(s.in, l+"\n"); err != nil {
@@ -103,7 +66,7 @@ func (s *pipedSession) send(lines ...string) {
 }
 
 // expect waits for the next line of output, which must be want.
-func (s *pipedSession) expect(want string) {
+func (s *pipedShell) expect(want string) {
 	s.t.Helper()
 	select {
 	case got, ok := <-s.lines:
@@ -121,7 +84,7 @@ func (s *pipedSession) expect(want string) {
 }
 
 // end closes stdin and returns the exit status.
-func (s *pipedSession) end() int {
+func (s *pipedShell) end() int {
 	s.in.Close()
 	s.cmd.Wait()
 	return s.cmd.ProcessState.ExitCode()
@@ -129,7 +92,7 @@ func (s *pipedSession) end() int {
 
 // noSandbox ends the test when the shim said the backend cannot run
 // here: a failure under CORDON_REQUIRE_SANDBOX (CI), else a skip.
-func (s *pipedSession) noSandbox() {
+func (s *pipedShell) noSandbox() {
 	s.t.Helper()
 	if msg := s.stderr.String(); strings.Contains(msg, "no sandbox (") {
 		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
@@ -139,30 +102,13 @@ func (s *pipedSession) noSandbox() {
 	}
 }
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// TestSessionStatePersists: cd, variables and functions persist from one
+// TestPipedStatePersists: cd, variables and functions persist from one
 // statement to the next; a refused statement prints the refusal, sets $?
 // to 126, runs nothing, and the session goes on; exit's status is ours.
-func TestSessionStatePersists(t *testing.T) {
-	for _, backend := range sessionBackends {
+func TestPipedStatePersists(t *testing.T) {
+	for _, backend := range pipedBackends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			marker := filepath.Join(e.home, "marker")
 			os.WriteFile(marker, []byte("keep"), 0o644)
 			s := e.start(t, "bash", "-s", "one", "two")
@@ -197,10 +143,10 @@ func TestSessionStatePersists(t *testing.T) {
 	}
 }
 
-// TestSessionFollowsCd: a relative path after cd is judged where the
+// TestPipedFollowsCd: a relative path after cd is judged where the
 // shell is.
-func TestSessionFollowsCd(t *testing.T) {
-	e := newSessionEnv(t, "none")
+func TestPipedFollowsCd(t *testing.T) {
+	e := newHarness(t, "none")
 	keep := filepath.Join(e.home, "keep")
 	os.MkdirAll(keep, 0o755)
 	s := e.start(t, "bash")
@@ -212,13 +158,13 @@ func TestSessionFollowsCd(t *testing.T) {
 	s.end()
 }
 
-// TestSessionHardening: what a review found, each tried again: a
+// TestPipedHardening: what a review found, each tried again: a
 // refusal cannot be made to run the agent's own function, a carriage
 // return cannot join two lines, a cd inside a compound statement is
 // followed, history expansion is refused in an interactive session, and
 // none of the refused commands ran.
-func TestSessionHardening(t *testing.T) {
-	e := newSessionEnv(t, "none")
+func TestPipedHardening(t *testing.T) {
+	e := newHarness(t, "none")
 	marker := filepath.Join(e.ws, "pwned")
 	s := e.start(t, "bash")
 	s.send(
@@ -265,10 +211,10 @@ func TestSessionHardening(t *testing.T) {
 	}
 }
 
-// TestSessionEnvFunctions: a function handed in by the environment under
+// TestPipedEnvFunctions: a function handed in by the environment under
 // a builtin's name stops the session before anything runs.
-func TestSessionEnvFunctions(t *testing.T) {
-	e := newSessionEnv(t, "none")
+func TestPipedEnvFunctions(t *testing.T) {
+	e := newHarness(t, "none")
 	e.env = append(e.env, "BASH_FUNC_exit%%=() { echo hijacked; }")
 	cmd := &exec.Cmd{Path: linkShim(t, "bash"), Args: []string{"bash"}, Dir: e.ws, Env: e.env}
 	cmd.Stdin = strings.NewReader("echo ran\n")
@@ -278,10 +224,10 @@ func TestSessionEnvFunctions(t *testing.T) {
 	}
 }
 
-// TestSessionProjectRules: a workspace with rule files of its own (read-
+// TestPipedProjectRules: a workspace with rule files of its own (read-
 // only in the sandbox) still gets sessions.
-func TestSessionProjectRules(t *testing.T) {
-	e := newSessionEnv(t, "bwrap")
+func TestPipedProjectRules(t *testing.T) {
+	e := newHarness(t, "bwrap")
 	os.MkdirAll(filepath.Join(e.ws, ".cordon"), 0o755)
 	os.WriteFile(filepath.Join(e.ws, ".cordon", "x.yaml"), []byte("version: 1\n"), 0o644)
 	s := e.start(t, "bash")
@@ -310,11 +256,11 @@ g() {
 g a b
 echo "last"`
 
-func TestSessionSameOutput(t *testing.T) {
+func TestPipedSameOutput(t *testing.T) {
 	real := needShell(t, "bash")
-	for _, backend := range sessionBackends {
+	for _, backend := range pipedBackends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			run := func(path string) (string, string) {
 				cmd := &exec.Cmd{Path: path, Args: []string{"bash"}, Dir: e.ws, Env: e.env, Stdin: strings.NewReader(sessionScript)}
 				var out, errb bytes.Buffer
@@ -341,12 +287,12 @@ func TestSessionSameOutput(t *testing.T) {
 	}
 }
 
-// TestSessionSignal: SIGTERM to the shim's process group reaches the
+// TestPipedSignal: SIGTERM to the shim's process group reaches the
 // shell's trap once, and the shell's status is ours.
-func TestSessionSignal(t *testing.T) {
-	for _, backend := range sessionBackends {
+func TestPipedSignal(t *testing.T) {
+	for _, backend := range pipedBackends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			s := e.start(t, "bash")
 			s.cmd.SysProcAttr = nil
 			s.send(`trap 'echo got TERM; exit 3' TERM`, "echo ready")
@@ -364,10 +310,10 @@ func TestSessionSignal(t *testing.T) {
 	}
 }
 
-// TestSessionRulesWritableRefused: rules an agent could edit from inside
+// TestPipedRulesWritableRefused: rules an agent could edit from inside
 // the sandbox are not used.
-func TestSessionRulesWritableRefused(t *testing.T) {
-	e := newSessionEnv(t, "none")
+func TestPipedRulesWritableRefused(t *testing.T) {
+	e := newHarness(t, "none")
 	cfg := filepath.Join(t.TempDir(), "config") // under /tmp: scratch
 	os.MkdirAll(filepath.Join(cfg, "cordon", "rules"), 0o755)
 	for i, kv := range e.env {
@@ -395,13 +341,13 @@ policies:
     message: "{cmd} would delete {target}: test rule"
 `
 
-// TestSessionRulesReload: an edit of the user's rules takes effect in a
+// TestPipedRulesReload: an edit of the user's rules takes effect in a
 // running session on the next statement, within a second of the save,
 // for the three ways editors save.
-func TestSessionRulesReload(t *testing.T) {
-	for _, backend := range sessionBackends {
+func TestPipedRulesReload(t *testing.T) {
+	for _, backend := range pipedBackends {
 		t.Run(backend, func(t *testing.T) {
-			e := newSessionEnv(t, backend)
+			e := newHarness(t, backend)
 			file := filepath.Join(e.rules, "user.yaml")
 			s := e.start(t, "bash")
 			s.send("echo ready")

@@ -7,16 +7,16 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A session's refusal line runs in the agent's shell (command printf
+// A piped shell's refusal line runs in the agent's shell (command printf
 // ...; (exit 126)), and a shell looks up functions and aliases before
 // its builtins: a statement that redefined printf, command or exit would
 // run the agent's code, unjudged, in place of every later refusal. So a
-// session refuses to define functions or aliases named like the shells'
+// piped shell refuses to define functions or aliases named like the shells'
 // builtins and reserved words, names with a slash (bash runs
 // "function /bin/x" for /bin/x), and enable, which turns builtins off or
 // loads new ones.
 
-// reserved are the names a session does not let a statement redefine:
+// reserved are the names a piped shell does not let a statement redefine:
 // the builtins and reserved words of bash, dash and zsh that decide what
 // a line does.
 var reserved = map[string]bool{}
@@ -32,7 +32,7 @@ func init() {
 	}
 }
 
-// hijack returns why a session refuses stmts as a redefinition of what
+// hijack returns why a piped shell refuses stmts as a redefinition of what
 // its refusals rely on, or "".
 func hijack(stmts []*syntax.Stmt) string {
 	why := ""
@@ -107,7 +107,7 @@ const lostDirectory = `cd -- "$(__cordon_lost_track_of_the_directory)"` + "\n"
 
 // stateOnly returns st, which is not a state statement of its own, with
 // every command but those that change the shell's state (cd, source,
-// eval, the state builtins, calls to the session's functions) made a
+// eval, the state builtins, calls to the piped shell's functions) made a
 // no-op, and whether anything is left to replay: true && cd .git
 // becomes : && cd .git, so that the judge follows the cd as the shell
 // does. st is changed in place.

@@ -19,12 +19,12 @@ import (
 	"github.com/cordonsh/cordon/rules/watch"
 )
 
-// A persistent session: a shell that reads its script from a pipe (bash,
+// A piped shell: a shell that reads its script from a pipe (bash,
 // bash -s ARGS, sh -s, zsh, bash -i fed by a pipe, as pipe-driven agents
 // run it). cordon reads the statements as they arrive, judges each line
 // of complete statements with the rules of that moment, and writes the
 // allowed ones, byte for byte, to one real shell started as its child, so
-// that cd, variables and functions persist as in the real session. A
+// that cd, variables and functions persist as in the real shell. A
 // refused statement never reaches the shell: it gets instead a line that
 // prints the refusal on its standard error and sets $? to 126.
 //
@@ -36,10 +36,10 @@ import (
 // variable or a function defined earlier are resolved as the shell will.
 // Other statements are kept with every command that does not change the
 // state made a no-op (true && cd .git is replayed as : && cd .git; a call
-// to a function the session defined, source and eval are kept). Past the
+// to a function the piped shell defined, source and eval are kept). Past the
 // bound, the oldest are dropped and the directory is taken as unknown.
-// A session refuses statements that would change what its refusal line
-// runs (see sessionguard.go).
+// A piped shell refuses statements that would change what its refusal line
+// runs (see pipedguard.go).
 
 // maxPrelude bounds the state statements kept for the judge.
 const maxPrelude = 256 << 10
@@ -52,8 +52,8 @@ func streamedStdin() bool {
 	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir() && !platform.IsTerminal(os.Stdin.Fd())
 }
 
-// A session is one persistent shell run.
-type session struct {
+// A piped is one piped shell's run.
+type piped struct {
 	r       *run
 	inv     *Invocation
 	dir     string          // where the shell started
@@ -61,15 +61,15 @@ type session struct {
 	rules   func() *rules.Set
 	prelude []string        // state statements, printed
 	size    int             // bytes in prelude
-	funcs   map[string]bool // functions the session defined
+	funcs   map[string]bool // functions the piped shell defined
 	conf    *Confinement    // how the shell is confined
 	cwd     string          // a terminal's directory, sent with each line
 }
 
-// session runs the real shell as a child, confined, and feeds it the
+// piped runs the real shell as a child, confined, and feeds it the
 // statements of standard input that the rules allow. It returns the
 // shell's exit status.
-func (r *run) session(inv *Invocation, dir string) int {
+func (r *run) piped(inv *Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
 	}
@@ -77,7 +77,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 	if err != nil {
 		return r.fail("%v", err)
 	}
-	current, stop, err := r.sessionRules(dir, c)
+	current, stop, err := r.pipedRules(dir, c)
 	if err != nil {
 		return r.fail("%v", err)
 	}
@@ -102,7 +102,7 @@ func (r *run) session(inv *Invocation, dir string) int {
 			child.Forward(s)
 		}
 	}()
-	s := &session{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current, conf: c}
+	s := &piped{r: r, inv: inv, dir: dir, ws: c.Workspace, rules: current, conf: c}
 	go func() {
 		s.feed(os.Stdin, pw)
 		pw.Close()
@@ -115,10 +115,10 @@ func (r *run) session(inv *Invocation, dir string) int {
 	return code
 }
 
-// sessionRules returns the rules of the moment for a session in dir,
+// pipedRules returns the rules of the moment for a piped shell in dir,
 // kept current by a watcher until stop. A rules directory that sandboxed
 // commands can write is refused: an agent could loosen its own rules.
-func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Set, stop func(), err error) {
+func (r *run) pipedRules(dir string, c *Confinement) (current func() *rules.Set, stop func(), err error) {
 	ws := c.Workspace.Dir
 	dirs, load := RuleSource(ws, r.env)
 	roots := c.Policy.WritableRoots()
@@ -147,7 +147,7 @@ func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Se
 	if lerr != nil {
 		return nil, nil, fmt.Errorf("cannot load the rules: %v", lerr)
 	}
-	r.print(fmt.Sprintf("cordon: %s: rule changes are not seen by this session: %v\n", r.name, err))
+	r.print(fmt.Sprintf("cordon: %s: rule changes are not seen by this piped shell: %v\n", r.name, err))
 	return func() *rules.Set { return set }, func() {}, nil
 }
 
@@ -155,14 +155,14 @@ func (r *run) sessionRules(dir string, c *Confinement) (current func() *rules.Se
 // allowed ones, or a refusal in their place. It returns at the end of in,
 // after a syntax error (see [splitStatements]), or when the shell stops
 // reading.
-func (s *session) feed(in io.Reader, shell io.Writer) {
+func (s *piped) feed(in io.Reader, shell io.Writer) {
 	resync := s.inv.Interactive
 	splitStatements(in, langOf(s.inv.Dialect), resync, func(c chunk) bool {
 		out := string(c.text)
 		if msg := s.judge(c); msg != "" {
 			// As long as c (the same number of lines, for $LINENO). After
 			// a syntax error a shell reading a script stops: so does the
-			// session, with the refusal's status.
+			// piped shell, with the refusal's status.
 			end := "(exit 126)"
 			if c.err != nil && !resync {
 				end = "exit 126"
@@ -175,7 +175,7 @@ func (s *session) feed(in io.Reader, shell io.Writer) {
 }
 
 // judge returns the refusal message for c, or "" when c is allowed.
-func (s *session) judge(c chunk) string {
+func (s *piped) judge(c chunk) string {
 	text := string(c.text)
 	switch {
 	case errors.Is(c.err, errTooLarge):
@@ -191,7 +191,7 @@ func (s *session) judge(c chunk) string {
 		return s.r.failMessage("the statement holds a ! that an interactive shell would expand from its history, which cordon does not see; quote it ('!') or escape it (\\!)")
 	}
 	if why := hijack(c.stmts); why != "" {
-		return s.r.failMessage("a session does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
+		return s.r.failMessage("a piped shell does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
 	}
 	inv := *s.inv
 	inv.Mode, inv.Script = ModeCommand, s.preludeText()+text
@@ -234,7 +234,7 @@ func refusal(msg, end string) string {
 
 // remember keeps the statements that change the shell's state, and
 // notes where the directory can no longer be followed.
-func (s *session) remember(stmts []*syntax.Stmt) {
+func (s *piped) remember(stmts []*syntax.Stmt) {
 	for _, st := range stmts {
 		if fd, ok := st.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil {
 			if s.funcs == nil {
@@ -267,7 +267,7 @@ func (s *session) remember(stmts []*syntax.Stmt) {
 }
 
 // preludeText is the state statements kept, and a terminal's directory.
-func (s *session) preludeText() string {
+func (s *piped) preludeText() string {
 	p := strings.Join(s.prelude, "")
 	if s.cwd != "" {
 		p += "cd -- " + quote(s.cwd) + "\n"
