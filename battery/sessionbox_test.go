@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/sessionbox"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // A sessionRig runs commands through the shim (as bash) in one session,
@@ -504,5 +505,38 @@ func TestSessionLandlockHomeChanges(t *testing.T) {
 	}
 	if keeper() == second {
 		t.Error("a directory made again in the home kept the old session")
+	}
+}
+
+// TestSessionWorkspaceMadeAgain: a workspace outside scratch space removed
+// and made again under its name (rm -rf app && git clone ... app) gets a
+// new session, whose sandbox shows the new directory: the old one's shows
+// the removed directory, where every write fails (EROFS). File systems give
+// the freed inode number to the next directory made, so the session's key
+// must tell the two apart by more than the inode number.
+func TestSessionWorkspaceMadeAgain(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			r.ws = filepath.Join(r.base, "app")
+			store := snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{})
+			for i := range 3 {
+				store.WaitPending(r.ws) // (the snapshot saver reads the repository after each command)
+				if err := os.RemoveAll(r.ws); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Mkdir(r.ws, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command("git", "init", "-q", r.ws).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v: %s", err, out)
+				}
+				out, errs, code := r.sh("echo " + strconv.Itoa(i) + " > f && cat f")
+				if code != 0 || out != strconv.Itoa(i)+"\n" {
+					t.Fatalf("round %d: writing in the workspace made again: exit %d, %q, %s", i, code, out, errs)
+				}
+				r.inSession(true)
+			}
+		})
 	}
 }

@@ -169,13 +169,14 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// this goroutine is none that a probe holds.
 	mnt, _ := os.Readlink("/proc/thread-self/ns/mnt")
 	fmt.Fprintf(h, "%s\n", mnt)
-	// The directories the sandbox binds writable, by identity: a
-	// workspace removed and made again (rm -rf app && git clone ... app)
-	// gets a new sandbox, not one that shows the removed directory.
+	// The directories the sandbox binds writable, by identity (birth time
+	// included: a directory made again usually gets the same inode
+	// number): a workspace removed and made again (rm -rf app && git
+	// clone ... app) gets a new sandbox, not one that shows the removed
+	// directory, where every write fails with EROFS.
 	for _, r := range o.Policy.WritableRoots() {
-		var st unix.Stat_t
-		if unix.Stat(r, &st) == nil {
-			fmt.Fprintf(h, "%s %d %d\n", r, st.Dev, st.Ino)
+		if id := platform.Identity(r); id != "" {
+			fmt.Fprintf(h, "%s %s\n", r, id)
 		}
 	}
 	// Landlock grants reading around the hidden paths outside writable
@@ -240,9 +241,8 @@ func writeListing(w io.Writer, d string) {
 	entries, _ := os.ReadDir(d) // sorted by name
 	for _, e := range entries {
 		fmt.Fprintf(w, "%s\x00", e.Name())
-		var st unix.Stat_t
-		if e.IsDir() && unix.Lstat(filepath.Join(d, e.Name()), &st) == nil {
-			fmt.Fprintf(w, "%d\x00", st.Ino)
+		if e.IsDir() {
+			fmt.Fprintf(w, "%s\x00", platform.Identity(filepath.Join(d, e.Name())))
 		}
 	}
 	fmt.Fprintf(w, "%d\n", len(entries))
