@@ -120,9 +120,12 @@ func TestGlobBudget(t *testing.T) {
 // TestBudgetDeadline: a walk that stays under every count still ends at
 // the deadline.
 func TestBudgetDeadline(t *testing.T) {
+	// Every count far out of reach, so that only the clock can end the
+	// walk: on a fast machine the words bound (100,000 assignments) came
+	// first, and the result was rightly not overdue.
 	b := DefaultBudget
 	b.Time = 50 * time.Millisecond
-	b.Steps = 1 << 30
+	b.Steps, b.Commands, b.Words, b.Bytes = 1<<30, 1<<30, 1<<30, 1<<40
 	cfg := testConfig(t.TempDir())
 	cfg.Budget = &b
 	start := time.Now()
@@ -132,6 +135,9 @@ func TestBudgetDeadline(t *testing.T) {
 	}
 	if !hasBudgetProblem(res) {
 		t.Fatalf("no budget problem: %v", res.Problems)
+	}
+	if p := res.Problems[len(res.Problems)-1]; !strings.Contains(p.Msg, "took longer") {
+		t.Errorf("the walk ended by another bound than the clock: %v", p)
 	}
 	if _, late := res.Overdue(); !late {
 		t.Error("result not overdue after its deadline")
