@@ -428,7 +428,7 @@ var pathless = map[string]bool{
 	"delete-branch": true, "rewrite-remote": true, "drop-stash": true,
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
-	"upload": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
+	"upload": true, "publish": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
 	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }

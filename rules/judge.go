@@ -179,7 +179,7 @@ func (j *judging) envEffects(c *parse.Command, i int, effs []Effect) []Effect {
 func isNetwork(effs []Effect) bool {
 	for _, e := range effs {
 		switch e.Kind {
-		case "network", "download", "upload":
+		case "network", "download", "upload", "publish":
 			return true
 		}
 	}
@@ -389,7 +389,7 @@ func allLocal(effs []Effect) bool {
 	local := false
 	for _, e := range effs {
 		switch {
-		case e.Kind != "network" && e.Kind != "download" && e.Kind != "upload":
+		case e.Kind != "network" && e.Kind != "download" && e.Kind != "upload" && e.Kind != "publish":
 		case e.Class == ClassLocal:
 			local = true
 		default:

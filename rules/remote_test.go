@@ -61,6 +61,40 @@ func TestDataElsewhere(t *testing.T) {
 		{"rclone purge remote:b", rules.Ask, "destroy-remote"},
 		{"openstack server delete web-1", rules.Ask, "destroy-remote"},
 		{"pm2 delete api", rules.Allow, ""},
+		// The long tail of tools the rules do not name, by verb: backup
+		// tools' forget and prune, brokers' queue and topic deletion (a
+		// verb joined by _ or given as an option), CI servers' jobs.
+		{"restic -r /srv/backup forget --keep-last 1 --prune", rules.Ask, "destroy-remote"},
+		{"borg prune -v --keep-daily 1 repo", rules.Ask, "destroy-remote"},
+		{"duplicity remove-all-but-n-full 1 file:///b", rules.Ask, "destroy-remote"},
+		{"kafka-topics --bootstrap-server k:9092 --delete --topic orders", rules.Ask, "destroy-remote"},
+		{"rabbitmqctl purge_queue jobs", rules.Ask, "destroy-remote"},
+		{"nomad job stop -purge api", rules.Ask, "destroy-remote"},
+		{"jenkins-cli delete-job nightly", rules.Ask, "destroy-remote"},
+		{"vault secrets disable kv", rules.Ask, "destroy-remote"},
+		{"vault kv metadata delete secret/app", rules.Ask, "destroy-remote"},
+		{"restic snapshots", rules.Allow, ""},
+		{"kafka-topics --bootstrap-server k:9092 --list", rules.Allow, ""},
+		{"restic forget --prune --dry-run", rules.Allow, ""},
+		// Publishing, by the tools that publish and by verb.
+		{"mvn -B clean deploy -DskipTests", rules.Ask, "publish"},
+		{"./gradlew :lib:publishToMavenCentral", rules.Ask, "publish"},
+		{"./gradlew publishToMavenLocal", rules.Allow, ""},
+		{"./gradlew build", rules.Allow, ""},
+		{"poetry publish --build", rules.Ask, "publish"},
+		{"cargo yank --version 1.0.0", rules.Ask, "publish"},
+		{"gem push pkg/x-1.0.gem", rules.Ask, "publish"},
+		{"npm unpublish pkg@1.0.0", rules.Ask, "publish"},
+		{"npm dist-tag add pkg@2.0.0 latest", rules.Ask, "publish"},
+		{"npm dist-tag ls pkg", rules.Allow, ""},
+		{"npm publish --dry-run", rules.Allow, ""},
+		{"dotnet nuget push out/x.nupkg", rules.Ask, "publish"},
+		{"docker buildx build --push -t r/x .", rules.Ask, "publish"},
+		{"vsce publish", rules.Ask, "publish"},
+		// SQL that opens the database to everyone.
+		{"psql app -c 'GRANT ALL ON DATABASE app TO PUBLIC'", rules.Ask, "privilege"},
+		{"psql -c 'ALTER ROLE bob SUPERUSER'", rules.Ask, "privilege"},
+		{"psql app -c 'GRANT SELECT ON users TO reporting'", rules.Allow, ""},
 	} {
 		cfg := &parse.Config{
 			Dialect: parse.Bash, Env: []string{"HOME=" + home, "TMPDIR=/tmp"}, Dir: ws, Knowledge: set,

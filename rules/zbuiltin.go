@@ -247,6 +247,15 @@ func cmd38() *CmdSpec {
 					"$1",
 				},
 			},
+			{
+				SQL: []string{
+					"grant-all",
+				},
+				Argv: []string{
+					"sql-grant",
+					"$1",
+				},
+			},
 		},
 		Operands: "none",
 	}
@@ -1357,6 +1366,15 @@ func cmd155() *CmdSpec {
 					"$1",
 				},
 			},
+			{
+				SQL: []string{
+					"grant-all",
+				},
+				Argv: []string{
+					"sql-grant",
+					"$1",
+				},
+			},
 		},
 		Operands: "none",
 	}
@@ -2040,6 +2058,7 @@ func cmd234() *CmdSpec {
 			"devbox",
 			"pixi",
 			"rye",
+			"flit",
 		},
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2072,6 +2091,32 @@ func cmd234() *CmdSpec {
 					"--project",
 				},
 				Operands: "none",
+			},
+			"publish": {
+				Aliases: []string{
+					"upload",
+				},
+				ValueOptions: []string{
+					"-n",
+					"--name",
+					"-p",
+					"--prefix",
+					"--with",
+					"--python",
+					"-e",
+					"--env",
+					"--directory",
+					"--project",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						Unless: []string{
+							"--dry-run",
+						},
+					},
+				},
 			},
 			"tool": {
 				ValueOptions: []string{
@@ -2137,7 +2182,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd245() *CmdSpec {
+func cmd246() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vi",
@@ -2219,7 +2264,7 @@ func cmd245() *CmdSpec {
 	}
 }
 
-func cmd253() *CmdSpec {
+func cmd254() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -2247,7 +2292,7 @@ func cmd253() *CmdSpec {
 	}
 }
 
-func cmd257() *CmdSpec {
+func cmd258() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2277,7 +2322,7 @@ func cmd257() *CmdSpec {
 	}
 }
 
-func cmd258() *CmdSpec {
+func cmd259() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -2293,7 +2338,7 @@ func cmd258() *CmdSpec {
 	}
 }
 
-func cmd259() *CmdSpec {
+func cmd260() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--plugin",
@@ -2331,7 +2376,7 @@ func cmd259() *CmdSpec {
 	}
 }
 
-func cmd260() *CmdSpec {
+func cmd261() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2342,7 +2387,7 @@ func cmd260() *CmdSpec {
 	}
 }
 
-func cmd261() *CmdSpec {
+func cmd262() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -2369,7 +2414,7 @@ func cmd261() *CmdSpec {
 	}
 }
 
-func cmd262() *CmdSpec {
+func cmd263() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -2391,7 +2436,7 @@ func cmd262() *CmdSpec {
 	}
 }
 
-func cmd264() *CmdSpec {
+func cmd265() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2448,7 +2493,7 @@ func cmd264() *CmdSpec {
 	}
 }
 
-func cmd266() *CmdSpec {
+func cmd267() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2469,7 +2514,7 @@ func cmd266() *CmdSpec {
 	}
 }
 
-func cmd267() *CmdSpec {
+func cmd268() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2496,7 +2541,7 @@ func cmd267() *CmdSpec {
 	}
 }
 
-func cmd270() *CmdSpec {
+func cmd271() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2573,7 +2618,7 @@ func cmd270() *CmdSpec {
 	}
 }
 
-func cmd300() *CmdSpec {
+func cmd301() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2658,7 +2703,7 @@ func cmd300() *CmdSpec {
 	}
 }
 
-func cmd307() *CmdSpec {
+func cmd308() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2703,7 +2748,7 @@ func cmd307() *CmdSpec {
 	}
 }
 
-func cmd308() *CmdSpec {
+func cmd309() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2714,7 +2759,7 @@ func cmd308() *CmdSpec {
 	}
 }
 
-func cmd309() *CmdSpec {
+func cmd310() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2748,7 +2793,7 @@ func cmd309() *CmdSpec {
 	}
 }
 
-func cmd310() *CmdSpec {
+func cmd311() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2881,7 +2926,7 @@ func cmd310() *CmdSpec {
 	}
 }
 
-func cmd436() *CmdSpec {
+func cmd437() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2897,7 +2942,7 @@ func cmd436() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd438() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -2959,7 +3004,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd439() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -2978,7 +3023,7 @@ func cmd439() *CmdSpec {
 	}
 }
 
-func cmd446() *CmdSpec {
+func cmd447() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		ValueOptions: []string{
@@ -3043,7 +3088,7 @@ func cmd446() *CmdSpec {
 	}
 }
 
-func cmd447() *CmdSpec {
+func cmd448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -3062,7 +3107,7 @@ func cmd447() *CmdSpec {
 	}
 }
 
-func cmd449() *CmdSpec {
+func cmd450() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3073,7 +3118,7 @@ func cmd449() *CmdSpec {
 	}
 }
 
-func cmd450() *CmdSpec {
+func cmd451() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -3170,7 +3215,7 @@ func cmd450() *CmdSpec {
 	}
 }
 
-func cmd451() *CmdSpec {
+func cmd452() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -3196,7 +3241,7 @@ func cmd451() *CmdSpec {
 	}
 }
 
-func cmd452() *CmdSpec {
+func cmd453() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -3313,7 +3358,7 @@ func cmd452() *CmdSpec {
 	}
 }
 
-func cmd454() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -3336,7 +3381,7 @@ func cmd454() *CmdSpec {
 	}
 }
 
-func cmd455() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -3354,7 +3399,7 @@ func cmd455() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd457() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3368,7 +3413,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd457() *CmdSpec {
+func cmd458() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -3387,13 +3432,13 @@ func cmd457() *CmdSpec {
 	}
 }
 
-func cmd459() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd460() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3457,7 +3502,7 @@ func cmd460() *CmdSpec {
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd462() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3568,7 +3613,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd464() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3591,7 +3636,7 @@ func cmd464() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd466() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3609,7 +3654,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd466() *CmdSpec {
+func cmd467() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3619,7 +3664,7 @@ func cmd466() *CmdSpec {
 	}
 }
 
-func cmd469() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3636,7 +3681,7 @@ func cmd469() *CmdSpec {
 	}
 }
 
-func cmd470() *CmdSpec {
+func cmd471() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3647,7 +3692,7 @@ func cmd470() *CmdSpec {
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd472() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3668,7 +3713,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd472() *CmdSpec {
+func cmd473() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3711,7 +3756,7 @@ func cmd472() *CmdSpec {
 	}
 }
 
-func cmd473() *CmdSpec {
+func cmd474() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -5188,7 +5233,7 @@ func cmd473() *CmdSpec {
 	}
 }
 
-func cmd474() *CmdSpec {
+func cmd475() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5202,9 +5247,64 @@ func cmd474() *CmdSpec {
 					"drop",
 					"wipe",
 					"nuke",
-					"delete-*",
+					"forget",
+					"prune",
+					"compact",
+					"flush",
+					"flushall",
+					"flushdb",
+					"truncate",
+					"expunge",
+					"delete[-_:]*",
 					"*:delete",
+					"destroy[-_:]*",
 					"*:destroy",
+					"purge[-_:]*",
+					"*:purge",
+					"drop[-_:]*",
+					"*:drop",
+					"remove-all*",
+					"remove-older*",
+					"wipe[-_:]*",
+					"*:remove",
+					"*:reset",
+				},
+				Unless: []string{
+					"--dry-run",
+					"--dryrun",
+				},
+			},
+			{
+				Effect:  "destroy-remote",
+				Targets: "none",
+				When: []string{
+					"--delete",
+					"-delete",
+					"--purge",
+					"-purge",
+					"--destroy",
+					"-destroy",
+					"--drop",
+					"--prune",
+					"--delete-all",
+					"--remove-older-than",
+					"--force-delete",
+				},
+				Unless: []string{
+					"--dry-run",
+					"--dryrun",
+				},
+			},
+			{
+				Effect:  "publish",
+				Targets: "none",
+				WhenArg: []string{
+					"publish",
+					"unpublish",
+					"yank",
+					"publish[-_:]*",
+					"*:publish",
+					"unpublish[-_:]*",
 				},
 				Unless: []string{
 					"--dry-run",
@@ -5215,7 +5315,7 @@ func cmd474() *CmdSpec {
 	}
 }
 
-func cmd475() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -5520,7 +5620,7 @@ func cmd475() *CmdSpec {
 	}
 }
 
-func cmd476() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -5541,7 +5641,7 @@ func cmd476() *CmdSpec {
 	}
 }
 
-func cmd480() *CmdSpec {
+func cmd481() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -5684,7 +5784,7 @@ func cmd480() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd482() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5722,7 +5822,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd493() *CmdSpec {
+func cmd494() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -5762,6 +5862,34 @@ func cmd493() *CmdSpec {
 				},
 				Operands: "none",
 			},
+			"buildx": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						When: []string{
+							"--push",
+							"--output=type=registry",
+						},
+					},
+				},
+				Operands: "none",
+			},
 			"compose": {
 				ValueOptions: []string{
 					"-f",
@@ -5790,6 +5918,60 @@ func cmd493() *CmdSpec {
 				},
 				Operands: "none",
 			},
+			"image": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						WhenFirst: []string{
+							"push",
+						},
+					},
+				},
+				Operands: "none",
+			},
+			"manifest": {
+				ValueOptions: []string{
+					"-c",
+					"--context",
+					"-H",
+					"--host",
+					"--config",
+					"-l",
+					"--log-level",
+					"--tlscacert",
+					"--tlscert",
+					"--tlskey",
+					"--url",
+					"--connection",
+					"--identity",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						WhenFirst: []string{
+							"push",
+						},
+					},
+				},
+				Operands: "none",
+			},
 			"push": {
 				ValueOptions: []string{
 					"-c",
@@ -5808,7 +5990,7 @@ func cmd493() *CmdSpec {
 				},
 				Effects: []*EffectSpec{
 					{
-						Effect:  "upload",
+						Effect:  "publish",
 						Targets: "none",
 					},
 				},
@@ -5930,7 +6112,7 @@ func cmd493() *CmdSpec {
 	}
 }
 
-func cmd496() *CmdSpec {
+func cmd497() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -5964,7 +6146,7 @@ func cmd496() *CmdSpec {
 	}
 }
 
-func cmd498() *CmdSpec {
+func cmd499() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -5978,7 +6160,7 @@ func cmd498() *CmdSpec {
 	}
 }
 
-func cmd500() *CmdSpec {
+func cmd501() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5993,7 +6175,7 @@ func cmd500() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd502() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -6050,7 +6232,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd516() *CmdSpec {
+func cmd517() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -6397,7 +6579,7 @@ func cmd516() *CmdSpec {
 	}
 }
 
-func cmd518() *CmdSpec {
+func cmd519() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -6417,7 +6599,7 @@ func cmd518() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd521() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -6521,7 +6703,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd526() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -6583,7 +6765,7 @@ func cmd526() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd528() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -6629,7 +6811,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd536() *CmdSpec {
+func cmd537() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -6694,7 +6876,7 @@ func cmd536() *CmdSpec {
 	}
 }
 
-func cmd541() *CmdSpec {
+func cmd542() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -6887,7 +7069,7 @@ func cmd541() *CmdSpec {
 	}
 }
 
-func cmd544() *CmdSpec {
+func cmd545() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -6905,7 +7087,7 @@ func cmd544() *CmdSpec {
 	}
 }
 
-func cmd550() *CmdSpec {
+func cmd551() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -6961,7 +7143,7 @@ func cmd550() *CmdSpec {
 	}
 }
 
-func cmd560() *CmdSpec {
+func cmd561() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -6999,6 +7181,32 @@ func cmd560() *CmdSpec {
 						},
 					},
 				},
+			},
+			"dist-tag": {
+				Aliases: []string{
+					"owner",
+					"access",
+					"team",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						WhenFirst: []string{
+							"add",
+							"rm",
+							"remove",
+							"set",
+							"grant",
+							"revoke",
+							"create",
+							"destroy",
+							"public",
+							"restricted",
+						},
+					},
+				},
+				Operands: "none",
 			},
 			"exec": {
 				Aliases: []string{
@@ -7101,9 +7309,14 @@ func cmd560() *CmdSpec {
 				},
 			},
 			"publish": {
+				Aliases: []string{
+					"unpublish",
+					"deprecate",
+					"undeprecate",
+				},
 				Effects: []*EffectSpec{
 					{
-						Effect:  "upload",
+						Effect:  "publish",
 						Targets: "none",
 						Unless: []string{
 							"--dry-run",
@@ -7115,7 +7328,7 @@ func cmd560() *CmdSpec {
 	}
 }
 
-func cmd564() *CmdSpec {
+func cmd565() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7141,7 +7354,7 @@ func cmd564() *CmdSpec {
 	}
 }
 
-func cmd565() *CmdSpec {
+func cmd566() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7159,7 +7372,7 @@ func cmd565() *CmdSpec {
 	}
 }
 
-func cmd566() *CmdSpec {
+func cmd567() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -7180,7 +7393,7 @@ func cmd566() *CmdSpec {
 	}
 }
 
-func cmd568() *CmdSpec {
+func cmd569() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -7245,7 +7458,7 @@ func cmd568() *CmdSpec {
 	}
 }
 
-func cmd571() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7275,7 +7488,7 @@ func cmd571() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd573() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"kind",
@@ -7294,7 +7507,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd584() *CmdSpec {
+func cmd585() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7309,7 +7522,7 @@ func cmd584() *CmdSpec {
 	}
 }
 
-func cmd585() *CmdSpec {
+func cmd586() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -7406,7 +7619,7 @@ func cmd585() *CmdSpec {
 	}
 }
 
-func cmd586() *CmdSpec {
+func cmd587() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -7573,7 +7786,7 @@ func cmd586() *CmdSpec {
 	}
 }
 
-func cmd587() *CmdSpec {
+func cmd588() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7596,7 +7809,7 @@ func cmd587() *CmdSpec {
 	}
 }
 
-func cmd588() *CmdSpec {
+func cmd589() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -7613,7 +7826,18 @@ func cmd588() *CmdSpec {
 	}
 }
 
-func cmd593() *CmdSpec {
+func cmd594() *CmdSpec {
+	return &CmdSpec{
+		Effects: []*EffectSpec{
+			{
+				Effect:  "privilege",
+				Targets: "none",
+			},
+		},
+	}
+}
+
+func cmd595() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -7670,7 +7894,7 @@ func cmd593() *CmdSpec {
 	}
 }
 
-func cmd596() *CmdSpec {
+func cmd598() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7689,7 +7913,7 @@ func cmd596() *CmdSpec {
 	}
 }
 
-func cmd597() *CmdSpec {
+func cmd599() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -7777,11 +8001,11 @@ func cmd597() *CmdSpec {
 	}
 }
 
-func cmd600() *CmdSpec {
+func cmd602() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
-				Effect:  "upload",
+				Effect:  "publish",
 				Targets: "none",
 				WhenFirst: []string{
 					"upload",
@@ -7794,10 +8018,23 @@ func cmd600() *CmdSpec {
 	}
 }
 
-func cmd601() *CmdSpec {
+func cmd603() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenArg: []string{
+							"delete",
+							"destroy",
+							"disable",
+							"revoke",
+							"undelete-all",
+						},
+					},
+				},
 				Operands: "none",
 			},
 			"read": {
@@ -7809,13 +8046,24 @@ func cmd601() *CmdSpec {
 						Effect:  "secret-cmd",
 						Targets: "none",
 					},
+					{
+						Effect:  "destroy-remote",
+						Targets: "none",
+						WhenArg: []string{
+							"delete",
+							"destroy",
+							"disable",
+							"revoke",
+							"undelete-all",
+						},
+					},
 				},
 			},
 		},
 	}
 }
 
-func cmd602() *CmdSpec {
+func cmd604() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -7921,7 +8169,7 @@ func cmd602() *CmdSpec {
 	}
 }
 
-func cmd604() *CmdSpec {
+func cmd606() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -7961,7 +8209,7 @@ func cmd604() *CmdSpec {
 	}
 }
 
-func cmd605() *CmdSpec {
+func cmd607() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -7976,7 +8224,7 @@ func cmd605() *CmdSpec {
 	}
 }
 
-func cmd607() *CmdSpec {
+func cmd609() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8016,12 +8264,19 @@ func cmd607() *CmdSpec {
 				Operands: "none",
 			},
 			"publish": {
+				Aliases: []string{
+					"yank",
+					"owner",
+				},
 				Effects: []*EffectSpec{
 					{
-						Effect:  "upload",
+						Effect:  "publish",
 						Targets: "none",
 						Unless: []string{
 							"--dry-run",
+							"-n",
+							"--list",
+							"-l",
 						},
 					},
 				},
@@ -8030,18 +8285,13 @@ func cmd607() *CmdSpec {
 	}
 }
 
-func cmd608() *CmdSpec {
+func cmd610() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
 			"meson",
-			"gradle",
-			"gradlew",
-			"mvn",
-			"mvnw",
 			"sbt",
 			"ant",
-			"dotnet",
 			"msbuild",
 			"bazel",
 			"buck",
@@ -8104,7 +8354,7 @@ func cmd608() *CmdSpec {
 	}
 }
 
-func cmd675() *CmdSpec {
+func cmd672() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8204,7 +8454,7 @@ func cmd675() *CmdSpec {
 	}
 }
 
-func cmd676() *CmdSpec {
+func cmd673() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -8222,7 +8472,7 @@ func cmd676() *CmdSpec {
 	}
 }
 
-func cmd677() *CmdSpec {
+func cmd674() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -8270,7 +8520,30 @@ func cmd677() *CmdSpec {
 	}
 }
 
-func cmd691() *CmdSpec {
+func cmd688() *CmdSpec {
+	return &CmdSpec{
+		Subcommands: map[string]*CmdSpec{
+			"*": {
+				Operands: "none",
+			},
+			"nuget": {
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+						WhenFirst: []string{
+							"push",
+							"delete",
+						},
+					},
+				},
+				Operands: "none",
+			},
+		},
+	}
+}
+
+func cmd689() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -8309,7 +8582,7 @@ func cmd691() *CmdSpec {
 	}
 }
 
-func cmd701() *CmdSpec {
+func cmd699() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8348,11 +8621,24 @@ func cmd701() *CmdSpec {
 				},
 				Operands: "none",
 			},
+			"push": {
+				Aliases: []string{
+					"yank",
+					"owner",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "publish",
+						Targets: "none",
+					},
+				},
+				Operands: "none",
+			},
 		},
 	}
 }
 
-func cmd702() *CmdSpec {
+func cmd700() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8444,6 +8730,61 @@ func cmd702() *CmdSpec {
 				Operands: "none",
 			},
 		},
+	}
+}
+
+func cmd701() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"gradlew",
+		},
+		ValueOptions: []string{
+			"-b",
+			"--build-file",
+			"-c",
+			"--settings-file",
+			"-p",
+			"--project-dir",
+			"-g",
+			"--gradle-user-home",
+			"-I",
+			"--init-script",
+			"-x",
+			"--exclude-task",
+			"-D",
+			"--system-prop",
+			"-P",
+			"--project-prop",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "publish",
+				Targets: "none",
+				WhenArg: []string{
+					"publish",
+					"*:publish",
+					"publishPlugins",
+					"*:publishPlugins",
+					"publishTo[!M]*",
+					"*:publishTo[!M]*",
+					"publishToMavenCentral",
+					"*:publishToMavenCentral",
+					"publish*PublicationTo*Repository",
+					"*:publish*PublicationTo*Repository",
+					"publishAllPublicationsTo*",
+					"*:publishAllPublicationsTo*",
+					"jib",
+					"*:jib",
+					"closeAndReleaseRepository",
+					"*:closeAndReleaseRepository",
+				},
+				Unless: []string{
+					"--dry-run",
+					"-m",
+				},
+			},
+		},
+		Operands: "none",
 	}
 }
 
@@ -8614,13 +8955,64 @@ func cmd783() *CmdSpec {
 func cmd785() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
-			"killall",
+			"mvnw",
+		},
+		ValueOptions: []string{
+			"-f",
+			"--file",
+			"-s",
+			"--settings",
+			"-gs",
+			"--global-settings",
+			"-pl",
+			"--projects",
+			"-rf",
+			"--resume-from",
+			"-P",
+			"--activate-profiles",
+			"-t",
+			"--toolchains",
+			"-l",
+			"--log-file",
+			"-T",
+			"--threads",
+			"-b",
+			"--builder",
+			"-D",
+			"--define",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "publish",
+				Targets: "none",
+				WhenArg: []string{
+					"deploy",
+					"deploy:*",
+					"*:deploy",
+					"release:perform",
+					"release:stage",
+					"jib:build",
+					"site-deploy",
+					"*:deploy-file",
+					"nexus-staging:*",
+					"central-publishing:*",
+				},
+			},
 		},
 		Operands: "none",
 	}
 }
 
 func cmd787() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"killall",
+		},
+		Operands: "none",
+	}
+}
+
+func cmd789() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -8630,7 +9022,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd790() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8667,7 +9059,7 @@ func cmd790() *CmdSpec {
 	}
 }
 
-func cmd791() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8735,7 +9127,7 @@ func cmd791() *CmdSpec {
 	}
 }
 
-func cmd792() *CmdSpec {
+func cmd794() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8747,7 +9139,7 @@ func cmd792() *CmdSpec {
 	}
 }
 
-func cmd793() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -8767,7 +9159,7 @@ func cmd793() *CmdSpec {
 	}
 }
 
-func cmd800() *CmdSpec {
+func cmd802() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8782,7 +9174,7 @@ func cmd800() *CmdSpec {
 	}
 }
 
-func cmd801() *CmdSpec {
+func cmd803() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8808,7 +9200,7 @@ func cmd801() *CmdSpec {
 	}
 }
 
-func cmd802() *CmdSpec {
+func cmd804() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -8939,7 +9331,7 @@ func cmd802() *CmdSpec {
 	}
 }
 
-func cmd803() *CmdSpec {
+func cmd805() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -8965,7 +9357,7 @@ func cmd803() *CmdSpec {
 	}
 }
 
-func cmd805() *CmdSpec {
+func cmd807() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8995,7 +9387,7 @@ func cmd805() *CmdSpec {
 	}
 }
 
-func cmd806() *CmdSpec {
+func cmd808() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -9014,7 +9406,7 @@ func cmd806() *CmdSpec {
 	}
 }
 
-func cmd808() *CmdSpec {
+func cmd810() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -9032,14 +9424,14 @@ func cmd808() *CmdSpec {
 	}
 }
 
-func cmd810() *CmdSpec {
+func cmd812() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd811() *CmdSpec {
+func cmd813() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -9070,7 +9462,7 @@ func cmd811() *CmdSpec {
 	}
 }
 
-func cmd834() *CmdSpec {
+func cmd836() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -9085,7 +9477,7 @@ func cmd834() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd838() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9101,7 +9493,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd837() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9131,7 +9523,7 @@ func cmd837() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd840() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -9149,7 +9541,7 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd842() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -9168,7 +9560,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd842() *CmdSpec {
+func cmd844() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9189,7 +9581,7 @@ func cmd842() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9201,7 +9593,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9240,7 +9632,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9296,7 +9688,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9329,7 +9721,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd847() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9351,7 +9743,7 @@ func cmd847() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9383,7 +9775,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9407,7 +9799,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9464,7 +9856,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9490,7 +9882,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd852() *CmdSpec {
+func cmd854() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9553,7 +9945,7 @@ func cmd852() *CmdSpec {
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -9655,7 +10047,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd857() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -9718,7 +10110,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd902() *CmdSpec {
+func cmd904() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -9781,7 +10173,7 @@ func cmd902() *CmdSpec {
 	}
 }
 
-func cmd904() *CmdSpec {
+func cmd906() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9822,7 +10214,7 @@ func cmd904() *CmdSpec {
 	}
 }
 
-func cmd905() *CmdSpec {
+func cmd907() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9849,7 +10241,7 @@ func cmd905() *CmdSpec {
 	}
 }
 
-func cmd906() *CmdSpec {
+func cmd908() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9896,7 +10288,7 @@ func cmd906() *CmdSpec {
 	}
 }
 
-func cmd907() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9953,7 +10345,7 @@ func cmd907() *CmdSpec {
 	}
 }
 
-func cmd908() *CmdSpec {
+func cmd910() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9989,7 +10381,7 @@ func cmd908() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10018,7 +10410,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10075,13 +10467,13 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd913() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd912() *CmdSpec {
+func cmd914() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -10097,7 +10489,7 @@ func cmd912() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd917() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10150,7 +10542,7 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd916() *CmdSpec {
+func cmd918() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10188,7 +10580,7 @@ func cmd916() *CmdSpec {
 	}
 }
 
-func cmd917() *CmdSpec {
+func cmd919() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10212,7 +10604,7 @@ func cmd917() *CmdSpec {
 	}
 }
 
-func cmd918() *CmdSpec {
+func cmd920() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -10248,7 +10640,7 @@ func cmd918() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd923() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -10275,7 +10667,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd923() *CmdSpec {
+func cmd925() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -10310,7 +10702,7 @@ func cmd923() *CmdSpec {
 	}
 }
 
-func cmd926() *CmdSpec {
+func cmd928() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10339,7 +10731,7 @@ func cmd926() *CmdSpec {
 	}
 }
 
-func cmd927() *CmdSpec {
+func cmd929() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -10377,7 +10769,7 @@ func cmd927() *CmdSpec {
 	}
 }
 
-func cmd949() *CmdSpec {
+func cmd951() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -10457,7 +10849,7 @@ func cmd949() *CmdSpec {
 	}
 }
 
-func cmd958() *CmdSpec {
+func cmd960() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -10547,7 +10939,7 @@ func cmd958() *CmdSpec {
 	}
 }
 
-func cmd960() *CmdSpec {
+func cmd962() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -10569,7 +10961,7 @@ func cmd960() *CmdSpec {
 	}
 }
 
-func cmd962() *CmdSpec {
+func cmd964() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10640,7 +11032,7 @@ func cmd962() *CmdSpec {
 	}
 }
 
-func cmd963() *CmdSpec {
+func cmd965() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10689,7 +11081,7 @@ func cmd963() *CmdSpec {
 	}
 }
 
-func cmd964() *CmdSpec {
+func cmd966() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -10820,7 +11212,7 @@ func cmd964() *CmdSpec {
 	}
 }
 
-func cmd966() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10876,7 +11268,7 @@ func cmd966() *CmdSpec {
 	}
 }
 
-func cmd967() *CmdSpec {
+func cmd969() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10937,7 +11329,7 @@ func cmd967() *CmdSpec {
 	}
 }
 
-func cmd968() *CmdSpec {
+func cmd970() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -10967,7 +11359,7 @@ func cmd968() *CmdSpec {
 	}
 }
 
-func cmd982() *CmdSpec {
+func cmd984() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10998,7 +11390,7 @@ func cmd982() *CmdSpec {
 	}
 }
 
-func cmd983() *CmdSpec {
+func cmd985() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -11024,7 +11416,7 @@ func cmd983() *CmdSpec {
 	}
 }
 
-func cmd986() *CmdSpec {
+func cmd988() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11076,7 +11468,7 @@ func cmd986() *CmdSpec {
 	}
 }
 
-func cmd987() *CmdSpec {
+func cmd989() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -11098,7 +11490,7 @@ func cmd987() *CmdSpec {
 	}
 }
 
-func cmd993() *CmdSpec {
+func cmd995() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -11128,7 +11520,7 @@ func cmd993() *CmdSpec {
 	}
 }
 
-func cmd1007() *CmdSpec {
+func cmd1009() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11165,7 +11557,7 @@ func cmd1007() *CmdSpec {
 	}
 }
 
-func cmd1008() *CmdSpec {
+func cmd1010() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -11260,7 +11652,7 @@ func cmd1008() *CmdSpec {
 	}
 }
 
-func cmd1010() *CmdSpec {
+func cmd1012() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11303,7 +11695,7 @@ func cmd1010() *CmdSpec {
 	}
 }
 
-func cmd1011() *CmdSpec {
+func cmd1013() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11397,7 +11789,7 @@ func cmd1011() *CmdSpec {
 	}
 }
 
-func cmd1012() *CmdSpec {
+func cmd1014() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11437,7 +11829,7 @@ func cmd1012() *CmdSpec {
 	}
 }
 
-func cmd1013() *CmdSpec {
+func cmd1015() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11464,7 +11856,7 @@ func cmd1013() *CmdSpec {
 	}
 }
 
-func cmd1014() *CmdSpec {
+func cmd1016() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11508,7 +11900,7 @@ func cmd1014() *CmdSpec {
 	}
 }
 
-func cmd1015() *CmdSpec {
+func cmd1017() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11544,7 +11936,7 @@ func cmd1015() *CmdSpec {
 	}
 }
 
-func cmd1016() *CmdSpec {
+func cmd1018() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11583,7 +11975,7 @@ func cmd1016() *CmdSpec {
 	}
 }
 
-func cmd1017() *CmdSpec {
+func cmd1019() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11675,7 +12067,7 @@ func cmd1017() *CmdSpec {
 	}
 }
 
-func cmd1018() *CmdSpec {
+func cmd1020() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11740,7 +12132,7 @@ func cmd1018() *CmdSpec {
 	}
 }
 
-func cmd1019() *CmdSpec {
+func cmd1021() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -11839,7 +12231,7 @@ func cmd1019() *CmdSpec {
 	}
 }
 
-func cmd1021() *CmdSpec {
+func cmd1023() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -12017,7 +12409,7 @@ func cmd1021() *CmdSpec {
 	}
 }
 
-func cmd1192() *CmdSpec {
+func cmd1194() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -12091,7 +12483,7 @@ func cmd1192() *CmdSpec {
 	}
 }
 
-func cmd1195() *CmdSpec {
+func cmd1197() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -12115,7 +12507,7 @@ func cmd1195() *CmdSpec {
 	}
 }
 
-func cmd1203() *CmdSpec {
+func cmd1205() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12215,7 +12607,7 @@ func cmd1203() *CmdSpec {
 	}
 }
 
-func cmd1204() *CmdSpec {
+func cmd1206() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12278,7 +12670,7 @@ func cmd1204() *CmdSpec {
 	}
 }
 
-func cmd1205() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -12300,7 +12692,7 @@ func cmd1205() *CmdSpec {
 	}
 }
 
-func cmd1214() *CmdSpec {
+func cmd1216() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -12321,7 +12713,7 @@ func cmd1214() *CmdSpec {
 	}
 }
 
-func cmd1219() *CmdSpec {
+func cmd1221() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12363,7 +12755,7 @@ func cmd1219() *CmdSpec {
 	}
 }
 
-func cmd1220() *CmdSpec {
+func cmd1222() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12374,7 +12766,7 @@ func cmd1220() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1223() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12417,7 +12809,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1222() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -12435,7 +12827,7 @@ func cmd1222() *CmdSpec {
 	}
 }
 
-func cmd1224() *CmdSpec {
+func cmd1226() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -12451,7 +12843,7 @@ func cmd1224() *CmdSpec {
 	}
 }
 
-func cmd1228() *CmdSpec {
+func cmd1230() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -12468,7 +12860,7 @@ func cmd1228() *CmdSpec {
 	}
 }
 
-func cmd1230() *CmdSpec {
+func cmd1232() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -12490,7 +12882,7 @@ func cmd1230() *CmdSpec {
 	}
 }
 
-func cmd1232() *CmdSpec {
+func cmd1234() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -12506,7 +12898,7 @@ func cmd1232() *CmdSpec {
 	}
 }
 
-func cmd1235() *CmdSpec {
+func cmd1237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -12520,7 +12912,7 @@ func cmd1235() *CmdSpec {
 	}
 }
 
-func cmd1237() *CmdSpec {
+func cmd1239() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -12535,7 +12927,7 @@ func cmd1237() *CmdSpec {
 	}
 }
 
-func cmd1239() *CmdSpec {
+func cmd1241() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -12548,7 +12940,7 @@ func cmd1239() *CmdSpec {
 	}
 }
 
-func cmd1245() *CmdSpec {
+func cmd1247() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -12580,7 +12972,7 @@ func cmd1245() *CmdSpec {
 	}
 }
 
-func cmd1247() *CmdSpec {
+func cmd1249() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -12598,7 +12990,7 @@ func cmd1247() *CmdSpec {
 	}
 }
 
-func cmd1253() *CmdSpec {
+func cmd1255() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -12624,7 +13016,7 @@ func cmd1253() *CmdSpec {
 	}
 }
 
-func cmd1255() *CmdSpec {
+func cmd1257() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -12649,7 +13041,7 @@ func cmd1255() *CmdSpec {
 	}
 }
 
-func cmd1273() *CmdSpec {
+func cmd1275() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -12671,7 +13063,7 @@ func cmd1273() *CmdSpec {
 	}
 }
 
-func cmd1275() *CmdSpec {
+func cmd1277() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -12701,7 +13093,7 @@ func cmd1275() *CmdSpec {
 	}
 }
 
-func cmd1293() *CmdSpec {
+func cmd1295() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -12719,7 +13111,7 @@ func cmd1293() *CmdSpec {
 	}
 }
 
-func cmd1295() *CmdSpec {
+func cmd1297() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -12733,7 +13125,7 @@ func cmd1295() *CmdSpec {
 	}
 }
 
-func cmd1297() *CmdSpec {
+func cmd1299() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -12757,7 +13149,7 @@ func cmd1297() *CmdSpec {
 	}
 }
 
-func cmd1301() *CmdSpec {
+func cmd1303() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -12784,7 +13176,7 @@ func cmd1301() *CmdSpec {
 	}
 }
 
-func cmd1316() *CmdSpec {
+func cmd1318() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -12809,7 +13201,7 @@ func cmd1316() *CmdSpec {
 	}
 }
 
-func cmd1329() *CmdSpec {
+func cmd1331() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -12825,7 +13217,7 @@ func cmd1329() *CmdSpec {
 	}
 }
 
-func cmd1333() *CmdSpec {
+func cmd1335() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -12846,7 +13238,7 @@ func cmd1333() *CmdSpec {
 	}
 }
 
-func cmd1338() *CmdSpec {
+func cmd1340() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -12872,7 +13264,7 @@ func cmd1338() *CmdSpec {
 	}
 }
 
-func cmd1352() *CmdSpec {
+func cmd1354() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -12892,7 +13284,7 @@ func cmd1352() *CmdSpec {
 	}
 }
 
-func cmd1356() *CmdSpec {
+func cmd1358() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -12920,7 +13312,7 @@ func cmd1356() *CmdSpec {
 	}
 }
 
-func cmd1371() *CmdSpec {
+func cmd1373() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12937,7 +13329,7 @@ func cmd1371() *CmdSpec {
 	}
 }
 
-func cmd1372() *CmdSpec {
+func cmd1374() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12974,7 +13366,7 @@ func cmd1372() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1375() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13019,7 +13411,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1374() *CmdSpec {
+func cmd1376() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -13082,7 +13474,7 @@ func cmd1374() *CmdSpec {
 	}
 }
 
-func cmd1375() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -13104,7 +13496,7 @@ func cmd1375() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1381() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -13162,7 +13554,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1382() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -13278,7 +13670,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13299,7 +13691,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1382() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -13372,7 +13764,7 @@ func cmd1382() *CmdSpec {
 	}
 }
 
-func cmd1386() *CmdSpec {
+func cmd1388() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13411,7 +13803,7 @@ func cmd1386() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1389() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13436,7 +13828,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1390() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -13459,7 +13851,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1398() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13486,7 +13878,7 @@ func cmd1398() *CmdSpec {
 	}
 }
 
-func cmd1399() *CmdSpec {
+func cmd1401() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -13538,7 +13930,7 @@ func cmd1399() *CmdSpec {
 	}
 }
 
-func cmd1414() *CmdSpec {
+func cmd1416() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -13572,7 +13964,7 @@ func cmd1414() *CmdSpec {
 	}
 }
 
-func cmd1415() *CmdSpec {
+func cmd1417() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -13591,7 +13983,7 @@ func cmd1415() *CmdSpec {
 	}
 }
 
-func cmd1417() *CmdSpec {
+func cmd1419() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13603,7 +13995,7 @@ func cmd1417() *CmdSpec {
 	}
 }
 
-func cmd1418() *CmdSpec {
+func cmd1420() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13635,7 +14027,7 @@ func cmd1418() *CmdSpec {
 	}
 }
 
-func cmd1419() *CmdSpec {
+func cmd1421() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13658,7 +14050,7 @@ func cmd1419() *CmdSpec {
 	}
 }
 
-func cmd1420() *CmdSpec {
+func cmd1422() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -13777,7 +14169,7 @@ func cmd1420() *CmdSpec {
 	}
 }
 
-func cmd1421() *CmdSpec {
+func cmd1423() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -13870,7 +14262,7 @@ func cmd1421() *CmdSpec {
 	}
 }
 
-func cmd1422() *CmdSpec {
+func cmd1424() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13890,7 +14282,7 @@ func cmd1422() *CmdSpec {
 	}
 }
 
-func cmd1423() *CmdSpec {
+func cmd1425() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -13906,7 +14298,7 @@ func cmd1423() *CmdSpec {
 	}
 }
 
-func cmd1426() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13928,7 +14320,7 @@ func cmd1426() *CmdSpec {
 	}
 }
 
-func cmd1427() *CmdSpec {
+func cmd1429() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -13984,7 +14376,7 @@ func cmd1427() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -14177,7 +14569,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1432() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14235,7 +14627,7 @@ func cmd1430() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -14256,7 +14648,7 @@ func cmd1431() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1437() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14282,7 +14674,7 @@ func cmd1435() *CmdSpec {
 	}
 }
 
-func cmd1436() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -14304,7 +14696,7 @@ func cmd1436() *CmdSpec {
 	}
 }
 
-func cmd1438() *CmdSpec {
+func cmd1440() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14653,7 +15045,7 @@ func cmd1438() *CmdSpec {
 	}
 }
 
-func cmd1439() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -14696,7 +15088,7 @@ func cmd1439() *CmdSpec {
 	}
 }
 
-func cmd1441() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14765,7 +15157,7 @@ func cmd1441() *CmdSpec {
 	}
 }
 
-func cmd1442() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14792,7 +15184,7 @@ func cmd1442() *CmdSpec {
 	}
 }
 
-func cmd1443() *CmdSpec {
+func cmd1445() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -14817,7 +15209,7 @@ func cmd1443() *CmdSpec {
 	}
 }
 
-func cmd1448() *CmdSpec {
+func cmd1450() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14852,7 +15244,7 @@ func cmd1448() *CmdSpec {
 	}
 }
 
-func cmd1449() *CmdSpec {
+func cmd1451() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14903,7 +15295,7 @@ func cmd1449() *CmdSpec {
 	}
 }
 
-func cmd1450() *CmdSpec {
+func cmd1452() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -14985,7 +15377,7 @@ func cmd1450() *CmdSpec {
 	}
 }
 
-func cmd1451() *CmdSpec {
+func cmd1453() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -15053,7 +15445,7 @@ func cmd1451() *CmdSpec {
 	}
 }
 
-func cmd1452() *CmdSpec {
+func cmd1454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -15090,7 +15482,7 @@ func cmd1452() *CmdSpec {
 	}
 }
 
-func cmd1453() *CmdSpec {
+func cmd1455() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -15133,7 +15525,7 @@ func cmd1453() *CmdSpec {
 	}
 }
 
-func cmd1455() *CmdSpec {
+func cmd1457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -15165,7 +15557,7 @@ func cmd1455() *CmdSpec {
 	}
 }
 
-func cmd1456() *CmdSpec {
+func cmd1458() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -15194,7 +15586,7 @@ func cmd1456() *CmdSpec {
 	}
 }
 
-func cmd1457() *CmdSpec {
+func cmd1459() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -15218,7 +15610,7 @@ func cmd1457() *CmdSpec {
 	}
 }
 
-func cmd1459() *CmdSpec {
+func cmd1461() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15245,7 +15637,7 @@ func cmd1459() *CmdSpec {
 	}
 }
 
-func cmd1460() *CmdSpec {
+func cmd1462() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15287,7 +15679,7 @@ func cmd1460() *CmdSpec {
 	}
 }
 
-func cmd1461() *CmdSpec {
+func cmd1463() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15307,7 +15699,7 @@ func cmd1461() *CmdSpec {
 	}
 }
 
-func cmd1462() *CmdSpec {
+func cmd1464() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15366,7 +15758,7 @@ func cmd1462() *CmdSpec {
 	}
 }
 
-func cmd1463() *CmdSpec {
+func cmd1465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -15412,7 +15804,7 @@ func cmd1463() *CmdSpec {
 	}
 }
 
-func cmd1501() *CmdSpec {
+func cmd1503() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -15635,7 +16027,7 @@ func cmd1501() *CmdSpec {
 	}
 }
 
-func cmd1502() *CmdSpec {
+func cmd1504() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15681,7 +16073,7 @@ func cmd1502() *CmdSpec {
 	}
 }
 
-func cmd1503() *CmdSpec {
+func cmd1505() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -17279,6 +17671,17 @@ var builtinTable = table{
 			Message: "{line} would delete data or resources that live outside this machine, which no snapshot here can give back",
 		},
 		{
+			ID: "publish",
+			Effect: []string{
+				"publish",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would publish to a registry or server others fetch from (or take a published version back), which no snapshot here can undo",
+		},
+		{
 			ID: "persist",
 			Effect: []string{
 				"persist",
@@ -17633,43 +18036,43 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd474},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd475},
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
 		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd259},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd260},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd605},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd607},
 		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd475},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd476},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
@@ -17678,137 +18081,137 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd605},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd607},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd607},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd609},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd260},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd261},
 		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd262},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd261},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd262},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd263},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd262},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd263},
 		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
 		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
 		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd803},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd805},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd806},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd808},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd810},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd808},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd803},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd834},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd834},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd836},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd837},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd838},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd840},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd840},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd838},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd842},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd806},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd843},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd811},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd805},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd807},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd808},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd810},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd812},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd810},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd805},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd836},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd836},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd838},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd839},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd840},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd842},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd842},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd840},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd844},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd808},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd845},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd675},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd264},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd672},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd265},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd676},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd673},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
 		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd480},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd481},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd266},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd267},
 		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
 		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
@@ -17817,205 +18220,206 @@ var builtinTable = table{
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd55},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd56},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd57},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd496},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd497},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd498},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd498},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "dotnet", spec: cmd688},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd499},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd499},
 		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd65},
 		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd66},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd67},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd68},
-		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd500},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd501},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
 		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "flit", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd95},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd264},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd265},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd701},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd699},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd516},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd473},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd516},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd517},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd474},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd517},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd437},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd702},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd438},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd700},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd566},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd518},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd518},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd567},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd519},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd519},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gradle", spec: cmd701},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gradle", spec: cmd701},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd447},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd448},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd452},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd453},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
 		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd526},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd527},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
 		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd307},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd308},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd96},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
-		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
 		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
 		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd759},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd785},
-		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd787},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd760},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
 		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
 		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
@@ -18026,50 +18430,50 @@ var builtinTable = table{
 		{name: "ld64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
 		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
-		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd308},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd309},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd309},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd310},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd436},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd437},
 		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
@@ -18083,664 +18487,664 @@ var builtinTable = table{
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd134},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
 		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
 		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd437},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd438},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "mvn", spec: cmd785},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "mvn", spec: cmd785},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd137},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd146},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
 		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd541},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
-		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd564},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd565},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd565},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd566},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd150},
 		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd566},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd567},
 		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd446},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd447},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
 		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd151},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd152},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd571},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd572},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd153},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd785},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd787},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd493},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd496},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd497},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd787},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd584},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd585},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd154},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1235},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1237},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1245},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1253},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1273},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1293},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1295},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1220},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1221},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1222},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1222},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1228},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1228},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1230},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1230},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1232},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1235},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1237},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1239},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1245},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1253},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1273},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1293},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1247},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1295},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1301},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1297},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1275},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1316},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1255},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1329},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1333},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1338},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1352},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1356},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1224},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd844},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd845},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd846},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd847},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd848},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1008},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd849},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd850},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd851},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd852},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd853},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd902},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd904},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd905},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd906},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd907},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd908},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd909},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd910},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd911},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd912},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd915},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd916},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd917},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd918},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd921},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd921},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd926},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd923},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd958},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd960},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd962},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd963},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd964},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd964},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd960},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd966},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd853},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd967},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1019},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd982},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd902},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd986},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1007},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1008},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1010},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1011},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd958},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1012},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1013},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1014},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1015},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1016},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1017},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1018},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1019},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd968},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1192},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd987},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd983},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1203},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1204},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1205},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1214},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1219},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd855},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd993},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1195},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd927},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd949},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1021},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1237},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1239},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1247},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1255},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1275},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1295},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1297},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1222},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1223},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1224},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1224},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1230},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1230},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1232},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1232},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1237},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1239},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1247},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1255},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1275},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1295},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1297},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd846},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd847},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd848},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd849},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd850},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1010},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd851},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd852},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd853},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd854},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd855},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd904},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd906},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd907},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd908},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd909},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd910},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd911},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd912},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd913},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd917},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd918},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd919},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd923},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd923},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd928},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd960},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd962},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd964},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd965},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd966},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd966},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd962},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd968},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd855},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd969},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1021},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd984},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd904},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd988},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1009},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1010},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1012},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1013},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd960},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1014},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1015},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1016},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1017},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1018},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1019},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1020},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1021},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1205},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1206},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1221},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd585},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd586},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd167},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
@@ -18752,392 +19156,393 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd586},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd587},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd208},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd209},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
 		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd447},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd449},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd448},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd450},
 		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd450},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd451},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd214},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd215},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd790},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd791},
-		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd792},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd793},
+		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd520},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd451},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd452},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd216},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd587},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd452},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd588},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd453},
 		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd792},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd794},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd454},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd455},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd217},
 		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
 		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd455},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd456},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd218},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd476},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
 		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
 		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
 		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd456},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd457},
+		{name: "sql-grant", file: "builtin/40-network.yaml", key: "sql-grant", spec: cmd594},
 		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd457},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd593},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd459},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd458},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd460},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd460},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd461},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd221},
 		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd222},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd223},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd800},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd596},
-		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd544},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd802},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd598},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
 		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd801},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd802},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd803},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd804},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd461},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd464},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd793},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd550},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd588},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd465},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd226},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd227},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd572},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd597},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd465},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd466},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd232},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd233},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd466},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd469},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd470},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd600},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd267},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd602},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
 		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd470},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd471},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd471},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd472},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
 		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd568},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
 		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd601},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd527},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd603},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
 		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
-		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd245},
+		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
+		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
 		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd439},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
 		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd501},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd253},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd602},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd602},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd481},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1371},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1372},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1373},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1374},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1379},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1380},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1381},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1386},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1387},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1382},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1398},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1414},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1415},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1415},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1417},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1418},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1419},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1420},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1421},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1453},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1422},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1423},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1426},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1427},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1428},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1428},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1430},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1457},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1435},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1436},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1436},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1375},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1438},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1439},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1439},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1503},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1441},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1442},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1443},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1448},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1449},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1450},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1451},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1431},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1452},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1453},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1455},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1456},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1457},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1459},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1460},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1461},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1462},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1501},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1463},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1502},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1388},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1399},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1503},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd457},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd604},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd604},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1373},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1374},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1375},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1376},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1381},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1382},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1383},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1388},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1389},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1400},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1416},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1417},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1417},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1419},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1420},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1421},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1422},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1423},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1455},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1424},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1428},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1429},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1430},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1430},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1432},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1459},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1437},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1438},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1438},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1440},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1441},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1441},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1505},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1443},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1444},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1450},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1451},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1452},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1453},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1454},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1455},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1457},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1458},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1459},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1461},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1462},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1463},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1464},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1503},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1504},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1505},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd458},
 		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd604},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd257},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd536},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd606},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd258},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd258},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd259},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd560},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd310},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd270},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
 		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd300},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd608},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd691},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd472},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd473},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
 		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
 	},
 }
 

@@ -26,6 +26,9 @@ import (
 //   - "alter-drop-column" and "alter-drop-partition" for an ALTER that
 //     drops a column or a partition (other ALTER ... DROP: "alter-drop-"
 //     and what it drops, "alter-drop-constraint");
+//   - "grant-all" for a GRANT of ALL privileges, TO PUBLIC or WITH GRANT
+//     (or ADMIN) OPTION, and a role or user created or altered to be
+//     SUPERUSER;
 //   - "meta" for a client's own command (psql's \dt, sqlite's .tables);
 //   - "unknown" when the statement's first word is not known before the
 //     command runs;
@@ -213,6 +216,14 @@ func kind(st []token) string {
 		return "explain"
 	case "DROP":
 		return "drop-" + object(st[1:])
+	case "GRANT":
+		if grantsAll(st[1:]) {
+			return "grant-all"
+		}
+	case "CREATE":
+		if superuser(st) {
+			return "grant-all"
+		}
 	case "TRUNCATE":
 		return "truncate"
 	case "DELETE", "UPDATE":
@@ -222,6 +233,9 @@ func kind(st []token) string {
 		}
 		return k
 	case "ALTER":
+		if superuser(st) {
+			return "grant-all"
+		}
 		for i, t := range st {
 			if t.depth == 0 && t.text == "DROP" {
 				what := "column"
@@ -240,6 +254,41 @@ func kind(st []token) string {
 		return strings.ToLower(first.text)
 	}
 	return "other"
+}
+
+// grantsAll reports whether a GRANT gives every privilege (GRANT ALL),
+// gives to everyone (TO PUBLIC), or lets its grantee grant again (WITH
+// GRANT OPTION, WITH ADMIN OPTION).
+func grantsAll(rest []token) bool {
+	if len(rest) > 0 && rest[0].text == "ALL" && !rest[0].quoted {
+		return true
+	}
+	for i, t := range rest {
+		if t.quoted || t.depth != 0 {
+			continue
+		}
+		switch {
+		case t.text == "PUBLIC" && i > 0 && rest[i-1].text == "TO":
+			return true
+		case t.text == "OPTION" && i > 1 && rest[i-2].text == "WITH":
+			return true
+		}
+	}
+	return false
+}
+
+// superuser reports whether a CREATE or ALTER of a role or user makes
+// it a superuser.
+func superuser(st []token) bool {
+	if len(st) < 2 || st[1].text != "ROLE" && st[1].text != "USER" {
+		return false
+	}
+	for _, t := range st[2:] {
+		if !t.quoted && t.text == "SUPERUSER" {
+			return true
+		}
+	}
+	return false
 }
 
 // object is the type of object a DROP names, in lower case, past

@@ -10,6 +10,18 @@ func TestKinds(t *testing.T) {
 		code string
 		want []string
 	}{
+		// What opens the database to everyone.
+		{"GRANT ALL ON DATABASE shop TO app", []string{"grant-all"}},
+		{"grant all privileges on all tables in schema public to bob", []string{"grant-all"}},
+		{"GRANT SELECT ON users TO PUBLIC", []string{"grant-all"}},
+		{"GRANT admin TO bob WITH ADMIN OPTION", []string{"grant-all"}},
+		{"GRANT SELECT ON t TO bob WITH GRANT OPTION", []string{"grant-all"}},
+		{"ALTER ROLE bob SUPERUSER", []string{"grant-all"}},
+		{"CREATE USER eve WITH SUPERUSER PASSWORD 'x'", []string{"grant-all"}},
+		{"GRANT SELECT ON users TO reporting", []string{"grant"}},
+		{"GRANT SELECT ON t TO bob; -- TO PUBLIC", []string{"grant"}},
+		{"CREATE ROLE r LOGIN PASSWORD 'SUPERUSER'", []string{"create"}},
+		{"ALTER ROLE bob NOSUPERUSER", []string{"alter"}},
 		// What deletes data.
 		{"DELETE FROM audit_log", []string{"delete-all"}},
 		{"delete from sessions;", []string{"delete-all"}},
