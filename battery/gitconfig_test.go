@@ -224,3 +224,31 @@ func TestGitConfigSubmodule(t *testing.T) {
 		})
 	}
 }
+
+// Gemini CLI runs every git command with settings in GIT_CONFIG_COUNT,
+// GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>. The keys are no
+// credentials: git inside gets every pair and runs as on the host. A pair
+// whose value is a credential (an HTTP authorization for
+// http.extraHeader) is withheld whole and the rest numbered again, so git
+// never reads a key without its value.
+func TestGitConfigEnvPairs(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			out, code := b.run("off", `git status --short >/dev/null && git config core.pager && git config user.name && echo "count=$GIT_CONFIG_COUNT" && env | grep -c c0rd0n || true`,
+				"GIT_CONFIG_COUNT=3",
+				"GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
+				"GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=Authorization: Bearer "+secret,
+				"GIT_CONFIG_KEY_2=user.name", "GIT_CONFIG_VALUE_2=Gem")
+			if code != 0 || strings.Contains(out, "cordon:") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			if want := "cat\nGem\ncount=2\n0\n"; out != want {
+				t.Errorf("output %q, want %q", out, want)
+			}
+			if strings.Contains(out, secret) {
+				t.Errorf("the authorization reached the sandbox:\n%s", out)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,15 +20,23 @@ import (
 // A Matcher holds what marks a variable as a credential.
 type Matcher struct {
 	globs []glob          // patterns of whole names, uppercase
+	not   []glob          // names that hold none, whatever their words
 	words map[string]bool // lowercase word parts
 }
 
 // New returns a Matcher for globs of whole names (matched ignoring case)
 // and words: a name holds credentials when one of its word parts (see
-// [Parts]) is one of them, ignoring case.
+// [Parts]) is one of them, ignoring case. A glob that starts with "!"
+// names variables whose name says they hold none, whatever its words
+// (GIT_CONFIG_KEY_0 holds the name of a git setting): only their value
+// can then mark them.
 func New(globs, words []string) *Matcher {
 	m := &Matcher{words: make(map[string]bool, len(words))}
 	for _, g := range globs {
+		if not, ok := strings.CutPrefix(g, "!"); ok {
+			m.not = append(m.not, compile(strings.ToUpper(not)))
+			continue
+		}
 		m.globs = append(m.globs, compile(strings.ToUpper(g)))
 	}
 	for _, w := range words {
@@ -39,6 +48,11 @@ func New(globs, words []string) *Matcher {
 // Name reports whether a variable named name holds credentials.
 func (m *Matcher) Name(name string) bool {
 	up := strings.ToUpper(name)
+	for _, g := range m.not {
+		if g.match(up) {
+			return false
+		}
+	}
 	for _, g := range m.globs {
 		if g.match(up) {
 			return true
@@ -48,10 +62,131 @@ func (m *Matcher) Name(name string) bool {
 }
 
 // Var reports whether the variable name=value holds credentials: by its
-// name, or by a value that is a URL with a password
-// (postgres://app:secret@db/app).
+// name, or by its value: a URL with a password
+// (postgres://app:secret@db/app) or an HTTP authorization (a header
+// line "Authorization: ...", or "Bearer ..." and "Basic ..." alone).
 func (m *Matcher) Var(name, value string) bool {
-	return m.Name(name) || nethost.Password(value)
+	return m.Name(name) || nethost.Password(value) || authValue(value)
+}
+
+// authValue reports whether value is an HTTP authorization: what git's
+// http.extraHeader or a tool's header setting carries.
+func authValue(value string) bool {
+	v := strings.TrimSpace(value)
+	if h, _, ok := strings.Cut(v, ":"); ok {
+		switch strings.ToLower(strings.TrimSpace(h)) {
+		case "authorization", "proxy-authorization", "private-token", "x-api-key", "api-key", "x-auth-token":
+			return true
+		}
+	}
+	scheme, cred, ok := strings.Cut(v, " ")
+	if !ok || len(strings.TrimSpace(cred)) < 8 {
+		return false
+	}
+	switch strings.ToLower(scheme) {
+	case "bearer", "basic", "token":
+		return true
+	}
+	return false
+}
+
+// Filter returns env (NAME=value entries) without the variables keep
+// says to drop, and keeps indexed families whole: where a tool reads
+// PREFIX_COUNT entries of PREFIX_WORD_<n> (git's GIT_CONFIG_COUNT with
+// GIT_CONFIG_KEY_<n> and GIT_CONFIG_VALUE_<n>), dropping one member of
+// entry n drops every member of it, and the entries left are numbered
+// again from 0 with the count set to match. A tool then reads fewer
+// entries, never a key without its value.
+func Filter(env []string, keep func(name, value string) bool) []string {
+	out := make([]string, 0, len(env))
+	var dropped []string
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		if keep(name, value) {
+			out = append(out, kv)
+		} else {
+			dropped = append(dropped, name)
+		}
+	}
+	done := map[string]bool{}
+	for _, name := range dropped {
+		if prefix, _, ok := member(name); ok && !done[prefix] && lookup(out, prefix+"COUNT") != "" {
+			done[prefix] = true
+			out = renumber(out, prefix, dropped)
+		}
+	}
+	return out
+}
+
+// member splits PREFIX_WORD_<n> into "PREFIX_" and n.
+func member(name string) (prefix string, n int, ok bool) {
+	i := strings.LastIndexByte(name, '_')
+	if i < 0 || i == len(name)-1 {
+		return "", 0, false
+	}
+	for _, c := range name[i+1:] {
+		if c < '0' || c > '9' {
+			return "", 0, false
+		}
+	}
+	n, err := strconv.Atoi(name[i+1:])
+	if err != nil {
+		return "", 0, false
+	}
+	j := strings.LastIndexByte(name[:i], '_')
+	if j < 0 {
+		return "", 0, false
+	}
+	return name[:j+1], n, true
+}
+
+// renumber drops from env every entry of the family prefix one of whose
+// members was dropped, and numbers the others again from 0.
+func renumber(env []string, prefix string, dropped []string) []string {
+	count, err := strconv.Atoi(lookup(env, prefix+"COUNT"))
+	if err != nil || count < 0 {
+		return env
+	}
+	gone := map[int]bool{}
+	for _, name := range dropped {
+		if p, n, ok := member(name); ok && p == prefix {
+			gone[n] = true
+		}
+	}
+	next := map[int]int{} // old index -> new
+	for i := 0; i < count; i++ {
+		if !gone[i] {
+			next[i] = len(next)
+		}
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		switch p, n, ok := member(name); {
+		case name == prefix+"COUNT":
+			out = append(out, name+"="+strconv.Itoa(len(next)))
+		case ok && p == prefix:
+			if to, kept := next[n]; kept {
+				out = append(out, name[:strings.LastIndexByte(name, '_')+1]+strconv.Itoa(to)+"="+value)
+			}
+		default:
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// lookup is the value of name in env, or "".
+func lookup(env []string, name string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // HasWord reports whether one of the word parts of s is one of m's words.

@@ -106,3 +106,63 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+// TestNot: a "!" glob says a name holds no credentials whatever its
+// words; its value still can.
+func TestNot(t *testing.T) {
+	m := New([]string{"!GIT_CONFIG_KEY_*", "*_KEY"}, []string{"key"})
+	if m.Name("GIT_CONFIG_KEY_0") || m.Name("git_config_key_12") {
+		t.Error("GIT_CONFIG_KEY_<n> is named a credential")
+	}
+	if !m.Name("STRIPE_KEY") || !m.Name("SIGNING_KEY_ID") {
+		t.Error("the other names lost their words")
+	}
+	if !m.Var("GIT_CONFIG_KEY_0", "https://u:pw@example.com/r.git") {
+		t.Error("a value with a password is still a credential")
+	}
+}
+
+// TestAuthValue: an HTTP authorization is a credential whatever the
+// variable's name.
+func TestAuthValue(t *testing.T) {
+	for _, v := range []string{"Authorization: Bearer abc", "authorization:basic Zm9vOmJhcg==", "Bearer ghp_0123456789", "token glpat-0123456789", "PRIVATE-TOKEN: x", "X-Api-Key: k"} {
+		if !m.Var("GIT_CONFIG_VALUE_0", v) {
+			t.Errorf("%q is not taken for a credential", v)
+		}
+	}
+	for _, v := range []string{"cat", "less -R", "Bearer", "token x", "basic", "https://example.com/a:b", "core.pager"} {
+		if m.Var("GIT_CONFIG_VALUE_0", v) {
+			t.Errorf("%q is taken for a credential", v)
+		}
+	}
+}
+
+// TestFilterFamily: dropping one member of an indexed family drops its
+// entry whole, and the entries left are numbered again with the count.
+func TestFilterFamily(t *testing.T) {
+	env := []string{
+		"PATH=/bin", "GIT_CONFIG_COUNT=4",
+		"GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
+		"GIT_CONFIG_KEY_1=http.extraHeader", "GIT_CONFIG_VALUE_1=SECRET",
+		"GIT_CONFIG_KEY_2=user.name", "GIT_CONFIG_VALUE_2=Gem",
+		"GIT_CONFIG_KEY_3=remote.origin.url", "GIT_CONFIG_VALUE_3=https://u:SECRET@x/r",
+		"GITHUB_TOKEN=SECRET",
+	}
+	got := Filter(env, func(name, value string) bool { return value != "SECRET" && name != "GITHUB_TOKEN" && name != "GIT_CONFIG_VALUE_3" })
+	want := []string{
+		"PATH=/bin", "GIT_CONFIG_COUNT=2",
+		"GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
+		"GIT_CONFIG_KEY_1=user.name", "GIT_CONFIG_VALUE_1=Gem",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Filter:\n got %q\nwant %q", got, want)
+	}
+	// Nothing dropped: nothing renumbered; no count: no family.
+	plain := []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat", "A_B_1=x"}
+	if got := Filter(plain, func(string, string) bool { return true }); !slices.Equal(got, plain) {
+		t.Errorf("Filter changed %q to %q", plain, got)
+	}
+	if got := Filter([]string{"A_B_1=x", "A_C_1=y"}, func(n, _ string) bool { return n != "A_B_1" }); !slices.Equal(got, []string{"A_C_1=y"}) {
+		t.Errorf("without a count: %q", got)
+	}
+}

@@ -729,17 +729,9 @@ func realPath(p string) string {
 // password in it (postgres://user:secret@host), except those named in
 // pass. Entries without "=" are dropped.
 func FilterEnv(env []string, creds *credvar.Matcher, pass []string) []string {
-	out := make([]string, 0, len(env))
-	for _, kv := range env {
-		name, value, ok := strings.Cut(kv, "=")
-		if !ok {
-			continue
-		}
-		if slices.Contains(pass, name) || !creds.Var(name, value) {
-			out = append(out, kv)
-		}
-	}
-	return out
+	return credvar.Filter(env, func(name, value string) bool {
+		return slices.Contains(pass, name) || !creds.Var(name, value)
+	})
 }
 
 // globMatch reports whether name matches the glob pattern.

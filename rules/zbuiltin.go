@@ -16871,6 +16871,9 @@ var builtinTable = table{
 		},
 	},
 	credVars: []string{
+		"!GIT_CONFIG_KEY_*",
+		"!GIT_CONFIG_COUNT",
+		"!GIT_CONFIG_VALUE_*",
 		"API_KEY",
 		"APIKEY",
 		"*APIKEY",

@@ -174,6 +174,8 @@ func TestUntrustedProjectOnlyTightens(t *testing.T) {
 			"mytool; rm -rf ~", ":3: not applied"},
 		"git_config_safe": {"version: 1\ngit_config_safe: [core.*]\n",
 			"git config core.fsmonitor 'touch /tmp/x'", ":2: not applied"},
+		"credential_not": {"version: 1\ncredential_vars: [\"!GITHUB_TOKEN\"]\n",
+			"echo $GITHUB_TOKEN", ":2: not applied"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := newMachine(t)

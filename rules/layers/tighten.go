@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
@@ -40,6 +41,15 @@ func tighten(a *applied, earlier *rules.Set) []string {
 		refuse(a.lines["git_config_safe"], "git_config_safe lets commands set git configuration keys unasked, and the sandbox keep them")
 		a.Rules.GitConfigSafe = nil
 	}
+	var creds []string
+	for _, g := range a.Rules.CredentialVars {
+		if strings.HasPrefix(g, "!") {
+			refuse(a.lines["credential_vars"], "credential_vars %q says variables hold no credentials, which lets them into the sandbox", g)
+			continue
+		}
+		creds = append(creds, g)
+	}
+	a.Rules.CredentialVars = creds
 	if len(a.Rules.Approved) > 0 {
 		refuse(a.lines["approved"], "approved allows commands a person approved")
 		a.Rules.Approved = nil
