@@ -148,7 +148,9 @@ func TestFilterFamily(t *testing.T) {
 		"GIT_CONFIG_KEY_3=remote.origin.url", "GIT_CONFIG_VALUE_3=https://u:SECRET@x/r",
 		"GITHUB_TOKEN=SECRET",
 	}
-	got := Filter(env, func(name, value string) bool { return value != "SECRET" && name != "GITHUB_TOKEN" && name != "GIT_CONFIG_VALUE_3" })
+	got := Filter(env, func(name, value string) bool {
+		return value != "SECRET" && name != "GITHUB_TOKEN" && name != "GIT_CONFIG_VALUE_3"
+	})
 	want := []string{
 		"PATH=/bin", "GIT_CONFIG_COUNT=2",
 		"GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat",
