@@ -210,6 +210,10 @@ func (j *judging) flows() {
 	if network < 0 {
 		return
 	}
+	// A credential sent only to this machine (the agent's own dev server
+	// on localhost) has not left it: the secret-env and secret-read asks
+	// stand, the deny for sending it away does not.
+	local := j.allNetworkLocal()
 	for i, effs := range j.effects {
 		c := &j.res.Commands[i]
 		if from := j.fetched(c, downloads); from != "" {
@@ -223,8 +227,13 @@ func (j *judging) flows() {
 				// code (ssh host "$CMD") is not what it fetched.
 				effs[n].Kind = "remote-code"
 				effs[n].Raw = j.res.Commands[network].Line()
+			case local:
 			case j.isSecret(e):
-				j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: e.Raw, Path: e.Path, Class: ClassCred})
+				raw := e.Raw
+				if e.Kind == "env-dump" {
+					raw = strings.Join(j.credentialsSet(e.Raw), ", ")
+				}
+				j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: raw, Path: e.Path, Class: ClassCred})
 			case e.Kind == "read" && (e.Class == ClassWorkspace || e.Class == ClassWSRoot):
 				if cred := j.credentialIn(e.Path); cred != "" {
 					j.effects[i] = append(j.effects[i], Effect{Kind: "exfil", Cmd: i, Raw: cred, Path: cred, Class: ClassWSCred})
@@ -417,10 +426,31 @@ func hasKind(effs []Effect, kind string) bool {
 	return false
 }
 
+// allNetworkLocal reports whether every network effect of the script is
+// on this machine.
+func (j *judging) allNetworkLocal() bool {
+	any := false
+	for _, effs := range j.effects {
+		if !isNetwork(effs) {
+			continue
+		}
+		if hasClass(effs, ClassNetDev) || !allLocal(effs) {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
+// isSecret reports whether e reads a credential: a credential file or
+// variable, a command that prints stored credentials, or a dump of an
+// environment that holds credential variables.
 func (j *judging) isSecret(e Effect) bool {
 	switch e.Kind {
-	case "secret-cmd", "env-dump":
+	case "secret-cmd":
 		return true
+	case "env-dump":
+		return len(j.credentialsSet(e.Raw)) > 0
 	case "read", "secret-env":
 		return e.Class == ClassCred || e.Class == ClassWSCred
 	}

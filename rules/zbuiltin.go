@@ -7517,6 +7517,7 @@ func cmd585() *CmdSpec {
 			{
 				Effect:  "env-dump",
 				Targets: "none",
+				Alone:   true,
 			},
 		},
 	}
