@@ -252,3 +252,55 @@ func TestGitConfigEnvPairs(t *testing.T) {
 		})
 	}
 }
+
+// Keys that send the person's work elsewhere are guarded like keys that
+// run programs: a command that points origin's fetch or push address, or
+// a branch's push remote, somewhere new has its change undone, and the
+// person's next git push still reaches origin alone. A remote the
+// command adds, and a branch made to push to a remote that was there
+// before, are ordinary work and kept.
+func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			origin, evil := filepath.Join(b.base, "origin.git"), filepath.Join(b.base, "evil.git")
+			b.host("git init -q --bare " + origin + " && git init -q --bare " + evil + " && git remote add origin " + origin + " && git push -q origin HEAD:refs/heads/main")
+			branch := strings.TrimSpace(b.host("git branch --show-current"))
+			config := b.host("cat .git/config")
+			marker := filepath.Join(b.base, "pwned")
+			for _, a := range []struct{ name, script, says string }{
+				{"pushurl", "git config remote.origin.pushurl " + evil, "remote.origin.pushurl added"},
+				{"set-url", "git remote set-url origin " + evil, "remote.origin.url changed"},
+				{"push remote", "git remote add evil " + evil + " && git config branch." + branch + ".pushRemote evil", "branch." + branch + ".pushremote added"},
+				{"mirror", "git config remote.origin.mirror true", "remote.origin.mirror added"},
+				{"gc hook", "git config gc.recentObjectsHook 'touch " + marker + "'", "gc.recentobjectshook added"},
+			} {
+				out, _ := b.run("off", a.script)
+				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
+					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
+				}
+				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+			}
+			b.host("echo x > person.txt && git add person.txt && git commit -qm person && git push -q 2>/dev/null; git push -q origin HEAD:refs/heads/main; git gc -q --prune=now 2>/dev/null; true")
+			if refs := strings.TrimSpace(b.host("git --git-dir=" + evil + " for-each-ref")); refs != "" {
+				t.Errorf("the person's push reached the command's remote:\n%s", refs)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("git gc on the host ran a planted program")
+			}
+			// Ordinary work is kept.
+			out, code := b.run("off", "git remote add upstream https://example.com/up.git && git checkout -q -b topic && git config branch.topic.pushRemote origin && echo done")
+			if code != 0 || !strings.Contains(out, "done") || strings.Contains(out, "cordon:") {
+				t.Fatalf("ordinary work: exit %d:\n%s", code, out)
+			}
+			for cmd, want := range map[string]string{
+				"git config remote.upstream.url":     "https://example.com/up.git",
+				"git config branch.topic.pushRemote": "origin",
+			} {
+				if got := strings.TrimSpace(b.host(cmd + " || true")); got != want {
+					t.Errorf("%s: %q, want %q", cmd, got, want)
+				}
+			}
+		})
+	}
+}

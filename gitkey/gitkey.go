@@ -9,9 +9,16 @@
 // throughout. "*" matches any run of characters, dots included
 // (subsections may hold dots and slashes: branch.feature/x.y.merge).
 //
-// A glob ending in "=@workspace" (core.worktree=@workspace) makes its keys
-// safe only when their value is a path inside the workspace, which only
-// the caller can tell ([InWorkspace]); [Safe] never matches it.
+// A glob ending in "=@" and a condition makes its keys safe only under
+// that condition, which only the caller can tell ([Condition]); [Safe]
+// never matches it:
+//
+//   - "=@workspace" (core.worktree): every value is a path inside the
+//     workspace;
+//   - "=@new" (remote.*.url): the key's section and subsection had no
+//     entry before (a remote the command added, not origin's address);
+//   - "=@remote" (branch.*.pushRemote): every value is "." or a remote
+//     that was configured before.
 package gitkey
 
 import (
@@ -37,15 +44,45 @@ func Safe(globs []string, key string) bool {
 	return false
 }
 
-// InWorkspace reports whether key is safe only when its value is a path
-// inside the workspace: it matches a glob ending in "=@workspace".
-func InWorkspace(globs []string, key string) bool {
+// Conditions a safe glob may carry (see the package comment).
+const (
+	InWorkspace = "workspace"
+	New         = "new"
+	KnownRemote = "remote"
+)
+
+// Condition returns the condition under which key is safe, from the first
+// glob with a condition that matches it, or "" when none does.
+func Condition(globs []string, key string) string {
 	for _, g := range globs {
-		if k, ok := strings.CutSuffix(g, "=@workspace"); ok && Safe([]string{k}, key) {
-			return true
+		if k, cond, ok := strings.Cut(g, "=@"); ok && Safe([]string{k}, key) {
+			return cond
 		}
 	}
-	return false
+	return ""
+}
+
+// Subsection returns the section and subsection of key, lower case and
+// as written ("remote.Origin" of remote.Origin.url), or "" for a key with
+// no subsection.
+func Subsection(key string) string {
+	i, j := strings.IndexByte(key, '.'), strings.LastIndexByte(key, '.')
+	if i < 0 || i == j {
+		return ""
+	}
+	return key[:j]
+}
+
+// Existed reports whether es holds an entry of key's subsection.
+func Existed(es []Entry, key string) bool {
+	sub := Subsection(key)
+	return sub != "" && slices.ContainsFunc(es, func(e Entry) bool { return Subsection(e.Key) == sub })
+}
+
+// Remote reports whether es configures remote name (any remote.NAME.*
+// entry).
+func Remote(es []Entry, name string) bool {
+	return slices.ContainsFunc(es, func(e Entry) bool { return Subsection(e.Key) == "remote."+name })
 }
 
 // An Entry is one line of a configuration file as git reads it.

@@ -64,14 +64,24 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-func TestInWorkspace(t *testing.T) {
-	globs := append([]string{"core.worktree=@workspace"}, safe...)
-	if Safe(globs, "core.worktree") || Safe(globs, "core.worktree=@workspace") {
-		t.Error("a conditional glob matched without its value")
+func TestCondition(t *testing.T) {
+	globs := append([]string{"core.worktree=@workspace", "remote.*.url=@new", "branch.*.pushRemote=@remote"}, safe...)
+	if Safe(globs, "core.worktree") || Safe(globs, "core.worktree=@workspace") || Safe(globs, "branch.main.pushRemote") {
+		t.Error("a conditional glob matched without its condition")
 	}
-	for key, want := range map[string]bool{"core.worktree": true, "Core.WorkTree": true, "core.x.worktree": false, "core.pager": false, "user.name": false} {
-		if got := InWorkspace(globs, key); got != want {
-			t.Errorf("InWorkspace(%q) = %v, want %v", key, got, want)
+	for key, want := range map[string]string{
+		"core.worktree": InWorkspace, "Core.WorkTree": InWorkspace, "core.x.worktree": "", "core.pager": "", "user.name": "",
+		"remote.upstream.url": New, "branch.feature/x.pushRemote": KnownRemote, "branch.pushremote": "",
+	} {
+		if got := Condition(globs, key); got != want {
+			t.Errorf("Condition(%q) = %q, want %q", key, got, want)
 		}
+	}
+	es := []Entry{{Key: "remote.origin.url", Value: "https://example.com/r.git"}, {Key: "branch.main.remote", Value: "origin"}}
+	if !Existed(es, "remote.origin.pushurl") || Existed(es, "remote.evil.url") || Existed(es, "core.pager") {
+		t.Error("Existed is wrong")
+	}
+	if !Remote(es, "origin") || Remote(es, "main") || Remote(es, "evil") {
+		t.Error("Remote is wrong")
 	}
 }

@@ -158,7 +158,7 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 	}
 	var unsafe, kept []string
 	for _, k := range gitkey.Diff(before, after) {
-		if g.safeIn(dir, k, after) {
+		if g.safeIn(dir, k, before, after) {
 			kept = append(kept, k)
 			continue
 		}
@@ -182,25 +182,45 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 }
 
 // safeIn reports whether key, as the entries es of the configuration
-// file in directory dir set it, is safe: on the safe list, or safe in
-// the workspace and every value of it a path inside the workspace (a
-// relative one is relative to dir, git's directory, as git takes it).
-func (g *keyGuard) safeIn(dir, key string, es []gitkey.Entry) bool {
+// file in directory dir set it (before: as they were), is safe: on the
+// safe list, or on it with a condition that holds (see package gitkey):
+// every value a path inside the workspace (a relative one is relative to
+// dir, git's directory, as git takes it), a subsection that is new, or
+// every value a remote configured before; in a file that held nothing
+// before, every remote and branch is new.
+func (g *keyGuard) safeIn(dir, key string, before, es []gitkey.Entry) bool {
 	if gitkey.Safe(g.safe, key) {
 		return true
 	}
-	if g.ws == "" || !gitkey.InWorkspace(g.safe, key) {
+	cond := gitkey.Condition(g.safe, key)
+	switch {
+	case cond == gitkey.New, cond == gitkey.KnownRemote && len(before) == 0:
+		// A file that held nothing before is a new repository's (git
+		// clone, git submodule add): its remotes and branches are the
+		// command's own, as git wrote them.
+		return len(before) == 0 || !gitkey.Existed(before, key)
+	case cond == gitkey.InWorkspace && g.ws != "", cond == gitkey.KnownRemote:
+	default:
 		return false
 	}
 	for _, e := range es {
 		if e.Key != key {
 			continue
 		}
+		if e.Bare || e.Value == "" {
+			return false
+		}
+		if cond == gitkey.KnownRemote {
+			if e.Value != "." && !gitkey.Remote(before, e.Value) {
+				return false
+			}
+			continue
+		}
 		v := e.Value
 		if !filepath.IsAbs(v) {
 			v = filepath.Join(dir, v)
 		}
-		if e.Bare || e.Value == "" || !platform.Within(realPrefix(filepath.Clean(v)), g.ws) {
+		if !platform.Within(realPrefix(filepath.Clean(v)), g.ws) {
 			return false
 		}
 	}
