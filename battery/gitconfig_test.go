@@ -304,3 +304,40 @@ func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
 		})
 	}
 }
+
+// A submodule whose path has a slash (git's default for git submodule
+// add URL lib/dep) keeps its git directory at .git/modules/lib/dep: its
+// hooks and configuration are guarded there as at one level, so the
+// person's next git command in the submodule runs nothing a command
+// planted.
+func TestGitConfigDeepSubmodule(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			lib := filepath.Join(b.base, "libsrc")
+			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib && git -c protocol.file.allow=always submodule add -q " + lib + " lib/dep && git commit -qm dep")
+			gitdir := filepath.Join(b.ws, ".git/modules/lib/dep")
+			if _, err := os.Stat(filepath.Join(gitdir, "HEAD")); err != nil {
+				t.Fatalf("no git directory at .git/modules/lib/dep: %v", err)
+			}
+			marker := filepath.Join(b.base, "pwned")
+			config := b.host("cat .git/modules/lib/dep/config")
+			for _, a := range []struct{ name, script, says string }{
+				{"fsmonitor", "git -C lib/dep config core.fsmonitor 'touch " + marker + "'", "core.fsmonitor added"},
+				{"appended", "printf '[core]\\n\\thooksPath = /tmp\\n' >> .git/modules/lib/dep/config", "core.hookspath added"},
+				// (The existing hooks directory is read-only: the write fails.)
+				{"hook", "printf '#!/bin/sh\\ntouch " + marker + "\\n' > .git/modules/lib/dep/hooks/pre-commit && chmod +x .git/modules/lib/dep/hooks/pre-commit", "Read-only file system"},
+			} {
+				out, _ := b.run("off", a.script)
+				if !strings.Contains(out, a.says) || a.name != "hook" && !strings.Contains(out, "cordon: ") {
+					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
+				}
+			}
+			b.unchanged(filepath.Join(gitdir, "config"), config)
+			b.host("git -C lib/dep status >/dev/null; git -C lib/dep commit -q --allow-empty -m person; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("git on the host ran a program planted in .git/modules/lib/dep")
+			}
+		})
+	}
+}

@@ -92,9 +92,16 @@ func (w *walker) patterns(ws string, patterns []string) {
 	}
 }
 
+// maxDeep bounds how many directory levels "**" goes down.
+const maxDeep = 8
+
 // walk matches comps[0] in directory dirfd (path dir) and goes on with
 // the rest.
 func (w *walker) walk(dirfd int, dir string, comps []string) {
+	if comps[0] == "**" {
+		w.deep(dirfd, dir, comps[1:], maxDeep)
+		return
+	}
 	last := len(comps) == 1
 	for _, name := range w.matches(dirfd, dir, comps[0]) {
 		path := dir + "/" + name
@@ -128,6 +135,46 @@ func (w *walker) walk(dirfd int, dir string, comps []string) {
 				unix.Close(fd)
 			}
 		}
+	}
+}
+
+// deep matches "**" followed by rest in directory dirfd (path dir): rest
+// here, and in every directory below, down to depth levels, links not
+// followed. Below a git directory (one holding HEAD: a submodule's in
+// .git/modules/lib/dep) it goes on only into modules/, where the git
+// directories of its own submodules are: its objects, refs and logs hold
+// nothing a pattern names, and walking them would cost with their size.
+func (w *walker) deep(dirfd int, dir string, rest []string, depth int) {
+	if len(rest) > 0 {
+		w.walk(dirfd, dir, rest)
+	}
+	if depth == 0 {
+		return
+	}
+	names := listFD(dirfd)
+	if w.trusted != nil {
+		// What is trusted below dir, to put back what is gone.
+		for p := range w.trusted {
+			if filepath.Dir(p) == dir && !slices.Contains(names, filepath.Base(p)) {
+				names = append(names, filepath.Base(p))
+			}
+		}
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		names = slices.DeleteFunc(names, func(n string) bool { return n != "modules" })
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		w.deep(fd, dir+"/"+name, rest, depth-1)
+		unix.Close(fd)
 	}
 }
 

@@ -289,6 +289,11 @@ func noteLinks(p string, lookup func(string) (os.FileInfo, error)) {
 // glob is [filepath.Glob], each directory it reads told to the
 // recorder.
 func (r *resolver) glob(pattern string) []string {
+	if before, after, ok := strings.Cut(pattern, "/**"); ok && (after == "" || after[0] == '/') {
+		// Not recorded: "**" is for the workspace's places, which are
+		// resolved afresh every time.
+		return globDeep(before, after)
+	}
 	if r.rec == nil {
 		matches, _ := filepath.Glob(pattern)
 		return matches
@@ -765,4 +770,48 @@ func parseStamp(s string) (stamp, string, bool) {
 		ok = ok && e == nil
 	}
 	return st, path, ok
+}
+
+// maxDeep bounds how many directory levels "**" goes down.
+const maxDeep = 8
+
+// globDeep matches the pattern before + "/**" + after: after (a pattern
+// of its own, "" for the directories themselves) in each directory that
+// before matches and in every directory below, down to maxDeep levels,
+// links not followed. Below a git directory (one holding HEAD, a
+// submodule's in .git/modules/lib/dep) it goes on only into modules/,
+// where its own submodules' git directories are: its objects, refs and
+// logs hold nothing a pattern names, and walking them would cost with
+// their size. The guard walks "**" the same way.
+func globDeep(before, after string) []string {
+	var out []string
+	var down func(dir string, depth int)
+	down = func(dir string, depth int) {
+		if after == "" {
+			out = append(out, dir)
+		} else {
+			m, _ := filepath.Glob(dir + after)
+			out = append(out, m...)
+		}
+		if depth == 0 {
+			return
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		gitDir := isGitDir(dir)
+		for _, e := range entries {
+			if e.IsDir() && (!gitDir || e.Name() == "modules") {
+				down(filepath.Join(dir, e.Name()), depth-1)
+			}
+		}
+	}
+	roots, _ := filepath.Glob(before)
+	for _, root := range roots {
+		if fi, err := os.Lstat(root); err == nil && fi.IsDir() {
+			down(root, maxDeep)
+		}
+	}
+	return out
 }

@@ -16391,8 +16391,8 @@ var builtinTable = table{
 			".git/hooks",
 			".git/info/attributes",
 			".git/commondir",
-			".git/modules/*/hooks",
-			".git/modules/*/commondir",
+			".git/modules/*/**/hooks",
+			".git/modules/*/**/commondir",
 			".git/worktrees/*/commondir",
 			".husky/",
 			".husky",
@@ -16425,8 +16425,8 @@ var builtinTable = table{
 		GitConfig: []string{
 			".git/config",
 			".git/config.worktree",
-			".git/modules/*/config",
-			".git/modules/*/config.worktree",
+			".git/modules/*/**/config",
+			".git/modules/*/**/config.worktree",
 			".git/worktrees/*/config.worktree",
 		},
 		NetDevices: []string{
