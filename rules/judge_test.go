@@ -148,3 +148,44 @@ func TestExfilNamesCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisteredCode: code a builtin registers to run later (at a Tab or
+// a key press, before a prompt) is judged when it is registered, as if it
+// ran then; registering nothing, or a function that does nothing judged,
+// is allowed.
+func TestRegisteredCode(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	set := rules.Builtin()
+	for _, tt := range []struct {
+		dialect parse.Dialect
+		script  string
+		verdict rules.Verdict
+	}{
+		{parse.Bash, "complete -C 'cat ~/.ssh/id_rsa > /tmp/x' foo", rules.Ask},
+		{parse.Bash, "compgen -C 'rm -rf ~' x", rules.Deny},
+		{parse.Bash, "_f() { cat ~/.ssh/id_rsa > /tmp/x; }; complete -F _f foo", rules.Ask},
+		{parse.Bash, `bind -x '"\C-x": cat ~/.ssh/id_rsa > /tmp/x'`, rules.Ask},
+		{parse.Bash, `bind -x '"\C-x": "rm -rf ~"'`, rules.Deny},
+		{parse.Bash, "bind -x 'C-x: rm -rf ~'", rules.Deny},
+		{parse.Bash, "trap 'rm -rf ~' EXIT", rules.Deny},
+		{parse.Bash, "PROMPT_COMMAND='rm -rf ~'", rules.Deny},
+		{parse.Zsh, "w() { rm -rf ~; }; zle -N w", rules.Deny},
+		{parse.Zsh, "_f() { rm -rf ~; }; compdef _f foo", rules.Deny},
+		{parse.Zsh, "f() { rm -rf ~; }; add-zsh-hook precmd f", rules.Deny},
+		{parse.Bash, "complete -o default -F _longopt ls", rules.Allow},
+		{parse.Bash, "_f() { COMPREPLY=($(compgen -W 'a b' -- x)); }; complete -F _f foo", rules.Allow},
+		{parse.Bash, `bind '"\C-x": beginning-of-line'`, rules.Allow},
+		{parse.Bash, "complete -p; complete -r foo", rules.Allow},
+		{parse.Zsh, "compdef _git git", rules.Allow},
+	} {
+		cfg := &parse.Config{Dialect: tt.dialect, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: &fakeRepo{}}
+		if j := set.Judge(parse.Parse(tt.script, cfg), ctx); j.Verdict != tt.verdict {
+			t.Errorf("%s: %v %+v, want %v", tt.script, j.Verdict, j.Reasons, tt.verdict)
+		}
+	}
+}

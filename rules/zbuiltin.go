@@ -123,6 +123,43 @@ func cmd10() *CmdSpec {
 
 func cmd19() *CmdSpec {
 	return &CmdSpec{
+		ValueOptions: []string{
+			"-m",
+			"-q",
+			"-u",
+			"-r",
+			"-f",
+			"-x",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-x",
+				},
+				Pattern: "^\\s*\"(?:[^\"\\\\]|\\\\.)*\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"\\s*$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-x",
+				},
+				Pattern: "^\\s*\"(?:[^\"\\\\]|\\\\.)*\"\\s*:\\s*((?s)[^\"\\s].*)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-x",
+				},
+				Pattern: "^\\s*[^\"\\s:][^:]*:\\s*((?s).+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd20() *CmdSpec {
+	return &CmdSpec{
 		Aliases: []string{
 			"command",
 		},
@@ -136,7 +173,7 @@ func cmd19() *CmdSpec {
 	}
 }
 
-func cmd21() *CmdSpec {
+func cmd22() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mise",
@@ -152,14 +189,14 @@ func cmd21() *CmdSpec {
 	}
 }
 
-func cmd25() *CmdSpec {
+func cmd26() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd26() *CmdSpec {
+func cmd27() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tac",
@@ -198,7 +235,7 @@ func cmd26() *CmdSpec {
 	}
 }
 
-func cmd38() *CmdSpec {
+func cmd39() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"clickhouse",
@@ -261,7 +298,43 @@ func cmd38() *CmdSpec {
 	}
 }
 
-func cmd42() *CmdSpec {
+func cmd43() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"compgen",
+		},
+		ValueOptions: []string{
+			"-o",
+			"-A",
+			"-G",
+			"-W",
+			"-F",
+			"-C",
+			"-X",
+			"-P",
+			"-S",
+		},
+		OptionCode: []Translate{
+			{
+				Options: []string{
+					"-C",
+				},
+				Pattern: "^(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-F",
+				},
+				Pattern: "^(\\S+)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd45() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"prlimit",
@@ -316,7 +389,7 @@ func cmd42() *CmdSpec {
 	}
 }
 
-func cmd55() *CmdSpec {
+func cmd58() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		Skip:    1,
@@ -327,14 +400,14 @@ func cmd55() *CmdSpec {
 	}
 }
 
-func cmd56() *CmdSpec {
+func cmd59() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "dirname",
 		Operands: "none",
 	}
 }
 
-func cmd57() *CmdSpec {
+func cmd60() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -351,7 +424,7 @@ func cmd57() *CmdSpec {
 	}
 }
 
-func cmd58() *CmdSpec {
+func cmd61() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dotenvx",
@@ -373,14 +446,14 @@ func cmd58() *CmdSpec {
 	}
 }
 
-func cmd65() *CmdSpec {
+func cmd68() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "echo",
 		Operands: "none",
 	}
 }
 
-func cmd66() *CmdSpec {
+func cmd69() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -400,7 +473,7 @@ func cmd66() *CmdSpec {
 	}
 }
 
-func cmd67() *CmdSpec {
+func cmd70() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -435,14 +508,14 @@ func cmd67() *CmdSpec {
 	}
 }
 
-func cmd68() *CmdSpec {
+func cmd71() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "eval",
 		Operands: "none",
 	}
 }
 
-func cmd69() *CmdSpec {
+func cmd72() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chronic",
@@ -490,7 +563,7 @@ func cmd69() *CmdSpec {
 	}
 }
 
-func cmd90() *CmdSpec {
+func cmd93() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fdfind",
@@ -506,7 +579,7 @@ func cmd90() *CmdSpec {
 	}
 }
 
-func cmd92() *CmdSpec {
+func cmd95() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gfind",
@@ -587,7 +660,7 @@ func cmd92() *CmdSpec {
 	}
 }
 
-func cmd95() *CmdSpec {
+func cmd98() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -613,7 +686,7 @@ func cmd95() *CmdSpec {
 	}
 }
 
-func cmd96() *CmdSpec {
+func cmd99() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -632,7 +705,7 @@ func cmd96() *CmdSpec {
 	}
 }
 
-func cmd97() *CmdSpec {
+func cmd100() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ld-linux.so.2",
@@ -673,7 +746,7 @@ func cmd97() *CmdSpec {
 	}
 }
 
-func cmd106() *CmdSpec {
+func cmd109() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"luajit",
@@ -730,7 +803,7 @@ func cmd106() *CmdSpec {
 	}
 }
 
-func cmd132() *CmdSpec {
+func cmd135() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmake",
@@ -810,14 +883,14 @@ func cmd132() *CmdSpec {
 	}
 }
 
-func cmd134() *CmdSpec {
+func cmd137() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "mktemp",
 		Operands: "none",
 	}
 }
 
-func cmd135() *CmdSpec {
+func cmd138() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mongo",
@@ -859,7 +932,7 @@ func cmd135() *CmdSpec {
 	}
 }
 
-func cmd137() *CmdSpec {
+func cmd140() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -870,7 +943,7 @@ func cmd137() *CmdSpec {
 	}
 }
 
-func cmd138() *CmdSpec {
+func cmd141() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nix",
@@ -900,7 +973,7 @@ func cmd138() *CmdSpec {
 	}
 }
 
-func cmd140() *CmdSpec {
+func cmd143() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nodejs",
@@ -1028,7 +1101,7 @@ func cmd140() *CmdSpec {
 	}
 }
 
-func cmd144() *CmdSpec {
+func cmd147() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nocorrect",
@@ -1038,14 +1111,14 @@ func cmd144() *CmdSpec {
 	}
 }
 
-func cmd146() *CmdSpec {
+func cmd149() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd147() *CmdSpec {
+func cmd150() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bunx",
@@ -1074,7 +1147,7 @@ func cmd147() *CmdSpec {
 	}
 }
 
-func cmd150() *CmdSpec {
+func cmd153() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1135,7 +1208,7 @@ func cmd150() *CmdSpec {
 	}
 }
 
-func cmd151() *CmdSpec {
+func cmd154() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1236,7 +1309,7 @@ func cmd151() *CmdSpec {
 	}
 }
 
-func cmd152() *CmdSpec {
+func cmd155() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1269,7 +1342,7 @@ func cmd152() *CmdSpec {
 	}
 }
 
-func cmd153() *CmdSpec {
+func cmd156() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1285,14 +1358,14 @@ func cmd153() *CmdSpec {
 	}
 }
 
-func cmd154() *CmdSpec {
+func cmd157() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "printf",
 		Operands: "none",
 	}
 }
 
-func cmd155() *CmdSpec {
+func cmd158() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mysql",
@@ -1380,14 +1453,14 @@ func cmd155() *CmdSpec {
 	}
 }
 
-func cmd167() *CmdSpec {
+func cmd170() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "pwd",
 		Operands: "none",
 	}
 }
 
-func cmd168() *CmdSpec {
+func cmd171() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pwsh.exe",
@@ -1429,7 +1502,7 @@ func cmd168() *CmdSpec {
 	}
 }
 
-func cmd175() *CmdSpec {
+func cmd178() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rbenv",
@@ -1468,7 +1541,7 @@ func cmd175() *CmdSpec {
 	}
 }
 
-func cmd191() *CmdSpec {
+func cmd194() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"python2",
@@ -1639,7 +1712,7 @@ func cmd191() *CmdSpec {
 	}
 }
 
-func cmd203() *CmdSpec {
+func cmd206() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grealpath",
@@ -1649,7 +1722,7 @@ func cmd203() *CmdSpec {
 	}
 }
 
-func cmd205() *CmdSpec {
+func cmd208() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"valkey-cli",
@@ -1691,7 +1764,7 @@ func cmd205() *CmdSpec {
 	}
 }
 
-func cmd208() *CmdSpec {
+func cmd211() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Skip:     1,
@@ -1699,7 +1772,7 @@ func cmd208() *CmdSpec {
 	}
 }
 
-func cmd209() *CmdSpec {
+func cmd212() *CmdSpec {
 	return &CmdSpec{
 		Stream: "rev",
 		Effects: []*EffectSpec{
@@ -1711,7 +1784,7 @@ func cmd209() *CmdSpec {
 	}
 }
 
-func cmd210() *CmdSpec {
+func cmd213() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"del-cli",
@@ -1730,7 +1803,7 @@ func cmd210() *CmdSpec {
 	}
 }
 
-func cmd214() *CmdSpec {
+func cmd217() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -1799,7 +1872,7 @@ func cmd214() *CmdSpec {
 	}
 }
 
-func cmd215() *CmdSpec {
+func cmd218() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1820,7 +1893,7 @@ func cmd215() *CmdSpec {
 	}
 }
 
-func cmd216() *CmdSpec {
+func cmd219() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1852,21 +1925,21 @@ func cmd216() *CmdSpec {
 	}
 }
 
-func cmd217() *CmdSpec {
+func cmd220() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd218() *CmdSpec {
+func cmd221() *CmdSpec {
 	return &CmdSpec{
 		Carries:  "exec",
 		Operands: "none",
 	}
 }
 
-func cmd219() *CmdSpec {
+func cmd222() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			".",
@@ -1876,7 +1949,7 @@ func cmd219() *CmdSpec {
 	}
 }
 
-func cmd221() *CmdSpec {
+func cmd224() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1891,7 +1964,7 @@ func cmd221() *CmdSpec {
 	}
 }
 
-func cmd222() *CmdSpec {
+func cmd225() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-c",
@@ -1925,7 +1998,7 @@ func cmd222() *CmdSpec {
 	}
 }
 
-func cmd223() *CmdSpec {
+func cmd226() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1964,7 +2037,7 @@ func cmd223() *CmdSpec {
 	}
 }
 
-func cmd224() *CmdSpec {
+func cmd227() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chrt",
@@ -1979,7 +2052,7 @@ func cmd224() *CmdSpec {
 	}
 }
 
-func cmd226() *CmdSpec {
+func cmd229() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -1992,7 +2065,7 @@ func cmd226() *CmdSpec {
 	}
 }
 
-func cmd227() *CmdSpec {
+func cmd230() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2006,7 +2079,7 @@ func cmd227() *CmdSpec {
 	}
 }
 
-func cmd228() *CmdSpec {
+func cmd231() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"screen",
@@ -2023,14 +2096,14 @@ func cmd228() *CmdSpec {
 	}
 }
 
-func cmd232() *CmdSpec {
+func cmd235() *CmdSpec {
 	return &CmdSpec{
 		Stream:   "tr",
 		Operands: "none",
 	}
 }
 
-func cmd233() *CmdSpec {
+func cmd236() *CmdSpec {
 	return &CmdSpec{
 		Carries:     "interp",
 		Later:       true,
@@ -2045,7 +2118,7 @@ func cmd233() *CmdSpec {
 	}
 }
 
-func cmd234() *CmdSpec {
+func cmd237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"poetry",
@@ -2182,7 +2255,7 @@ func cmd234() *CmdSpec {
 	}
 }
 
-func cmd246() *CmdSpec {
+func cmd249() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vi",
@@ -2264,7 +2337,7 @@ func cmd246() *CmdSpec {
 	}
 }
 
-func cmd254() *CmdSpec {
+func cmd257() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"retry",
@@ -2292,7 +2365,7 @@ func cmd254() *CmdSpec {
 	}
 }
 
-func cmd258() *CmdSpec {
+func cmd261() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -2322,7 +2395,7 @@ func cmd258() *CmdSpec {
 	}
 }
 
-func cmd259() *CmdSpec {
+func cmd262() *CmdSpec {
 	return &CmdSpec{
 		Stream: "hex",
 		StreamWhen: []string{
@@ -2338,7 +2411,27 @@ func cmd259() *CmdSpec {
 	}
 }
 
-func cmd260() *CmdSpec {
+func cmd263() *CmdSpec {
+	return &CmdSpec{
+		Aliases: []string{
+			"compdef",
+			"add-zsh-hook",
+		},
+		ValueOptions: []string{
+			"-N",
+			"-C",
+		},
+		OptionCode: []Translate{
+			{
+				Pattern: "^([A-Za-z_][\\w:.-]*)$",
+				Shell:   "$1",
+			},
+		},
+		Operands: "none",
+	}
+}
+
+func cmd266() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--plugin",
@@ -2376,7 +2469,7 @@ func cmd260() *CmdSpec {
 	}
 }
 
-func cmd261() *CmdSpec {
+func cmd267() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2387,7 +2480,7 @@ func cmd261() *CmdSpec {
 	}
 }
 
-func cmd262() *CmdSpec {
+func cmd268() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--reference",
@@ -2414,7 +2507,7 @@ func cmd262() *CmdSpec {
 	}
 }
 
-func cmd263() *CmdSpec {
+func cmd269() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"chgrp",
@@ -2436,7 +2529,7 @@ func cmd263() *CmdSpec {
 	}
 }
 
-func cmd265() *CmdSpec {
+func cmd271() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcp",
@@ -2493,7 +2586,7 @@ func cmd265() *CmdSpec {
 	}
 }
 
-func cmd267() *CmdSpec {
+func cmd273() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2514,7 +2607,7 @@ func cmd267() *CmdSpec {
 	}
 }
 
-func cmd268() *CmdSpec {
+func cmd274() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"typeset",
@@ -2541,7 +2634,7 @@ func cmd268() *CmdSpec {
 	}
 }
 
-func cmd271() *CmdSpec {
+func cmd277() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cmp",
@@ -2618,7 +2711,7 @@ func cmd271() *CmdSpec {
 	}
 }
 
-func cmd301() *CmdSpec {
+func cmd307() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"egrep",
@@ -2703,7 +2796,7 @@ func cmd301() *CmdSpec {
 	}
 }
 
-func cmd308() *CmdSpec {
+func cmd314() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2748,7 +2841,7 @@ func cmd308() *CmdSpec {
 	}
 }
 
-func cmd309() *CmdSpec {
+func cmd315() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -2759,7 +2852,7 @@ func cmd309() *CmdSpec {
 	}
 }
 
-func cmd310() *CmdSpec {
+func cmd316() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-t",
@@ -2793,7 +2886,7 @@ func cmd310() *CmdSpec {
 	}
 }
 
-func cmd311() *CmdSpec {
+func cmd317() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"stat",
@@ -2848,9 +2941,6 @@ func cmd311() *CmdSpec {
 			"hash",
 			"help",
 			"history",
-			"compgen",
-			"complete",
-			"bind",
 			"clear",
 			"tput",
 			"stty",
@@ -2926,7 +3016,7 @@ func cmd311() *CmdSpec {
 	}
 }
 
-func cmd437() *CmdSpec {
+func cmd440() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -2942,7 +3032,7 @@ func cmd437() *CmdSpec {
 	}
 }
 
-func cmd438() *CmdSpec {
+func cmd441() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gmv",
@@ -3004,7 +3094,7 @@ func cmd438() *CmdSpec {
 	}
 }
 
-func cmd440() *CmdSpec {
+func cmd443() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"hexdump",
@@ -3023,7 +3113,7 @@ func cmd440() *CmdSpec {
 	}
 }
 
-func cmd447() *CmdSpec {
+func cmd450() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		ValueOptions: []string{
@@ -3088,7 +3178,7 @@ func cmd447() *CmdSpec {
 	}
 }
 
-func cmd448() *CmdSpec {
+func cmd451() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"grm",
@@ -3107,7 +3197,7 @@ func cmd448() *CmdSpec {
 	}
 }
 
-func cmd450() *CmdSpec {
+func cmd453() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3118,7 +3208,7 @@ func cmd450() *CmdSpec {
 	}
 }
 
-func cmd451() *CmdSpec {
+func cmd454() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-e",
@@ -3215,7 +3305,7 @@ func cmd451() *CmdSpec {
 	}
 }
 
-func cmd452() *CmdSpec {
+func cmd455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-P",
@@ -3241,7 +3331,7 @@ func cmd452() *CmdSpec {
 	}
 }
 
-func cmd453() *CmdSpec {
+func cmd456() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsed",
@@ -3358,7 +3448,7 @@ func cmd453() *CmdSpec {
 	}
 }
 
-func cmd455() *CmdSpec {
+func cmd458() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-m",
@@ -3381,7 +3471,7 @@ func cmd455() *CmdSpec {
 	}
 }
 
-func cmd456() *CmdSpec {
+func cmd459() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -3399,7 +3489,7 @@ func cmd456() *CmdSpec {
 	}
 }
 
-func cmd457() *CmdSpec {
+func cmd460() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3413,7 +3503,7 @@ func cmd457() *CmdSpec {
 	}
 }
 
-func cmd458() *CmdSpec {
+func cmd461() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wipe",
@@ -3432,13 +3522,13 @@ func cmd458() *CmdSpec {
 	}
 }
 
-func cmd460() *CmdSpec {
+func cmd463() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd461() *CmdSpec {
+func cmd464() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-f",
@@ -3502,7 +3592,7 @@ func cmd461() *CmdSpec {
 	}
 }
 
-func cmd462() *CmdSpec {
+func cmd465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gtar",
@@ -3613,7 +3703,7 @@ func cmd462() *CmdSpec {
 	}
 }
 
-func cmd465() *CmdSpec {
+func cmd468() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3636,7 +3726,7 @@ func cmd465() *CmdSpec {
 	}
 }
 
-func cmd466() *CmdSpec {
+func cmd469() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3654,7 +3744,7 @@ func cmd466() *CmdSpec {
 	}
 }
 
-func cmd467() *CmdSpec {
+func cmd470() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"trash-put",
@@ -3664,7 +3754,7 @@ func cmd467() *CmdSpec {
 	}
 }
 
-func cmd470() *CmdSpec {
+func cmd473() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -3681,7 +3771,7 @@ func cmd470() *CmdSpec {
 	}
 }
 
-func cmd471() *CmdSpec {
+func cmd474() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -3692,7 +3782,7 @@ func cmd471() *CmdSpec {
 	}
 }
 
-func cmd472() *CmdSpec {
+func cmd475() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -3713,7 +3803,7 @@ func cmd472() *CmdSpec {
 	}
 }
 
-func cmd473() *CmdSpec {
+func cmd476() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-x",
@@ -3756,7 +3846,7 @@ func cmd473() *CmdSpec {
 	}
 }
 
-func cmd474() *CmdSpec {
+func cmd477() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-C",
@@ -5245,7 +5335,7 @@ func cmd474() *CmdSpec {
 	}
 }
 
-func cmd475() *CmdSpec {
+func cmd478() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -5327,7 +5417,7 @@ func cmd475() *CmdSpec {
 	}
 }
 
-func cmd476() *CmdSpec {
+func cmd479() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -5632,7 +5722,7 @@ func cmd476() *CmdSpec {
 	}
 }
 
-func cmd477() *CmdSpec {
+func cmd480() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -5653,7 +5743,7 @@ func cmd477() *CmdSpec {
 	}
 }
 
-func cmd481() *CmdSpec {
+func cmd484() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -5796,7 +5886,7 @@ func cmd481() *CmdSpec {
 	}
 }
 
-func cmd482() *CmdSpec {
+func cmd485() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5834,7 +5924,7 @@ func cmd482() *CmdSpec {
 	}
 }
 
-func cmd494() *CmdSpec {
+func cmd497() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -6124,7 +6214,7 @@ func cmd494() *CmdSpec {
 	}
 }
 
-func cmd497() *CmdSpec {
+func cmd500() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -6158,7 +6248,7 @@ func cmd497() *CmdSpec {
 	}
 }
 
-func cmd499() *CmdSpec {
+func cmd502() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -6172,7 +6262,7 @@ func cmd499() *CmdSpec {
 	}
 }
 
-func cmd501() *CmdSpec {
+func cmd504() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6187,7 +6277,7 @@ func cmd501() *CmdSpec {
 	}
 }
 
-func cmd502() *CmdSpec {
+func cmd505() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -6244,7 +6334,7 @@ func cmd502() *CmdSpec {
 	}
 }
 
-func cmd517() *CmdSpec {
+func cmd520() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -6591,7 +6681,7 @@ func cmd517() *CmdSpec {
 	}
 }
 
-func cmd519() *CmdSpec {
+func cmd522() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -6611,7 +6701,7 @@ func cmd519() *CmdSpec {
 	}
 }
 
-func cmd521() *CmdSpec {
+func cmd524() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -6715,7 +6805,7 @@ func cmd521() *CmdSpec {
 	}
 }
 
-func cmd527() *CmdSpec {
+func cmd530() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -6777,7 +6867,7 @@ func cmd527() *CmdSpec {
 	}
 }
 
-func cmd528() *CmdSpec {
+func cmd531() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -6823,7 +6913,7 @@ func cmd528() *CmdSpec {
 	}
 }
 
-func cmd537() *CmdSpec {
+func cmd540() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -6888,7 +6978,7 @@ func cmd537() *CmdSpec {
 	}
 }
 
-func cmd542() *CmdSpec {
+func cmd545() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -7081,7 +7171,7 @@ func cmd542() *CmdSpec {
 	}
 }
 
-func cmd545() *CmdSpec {
+func cmd548() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -7099,7 +7189,7 @@ func cmd545() *CmdSpec {
 	}
 }
 
-func cmd551() *CmdSpec {
+func cmd554() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -7155,7 +7245,7 @@ func cmd551() *CmdSpec {
 	}
 }
 
-func cmd561() *CmdSpec {
+func cmd564() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -7340,7 +7430,7 @@ func cmd561() *CmdSpec {
 	}
 }
 
-func cmd565() *CmdSpec {
+func cmd568() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7366,7 +7456,7 @@ func cmd565() *CmdSpec {
 	}
 }
 
-func cmd566() *CmdSpec {
+func cmd569() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7384,7 +7474,7 @@ func cmd566() *CmdSpec {
 	}
 }
 
-func cmd567() *CmdSpec {
+func cmd570() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -7405,7 +7495,7 @@ func cmd567() *CmdSpec {
 	}
 }
 
-func cmd569() *CmdSpec {
+func cmd572() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -7470,7 +7560,7 @@ func cmd569() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd575() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7500,7 +7590,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd573() *CmdSpec {
+func cmd576() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"kind",
@@ -7519,7 +7609,7 @@ func cmd573() *CmdSpec {
 	}
 }
 
-func cmd585() *CmdSpec {
+func cmd588() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7535,7 +7625,7 @@ func cmd585() *CmdSpec {
 	}
 }
 
-func cmd586() *CmdSpec {
+func cmd589() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -7632,7 +7722,7 @@ func cmd586() *CmdSpec {
 	}
 }
 
-func cmd587() *CmdSpec {
+func cmd590() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -7799,7 +7889,7 @@ func cmd587() *CmdSpec {
 	}
 }
 
-func cmd588() *CmdSpec {
+func cmd591() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7822,7 +7912,7 @@ func cmd588() *CmdSpec {
 	}
 }
 
-func cmd589() *CmdSpec {
+func cmd592() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -7839,7 +7929,7 @@ func cmd589() *CmdSpec {
 	}
 }
 
-func cmd594() *CmdSpec {
+func cmd597() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7850,7 +7940,7 @@ func cmd594() *CmdSpec {
 	}
 }
 
-func cmd595() *CmdSpec {
+func cmd598() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -7907,7 +7997,7 @@ func cmd595() *CmdSpec {
 	}
 }
 
-func cmd598() *CmdSpec {
+func cmd601() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7926,7 +8016,7 @@ func cmd598() *CmdSpec {
 	}
 }
 
-func cmd599() *CmdSpec {
+func cmd602() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -8014,7 +8104,7 @@ func cmd599() *CmdSpec {
 	}
 }
 
-func cmd602() *CmdSpec {
+func cmd605() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8031,7 +8121,7 @@ func cmd602() *CmdSpec {
 	}
 }
 
-func cmd603() *CmdSpec {
+func cmd606() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8076,7 +8166,7 @@ func cmd603() *CmdSpec {
 	}
 }
 
-func cmd604() *CmdSpec {
+func cmd607() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -8182,7 +8272,7 @@ func cmd604() *CmdSpec {
 	}
 }
 
-func cmd606() *CmdSpec {
+func cmd609() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -8222,7 +8312,7 @@ func cmd606() *CmdSpec {
 	}
 }
 
-func cmd607() *CmdSpec {
+func cmd610() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -8237,7 +8327,7 @@ func cmd607() *CmdSpec {
 	}
 }
 
-func cmd609() *CmdSpec {
+func cmd612() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8298,7 +8388,7 @@ func cmd609() *CmdSpec {
 	}
 }
 
-func cmd610() *CmdSpec {
+func cmd613() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -8367,7 +8457,7 @@ func cmd610() *CmdSpec {
 	}
 }
 
-func cmd672() *CmdSpec {
+func cmd675() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8467,7 +8557,7 @@ func cmd672() *CmdSpec {
 	}
 }
 
-func cmd673() *CmdSpec {
+func cmd676() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -8485,7 +8575,7 @@ func cmd673() *CmdSpec {
 	}
 }
 
-func cmd674() *CmdSpec {
+func cmd677() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -8533,7 +8623,7 @@ func cmd674() *CmdSpec {
 	}
 }
 
-func cmd688() *CmdSpec {
+func cmd691() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8556,7 +8646,7 @@ func cmd688() *CmdSpec {
 	}
 }
 
-func cmd689() *CmdSpec {
+func cmd692() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -8595,7 +8685,7 @@ func cmd689() *CmdSpec {
 	}
 }
 
-func cmd699() *CmdSpec {
+func cmd702() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8651,7 +8741,7 @@ func cmd699() *CmdSpec {
 	}
 }
 
-func cmd700() *CmdSpec {
+func cmd703() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8746,7 +8836,7 @@ func cmd700() *CmdSpec {
 	}
 }
 
-func cmd701() *CmdSpec {
+func cmd704() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gradlew",
@@ -8801,7 +8891,7 @@ func cmd701() *CmdSpec {
 	}
 }
 
-func cmd703() *CmdSpec {
+func cmd706() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -8870,7 +8960,7 @@ func cmd703() *CmdSpec {
 	}
 }
 
-func cmd759() *CmdSpec {
+func cmd762() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8886,7 +8976,7 @@ func cmd759() *CmdSpec {
 	}
 }
 
-func cmd760() *CmdSpec {
+func cmd763() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8913,7 +9003,7 @@ func cmd760() *CmdSpec {
 	}
 }
 
-func cmd761() *CmdSpec {
+func cmd764() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -8947,7 +9037,7 @@ func cmd761() *CmdSpec {
 	}
 }
 
-func cmd783() *CmdSpec {
+func cmd786() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -8965,7 +9055,7 @@ func cmd783() *CmdSpec {
 	}
 }
 
-func cmd785() *CmdSpec {
+func cmd788() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mvnw",
@@ -9016,7 +9106,7 @@ func cmd785() *CmdSpec {
 	}
 }
 
-func cmd787() *CmdSpec {
+func cmd790() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -9025,7 +9115,7 @@ func cmd787() *CmdSpec {
 	}
 }
 
-func cmd789() *CmdSpec {
+func cmd792() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -9035,7 +9125,7 @@ func cmd789() *CmdSpec {
 	}
 }
 
-func cmd792() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -9072,7 +9162,7 @@ func cmd792() *CmdSpec {
 	}
 }
 
-func cmd793() *CmdSpec {
+func cmd796() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -9140,7 +9230,7 @@ func cmd793() *CmdSpec {
 	}
 }
 
-func cmd794() *CmdSpec {
+func cmd797() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9152,7 +9242,7 @@ func cmd794() *CmdSpec {
 	}
 }
 
-func cmd795() *CmdSpec {
+func cmd798() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -9172,7 +9262,7 @@ func cmd795() *CmdSpec {
 	}
 }
 
-func cmd802() *CmdSpec {
+func cmd805() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9187,7 +9277,7 @@ func cmd802() *CmdSpec {
 	}
 }
 
-func cmd803() *CmdSpec {
+func cmd806() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9213,7 +9303,7 @@ func cmd803() *CmdSpec {
 	}
 }
 
-func cmd804() *CmdSpec {
+func cmd807() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -9344,7 +9434,7 @@ func cmd804() *CmdSpec {
 	}
 }
 
-func cmd805() *CmdSpec {
+func cmd808() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -9370,7 +9460,7 @@ func cmd805() *CmdSpec {
 	}
 }
 
-func cmd807() *CmdSpec {
+func cmd810() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9400,7 +9490,7 @@ func cmd807() *CmdSpec {
 	}
 }
 
-func cmd808() *CmdSpec {
+func cmd811() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -9419,7 +9509,7 @@ func cmd808() *CmdSpec {
 	}
 }
 
-func cmd810() *CmdSpec {
+func cmd813() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -9437,14 +9527,14 @@ func cmd810() *CmdSpec {
 	}
 }
 
-func cmd812() *CmdSpec {
+func cmd815() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd813() *CmdSpec {
+func cmd816() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -9475,7 +9565,7 @@ func cmd813() *CmdSpec {
 	}
 }
 
-func cmd836() *CmdSpec {
+func cmd839() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -9490,7 +9580,7 @@ func cmd836() *CmdSpec {
 	}
 }
 
-func cmd838() *CmdSpec {
+func cmd841() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9506,7 +9596,7 @@ func cmd838() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd842() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9536,7 +9626,7 @@ func cmd839() *CmdSpec {
 	}
 }
 
-func cmd840() *CmdSpec {
+func cmd843() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -9554,7 +9644,7 @@ func cmd840() *CmdSpec {
 	}
 }
 
-func cmd842() *CmdSpec {
+func cmd845() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -9573,7 +9663,7 @@ func cmd842() *CmdSpec {
 	}
 }
 
-func cmd844() *CmdSpec {
+func cmd847() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9594,7 +9684,7 @@ func cmd844() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9606,7 +9696,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd846() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9645,7 +9735,7 @@ func cmd846() *CmdSpec {
 	}
 }
 
-func cmd847() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9701,7 +9791,7 @@ func cmd847() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd851() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9734,7 +9824,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9756,7 +9846,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd853() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9788,7 +9878,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd854() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9812,7 +9902,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd852() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9869,7 +9959,7 @@ func cmd852() *CmdSpec {
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd856() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9895,7 +9985,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd857() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9958,7 +10048,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd858() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -10060,7 +10150,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd857() *CmdSpec {
+func cmd860() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -10123,7 +10213,7 @@ func cmd857() *CmdSpec {
 	}
 }
 
-func cmd904() *CmdSpec {
+func cmd907() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -10186,7 +10276,7 @@ func cmd904() *CmdSpec {
 	}
 }
 
-func cmd906() *CmdSpec {
+func cmd909() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10227,7 +10317,7 @@ func cmd906() *CmdSpec {
 	}
 }
 
-func cmd907() *CmdSpec {
+func cmd910() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10254,7 +10344,7 @@ func cmd907() *CmdSpec {
 	}
 }
 
-func cmd908() *CmdSpec {
+func cmd911() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10301,7 +10391,7 @@ func cmd908() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd912() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10358,7 +10448,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd913() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10394,7 +10484,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd914() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10423,7 +10513,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd912() *CmdSpec {
+func cmd915() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10480,13 +10570,13 @@ func cmd912() *CmdSpec {
 	}
 }
 
-func cmd913() *CmdSpec {
+func cmd916() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd917() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -10502,7 +10592,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd917() *CmdSpec {
+func cmd920() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10555,7 +10645,7 @@ func cmd917() *CmdSpec {
 	}
 }
 
-func cmd918() *CmdSpec {
+func cmd921() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10593,7 +10683,7 @@ func cmd918() *CmdSpec {
 	}
 }
 
-func cmd919() *CmdSpec {
+func cmd922() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10617,7 +10707,7 @@ func cmd919() *CmdSpec {
 	}
 }
 
-func cmd920() *CmdSpec {
+func cmd923() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -10653,7 +10743,7 @@ func cmd920() *CmdSpec {
 	}
 }
 
-func cmd923() *CmdSpec {
+func cmd926() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -10680,7 +10770,7 @@ func cmd923() *CmdSpec {
 	}
 }
 
-func cmd925() *CmdSpec {
+func cmd928() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -10715,7 +10805,7 @@ func cmd925() *CmdSpec {
 	}
 }
 
-func cmd928() *CmdSpec {
+func cmd931() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10744,7 +10834,7 @@ func cmd928() *CmdSpec {
 	}
 }
 
-func cmd929() *CmdSpec {
+func cmd932() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -10782,7 +10872,7 @@ func cmd929() *CmdSpec {
 	}
 }
 
-func cmd951() *CmdSpec {
+func cmd954() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -10862,7 +10952,7 @@ func cmd951() *CmdSpec {
 	}
 }
 
-func cmd960() *CmdSpec {
+func cmd963() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -10952,7 +11042,7 @@ func cmd960() *CmdSpec {
 	}
 }
 
-func cmd962() *CmdSpec {
+func cmd965() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -10974,7 +11064,7 @@ func cmd962() *CmdSpec {
 	}
 }
 
-func cmd964() *CmdSpec {
+func cmd967() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11045,7 +11135,7 @@ func cmd964() *CmdSpec {
 	}
 }
 
-func cmd965() *CmdSpec {
+func cmd968() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11094,7 +11184,7 @@ func cmd965() *CmdSpec {
 	}
 }
 
-func cmd966() *CmdSpec {
+func cmd969() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -11225,7 +11315,7 @@ func cmd966() *CmdSpec {
 	}
 }
 
-func cmd968() *CmdSpec {
+func cmd971() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11281,7 +11371,7 @@ func cmd968() *CmdSpec {
 	}
 }
 
-func cmd969() *CmdSpec {
+func cmd972() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11342,7 +11432,7 @@ func cmd969() *CmdSpec {
 	}
 }
 
-func cmd970() *CmdSpec {
+func cmd973() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -11372,7 +11462,7 @@ func cmd970() *CmdSpec {
 	}
 }
 
-func cmd984() *CmdSpec {
+func cmd987() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11403,7 +11493,7 @@ func cmd984() *CmdSpec {
 	}
 }
 
-func cmd985() *CmdSpec {
+func cmd988() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -11429,7 +11519,7 @@ func cmd985() *CmdSpec {
 	}
 }
 
-func cmd988() *CmdSpec {
+func cmd991() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11481,7 +11571,7 @@ func cmd988() *CmdSpec {
 	}
 }
 
-func cmd989() *CmdSpec {
+func cmd992() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -11503,7 +11593,7 @@ func cmd989() *CmdSpec {
 	}
 }
 
-func cmd995() *CmdSpec {
+func cmd998() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -11533,7 +11623,7 @@ func cmd995() *CmdSpec {
 	}
 }
 
-func cmd1009() *CmdSpec {
+func cmd1012() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11570,7 +11660,7 @@ func cmd1009() *CmdSpec {
 	}
 }
 
-func cmd1010() *CmdSpec {
+func cmd1013() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -11665,7 +11755,7 @@ func cmd1010() *CmdSpec {
 	}
 }
 
-func cmd1012() *CmdSpec {
+func cmd1015() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11708,7 +11798,7 @@ func cmd1012() *CmdSpec {
 	}
 }
 
-func cmd1013() *CmdSpec {
+func cmd1016() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11802,7 +11892,7 @@ func cmd1013() *CmdSpec {
 	}
 }
 
-func cmd1014() *CmdSpec {
+func cmd1017() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11842,7 +11932,7 @@ func cmd1014() *CmdSpec {
 	}
 }
 
-func cmd1015() *CmdSpec {
+func cmd1018() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11869,7 +11959,7 @@ func cmd1015() *CmdSpec {
 	}
 }
 
-func cmd1016() *CmdSpec {
+func cmd1019() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11913,7 +12003,7 @@ func cmd1016() *CmdSpec {
 	}
 }
 
-func cmd1017() *CmdSpec {
+func cmd1020() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11949,7 +12039,7 @@ func cmd1017() *CmdSpec {
 	}
 }
 
-func cmd1018() *CmdSpec {
+func cmd1021() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11988,7 +12078,7 @@ func cmd1018() *CmdSpec {
 	}
 }
 
-func cmd1019() *CmdSpec {
+func cmd1022() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12080,7 +12170,7 @@ func cmd1019() *CmdSpec {
 	}
 }
 
-func cmd1020() *CmdSpec {
+func cmd1023() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12145,7 +12235,7 @@ func cmd1020() *CmdSpec {
 	}
 }
 
-func cmd1021() *CmdSpec {
+func cmd1024() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -12244,7 +12334,7 @@ func cmd1021() *CmdSpec {
 	}
 }
 
-func cmd1023() *CmdSpec {
+func cmd1026() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -12422,7 +12512,7 @@ func cmd1023() *CmdSpec {
 	}
 }
 
-func cmd1194() *CmdSpec {
+func cmd1197() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -12496,7 +12586,7 @@ func cmd1194() *CmdSpec {
 	}
 }
 
-func cmd1197() *CmdSpec {
+func cmd1200() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -12520,7 +12610,7 @@ func cmd1197() *CmdSpec {
 	}
 }
 
-func cmd1205() *CmdSpec {
+func cmd1208() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12620,7 +12710,7 @@ func cmd1205() *CmdSpec {
 	}
 }
 
-func cmd1206() *CmdSpec {
+func cmd1209() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12683,7 +12773,7 @@ func cmd1206() *CmdSpec {
 	}
 }
 
-func cmd1207() *CmdSpec {
+func cmd1210() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -12705,7 +12795,7 @@ func cmd1207() *CmdSpec {
 	}
 }
 
-func cmd1216() *CmdSpec {
+func cmd1219() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -12726,7 +12816,7 @@ func cmd1216() *CmdSpec {
 	}
 }
 
-func cmd1221() *CmdSpec {
+func cmd1224() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12768,7 +12858,7 @@ func cmd1221() *CmdSpec {
 	}
 }
 
-func cmd1222() *CmdSpec {
+func cmd1225() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12779,7 +12869,7 @@ func cmd1222() *CmdSpec {
 	}
 }
 
-func cmd1223() *CmdSpec {
+func cmd1226() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12822,7 +12912,7 @@ func cmd1223() *CmdSpec {
 	}
 }
 
-func cmd1224() *CmdSpec {
+func cmd1227() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -12840,7 +12930,7 @@ func cmd1224() *CmdSpec {
 	}
 }
 
-func cmd1226() *CmdSpec {
+func cmd1229() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -12856,7 +12946,7 @@ func cmd1226() *CmdSpec {
 	}
 }
 
-func cmd1230() *CmdSpec {
+func cmd1233() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -12873,7 +12963,7 @@ func cmd1230() *CmdSpec {
 	}
 }
 
-func cmd1232() *CmdSpec {
+func cmd1235() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -12895,7 +12985,7 @@ func cmd1232() *CmdSpec {
 	}
 }
 
-func cmd1234() *CmdSpec {
+func cmd1237() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -12911,7 +13001,7 @@ func cmd1234() *CmdSpec {
 	}
 }
 
-func cmd1237() *CmdSpec {
+func cmd1240() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -12925,7 +13015,7 @@ func cmd1237() *CmdSpec {
 	}
 }
 
-func cmd1239() *CmdSpec {
+func cmd1242() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -12940,7 +13030,7 @@ func cmd1239() *CmdSpec {
 	}
 }
 
-func cmd1241() *CmdSpec {
+func cmd1244() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -12953,7 +13043,7 @@ func cmd1241() *CmdSpec {
 	}
 }
 
-func cmd1247() *CmdSpec {
+func cmd1250() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -12985,7 +13075,7 @@ func cmd1247() *CmdSpec {
 	}
 }
 
-func cmd1249() *CmdSpec {
+func cmd1252() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -13003,7 +13093,7 @@ func cmd1249() *CmdSpec {
 	}
 }
 
-func cmd1255() *CmdSpec {
+func cmd1258() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -13029,7 +13119,7 @@ func cmd1255() *CmdSpec {
 	}
 }
 
-func cmd1257() *CmdSpec {
+func cmd1260() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -13054,7 +13144,7 @@ func cmd1257() *CmdSpec {
 	}
 }
 
-func cmd1275() *CmdSpec {
+func cmd1278() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -13076,7 +13166,7 @@ func cmd1275() *CmdSpec {
 	}
 }
 
-func cmd1277() *CmdSpec {
+func cmd1280() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -13106,7 +13196,7 @@ func cmd1277() *CmdSpec {
 	}
 }
 
-func cmd1295() *CmdSpec {
+func cmd1298() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -13124,7 +13214,7 @@ func cmd1295() *CmdSpec {
 	}
 }
 
-func cmd1297() *CmdSpec {
+func cmd1300() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -13138,7 +13228,7 @@ func cmd1297() *CmdSpec {
 	}
 }
 
-func cmd1299() *CmdSpec {
+func cmd1302() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -13162,7 +13252,7 @@ func cmd1299() *CmdSpec {
 	}
 }
 
-func cmd1303() *CmdSpec {
+func cmd1306() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -13189,7 +13279,7 @@ func cmd1303() *CmdSpec {
 	}
 }
 
-func cmd1318() *CmdSpec {
+func cmd1321() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -13214,7 +13304,7 @@ func cmd1318() *CmdSpec {
 	}
 }
 
-func cmd1331() *CmdSpec {
+func cmd1334() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -13230,7 +13320,7 @@ func cmd1331() *CmdSpec {
 	}
 }
 
-func cmd1335() *CmdSpec {
+func cmd1338() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -13251,7 +13341,7 @@ func cmd1335() *CmdSpec {
 	}
 }
 
-func cmd1340() *CmdSpec {
+func cmd1343() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -13277,7 +13367,7 @@ func cmd1340() *CmdSpec {
 	}
 }
 
-func cmd1354() *CmdSpec {
+func cmd1357() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -13297,7 +13387,7 @@ func cmd1354() *CmdSpec {
 	}
 }
 
-func cmd1358() *CmdSpec {
+func cmd1361() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -13325,7 +13415,7 @@ func cmd1358() *CmdSpec {
 	}
 }
 
-func cmd1373() *CmdSpec {
+func cmd1376() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13342,7 +13432,7 @@ func cmd1373() *CmdSpec {
 	}
 }
 
-func cmd1374() *CmdSpec {
+func cmd1377() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13379,7 +13469,7 @@ func cmd1374() *CmdSpec {
 	}
 }
 
-func cmd1375() *CmdSpec {
+func cmd1378() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13424,7 +13514,7 @@ func cmd1375() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1379() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -13487,7 +13577,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1380() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -13509,7 +13599,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1381() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -13567,7 +13657,7 @@ func cmd1381() *CmdSpec {
 	}
 }
 
-func cmd1382() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -13683,7 +13773,7 @@ func cmd1382() *CmdSpec {
 	}
 }
 
-func cmd1383() *CmdSpec {
+func cmd1386() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13704,7 +13794,7 @@ func cmd1383() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -13777,7 +13867,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1388() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13816,7 +13906,7 @@ func cmd1388() *CmdSpec {
 	}
 }
 
-func cmd1389() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13841,7 +13931,7 @@ func cmd1389() *CmdSpec {
 	}
 }
 
-func cmd1390() *CmdSpec {
+func cmd1393() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -13864,7 +13954,7 @@ func cmd1390() *CmdSpec {
 	}
 }
 
-func cmd1400() *CmdSpec {
+func cmd1403() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -13891,7 +13981,7 @@ func cmd1400() *CmdSpec {
 	}
 }
 
-func cmd1401() *CmdSpec {
+func cmd1404() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -13943,7 +14033,7 @@ func cmd1401() *CmdSpec {
 	}
 }
 
-func cmd1416() *CmdSpec {
+func cmd1419() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -13977,7 +14067,7 @@ func cmd1416() *CmdSpec {
 	}
 }
 
-func cmd1417() *CmdSpec {
+func cmd1420() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -13996,7 +14086,7 @@ func cmd1417() *CmdSpec {
 	}
 }
 
-func cmd1419() *CmdSpec {
+func cmd1422() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14008,7 +14098,7 @@ func cmd1419() *CmdSpec {
 	}
 }
 
-func cmd1420() *CmdSpec {
+func cmd1423() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14040,7 +14130,7 @@ func cmd1420() *CmdSpec {
 	}
 }
 
-func cmd1421() *CmdSpec {
+func cmd1424() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14063,7 +14153,7 @@ func cmd1421() *CmdSpec {
 	}
 }
 
-func cmd1422() *CmdSpec {
+func cmd1425() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14182,7 +14272,7 @@ func cmd1422() *CmdSpec {
 	}
 }
 
-func cmd1423() *CmdSpec {
+func cmd1426() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -14275,7 +14365,7 @@ func cmd1423() *CmdSpec {
 	}
 }
 
-func cmd1424() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14295,7 +14385,7 @@ func cmd1424() *CmdSpec {
 	}
 }
 
-func cmd1425() *CmdSpec {
+func cmd1428() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -14311,7 +14401,7 @@ func cmd1425() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1431() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14333,7 +14423,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1429() *CmdSpec {
+func cmd1432() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -14389,7 +14479,7 @@ func cmd1429() *CmdSpec {
 	}
 }
 
-func cmd1430() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -14582,7 +14672,7 @@ func cmd1430() *CmdSpec {
 	}
 }
 
-func cmd1432() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14640,7 +14730,7 @@ func cmd1432() *CmdSpec {
 	}
 }
 
-func cmd1433() *CmdSpec {
+func cmd1436() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -14661,7 +14751,7 @@ func cmd1433() *CmdSpec {
 	}
 }
 
-func cmd1437() *CmdSpec {
+func cmd1440() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14687,7 +14777,7 @@ func cmd1437() *CmdSpec {
 	}
 }
 
-func cmd1438() *CmdSpec {
+func cmd1441() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -14709,7 +14799,7 @@ func cmd1438() *CmdSpec {
 	}
 }
 
-func cmd1440() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15058,7 +15148,7 @@ func cmd1440() *CmdSpec {
 	}
 }
 
-func cmd1441() *CmdSpec {
+func cmd1444() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -15101,7 +15191,7 @@ func cmd1441() *CmdSpec {
 	}
 }
 
-func cmd1443() *CmdSpec {
+func cmd1446() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15170,7 +15260,7 @@ func cmd1443() *CmdSpec {
 	}
 }
 
-func cmd1444() *CmdSpec {
+func cmd1447() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15197,7 +15287,7 @@ func cmd1444() *CmdSpec {
 	}
 }
 
-func cmd1445() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -15222,7 +15312,7 @@ func cmd1445() *CmdSpec {
 	}
 }
 
-func cmd1450() *CmdSpec {
+func cmd1453() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15257,7 +15347,7 @@ func cmd1450() *CmdSpec {
 	}
 }
 
-func cmd1451() *CmdSpec {
+func cmd1454() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15308,7 +15398,7 @@ func cmd1451() *CmdSpec {
 	}
 }
 
-func cmd1452() *CmdSpec {
+func cmd1455() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -15390,7 +15480,7 @@ func cmd1452() *CmdSpec {
 	}
 }
 
-func cmd1453() *CmdSpec {
+func cmd1456() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -15458,7 +15548,7 @@ func cmd1453() *CmdSpec {
 	}
 }
 
-func cmd1454() *CmdSpec {
+func cmd1457() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -15495,7 +15585,7 @@ func cmd1454() *CmdSpec {
 	}
 }
 
-func cmd1455() *CmdSpec {
+func cmd1458() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -15538,7 +15628,7 @@ func cmd1455() *CmdSpec {
 	}
 }
 
-func cmd1457() *CmdSpec {
+func cmd1460() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -15570,7 +15660,7 @@ func cmd1457() *CmdSpec {
 	}
 }
 
-func cmd1458() *CmdSpec {
+func cmd1461() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -15599,7 +15689,7 @@ func cmd1458() *CmdSpec {
 	}
 }
 
-func cmd1459() *CmdSpec {
+func cmd1462() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -15623,7 +15713,7 @@ func cmd1459() *CmdSpec {
 	}
 }
 
-func cmd1461() *CmdSpec {
+func cmd1464() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15650,7 +15740,7 @@ func cmd1461() *CmdSpec {
 	}
 }
 
-func cmd1462() *CmdSpec {
+func cmd1465() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15692,7 +15782,7 @@ func cmd1462() *CmdSpec {
 	}
 }
 
-func cmd1463() *CmdSpec {
+func cmd1466() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15712,7 +15802,7 @@ func cmd1463() *CmdSpec {
 	}
 }
 
-func cmd1464() *CmdSpec {
+func cmd1467() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15771,7 +15861,7 @@ func cmd1464() *CmdSpec {
 	}
 }
 
-func cmd1465() *CmdSpec {
+func cmd1468() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -15817,7 +15907,7 @@ func cmd1465() *CmdSpec {
 	}
 }
 
-func cmd1503() *CmdSpec {
+func cmd1506() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -16040,7 +16130,7 @@ func cmd1503() *CmdSpec {
 	}
 }
 
-func cmd1504() *CmdSpec {
+func cmd1507() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -16086,7 +16176,7 @@ func cmd1504() *CmdSpec {
 	}
 }
 
-func cmd1505() *CmdSpec {
+func cmd1508() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -18061,1513 +18151,1516 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd475},
-		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
-		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd260},
-		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd478},
+		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd222},
+		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "add-zsh-hook", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd266},
+		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd607},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd610},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd476},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd479},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
 		{name: "basenc", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd607},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "bind", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
-		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
-		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd25},
+		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd610},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
+		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "bind", file: "builtin/10-carriers.yaml", key: "bind", spec: cmd19},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd20},
+		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
+		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
+		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd26},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd609},
-		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
-		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd261},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd263},
-		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd262},
-		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd263},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd805},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd807},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd808},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd810},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd812},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd810},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd805},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd836},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd836},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd838},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd839},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd840},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd842},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd842},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd840},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd844},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd808},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd845},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd813},
-		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd19},
-		{name: "compgen", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "complete", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd672},
-		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd265},
-		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd673},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd481},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
+		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd612},
+		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
+		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd267},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd269},
+		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd268},
+		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd269},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd227},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
+		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
+		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd808},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd810},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd811},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd813},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd815},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd813},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd808},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd839},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd839},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd841},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd842},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd843},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd845},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd845},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd843},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd847},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd811},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd848},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "command", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd20},
+		{name: "compdef", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
+		{name: "compgen", file: "builtin/10-carriers.yaml", key: "complete", spec: cmd43},
+		{name: "complete", file: "builtin/10-carriers.yaml", key: "complete", spec: cmd43},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd675},
+		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd271},
+		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd676},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd484},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd267},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
-		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
-		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd55},
-		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd56},
-		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd57},
-		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd497},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "dotnet", spec: cmd688},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd499},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd499},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd65},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd66},
-		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd67},
-		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd68},
-		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
-		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd501},
-		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
-		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd90},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "flit", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd95},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
-		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
+		{name: "date", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "dbus-launch", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd273},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
+		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
+		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
+		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd58},
+		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd59},
+		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd60},
+		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd500},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "dotnet", spec: cmd691},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd502},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd502},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd68},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd69},
+		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd70},
+		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd71},
+		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
+		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
+		{name: "expr", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "eza", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "factor", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd504},
+		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd93},
+		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd93},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
+		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "flit", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd98},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd265},
-		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd699},
-		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd92},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd517},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
-		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd474},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd517},
-		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
-		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd438},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd700},
-		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd567},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd519},
-		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd519},
-		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "gradle", spec: cmd701},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "gradle", spec: cmd701},
-		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
-		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd448},
-		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd453},
-		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
-		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd527},
-		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd308},
-		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd96},
-		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
-		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd759},
-		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd787},
-		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd271},
+		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd702},
+		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd520},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd470},
+		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd477},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd520},
+		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd135},
+		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd441},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd703},
+		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd570},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd522},
+		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd522},
+		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gradle", spec: cmd704},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gradle", spec: cmd704},
+		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd206},
+		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd451},
+		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd456},
+		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
+		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd530},
+		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd314},
+		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd99},
+		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd762},
+		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd790},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd760},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld-linux.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld-musl-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld-musl-x86_64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld.so", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd97},
-		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
-		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd309},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd310},
-		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd132},
-		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd763},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld-linux.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld-musl-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld-musl-x86_64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld.so", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
+		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd315},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd316},
+		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lscpu", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lsmod", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lsof", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lspci", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "lsusb", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ltrace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd135},
+		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd437},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd440},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd134},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
-		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd135},
-		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd438},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "mvn", spec: cmd785},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "mvn", spec: cmd785},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd137},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd138},
+		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd138},
+		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd786},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd441},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "mvn", spec: cmd788},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "mvn", spec: cmd788},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd137},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
-		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd138},
-		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
-		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd140},
-		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
-		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd144},
-		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd146},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
-		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd542},
-		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd565},
-		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd566},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd150},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd567},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd447},
-		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd151},
-		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd152},
-		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
-		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd572},
-		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd153},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd787},
-		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
-		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd147},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd494},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd497},
-		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd789},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd585},
-		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd154},
-		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1237},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1239},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1247},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1255},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1275},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1295},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1297},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1222},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1223},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1224},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1224},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1230},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1230},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1232},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1232},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1234},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1237},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1239},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1241},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1247},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1255},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1275},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1295},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1249},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1297},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1303},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1299},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1277},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1318},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1257},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1331},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1335},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1340},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1354},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1358},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1226},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd846},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd847},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd848},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd849},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd850},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1010},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd851},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd852},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd853},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd854},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd855},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd904},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd906},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd907},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd908},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd909},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd910},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd911},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd912},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd913},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd914},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd917},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd918},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd919},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd920},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd923},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd923},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd928},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd925},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd960},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd962},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd964},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd965},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd966},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd966},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd962},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd968},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd855},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd969},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1021},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd984},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd904},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd988},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1009},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1010},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1012},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1013},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd960},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1014},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1015},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1016},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1017},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1018},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1019},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1020},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1021},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd970},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1194},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd989},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd985},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1205},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1206},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1207},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1216},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1221},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd857},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd995},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1197},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd929},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd951},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1023},
-		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd586},
-		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd167},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd168},
-		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd191},
-		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd140},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd141},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
+		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd141},
+		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd147},
+		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
+		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
+		{name: "nodemon-exec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
+		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd147},
+		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd149},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
+		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd568},
+		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd569},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd153},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd570},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd450},
+		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "perl", file: "builtin/10-carriers.yaml", key: "perl", spec: cmd154},
+		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd155},
+		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
+		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd575},
+		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd156},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd790},
+		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd500},
+		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd588},
+		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd157},
+		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "proot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1240},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1242},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1250},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1258},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1278},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1298},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1300},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1225},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1226},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1227},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1227},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1233},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1233},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1235},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1235},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1240},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1242},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1250},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1258},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1278},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1298},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1300},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd849},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd850},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd851},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd852},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd853},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1013},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd854},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd855},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd856},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd857},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd858},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd907},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd909},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd910},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd911},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd912},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd913},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd914},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd915},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd916},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd920},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd921},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd922},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd926},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd926},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd931},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd963},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd965},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd967},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd968},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd969},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd969},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd965},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd971},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd858},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd972},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1024},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd987},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd907},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd991},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1012},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1013},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1015},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1016},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd963},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1017},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1018},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1019},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1020},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1021},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1022},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1023},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1024},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1208},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1209},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1224},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd589},
+		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd170},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
+		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.10", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.11", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.12", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.13", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.14", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
+		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd587},
-		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd203},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd208},
-		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
-		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd209},
-		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
-		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd448},
-		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd450},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd451},
-		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd21},
-		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd214},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd215},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd792},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd793},
-		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd521},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd452},
-		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd216},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd588},
-		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd453},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd794},
-		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd455},
-		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd217},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
-		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
+		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd590},
+		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd206},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd211},
+		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
+		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "rev", file: "builtin/10-carriers.yaml", key: "rev", spec: cmd212},
+		{name: "rg", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "rimraf", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
+		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd451},
+		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd453},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd454},
+		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
+		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd217},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd218},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd795},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd796},
+		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd455},
+		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
+		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd219},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd591},
+		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd456},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd797},
+		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd458},
+		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd220},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd456},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd218},
-		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd477},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd219},
-		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd457},
-		{name: "sql-grant", file: "builtin/40-network.yaml", key: "sql-grant", spec: cmd594},
-		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd38},
-		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd458},
-		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd595},
-		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd460},
-		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd461},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd221},
-		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd222},
-		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd223},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd802},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd598},
-		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd545},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd803},
-		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd804},
-		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd462},
-		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd224},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd465},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd795},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd551},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
-		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd589},
-		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd226},
-		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd227},
-		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd228},
-		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd573},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd599},
-		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd466},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd42},
-		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd232},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd233},
-		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
-		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd210},
-		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd467},
-		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd155},
-		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd470},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd602},
-		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd268},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd783},
-		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd471},
-		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd472},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd234},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd569},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd205},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd603},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd528},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd246},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd440},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd502},
-		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd254},
-		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd604},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd604},
-		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd482},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1373},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1374},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1375},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1376},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1381},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1382},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1383},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1388},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1389},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1384},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1400},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1416},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1417},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1417},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1419},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1420},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1421},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1422},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1423},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1455},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1424},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1425},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1428},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1429},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1430},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1430},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1432},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1459},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1437},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1438},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1438},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1377},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1440},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1441},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1441},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1505},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1443},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1444},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1445},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1450},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1451},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1452},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1453},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1433},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1454},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1455},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1457},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1458},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1459},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1461},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1462},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1463},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1464},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1503},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1465},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1504},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1390},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1401},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1505},
-		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd458},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd761},
-		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd106},
-		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd58},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd606},
-		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd258},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd537},
-		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd69},
-		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd259},
-		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd561},
-		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd311},
-		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd271},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
-		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd26},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
-		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd301},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd610},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd689},
-		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd473},
-		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd175},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd703},
+		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "sha512sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd459},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd221},
+		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd222},
+		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd460},
+		{name: "sql-grant", file: "builtin/40-network.yaml", key: "sql-grant", spec: cmd597},
+		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
+		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd461},
+		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
+		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd463},
+		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd464},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd224},
+		{name: "strace", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "strings", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd225},
+		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd226},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd805},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd601},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd806},
+		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd807},
+		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
+		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd227},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd468},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
+		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd229},
+		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd230},
+		{name: "times", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
+		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd469},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
+		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd235},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd236},
+		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd470},
+		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
+		{name: "trash-put", file: "builtin/20-files.yaml", key: "trash", spec: cmd470},
+		{name: "tree", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
+		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd473},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd605},
+		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd786},
+		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "unexpand", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "uniq", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "unlink", file: "builtin/20-files.yaml", key: "unlink", spec: cmd474},
+		{name: "unset", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd475},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd606},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
+		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd607},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd607},
+		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1376},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1377},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1378},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1379},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1384},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1385},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1386},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1391},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1392},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1403},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1419},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1420},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1420},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1422},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1423},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1424},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1425},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1426},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1458},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1427},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1431},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1432},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1433},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1433},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1435},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1462},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1440},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1441},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1441},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1443},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1444},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1444},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1508},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1446},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1447},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1453},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1454},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1455},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1456},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1457},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1458},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1460},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1461},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1462},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1464},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1465},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1466},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1467},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1506},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1507},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1508},
+		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd461},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
+		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd609},
+		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd261},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
+		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd262},
+		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
+		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd476},
+		{name: "zle", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
+		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd674},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
 	},
 }
 
