@@ -540,3 +540,52 @@ func TestSessionWorkspaceMadeAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionBetweenCommands: a process a command left running in the
+// session's sandbox writes places the host runs from (.envrc, .npmrc's
+// script-shell, .vscode/tasks.json) after the command has ended. Each is
+// put back within a second, not at the next command, which here does not
+// come: the person's own npm test or direnv would run it meanwhile. (The
+// writer is a script written by an earlier command: the judge reads a
+// file's content only when the same command wrote it.)
+func TestSessionBetweenCommands(t *testing.T) {
+	names := []string{".envrc", ".npmrc", ".vscode/tasks.json"}
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			python := needPython(t)
+			writer := "import os, time\n" +
+				"time.sleep(0.5)\n" +
+				"open('.envrc', 'w').write('touch pwned\\n')\n" +
+				"open('.npmrc', 'w').write('script-shell=/tmp/x\\n')\n" +
+				"os.makedirs('.vscode', exist_ok=True)\n" +
+				"open('.vscode/tasks.json', 'w').write('{}')\n" +
+				"open('wrote', 'w').close()\n"
+			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			wrote := filepath.Join(r.ws, "wrote")
+			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(wrote); err == nil {
+					break
+				}
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the background writer never ran")
+				}
+			}
+			time.Sleep(time.Second)
+			for _, name := range names {
+				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
+					t.Errorf("%s written by the session's background process is on the host a second later", name)
+				}
+			}
+			// The next command says what was put back.
+			if _, errs, _ := r.sh("true"); !strings.Contains(errs, ".envrc") {
+				t.Errorf("the next command does not say what was put back: %q", errs)
+			}
+		})
+	}
+}

@@ -43,6 +43,7 @@ type manager struct {
 	agent   int               // the agent's pidfd, or -1
 	guarded bool              // the workspace has guarded places
 	held    bool              // this process holds a ticket in the workspace's ledger
+	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
@@ -182,11 +183,28 @@ func (m *manager) hold() error {
 // nothing a command left runs in the sandbox: only then can nothing of
 // the session write the guarded places.
 func (m *manager) release() {
-	if !m.held || len(guard.Descendants(os.Getpid())) > m.base {
+	if !m.held {
 		return
 	}
+	if len(guard.Descendants(os.Getpid())) > m.base {
+		// Something a command left runs on: the guarded places are
+		// watched until the next command.
+		if m.between == nil {
+			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy)
+		}
+		return
+	}
+	m.stopBetween()
 	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	m.held = false
+}
+
+// stopBetween ends the watch [manager.release] started, if any.
+func (m *manager) stopBetween() {
+	if m.between != nil {
+		m.between()
+		m.between = nil
+	}
 }
 
 // ready waits for the keeper's first word.
@@ -312,6 +330,8 @@ func (m *manager) serve() {
 		case conn := <-conns:
 			// The guard's ticket first: the command starts once the
 			// keeper has the connection.
+			// The command reconciles before it starts: the watch stops.
+			m.stopBetween()
 			if m.hold() == nil {
 				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
 			}
@@ -351,6 +371,7 @@ func (m *manager) shutdown() {
 		unix.Close(m.lis)
 	}
 	guard.KillAll()
+	m.stopBetween()
 	if m.held {
 		// No one reads this process's output: the lines are in the
 		// quarantine.

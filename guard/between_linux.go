@@ -1,0 +1,135 @@
+package guard
+
+import (
+	"bytes"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// WatchBetween watches the guarded places of policy p's workspace while
+// no command of a session runs but something a command left still does
+// (a dev server, a watcher): such a process may write a place the host
+// runs from (.envrc, .npmrc, .vscode/tasks.json, a hook) at any time, and
+// without a watch what it wrote would stay on disk until the next
+// command, long enough for the person's own command to run it. A change
+// to a place the patterns name is put back at once, with inotify on the
+// directories that hold them (and on the guarded directories
+// themselves), and the lines saying so are kept for the next command
+// ([keepLines]). stop ends the watch: no reconcile runs once it returns.
+// Patterns with "**" are left to the reconcile before the next command.
+func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
+	ws := p.Workspace
+	if ws == "" || len(p.Guarded) == 0 {
+		return func() {}
+	}
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		return func() {}
+	}
+	var wake [2]int
+	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(in)
+		return func() {}
+	}
+	const events = unix.IN_CLOSE_WRITE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_CREATE | unix.IN_ATTRIB | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+	// watched maps a watch descriptor to the names in its directory that
+	// are guarded ("" for every name: a guarded directory).
+	watched := map[int32][]string{}
+	for _, pat := range slices.Concat(p.Guarded, p.GitConfig) {
+		if strings.Contains(pat, "**") {
+			continue
+		}
+		dirs, _ := filepath.Glob(filepath.Dir(pat))
+		for _, d := range dirs {
+			if wd, err := unix.InotifyAddWatch(in, d, events); err == nil {
+				watched[int32(wd)] = append(watched[int32(wd)], filepath.Base(pat))
+			}
+		}
+		inside, _ := filepath.Glob(pat)
+		for _, d := range inside {
+			if wd, err := unix.InotifyAddWatch(in, d, events); err == nil {
+				watched[int32(wd)] = append(watched[int32(wd)], "")
+			}
+		}
+	}
+	relevant := func(wd int32, name string) bool {
+		for _, pat := range watched[wd] {
+			if pat == "" {
+				return true
+			}
+			if ok, _ := filepath.Match(pat, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	var mu sync.Mutex // held by a reconcile
+	stopped := false
+	go func() {
+		defer unix.Close(in)
+		defer unix.Close(wake[0])
+		buf := make([]byte, 64<<10)
+		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
+		// What was written after the command's own reconcile and before
+		// the watches were set.
+		hit := true
+		for {
+			if hit {
+				mu.Lock()
+				if !stopped {
+					reconcileNow(stateDir, ws)
+				}
+				mu.Unlock()
+			}
+			if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+				return
+			}
+			if fds[1].Revents != 0 {
+				return
+			}
+			hit = false
+			for {
+				n, err := unix.Read(in, buf)
+				if n <= 0 || err != nil {
+					break
+				}
+				for off := 0; off+unix.SizeofInotifyEvent <= n; {
+					ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+					name := bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00")
+					hit = hit || ev.Mask&unix.IN_Q_OVERFLOW != 0 || relevant(ev.Wd, string(name))
+					off += unix.SizeofInotifyEvent + int(ev.Len)
+				}
+			}
+		}
+	}()
+	return func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		unix.Write(wake[1], []byte{0})
+		unix.Close(wake[1])
+	}
+}
+
+// reconcileNow puts ws's guarded places back to the trusted state, now,
+// while a ticket is held, and keeps the lines for the next command.
+func reconcileNow(stateDir, ws string) {
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return
+	}
+	defer b.close()
+	if len(b.l.Active) == 0 {
+		return
+	}
+	lines := b.reconcile()
+	b.save()
+	keepLines(stateDir, ws, lines) // under the ledger's lock: the next reconcile sees them
+}
