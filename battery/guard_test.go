@@ -168,3 +168,36 @@ func TestGuardKeepsOwnEdits(t *testing.T) {
 		})
 	}
 }
+
+// A person's .envrc that sources another file or puts a directory on
+// PATH (direnv's source_env_if_exists .envrc.local, PATH_add bin) makes
+// those auto-run places too: what a command writes there is not on the
+// host afterwards, so the person's shell runs none of it on entering the
+// directory or typing git. A directory below a regenerable one
+// (node_modules/.bin) is left to the package manager.
+func TestGuardEnvrcIncludes(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			envrc := "source_env_if_exists .envrc.local\nPATH_add bin # the project's scripts\nPATH_add node_modules/.bin\n"
+			if err := os.WriteFile(filepath.Join(b.ws, ".envrc"), []byte(envrc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.MkdirAll(filepath.Join(b.ws, "bin"), 0o755)
+			os.WriteFile(filepath.Join(b.ws, "bin", "setup"), []byte("#!/bin/sh\necho setup\n"), 0o755)
+			b.run("off", "true") // the next command starts from here
+			b.run("off", `echo 'touch pwned' > .envrc.local; printf '#!/bin/sh\ntouch pwned\n' > bin/git; chmod +x bin/git; echo 'touch pwned' >> bin/setup; mkdir -p node_modules/.bin && echo x > node_modules/.bin/tool; echo ok > notes.txt`)
+			for _, name := range []string{".envrc.local", "bin/git"} {
+				if _, err := os.Stat(filepath.Join(b.ws, name)); err == nil {
+					t.Errorf("%s, which the person's .envrc runs, is on the host", name)
+				}
+			}
+			b.unchanged(filepath.Join(b.ws, "bin", "setup"), "#!/bin/sh\necho setup\n")
+			for _, name := range []string{"notes.txt", "node_modules/.bin/tool"} {
+				if _, err := os.Stat(filepath.Join(b.ws, name)); err != nil {
+					t.Errorf("%s, ordinary work, is gone: %v", name, err)
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"io"
 	"strconv"
 	"strings"
 
@@ -51,6 +52,11 @@ type Spec struct {
 	// GitConfig are git's configuration files, relative to the workspace
 	// root: writable, their code-running keys guarded (package guard).
 	GitConfig []string
+	// Includes are directives of auto-run files that make more read-only
+	// places, "FILE DIRECTIVE ARG KIND" (see [includes]); Regenerable are
+	// the names of directories they never make so (node_modules: what a
+	// package manager writes there all day).
+	Includes, Regenerable []string
 	// GitConfigSafe are globs of the git configuration keys that never
 	// run a program (package gitkey).
 	GitConfigSafe []string
@@ -230,7 +236,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
 		for _, root := range repositories(ws) {
-			ro, patterns := r.readOnly(root, s.ReadOnly)
+			ro, patterns := r.readOnly(root, append(slices.Clone(s.ReadOnly), includes(root, s.Includes, s.Regenerable)...))
 			p.ReadOnly = append(p.ReadOnly, ro...)
 			p.Guarded = append(p.Guarded, patterns...)
 			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
@@ -813,4 +819,84 @@ func accountHome() string {
 		return ""
 	}
 	return realPath(u.HomeDir)
+}
+
+// maxInclude bounds the bytes of an auto-run file read for its
+// directives.
+const maxInclude = 64 << 10
+
+// includes returns the places, relative to root, that the directives of
+// root's auto-run files name (see [Spec.Includes]): for ".envrc
+// source_env_if_exists 1 file", the file .envrc sources; for ".envrc
+// PATH_add 1 dir", the directory it puts on PATH, and what is in it. A
+// place outside root, or below a regenerable directory, is left out. The
+// file is read as lines of words: a directive is a line's first word
+// (after export-free whitespace), a comment starts at "#".
+func includes(root string, directives, regenerable []string) []string {
+	type directive struct{ arg int }
+	byFile := map[string]map[string]directive{}
+	for _, d := range directives {
+		f := strings.Fields(d)
+		if len(f) != 4 {
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n < 1 {
+			continue
+		}
+		if byFile[f[0]] == nil {
+			byFile[f[0]] = map[string]directive{}
+		}
+		byFile[f[0]][f[1]] = directive{arg: n} // a file or a directory: both are kept whole
+	}
+	var out []string
+	for file, ds := range byFile {
+		path := filepath.Join(root, file)
+		fi, err := os.Stat(path) // (a link is followed, as the tool does)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		data, _ := io.ReadAll(io.LimitReader(f, maxInclude))
+		f.Close()
+		for _, line := range strings.Split(string(data), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			words := strings.Fields(line)
+			if len(words) < 2 {
+				continue
+			}
+			d, ok := ds[words[0]]
+			if !ok || d.arg >= len(words) {
+				continue
+			}
+			arg := strings.Trim(words[d.arg], `"'`)
+			if arg == "" || strings.ContainsAny(arg, "$`*?[") {
+				continue
+			}
+			p := filepath.Clean(filepath.Join(filepath.Dir(path), arg))
+			rel, err := filepath.Rel(root, p)
+			if err != nil || rel == "." || strings.HasPrefix(rel, "..") || regenerableIn(rel, regenerable) {
+				continue
+			}
+			out = append(out, rel) // a directory with what is in it
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// regenerableIn reports whether a name of the relative path rel matches
+// one of the regenerable entries.
+func regenerableIn(rel string, regenerable []string) bool {
+	for _, name := range strings.Split(rel, "/") {
+		for _, r := range regenerable {
+			if ok, _ := filepath.Match(strings.TrimSuffix(r, "/"), name); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -91,6 +91,12 @@ type PathClasses struct {
 	Devices             []string `yaml:"devices"`
 	HarmlessDevs        []string `yaml:"harmless_devices"`
 	AutoRun             []string `yaml:"autorun"`
+	// AutoRunIncludes are directives of auto-run files that make more
+	// auto-run places: "FILE DIRECTIVE ARG KIND", where the ARGth argument
+	// of DIRECTIVE in FILE (relative to the workspace root) is a file the
+	// tool sources (KIND "file") or a directory it puts on PATH ("dir"):
+	// ".envrc PATH_add 1 dir".
+	AutoRunIncludes []string `yaml:"autorun_includes"`
 	// GitConfig are git's configuration files in the workspace, relative
 	// to its root: judged as auto-run files, but writable in the sandbox,
 	// where only their keys outside [File.GitConfigSafe] are guarded.

@@ -16512,6 +16512,13 @@ var builtinTable = table{
 			".mise.toml",
 			"mise.toml",
 		},
+		AutoRunIncludes: []string{
+			".envrc source_env 1 file",
+			".envrc source_env_if_exists 1 file",
+			".envrc PATH_add 1 dir",
+			".envrc path_add 2 dir",
+			".envrc load_prefix 1 dir",
+		},
 		GitConfig: []string{
 			".git/config",
 			".git/config.worktree",

@@ -26,6 +26,8 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		Writable:        append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
 		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
 		GitConfig:       paths.GitConfig,
+		Includes:        paths.AutoRunIncludes,
+		Regenerable:     paths.Regenerable,
 		GitConfigSafe:   set.GitConfigSafe(),
 		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:         absolute(paths.NotSecret),
