@@ -3,13 +3,13 @@ package platform
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"io"
 	"strconv"
 	"strings"
 
