@@ -100,3 +100,45 @@ func TestJudgeSaysFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestNewProjectStarts: an agent starts a project from nothing in an empty
+// directory where the person keeps projects (~/src/app): git init, files
+// written, and the next command goes on there after the directory is no
+// longer empty. A plain directory elsewhere is refused first, saying how
+// to make it a workspace, and nothing is written.
+func TestNewProjectStarts(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
+			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\n"
+			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			app := filepath.Join(b.home, "src", "app")
+			os.MkdirAll(app, 0o755)
+			b.ws = app
+			if out, code := b.shim("echo '{\"name\": \"app\"}' > package.json && mkdir src && echo ok"); code != 0 || !strings.Contains(out, "ok") {
+				t.Fatalf("the first command in the new project: exit %d:\n%s", code, out)
+			}
+			if out, code := b.shim("echo 'x' > src/index.js && git init -q && git add -A && echo ok"); code != 0 || !strings.Contains(out, "ok") {
+				t.Fatalf("the next command: exit %d:\n%s", code, out)
+			}
+			for _, name := range []string{"package.json", "src/index.js", ".git/HEAD"} {
+				if _, err := os.Stat(filepath.Join(app, name)); err != nil {
+					t.Errorf("%s was not made: %v", name, err)
+				}
+			}
+			docs := filepath.Join(b.home, "Documents")
+			os.MkdirAll(docs, 0o755)
+			b.ws = docs
+			out, code := b.shim("echo x > notes.txt")
+			if code != 126 || !strings.Contains(out, "git init") || !strings.Contains(out, "workspaces:") {
+				t.Errorf("a write in a plain directory: want a refusal saying how (exit %d):\n%s", code, out)
+			}
+			if _, err := os.Stat(filepath.Join(docs, "notes.txt")); err == nil {
+				t.Error("notes.txt was written")
+			}
+		})
+	}
+}

@@ -91,6 +91,9 @@ type PathClasses struct {
 	Devices             []string `yaml:"devices"`
 	HarmlessDevs        []string `yaml:"harmless_devices"`
 	AutoRun             []string `yaml:"autorun"`
+	// Projects are the places a person keeps projects in (~/src): an
+	// empty directory directly in one is a new project's workspace.
+	Projects []string `yaml:"projects"`
 	// AutoRunIncludes are directives of auto-run files that make more
 	// auto-run places: "FILE DIRECTIVE ARG KIND", where the ARGth argument
 	// of DIRECTIVE in FILE (relative to the workspace root) is a file the

@@ -208,7 +208,7 @@ func NewContext(dir string, env []string, opts *ConfineOptions) (*Context, error
 	}
 	ctx.Settings = cfg
 	if ctx.Workspace.Dir == "" {
-		ctx.Workspace = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
+		ctx.Workspace = chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv), StateDir(getenv))
 	}
 	if ctx.Rules, err = Rules(ctx.Workspace.Dir, getenv); err != nil {
 		return nil, err
@@ -216,7 +216,7 @@ func NewContext(dir string, env []string, opts *ConfineOptions) (*Context, error
 	if notWS := ctx.Rules.Set.Paths().NotWorkspace; (opts == nil || opts.Workspace == "") && ctx.Workspace.Dir != "" && refusedBy(notWS, ctx.Workspace.Dir, getenv("HOME")) {
 		// A not_workspace entry of the user's rules: choose again
 		// without that directory, and load the rules for the new one.
-		ctx.Workspace = chooseWorkspaceWith(notWS, dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv))
+		ctx.Workspace = chooseWorkspaceWith(notWS, dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv), StateDir(getenv))
 		if ctx.Rules, err = Rules(ctx.Workspace.Dir, getenv); err != nil {
 			return nil, err
 		}

@@ -3,11 +3,13 @@ package shim
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/gitstate"
 )
 
 // A plain directory is a workspace only when it is in scratch space or
@@ -47,7 +49,7 @@ func TestWorkspace(t *testing.T) {
 		"/home/dev/go/pkg/mod/x":         "",
 		"/home/dev/bin":                  "",
 	} {
-		if got := chooseWorkspace(dir, home, named, "").Dir; got != want {
+		if got := chooseWorkspace(dir, home, named, "", "").Dir; got != want {
 			t.Errorf("workspace of %s = %q, want %q", dir, got, want)
 		}
 	}
@@ -56,14 +58,14 @@ func TestWorkspace(t *testing.T) {
 // With no workspace, the judge's message says how to make one, naming the
 // directory and the settings file.
 func TestWorkspaceHint(t *testing.T) {
-	c := chooseWorkspace("/home/dev/Documents", "/home/dev", nil, "/home/dev/.config/cordon/config.yaml")
+	c := chooseWorkspace("/home/dev/Documents", "/home/dev", nil, "/home/dev/.config/cordon/config.yaml", "")
 	h := c.Hint()
 	for _, want := range []string{"git init", "workspaces: [/home/dev/Documents]", "/home/dev/.config/cordon/config.yaml"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("hint %q does not say %q", h, want)
 		}
 	}
-	if h := chooseWorkspace("/home/dev", "/home/dev", nil, "x").Hint(); h != "" {
+	if h := chooseWorkspace("/home/dev", "/home/dev", nil, "x", "").Hint(); h != "" {
 		t.Errorf("the home directory can never be a workspace, yet the hint is %q", h)
 	}
 }
@@ -75,10 +77,10 @@ func TestWorkspaceGitTop(t *testing.T) {
 	top, _ := filepath.EvalSymlinks(t.TempDir())
 	sub := filepath.Join(top, "a", "b")
 	mkdirs(t, filepath.Join(top, ".git"), sub)
-	if got := chooseWorkspace(sub, "/home/dev", nil, "").Dir; got != top {
+	if got := chooseWorkspace(sub, "/home/dev", nil, "", "").Dir; got != top {
 		t.Errorf("workspace = %q, want %q", got, top)
 	}
-	if got := chooseWorkspace(sub, "/home/dev", []string{filepath.Join(top, "a")}, "").Dir; got != filepath.Join(top, "a") {
+	if got := chooseWorkspace(sub, "/home/dev", []string{filepath.Join(top, "a")}, "", "").Dir; got != filepath.Join(top, "a") {
 		t.Errorf("workspace = %q, want the named %q", got, filepath.Join(top, "a"))
 	}
 }
@@ -146,5 +148,64 @@ func TestWorkspaceUserNotWorkspace(t *testing.T) {
 	}
 	if ctx.Workspace.Dir != "" {
 		t.Errorf("workspace = %q (%s), want none: the user's rules say %s/** is never one", ctx.Workspace.Dir, ctx.Workspace.Why, filepath.Join(root, "shared"))
+	}
+}
+
+// TestNewProject: an empty directory directly in a projects place is a
+// new project's workspace, and stays one, once filled, while it is the
+// same directory; a directory made again there with something in it, one
+// deeper, or the projects place itself is none.
+func TestNewProject(t *testing.T) {
+	// Not under /tmp (scratch space is a workspace anyway), nor in a git
+	// repository (this one's checkout).
+	home, err := os.MkdirTemp(os.Getenv("HOME"), ".cordon-newproject-")
+	if err != nil {
+		t.Skipf("no directory to make outside scratch space: %v", err)
+	}
+	if gitstate.TopLevel(home) != "" {
+		os.RemoveAll(home)
+		t.Skip("the home directory is in a git repository")
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	if home, err = filepath.Abs(home); err != nil {
+		t.Fatal(err)
+	}
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	state := t.TempDir()
+	app := filepath.Join(home, "src", "app")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	choose := func(dir string) string { return chooseWorkspace(dir, home, nil, "", state).Dir }
+	if got := choose(app); got != app {
+		t.Fatalf("empty %s: workspace %q", app, got)
+	}
+	os.WriteFile(filepath.Join(app, "package.json"), []byte("{}"), 0o644)
+	os.MkdirAll(filepath.Join(app, "src"), 0o755)
+	if got := choose(filepath.Join(app, "src")); got != app && runtime.GOOS == "linux" {
+		t.Errorf("the filled new project from a subdirectory: workspace %q, want %s", got, app)
+	}
+	if got := choose(filepath.Join(home, "src")); got != "" {
+		t.Errorf("the projects place itself: workspace %q", got)
+	}
+	// Made again with something in it: another directory.
+	os.RemoveAll(app)
+	os.MkdirAll(app, 0o755)
+	os.WriteFile(filepath.Join(app, "notes.txt"), []byte("mine"), 0o644)
+	if got := choose(app); got != "" {
+		t.Errorf("a directory made again, not empty: workspace %q", got)
+	}
+	// Not directly in a projects place.
+	deep := filepath.Join(home, "src", "group", "empty")
+	os.MkdirAll(deep, 0o755)
+	if got := choose(deep); got != "" {
+		t.Errorf("%s: workspace %q", deep, got)
+	}
+	other := filepath.Join(home, "Documents", "empty")
+	os.MkdirAll(other, 0o755)
+	if got := choose(other); got != "" {
+		t.Errorf("%s: workspace %q", other, got)
 	}
 }

@@ -2,8 +2,12 @@ package shim
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/gitstate"
@@ -43,16 +47,17 @@ func Workspace(dir string, getenv func(string) string) (WorkspaceChoice, error) 
 	if err != nil {
 		return WorkspaceChoice{}, err
 	}
-	return chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv)), nil
+	return chooseWorkspace(dir, getenv("HOME"), cfg.Workspaces, config.UserFile(getenv), StateDir(getenv)), nil
 }
 
-func chooseWorkspace(dir, home string, named []string, settings string) WorkspaceChoice {
-	return chooseWorkspaceWith(builtinRules().Paths().NotWorkspace, dir, home, named, settings)
+func chooseWorkspace(dir, home string, named []string, settings, state string) WorkspaceChoice {
+	return chooseWorkspaceWith(builtinRules().Paths().NotWorkspace, dir, home, named, settings, state)
 }
 
 // chooseWorkspaceWith is chooseWorkspace with the rules' not_workspace
-// entries (the user's as well as the built-in ones).
-func chooseWorkspaceWith(notWorkspace []string, dir, home string, named []string, settings string) WorkspaceChoice {
+// entries (the user's as well as the built-in ones). A new project is
+// remembered in the state directory state ("" for none).
+func chooseWorkspaceWith(notWorkspace []string, dir, home string, named []string, settings, state string) WorkspaceChoice {
 	refused := func(d, home string) bool { return refusedBy(notWorkspace, d, home) }
 	c := WorkspaceChoice{Settings: settings}
 	if dir == "" {
@@ -87,9 +92,92 @@ func chooseWorkspaceWith(notWorkspace []string, dir, home string, named []string
 			return c
 		}
 	}
+	if d, why := newProject(dir, home, builtinRules().Paths().Projects, state, refused); d != "" {
+		c.Dir, c.Why = d, why
+		return c
+	}
 	c.Could = dir
 	c.Why = "not in a git repository, not named in the settings' workspaces, and not in scratch space: only scratch and caches are writable"
 	return c
+}
+
+// newProject returns the innermost directory holding dir (dir included)
+// that is a new project, and why: a directory directly in one of the
+// rules' projects places (~/src/app) that is empty, or that was a new
+// project before and is still the same directory ([platform.Identity];
+// the state directory keeps the list). An empty directory has nothing to
+// lose, and git init, npm init or go mod init must work there; what the
+// first command makes of it stays its own.
+func newProject(dir, home string, projects []string, state string, refused func(d, home string) bool) (string, string) {
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	var places []string
+	for _, p := range projects {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if !filepath.IsAbs(home) {
+				continue
+			}
+			p = filepath.Join(home, rest)
+		}
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			places = append(places, real)
+		}
+	}
+	for d := dir; d != "." && filepath.Dir(d) != d; d = filepath.Dir(d) {
+		parent := filepath.Dir(d)
+		if !slices.Contains(places, parent) || refused(d, home) {
+			continue
+		}
+		id := platform.Identity(d)
+		if id != "" && knownProject(state, id, d) {
+			return d, "a new project in " + parent + " (it was empty when an agent's command first ran in it)"
+		}
+		if entries, err := os.ReadDir(d); err == nil && len(entries) == 0 {
+			if id != "" {
+				rememberProject(state, id, d)
+			}
+			return d, "an empty directory in " + parent + ", where projects are kept: a new project"
+		}
+		return "", ""
+	}
+	return "", ""
+}
+
+// maxProjects bounds the new projects remembered.
+const maxProjects = 1000
+
+// projectsFile lists the new projects, a line "identity<TAB>path" each.
+func projectsFile(state string) string { return filepath.Join(state, "projects") }
+
+// knownProject reports whether the directory path with identity id was
+// remembered as a new project.
+func knownProject(state, id, path string) bool {
+	if state == "" {
+		return false
+	}
+	data, err := os.ReadFile(projectsFile(state))
+	if err != nil {
+		return false
+	}
+	return slices.Contains(strings.Split(string(data), "\n"), id+"\t"+path)
+}
+
+// rememberProject adds a new project to the list, keeping the newest
+// maxProjects; a failure only means the directory is taken for a new
+// project again while it stays empty.
+func rememberProject(state, id, path string) {
+	if state == "" || strings.ContainsAny(path, "\t\n") || os.MkdirAll(state, 0o700) != nil {
+		return
+	}
+	name := projectsFile(state)
+	data, _ := os.ReadFile(name)
+	lines := slices.DeleteFunc(strings.Split(string(data), "\n"), func(l string) bool { return l == "" })
+	lines = append(lines, id+"\t"+path)
+	if len(lines) > maxProjects {
+		lines = lines[len(lines)-maxProjects:]
+	}
+	atomicfile.WriteMode(name, []byte(strings.Join(lines, "\n")+"\n"), 0o600)
 }
 
 // namedWorkspace returns the innermost directory holding dir that one of
@@ -133,7 +221,7 @@ func (c WorkspaceChoice) Hint() string {
 	if file == "" {
 		file = "~/.config/cordon/config.yaml"
 	}
-	return fmt.Sprintf("(none: %s is not a git repository or a workspace named in the settings; "+
-		"to let commands write there, run `git init` in it, or add `workspaces: [%s]` to %s)",
+	return fmt.Sprintf("(none: %s is not a git repository, a workspace named in the settings or an empty directory where projects are kept (~/src, ~/code, ~/projects...); "+
+		"to let commands write there, a person runs `git init` in it, or adds `workspaces: [%s]` to %s)",
 		Printable(c.Could), Printable(c.Could), Printable(file))
 }
