@@ -91,6 +91,11 @@ type PathClasses struct {
 	Devices             []string `yaml:"devices"`
 	HarmlessDevs        []string `yaml:"harmless_devices"`
 	AutoRun             []string `yaml:"autorun"`
+	// MadeCaches are the sandbox_writable directories cordon makes when
+	// they are missing, so that a sandbox can bind them: "DIR PROGRAM",
+	// made only when PROGRAM is found on PATH ("-": always), so that a
+	// home gets only the caches of tools that are installed.
+	MadeCaches []string `yaml:"made_caches"`
 	// Projects are the places a person keeps projects in (~/src): an
 	// empty directory directly in one is a new project's workspace.
 	Projects []string `yaml:"projects"`

@@ -15,7 +15,7 @@ func TestMakeCaches(t *testing.T) {
 	os.Mkdir(filepath.Join(home, ".gradle"), 0o700)
 	os.Chmod(filepath.Join(home, ".gradle"), 0o777) // anyone could swap what is below
 	os.WriteFile(filepath.Join(home, ".npm"), nil, 0o600)
-	makeCaches([]string{"~/.cache", "~/.cargo/registry", "~/.m2/repository", "~/.gradle/caches", "~/.npm", "/abs", "$X/y", "~/../escape", "~/a*"}, home)
+	makeCaches([]string{"~/.cache -", "~/.cargo/registry -", "~/.m2/repository -", "~/.gradle/caches -", "~/.npm -", "/abs -", "$X/y -", "~/../escape -", "~/a* -"}, home, "")
 	for _, dir := range []string{".cache", ".cargo", ".cargo/registry"} {
 		fi, err := os.Lstat(filepath.Join(home, dir))
 		if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
@@ -42,7 +42,7 @@ func TestMakeCachesSystemHome(t *testing.T) {
 		}
 		name := ".cordon-test-cache-" + filepath.Base(t.TempDir())
 		p := filepath.Join(home, name)
-		makeCaches([]string{"~/" + name}, home)
+		makeCaches([]string{"~/" + name + " -"}, home, "")
 		if _, err := os.Lstat(p); err == nil {
 			os.Remove(p)
 			t.Errorf("HOME=%s: %s was made", home, p)
@@ -54,10 +54,29 @@ func TestMakeCachesSystemHome(t *testing.T) {
 // exist: one lstat per entry.
 func BenchmarkMakeCaches(b *testing.B) {
 	home := b.TempDir()
-	entries := builtinRules().Paths().SandboxWritable
-	makeCaches(entries, home)
+	entries := builtinRules().Paths().MadeCaches
+	makeCaches(entries, home, os.Getenv("PATH"))
 	b.ReportAllocs()
 	for b.Loop() {
-		makeCaches(entries, home)
+		makeCaches(entries, home, os.Getenv("PATH"))
+	}
+}
+
+// TestMakeCachesInstalled: a cache is made only for a tool found on PATH,
+// so that a home does not fill with the empty caches of tools it lacks.
+func TestMakeCachesInstalled(t *testing.T) {
+	home, bin := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(bin, "go"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(bin, "bun"), []byte("not a program"), 0o644)
+	makeCaches([]string{"~/go/pkg/mod go", "~/go/pkg/sumdb go", "~/.bun/install/cache bun", "~/.m2/repository mvn", "~/.cache -"}, home, "relative:"+bin)
+	for _, dir := range []string{"go/pkg/mod", "go/pkg/sumdb", ".cache"} {
+		if fi, err := os.Stat(filepath.Join(home, dir)); err != nil || !fi.IsDir() {
+			t.Errorf("~/%s was not made: %v", dir, err)
+		}
+	}
+	for _, dir := range []string{".bun", ".m2"} {
+		if _, err := os.Lstat(filepath.Join(home, dir)); err == nil {
+			t.Errorf("~/%s was made for a tool that is not installed", dir)
+		}
 	}
 }

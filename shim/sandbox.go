@@ -238,7 +238,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	if !ctx.Inspect {
 		makeSnapshotDir(ctx)
 		makeSessionDir(ctx)
-		makeCaches(ctx.Rules.Set.Paths().SandboxWritable, getenv("HOME"))
+		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"))
 	}
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
 	// Entries named by a variable ($TMPDIR, $CODEX_HOME/...) come from
