@@ -589,3 +589,42 @@ func TestSessionBetweenCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionSurvivesSocketChurn: other programs' sockets appear and
+// vanish in /tmp all the time (ssh-agent's, tmux's, an IDE's); the
+// session's sandbox, and what a command left running in it, stays: the
+// next command still sees its background process.
+func TestSessionSurvivesSocketChurn(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			out, errs, code := r.sh("sleep 300 >/dev/null 2>&1 & echo $!")
+			pid := strings.TrimSpace(out)
+			if code != 0 || pid == "" {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			dir, err := os.MkdirTemp("/tmp", "ssh-churn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(dir)
+			plain := filepath.Join("/tmp", "churn-"+filepath.Base(dir)+".sock")
+			defer os.Remove(plain)
+			// Sockets made on the host, then one of them removed.
+			mk := exec.Command(python, "-c", `import socket,sys
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX); s.bind(p)`, filepath.Join(dir, "agent.1"), plain)
+			if out, err := mk.CombinedOutput(); err != nil {
+				t.Fatalf("making sockets: %v %s", err, out)
+			}
+			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Errorf("after sockets appeared in /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
+			}
+			os.Remove(plain)
+			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Errorf("after a socket vanished from /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
+			}
+		})
+	}
+}
