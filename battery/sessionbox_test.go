@@ -590,10 +590,11 @@ func TestSessionBetweenCommands(t *testing.T) {
 	}
 }
 
-// TestSessionSurvivesSocketChurn: other programs' sockets appear and
-// vanish in /tmp all the time (ssh-agent's, tmux's, an IDE's); the
-// session's sandbox, and what a command left running in it, stays: the
-// next command still sees its background process.
+// TestSessionSurvivesSocketChurn: sockets appear and vanish in /tmp all
+// the time (an app's, a test run's); the session's sandbox, and what a
+// command left running in it, stays: the next command still sees its
+// background process. (An ssh-agent's, which the rules hide by name,
+// makes a new sandbox that covers it: TestSandboxHostSockets.)
 func TestSessionSurvivesSocketChurn(t *testing.T) {
 	python := needPython(t)
 	for _, backend := range []string{"bwrap", "landlock"} {
@@ -604,7 +605,7 @@ func TestSessionSurvivesSocketChurn(t *testing.T) {
 			if code != 0 || pid == "" {
 				t.Fatalf("exit %d, %q, %s", code, out, errs)
 			}
-			dir, err := os.MkdirTemp("/tmp", "ssh-churn")
+			dir, err := os.MkdirTemp("/tmp", "app-churn")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,7 +615,7 @@ func TestSessionSurvivesSocketChurn(t *testing.T) {
 			// Sockets made on the host, then one of them removed.
 			mk := exec.Command(python, "-c", `import socket,sys
 for p in sys.argv[1:]:
-    s = socket.socket(socket.AF_UNIX); s.bind(p)`, filepath.Join(dir, "agent.1"), plain)
+    s = socket.socket(socket.AF_UNIX); s.bind(p)`, filepath.Join(dir, "app.sock"), plain)
 			if out, err := mk.CombinedOutput(); err != nil {
 				t.Fatalf("making sockets: %v %s", err, out)
 			}
@@ -624,6 +625,19 @@ for p in sys.argv[1:]:
 			os.Remove(plain)
 			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
 				t.Errorf("after a socket vanished from /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
+			}
+			// An ssh-agent's directory made after the session started is
+			// covered all the same (a new sandbox).
+			agent, err := os.MkdirTemp("/tmp", "ssh-churn")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(agent)
+			if out, err := exec.Command(python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", filepath.Join(agent, "agent.1")).CombinedOutput(); err != nil {
+				t.Fatalf("making the agent's socket: %v %s", err, out)
+			}
+			if out, _, _ := r.sh("ls " + agent + " 2>/dev/null; echo done"); strings.Contains(out, "agent.1") {
+				t.Errorf("an ssh-agent's socket made after the session started is listed in it:\n%s", out)
 			}
 		})
 	}

@@ -150,17 +150,22 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	}
 	p := *o.Policy
 	p.Env = nil // the command's, sent with it
-	// Not the host's sockets found at the start, nor what the policy
-	// hides of other programs' in scratch space (/tmp/ssh-*, tmux's, an
-	// IDE's): they come and go all the time on a real machine, and each
-	// change made a new sandbox, in which a dev server started by an
-	// earlier command was gone. One that vanished stays covered in the
+	// Not the sockets found at the start in scratch space and the home
+	// directory (an app's, a test run's, a database's, *.sock in /tmp):
+	// they come and go all the time, the commands' own among them, and
+	// each change made a new sandbox, in which a dev server started by
+	// an earlier command was gone. One that vanished stays covered in the
 	// session's sandbox, which is harmless; one made on the host after
 	// the session started can be connected to from it until the session
 	// ends, as from a command that runs that long (docs/session.md).
+	// Other programs' directories the rules hide by name (ssh-agent's
+	// /tmp/ssh-*, tmux's, X11's) stay in the key: a new one makes a new
+	// sandbox that covers it.
 	p.HostSockets = nil
 	p.Hidden = slices.DeleteFunc(slices.Clone(p.Hidden), func(h string) bool {
-		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) })
+		var st unix.Stat_t
+		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
+			(unix.Lstat(h, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFSOCK)
 	})
 	policy, err := json.Marshal(&p)
 	if err != nil {
