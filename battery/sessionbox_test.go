@@ -642,3 +642,28 @@ for p in sys.argv[1:]:
 		})
 	}
 }
+
+// TestBytesThrough: arguments and variables that are not UTF-8 reach the
+// real shell byte for byte, in a session's sandbox and in one of its own
+// (the hand-offs to the keeper and to the guard were JSON, which made
+// each such byte U+FFFD).
+func TestBytesThrough(t *testing.T) {
+	arg, val := "caf\xe9 \xff\xfe", "\x80x\x81"
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				cmd := exec.Command(r.shim, "-c", `printf '%s|%s' "$1" "$X" | od -An -tx1`, "sh", arg)
+				cmd.Args[0] = "bash"
+				cmd.Dir, cmd.Env = r.ws, append(slices.Clone(r.env), "X="+val)
+				out, err := cmd.CombinedOutput()
+				plain := exec.Command("/bin/bash", "-c", `printf '%s|%s' "$1" "$X" | od -An -tx1`, "sh", arg)
+				plain.Env = []string{"X=" + val, "PATH=/usr/bin:/bin"}
+				want, _ := plain.Output()
+				if err != nil || string(out) != string(want) {
+					t.Errorf("through cordon: %v\n%s\nplain bash:\n%s", err, out, want)
+				}
+			})
+		}
+	}
+}

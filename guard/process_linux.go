@@ -2,7 +2,6 @@ package guard
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,12 +14,14 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/audit"
+	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
 
-// A spec is what the shim tells its guard process, as one JSON line.
+// A spec is what the shim tells its guard process, as one line (package
+// wire: byte for byte).
 type spec struct {
 	Backend  string           `json:"backend"`
 	Policy   *platform.Policy `json:"policy"`
@@ -62,7 +63,7 @@ func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, 
 	if platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
 		s.Group = syscall.Getpgrp()
 	}
-	data, err := json.Marshal(s)
+	data, err := wire.Encode(s)
 	if err != nil {
 		return nil, err
 	}
@@ -268,7 +269,7 @@ func Main(args []string) int {
 		return 126 // the shim is gone: nothing was started
 	}
 	var s spec
-	if err := json.Unmarshal(line, &s); err != nil || s.Policy == nil {
+	if err := wire.Decode(line, &s); err != nil || s.Policy == nil {
 		return fail("the guard process got a bad request (%v)", err)
 	}
 	// Keyboard and hang-up signals are the program's; SIGTERM ends the

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -167,7 +167,9 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
 			(unix.Lstat(h, &st) != nil || st.Mode&unix.S_IFMT == unix.S_IFSOCK)
 	})
-	policy, err := json.Marshal(&p)
+	// Byte for byte (package wire): JSON would make two paths that differ
+	// only in bytes that are not UTF-8 the same, and so the same key.
+	policy, err := wire.Encode(&p)
 	if err != nil {
 		return "", nil, err
 	}
@@ -428,7 +430,7 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 	if a != nil {
 		s.Agent, s.AgentStart = a.Pid, a.Start
 	}
-	data, err := json.Marshal(s)
+	data, err := wire.Encode(s)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package sessionbox
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,11 +16,12 @@ import (
 
 	"github.com/cordonsh/cordon/audit"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/wire"
 	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 )
 
-// A spec is what the shim tells the manager it starts, as one JSON line
+// A spec is what the shim tells the manager it starts, as one line (package wire)
 // on descriptor 3; the manager answers "ok", "busy" (another manager
 // holds the session) or "error MESSAGE" on the same socket.
 type spec struct {
@@ -68,7 +68,7 @@ func ManagerMain(args []string) int {
 		return 126
 	}
 	m := &manager{ctl: -1, lis: -1, agent: -1}
-	if err := json.Unmarshal(line, &m.s); err != nil || m.s.Policy == nil {
+	if err := wire.Decode(line, &m.s); err != nil || m.s.Policy == nil {
 		fmt.Fprintf(shim, "error the session manager got a bad request (%v)\n", err)
 		return 126
 	}

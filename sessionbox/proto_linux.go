@@ -2,16 +2,17 @@ package sessionbox
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/wire"
 )
 
 // A request is one command, sent by the shim to the keeper: a 4-byte
-// big-endian length, then this as JSON, with the descriptors FDs names
+// big-endian length, then this encoded byte for byte (package wire), with the descriptors FDs names
 // attached, in that order, to the first byte.
 type request struct {
 	Path  string   `json:"path"`
@@ -31,7 +32,7 @@ const maxRequest = 16 << 20
 
 // sendRequest writes req with its descriptors fds on socket fd.
 func sendRequest(fd int, req *request, fds []int) error {
-	data, err := json.Marshal(req)
+	data, err := wire.Encode(req)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func recvRequest(fd int) (*request, []int, error) {
 		return fail(err)
 	}
 	var req request
-	if err := json.Unmarshal(data, &req); err != nil {
+	if err := wire.Decode(data, &req); err != nil {
 		return fail(err)
 	}
 	if len(req.FDs) != len(fds) || len(req.Argv) == 0 {
