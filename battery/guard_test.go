@@ -201,3 +201,32 @@ func TestGuardEnvrcIncludes(t *testing.T) {
 		})
 	}
 }
+
+// A guard ledger damaged by a crash (emptied, cut short) is an alarm, not
+// a silent reset: the next command says what it means, once, and keeps
+// the damaged file for a look.
+func TestGuardLedgerDamaged(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.shim("true") // a ledger for the workspace
+			ledgers, _ := filepath.Glob(filepath.Join(b.home, ".local/state/cordon/guard/*.json"))
+			if len(ledgers) == 0 {
+				t.Fatal("no ledger was written")
+			}
+			for _, l := range ledgers {
+				os.WriteFile(l, []byte(`{"workspace": "`), 0o600)
+			}
+			out, _ := b.shim("echo ok")
+			if !strings.Contains(out, "could not be read") || !strings.Contains(out, "ok") {
+				t.Errorf("no alarm for a damaged ledger:\n%s", out)
+			}
+			if damaged, _ := filepath.Glob(filepath.Join(b.home, ".local/state/cordon/guard/*.damaged-*")); len(damaged) == 0 {
+				t.Error("the damaged ledger was not kept")
+			}
+			if out, _ := b.shim("echo again"); strings.Contains(out, "could not be read") {
+				t.Errorf("the alarm came twice:\n%s", out)
+			}
+		})
+	}
+}

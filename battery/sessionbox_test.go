@@ -667,3 +667,46 @@ func TestBytesThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionWorkspaceMadeAgainLedger: a workspace removed and made again
+// while a session of the old one still runs something starts a guard
+// ledger of its own: the person's new hook and .envrc are theirs, not
+// taken for planted ones.
+func TestSessionWorkspaceMadeAgainLedger(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			if out, errs, code := r.sh("sleep 200 >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			r.sh("true") // (waits for the last command's snapshot, which writes .git)
+			// (The session's watch may put a guarded place back while it
+			// goes: a removal is looked at only by the next command.)
+			var err error
+			for range 10 {
+				if err = os.RemoveAll(r.ws); err == nil {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out, err := exec.Command("git", "init", "-q", r.ws).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			hook := filepath.Join(r.ws, ".git/hooks/pre-commit")
+			os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+			os.WriteFile(filepath.Join(r.ws, ".envrc"), []byte("export A=1\n"), 0o644)
+			out, errs, _ := r.sh("echo ok")
+			if out != "ok\n" || strings.Contains(errs, "made by a sandboxed command") {
+				t.Errorf("the person's files in the new workspace were taken for planted ones: %q %s", out, errs)
+			}
+			for _, p := range []string{hook, filepath.Join(r.ws, ".envrc")} {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("%s is gone: %v", p, err)
+				}
+			}
+		})
+	}
+}

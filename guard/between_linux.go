@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -38,27 +39,60 @@ func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
 		unix.Close(in)
 		return func() {}
 	}
-	const events = unix.IN_CLOSE_WRITE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_CREATE | unix.IN_ATTRIB | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
+	// What makes or changes a place: a removal runs nothing, and is
+	// left to the next command (a person removing the workspace must not
+	// see its hooks put back as they go).
+	const events = unix.IN_CLOSE_WRITE | unix.IN_MODIFY | unix.IN_MOVED_TO | unix.IN_CREATE | unix.IN_ATTRIB | unix.IN_DONT_FOLLOW | unix.IN_ONLYDIR
 	// watched maps a watch descriptor to the names in its directory that
-	// are guarded ("" for every name: a guarded directory).
+	// are guarded ("" for every name: a guarded directory), or that lead
+	// to a guarded place whose directory does not exist yet (.vscode,
+	// for .vscode/tasks.json).
 	watched := map[int32][]string{}
-	for _, pat := range slices.Concat(p.Guarded, p.GitConfig) {
-		if strings.Contains(pat, "**") {
-			continue
+	dirOf := map[int32]string{}
+	watch := func(d, name string) bool {
+		wd, err := unix.InotifyAddWatch(in, d, events)
+		if err != nil || slices.Contains(watched[int32(wd)], name) {
+			return false
 		}
-		dirs, _ := filepath.Glob(filepath.Dir(pat))
-		for _, d := range dirs {
-			if wd, err := unix.InotifyAddWatch(in, d, events); err == nil {
-				watched[int32(wd)] = append(watched[int32(wd)], filepath.Base(pat))
-			}
-		}
-		inside, _ := filepath.Glob(pat)
-		for _, d := range inside {
-			if wd, err := unix.InotifyAddWatch(in, d, events); err == nil {
-				watched[int32(wd)] = append(watched[int32(wd)], "")
-			}
-		}
+		watched[int32(wd)] = append(watched[int32(wd)], name)
+		dirOf[int32(wd)] = d
+		return true
 	}
+	// add sets the watches for the places as they are now, and reports
+	// whether it set any new one (a directory on the way was made).
+	add := func() bool {
+		added := false
+		for _, pat := range slices.Concat(p.Guarded, p.GitConfig) {
+			if strings.Contains(pat, "**") || !platform.Within(pat, ws) {
+				continue
+			}
+			dirs, _ := filepath.Glob(filepath.Dir(pat))
+			for _, d := range dirs {
+				added = watch(d, filepath.Base(pat)) || added
+			}
+			if len(dirs) == 0 && !hasMeta(filepath.Dir(pat)) {
+				// The nearest directory that exists, for the name of the
+				// next one on the way.
+				d := filepath.Dir(pat)
+				for d != ws && platform.Within(d, ws) {
+					up := filepath.Dir(d)
+					if fi, err := os.Lstat(up); err == nil && fi.IsDir() {
+						added = watch(up, filepath.Base(d)) || added
+						break
+					}
+					d = up
+				}
+			}
+			inside, _ := filepath.Glob(pat)
+			for _, d := range inside {
+				if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+					added = watch(d, "") || added
+				}
+			}
+		}
+		return added
+	}
+	add()
 	relevant := func(wd int32, name string) bool {
 		for _, pat := range watched[wd] {
 			if pat == "" {
@@ -70,6 +104,10 @@ func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
 		}
 		return false
 	}
+	// What was written after the command's own reconcile and before the
+	// watches were set: put back now, before the command's shim returns
+	// (not later, when a person may be removing the workspace).
+	reconcileNow(stateDir, ws)
 	var mu sync.Mutex // held by a reconcile
 	stopped := false
 	go func() {
@@ -77,14 +115,17 @@ func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
 		defer unix.Close(wake[0])
 		buf := make([]byte, 64<<10)
 		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
-		// What was written after the command's own reconcile and before
-		// the watches were set.
-		hit := true
+		hit := false
 		for {
 			if hit {
 				mu.Lock()
 				if !stopped {
 					reconcileNow(stateDir, ws)
+					// A directory on the way made: watched now, and what
+					// was written in it meanwhile put back.
+					if add() {
+						reconcileNow(stateDir, ws)
+					}
 				}
 				mu.Unlock()
 			}
@@ -103,7 +144,18 @@ func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
 				for off := 0; off+unix.SizeofInotifyEvent <= n; {
 					ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 					name := bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00")
-					hit = hit || ev.Mask&unix.IN_Q_OVERFLOW != 0 || relevant(ev.Wd, string(name))
+					// A change of attributes is also what a removal
+					// makes (the link count): only one of a name still
+					// there counts.
+					gone := false
+					if ev.Mask&unix.IN_ATTRIB != 0 && ev.Mask&(unix.IN_CREATE|unix.IN_MODIFY|unix.IN_CLOSE_WRITE|unix.IN_MOVED_TO) == 0 {
+						var st unix.Stat_t
+						gone = unix.Lstat(filepath.Join(dirOf[ev.Wd], string(name)), &st) != nil
+					}
+					// (IN_IGNORED and IN_DELETE_SELF come whatever the
+					// mask: a watched directory removed.)
+					made := ev.Mask&(events&^(unix.IN_DONT_FOLLOW|unix.IN_ONLYDIR)) != 0
+					hit = hit || ev.Mask&unix.IN_Q_OVERFLOW != 0 || made && !gone && relevant(ev.Wd, string(name))
 					off += unix.SizeofInotifyEvent + int(ev.Len)
 				}
 			}
@@ -133,3 +185,6 @@ func reconcileNow(stateDir, ws string) {
 	b.save()
 	keepLines(stateDir, ws, lines) // under the ledger's lock: the next reconcile sees them
 }
+
+// hasMeta reports whether a path has glob characters.
+func hasMeta(s string) bool { return strings.ContainsAny(s, "*?[") }

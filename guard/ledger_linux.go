@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/cordonsh/cordon/platform"
 
@@ -59,11 +60,18 @@ type book struct {
 	file     string
 	stateDir string
 	l        ledger
+	// alarm says, once, that the ledger could not be read and what that
+	// means (see [open]); the first reconcile's lines carry it.
+	alarm string
 }
 
-// ledgerFile is the file of workspace ws's ledger.
+// ledgerFile is the file of workspace ws's ledger: named by its path and
+// its identity ([platform.Identity]), so that a workspace removed and made
+// again (rm -rf app && git init app) starts a ledger of its own, as it
+// gets a session sandbox of its own, instead of taking the person's new
+// hooks for planted ones.
 func ledgerFile(stateDir, ws string) string {
-	sum := sha256.Sum256([]byte(ws))
+	sum := sha256.Sum256([]byte(ws + "\x00" + platform.Identity(ws)))
 	return filepath.Join(stateDir, "guard", hex.EncodeToString(sum[:12])+".json")
 }
 
@@ -90,8 +98,14 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	data, err := os.ReadFile(file)
 	if err == nil {
 		if json.Unmarshal(data, &b.l) != nil || b.l.Workspace != ws {
-			// A damaged ledger: the disk is trusted as it is now.
+			// A damaged ledger (a crash mid-write, a full disk): what
+			// was trusted is not known, so the disk is trusted as it is
+			// now, and the person is told, once; the damaged file is
+			// kept beside it for a look (cordon doctor lists it).
 			b.l = ledger{Workspace: ws}
+			aside := fmt.Sprintf("%s.damaged-%d", file, time.Now().Unix())
+			os.Rename(file, aside)
+			b.alarm = fmt.Sprintf("cordon: the guard's record of %s could not be read (kept as %s): the places it guards (.git/hooks, .envrc, .vscode/tasks.json, ...) are trusted as they are now; look at them before you run anything there", printable(ws), printable(aside))
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		b.close()
@@ -108,6 +122,7 @@ func (b *book) save() error {
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		os.Remove(tmp) // (a full disk left empty ones behind)
 		return err
 	}
 	return os.Rename(tmp, b.file)
@@ -119,12 +134,16 @@ func (b *book) close() { b.lock.Close() }
 // (killed with the sandbox still running, say) and drops such tickets.
 // It reports whether it dropped any.
 func (b *book) sweep() ([]string, bool) {
+	var alarm []string
+	if b.alarm != "" {
+		alarm, b.alarm = []string{b.alarm}, ""
+	}
 	live := slices.DeleteFunc(slices.Clone(b.l.Active), func(t ticket) bool { return !t.alive() })
 	if len(live) == len(b.l.Active) {
-		return nil, false
+		return alarm, false
 	}
 	b.l.Active = live
-	return b.reconcile(), true
+	return append(alarm, b.reconcile()...), true
 }
 
 // reconcile puts the trusted state back, and keeps the changes to git's

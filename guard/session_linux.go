@@ -81,11 +81,11 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 		return append(kept, lines...), b.save()
 	}
 	if len(b.l.Active) == 0 {
-		return kept, nil
+		return append(kept, lines...), nil
 	}
 	// Saved: safe changes to git's configuration become trusted, or a
 	// later undo would bring back an older file.
-	lines = b.reconcile()
+	lines = append(lines, b.reconcile()...)
 	return append(kept, lines...), b.save()
 }
 

@@ -7,18 +7,40 @@ import (
 )
 
 // ProcessStart is the start time of process pid, as /proc gives it (clock
-// ticks since boot), or "" where there is no /proc or no such process.
-// With the pid it names one process, not whichever reuses the pid later.
+// ticks since boot), or "" where there is no /proc or no such process,
+// or the process has ended and is a zombie its parent has not reaped (an
+// agent that is PID 1 of a container may never reap what it adopts). With
+// the pid it names one process, not whichever reuses the pid later.
 func ProcessStart(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	// The fields after the command name, which is in parentheses.
-	rest := string(data[strings.LastIndexByte(string(data), ')')+1:])
-	f := strings.Fields(rest)
-	if len(f) > 19 {
+	f := procStat(pid)
+	if len(f) > 19 && !ended(f[0]) {
 		return f[19]
 	}
 	return ""
+}
+
+// Zombie reports whether process pid has ended and is not yet reaped: a
+// signal of 0 still reaches it, but it runs nothing. False where there is
+// no /proc.
+func Zombie(pid int) bool {
+	f := procStat(pid)
+	return len(f) > 0 && ended(f[0])
+}
+
+// ended reports whether a process state of /proc/PID/stat is that of a
+// process that has ended: Z (zombie) or X (dead).
+func ended(state string) bool { return state == "Z" || state == "X" }
+
+// procStat returns the fields of /proc/PID/stat after the command name
+// (which is in parentheses and may hold anything): the state first.
+func procStat(pid int) []string {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := strings.LastIndexByte(string(data), ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(data[i+1:]))
 }

@@ -113,13 +113,16 @@ func Running(pid int, start string) bool {
 	return alive(pid) && (start == "" || platform.ProcessStart(pid) == start)
 }
 
-// alive reports whether process pid exists.
+// alive reports whether process pid exists and has not ended: a zombie
+// no one reaps (a killed saver under an agent that is PID 1) answers a
+// signal of 0 all the same, and waiting for it made every later command
+// wait its 10 seconds.
 func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
 	err := unix.Kill(pid, 0)
-	return err == nil || errors.Is(err, unix.EPERM)
+	return (err == nil || errors.Is(err, unix.EPERM)) && !platform.Zombie(pid)
 }
 
 // WaitExit returns when process pid, started at start, has ended.

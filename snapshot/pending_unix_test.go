@@ -58,3 +58,34 @@ func TestWaitExitReusedPid(t *testing.T) {
 		t.Fatal("waited for a process that reused the pid")
 	}
 }
+
+// A saver killed under an agent that never reaps it (PID 1 of a
+// container) is a zombie: its mark is stale, and no command waits for it.
+func TestWaitPendingZombieSaver(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	zombie := func() *exec.Cmd {
+		cmd := exec.Command("/bin/sh", "-c", "sleep 0.2")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd
+	}
+	command, saver := zombie(), zombie()
+	// The marks are made while both run, as the shim makes them.
+	if err := s.MarkPending(ws, command.Process.Pid, saver.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	if platform.ProcessStart(saver.Process.Pid) == "" {
+		t.Skip("no /proc")
+	}
+	defer command.Wait()
+	defer saver.Wait()
+	for !platform.Zombie(saver.Process.Pid) || !platform.Zombie(command.Process.Pid) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	t0 := time.Now()
+	s.WaitPending(ws)
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("waited %v for a saver that is a zombie", d)
+	}
+}
