@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -708,5 +709,51 @@ func TestSessionWorkspaceMadeAgainLedger(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostLoopbackServices: a server the person runs on the host's
+// loopback (a dev server, a database) is reached from inside at the same
+// address and port, with no flags: curl localhost:PORT and bash's
+// /dev/tcp get its bytes; a port the rules close, or one that was not
+// listening, is refused. Per command and in a session, on both backends.
+func TestHostLoopbackServices(t *testing.T) {
+	python := needPython(t)
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	port := freePort(t)
+	www := t.TempDir()
+	os.WriteFile(filepath.Join(www, "hello.txt"), []byte("hello from the host\n"), 0o644)
+	server := exec.Command(python, "-m", "http.server", strconv.Itoa(port), "--bind", "127.0.0.1", "--directory", www)
+	if err := server.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer server.Process.Kill()
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			c.Close()
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			t.Fatal("the host's server did not start")
+		}
+	}
+	closed := freePort(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				os.MkdirAll(filepath.Join(r.home, ".config/cordon/rules"), 0o755)
+				os.WriteFile(filepath.Join(r.home, ".config/cordon/rules/close.yaml"), []byte(fmt.Sprintf("version: 1\nnetwork:\n  deny: [\"127.0.0.1:%d\"]\n", closed)), 0o644)
+				script := fmt.Sprintf(`curl -s http://localhost:%d/hello.txt
+exec 3<>/dev/tcp/127.0.0.1/%d && printf 'GET /hello.txt HTTP/1.0\r\n\r\n' >&3 && tail -1 <&3
+curl -s -o /dev/null -w 'closed %%{http_code}\n' http://127.0.0.1:%d/ || echo closed refused`, port, port, closed)
+				out, errs, code := r.sh(script)
+				if strings.Count(out, "hello from the host") != 2 || !strings.Contains(out, "closed refused") {
+					t.Errorf("exit %d:\n%s\n%s", code, out, errs)
+				}
+			})
+		}
 	}
 }

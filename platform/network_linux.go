@@ -155,7 +155,7 @@ func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBacken
 	if err != nil {
 		return nil, nil, "", nil, err
 	}
-	cmd, err := netWrap(l.stateDir, h.sock, path, argv)
+	cmd, err := netWrap(l.stateDir, h.sock, l.p, path, argv)
 	if err != nil {
 		h.stop()
 		return nil, nil, "", nil, err
@@ -205,20 +205,98 @@ func (b *bwrapBackend) socket() string {
 // itself starts first, as NetRole, and execs the program with argv kept
 // (so bwrap's --argv0 is not needed).
 func (b *bwrapBackend) netCommand(path string, argv []string) ([]string, error) {
-	cmd, err := netWrap(b.stateDir, b.socket(), path, argv)
+	cmd, err := netWrap(b.stateDir, b.socket(), b.policy, path, argv)
 	return append([]string{"--"}, cmd...), err
 }
 
 // netWrap is the command line that runs the program at path with argv
-// behind the forwarder for the proxy at sock: [link, sock, path,
+// behind the forwarder for the proxy at sock: [link, sock, ports, path,
 // argv...], link being the path that runs cordon as NetRole (which is
-// also its argv[0]).
-func netWrap(stateDir, sock, path string, argv []string) ([]string, error) {
+// also its argv[0]), ports the host's loopback ports policy p's rules
+// open.
+func netWrap(stateDir, sock string, p *Policy, path string, argv []string) ([]string, error) {
 	link, err := RoleLink(stateDir, NetRole)
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
 	}
-	return append([]string{link, sock, path}, argv...), nil
+	return append([]string{link, sock, portList(openLoopbackPorts(p)), path}, argv...), nil
+}
+
+// openLoopbackPorts are the host's loopback ports listening now that the
+// policy's rules let commands reach (see hostLoopbackPorts): only those
+// are listened on inside, so that a closed one is refused at once, as it
+// would be on the host, rather than accepted and cut.
+func openLoopbackPorts(p *Policy) []int {
+	rules, err := netproxy.Compile(p.NetAllow, p.NetDeny)
+	if err != nil {
+		return nil
+	}
+	lo := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	return slices.DeleteFunc(hostLoopbackPorts(), func(port int) bool {
+		return rules.CheckAddr(lo.String(), port, lo, false) != nil
+	})
+}
+
+// portList is ports as NetMain takes them: "3000,5432", "-" for none.
+func portList(ports []int) string {
+	if len(ports) == 0 {
+		return "-"
+	}
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ",")
+}
+
+// maxLoopbackPorts bounds the host's loopback ports forwarded.
+const maxLoopbackPorts = 256
+
+// hostLoopbackPorts are the TCP ports listening on the host's loopback
+// (127.0.0.0/8, ::1, or every address) now, from /proc/net/tcp and tcp6,
+// but 53 (a resolver there answers any name: the rules deny it too):
+// the dev servers and databases a person started, which a command
+// reaches at the same address and port inside its own network
+// namespace (see NetMain). Which of them the proxy then lets through is
+// the rules' business (network: allow, deny).
+func hostLoopbackPorts() []int {
+	var ports []int
+	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 4 || f[3] != "0A" { // LISTEN
+				continue
+			}
+			addr, port, ok := strings.Cut(f[1], ":")
+			n, err := strconv.ParseUint(port, 16, 16)
+			if !ok || err != nil || n == 0 || n == 53 || !loopbackHex(addr) || slices.Contains(ports, int(n)) {
+				continue
+			}
+			ports = append(ports, int(n))
+		}
+	}
+	slices.Sort(ports)
+	if len(ports) > maxLoopbackPorts {
+		ports = ports[:maxLoopbackPorts]
+	}
+	return ports
+}
+
+// loopbackHex reports whether an address of /proc/net/tcp{,6} (hex, in
+// the kernel's byte order) is a loopback one or every address.
+func loopbackHex(addr string) bool {
+	switch addr {
+	case "00000000", "00000000000000000000000000000000", // every address
+		"00000000000000000000000001000000": // ::1
+		return true
+	}
+	// 127.0.0.0/8, little-endian: the last byte is 7F.
+	return len(addr) == 8 && strings.HasSuffix(addr, "7F") ||
+		len(addr) == 32 && strings.HasPrefix(addr, "0000000000000000FFFF0000") && strings.HasSuffix(addr, "7F") // ::ffff:127.x
 }
 
 // NetMain is cordon inside the sandbox as NetRole (see there). It
@@ -229,14 +307,14 @@ func NetMain(args []string) int {
 		return 126
 	}
 	switch {
-	case len(args) == 3 && args[1] == "serve":
-		return serveForward(args[2])
+	case len(args) == 4 && args[1] == "serve":
+		return serveForward(args[2], args[3])
 	case len(args) == 4 && args[1] == "connect":
 		return connect(args[2], args[3])
-	case len(args) < 4:
+	case len(args) < 5:
 		return fail("started by cordon itself, not by hand")
 	}
-	link, sock, path, argv := args[0], args[1], args[2], args[3:]
+	link, sock, ports, path, argv := args[0], args[1], args[2], args[3], args[4:]
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
@@ -263,7 +341,7 @@ func NetMain(args []string) int {
 	runtime.LockOSThread()
 	// (syscall.ForkExec, not os.StartProcess, which first forks once
 	// more to probe for pidfds.)
-	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock}, &syscall.ProcAttr{
+	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock, ports}, &syscall.ProcAttr{
 		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
 		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
@@ -298,11 +376,31 @@ func markCloseOnExec() []int {
 }
 
 // serveForward is the forwarder: it accepts on the listener inherited at
-// descriptor 3 and pipes each connection to the proxy's socket.
-func serveForward(sock string) int {
+// descriptor 3 and pipes each connection to the proxy's socket. It also
+// listens on the sandbox's loopback at each of ports (the host's loopback
+// ports listening when the sandbox was made: "3000,5432", "-" for none),
+// on 127.0.0.1 and ::1, and takes each connection there to the same port
+// of the host's loopback, through the proxy, which applies the rules: a
+// person's dev server or database is reached at the address it has on
+// the host. A port that cannot be listened on is left out.
+func serveForward(sock, ports string) int {
 	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
 	if err != nil {
 		return 126
+	}
+	proxy := ln.Addr().String()
+	for _, p := range strings.Split(ports, ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || n > 65535 {
+			continue
+		}
+		for _, host := range []string{"127.0.0.1", "::1"} {
+			l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(n)))
+			if err != nil {
+				continue
+			}
+			go netproxy.Forward(l, func() (net.Conn, error) { return netproxy.DialSOCKS(proxy, host, n) })
+		}
 	}
 	netproxy.Forward(ln, func() (net.Conn, error) { return dialUnix(sock) })
 	return 126

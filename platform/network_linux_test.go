@@ -137,9 +137,12 @@ get http://allowed.test:` + fmt.Sprint(webPort) + `/
 get http://other-host.test:` + fmt.Sprint(webPort) + `/
 get http://meta.test/
 get http://127.0.0.1:` + fmt.Sprint(closedPort) + `/
-# Around the proxy: the host's loopback is not the sandbox's, other
-# addresses have no route, and UDP goes nowhere.
-(exec 4<>/dev/tcp/127.0.0.1/` + fmt.Sprint(webPort) + `) 2>/dev/null && echo "direct loopback: connected" || echo "direct loopback: failed"
+# The host's loopback ports that were listening and that the rules open
+# are reached at the same address, through the proxy (the web server
+# answers); one the rules close is refused; other addresses have no
+# route, and UDP goes nowhere.
+exec 4<>/dev/tcp/127.0.0.1/` + fmt.Sprint(webPort) + ` && printf 'GET / HTTP/1.1\r\nHost: allowed.test\r\nConnection: close\r\n\r\n' >&4 && head -1 <&4 | tr -d '\r' | sed 's/^/direct loopback: /'; exec 4>&-
+(exec 4<>/dev/tcp/127.0.0.1/` + fmt.Sprint(closedPort) + `) 2>/dev/null && echo "direct closed: connected" || echo "direct closed: failed"
 (exec 4<>/dev/tcp/192.0.2.1/80) 2>/dev/null && echo "direct out: connected" || echo "direct out: failed"
 (echo x >/dev/udp/192.0.2.1/53) 2>/dev/null && echo "udp: sent" || echo "udp: failed"
 # git over SSH: GIT_SSH_COMMAND's ProxyCommand, cordon's connect role,
@@ -169,7 +172,7 @@ true
 		"proxy=http://127.0.0.1:", "all=socks5h://127.0.0.1:", "no=localhost,127.0.0.1,::1",
 		"HTTP/1.1 200 OK hello from ",
 		"HTTP/1.1 403 Forbidden No rule can open it", // meta.test: its last line
-		"direct loopback: failed", "direct out: failed", "udp: failed",
+		"direct loopback: HTTP/1.1 200 OK", "direct closed: failed", "direct out: failed", "udp: failed",
 		"ssh=ssh -o 'ProxyCommand=" + filepath.Join(stateDir, "keeper") + "/", "/" + NetRole + " connect %h %p'",
 		"connect: HTTP/1.1 200 OK", "cordon refused the connection to other-host.test:", "connect refused: 255",
 	} {
