@@ -109,6 +109,21 @@ func (s *Store) Pending() ([]*Ask, error) {
 	return out, nil
 }
 
+// Damaged lists the pending asks' files that cannot be read (cut short
+// by a crash, a full disk): Pending leaves them out, and a person must
+// be told rather than see "no pending asks".
+func (s *Store) Damaged() []string {
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "pending", "*.json"))
+	var out []string
+	for _, f := range files {
+		var a Ask
+		if err := readJSON(f, &a); err != nil && !errors.Is(err, os.ErrNotExist) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Lookup returns the pending ask id.
 func (s *Store) Lookup(id string) (*Ask, error) {
 	id = strings.ToLower(strings.TrimSpace(id))

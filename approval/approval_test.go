@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -121,5 +122,25 @@ func TestApproveHost(t *testing.T) {
 	}
 	if h := s.Hosts("/w"); len(h) != 1 || h[0] != "10.0.0.1" {
 		t.Errorf("hosts after revoke: %v", h)
+	}
+}
+
+// TestDamagedPending: a pending ask's file cut short is listed as
+// damaged, not taken for no ask.
+func TestDamagedPending(t *testing.T) {
+	s := New(t.TempDir())
+	if err := s.Record(&Ask{Key: "0123456789abcdef0123", Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Dir, "pending", "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("pending files %v", files)
+	}
+	os.WriteFile(files[0], []byte(`{"key": "k", "ti`), 0o600)
+	if asks, _ := s.Pending(); len(asks) != 0 {
+		t.Errorf("a damaged ask read: %v", asks)
+	}
+	if d := s.Damaged(); len(d) != 1 || d[0] != files[0] {
+		t.Errorf("Damaged = %v", d)
 	}
 }

@@ -60,6 +60,12 @@ func (l *Log) Append(d *decision.Decision) error {
 	if err != nil {
 		return err
 	}
+	if tornEnd(f) {
+		// A line cut short (a crash, a full disk) would swallow this
+		// record: it starts a line of its own, and the torn one reads
+		// as what it is, not a record.
+		line = append([]byte{'\n'}, line...)
+	}
 	_, err = f.Write(line)
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -79,12 +85,12 @@ func (l *Log) Append(d *decision.Decision) error {
 // would pass its size.
 func (l *Log) open(n int64) (*os.File, error) {
 	for range 2 {
-		f, err := os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(l.File(), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 		if os.IsNotExist(err) {
 			if err := os.MkdirAll(l.Dir, 0o700); err != nil {
 				return nil, fmt.Errorf("cannot make the state directory for the audit log: %v", err)
 			}
-			f, err = os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			f, err = os.OpenFile(l.File(), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("cannot open the audit log: %v", err)
@@ -98,7 +104,19 @@ func (l *Log) open(n int64) (*os.File, error) {
 			return nil, err
 		}
 	}
-	return os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	return os.OpenFile(l.File(), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
+}
+
+// tornEnd reports whether the file f does not end with a newline: its
+// last record was cut short.
+func tornEnd(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	var b [1]byte
+	_, err = f.ReadAt(b[:], fi.Size()-1)
+	return err == nil && b[0] != '\n'
 }
 
 func (l *Log) maxSize() int64 {

@@ -88,3 +88,28 @@ func TestFilterAndBadLines(t *testing.T) {
 		t.Errorf("bad lines %v, want one at audit.log:4", bad)
 	}
 }
+
+// TestTornLine: a record cut short by a crash does not swallow the next
+// one: the next starts a line of its own, and the torn one reads as bad.
+func TestTornLine(t *testing.T) {
+	dir := t.TempDir()
+	l := &Log{Dir: dir}
+	if err := l.Append(&decision.Decision{Time: time.Now(), Verdict: decision.Allow, Command: "echo before"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(l.File(), os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"half":`)
+	f.Close()
+	if err := l.Append(&decision.Decision{Time: time.Now(), Verdict: decision.Allow, Command: "echo after"}); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	bad := 0
+	l.Read(Filter{}, func(d *decision.Decision) { cmds = append(cmds, d.Command) }, func(error) { bad++ })
+	if strings.Join(cmds, ",") != "echo before,echo after" || bad != 1 {
+		t.Errorf("records %q, %d bad, want both and one bad", cmds, bad)
+	}
+}

@@ -244,12 +244,20 @@ func runPending(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cordon pending: there is no state directory (set HOME or XDG_STATE_HOME)")
 		return exitError
 	}
-	asks, err := approval.New(state).Pending()
+	store := approval.New(state)
+	asks, err := store.Pending()
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon pending: %v\n", err)
 		return exitError
 	}
+	damaged := store.Damaged()
+	for _, f := range damaged {
+		fmt.Fprintf(stderr, "cordon pending: %s cannot be read (damaged): an ask may be missing from this list; remove the file, and have the command run again to ask anew\n", shim.Printable(f))
+	}
 	if len(asks) == 0 {
+		if len(damaged) > 0 {
+			return exitError
+		}
 		fmt.Fprintln(stdout, "no pending asks")
 		return exitOK
 	}
