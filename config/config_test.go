@@ -86,3 +86,16 @@ func TestLoadWorkspaces(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadTooLarge: a settings file past the bound is refused with why,
+// not read whole by every command.
+func TestLoadTooLarge(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".config", "cordon")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "config.yaml"), []byte("# "+strings.Repeat("x", 2<<20)+"\nversion: 1\n"), 0o644)
+	_, err := Load(func(k string) string { return map[string]string{"HOME": home}[k] })
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("err %v", err)
+	}
+}
