@@ -44,12 +44,12 @@ import (
 // credential was read, 8 the host's loopback server answered a direct
 // connection, 16 the proxy did not refuse a host not on the allowlist.
 const canaryScript = `exec >/dev/null 2>&1
-token=$1 port=$2 net=$3 ws=$4 r=0
+token=$1 port=$2 net=$3 ws=$4 host=$5 r=0
 cd "$ws" || exit 64
 echo "$token" > "$HOME/outside/canary" && r=$((r|1))
 { echo "$token" > "$ws/inside" && [ "$(< "$ws/inside")" = "$token" ]; } || r=$((r|2))
 [ "$(< "$HOME/.ssh/id_ed25519")" = "$token" ] && r=$((r|4))
-got=$( (exec 3<>"/dev/tcp/127.0.0.1/$port" && read -r -t 2 l <&3 && printf %s "$l") )
+got=$( (exec 3<>"/dev/tcp/$host/$port" && read -r -t 2 l <&3 && printf %s "$l") )
 [ "$got" = "$token" ] && r=$((r|8))
 if [ "$net" = allowlist ]; then
 	p=${HTTP_PROXY#http://}; p=${p%/}
@@ -203,7 +203,15 @@ func newCanaryRun(root string, env []string) (*canaryRun, error) {
 			r.env = append(r.env, k+"="+v)
 		}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// On 127.0.0.2 where the system has it (Linux: all of 127/8): the
+	// host's listening loopback ports on 127.0.0.1 are forwarded into the
+	// sandbox on purpose (docs/network.md), so a direct connection there
+	// proves nothing; one to 127.0.0.2 reaches the host only without a
+	// network namespace of the sandbox's own.
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		ln, err = net.Listen("tcp", "127.0.0.1:0")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen on the loopback: %v", err)
 	}
@@ -246,7 +254,7 @@ func (r *canaryRun) run(bash, self string) (*canaryData, error) {
 	defer stdin.Close()
 	port := strconv.Itoa(r.ln.Addr().(*net.TCPAddr).Port)
 	network := string(conf.Policy.Network)
-	argv := []string{"bash", "-c", canaryScript, "canary", r.token, port, network, r.ws}
+	argv := []string{"bash", "-c", canaryScript, "canary", r.token, port, network, r.ws, r.ln.Addr().(*net.TCPAddr).IP.String()}
 	state := config.StateDir(func(k string) string { return platform.Getenv(r.env, k) })
 	cmd, err := guard.Start(conf.Backend, conf.Policy, state, bash, argv, conf.Policy.Env, stdin)
 	if err != nil {
