@@ -17849,7 +17849,7 @@ var builtinTable = table{
 			Category: Categories{
 				"outside",
 			},
-			Message: "{cmd} would change configuration outside the workspace that persists",
+			Message: "{cmd} would change configuration or install software outside the workspace, which lasts beyond this project and which the sandbox keeps read-only. What works instead: keep it in the workspace (npm install -D then npx, pip in a venv, git config without --global), or a person runs it outside the agent",
 		},
 		{
 			ID: "remote-code",
