@@ -16,7 +16,37 @@ import (
 // sandboxed commands made at guarded places is moved: under it, each
 // path keeps its absolute name.
 type quarantine struct {
-	dir string // made on first use
+	dir    string // made on first use
+	pruned bool
+}
+
+// What the quarantine keeps: the newest maxQuarantined moves, none older
+// than maxQuarantineAge. Older ones are removed when a new one is made
+// (rarely: only when something was put back), so it cannot grow without
+// bound and fill the state directory, which would stop every command.
+const (
+	maxQuarantined   = 200
+	maxQuarantineAge = 30 * 24 * time.Hour
+)
+
+// prune removes the quarantined moves past the bounds, oldest first
+// (their names start with the time they were made).
+func (q *quarantine) prune() {
+	if q.pruned {
+		return
+	}
+	q.pruned = true
+	parent := filepath.Dir(q.dir)
+	des, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-maxQuarantineAge).UTC().Format("20060102-150405")
+	for i, d := range des { // sorted by name: by time
+		if len(des)-i > maxQuarantined || d.Name() < cutoff {
+			os.RemoveAll(filepath.Join(parent, d.Name()))
+		}
+	}
 }
 
 func newQuarantine(stateDir string) *quarantine {
@@ -30,6 +60,7 @@ func (q *quarantine) move(dirfd int, name, path string) string {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return q.remove(dirfd, name, err)
 	}
+	defer q.prune()
 	err := unix.Renameat(dirfd, name, unix.AT_FDCWD, dst)
 	if errors.Is(err, unix.EXDEV) {
 		// Another file system: copy, then remove.
