@@ -72,6 +72,30 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	return &hostProxy{sock: sock, ln: ln}, nil
 }
 
+// CleanProxies removes the proxies' sockets in state directory
+// stateDir that outlived the process that served them (a proxy-PID-RANDOM
+// whose PID runs no more: killed before it could remove it). Called when a
+// session starts, off the per-command path.
+func CleanProxies(stateDir string) {
+	dir := SessionsDir(stateDir)
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, d := range des {
+		rest, ok := strings.CutPrefix(d.Name(), "proxy-")
+		if !ok {
+			continue
+		}
+		p, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(p)
+		if err != nil || pid <= 0 || ProcessStart(pid) != "" {
+			continue
+		}
+		os.Remove(filepath.Join(dir, d.Name()))
+	}
+}
+
 // UnixName is the name to bind or connect the Unix socket at path by:
 // path itself, or, when it is longer than an address holds (a long home
 // directory), /proc/self/fd/N/NAME through its directory, opened; done

@@ -223,3 +223,23 @@ true
 		}
 	}
 }
+
+// TestCleanProxies: a proxy socket whose process is gone is removed; one
+// whose process runs is kept.
+func TestCleanProxies(t *testing.T) {
+	state := t.TempDir()
+	dir := SessionsDir(state)
+	os.MkdirAll(dir, 0o700)
+	live := filepath.Join(dir, fmt.Sprintf("proxy-%d-abc", os.Getpid()))
+	dead := filepath.Join(dir, "proxy-4194303-abc")
+	other := filepath.Join(dir, "0123.sock")
+	for _, f := range []string{live, dead, other} {
+		os.WriteFile(f, nil, 0o600)
+	}
+	CleanProxies(state)
+	for f, want := range map[string]bool{live: true, dead: false, other: true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s: present %v, want %v", f, err == nil, want)
+		}
+	}
+}

@@ -78,6 +78,8 @@ func ManagerMain(args []string) int {
 		return 1
 	}
 	defer lock.Close()
+	// What ended sessions' and commands' killed proxies left behind.
+	platform.CleanProxies(m.s.StateDir)
 	if err := m.setup(); err != nil {
 		m.shutdown()
 		fmt.Fprintf(shim, "error %s\n", oneLine(err.Error()))
