@@ -3,7 +3,6 @@ package platform
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/wire"
 )
 
 // cordon agent (docs/agent.md) runs a program in a mount namespace of its
@@ -150,7 +151,7 @@ func RunAgent(argv []string, setup *AgentSetup, notes io.Writer) (int, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 126, fmt.Errorf("cannot make the directory for the real shells: %w", err)
 	}
-	data, err := json.Marshal(&agentSpec{Path: path, Argv: argv, Dir: dir, Self: self, Shells: shells, Cover: cover, ReadOnly: setup.ReadOnly, Pins: setup.Pins})
+	data, err := wire.Encode(&agentSpec{Path: path, Argv: argv, Dir: dir, Self: self, Shells: shells, Cover: cover, ReadOnly: setup.ReadOnly, Pins: setup.Pins})
 	if err != nil {
 		return 126, err
 	}
@@ -241,7 +242,7 @@ func setupSocket(s *spawn, role string, data []byte) {
 	s.started = func(int) error {
 		conn := os.NewFile(uintptr(fds[0]), "set-up")
 		defer conn.Close()
-		if _, err := conn.Write(data); err != nil {
+		if _, err := conn.Write(append(data, '\n')); err != nil {
 			return fmt.Errorf("cannot pass the set-up its request: %w", err)
 		}
 		unix.Shutdown(fds[0], unix.SHUT_WR)
@@ -268,7 +269,7 @@ func agentMain(fdArg string) int {
 		return 126
 	}
 	var s agentSpec
-	if err := json.NewDecoder(conn).Decode(&s); err != nil || s.Dir == "" {
+	if err := decodeLine(conn, &s); err != nil || s.Dir == "" {
 		return fail(fmt.Errorf("the agent's set-up got a bad request (%v)", err))
 	}
 	if err := agentMounts(&s); err != nil {
@@ -480,4 +481,15 @@ func sameFile(a, b string) bool {
 	}
 	fb, err := os.Stat(b)
 	return err == nil && os.SameFile(fa, fb)
+}
+
+// decodeLine reads the one line [setupSocket] sends on conn (package
+// wire: byte for byte) into v. The sender waits for the answer after it,
+// so nothing that follows can be taken by the buffer.
+func decodeLine(conn *os.File, v any) error {
+	line, err := bufio.NewReader(io.LimitReader(conn, 64<<20)).ReadBytes('\n')
+	if err != nil && (err != io.EOF || len(line) == 0) {
+		return err
+	}
+	return wire.Decode(line, v)
 }

@@ -1,7 +1,6 @@
 package platform
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/wire"
 )
 
 // An ordinary user's Landlock sandbox gets its mount namespace (and, when
@@ -115,7 +116,7 @@ func usernsAttr(sys *syscall.SysProcAttr) *syscall.SysProcAttr {
 // setup step in a new user namespace, in directory dir ("" for this
 // one), in process group pgid when it is above 0.
 func (l *landlockBackend) usernsSpawn(path string, argv, env []string, dir string, stdin *os.File, pgid int) (*spawn, error) {
-	data, err := json.Marshal(&usernsSpec{Policy: l.p, Path: path, Argv: argv, Env: env, Dir: dir})
+	data, err := wire.Encode(&usernsSpec{Policy: l.p, Path: path, Argv: argv, Env: env, Dir: dir})
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +165,7 @@ func UsernsMain(args []string) int {
 		return 126
 	}
 	var s usernsSpec
-	if err := json.NewDecoder(conn).Decode(&s); err != nil || s.Policy == nil {
+	if err := decodeLine(conn, &s); err != nil || s.Policy == nil {
 		return fail(fmt.Errorf("the sandbox's setup got a bad request (%v)", err))
 	}
 	l, err := newLandlockBackend(s.Policy, true)
