@@ -285,8 +285,15 @@ const maxLoopbackPorts = 256
 // the rules' business (network: allow, deny).
 func hostLoopbackPorts() []int {
 	var ports []int
-	for _, file := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
-		data, err := os.ReadFile(file)
+	// This thread's network namespace: /proc/net is the main thread's,
+	// which the Landlock probe may have moved to one of its own and left
+	// there (the host's ports would all look closed); a thread that runs
+	// this goroutine is none that a probe holds.
+	for _, name := range []string{"tcp", "tcp6"} {
+		data, err := os.ReadFile("/proc/thread-self/net/" + name)
+		if err != nil {
+			data, err = os.ReadFile("/proc/net/" + name)
+		}
 		if err != nil {
 			continue
 		}
