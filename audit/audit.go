@@ -27,7 +27,6 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
-
 	"github.com/cordonsh/cordon/filelock"
 )
 
@@ -59,6 +58,12 @@ func (l *Log) Append(d *decision.Decision) error {
 	f, err := l.open(int64(len(line)))
 	if err != nil {
 		return err
+	}
+	// Under the file's lock: another shim's record being appended must
+	// not look like a torn line (nor this one's check race its write).
+	if err := filelock.Lock(f); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot lock the audit log %s: %v", l.File(), err)
 	}
 	if tornEnd(f) {
 		// A line cut short (a crash, a full disk) would swallow this
