@@ -285,10 +285,37 @@ const maxLoopbackPorts = 256
 // the rules' business (network: allow, deny).
 func hostLoopbackPorts() []int {
 	var ports []int
+	add := func(a netip.Addr, n int) {
+		a = a.Unmap()
+		if n > 0 && n != 53 && (a.IsLoopback() || a.IsUnspecified()) && !slices.Contains(ports, n) {
+			ports = append(ports, n)
+		}
+	}
+	v4, err4 := listeningTCP(unix.AF_INET)
+	v6, err6 := listeningTCP(unix.AF_INET6)
+	if err4 == nil && err6 == nil {
+		for _, ap := range slices.Concat(v4, v6) {
+			add(ap.Addr(), int(ap.Port()))
+		}
+	} else {
+		ports = procLoopbackPorts()
+	}
+	slices.Sort(ports)
+	if len(ports) > maxLoopbackPorts {
+		ports = ports[:maxLoopbackPorts]
+	}
+	return ports
+}
+
+// procLoopbackPorts is hostLoopbackPorts read from /proc, where socket
+// diagnostics are not to be had.
+func procLoopbackPorts() []int {
+	var ports []int
 	// This thread's network namespace: /proc/net is the main thread's,
 	// which the Landlock probe may have moved to one of its own and left
 	// there (the host's ports would all look closed); a thread that runs
-	// this goroutine is none that a probe holds.
+	// this goroutine is none that a probe holds. (The netlink socket
+	// above is this thread's too.)
 	for _, name := range []string{"tcp", "tcp6"} {
 		data, err := os.ReadFile("/proc/thread-self/net/" + name)
 		if err != nil {
@@ -309,10 +336,6 @@ func hostLoopbackPorts() []int {
 			}
 			ports = append(ports, int(n))
 		}
-	}
-	slices.Sort(ports)
-	if len(ports) > maxLoopbackPorts {
-		ports = ports[:maxLoopbackPorts]
 	}
 	return ports
 }
