@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/cordonsh/cordon/shim"
@@ -70,7 +71,7 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if *list {
-		return undoList(all, *asJSON, stdout)
+		return undoList(store, all, *asJSON, stdout)
 	}
 	var m *snapshot.Manifest
 	if fs.NArg() == 1 {
@@ -85,6 +86,14 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 				break
 			}
 		}
+		// A workspace removed and made again may not be taken for one
+		// now (an empty directory): the newest snapshot of a workspace
+		// the current directory is in.
+		for _, s := range all {
+			if m == nil && s.Workspace != "" && (dir == s.Workspace || strings.HasPrefix(dir, s.Workspace+string(filepath.Separator))) {
+				m = s
+			}
+		}
 		if m == nil {
 			fmt.Fprintf(stderr, "cordon undo: no snapshot of the workspace %s (cordon undo --list shows them all)\n", shim.Printable(ws.Dir))
 			return exitError
@@ -92,15 +101,23 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "snapshot %s, %s, before: %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), oneLine(m.Command))
 	code := exitOK
-	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env)}) {
+	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env), Note: shim.UndoNote(dir, env)}) {
 		what := shim.Printable(r.Entry.Path)
 		switch r.Entry.Type {
 		case snapshot.TypeStash:
 			what = fmt.Sprintf("stash entry %s (%s) in %s", short(r.Entry.Commit), shim.Printable(r.Entry.Message), what)
 		case snapshot.TypeBranch:
 			what = fmt.Sprintf("branch %s at %s in %s", shim.Printable(r.Entry.Ref), short(r.Entry.Commit), what)
+		case snapshot.TypeIndexTree:
+			what = fmt.Sprintf("the index of %s (what is staged), tree %s", shim.Printable(filepath.Dir(filepath.Dir(r.Entry.Path))), short(r.Entry.Commit))
 		case snapshot.TypeDir:
 			what += "/"
+		case snapshot.TypeObjects:
+			what = fmt.Sprintf("%d object files of the repository in %s", r.Entry.Size, what)
+		case snapshot.TypeCheckout:
+			what = fmt.Sprintf("%d tracked files, written from the restored index, in %s", r.Entry.Size, what)
+		case snapshot.TypeMoved:
+			what = fmt.Sprintf("%s: it was no directory; moved to %s", what, shim.Printable(r.Entry.Target))
 		}
 		line := fmt.Sprintf("  %-10s %s", r.Action, what)
 		if r.Why != "" {
@@ -114,13 +131,23 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func undoList(all []*snapshot.Manifest, asJSON bool, stdout io.Writer) int {
+func undoList(store *snapshot.Store, all []*snapshot.Manifest, asJSON bool, stdout io.Writer) int {
 	if asJSON {
 		for _, m := range all {
 			b, _ := json.Marshal(m)
 			fmt.Fprintf(stdout, "%s\n", b)
 		}
 		return exitOK
+	}
+	for _, u := range store.Unkept() {
+		fmt.Fprintf(stdout, "not kept in %s (the next command that loses it is not undone):\n", shim.Printable(u.Workspace))
+		for i, w := range u.What {
+			if i == 10 {
+				fmt.Fprintf(stdout, "          ... and %d more (the log: %s)\n", len(u.What)-10, shim.Printable(filepath.Join(store.Dir, "guard.log")))
+				break
+			}
+			fmt.Fprintf(stdout, "          %s\n", shim.Printable(w))
+		}
 	}
 	if len(all) == 0 {
 		fmt.Fprintln(stdout, "no snapshots")
@@ -129,26 +156,77 @@ func undoList(all []*snapshot.Manifest, asJSON bool, stdout io.Writer) int {
 	for _, m := range all {
 		fmt.Fprintf(stdout, "%s  %s  %-10s %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), m.Kind, oneLine(m.Command))
 		fmt.Fprintf(stdout, "          in %s, %s\n", shim.Printable(m.Workspace), snapshot.Human(m.Size))
-		for i, e := range m.Entries {
-			if i == 10 {
-				fmt.Fprintf(stdout, "          ... and %d more\n", len(m.Entries)-10)
+		shown := 0
+		for _, e := range m.Entries {
+			line := entryLine(store, m, e)
+			if line == "" {
+				continue
+			}
+			if shown == 10 {
+				fmt.Fprintf(stdout, "          ... and more (%d entries in all)\n", len(m.Entries))
 				break
 			}
-			switch e.Type {
-			case snapshot.TypeFile:
-				fmt.Fprintf(stdout, "          %s (%s)\n", shim.Printable(e.Path), snapshot.Human(e.Size))
-			case snapshot.TypeDir:
-				fmt.Fprintf(stdout, "          %s/\n", shim.Printable(e.Path))
-			case snapshot.TypeSymlink:
-				fmt.Fprintf(stdout, "          %s -> %s\n", shim.Printable(e.Path), shim.Printable(e.Target))
-			case snapshot.TypeStash:
-				fmt.Fprintf(stdout, "          stash %s %s\n", short(e.Commit), shim.Printable(e.Message))
-			case snapshot.TypeBranch:
-				fmt.Fprintf(stdout, "          branch %s at %s\n", shim.Printable(e.Ref), short(e.Commit))
-			}
+			shown++
+			fmt.Fprintf(stdout, "          %s\n", line)
 		}
 	}
 	return exitOK
+}
+
+// entryLine is how --list shows one entry of m: the repository's own
+// files by what they mean (a branch and its commit, the stash's entries).
+func entryLine(store *snapshot.Store, m *snapshot.Manifest, e snapshot.Entry) string {
+	switch e.Type {
+	case snapshot.TypeFile:
+		if rel, err := filepath.Rel(filepath.Join(m.Workspace, ".git"), e.Path); err == nil && !strings.HasPrefix(rel, "..") {
+			return "git: " + gitLine(store, filepath.ToSlash(rel), e)
+		}
+		return fmt.Sprintf("%s (%s)", shim.Printable(e.Path), snapshot.Human(e.Size))
+	case snapshot.TypeDir:
+		return shim.Printable(e.Path) + "/"
+	case snapshot.TypeSymlink:
+		return fmt.Sprintf("%s -> %s", shim.Printable(e.Path), shim.Printable(e.Target))
+	case snapshot.TypeStash:
+		return fmt.Sprintf("stash %s %s", short(e.Commit), shim.Printable(e.Message))
+	case snapshot.TypeBranch:
+		return fmt.Sprintf("branch %s at %s", shim.Printable(e.Ref), short(e.Commit))
+	case snapshot.TypeIndexTree:
+		return "git: the index (what is staged), tree " + short(e.Commit)
+	}
+	return ""
+}
+
+// gitLine describes a file of a repository's own data as it was saved.
+func gitLine(store *snapshot.Store, rel string, e snapshot.Entry) string {
+	data, err := store.Content(e, 1<<20)
+	if err != nil {
+		return shim.Printable(rel)
+	}
+	text := strings.TrimSpace(string(data))
+	lines := func() int { return strings.Count(text, "\n") + 1 }
+	switch {
+	case rel == "HEAD":
+		return "HEAD was " + shim.Printable(strings.TrimPrefix(text, "ref: "))
+	case rel == "logs/refs/stash":
+		return fmt.Sprintf("the stash, %d entries", lines())
+	case strings.HasPrefix(rel, "logs/"):
+		return fmt.Sprintf("the reflog of %s, %d entries", shim.Printable(strings.TrimPrefix(rel, "logs/")), lines())
+	case rel == "refs/stash":
+		return "the stash, its newest entry " + short(text)
+	case strings.HasPrefix(rel, "refs/"):
+		return fmt.Sprintf("%s at %s", shim.Printable(rel), short(text))
+	case rel == "packed-refs":
+		n := 0
+		for l := range strings.SplitSeq(text, "\n") {
+			if l != "" && l[0] != '#' && l[0] != '^' {
+				n++
+			}
+		}
+		return fmt.Sprintf("packed-refs, %d references", n)
+	case rel == "index":
+		return "the index (what is staged), " + snapshot.Human(e.Size)
+	}
+	return fmt.Sprintf("%s (%s)", shim.Printable(rel), snapshot.Human(e.Size))
 }
 
 // oneLine is a command on one line, at most 100 characters.

@@ -241,7 +241,10 @@ var commonLinks = []string{"refs", "packed-refs", "info", "shallow"}
 // read (HOME is that directory). So a filter, fsmonitor, hook or any
 // other program the repository's, or anyone's, configuration names,
 // planted before or while cordon judges, is never known to git.
-func (r *Repo) git(args ...string) ([]byte, error) {
+func (r *Repo) git(args ...string) ([]byte, error) { return r.gitStdin("", args...) }
+
+// gitStdin is [Repo.git] with stdin as git's standard input.
+func (r *Repo) gitStdin(stdin string, args ...string) ([]byte, error) {
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
@@ -261,7 +264,7 @@ func (r *Repo) git(args ...string) ([]byte, error) {
 	env := append(r.baseEnv(),
 		"GIT_DIR="+r.gitDir, "GIT_COMMON_DIR="+tmp, "GIT_OBJECT_DIRECTORY="+filepath.Join(r.common, "objects"),
 		"GIT_WORK_TREE="+r.Top, "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
-	return r.run(env, append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
+	return r.runStdin(env, stdin, append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
 }
 
 // baseEnv is the environment every git child starts from: nothing of the
@@ -279,11 +282,16 @@ func (r *Repo) baseEnv() []string {
 }
 
 // run runs the host's git with env in the top-level directory.
-func (r *Repo) run(env []string, args ...string) ([]byte, error) {
+func (r *Repo) run(env []string, args ...string) ([]byte, error) { return r.runStdin(env, "", args...) }
+
+func (r *Repo) runStdin(env []string, stdin string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, r.host.Git, append([]string{"--no-pager"}, args...)...)
 	cmd.Dir, cmd.Env = r.Top, env
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -70,3 +70,37 @@ func (r *Repo) CreateBranch(branch, commit string) error {
 	_, err := r.git("update-ref", "refs/heads/"+branch, commit, "")
 	return err
 }
+
+// CheckoutMissing writes the tracked files missing from the work tree
+// from the index (no file there is overwritten), and returns how many.
+func (r *Repo) CheckoutMissing() (int, error) {
+	out, err := r.git("ls-files", "-z", "--deleted")
+	if err != nil {
+		return 0, err
+	}
+	var files []string
+	for f := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return 0, nil
+	}
+	_, err = r.gitStdin(strings.Join(files, "\x00")+"\x00", "checkout-index", "-z", "--stdin")
+	return len(files), err
+}
+
+// WriteTree writes the tree of the index into the repository's objects
+// and returns its name; it fails while the index has unmerged entries.
+func (r *Repo) WriteTree() (string, error) {
+	out, err := r.git("write-tree")
+	return strings.TrimSpace(string(out)), err
+}
+
+// ReadTree makes the index hold tree (what is staged; git refreshes what
+// it knows of the files on its next look).
+func (r *Repo) ReadTree(tree string) error {
+	_, err := r.git("read-tree", tree)
+	return err
+}

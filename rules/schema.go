@@ -108,6 +108,14 @@ type PathClasses struct {
 	// GitConfig are git's configuration files in the workspace, relative
 	// to its root: judged as auto-run files, but writable in the sandbox,
 	// where only their keys outside [File.GitConfigSafe] are guarded.
+	// GitData are a repository's own files that the continuous snapshot
+	// round saves and restores as files, relative to its git directory
+	// ("refs/**": everything below).
+	GitData []string `yaml:"git_data"`
+	// GitObjects are a repository's immutable object files, relative to
+	// its git directory ("objects/??/*"), which the round copies once
+	// into a mirror.
+	GitObjects []string `yaml:"git_objects"`
 	GitConfig  []string `yaml:"git_config"`
 	NetDevices []string `yaml:"network_devices"`
 	// MetadataHosts are cloud metadata services that hand out the

@@ -10,6 +10,7 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/rules"
+	"github.com/cordonsh/cordon/rules/layers"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
@@ -61,7 +62,7 @@ func SnapshotMain(args []string) int {
 	defer unlock()
 	defer store.DonePending(ws, pid, pidStart)
 	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), ended, env); err != nil {
-		guardLog(store, fmt.Sprintf("%s %s: %v\n", time.Now().Format(time.RFC3339), ws, err))
+		store.Log(fmt.Sprintf("%s: %v", ws, err))
 		return 1
 	}
 	return 0
@@ -70,31 +71,82 @@ func SnapshotMain(args []string) int {
 // guardSave is one round of the guard for ws, after the command
 // (snapshot id, "" when it has none) started at start ran in dir and
 // ended at ended (on the file clock, see [snapshot.Store.FileClock]).
+// It keeps the repository's own data (the rules' git_data as files,
+// git_objects in the store's mirror) and the files git cannot restore.
+// When the repository is broken or gone (a command removed .git, or the
+// workspace), git is not run: the files the last round kept are looked
+// at again, so that their loss is recorded, as is the loss of the
+// repository's data.
 func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended time.Time, env []string) error {
-	// The shim made .git/hooks before the command ran (see
-	// platform.Policy); gone now, the repository is being removed: reading
-	// its state would make the directory again (the policy git is found
-	// with makes it), in the middle of that removal.
-	if _, err := os.Lstat(filepath.Join(ws, ".git", "hooks")); err != nil {
-		return nil
-	}
-	paths, err := unrecoverable(ws, dir, env)
-	if err != nil {
-		return err
-	}
-	_, err = store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start, Ended: ended})
-	return err
-}
-
-// unrecoverable lists ws's untracked and modified paths, without the
-// ignored ones and what a build makes again.
-func unrecoverable(ws, dir string, env []string) ([]string, error) {
 	getenv := envLookup(env)
 	loaded, err := Rules(ws, getenv)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	repo := &gitstate.Repo{Top: ws, Env: env, Host: gitHostFor(dir, env)}
+	classes := loaded.Set.Paths()
+	gitDir := filepath.Join(ws, ".git")
+	var paths []string
+	var extra []snapshot.Entry // the index, as a tree
+	intact := repoIntact(gitDir)
+	if intact {
+		repo := &gitstate.Repo{Top: ws, Env: env, Host: gitHostFor(dir, env)}
+		if paths, err = unrecoverable(ws, repo, getenv, loaded); err != nil {
+			return err
+		}
+		// What is staged, kept as the tree git writes of it (a few bytes
+		// where the file is a megabyte in a large project); an index git
+		// cannot write a tree of (a merge's conflicts) is kept as a file.
+		if tree, err := repo.WriteTree(); err == nil {
+			extra = append(extra, snapshot.Entry{Path: filepath.Join(gitDir, "index"), Type: snapshot.TypeIndexTree, Commit: tree})
+		}
+	} else {
+		for _, e := range store.Index(ws).Entries {
+			if !within(e.Path, []string{gitDir}) {
+				paths = append(paths, e.Path)
+			}
+		}
+	}
+	if fi, err := os.Lstat(gitDir); err == nil && fi.IsDir() || store.HasMirror(gitDir) {
+		for _, p := range snapshot.GitFiles(gitDir, classes.GitData) {
+			if len(extra) == 0 || p != extra[0].Path {
+				paths = append(paths, p)
+			}
+		}
+		res, err := store.TrackObjects(gitDir, classes.GitObjects)
+		if err != nil {
+			return err
+		}
+		for _, u := range res.Unkept {
+			store.Log(fmt.Sprintf("%s: not kept: %s", ws, u))
+		}
+	}
+	res, err := store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start, Ended: ended}, extra...)
+	if err != nil {
+		return err
+	}
+	for _, u := range res.Skipped {
+		store.Log(fmt.Sprintf("%s: not kept: %s", ws, u))
+	}
+	return nil
+}
+
+// repoIntact reports whether git can be asked about the repository at
+// gitDir: it has a HEAD, and the hooks directory the shim made before
+// the command ran (see platform.Policy) is still there. Reading a
+// repository's state finds git with a policy that makes that directory
+// again, which must not happen in the middle of its removal.
+func repoIntact(gitDir string) bool {
+	for _, f := range []string{"HEAD", "hooks"} {
+		if _, err := os.Lstat(filepath.Join(gitDir, f)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// unrecoverable lists ws's untracked, modified and ignored paths,
+// without what a build makes again (the rules' regenerable class).
+func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, loaded *layers.Loaded) ([]string, error) {
 	changes, err := repo.Changes()
 	if err != nil {
 		return nil, err
@@ -103,25 +155,10 @@ func unrecoverable(ws, dir string, env []string) ([]string, error) {
 	var paths []string
 	for _, ch := range changes {
 		p := filepath.Clean(ch.Path)
-		if ch.Kind == rules.Ignored || loaded.Set.IsRegenerable(renv, p) {
+		if loaded.Set.IsRegenerable(renv, p) {
 			continue
 		}
 		paths = append(paths, p)
 	}
 	return paths, nil
-}
-
-// maxGuardLog bounds guard.log; past it, the log starts again.
-const maxGuardLog = 64 << 10
-
-func guardLog(store *snapshot.Store, line string) {
-	file := filepath.Join(store.Dir, "guard.log")
-	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	if fi, err := os.Stat(file); err == nil && fi.Size() > maxGuardLog {
-		flags |= os.O_TRUNC
-	}
-	if f, err := os.OpenFile(file, flags, 0o600); err == nil {
-		f.WriteString(line)
-		f.Close()
-	}
 }

@@ -4,10 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -226,4 +230,54 @@ func gitHostFor(dir string, env []string) func() (gitstate.Host, error) {
 		return func() (gitstate.Host, error) { return gitstate.Host{}, err }
 	}
 	return gitHost(ctx)
+}
+
+func (g *gitRestorer) IndexTree(top string) (string, error) { return g.repo(top).WriteTree() }
+
+func (g *gitRestorer) ReadTree(top, tree string) error { return g.repo(top).ReadTree(tree) }
+
+func (g *gitRestorer) CheckoutMissing(top string) (int, error) {
+	return g.repo(top).CheckoutMissing()
+}
+
+// UndoNote says, of a file cordon undo restored in the workspace of dir,
+// what a person should look at: for git's configuration file of a
+// repository, the keys it sets that make git run a program. A round may
+// have saved the file while a command's change to it was not yet undone
+// by the guard; such keys are named so that the person checks them.
+func UndoNote(dir string, env []string) func(string, []byte) string {
+	return func(path string, data []byte) string {
+		base := filepath.Base(path)
+		if base != "config" && base != "config.worktree" || filepath.Base(filepath.Dir(path)) != ".git" {
+			return ""
+		}
+		host, err := gitHostFor(dir, env)()
+		if err != nil {
+			return "a git configuration file: check the keys it sets with git config --list --local"
+		}
+		f, err := os.CreateTemp(host.Dir, "config-")
+		if err != nil {
+			return ""
+		}
+		defer os.Remove(f.Name())
+		f.Write(data)
+		f.Close()
+		cmd := exec.Command(host.Git, "config", "--file", f.Name(), "--no-includes", "--list", "-z")
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + host.Dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
+		out, err := cmd.Output()
+		if err != nil {
+			return "git cannot read it: check it"
+		}
+		safe := builtinRules().GitConfigSafe()
+		var unsafe []string
+		for _, e := range gitkey.List(out) {
+			if !gitkey.Safe(safe, e.Key) && gitkey.Condition(safe, e.Key) == "" && !slices.Contains(unsafe, e.Key) {
+				unsafe = append(unsafe, e.Key)
+			}
+		}
+		if len(unsafe) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("it sets keys that can make git run a program (%s): check them with git config --list --local", strings.Join(unsafe, ", "))
+	}
 }

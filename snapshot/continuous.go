@@ -46,7 +46,7 @@ func statKey(fi fs.FileInfo) string {
 // TrackResult says what one round of the continuous guard did.
 type TrackResult struct {
 	Stored  int       // files whose content was saved this round
-	Skipped []string  // files left out: over a budget
+	Skipped []string  // files left out, each "PATH: WHY" (over a budget, unreadable)
 	Lost    *Manifest // the snapshot of what the command changed or deleted, or nil
 }
 
@@ -59,8 +59,11 @@ type TrackResult struct {
 // the command ended on the file clock ([Store.FileClock], taken as soon
 // as it ended; now when zero); Track returns once the file clock is past
 // it, so that an edit made after the round is never taken for the
-// command's.
-func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, error) {
+// command's. Extra entries are kept as they are (a repository's index
+// as a tree, [TypeIndexTree]): one differs from the index's entry for its
+// path when its type or commit does, and its path's file tells when it
+// changed.
+func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*TrackResult, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -90,11 +93,11 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		if seen[p] {
 			return
 		}
-		seen[p] = true
 		fi, err := os.Lstat(p)
 		if err != nil {
-			return
+			return // gone: lost, below, when the index held it
 		}
+		seen[p] = true
 		switch {
 		case fi.IsDir():
 			des, _ := os.ReadDir(p)
@@ -103,6 +106,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			}
 			return
 		case !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0:
+			res.Skipped = append(res.Skipped, p+": not a regular file (a socket, a device or a pipe), nothing to keep")
 			return
 		}
 		key := statKey(fi)
@@ -119,7 +123,11 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 		} else {
 			e.Type, e.Size = TypeFile, fi.Size()
 			if e.Size > s.Budgets.File || stored+e.Size > s.Budgets.Command {
-				res.Skipped = append(res.Skipped, p)
+				what, budget := "file", s.Budgets.File
+				if e.Size <= s.Budgets.File {
+					what, budget = "command", s.Budgets.Command
+				}
+				res.Skipped = append(res.Skipped, (&OverBudgetError{Path: p, Size: e.Size, Budget: budget, What: what}).Error())
 				if had {
 					lost = append(lost, prev) // replaced by what cannot be saved
 				}
@@ -127,7 +135,10 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			}
 			var isNew bool
 			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
-				res.Skipped = append(res.Skipped, p)
+				res.Skipped = append(res.Skipped, err.Error())
+				if had {
+					lost = append(lost, prev)
+				}
 				return
 			}
 			stored += e.Size
@@ -147,6 +158,19 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 	for _, p := range paths {
 		walk(realParent(p))
 	}
+	for _, e := range extra {
+		seen[e.Path] = true
+		prev, had := old[e.Path]
+		if had && prev.Type == e.Type && prev.Commit == e.Commit {
+			next.Entries = append(next.Entries, prev)
+			continue
+		}
+		changed = true
+		next.Entries = append(next.Entries, e)
+		if fi, err := os.Lstat(e.Path); had && err == nil && changedSince(fi, m.Time) {
+			lost = append(lost, prev)
+		}
+	}
 	// What the index held and is no longer among the paths: deleted, or
 	// now clean in git (committed, or reset to the committed content).
 	for p, prev := range old {
@@ -159,9 +183,19 @@ func (s *Store) Track(ws string, paths []string, m *Manifest) (*TrackResult, err
 			lost = append(lost, prev)
 		}
 	}
-	if changed {
+	next.Unkept = res.Skipped
+	if changed || !slices.Equal(idx.Unkept, next.Unkept) {
 		if err := s.writeManifest(next); err != nil {
 			return nil, err
+		}
+	}
+	// git rewrites its index to refresh what it knows of the files (git
+	// status does): a rewritten index alone is no loss worth a snapshot.
+	// It is kept in the index manifest, and in a snapshot with the rest
+	// of what a command changed, or when deleted.
+	if index := filepath.Join(ws, ".git", "index"); len(lost) == 1 && lost[0].Path == index {
+		if _, err := os.Lstat(index); err == nil {
+			lost = nil
 		}
 	}
 	if len(lost) > 0 || m.ID != "" {

@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -23,6 +25,13 @@ type Git interface {
 	Branch(repo, name string) (string, error)
 	// SetBranch makes branch name point at commit.
 	SetBranch(repo, name, commit string) error
+	// IndexTree writes the tree of the repository's index and returns it.
+	IndexTree(repo string) (string, error)
+	// ReadTree makes the repository's index hold tree.
+	ReadTree(repo, tree string) error
+	// CheckoutMissing writes the tracked files missing from the
+	// repository's work tree from its index, and returns how many.
+	CheckoutMissing(repo string) (int, error)
 }
 
 // Outcome of restoring one entry.
@@ -46,7 +55,17 @@ type RestoreOptions struct {
 	Force bool
 	// Git restores stash entries and branches; nil leaves them.
 	Git Git
+	// Note, when set, is asked about each file restored (its path, and
+	// its content as saved) and returns a word for the person, or "".
+	Note func(path string, content []byte) string
 }
+
+// Kinds of result that are no entry of a snapshot.
+const (
+	TypeObjects  = "objects"  // a repository's objects copied back from the mirror
+	TypeCheckout = "checkout" // tracked files written from the restored index
+	TypeMoved    = "moved"    // what stood where the workspace was, moved aside
+)
 
 // Restore puts what snapshot m saved back in its place. A path that
 // differs from the snapshot is overwritten only when the snapshot's
@@ -55,12 +74,108 @@ type RestoreOptions struct {
 // is ever deleted, and no path is written through a symlink.
 func (s *Store) Restore(m *Manifest, opts RestoreOptions) []Result {
 	var out []Result
+	if r := moveAside(m); r != nil {
+		out = append(out, *r)
+	}
+	gitDir := filepath.Join(m.Workspace, ".git")
+	repo := false // the snapshot holds some of the repository's data
 	for _, e := range m.Entries {
+		repo = repo || e.Type == TypeStash || e.Type == TypeBranch || within(e.Path, gitDir)
+	}
+	if repo && m.Workspace != "" {
+		// The objects first: the references restored next point at them.
+		n, err := s.RestoreObjects(gitDir, m.Time)
+		r := Result{Entry: Entry{Path: filepath.Join(gitDir, "objects"), Type: TypeObjects, Size: int64(n)}, Action: Restored}
+		if err != nil {
+			r.Action, r.Why = Failed, err.Error()
+		}
+		if n > 0 || err != nil {
+			out = append(out, r)
+		}
+	}
+	index := false
+	// The repository's own files before what git restores (the index,
+	// stash entries and branches kept by commit), which needs them, and
+	// which restoring the stash's reflog may have brought back already.
+	entries := slices.Clone(m.Entries)
+	byGit := func(e Entry) bool { return e.Type == TypeStash || e.Type == TypeBranch || e.Type == TypeIndexTree }
+	slices.SortStableFunc(entries, func(a, b Entry) int { return cmpBool(byGit(a), byGit(b)) })
+	for _, e := range entries {
 		action, why := s.restoreOne(m, e, opts)
+		if action == Restored && e.Type == TypeFile && opts.Note != nil {
+			if data, err := s.readObject(e.Object, 1<<20); err == nil {
+				if note := opts.Note(e.Path, data); note != "" {
+					why = note
+				}
+			}
+		}
 		out = append(out, Result{Entry: e, Action: action, Why: why})
+		index = index || action == Restored && e.Path == filepath.Join(gitDir, "index")
+	}
+	if index && opts.Git != nil {
+		// The index restored names tracked files the command may have
+		// removed with the repository; files there are left as they are.
+		n, err := opts.Git.CheckoutMissing(m.Workspace)
+		r := Result{Entry: Entry{Path: m.Workspace, Type: TypeCheckout, Size: int64(n)}, Action: Restored}
+		if err != nil {
+			r.Action, r.Why = Failed, err.Error()
+		}
+		if n > 0 || err != nil {
+			out = append(out, r)
+		}
 	}
 	s.reindex(m.Workspace, out)
 	return out
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// moveAside moves what is now where m's workspace was, when that is not
+// a directory, to a name beside it, so that the workspace can be
+// restored; nothing is deleted.
+func moveAside(m *Manifest) *Result {
+	ws := m.Workspace
+	fi, err := os.Lstat(ws)
+	if ws == "" || err != nil || fi.IsDir() {
+		return nil
+	}
+	to := ws + ".cordon-undo-" + m.ID
+	r := &Result{Entry: Entry{Path: ws, Type: TypeMoved, Target: to}, Action: Restored}
+	if err := os.Rename(ws, to); err != nil {
+		r.Action, r.Why = Failed, err.Error()
+	}
+	return r
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// Content returns what e saved of a file, when it is at most max bytes.
+func (s *Store) Content(e Entry, max int64) ([]byte, error) { return s.readObject(e.Object, max) }
+
+// readObject reads a saved content of at most max bytes.
+func (s *Store) readObject(sum string, max int64) ([]byte, error) {
+	f, err := s.openObject(sum)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = errors.New("too large")
+	}
+	return data, err
 }
 
 // reindex records restored files in the workspace's continuous index, so
@@ -102,6 +217,8 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 	switch e.Type {
 	case TypeStash, TypeBranch:
 		return restoreGit(e, opts.Git)
+	case TypeIndexTree:
+		return restoreIndex(m, e, opts)
 	}
 	if err := noLinks(filepath.Dir(e.Path)); err != nil {
 		return Failed, err.Error()
@@ -242,6 +359,27 @@ func renameInto(tmp, path string, dir bool) (string, string) {
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		os.Remove(tmp)
+		return Failed, err.Error()
+	}
+	return Restored, ""
+}
+
+// restoreIndex makes the repository's index hold the tree e saved,
+// unless it changed after the command (or --force).
+func restoreIndex(m *Manifest, e Entry, opts RestoreOptions) (string, string) {
+	if opts.Git == nil {
+		return Failed, "git is not available"
+	}
+	repo := filepath.Dir(filepath.Dir(e.Path))
+	if fi, err := os.Lstat(e.Path); err == nil {
+		if cur, err := opts.Git.IndexTree(repo); err == nil && cur == e.Commit {
+			return Same, ""
+		}
+		if !opts.Force && changedAfter(m, fi) {
+			return Kept, "changed since the command ran (--force overwrites it)"
+		}
+	}
+	if err := opts.Git.ReadTree(repo, e.Commit); err != nil {
 		return Failed, err.Error()
 	}
 	return Restored, ""

@@ -42,6 +42,10 @@ const (
 	TypeSymlink = "symlink"
 	TypeStash   = "stash"  // a stash entry: Commit and Message
 	TypeBranch  = "branch" // a branch: Ref and Commit
+	// TypeIndexTree is a repository's index kept as the tree git writes
+	// of it (Commit; Path is the index file): what is staged, in a few
+	// bytes, where the file would take a megabyte in a large project.
+	TypeIndexTree = "index-tree"
 )
 
 // An Entry is one thing saved.
@@ -82,6 +86,9 @@ type Manifest struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	Entries []Entry   `json:"entries"`
 	Size    int64     `json:"size"` // bytes of file content
+	// Unkept says what the last round could not keep of the workspace
+	// and why ("PATH: WHY"), in an index only.
+	Unkept []string `json:"unkept,omitempty"`
 }
 
 // A Store is the snapshot store in one directory.
@@ -410,24 +417,38 @@ func (s *Store) added(n int64, keep string) error {
 }
 
 // evict removes the oldest snapshots (never keep) until the objects the
-// others use fit in the total budget, then the objects no snapshot uses,
-// and counts the usage again. The caller holds the lock.
+// others use and the mirrors of repositories' objects fit in the total
+// budget, then the objects no snapshot uses and the mirrored objects no
+// snapshot can need, and counts the usage again. When the mirrors alone
+// do not fit, the mirrors of repositories that are gone, then the least
+// recently used ones, are removed too. What it removes is written to
+// guard.log. The caller holds the lock.
 func (s *Store) evict(keep string) error {
 	all, err := s.list()
 	if err != nil {
 		return err
 	}
 	used, total := usedObjects(all)
-	for i := len(all) - 1; i >= 0 && total > s.Budgets.Total; i-- {
+	mirrors := s.pruneMirrors(all)
+	var evicted []string
+	for i := len(all) - 1; i >= 0 && total+mirrors > s.Budgets.Total; i-- {
 		m := all[i]
 		if m.ID == keep || m.Kind == KindIndex {
 			continue
 		}
 		os.Remove(filepath.Join(s.manifests(), m.ID+".json"))
+		evicted = append(evicted, m.ID)
 		all = slices.Delete(all, i, i+1)
 		used, total = usedObjects(all)
 	}
-	s.setUsage(total)
+	if len(evicted) > 0 {
+		mirrors = s.pruneMirrors(all)
+		s.Log(fmt.Sprintf("the snapshot store passed its budget (%s): removed the %d oldest snapshots (%s)", human(s.Budgets.Total), len(evicted), strings.Join(evicted, " ")))
+	}
+	if total+mirrors > s.Budgets.Total {
+		mirrors = s.dropMirrors(total, keep)
+	}
+	s.setUsage(total + mirrors)
 	// Objects no manifest names: evicted ones, or left by a save that died.
 	dirs, _ := os.ReadDir(s.objects())
 	for _, d := range dirs {
@@ -440,6 +461,76 @@ func (s *Store) evict(keep string) error {
 		}
 	}
 	return nil
+}
+
+// dropMirrors removes whole mirrors, those of repositories that are gone
+// first, then the least recently updated, never the one of the workspace
+// keep names, until they fit beside used bytes of snapshots; it returns
+// the bytes left in mirrors.
+func (s *Store) dropMirrors(used int64, keep string) int64 {
+	type mirror struct {
+		dir   string
+		st    *mirrorState
+		gone  bool
+		mtime time.Time
+	}
+	var ms []mirror
+	var total int64
+	des, _ := os.ReadDir(filepath.Join(s.Dir, "git"))
+	for _, d := range des {
+		dir := filepath.Join(s.Dir, "git", d.Name())
+		st := s.readMirror(dir)
+		fi, err := os.Stat(filepath.Join(dir, "state.json"))
+		if err != nil {
+			continue
+		}
+		_, gerr := os.Stat(st.GitDir)
+		ms = append(ms, mirror{dir, st, gerr != nil, fi.ModTime()})
+		total += st.Have + st.Gone
+	}
+	slices.SortFunc(ms, func(a, b mirror) int {
+		if a.gone != b.gone {
+			if a.gone {
+				return -1
+			}
+			return 1
+		}
+		return a.mtime.Compare(b.mtime)
+	})
+	keepDir := ""
+	if m, err := s.Get(keep); err == nil {
+		keepDir = s.mirrorDir(filepath.Join(m.Workspace, ".git"))
+	}
+	for _, m := range ms {
+		if used+total <= s.Budgets.Total {
+			break
+		}
+		if m.dir == keepDir {
+			continue
+		}
+		if os.RemoveAll(m.dir) == nil {
+			total -= m.st.Have + m.st.Gone
+			s.Log(fmt.Sprintf("the snapshot store passed its budget (%s): removed the copy of %s's objects; its history is no longer kept", human(s.Budgets.Total), m.st.GitDir))
+		}
+	}
+	return total
+}
+
+// maxLog bounds guard.log; past it, the log starts again.
+const maxLog = 64 << 10
+
+// Log appends a line to the store's log, guard.log: what a round could
+// not keep, what a budget removed.
+func (s *Store) Log(line string) {
+	file := filepath.Join(s.Dir, "guard.log")
+	flags := os.O_WRONLY | os.O_CREATE | os.O_APPEND
+	if fi, err := os.Stat(file); err == nil && fi.Size() > maxLog {
+		flags |= os.O_TRUNC
+	}
+	if f, err := os.OpenFile(file, flags, 0o600); err == nil {
+		fmt.Fprintf(f, "%s %s\n", time.Now().Format(time.RFC3339), strings.TrimRight(line, "\n"))
+		f.Close()
+	}
 }
 
 func usedObjects(all []*Manifest) (map[string]int64, int64) {

@@ -1,0 +1,421 @@
+package snapshot
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A repository's history is kept in two parts. Its own small files
+// (references, reflogs, the stash, the index, the configuration: the
+// rules' git_data) are saved by the continuous round as any file is, so
+// that what a command deletes or rewrites of them is in that command's
+// snapshot. Its objects (the rules' git_objects) are immutable and named
+// by their content: each is copied once into the store's mirror of the
+// repository, git/ID/have/, and moved to git/ID/gone/ when the
+// repository no longer has it, stamped with the time it was found gone.
+// Restoring a snapshot copies back every object the repository had
+// before the command (still in have/, or gone since) and lacks now.
+//
+// Objects are copies (clones where the file system can), never hard
+// links: a sandboxed command can open a linked object for writing in
+// place and so change the store's copy too.
+
+// GitFiles lists the regular files and symlinks below gitDir that the
+// patterns (relative to it; "DIR/**" is everything below DIR) match.
+func GitFiles(gitDir string, patterns []string) []string {
+	var out []string
+	for _, p := range patterns {
+		if dir, ok := strings.CutSuffix(p, "/**"); ok {
+			filepath.WalkDir(filepath.Join(gitDir, dir), func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
+					out = append(out, p)
+				}
+				return nil
+			})
+			continue
+		}
+		matches, _ := filepath.Glob(filepath.Join(gitDir, p))
+		for _, m := range matches {
+			if fi, err := os.Lstat(m); err == nil && (fi.Mode().IsRegular() || fi.Mode()&fs.ModeSymlink != 0) {
+				out = append(out, m)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// mirrorDir is where the objects of the repository at gitDir are kept.
+func (s *Store) mirrorDir(gitDir string) string {
+	h := sha256.Sum256([]byte(filepath.Clean(gitDir)))
+	return filepath.Join(s.Dir, "git", hex.EncodeToString(h[:8]))
+}
+
+// mirrorState is what a mirror remembers between rounds.
+type mirrorState struct {
+	GitDir string `json:"git_dir"`
+	// Dirs are the modification times of the repository's object
+	// directories when last read in full: an unchanged one is not read.
+	Dirs map[string]int64 `json:"dirs"`
+	Have int64            `json:"have"` // bytes in have/
+	Gone int64            `json:"gone"` // bytes in gone/
+	// Unkept says what the last round could not copy, and why.
+	Unkept []string `json:"unkept,omitempty"`
+}
+
+func (s *Store) readMirror(dir string) *mirrorState {
+	st := &mirrorState{}
+	if data, err := os.ReadFile(filepath.Join(dir, "state.json")); err == nil {
+		json.Unmarshal(data, st)
+	}
+	if st.Dirs == nil {
+		st.Dirs = map[string]int64{}
+	}
+	return st
+}
+
+// MirrorResult says what one round of the object mirror did.
+type MirrorResult struct {
+	Copied int      // object files copied this round
+	Bytes  int64    // their size
+	Gone   int      // object files the repository no longer has
+	Unkept []string // what could not be copied, and why
+}
+
+// KeepObjects copies into the mirror of the repository at gitDir the
+// object files matching patterns (see [GitFiles]; the directory part may
+// hold a glob, "objects/??/*") that it does not hold yet, and moves to
+// gone/ those the repository no longer has. A mirror holds at most half
+// the store's total budget; what does not fit is reported in Unkept and
+// tried again next round. The caller holds the store's lock.
+func (s *Store) KeepObjects(gitDir string, patterns []string) (*MirrorResult, error) {
+	dir := s.mirrorDir(gitDir)
+	st := s.readMirror(dir)
+	st.GitDir = filepath.Clean(gitDir)
+	res := &MirrorResult{}
+	limit := s.Budgets.Total / 2
+	now := time.Now()
+	for _, p := range patterns {
+		pdir, base := path.Split(p)
+		dirs := map[string]bool{}
+		for _, root := range []string{gitDir, filepath.Join(dir, "have")} {
+			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(pdir)))
+			for _, m := range matches {
+				if rel, err := filepath.Rel(root, m); err == nil {
+					dirs[rel] = true
+				}
+			}
+		}
+		for rel := range dirs {
+			key := rel + "\x00" + base
+			fi, err := os.Lstat(filepath.Join(gitDir, rel))
+			var mtime int64
+			var des []fs.DirEntry
+			if err == nil && fi.IsDir() && realBelow(gitDir, rel) {
+				mtime = fi.ModTime().UnixNano()
+				if st.Dirs[key] == mtime {
+					continue
+				}
+				des, _ = os.ReadDir(filepath.Join(gitDir, rel))
+			}
+			// A directory that is gone, or now leads through a symlink
+			// (which could lead to what the sandbox hides), has nothing.
+			complete := true
+			inRepo := map[string]bool{}
+			for _, d := range des {
+				if ok, _ := path.Match(base, d.Name()); !ok || !d.Type().IsRegular() {
+					continue
+				}
+				inRepo[d.Name()] = true
+				have := filepath.Join(dir, "have", rel, d.Name())
+				if _, err := os.Lstat(have); err == nil {
+					continue
+				}
+				if gone := filepath.Join(dir, "gone", rel, d.Name()); os.Rename(gone, have) == nil {
+					continue // back again (an undo, a fetch)
+				}
+				n, err := s.copyObject(filepath.Join(gitDir, rel, d.Name()), have, limit-st.Have)
+				if err != nil {
+					res.Unkept = append(res.Unkept, fmt.Sprintf("%s: %v", filepath.Join(gitDir, rel, d.Name()), err))
+					complete = false
+					continue
+				}
+				st.Have += n
+				res.Copied++
+				res.Bytes += n
+			}
+			kept, _ := os.ReadDir(filepath.Join(dir, "have", rel))
+			for _, d := range kept {
+				if ok, _ := path.Match(base, d.Name()); !ok || inRepo[d.Name()] {
+					continue
+				}
+				from, to := filepath.Join(dir, "have", rel, d.Name()), filepath.Join(dir, "gone", rel, d.Name())
+				fi, err := os.Lstat(from)
+				if err != nil || os.MkdirAll(filepath.Dir(to), 0o700) != nil || os.Rename(from, to) != nil {
+					continue
+				}
+				os.Chtimes(to, now, now) // when it was found gone
+				st.Have -= fi.Size()
+				st.Gone += fi.Size()
+				res.Gone++
+			}
+			// A directory changed within the file clock's tick may change
+			// again without its time showing it: read it again next round.
+			if complete && mtime != 0 && time.Unix(0, mtime).Before(now.Add(-tick)) {
+				st.Dirs[key] = mtime
+			} else {
+				delete(st.Dirs, key)
+			}
+		}
+	}
+	st.Unkept = res.Unkept
+	if err := s.writeMirror(dir, st); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// realBelow reports whether gitDir is a directory and no component of
+// rel below it is a symlink.
+func realBelow(gitDir, rel string) bool {
+	if fi, err := os.Lstat(gitDir); err != nil || !fi.IsDir() {
+		return false
+	}
+	top, err := filepath.EvalSymlinks(gitDir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(gitDir, rel))
+	return err == nil && real == filepath.Join(top, rel)
+}
+
+func (s *Store) writeMirror(dir string, st *mirrorState) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot write the snapshot store: %v", err)
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, "state.json"), data, filepath.Join(s.Dir, "tmp"))
+}
+
+// copyObject copies the object file src to dst (a clone where the file
+// system can), read-only, and returns its size; room is what the mirror
+// may still take.
+func (s *Store) copyObject(src, dst string, room int64) (int64, error) {
+	in, err := openFile(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, errors.New("not a regular file")
+	}
+	if fi.Size() > room {
+		return 0, fmt.Errorf("the mirror of this repository's objects would pass half the snapshot budget (%s; snapshots.max_total in the settings)", human(s.Budgets.Total))
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+		return 0, err
+	}
+	n, err := copyTo(in, dst, filepath.Join(s.Dir, "tmp"), 0o400)
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// copyTo writes in's content to the new file dst, through a temporary
+// file in tmpDir, with mode.
+func copyTo(in *os.File, dst, tmpDir string, mode fs.FileMode) (int64, error) {
+	tmp, err := os.CreateTemp(tmpDir, "g-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(tmp.Name())
+	var n int64
+	if clone(tmp, in) == nil {
+		var fi fs.FileInfo
+		if fi, err = tmp.Stat(); err == nil {
+			n = fi.Size()
+		}
+	} else {
+		n, err = io.Copy(tmp, in)
+	}
+	if e := tmp.Close(); err == nil {
+		err = e
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	return n, err
+}
+
+// RestoreObjects copies back into the repository at gitDir every object
+// file of its mirror that it lacks and had at since (still held, or
+// found gone at or after since), and makes the directories git needs to
+// take gitDir for a repository. It returns how many files it copied.
+func (s *Store) RestoreObjects(gitDir string, since time.Time) (int, error) {
+	dir := s.mirrorDir(gitDir)
+	if _, err := os.Stat(dir); err != nil {
+		return 0, nil
+	}
+	for _, d := range []string{"objects/pack", "objects/info", "refs/heads", "refs/tags"} {
+		if err := noLinks(filepath.Join(gitDir, d)); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	var failed error
+	for _, part := range []string{"have", "gone"} {
+		root := filepath.Join(dir, part)
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			if part == "gone" {
+				if fi, err := d.Info(); err != nil || fi.ModTime().Before(since.Add(-tick)) {
+					return nil // gone before: not the repository's at since
+				}
+			}
+			rel, _ := filepath.Rel(root, p)
+			dst := filepath.Join(gitDir, rel)
+			if _, err := os.Lstat(dst); err == nil {
+				return nil
+			}
+			if err := noLinks(filepath.Dir(dst)); err != nil {
+				failed = err
+				return nil
+			}
+			in, err := os.Open(p)
+			if err != nil {
+				failed = err
+				return nil
+			}
+			defer in.Close()
+			if _, err := copyTo(in, dst, filepath.Dir(dst), 0o444); err != nil {
+				failed = fmt.Errorf("cannot restore %s: %v", dst, err)
+				return nil
+			}
+			n++
+			return nil
+		})
+	}
+	return n, failed
+}
+
+// MirrorUnkept returns what the last round could not copy of the
+// repository at gitDir's objects.
+func (s *Store) MirrorUnkept(gitDir string) []string {
+	return s.readMirror(s.mirrorDir(gitDir)).Unkept
+}
+
+// pruneMirrors removes from every mirror the objects found gone before
+// the oldest snapshot of its workspace that is left (all of them when
+// none is), which no restore can need, and returns the bytes the mirrors
+// hold. The caller holds the lock.
+func (s *Store) pruneMirrors(all []*Manifest) int64 {
+	oldest := map[string]time.Time{} // by git directory
+	for _, m := range all {
+		if m.Kind == KindIndex || m.Workspace == "" {
+			continue
+		}
+		g := filepath.Join(m.Workspace, ".git")
+		if t, ok := oldest[g]; !ok || m.Time.Before(t) {
+			oldest[g] = m.Time
+		}
+	}
+	var total int64
+	mirrors, _ := os.ReadDir(filepath.Join(s.Dir, "git"))
+	for _, md := range mirrors {
+		dir := filepath.Join(s.Dir, "git", md.Name())
+		st := s.readMirror(dir)
+		since, ok := oldest[st.GitDir]
+		var gone int64
+		filepath.WalkDir(filepath.Join(dir, "gone"), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			if !ok || fi.ModTime().Before(since.Add(-tick)) {
+				os.Remove(p)
+				return nil
+			}
+			gone += fi.Size()
+			return nil
+		})
+		if st.Gone != gone {
+			st.Gone = gone
+			s.writeMirror(dir, st)
+		}
+		total += st.Have + st.Gone
+	}
+	return total
+}
+
+// TrackObjects is [Store.KeepObjects] under the store's lock, counting
+// what it copied in the store's usage (the oldest snapshots are evicted
+// past the total budget).
+func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, error) {
+	if err := s.init(); err != nil {
+		return nil, err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	res, err := s.KeepObjects(gitDir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	return res, s.added(res.Bytes, "")
+}
+
+// HasMirror reports whether the store keeps objects of the repository at
+// gitDir.
+func (s *Store) HasMirror(gitDir string) bool {
+	_, err := os.Stat(filepath.Join(s.mirrorDir(gitDir), "state.json"))
+	return err == nil
+}
+
+// Unkept is what the last round could not keep of a workspace, and why.
+type Unkept struct {
+	Workspace string
+	What      []string // "PATH: WHY"
+}
+
+// Unkept lists, per workspace, what its last round could not keep: files
+// over a budget or not regular, objects its mirror had no room for.
+func (s *Store) Unkept() []Unkept {
+	all, _ := s.list()
+	var out []Unkept
+	for _, m := range all {
+		if m.Kind != KindIndex {
+			continue
+		}
+		what := slices.Concat(m.Unkept, s.MirrorUnkept(filepath.Join(m.Workspace, ".git")))
+		if len(what) > 0 {
+			out = append(out, Unkept{Workspace: m.Workspace, What: what})
+		}
+	}
+	return out
+}

@@ -1,0 +1,147 @@
+package snapshot
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+var objectPatterns = []string{"objects/??/*", "objects/pack/pack-*.pack", "objects/pack/pack-*.idx"}
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, data := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o444); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestKeepObjects(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{
+		"objects/ab/cdef":          "loose",
+		"objects/pack/pack-1.pack": "pack one",
+		"objects/pack/pack-1.idx":  "idx one",
+		"objects/info/packs":       "derived, not kept",
+		"objects/pack/pack-1.rev":  "derived, not kept",
+	})
+	res, err := s.TrackObjects(git, objectPatterns)
+	if err != nil || res.Copied != 3 {
+		t.Fatalf("first round: %+v, %v; want 3 copied", res, err)
+	}
+	// A second round with nothing changed reads no directory again.
+	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Copied != 0 || res.Gone != 0 {
+		t.Fatalf("second round: %+v, %v; want nothing", res, err)
+	}
+	// The copy is the store's own: a change in place to the repository's
+	// file (as a sandboxed command can make) does not reach it.
+	os.Chmod(filepath.Join(git, "objects/ab/cdef"), 0o644)
+	if err := os.WriteFile(filepath.Join(git, "objects/ab/cdef"), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	time.Sleep(30 * time.Millisecond)
+	// git gc: a new pack, the loose object and the old pack gone.
+	writeFiles(t, git, map[string]string{"objects/pack/pack-2.pack": "pack two", "objects/pack/pack-2.idx": "idx two"})
+	os.Remove(filepath.Join(git, "objects/ab/cdef"))
+	os.Remove(filepath.Join(git, "objects/pack/pack-1.pack"))
+	os.Remove(filepath.Join(git, "objects/pack/pack-1.idx"))
+	res, err = s.TrackObjects(git, objectPatterns)
+	if err != nil || res.Copied != 2 || res.Gone != 3 {
+		t.Fatalf("after gc: %+v, %v; want 2 copied, 3 gone", res, err)
+	}
+	// Then everything removed.
+	if err := os.RemoveAll(git); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Gone != 2 {
+		t.Fatalf("after rm -rf: %+v, %v; want 2 gone", res, err)
+	}
+	// Restoring to before the gc brings back what the repository had
+	// then: pack 2 was not there yet, but extra objects are harmless.
+	n, err := s.RestoreObjects(git, start)
+	if err != nil || n != 5 {
+		t.Fatalf("restored %d, %v; want 5", n, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(git, "objects/ab/cdef")); string(data) != "loose" {
+		t.Errorf("the loose object came back as %q", data)
+	}
+	for _, d := range []string{"refs/heads", "objects/info"} {
+		if fi, err := os.Stat(filepath.Join(git, d)); err != nil || !fi.IsDir() {
+			t.Errorf("%s was not made: git would not take the directory for a repository", d)
+		}
+	}
+	// Objects found gone before a snapshot's start are not its own.
+	os.RemoveAll(git)
+	s.TrackObjects(git, objectPatterns)
+	if n, err := s.RestoreObjects(git, time.Now().Add(time.Second)); err != nil || n != 0 {
+		t.Errorf("restored %d, %v of objects gone before; want 0", n, err)
+	}
+}
+
+// A directory of objects swapped for a symlink is not read: it could
+// lead to files the sandbox hides, which a restore would then copy into
+// the workspace.
+func TestKeepObjectsNoSymlink(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	secret := t.TempDir()
+	writeFiles(t, secret, map[string]string{"id_rsa": "secret"})
+	os.MkdirAll(filepath.Join(git, "objects"), 0o755)
+	if err := os.Symlink(secret, filepath.Join(git, "objects", "ab")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Copied != 0 {
+		t.Fatalf("%+v, %v: copied through a symlink", res, err)
+	}
+	os.Remove(filepath.Join(git, "objects", "ab"))
+	if n, _ := s.RestoreObjects(git, time.Time{}); n != 0 {
+		t.Errorf("restored %d files", n)
+	}
+}
+
+// What does not fit in the mirror's half of the total budget is not
+// copied, and said.
+func TestKeepObjectsBudget(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{Total: 20})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/pack/pack-1.pack": strings.Repeat("x", 11)})
+	res, err := s.TrackObjects(git, objectPatterns)
+	if err != nil || res.Copied != 0 || len(res.Unkept) != 1 || !strings.Contains(res.Unkept[0], "budget") {
+		t.Fatalf("%+v, %v: want the pack unkept for the budget", res, err)
+	}
+	if u := s.MirrorUnkept(git); len(u) != 1 {
+		t.Errorf("MirrorUnkept = %q", u)
+	}
+	// Tried again next round.
+	if res, _ := s.TrackObjects(git, objectPatterns); len(res.Unkept) != 1 {
+		t.Errorf("second round: %+v", res)
+	}
+}
+
+func TestGitFiles(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{
+		"HEAD": "ref: refs/heads/main\n", "refs/heads/main": "x", "refs/heads/a/b": "y", "logs/HEAD": "z",
+		"hooks/pre-commit": "not data", "description": "not data",
+	})
+	got := GitFiles(git, []string{"HEAD", "packed-refs", "refs/**", "logs/**"})
+	var rel []string
+	for _, p := range got {
+		r, _ := filepath.Rel(git, p)
+		rel = append(rel, filepath.ToSlash(r))
+	}
+	if strings.Join(rel, " ") != "HEAD logs/HEAD refs/heads/a/b refs/heads/main" {
+		t.Errorf("GitFiles = %q", rel)
+	}
+}
