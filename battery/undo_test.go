@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // The loss battery: a program the judge does not read (written by one
@@ -19,7 +21,7 @@ import (
 
 // lossCases are the programs, in Python: the judge reads shell scripts
 // a command runs, not a Python program's calls.
-var lossCases = []struct{ name, program string }{
+var lossCases = []struct{ name, program, person string }{
 	{"everything", `
 g("update-ref", "-d", "refs/stash")
 g("reflog", "expire", "--expire=now", "--all")
@@ -27,19 +29,26 @@ g("branch", "-D", "feature")
 g("gc", "-q", "--prune=now")
 os.remove(".env"); os.remove("notes.txt"); g("checkout", "-q", "--", "tracked")
 shutil.rmtree(".git", ignore_errors=True)
-`},
-	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`},
+`, ""},
+	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`, ""},
+	// A person's commit between two commands is kept as the next
+	// command starts (it races the command: the program waits a little,
+	// as any program that starts does).
+	{"a person's commit, then rm .git", `
+import time; time.sleep(0.3)
+shutil.rmtree(".git", ignore_errors=True)
+`, "git commit -qm person && git checkout -qb person-branch && git checkout -q -"},
 	{"gc after branch -D", `
 g("branch", "-D", "feature")
 g("reflog", "expire", "--expire=now", "--all")
 g("gc", "-q", "--prune=now")
-`},
+`, ""},
 	{"workspace emptied", `
 ws = os.getcwd()
 for n in os.listdir(ws):
     p = os.path.join(ws, n)
     shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-`},
+`, ""},
 }
 
 func TestUndoRestoresRepository(t *testing.T) {
@@ -64,7 +73,6 @@ git checkout -qb feature && echo f > feat && git add feat && git commit -qm feat
 echo s1 >> tracked && git stash -q && echo s2 >> tracked && git stash -q
 echo .env > .gitignore && git add .gitignore && git commit -qm ignore
 echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add staged && echo edit >> tracked`)
-				before := b.host(repoState)
 				// The first command writes the program, which a second one
 				// runs: the round after the first keeps the workspace.
 				prog := "import os, shutil, subprocess\ndef g(*a): subprocess.run((\"git\",) + a, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n" + c.program
@@ -74,6 +82,12 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 				if out, code := b.shim("cp " + filepath.Join(b.base, "prog.py") + " prog.py"); code != 0 {
 					t.Fatalf("writing the program: exit %d\n%s", code, out)
 				}
+				if c.person != "" {
+					// After the first command's round, as a person would.
+					snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+					b.host(c.person)
+				}
+				before := b.hostMay(repoState)
 				if out, code := b.shim("python3 prog.py"); code != 0 {
 					t.Fatalf("the program did not run: exit %d\n%s", code, out)
 				}
@@ -115,4 +129,53 @@ func (b *battery) hostMay(script string) string {
 	cmd.Dir, cmd.Env = b.ws, b.env
 	out, _ := cmd.CombinedOutput()
 	return string(out)
+}
+
+// A submodule's history lives in the parent's .git/modules/NAME (NAME
+// with a slash here): removing .git takes it too, and undo brings it
+// back.
+func TestUndoRestoresSubmodule(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
+			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: "+b.backend+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			origin := filepath.Join(b.base, "dep")
+			b.host(`git init -q ` + origin + ` && git -C ` + origin + ` commit -q --allow-empty -m dep1 && git -C ` + origin + ` commit -q --allow-empty -m dep2
+git -c protocol.file.allow=always submodule -q add ` + origin + ` lib/dep && git commit -qm sub
+git -C lib/dep checkout -qb work && git -C lib/dep commit -q --allow-empty -m local-only`)
+			const state = `git log --all --format='%H %s' | sort; git -C lib/dep log --all --format='%H %s' | sort; git -C lib/dep branch; git status --short -- . ':!prog.py'`
+			before := b.host(state)
+			if err := os.WriteFile(filepath.Join(b.base, "prog.py"), []byte("import shutil\nshutil.rmtree('.git', ignore_errors=True)\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, code := b.shim("cp " + filepath.Join(b.base, "prog.py") + " prog.py"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			if out, code := b.shim("python3 prog.py"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			if _, err := os.Stat(filepath.Join(b.ws, ".git", "modules", "lib", "dep", "HEAD")); err == nil {
+				t.Fatal("the program did not remove the submodule's git directory")
+			}
+			cmd := exec.Command(b.cordon, "undo")
+			cmd.Args[0] = "cordon"
+			cmd.Dir, cmd.Env = b.ws, b.env
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("cordon undo: %v\n%s", err, out)
+			}
+			if after := b.hostMay(state); after != before {
+				t.Errorf("the submodule did not come back:\n%s\nbefore:\n%s\nafter:\n%s", out, before, after)
+			}
+			if fsck := b.hostMay("git -C lib/dep fsck --no-progress --no-dangling 2>&1 && echo fsck-clean"); !strings.HasSuffix(strings.TrimSpace(fsck), "fsck-clean") {
+				t.Errorf("git fsck in the submodule:\n%s", fsck)
+			}
+		})
+	}
 }

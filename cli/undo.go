@@ -15,7 +15,7 @@ import (
 func undoCommand() *command {
 	return &command{
 		name:  "undo",
-		args:  "[--list [--json]] [--force] [ID]",
+		args:  "[--list [--json]] [--force] [ID] | --forget ID",
 		short: "bring back what a command destroyed",
 		long: `Before a command deletes, overwrites or throws away workspace content git
 cannot restore, cordon keeps a copy (a snapshot); after each command in a git
@@ -29,6 +29,10 @@ workspace. A path that changed after the command ran is left as it is and
 reported, unless --force. Stash entries and branches are stored again.
 Nothing is deleted. The exit status is 1 when something was not restored.
 
+--forget ID removes snapshot ID from the store: past the store's budget,
+the oldest snapshots go first, but those that keep a branch or stash a
+command removed go last, until a person lets them go this way.
+
 cordon undo is for people: the rules deny it to agents, and it is refused
 inside a cordon sandbox.`,
 		run: runUndo,
@@ -40,11 +44,15 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 	list := fs.Bool("list", false, "list the snapshots")
 	asJSON := fs.Bool("json", false, "with --list: one JSON object per snapshot, one per line")
 	force := fs.Bool("force", false, "overwrite paths that changed after the command")
+	forget := fs.Bool("forget", false, "remove snapshot ID from the store")
 	if code, ok := c.parse(fs, args, stdout, stderr); !ok {
 		return code
 	}
 	if fs.NArg() > 1 || *list && fs.NArg() > 0 {
 		return c.usageError(stderr, "unexpected arguments %q", fs.Args())
+	}
+	if *forget && (fs.NArg() != 1 || *list || *force) {
+		return c.usageError(stderr, "--forget takes one snapshot id, and nothing else")
 	}
 	dir, err := os.Getwd()
 	if err != nil {
@@ -64,6 +72,14 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	if ws.Dir != "" {
 		store.WaitPending(ws.Dir) // the guard's save of the last command
+	}
+	if *forget {
+		if err := store.Forget(fs.Arg(0)); err != nil {
+			fmt.Fprintf(stderr, "cordon undo: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stdout, "snapshot %s forgotten\n", fs.Arg(0))
+		return exitOK
 	}
 	all, err := store.List()
 	if err != nil {

@@ -241,10 +241,16 @@ var commonLinks = []string{"refs", "packed-refs", "info", "shallow"}
 // read (HOME is that directory). So a filter, fsmonitor, hook or any
 // other program the repository's, or anyone's, configuration names,
 // planted before or while cordon judges, is never known to git.
-func (r *Repo) git(args ...string) ([]byte, error) { return r.gitStdin("", args...) }
+func (r *Repo) git(args ...string) ([]byte, error) { return r.gitWith(nil, "", args...) }
 
 // gitStdin is [Repo.git] with stdin as git's standard input.
 func (r *Repo) gitStdin(stdin string, args ...string) ([]byte, error) {
+	return r.gitWith(nil, stdin, args...)
+}
+
+// gitWith is [Repo.git] with more environment (which wins over git's
+// own) and stdin as git's standard input.
+func (r *Repo) gitWith(extra []string, stdin string, args ...string) ([]byte, error) {
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
@@ -264,6 +270,7 @@ func (r *Repo) gitStdin(stdin string, args ...string) ([]byte, error) {
 	env := append(r.baseEnv(),
 		"GIT_DIR="+r.gitDir, "GIT_COMMON_DIR="+tmp, "GIT_OBJECT_DIRECTORY="+filepath.Join(r.common, "objects"),
 		"GIT_WORK_TREE="+r.Top, "HOME="+tmp, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	env = append(env, extra...)
 	return r.runStdin(env, stdin, append([]string{"-c", "core.fsmonitor=false", "-c", "core.untrackedCache=false"}, args...)...)
 }
 

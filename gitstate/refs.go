@@ -2,6 +2,7 @@ package gitstate
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,10 +92,47 @@ func (r *Repo) CheckoutMissing() (int, error) {
 	return len(files), err
 }
 
-// WriteTree writes the tree of the index into the repository's objects
-// and returns its name; it fails while the index has unmerged entries.
-func (r *Repo) WriteTree() (string, error) {
-	out, err := r.git("write-tree")
+// WriteTreeAside returns the tree of the index, writing the trees the
+// repository does not have into the object directory objects, not into
+// the repository, and reading a copy of the index: the repository is
+// left exactly as it was (git would otherwise write the trees, and the
+// index again with its cache of them). With objects "", they go to a
+// temporary directory, removed after. It fails while the index has
+// unmerged entries.
+func (r *Repo) WriteTreeAside(objects string) (string, error) {
+	if err := r.prepare(); err != nil {
+		return "", err
+	}
+	if objects == "" {
+		dir, err := os.MkdirTemp(r.host.Dir, "objects-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(dir)
+		objects = dir
+	}
+	src, err := os.Open(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(r.host.Dir, "index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = io.Copy(tmp, src)
+	if e := tmp.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(objects, 0o700); err != nil {
+		return "", err
+	}
+	out, err := r.gitWith([]string{"GIT_INDEX_FILE=" + tmp.Name(), "GIT_OBJECT_DIRECTORY=" + objects,
+		"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.common, "objects")}, "", "write-tree")
 	return strings.TrimSpace(string(out)), err
 }
 

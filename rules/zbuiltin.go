@@ -16564,6 +16564,10 @@ var builtinTable = table{
 			"config.worktree",
 			"info/**",
 			"reftable/**",
+			"worktrees/*/HEAD",
+			"worktrees/*/ORIG_HEAD",
+			"worktrees/*/index",
+			"worktrees/*/logs/**",
 		},
 		GitObjects: []string{
 			"objects/??/*",

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -53,6 +54,7 @@ func SnapshotMain(args []string) int {
 	}
 	sn := &cfg.Snapshots
 	store := snapshot.Open(StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
+	preRound(store, ws, time.Unix(0, start), env)
 	snapshot.WaitExit(pid, pidStart)
 	ended, _ := store.FileClock() // the command's end, before anything else changes
 	unlock, err := store.LockPending(ws)
@@ -94,9 +96,11 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 			return err
 		}
 		// What is staged, kept as the tree git writes of it (a few bytes
-		// where the file is a megabyte in a large project); an index git
-		// cannot write a tree of (a merge's conflicts) is kept as a file.
-		if tree, err := repo.WriteTree(); err == nil {
+		// where the file is a megabyte in a large project), the trees the
+		// repository lacks written into the store, not the repository
+		// (which stays as the command left it); an index git cannot write
+		// a tree of (a merge's conflicts) is kept as a file.
+		if tree, err := repo.WriteTreeAside(store.TreeDir(gitDir)); err == nil {
 			extra = append(extra, snapshot.Entry{Path: filepath.Join(gitDir, "index"), Type: snapshot.TypeIndexTree, Commit: tree})
 		}
 	} else {
@@ -106,13 +110,16 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 			}
 		}
 	}
-	if fi, err := os.Lstat(gitDir); err == nil && fi.IsDir() || store.HasMirror(gitDir) {
-		for _, p := range snapshot.GitFiles(gitDir, classes.GitData) {
+	// The repository's data and its submodules' (their git directories
+	// are below its own); those the last round kept and that are gone
+	// now are in the index, whose entries that are gone count as lost.
+	for _, g := range gitDirsOf(store, gitDir) {
+		for _, p := range snapshot.GitFiles(g, classes.GitData) {
 			if len(extra) == 0 || p != extra[0].Path {
 				paths = append(paths, p)
 			}
 		}
-		res, err := store.TrackObjects(gitDir, classes.GitObjects)
+		res, err := store.TrackObjects(g, classes.GitObjects)
 		if err != nil {
 			return err
 		}
@@ -128,6 +135,51 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 		store.Log(fmt.Sprintf("%s: not kept: %s", ws, u))
 	}
 	return nil
+}
+
+// gitDirsOf returns the git directories whose data a round keeps: the
+// repository's at gitDir and its submodules', and those the store
+// mirrors below gitDir that are gone now (so that their objects are
+// found gone).
+func gitDirsOf(store *snapshot.Store, gitDir string) []string {
+	var dirs []string
+	if fi, err := os.Lstat(gitDir); err == nil && fi.IsDir() {
+		dirs = snapshot.GitDirs(gitDir)
+	}
+	for _, g := range store.Mirrored(gitDir) {
+		if !slices.Contains(dirs, g) {
+			dirs = append(dirs, g)
+		}
+	}
+	return dirs
+}
+
+// preRound runs while the command starts: what a person changed of the
+// repository's data (refs, the stash, reflogs; not the index) and the
+// objects they added since the last round, a commit of their own, are
+// kept before the command can destroy them (see [snapshot.Store.Refresh]).
+// git is not run: it would contend with the command's git for the
+// index's lock.
+func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {
+	gitDir := filepath.Join(ws, ".git")
+	if !repoIntact(gitDir) {
+		return
+	}
+	loaded, err := Rules(ws, envLookup(env))
+	if err != nil {
+		return
+	}
+	classes := loaded.Set.Paths()
+	var paths []string
+	for _, g := range gitDirsOf(store, gitDir) {
+		for _, p := range snapshot.GitFiles(g, classes.GitData) {
+			if filepath.Base(p) != "index" {
+				paths = append(paths, p)
+			}
+		}
+		store.TrackObjects(g, classes.GitObjects)
+	}
+	store.Refresh(ws, paths, start)
 }
 
 // repoIntact reports whether git can be asked about the repository at

@@ -232,7 +232,7 @@ func gitHostFor(dir string, env []string) func() (gitstate.Host, error) {
 	return gitHost(ctx)
 }
 
-func (g *gitRestorer) IndexTree(top string) (string, error) { return g.repo(top).WriteTree() }
+func (g *gitRestorer) IndexTree(top string) (string, error) { return g.repo(top).WriteTreeAside("") }
 
 func (g *gitRestorer) ReadTree(top, tree string) error { return g.repo(top).ReadTree(tree) }
 

@@ -273,3 +273,74 @@ func cmpString(a, b string) int {
 	}
 	return 0
 }
+
+// Refresh records in ws's index the files among paths that a person
+// changed before t, when a command starts, since the last round, so that
+// the command can be undone back to them: a commit of their own between
+// two commands is kept before the next command may destroy it. It runs
+// while that command may already be running, so a file changed at or
+// after t, or gone, is left to the round after the command (it is the
+// command's doing), and nothing is recorded as lost or dropped.
+func (s *Store) Refresh(ws string, paths []string, t time.Time) error {
+	if err := s.init(); err != nil {
+		return err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	idx := s.Index(ws)
+	at := map[string]int{}
+	for i, e := range idx.Entries {
+		at[e.Path] = i
+	}
+	changed := false
+	var added int64
+	now := time.Now()
+	for _, p := range paths {
+		p = realParent(p)
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 || changedSince(fi, t) {
+			continue
+		}
+		key := statKey(fi)
+		i, had := at[p]
+		if had && idx.Entries[i].Stat == key {
+			continue
+		}
+		e := Entry{Path: p, Mode: uint32(fi.Mode().Perm()), Stat: key}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			e.Type = TypeSymlink
+			e.Target, _ = os.Readlink(p)
+		} else {
+			var isNew bool
+			e.Type = TypeFile
+			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
+				continue
+			}
+			if isNew {
+				added += e.Size
+			}
+		}
+		if racy(fi, now) {
+			e.Stat = "racy"
+		}
+		if had {
+			idx.Entries[i] = e
+		} else {
+			at[p] = len(idx.Entries)
+			idx.Entries = append(idx.Entries, e)
+		}
+		changed = true
+	}
+	if changed {
+		if idx.Time.IsZero() {
+			idx.Time = now
+		}
+		if err := s.writeManifest(idx); err != nil {
+			return err
+		}
+	}
+	return s.added(added, "")
+}

@@ -32,17 +32,21 @@ import (
 // place and so change the store's copy too.
 
 // GitFiles lists the regular files and symlinks below gitDir that the
-// patterns (relative to it; "DIR/**" is everything below DIR) match.
+// patterns (relative to it; "DIR/**" is everything below DIR, whose
+// name may hold a glob) match.
 func GitFiles(gitDir string, patterns []string) []string {
 	var out []string
 	for _, p := range patterns {
 		if dir, ok := strings.CutSuffix(p, "/**"); ok {
-			filepath.WalkDir(filepath.Join(gitDir, dir), func(p string, d fs.DirEntry, err error) error {
-				if err == nil && !d.IsDir() && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
-					out = append(out, p)
-				}
-				return nil
-			})
+			roots, _ := filepath.Glob(filepath.Join(gitDir, dir))
+			for _, root := range roots {
+				filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
+						out = append(out, p)
+					}
+					return nil
+				})
+			}
 			continue
 		}
 		matches, _ := filepath.Glob(filepath.Join(gitDir, p))
@@ -54,6 +58,31 @@ func GitFiles(gitDir string, patterns []string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// GitDirs returns gitDir and the git directories of its submodules
+// (.git/modules/NAME, NAME with slashes when the submodule's path has
+// them, and theirs in turn), each a directory with a HEAD.
+func GitDirs(gitDir string) []string {
+	out := []string{gitDir}
+	var walk func(dir string)
+	walk = func(dir string) {
+		des, _ := os.ReadDir(dir)
+		for _, d := range des {
+			if !d.IsDir() {
+				continue
+			}
+			p := filepath.Join(dir, d.Name())
+			if fi, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil && fi.Mode().IsRegular() {
+				out = append(out, p)
+				walk(filepath.Join(p, "modules"))
+				continue
+			}
+			walk(p)
+		}
+	}
+	walk(filepath.Join(gitDir, "modules"))
+	return out
 }
 
 // mirrorDir is where the objects of the repository at gitDir are kept.
@@ -240,41 +269,62 @@ func (s *Store) copyObject(src, dst string, room int64) (int64, error) {
 // copyTo writes in's content to the new file dst, through a temporary
 // file in tmpDir, with mode.
 func copyTo(in *os.File, dst, tmpDir string, mode fs.FileMode) (int64, error) {
-	tmp, err := os.CreateTemp(tmpDir, "g-")
+	tmp := filepath.Join(tmpDir, ".g-"+newID())
+	if err := cloneFile(in, tmp); err != nil {
+		out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return 0, err
+		}
+		_, err = io.Copy(out, in)
+		if e := out.Close(); err == nil {
+			err = e
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return 0, err
+		}
+	}
+	fi, err := os.Stat(tmp)
+	if err == nil {
+		err = os.Chmod(tmp, mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
 	if err != nil {
+		os.Remove(tmp)
 		return 0, err
 	}
-	defer os.Remove(tmp.Name())
-	var n int64
-	if clone(tmp, in) == nil {
-		var fi fs.FileInfo
-		if fi, err = tmp.Stat(); err == nil {
-			n = fi.Size()
-		}
-	} else {
-		n, err = io.Copy(tmp, in)
-	}
-	if e := tmp.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), dst)
-	}
-	return n, err
+	return fi.Size(), nil
 }
 
-// RestoreObjects copies back into the repository at gitDir every object
-// file of its mirror that it lacks and had at since (still held, or
-// found gone at or after since), and makes the directories git needs to
-// take gitDir for a repository. It returns how many files it copied.
+// RestoreObjects copies back into the repository at gitDir, and into
+// its submodules' git directories below it, every object file of their
+// mirrors that they lack and had at since (still held, or found gone at
+// or after since), and makes the directories git needs to take each for
+// a repository. It returns how many files it copied.
 func (s *Store) RestoreObjects(gitDir string, since time.Time) (int, error) {
-	dir := s.mirrorDir(gitDir)
-	if _, err := os.Stat(dir); err != nil {
-		return 0, nil
+	n := 0
+	var failed error
+	mirrors, _ := os.ReadDir(filepath.Join(s.Dir, "git"))
+	for _, md := range mirrors {
+		dir := filepath.Join(s.Dir, "git", md.Name())
+		st := s.readMirror(dir)
+		if st.GitDir == "" || !within(st.GitDir, gitDir) || dir != s.mirrorDir(st.GitDir) {
+			continue
+		}
+		k, err := s.restoreMirror(dir, st.GitDir, since)
+		n += k
+		if err != nil {
+			failed = err
+		}
 	}
+	return n, failed
+}
+
+// restoreMirror is [Store.RestoreObjects] for the mirror in dir, of the
+// repository at gitDir.
+func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) {
 	for _, d := range []string{"objects/pack", "objects/info", "refs/heads", "refs/tags"} {
 		if err := noLinks(filepath.Join(gitDir, d)); err != nil {
 			return 0, err
@@ -282,7 +332,7 @@ func (s *Store) RestoreObjects(gitDir string, since time.Time) (int, error) {
 	}
 	n := 0
 	var failed error
-	for _, part := range []string{"have", "gone"} {
+	for _, part := range []string{"have", "gone", "trees"} {
 		root := filepath.Join(dir, part)
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
@@ -294,6 +344,9 @@ func (s *Store) RestoreObjects(gitDir string, since time.Time) (int, error) {
 				}
 			}
 			rel, _ := filepath.Rel(root, p)
+			if part == "trees" {
+				rel = filepath.Join("objects", rel) // an object directory of its own
+			}
 			dst := filepath.Join(gitDir, rel)
 			if _, err := os.Lstat(dst); err == nil {
 				return nil
@@ -390,11 +443,24 @@ func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, e
 	return res, s.added(res.Bytes, "")
 }
 
-// HasMirror reports whether the store keeps objects of the repository at
-// gitDir.
-func (s *Store) HasMirror(gitDir string) bool {
-	_, err := os.Stat(filepath.Join(s.mirrorDir(gitDir), "state.json"))
-	return err == nil
+// TreeDir is the object directory where the trees of the repository at
+// gitDir's index that it does not have are written (see
+// gitstate.Repo.WriteTreeAside); restoring copies them into it.
+func (s *Store) TreeDir(gitDir string) string { return filepath.Join(s.mirrorDir(gitDir), "trees") }
+
+// Mirrored returns the git directories at or below gitDir whose objects
+// the store keeps.
+func (s *Store) Mirrored(gitDir string) []string {
+	var out []string
+	mirrors, _ := os.ReadDir(filepath.Join(s.Dir, "git"))
+	for _, md := range mirrors {
+		st := s.readMirror(filepath.Join(s.Dir, "git", md.Name()))
+		if st.GitDir != "" && within(st.GitDir, gitDir) {
+			out = append(out, st.GitDir)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Unkept is what the last round could not keep of a workspace, and why.

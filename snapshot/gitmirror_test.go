@@ -145,3 +145,45 @@ func TestGitFiles(t *testing.T) {
 		t.Errorf("GitFiles = %q", rel)
 	}
 }
+
+// Past the total budget, snapshots that keep a reference a command
+// removed go after the others, and --forget lets one go.
+func TestEvictKeepsRefsLast(t *testing.T) {
+	dir := t.TempDir()
+	s := Open(t.TempDir(), Budgets{Total: 30})
+	ws := filepath.Join(dir, "ws")
+	write := func(name, data string) string {
+		p := filepath.Join(ws, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(data), 0o644)
+		return p
+	}
+	ref := &Manifest{Workspace: ws, Kind: KindBefore, Time: time.Now().Add(-time.Hour)}
+	if err := s.Save(ref, []string{write(".git/refs/heads/gone", "0123456789")}); err != nil {
+		t.Fatal(err)
+	}
+	plain := &Manifest{Workspace: ws, Kind: KindBefore, Time: time.Now().Add(-time.Minute)}
+	if err := s.Save(plain, []string{write("a.txt", "abcdefghij")}); err != nil {
+		t.Fatal(err)
+	}
+	// Over the budget now: the newer snapshot without references goes
+	// first, though the older one is older.
+	if err := s.Save(&Manifest{Workspace: ws, Kind: KindBefore}, []string{write("b.txt", "0123456789abcdef")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ref.ID); err != nil {
+		t.Errorf("the snapshot keeping a branch was evicted first: %v", err)
+	}
+	if _, err := s.Get(plain.ID); err == nil {
+		t.Error("the plain snapshot was kept past the budget")
+	}
+	if err := s.Forget(ref.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ref.ID); err == nil {
+		t.Error("forgotten, but still listed")
+	}
+	if err := s.Forget(ref.ID); err == nil {
+		t.Error("forgetting an unknown snapshot succeeded")
+	}
+}

@@ -29,24 +29,32 @@ func (s *Store) store(path string) (sum string, n int64, isNew bool, err error) 
 	if fi.Size() > s.Budgets.File {
 		return "", 0, false, &OverBudgetError{Path: path, Size: fi.Size(), Budget: s.Budgets.File, What: "file"}
 	}
-	tmp, err := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "o-")
-	if err != nil {
-		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
-	}
-	defer os.Remove(tmp.Name())
 	h := sha256.New()
-	if clone(tmp, src) == nil {
+	var tmpName string
+	if name := filepath.Join(s.Dir, "tmp", "o-"+newID()); cloneFile(src, name) == nil {
 		// The clone shares the blocks; the hash is read from it, so it is
 		// the content saved even if the source changes meanwhile.
-		n, err = io.Copy(h, io.NewSectionReader(tmp, 0, 1<<62))
+		tmpName = name
+		defer os.Remove(tmpName)
+		var c *os.File
+		if c, err = os.Open(tmpName); err == nil {
+			n, err = io.Copy(h, c)
+			c.Close()
+		}
 	} else {
+		tmp, err2 := os.CreateTemp(filepath.Join(s.Dir, "tmp"), "o-")
+		if err2 != nil {
+			return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err2)
+		}
+		tmpName = tmp.Name()
+		defer os.Remove(tmpName)
 		n, err = io.Copy(io.MultiWriter(tmp, h), io.LimitReader(src, s.Budgets.File+1))
 		if err == nil && n > s.Budgets.File {
 			err = &OverBudgetError{Path: path, Size: n, Budget: s.Budgets.File, What: "file"}
 		}
-	}
-	if e := tmp.Close(); err == nil {
-		err = e
+		if e := tmp.Close(); err == nil {
+			err = e
+		}
 	}
 	if err != nil {
 		var ob *OverBudgetError
@@ -63,8 +71,8 @@ func (s *Store) store(path string) (sum string, n int64, isNew bool, err error) 
 	if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
 	}
-	os.Chmod(tmp.Name(), 0o400)
-	if err := os.Rename(tmp.Name(), dst); err != nil {
+	os.Chmod(tmpName, 0o400)
+	if err := os.Rename(tmpName, dst); err != nil {
 		return "", 0, false, fmt.Errorf("cannot write the snapshot store: %v", err)
 	}
 	return sum, n, true, nil

@@ -329,20 +329,21 @@ func (s *Store) writeTemp(e Entry) (string, error) {
 	}
 	defer src.Close()
 	tmp := tempName(e.Path)
-	dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(e.Mode)|0o200)
-	if err != nil {
-		return "", err
-	}
-	if clone(dst, src) != nil {
+	if cloneFile(src, tmp) != nil {
+		dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(e.Mode)|0o200)
+		if err != nil {
+			return "", err
+		}
 		_, err = io.Copy(dst, src)
+		if e := dst.Close(); err == nil {
+			err = e
+		}
+		if err != nil {
+			os.Remove(tmp)
+			return "", err
+		}
 	}
-	if e := dst.Close(); err == nil {
-		err = e
-	}
-	if err == nil {
-		err = os.Chmod(tmp, fs.FileMode(e.Mode))
-	}
-	if err != nil {
+	if err := os.Chmod(tmp, fs.FileMode(e.Mode)); err != nil {
 		os.Remove(tmp)
 		return "", err
 	}

@@ -431,15 +431,20 @@ func (s *Store) evict(keep string) error {
 	used, total := usedObjects(all)
 	mirrors := s.pruneMirrors(all)
 	var evicted []string
-	for i := len(all) - 1; i >= 0 && total+mirrors > s.Budgets.Total; i-- {
-		m := all[i]
-		if m.ID == keep || m.Kind == KindIndex {
-			continue
+	// Snapshots that keep a reference a command removed (a branch, the
+	// stash) go last: a lost commit stays recoverable as long as the
+	// budget allows, and a person lets it go with cordon undo --forget.
+	for _, refs := range []bool{false, true} {
+		for i := len(all) - 1; i >= 0 && total+mirrors > s.Budgets.Total; i-- {
+			m := all[i]
+			if m.ID == keep || m.Kind == KindIndex || keepsRefs(m) != refs {
+				continue
+			}
+			os.Remove(filepath.Join(s.manifests(), m.ID+".json"))
+			evicted = append(evicted, m.ID)
+			all = slices.Delete(all, i, i+1)
+			used, total = usedObjects(all)
 		}
-		os.Remove(filepath.Join(s.manifests(), m.ID+".json"))
-		evicted = append(evicted, m.ID)
-		all = slices.Delete(all, i, i+1)
-		used, total = usedObjects(all)
 	}
 	if len(evicted) > 0 {
 		mirrors = s.pruneMirrors(all)
@@ -460,6 +465,37 @@ func (s *Store) evict(keep string) error {
 			}
 		}
 	}
+	return nil
+}
+
+// keepsRefs reports whether m keeps a reference of a repository: a
+// branch or stash entry by commit, or the files that hold them.
+func keepsRefs(m *Manifest) bool {
+	git := filepath.Join(m.Workspace, ".git")
+	for _, e := range m.Entries {
+		rel, err := filepath.Rel(git, e.Path)
+		if e.Type == TypeStash || e.Type == TypeBranch || err == nil && (rel == "packed-refs" || strings.HasPrefix(rel, "refs"+string(filepath.Separator)) || rel == filepath.Join("logs", "refs", "stash")) {
+			return true
+		}
+	}
+	return false
+}
+
+// Forget removes snapshot id, a person's choice: what only it kept is
+// removed from the store when the budget next needs room.
+func (s *Store) Forget(id string) error {
+	if _, err := s.Get(id); err != nil {
+		return err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if err := os.Remove(filepath.Join(s.manifests(), id+".json")); err != nil {
+		return err
+	}
+	os.Remove(filepath.Join(s.Dir, "usage")) // counted again at the next save
 	return nil
 }
 

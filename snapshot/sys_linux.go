@@ -9,10 +9,22 @@ import (
 	"github.com/cordonsh/cordon/platform"
 )
 
-// clone makes dst share src's blocks (FICLONE), where the file system
-// can (btrfs, XFS, bcachefs; not across file systems).
-func clone(dst, src *os.File) error {
-	return unix.IoctlFileClone(int(dst.Fd()), int(src.Fd()))
+// cloneFile makes dst, which must not exist, share src's blocks
+// (FICLONE), where the file system can (btrfs, XFS, bcachefs; not across
+// file systems).
+func cloneFile(src *os.File, dst string) error {
+	f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	err = unix.IoctlFileClone(int(f.Fd()), int(src.Fd()))
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		os.Remove(dst)
+	}
+	return err
 }
 
 // openFile opens path for reading, following no symlink in any component

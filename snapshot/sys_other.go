@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package snapshot
 
@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// clone is FICLONE's counterpart; TODO: clonefile(2) on macOS. Without
-// it the content is copied.
-func clone(dst, src *os.File) error { return errors.ErrUnsupported }
+// cloneFile is FICLONE's and clonefile's counterpart: here the content
+// is copied.
+func cloneFile(src *os.File, dst string) error { return errors.ErrUnsupported }
 
 // openFile opens path for reading, not following a final symlink where
 // the system says so.
