@@ -3,11 +3,13 @@
 package battery
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/snapshot"
 )
@@ -21,7 +23,7 @@ import (
 
 // lossCases are the programs, in Python: the judge reads shell scripts
 // a command runs, not a Python program's calls.
-var lossCases = []struct{ name, program, person string }{
+var lossCases = []struct{ name, program, person, first string }{
 	{"everything", `
 g("update-ref", "-d", "refs/stash")
 g("reflog", "expire", "--expire=now", "--all")
@@ -29,26 +31,47 @@ g("branch", "-D", "feature")
 g("gc", "-q", "--prune=now")
 os.remove(".env"); os.remove("notes.txt"); g("checkout", "-q", "--", "tracked")
 shutil.rmtree(".git", ignore_errors=True)
-`, ""},
-	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`, ""},
+`, "", ""},
+	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`, "", ""},
 	// A person's commit between two commands is kept as the next
 	// command starts (it races the command: the program waits a little,
 	// as any program that starts does).
 	{"a person's commit, then rm .git", `
 import time; time.sleep(0.3)
 shutil.rmtree(".git", ignore_errors=True)
-`, "git commit -qm person && git checkout -qb person-branch && git checkout -q -"},
+`, "git commit -qm person && git checkout -qb person-branch && git checkout -q -", ""},
 	{"gc after branch -D", `
 g("branch", "-D", "feature")
 g("reflog", "expire", "--expire=now", "--all")
 g("gc", "-q", "--prune=now")
-`, ""},
+`, "", ""},
+	// git cannot read the repository after it: the round keeps it
+	// without git.
+	{"index broken", `
+g("update-ref", "-d", "refs/stash")
+g("branch", "-D", "feature")
+os.remove(".env"); os.remove("notes.txt")
+open(".git/index", "wb").write(b"garbage")
+`, "", ""},
+	// Objects are never written again: one changed in place is a command
+	// destroying it, and the mirror's copy goes back.
+	{"objects zeroed in place", `
+import glob
+for f in glob.glob(".git/objects/??/*") + glob.glob(".git/objects/pack/*.pack"):
+    os.chmod(f, 0o644)
+    with open(f, "r+b") as fh: fh.write(b"\0" * os.path.getsize(f))
+g("update-ref", "-d", "refs/heads/feature")
+`, "", ""},
+	// A first command makes the round find every object gone (objects/
+	// moved behind a symlink), a second removes .git.
+	{"objects gone a command earlier", `shutil.rmtree(".git", ignore_errors=True)`, "",
+		`os.rename(".git/objects", ".git/o"); os.symlink("o", ".git/objects")`},
 	{"workspace emptied", `
 ws = os.getcwd()
 for n in os.listdir(ws):
     p = os.path.join(ws, n)
     shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-`, ""},
+`, "", ""},
 }
 
 func TestUndoRestoresRepository(t *testing.T) {
@@ -81,6 +104,18 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 				}
 				if out, code := b.shim("cp " + filepath.Join(b.base, "prog.py") + " prog.py"); code != 0 {
 					t.Fatalf("writing the program: exit %d\n%s", code, out)
+				}
+				if c.first != "" {
+					first := "import os, shutil\n" + c.first + "\n"
+					if err := os.WriteFile(filepath.Join(b.ws, "first.py"), []byte(first), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					if out, code := b.shim("python3 first.py && rm first.py"); code != 0 {
+						t.Fatalf("the first program did not run: exit %d\n%s", code, out)
+					}
+					// The next command comes later, as an agent's does.
+					snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+					time.Sleep(100 * time.Millisecond)
 				}
 				if c.person != "" {
 					// After the first command's round, as a person would.
@@ -177,5 +212,132 @@ git -C lib/dep checkout -qb work && git -C lib/dep commit -q --allow-empty -m lo
 				t.Errorf("git fsck in the submodule:\n%s", fsck)
 			}
 		})
+	}
+}
+
+// A command that writes junk cannot make the store forget: what a
+// workspace keeps between commands is bounded (and what does not fit is
+// said), so the snapshots of later losses stay, and the repository's
+// mirror is never removed for the round that needs it.
+func TestUndoUnderBudgetPressure(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("needs python3")
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
+			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\nsnapshots:\n  max_file: 1MiB\n  max_command: 4MiB\n  max_total: 8MiB\n"
+			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b.host(`echo SECRET=1 > .env && echo .env > .gitignore && git add .gitignore && git commit -qm ignore && echo mine > notes.txt`)
+			write := func(name, program string) {
+				t.Helper()
+				if err := os.WriteFile(filepath.Join(b.ws, name), []byte("import os, shutil\n"+program+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("junk.py", `import sys
+os.makedirs("junk", exist_ok=True)
+for i in range(3):
+    open("junk/%s-%d" % (sys.argv[1], i), "wb").write(os.urandom(1000 << 10))`)
+			write("lose.py", `os.remove(".env"); os.remove("notes.txt")`)
+			write("rmgit.py", `shutil.rmtree(".git", ignore_errors=True)`)
+			for i := range 4 {
+				if out, code := b.shim(fmt.Sprintf("python3 junk.py %d", i)); code != 0 {
+					t.Fatalf("junk: exit %d\n%s", code, out)
+				}
+			}
+			if out, code := b.shim("python3 lose.py"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			if out, code := b.shim("echo hi > x.txt"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			undo := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command(b.cordon, append([]string{"undo"}, args...)...)
+				cmd.Args[0] = "cordon"
+				cmd.Dir, cmd.Env = b.ws, b.env
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Errorf("cordon undo %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return string(out)
+			}
+			if list := undo("--list"); !strings.Contains(list, "not kept in") || !strings.Contains(list, "quarter of the snapshot store") {
+				t.Errorf("cordon undo --list does not say what the junk left out:\n%s", list)
+			}
+			undo()
+			if got := b.hostMay("cat .env notes.txt"); got != "SECRET=1\nmine\n" {
+				t.Errorf("after the junk, the loss was not undone: %q", got)
+			}
+			history := b.host("git log --all --format=%H")
+			if out, code := b.shim("python3 rmgit.py"); code != 0 {
+				t.Fatalf("exit %d\n%s", code, out)
+			}
+			undo()
+			if got := b.hostMay("git log --all --format=%H"); got != history {
+				t.Errorf("after the junk, the history was not undone:\n%s\nwant:\n%s", got, history)
+			}
+		})
+	}
+}
+
+// A round may save an auto-run file while it holds what a command
+// planted (the guard puts the trusted file back only once the command's
+// processes are gone, and a harness killing the shim on a timeout starts
+// the round first). cordon undo never writes such a file back as saved:
+// git's configuration comes back without the keys that run programs,
+// other auto-run files not at all; what was saved goes beside them.
+func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
+	b := newBattery(t, "bwrap")
+	marker := filepath.Join(b.base, "ran")
+	good := b.host("cat .git/config")
+	planted := good + "[core]\n\tfsmonitor = \"touch " + marker + "; false\"\n[alias]\n\tst = !touch " + marker + "\n"
+	files := map[string]string{".git/config": planted, ".envrc": "touch " + marker + "\n", "notes.txt": "mine\n"}
+	var paths []string
+	for name, data := range files {
+		p := filepath.Join(b.ws, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	store := snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{})
+	m := &snapshot.Manifest{Kind: snapshot.KindBefore, Workspace: b.ws, Dir: b.ws, Command: "python3 prog.py"}
+	if err := store.Save(m, paths); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		os.Remove(p)
+	}
+	cmd := exec.Command(b.cordon, "undo", m.ID)
+	cmd.Args[0] = "cordon"
+	cmd.Dir, cmd.Env = b.ws, b.env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "not written back") {
+		t.Errorf("cordon undo wrote every file back, or said nothing of it (%v):\n%s", err, out)
+	}
+	config := b.hostMay("cat .git/config")
+	if strings.Contains(config, "fsmonitor") || strings.Contains(config, "alias") || !strings.Contains(config, "repositoryformatversion") {
+		t.Errorf(".git/config written back with the planted keys, or without the rest:\n%s", config)
+	}
+	if aside := b.hostMay("cat .git/config.cordon-undo-" + m.ID); aside != planted {
+		t.Errorf("the saved configuration is not beside it: %q", aside)
+	}
+	if _, err := os.Stat(filepath.Join(b.ws, ".envrc")); err == nil {
+		t.Error(".envrc was written back")
+	}
+	if aside := b.hostMay("cat .envrc.cordon-undo-" + m.ID); aside != files[".envrc"] {
+		t.Errorf("the saved .envrc is not beside it: %q", aside)
+	}
+	if got := b.hostMay("cat notes.txt"); got != "mine\n" {
+		t.Errorf("notes.txt: %q", got)
+	}
+	b.hostMay("git status; git st")
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the host's git ran a program the undo wrote back")
 	}
 }

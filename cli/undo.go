@@ -117,7 +117,7 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "snapshot %s, %s, before: %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), oneLine(m.Command))
 	code := exitOK
-	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env), Note: shim.UndoNote(dir, env)}) {
+	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env), Vet: shim.UndoVet(dir, env, *force)}) {
 		what := shim.Printable(r.Entry.Path)
 		switch r.Entry.Type {
 		case snapshot.TypeStash:
@@ -208,6 +208,9 @@ func entryLine(store *snapshot.Store, m *snapshot.Manifest, e snapshot.Entry) st
 		return fmt.Sprintf("branch %s at %s", shim.Printable(e.Ref), short(e.Commit))
 	case snapshot.TypeIndexTree:
 		return "git: the index (what is staged), tree " + short(e.Commit)
+	case snapshot.TypeObject:
+		rel, _ := filepath.Rel(filepath.Join(m.Workspace, ".git"), e.Path)
+		return "git: " + shim.Printable(filepath.ToSlash(rel)) + ", an object file changed in place (its copy is kept)"
 	}
 	return ""
 }

@@ -142,3 +142,10 @@ func (r *Repo) ReadTree(tree string) error {
 	_, err := r.git("read-tree", tree)
 	return err
 }
+
+// Connected fails when an object the references, reflogs or index lead
+// to is missing (git fsck --connectivity-only).
+func (r *Repo) Connected() error {
+	_, err := r.git("fsck", "--connectivity-only", "--no-dangling", "--no-progress")
+	return err
+}

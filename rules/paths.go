@@ -700,6 +700,15 @@ func (s *Set) IsStartup(e *Env, path string) bool {
 	return s.pathsFor(e).Startup != nil && e.matchAny(path, s.pathsFor(e).Startup)
 }
 
+// IsAutoRun reports whether path, in the workspace, is a place a tool
+// runs or obeys on its own (the autorun and git_config classes, at any
+// depth).
+func (s *Set) IsAutoRun(e *Env, path string) bool {
+	p := s.pathsFor(e)
+	return e.Workspace != "" && within(path, e.Workspace) && path != e.Workspace &&
+		(e.wsEntry(path, p.AutoRun, true) || e.wsEntry(path, p.GitConfig, true))
+}
+
 // IsRegenerable reports whether path is output a build makes again
 // (node_modules, build, *.o): the continuous snapshots leave it out.
 func (s *Set) IsRegenerable(e *Env, path string) bool {

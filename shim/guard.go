@@ -28,16 +28,17 @@ import (
 
 // SnapshotRole is the hidden argv[0] that makes cordon the guard's
 // saver: SnapshotRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
-// COMMAND, PID-START the command process's start ([platform.ProcessStart],
-// so that a reused pid is not waited for), START the command's start in
-// Unix nanoseconds.
+// COMMAND [CLOCK], PID-START the command process's start
+// ([platform.ProcessStart], so that a reused pid is not waited for),
+// START the command's start in Unix nanoseconds, CLOCK the file clock
+// read before it ([snapshot.Store.FileClock]; without it, no pre-round).
 const SnapshotRole = "cordon-snapshot"
 
 // SnapshotMain is the saver: it waits for process PID to end, then saves
 // the workspace. It prints nothing (its output goes nowhere); a failure
 // is appended to guard.log in the store.
 func SnapshotMain(args []string) int {
-	if len(args) != 7 {
+	if len(args) != 7 && len(args) != 8 {
 		return 2
 	}
 	ws, pidStart, id, dir, command := args[0], args[2], args[4], args[5], args[6]
@@ -54,7 +55,11 @@ func SnapshotMain(args []string) int {
 	}
 	sn := &cfg.Snapshots
 	store := snapshot.Open(StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
-	preRound(store, ws, time.Unix(0, start), env)
+	if len(args) == 8 {
+		if clock, err := strconv.ParseInt(args[7], 10, 64); err == nil {
+			preRound(store, ws, time.Unix(0, clock), env)
+		}
+	}
 	snapshot.WaitExit(pid, pidStart)
 	ended, _ := store.FileClock() // the command's end, before anything else changes
 	unlock, err := store.LockPending(ws)
@@ -89,12 +94,19 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 	gitDir := filepath.Join(ws, ".git")
 	var paths []string
 	var extra []snapshot.Entry // the index, as a tree
+	var changed []snapshot.Entry
 	intact := repoIntact(gitDir)
+	repo := &gitstate.Repo{Top: ws, Env: env, Host: gitHostFor(dir, env)}
 	if intact {
-		repo := &gitstate.Repo{Top: ws, Env: env, Host: gitHostFor(dir, env)}
 		if paths, err = unrecoverable(ws, repo, getenv, loaded); err != nil {
-			return err
+			// A repository git cannot read (an index or an object a
+			// command broke) is kept as one that is gone: what the last
+			// round kept, and the repository's own files, are looked at.
+			store.Log(fmt.Sprintf("%s: git cannot read the repository, the round keeps its files without it: %v", ws, err))
+			intact = false
 		}
+	}
+	if intact {
 		// What is staged, kept as the tree git writes of it (a few bytes
 		// where the file is a megabyte in a large project), the trees the
 		// repository lacks written into the store, not the repository
@@ -126,9 +138,16 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 		for _, u := range res.Unkept {
 			store.Log(fmt.Sprintf("%s: not kept: %s", ws, u))
 		}
+		for _, p := range res.Changed {
+			changed = append(changed, snapshot.Entry{Path: p, Type: snapshot.TypeObject})
+		}
 	}
-	res, err := store.Track(ws, paths, &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start, Ended: ended}, extra...)
+	m := &snapshot.Manifest{ID: id, Command: command, Dir: dir, Workspace: ws, Time: start, Ended: ended}
+	res, err := store.Track(ws, paths, m, extra...)
 	if err != nil {
+		return err
+	}
+	if err := store.RecordLost(m, changed); err != nil {
 		return err
 	}
 	for _, u := range res.Skipped {
@@ -157,7 +176,8 @@ func gitDirsOf(store *snapshot.Store, gitDir string) []string {
 // preRound runs while the command starts: what a person changed of the
 // repository's data (refs, the stash, reflogs; not the index) and the
 // objects they added since the last round, a commit of their own, are
-// kept before the command can destroy them (see [snapshot.Store.Refresh]).
+// kept before the command can destroy them (see [snapshot.Store.Refresh]),
+// clock being the file clock read before the command started.
 // git is not run: it would contend with the command's git for the
 // index's lock.
 func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {

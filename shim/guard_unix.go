@@ -35,7 +35,13 @@ func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command
 	if err != nil {
 		return
 	}
-	cmd := exec.Command(self, ws, strconv.Itoa(os.Getpid()), platform.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command)
+	// The file clock now, before the command can change anything: what
+	// changed before it is a person's (see preRound).
+	clock, err := store.FileClock()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(self, ws, strconv.Itoa(os.Getpid()), platform.ProcessStart(os.Getpid()), strconv.FormatInt(start.UnixNano(), 10), id, dir, command, strconv.FormatInt(clock.UnixNano(), 10))
 	cmd.Args[0] = SnapshotRole // the hidden role, chosen by argv[0] as every role is
 	cmd.Env, cmd.Dir = r.env, "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

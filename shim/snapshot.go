@@ -236,48 +236,99 @@ func (g *gitRestorer) IndexTree(top string) (string, error) { return g.repo(top)
 
 func (g *gitRestorer) ReadTree(top, tree string) error { return g.repo(top).ReadTree(tree) }
 
+func (g *gitRestorer) Complete(top string) (bool, error) {
+	err := g.repo(top).Connected()
+	return err == nil, err
+}
+
 func (g *gitRestorer) CheckoutMissing(top string) (int, error) {
 	return g.repo(top).CheckoutMissing()
 }
 
-// UndoNote says, of a file cordon undo restored in the workspace of dir,
-// what a person should look at: for git's configuration file of a
-// repository, the keys it sets that make git run a program. A round may
-// have saved the file while a command's change to it was not yet undone
-// by the guard; such keys are named so that the person checks them.
-func UndoNote(dir string, env []string) func(string, []byte) string {
-	return func(path string, data []byte) string {
+// UndoVet is how cordon undo, in the workspace of dir, writes back a
+// file that runs or is obeyed on its own (the rules' autorun and
+// git_config classes): a round may have saved it in the milliseconds
+// before the guard undid a command's change to it (a command killed on
+// a timeout ends before its guard has put the trusted file back). Such
+// a file is not written back (its saved content goes beside it, for the
+// person to check and move), except git's configuration, which a
+// repository needs: it is written back without the keys that can make
+// git run a program (outside git_config_safe), which go beside it in the
+// whole saved file. With force, everything is written back as saved.
+func UndoVet(dir string, env []string, force bool) func(string, string, func() ([]byte, error)) (snapshot.Verdict, string) {
+	getenv := envLookup(env)
+	return func(ws, path string, saved func() ([]byte, error)) (snapshot.Verdict, string) {
+		if force || ws == "" {
+			return snapshot.Verdict{}, ""
+		}
+		loaded, err := Rules(ws, getenv)
+		if err != nil {
+			return snapshot.Verdict{Keep: true}, "not written back: the rules cannot be read to tell whether it runs on its own (" + err.Error() + "); its saved content is beside it"
+		}
+		renv := &rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}
+		if !loaded.Set.IsAutoRun(renv, path) {
+			return snapshot.Verdict{}, ""
+		}
+		aside := filepath.Base(path) + ".cordon-undo-ID beside it"
 		base := filepath.Base(path)
-		if base != "config" && base != "config.worktree" || filepath.Base(filepath.Dir(path)) != ".git" {
-			return ""
-		}
-		host, err := gitHostFor(dir, env)()
-		if err != nil {
-			return "a git configuration file: check the keys it sets with git config --list --local"
-		}
-		f, err := os.CreateTemp(host.Dir, "config-")
-		if err != nil {
-			return ""
-		}
-		defer os.Remove(f.Name())
-		f.Write(data)
-		f.Close()
-		cmd := exec.Command(host.Git, "config", "--file", f.Name(), "--no-includes", "--list", "-z")
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + host.Dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
-		out, err := cmd.Output()
-		if err != nil {
-			return "git cannot read it: check it"
-		}
-		safe := builtinRules().GitConfigSafe()
-		var unsafe []string
-		for _, e := range gitkey.List(out) {
-			if !gitkey.Safe(safe, e.Key) && gitkey.Condition(safe, e.Key) == "" && !slices.Contains(unsafe, e.Key) {
-				unsafe = append(unsafe, e.Key)
+		if (base == "config" || base == "config.worktree") && filepath.Base(filepath.Dir(path)) == ".git" {
+			data, err := saved()
+			if err != nil {
+				return snapshot.Verdict{Keep: true}, "not written back: " + err.Error()
 			}
+			safe, unsafe, err := safeConfig(dir, env, data, loaded.Set.GitConfigSafe())
+			if err != nil {
+				return snapshot.Verdict{Keep: true}, "not written back: git cannot read the saved file (" + err.Error() + "); it is " + aside
+			}
+			if len(unsafe) == 0 {
+				return snapshot.Verdict{}, ""
+			}
+			return snapshot.Verdict{Write: safe}, fmt.Sprintf("written back without the keys that can make git run a program (%s); the whole saved file is %s: copy them back if they are yours (or cordon undo --force)", strings.Join(unsafe, ", "), aside)
 		}
-		if len(unsafe) == 0 {
-			return ""
-		}
-		return fmt.Sprintf("it sets keys that can make git run a program (%s): check them with git config --list --local", strings.Join(unsafe, ", "))
+		return snapshot.Verdict{Keep: true}, "not written back: tools run it or obey it on their own, and a command may have written it; its saved content is " + aside + ": check it and move it in place (or cordon undo --force)"
 	}
+}
+
+// safeConfig returns git configuration data without the keys outside
+// safe (see package gitkey), and those keys, read and edited by the
+// host's git on a private copy (reading and editing run nothing).
+func safeConfig(dir string, env []string, data []byte, safe []string) ([]byte, []string, error) {
+	host, err := gitHostFor(dir, env)()
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.CreateTemp(host.Dir, "config-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if e := f.Close(); err == nil {
+		err = e
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	git := func(args ...string) ([]byte, error) {
+		cmd := exec.Command(host.Git, append([]string{"config", "--file", f.Name()}, args...)...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + host.Dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
+		return cmd.Output()
+	}
+	out, err := git("--no-includes", "--list", "-z")
+	if err != nil {
+		return nil, nil, err
+	}
+	var unsafe []string
+	for _, e := range gitkey.List(out) {
+		if !gitkey.Safe(safe, e.Key) && gitkey.Condition(safe, e.Key) == "" && !slices.Contains(unsafe, e.Key) {
+			unsafe = append(unsafe, e.Key)
+		}
+	}
+	for _, k := range unsafe {
+		if _, err := git("--unset-all", k); err != nil {
+			return nil, nil, fmt.Errorf("cannot remove %s: %v", k, err)
+		}
+	}
+	clean, err := os.ReadFile(f.Name())
+	return clean, unsafe, err
 }

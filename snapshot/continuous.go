@@ -83,6 +83,14 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	}
 	res := &TrackResult{}
 	now := time.Now()
+	// What a workspace keeps between commands may take a quarter of the
+	// store: past it, new files are not kept (and said), so that a
+	// command writing junk cannot make the store evict every snapshot.
+	var kept int64
+	for _, e := range idx.Entries {
+		kept += e.Size
+	}
+	room := s.Budgets.Total/4 - kept
 	next := &Manifest{ID: idx.ID, Kind: KindIndex, Workspace: ws, Time: time.Now()}
 	var lost []Entry
 	var stored, added int64
@@ -122,12 +130,17 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 			e.Target, _ = os.Readlink(p)
 		} else {
 			e.Type, e.Size = TypeFile, fi.Size()
-			if e.Size > s.Budgets.File || stored+e.Size > s.Budgets.Command {
-				what, budget := "file", s.Budgets.File
-				if e.Size <= s.Budgets.File {
-					what, budget = "command", s.Budgets.Command
+			if e.Size > s.Budgets.File || stored+e.Size > s.Budgets.Command || stored+e.Size > room {
+				var why string
+				switch {
+				case e.Size > s.Budgets.File:
+					why = (&OverBudgetError{Path: p, Size: e.Size, Budget: s.Budgets.File, What: "file"}).Error()
+				case stored+e.Size > s.Budgets.Command:
+					why = (&OverBudgetError{Path: p, Size: e.Size, Budget: s.Budgets.Command, What: "command"}).Error()
+				default:
+					why = fmt.Sprintf("%s (%s): what the workspace keeps between commands would pass a quarter of the snapshot store's budget (%s; snapshots.max_total in the settings)", p, human(e.Size), human(s.Budgets.Total))
 				}
-				res.Skipped = append(res.Skipped, (&OverBudgetError{Path: p, Size: e.Size, Budget: budget, What: what}).Error())
+				res.Skipped = append(res.Skipped, why)
 				if had {
 					lost = append(lost, prev) // replaced by what cannot be saved
 				}
@@ -275,13 +288,15 @@ func cmpString(a, b string) int {
 }
 
 // Refresh records in ws's index the files among paths that a person
-// changed before t, when a command starts, since the last round, so that
-// the command can be undone back to them: a commit of their own between
-// two commands is kept before the next command may destroy it. It runs
-// while that command may already be running, so a file changed at or
-// after t, or gone, is left to the round after the command (it is the
-// command's doing), and nothing is recorded as lost or dropped.
-func (s *Store) Refresh(ws string, paths []string, t time.Time) error {
+// changed before clock, the file clock ([Store.FileClock]) read before a
+// command started, since the last round, so that the command can be
+// undone back to them: a commit of their own between two commands is
+// kept before the next command may destroy it. It runs while that
+// command may already be running, so a file changed at or after clock
+// (in the same tick, too), or gone, is left to the round after the
+// command (it is the command's doing), and nothing is recorded as lost
+// or dropped.
+func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 	if err := s.init(); err != nil {
 		return err
 	}
@@ -301,7 +316,10 @@ func (s *Store) Refresh(ws string, paths []string, t time.Time) error {
 	for _, p := range paths {
 		p = realParent(p)
 		fi, err := os.Lstat(p)
-		if err != nil || !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 || changedSince(fi, t) {
+		if err != nil || !fi.Mode().IsRegular() && fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if sec, nsec := ctime(fi); !time.Unix(sec, nsec).Before(clock) {
 			continue
 		}
 		key := statKey(fi)
@@ -343,4 +361,18 @@ func (s *Store) Refresh(ws string, paths []string, t time.Time) error {
 		}
 	}
 	return s.added(added, "")
+}
+
+// RecordLost adds lost to the snapshot of the command m describes (made
+// by [Store.Track], or made now).
+func (s *Store) RecordLost(m *Manifest, lost []Entry) error {
+	if len(lost) == 0 {
+		return nil
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.addLost(m, lost)
 }

@@ -120,6 +120,10 @@ type MirrorResult struct {
 	Bytes  int64    // their size
 	Gone   int      // object files the repository no longer has
 	Unkept []string // what could not be copied, and why
+	// Changed are the repository's object files whose content is no
+	// longer what the mirror copied (changed in place: objects never
+	// change, so only to destroy them).
+	Changed []string
 }
 
 // KeepObjects copies into the mirror of the repository at gitDir the
@@ -208,11 +212,92 @@ func (s *Store) KeepObjects(gitDir string, patterns []string) (*MirrorResult, er
 			}
 		}
 	}
+	res.Changed = s.changedInPlace(dir, gitDir)
 	st.Unkept = res.Unkept
 	if err := s.writeMirror(dir, st); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// changedInPlace returns the repository's object files that differ from
+// the mirror's copies in dir. An object file is never written again once
+// made, so its change time after the copy was made means a command
+// opened it to change it (or git freshened it, or linked it): only then
+// are the contents compared; a copy found the same is stamped so that it
+// is not compared again.
+func (s *Store) changedInPlace(dir, gitDir string) []string {
+	var out []string
+	have := filepath.Join(dir, "have")
+	filepath.WalkDir(have, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(have, p)
+		repo := filepath.Join(gitDir, rel)
+		differs, err := s.objectDiffers(p, repo)
+		if err == nil && differs {
+			out = append(out, repo)
+		}
+		return nil
+	})
+	return out
+}
+
+// objectDiffers reports whether the repository's object file repo no
+// longer holds what the mirror's copy mine does, comparing contents only
+// when its size or change time says it may.
+func (s *Store) objectDiffers(mine, repo string) (bool, error) {
+	fm, err := os.Lstat(mine)
+	if err != nil {
+		return false, err
+	}
+	fr, err := os.Lstat(repo)
+	if err != nil {
+		return false, err // gone: the next round moves it to gone/
+	}
+	sec, nsec := ctime(fr)
+	if fr.Size() == fm.Size() && !time.Unix(sec, nsec).After(fm.ModTime().Add(tick)) {
+		return false, nil
+	}
+	if !fr.Mode().IsRegular() || fr.Size() != fm.Size() {
+		return true, nil
+	}
+	same, err := sameContent(mine, repo)
+	if err != nil {
+		return false, err
+	}
+	if same {
+		now := time.Now().Add(tick)
+		os.Chtimes(mine, now, now)
+	}
+	return !same, nil
+}
+
+// sameContent reports whether files a and b hold the same bytes (b is
+// opened without following symlinks).
+func sameContent(a, b string) (bool, error) {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false, err
+	}
+	defer fa.Close()
+	fb, err := openFile(b)
+	if err != nil {
+		return false, err
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || string(ba[:na]) != string(bb[:nb]) {
+			return false, nil
+		}
+		if ea != nil || eb != nil {
+			return ea == eb || (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF), nil
+		}
+	}
 }
 
 // realBelow reports whether gitDir is a directory and no component of
@@ -338,7 +423,7 @@ func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) 
 			if err != nil || d.IsDir() {
 				return nil
 			}
-			if part == "gone" {
+			if part == "gone" && !since.IsZero() {
 				if fi, err := d.Info(); err != nil || fi.ModTime().Before(since.Add(-tick)) {
 					return nil // gone before: not the repository's at since
 				}
@@ -349,7 +434,16 @@ func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) 
 			}
 			dst := filepath.Join(gitDir, rel)
 			if _, err := os.Lstat(dst); err == nil {
-				return nil
+				// There: put back the copy when a command changed it in
+				// place, its changed content moved aside, not deleted.
+				if differs, err := s.objectDiffers(p, dst); err != nil || !differs {
+					return nil
+				}
+				aside := filepath.Join(gitDir, "cordon-undo-changed", rel+"."+newID())
+				if err := noLinks(filepath.Dir(aside)); err != nil || os.Rename(dst, aside) != nil {
+					failed = fmt.Errorf("cannot move %s aside to put back its saved copy", dst)
+					return nil
+				}
 			}
 			if err := noLinks(filepath.Dir(dst)); err != nil {
 				failed = err
@@ -440,7 +534,7 @@ func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, e
 	if err != nil {
 		return nil, err
 	}
-	return res, s.added(res.Bytes, "")
+	return res, s.added(res.Bytes, "", gitDir)
 }
 
 // TreeDir is the object directory where the trees of the repository at

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 )
@@ -29,6 +28,9 @@ type Git interface {
 	IndexTree(repo string) (string, error)
 	// ReadTree makes the repository's index hold tree.
 	ReadTree(repo, tree string) error
+	// Complete reports whether every object the repository's references
+	// lead to is there.
+	Complete(repo string) (bool, error)
 	// CheckoutMissing writes the tracked files missing from the
 	// repository's work tree from its index, and returns how many.
 	CheckoutMissing(repo string) (int, error)
@@ -55,9 +57,21 @@ type RestoreOptions struct {
 	Force bool
 	// Git restores stash entries and branches; nil leaves them.
 	Git Git
-	// Note, when set, is asked about each file restored (its path, and
-	// its content as saved) and returns a word for the person, or "".
-	Note func(path string, content []byte) string
+	// Vet, when set, is asked about each file before it is written back,
+	// with its snapshot's workspace and a reader of its saved content. It returns what to do (a
+	// [Verdict]) and a word for the person. A file not written back as
+	// saved has its saved content written beside it, as
+	// PATH.cordon-undo-ID, for the person to look at.
+	Vet func(ws, path string, saved func() ([]byte, error)) (Verdict, string)
+}
+
+// A Verdict says how a file is written back.
+type Verdict struct {
+	// Keep leaves the path as it is.
+	Keep bool
+	// Write, when not nil, is written in its place instead of what was
+	// saved.
+	Write []byte
 }
 
 // Kinds of result that are no entry of a snapshot.
@@ -97,20 +111,32 @@ func (s *Store) Restore(m *Manifest, opts RestoreOptions) []Result {
 	// The repository's own files before what git restores (the index,
 	// stash entries and branches kept by commit), which needs them, and
 	// which restoring the stash's reflog may have brought back already.
-	entries := slices.Clone(m.Entries)
 	byGit := func(e Entry) bool { return e.Type == TypeStash || e.Type == TypeBranch || e.Type == TypeIndexTree }
-	slices.SortStableFunc(entries, func(a, b Entry) int { return cmpBool(byGit(a), byGit(b)) })
-	for _, e := range entries {
-		action, why := s.restoreOne(m, e, opts)
-		if action == Restored && e.Type == TypeFile && opts.Note != nil {
-			if data, err := s.readObject(e.Object, 1<<20); err == nil {
-				if note := opts.Note(e.Path, data); note != "" {
-					why = note
+	for _, phase := range []bool{false, true} {
+		if phase && repo && m.Workspace != "" && opts.Git != nil {
+			// The references restored may lead to objects a command
+			// removed before this one (a rename of objects/ that made the
+			// round find them gone): all the mirror holds then.
+			if ok, _ := opts.Git.Complete(m.Workspace); !ok {
+				n, err := s.RestoreObjects(gitDir, time.Time{})
+				r := Result{Entry: Entry{Path: filepath.Join(gitDir, "objects"), Type: TypeObjects, Size: int64(n)}, Action: Restored,
+					Why: "found gone before the command; the history was not complete without them"}
+				if err != nil {
+					r.Action, r.Why = Failed, err.Error()
+				}
+				if n > 0 || err != nil {
+					out = append(out, r)
 				}
 			}
 		}
-		out = append(out, Result{Entry: e, Action: action, Why: why})
-		index = index || action == Restored && e.Path == filepath.Join(gitDir, "index")
+		for _, e := range m.Entries {
+			if byGit(e) != phase || e.Type == TypeObject {
+				continue // an object changed in place is put back with the others
+			}
+			action, why := s.restoreOne(m, e, opts)
+			out = append(out, Result{Entry: e, Action: action, Why: why})
+			index = index || action == Restored && e.Path == filepath.Join(gitDir, "index")
+		}
 	}
 	if index && opts.Git != nil {
 		// The index restored names tracked files the command may have
@@ -126,16 +152,6 @@ func (s *Store) Restore(m *Manifest, opts RestoreOptions) []Result {
 	}
 	s.reindex(m.Workspace, out)
 	return out
-}
-
-func cmpBool(a, b bool) int {
-	switch {
-	case a == b:
-		return 0
-	case a:
-		return 1
-	}
-	return -1
 }
 
 // moveAside moves what is now where m's workspace was, when that is not
@@ -253,11 +269,38 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 		}
 		return renameInto(tmp, e.Path, exists && fi.IsDir())
 	case TypeFile:
-		tmp, err := s.writeTemp(e)
+		var note string
+		var content []byte
+		if opts.Vet != nil {
+			var v Verdict
+			v, note = opts.Vet(m.Workspace, e.Path, func() ([]byte, error) { return s.readObject(e.Object, 16<<20) })
+			if v.Keep || v.Write != nil {
+				aside := e.Path + ".cordon-undo-" + m.ID
+				tmp, err := s.writeTemp(e, nil, 0o600)
+				if err == nil {
+					_, why := renameInto(tmp, aside, false)
+					if why != "" {
+						err = errors.New(why)
+					}
+				}
+				if err != nil {
+					return Failed, fmt.Sprintf("%s; and its saved content could not be written beside it: %v", note, err)
+				}
+				if v.Keep {
+					return Kept, note
+				}
+				content = v.Write
+			}
+		}
+		tmp, err := s.writeTemp(e, content, fs.FileMode(e.Mode))
 		if err != nil {
 			return Failed, err.Error()
 		}
-		return renameInto(tmp, e.Path, exists && fi.IsDir())
+		action, why := renameInto(tmp, e.Path, exists && fi.IsDir())
+		if why == "" {
+			why = note
+		}
+		return action, why
 	}
 	return Failed, "unknown entry type " + e.Type
 }
@@ -321,16 +364,28 @@ func tempName(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".cordon-undo-"+newID())
 }
 
-// writeTemp writes e's content next to its path, with its mode.
-func (s *Store) writeTemp(e Entry) (string, error) {
+// writeTemp writes e's saved content (or content, when not nil) next to
+// its path, with mode.
+func (s *Store) writeTemp(e Entry, content []byte, mode fs.FileMode) (string, error) {
+	tmp := tempName(e.Path)
+	if content != nil {
+		if err := os.WriteFile(tmp, content, 0o600); err != nil {
+			os.Remove(tmp)
+			return "", err
+		}
+		if err := os.Chmod(tmp, mode); err != nil {
+			os.Remove(tmp)
+			return "", err
+		}
+		return tmp, nil
+	}
 	src, err := s.openObject(e.Object)
 	if err != nil {
 		return "", fmt.Errorf("its saved content is gone from the store: %v", err)
 	}
 	defer src.Close()
-	tmp := tempName(e.Path)
 	if cloneFile(src, tmp) != nil {
-		dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, fs.FileMode(e.Mode)|0o200)
+		dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o200)
 		if err != nil {
 			return "", err
 		}
@@ -343,7 +398,7 @@ func (s *Store) writeTemp(e Entry) (string, error) {
 			return "", err
 		}
 	}
-	if err := os.Chmod(tmp, fs.FileMode(e.Mode)); err != nil {
+	if err := os.Chmod(tmp, mode); err != nil {
 		os.Remove(tmp)
 		return "", err
 	}

@@ -46,6 +46,9 @@ const (
 	// of it (Commit; Path is the index file): what is staged, in a few
 	// bytes, where the file would take a megabyte in a large project.
 	TypeIndexTree = "index-tree"
+	// TypeObject is a repository's object file a command changed in
+	// place (Path): restoring puts back the mirror's copy.
+	TypeObject = "object"
 )
 
 // An Entry is one thing saved.
@@ -405,7 +408,7 @@ func (s *Store) setUsage(n int64) {
 
 // added records n new bytes of objects and evicts when the total budget
 // is passed. The caller holds the lock.
-func (s *Store) added(n int64, keep string) error {
+func (s *Store) added(n int64, keep string, keepGit ...string) error {
 	u := s.usage()
 	if u+n <= s.Budgets.Total {
 		if n > 0 {
@@ -413,45 +416,54 @@ func (s *Store) added(n int64, keep string) error {
 		}
 		return nil
 	}
-	return s.evict(keep)
+	return s.evict(keep, keepGit...)
 }
 
-// evict removes the oldest snapshots (never keep) until the objects the
-// others use and the mirrors of repositories' objects fit in the total
-// budget, then the objects no snapshot uses and the mirrored objects no
-// snapshot can need, and counts the usage again. When the mirrors alone
-// do not fit, the mirrors of repositories that are gone, then the least
-// recently used ones, are removed too. What it removes is written to
-// guard.log. The caller holds the lock.
-func (s *Store) evict(keep string) error {
+// evict removes the oldest snapshots (never keep) until the objects they
+// and the rest use, and the mirrors of repositories' objects, fit in the
+// total budget; then the objects nothing uses and the mirrored objects
+// no snapshot can need; and counts the usage again. What no eviction of
+// snapshots can shrink (the workspaces' last saved state, the mirrors)
+// is the floor: when it alone passes the budget, no snapshot is removed
+// for it (that would empty the store at every round and keep nothing),
+// and whole mirrors go instead, those of repositories that are gone
+// first, never keepGit's. What it removes is written to guard.log. The
+// caller holds the lock.
+func (s *Store) evict(keep string, keepGit ...string) error {
 	all, err := s.list()
 	if err != nil {
 		return err
 	}
 	used, total := usedObjects(all)
+	_, floor := usedObjects(slices.DeleteFunc(slices.Clone(all), func(m *Manifest) bool { return m.Kind != KindIndex }))
 	mirrors := s.pruneMirrors(all)
+	if floor+mirrors > s.Budgets.Total {
+		mirrors = s.dropMirrors(floor, keepGit)
+	}
 	var evicted []string
-	// Snapshots that keep a reference a command removed (a branch, the
-	// stash) go last: a lost commit stays recoverable as long as the
-	// budget allows, and a person lets it go with cordon undo --forget.
-	for _, refs := range []bool{false, true} {
-		for i := len(all) - 1; i >= 0 && total+mirrors > s.Budgets.Total; i-- {
-			m := all[i]
-			if m.ID == keep || m.Kind == KindIndex || keepsRefs(m) != refs {
-				continue
+	if floor+mirrors <= s.Budgets.Total {
+		// Snapshots that keep a reference a command removed (a branch,
+		// the stash) go last: a lost commit stays recoverable as long as
+		// the budget allows, and a person lets it go with cordon undo
+		// --forget.
+		for _, refs := range []bool{false, true} {
+			for i := len(all) - 1; i >= 0 && total+mirrors > s.Budgets.Total; i-- {
+				m := all[i]
+				if m.ID == keep || m.Kind == KindIndex || keepsRefs(m) != refs {
+					continue
+				}
+				os.Remove(filepath.Join(s.manifests(), m.ID+".json"))
+				evicted = append(evicted, m.ID)
+				all = slices.Delete(all, i, i+1)
+				used, total = usedObjects(all)
 			}
-			os.Remove(filepath.Join(s.manifests(), m.ID+".json"))
-			evicted = append(evicted, m.ID)
-			all = slices.Delete(all, i, i+1)
-			used, total = usedObjects(all)
 		}
+	} else {
+		s.Log(fmt.Sprintf("the snapshot store is over its budget (%s) with the workspaces' last saved state and the repositories' objects alone (%s): no snapshot removed for it", human(s.Budgets.Total), human(floor+mirrors)))
 	}
 	if len(evicted) > 0 {
 		mirrors = s.pruneMirrors(all)
 		s.Log(fmt.Sprintf("the snapshot store passed its budget (%s): removed the %d oldest snapshots (%s)", human(s.Budgets.Total), len(evicted), strings.Join(evicted, " ")))
-	}
-	if total+mirrors > s.Budgets.Total {
-		mirrors = s.dropMirrors(total, keep)
 	}
 	s.setUsage(total + mirrors)
 	// Objects no manifest names: evicted ones, or left by a save that died.
@@ -500,10 +512,10 @@ func (s *Store) Forget(id string) error {
 }
 
 // dropMirrors removes whole mirrors, those of repositories that are gone
-// first, then the least recently updated, never the one of the workspace
-// keep names, until they fit beside used bytes of snapshots; it returns
-// the bytes left in mirrors.
-func (s *Store) dropMirrors(used int64, keep string) int64 {
+// first, then the least recently updated, never those of keepGit (git
+// directories), until they fit beside used bytes; it returns the bytes
+// left in mirrors.
+func (s *Store) dropMirrors(used int64, keepGit []string) int64 {
 	type mirror struct {
 		dir   string
 		st    *mirrorState
@@ -533,15 +545,11 @@ func (s *Store) dropMirrors(used int64, keep string) int64 {
 		}
 		return a.mtime.Compare(b.mtime)
 	})
-	keepDir := ""
-	if m, err := s.Get(keep); err == nil {
-		keepDir = s.mirrorDir(filepath.Join(m.Workspace, ".git"))
-	}
 	for _, m := range ms {
 		if used+total <= s.Budgets.Total {
 			break
 		}
-		if m.dir == keepDir {
+		if slices.Contains(keepGit, m.st.GitDir) {
 			continue
 		}
 		if os.RemoveAll(m.dir) == nil {
