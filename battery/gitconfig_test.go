@@ -281,6 +281,19 @@ func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
 				}
 				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
 			}
+			// In two commands: a remote added (kept: ordinary work), then a
+			// branch made to push to it (the remote is the command's, not
+			// one the person had).
+			if out, _ := b.run("off", "git remote add evil "+evil); strings.Contains(out, "cordon:") {
+				t.Errorf("adding a remote was undone:\n%s", out)
+			}
+			if out, _ := b.run("off", "git config branch."+branch+".pushRemote evil"); !strings.Contains(out, "branch."+branch+".pushremote added") {
+				t.Errorf("two steps: want the push remote undone:\n%s", out)
+			}
+			if got := strings.TrimSpace(b.host("git config branch." + branch + ".pushRemote || true")); got != "" {
+				t.Errorf("two steps: the push remote is %q", got)
+			}
+			b.host("git remote remove evil")
 			b.host("echo x > person.txt && git add person.txt && git commit -qm person && git push -q 2>/dev/null; git push -q origin HEAD:refs/heads/main; git gc -q --prune=now 2>/dev/null; true")
 			if refs := strings.TrimSpace(b.host("git --git-dir=" + evil + " for-each-ref")); refs != "" {
 				t.Errorf("the person's push reached the command's remote:\n%s", refs)

@@ -66,6 +66,13 @@ g("update-ref", "-d", "refs/heads/feature")
 	// moved behind a symlink), a second removes .git.
 	{"objects gone a command earlier", `shutil.rmtree(".git", ignore_errors=True)`, "",
 		`os.rename(".git/objects", ".git/o"); os.symlink("o", ".git/objects")`},
+	// A tracked file's edit, under a name the rules call regenerable:
+	// git tracks it, so it is the person's work.
+	{"edit of a tracked file named like build output", `g("checkout", "-q", "--", "build/deploy.sh")`, "", ""},
+	// A tracked file git status no longer looks at (skip-worktree) keeps
+	// the edit the last round saved.
+	{"edit hidden from git status", `open("tracked", "w").write("overwritten\n")`, "",
+		`import subprocess; subprocess.run(["git", "update-index", "--skip-worktree", "tracked"])`},
 	{"workspace emptied", `
 ws = os.getcwd()
 for n in os.listdir(ws):
@@ -95,6 +102,7 @@ func TestUndoRestoresRepository(t *testing.T) {
 git checkout -qb feature && echo f > feat && git add feat && git commit -qm feat && git checkout -q -
 echo s1 >> tracked && git stash -q && echo s2 >> tracked && git stash -q
 echo .env > .gitignore && git add .gitignore && git commit -qm ignore
+mkdir build && echo v1 > build/deploy.sh && git add build/deploy.sh && git commit -qm deploy && echo edit >> build/deploy.sh
 echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add staged && echo edit >> tracked`)
 				// The first command writes the program, which a second one
 				// runs: the round after the first keeps the workspace.
@@ -155,7 +163,7 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 // ones, as the host's git and shell see them.
 const repoState = `git log --all --format='%H %s' | sort; echo; git stash list --format='%H %gs'; echo
 git for-each-ref --format='%(refname) %(objectname)'; echo; git diff --cached --stat; git status --short -- . ':!prog.py'
-for f in .env notes.txt tracked staged feat .gitignore; do echo "== $f"; cat $f; done`
+for f in .env notes.txt tracked staged feat .gitignore build/deploy.sh; do echo "== $f"; cat $f; done`
 
 // hostMay runs script on the host, in the workspace, and returns its
 // output, whether it fails or not.
@@ -339,5 +347,39 @@ func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
 	b.hostMay("git status; git st")
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("the host's git ran a program the undo wrote back")
+	}
+}
+
+// Keys safe only under a condition (a remote's address, core.worktree)
+// are not written back as a round saved them either: they come back as
+// the guard trusts them.
+func TestUndoConfigKeysAsTrusted(t *testing.T) {
+	b := newBattery(t, "bwrap")
+	os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
+	os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: bwrap\n"), 0o644)
+	b.host("git remote add origin https://example.com/person.git && git config filter.lfs.process 'git-lfs filter-process'")
+	if out, code := b.shim("true"); code != 0 { // the guard trusts the configuration as it is now
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	good := b.host("cat .git/config")
+	outside := filepath.Join(b.base, "outside")
+	b.host("git config remote.origin.url https://evil.example/x && git config core.worktree " + outside)
+	config := filepath.Join(b.ws, ".git", "config")
+	store := snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{})
+	m := &snapshot.Manifest{Kind: snapshot.KindBefore, Workspace: b.ws, Dir: b.ws, Command: "python3 prog.py"}
+	if err := store.Save(m, []string{config}); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(config)
+	cmd := exec.Command(b.cordon, "undo", m.ID)
+	cmd.Args[0] = "cordon"
+	cmd.Dir, cmd.Env = b.ws, b.env
+	out, _ := cmd.CombinedOutput()
+	got := b.hostMay("git config --get remote.origin.url; git config --get core.worktree; git config --get filter.lfs.process")
+	if got != "https://example.com/person.git\ngit-lfs filter-process\n" {
+		t.Errorf("the configuration came back as %q, want the person's remote, no core.worktree and their own filter:\n%s\nwas:\n%s", got, out, good)
+	}
+	if aside := b.hostMay("cat .git/config.cordon-undo-" + m.ID); !strings.Contains(aside, "evil.example") {
+		t.Errorf("the saved configuration is not beside it: %q", aside)
 	}
 }

@@ -149,3 +149,29 @@ func (r *Repo) Connected() error {
 	_, err := r.git("fsck", "--connectivity-only", "--no-dangling", "--no-progress")
 	return err
 }
+
+// Hidden returns those of paths (absolute, in the work tree) that git
+// status does not look at: tracked files marked skip-worktree or
+// assume-unchanged (git update-index), whose changes it never lists.
+func (r *Repo) Hidden(paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	out, err := r.git("ls-files", "-z", "-v")
+	if err != nil {
+		return nil, err
+	}
+	flagged := map[string]bool{}
+	for rec := range strings.SplitSeq(string(out), "\x00") {
+		if len(rec) > 2 && rec[1] == ' ' && (rec[0] == 'S' || rec[0] >= 'a' && rec[0] <= 'z') {
+			flagged[filepath.Join(r.Top, rec[2:])] = true
+		}
+	}
+	var hidden []string
+	for _, p := range paths {
+		if flagged[p] {
+			hidden = append(hidden, p)
+		}
+	}
+	return hidden, nil
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,11 @@ type keyGuard struct {
 	// of writing a file: only an unsafe change is acted on (undone); a
 	// missing file, and what is trusted, are left to the end.
 	live bool
+	// agentRemotes are remotes sandboxed commands added before: a
+	// condition "a remote configured before" does not hold for them.
+	agentRemotes []string
+	// added collects the remotes a change kept adds.
+	added []string
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -172,6 +178,19 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 	}
 	if len(unsafe) == 0 {
+		// A remote added beside the person's own is the command's; the
+		// first remote of a repository that had none (git init, then
+		// git remote add origin) is how a new project is set up.
+		hadRemote := slices.ContainsFunc(before, func(e gitkey.Entry) bool { return strings.HasPrefix(gitkey.Subsection(e.Key), "remote.") })
+		if !g.live && hadRemote {
+			for _, e := range after {
+				if sub := gitkey.Subsection(e.Key); strings.HasPrefix(sub, "remote.") && !gitkey.Remote(before, sub[len("remote."):]) {
+					if name := sub[len("remote."):]; !slices.Contains(g.added, name) {
+						g.added = append(g.added, name)
+					}
+				}
+			}
+		}
 		return "", data, true
 	}
 	why := "a sandboxed command changed keys git runs programs from or that lead it elsewhere (" + printable(strings.Join(unsafe, ", ")) + "): its change to the file was undone"
@@ -211,7 +230,7 @@ func (g *keyGuard) safeIn(dir, key string, before, es []gitkey.Entry) bool {
 			return false
 		}
 		if cond == gitkey.KnownRemote {
-			if e.Value != "." && !gitkey.Remote(before, e.Value) {
+			if e.Value != "." && (!gitkey.Remote(before, e.Value) || slices.Contains(g.agentRemotes, e.Value)) {
 				return false
 			}
 			continue
@@ -340,7 +359,7 @@ func checkConfigs(stateDir, ws string, report func([]string)) {
 	if len(b.l.Configs) == 0 || b.l.TrustedConfigs == nil {
 		return
 	}
-	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: true}, newQuarantine(b.stateDir))
+	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, b.keyGuard(true), newQuarantine(b.stateDir))
 	b.save()
 	report(lines) // under the ledger's lock: the next reconcile sees them
 }

@@ -43,3 +43,6 @@ func Sweep(stateDir, ws string) []string { return nil }
 
 // Reconcile does nothing outside Linux.
 func Reconcile(stateDir, ws string) ([]string, error) { return nil, nil }
+
+// TrustedContent is Linux's: elsewhere there is no ledger.
+func TrustedContent(stateDir, ws, path string) ([]byte, bool) { return nil, false }

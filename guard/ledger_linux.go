@@ -32,6 +32,28 @@ type ledger struct {
 	TrustedConfigs state    `json:"trusted_configs,omitempty"`
 	Safe           []string `json:"safe,omitempty"`
 	Git            string   `json:"git,omitempty"`
+	// AgentRemotes are the remotes sandboxed commands added (a new
+	// remote is a safe change): a branch's remote or push remote may not
+	// name one of them, whatever the trusted state holds since.
+	AgentRemotes []string `json:"agent_remotes,omitempty"`
+}
+
+// maxAgentRemotes bounds the remotes the ledger remembers.
+const maxAgentRemotes = 256
+
+// keyGuard is what judging git's configuration files in b's workspace
+// needs; live for a check while the command runs.
+func (b *book) keyGuard(live bool) *keyGuard {
+	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes}
+}
+
+// noteRemotes records the remotes g saw a command add.
+func (b *book) noteRemotes(g *keyGuard) {
+	for _, r := range g.added {
+		if !slices.Contains(b.l.AgentRemotes, r) && len(b.l.AgentRemotes) < maxAgentRemotes {
+			b.l.AgentRemotes = append(b.l.AgentRemotes, r)
+		}
+	}
 }
 
 // A guarded is what a command's guard protects in its workspace.
@@ -158,7 +180,9 @@ func (b *book) reconcile() []string {
 		if b.l.TrustedConfigs == nil {
 			b.l.TrustedConfigs = state{}
 		}
-		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace}, q)...)
+		g := b.keyGuard(false)
+		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, g, q)...)
+		b.noteRemotes(g)
 	}
 	return lines
 }
@@ -220,4 +244,26 @@ func Sweep(stateDir, ws string) []string {
 		b.save()
 	}
 	return lines
+}
+
+// TrustedContent returns the content the guard trusts for path, one of
+// workspace ws's guarded files or git configuration files, when its
+// ledger keeps it: what the person had there when a command last
+// started alone. The ledger is read, not locked or changed (it is
+// replaced whole when written).
+func TrustedContent(stateDir, ws, path string) ([]byte, bool) {
+	data, err := os.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return nil, false
+	}
+	var l ledger
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return nil, false
+	}
+	for _, st := range []state{l.TrustedConfigs, l.Trusted} {
+		if e, ok := st[path]; ok && e != nil && e.Kind == 'f' && (e.Data != nil || e.Size == 0) {
+			return e.Data, true
+		}
+	}
+	return nil, false
 }

@@ -104,6 +104,8 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 			// round kept, and the repository's own files, are looked at.
 			store.Log(fmt.Sprintf("%s: git cannot read the repository, the round keeps its files without it: %v", ws, err))
 			intact = false
+		} else {
+			paths = append(paths, hiddenFromStatus(store, ws, gitDir, repo, paths)...)
 		}
 	}
 	if intact {
@@ -166,9 +168,12 @@ func gitDirsOf(store *snapshot.Store, gitDir string) []string {
 		dirs = snapshot.GitDirs(gitDir)
 	}
 	for _, g := range store.Mirrored(gitDir) {
-		if !slices.Contains(dirs, g) {
+		if !slices.Contains(dirs, g) && len(dirs) < snapshot.MaxGitDirs {
 			dirs = append(dirs, g)
 		}
+	}
+	if len(dirs) > 0 {
+		store.SetModules(gitDir, dirs[1:])
 	}
 	return dirs
 }
@@ -216,8 +221,35 @@ func repoIntact(gitDir string) bool {
 	return true
 }
 
+// hiddenFromStatus returns the files the last round kept that git
+// status no longer lists, that are still there, and that git status does
+// not look at (skip-worktree, assume-unchanged): their changes stay the
+// person's work, not something git can restore.
+func hiddenFromStatus(store *snapshot.Store, ws, gitDir string, repo *gitstate.Repo, paths []string) []string {
+	listed := map[string]bool{}
+	for _, p := range paths {
+		listed[p] = true
+	}
+	var dropped []string
+	for _, e := range store.Index(ws).Entries {
+		if listed[e.Path] || within(e.Path, []string{gitDir}) || e.Type != snapshot.TypeFile {
+			continue
+		}
+		if _, err := os.Lstat(e.Path); err == nil {
+			dropped = append(dropped, e.Path)
+		}
+	}
+	hidden, err := repo.Hidden(dropped)
+	if err != nil {
+		return dropped // unknown: keep them all
+	}
+	return hidden
+}
+
 // unrecoverable lists ws's untracked, modified and ignored paths,
-// without what a build makes again (the rules' regenerable class).
+// without what a build makes again (the rules' regenerable class) unless
+// git tracks it (a modified tracked file is the person's work, whatever
+// its name).
 func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, loaded *layers.Loaded) ([]string, error) {
 	changes, err := repo.Changes()
 	if err != nil {
@@ -227,7 +259,7 @@ func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, l
 	var paths []string
 	for _, ch := range changes {
 		p := filepath.Clean(ch.Path)
-		if loaded.Set.IsRegenerable(renv, p) {
+		if ch.Kind != rules.Modified && loaded.Set.IsRegenerable(renv, p) {
 			continue
 		}
 		paths = append(paths, p)

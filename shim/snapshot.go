@@ -13,6 +13,7 @@ import (
 	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/snapshot"
@@ -276,59 +277,95 @@ func UndoVet(dir string, env []string, force bool) func(string, string, func() (
 			if err != nil {
 				return snapshot.Verdict{Keep: true}, "not written back: " + err.Error()
 			}
-			safe, unsafe, err := safeConfig(dir, env, data, loaded.Set.GitConfigSafe())
+			trusted, _ := guard.TrustedContent(StateDir(getenv), ws, path)
+			safe, unsafe, err := safeConfig(dir, env, data, trusted, loaded.Set.GitConfigSafe())
 			if err != nil {
 				return snapshot.Verdict{Keep: true}, "not written back: git cannot read the saved file (" + err.Error() + "); it is " + aside
 			}
 			if len(unsafe) == 0 {
 				return snapshot.Verdict{}, ""
 			}
-			return snapshot.Verdict{Write: safe}, fmt.Sprintf("written back without the keys that can make git run a program (%s); the whole saved file is %s: copy them back if they are yours (or cordon undo --force)", strings.Join(unsafe, ", "), aside)
+			return snapshot.Verdict{Write: safe}, fmt.Sprintf("written back with the keys that can make git run a program or send the work elsewhere as the guard trusted them, or without them (%s); the whole saved file is %s: copy them back if they are yours (or cordon undo --force)", strings.Join(unsafe, ", "), aside)
 		}
 		return snapshot.Verdict{Keep: true}, "not written back: tools run it or obey it on their own, and a command may have written it; its saved content is " + aside + ": check it and move it in place (or cordon undo --force)"
 	}
 }
 
-// safeConfig returns git configuration data without the keys outside
-// safe (see package gitkey), and those keys, read and edited by the
-// host's git on a private copy (reading and editing run nothing).
-func safeConfig(dir string, env []string, data []byte, safe []string) ([]byte, []string, error) {
+// safeConfig returns git configuration data in which the keys that are
+// not safe whatever their value (see package gitkey: conditional ones,
+// a remote's address, core.worktree, are not either) have the entries
+// trusted, the guard's trusted copy of the file, has for them (none
+// when there is none); and the keys that differed. It is read and edited by the host's git on a private copy
+// (reading and editing run nothing).
+func safeConfig(dir string, env []string, data, trusted []byte, safe []string) ([]byte, []string, error) {
 	host, err := gitHostFor(dir, env)()
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.CreateTemp(host.Dir, "config-")
-	if err != nil {
-		return nil, nil, err
+	write := func(data []byte) (string, error) {
+		f, err := os.CreateTemp(host.Dir, "config-")
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if e := f.Close(); err == nil {
+			err = e
+		}
+		return f.Name(), err
 	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(data)
-	if e := f.Close(); err == nil {
-		err = e
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	git := func(args ...string) ([]byte, error) {
-		cmd := exec.Command(host.Git, append([]string{"config", "--file", f.Name()}, args...)...)
+	git := func(file string, args ...string) ([]byte, error) {
+		cmd := exec.Command(host.Git, append([]string{"config", "--file", file}, args...)...)
 		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + host.Dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull}
 		return cmd.Output()
 	}
-	out, err := git("--no-includes", "--list", "-z")
+	file, err := write(data)
+	defer os.Remove(file)
 	if err != nil {
 		return nil, nil, err
 	}
-	var unsafe []string
-	for _, e := range gitkey.List(out) {
-		if !gitkey.Safe(safe, e.Key) && gitkey.Condition(safe, e.Key) == "" && !slices.Contains(unsafe, e.Key) {
-			unsafe = append(unsafe, e.Key)
+	out, err := git(file, "--no-includes", "--list", "-z")
+	if err != nil {
+		return nil, nil, err
+	}
+	var before []gitkey.Entry
+	if trusted != nil {
+		tf, err := write(trusted)
+		defer os.Remove(tf)
+		if err == nil {
+			if tout, err := git(tf, "--no-includes", "--list", "-z"); err == nil {
+				before = gitkey.List(tout)
+			}
 		}
+	}
+	entries := gitkey.List(out)
+	values := func(es []gitkey.Entry, key string) []gitkey.Entry {
+		return slices.DeleteFunc(slices.Clone(es), func(e gitkey.Entry) bool { return e.Key != key })
+	}
+	var unsafe []string
+	for _, e := range entries {
+		if gitkey.Safe(safe, e.Key) || slices.Contains(unsafe, e.Key) {
+			continue
+		}
+		if before != nil && slices.Equal(values(entries, e.Key), values(before, e.Key)) {
+			continue // as the person had it
+		}
+		unsafe = append(unsafe, e.Key)
 	}
 	for _, k := range unsafe {
-		if _, err := git("--unset-all", k); err != nil {
+		if _, err := git(file, "--unset-all", k); err != nil {
 			return nil, nil, fmt.Errorf("cannot remove %s: %v", k, err)
 		}
+		// The person's own value, as the guard trusts it, goes back.
+		for _, e := range values(before, k) {
+			v := e.Value
+			if e.Bare {
+				v = "true"
+			}
+			if _, err := git(file, "--add", k, v); err != nil {
+				return nil, nil, fmt.Errorf("cannot put back %s: %v", k, err)
+			}
+		}
 	}
-	clean, err := os.ReadFile(f.Name())
+	clean, err := os.ReadFile(file)
 	return clean, unsafe, err
 }

@@ -43,6 +43,16 @@ func statKey(fi fs.FileInfo) string {
 	return fmt.Sprintf("%d:%d:%d.%d:%d:%o", fi.Size(), fi.ModTime().UnixNano(), sec, nsec, inode(fi), fi.Mode())
 }
 
+// Bounds of what a workspace keeps between commands, besides the bytes
+// of content: files, the bytes of their names (each costs the index,
+// read and written every round, even when empty), and the lines saying
+// what was not kept.
+const (
+	MaxKept   = 20000
+	maxNames  = 4 << 20
+	maxUnkept = 100
+)
+
 // TrackResult says what one round of the continuous guard did.
 type TrackResult struct {
 	Stored  int       // files whose content was saved this round
@@ -94,6 +104,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	next := &Manifest{ID: idx.ID, Kind: KindIndex, Workspace: ws, Time: time.Now()}
 	var lost []Entry
 	var stored, added int64
+	var visited, over, names int
 	changed := false // the index differs from the last one
 	seen := map[string]bool{}
 	var walk func(p string)
@@ -104,6 +115,9 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 		fi, err := os.Lstat(p)
 		if err != nil {
 			return // gone: lost, below, when the index held it
+		}
+		if visited++; visited > 2*MaxKept && !fi.Mode().IsRegular() {
+			return // a tree of junk costs no more than this to look at
 		}
 		seen[p] = true
 		switch {
@@ -121,8 +135,14 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 		prev, had := old[p]
 		if had && prev.Stat == key {
 			next.Entries = append(next.Entries, prev)
+			names += len(p)
 			return
 		}
+		if !had && (len(next.Entries) >= MaxKept || names+len(p) > maxNames || visited > 2*MaxKept) {
+			over++ // empty files cost no bytes, but each costs the index
+			return
+		}
+		names += len(p)
 		changed = true
 		e := Entry{Path: p, Mode: uint32(fi.Mode().Perm()), Stat: key}
 		if fi.Mode()&fs.ModeSymlink != 0 {
@@ -171,6 +191,13 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	for _, p := range paths {
 		walk(realParent(p))
 	}
+	if visited > 2*MaxKept {
+		// What the index held below a tree not looked at is looked at
+		// alone: junk beside a person's file cannot make it dropped.
+		for p := range old {
+			walk(p)
+		}
+	}
 	for _, e := range extra {
 		seen[e.Path] = true
 		prev, had := old[e.Path]
@@ -195,6 +222,12 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && changedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
+	}
+	if over > 0 {
+		res.Skipped = append(res.Skipped, fmt.Sprintf("%s: %d more files not kept: what a workspace keeps between commands is at most %d files (%s of names)", ws, over, MaxKept, human(maxNames)))
+	}
+	if len(res.Skipped) > maxUnkept {
+		res.Skipped = append(res.Skipped[:maxUnkept], fmt.Sprintf("... and %d more", len(res.Skipped)-maxUnkept))
 	}
 	next.Unkept = res.Skipped
 	if changed || !slices.Equal(idx.Unkept, next.Unkept) {

@@ -60,20 +60,31 @@ func GitFiles(gitDir string, patterns []string) []string {
 	return slices.Compact(out)
 }
 
+// MaxGitDirs bounds the git directories of one workspace whose data a
+// round keeps: the repository's and its submodules'.
+const MaxGitDirs = 64
+
 // GitDirs returns gitDir and the git directories of its submodules
 // (.git/modules/NAME, NAME with slashes when the submodule's path has
-// them, and theirs in turn), each a directory with a HEAD.
+// them, and theirs in turn), each a directory with a HEAD and objects,
+// at most [MaxGitDirs] in all, reading at most a few thousand entries.
 func GitDirs(gitDir string) []string {
 	out := []string{gitDir}
+	budget := 4096
 	var walk func(dir string)
 	walk = func(dir string) {
 		des, _ := os.ReadDir(dir)
 		for _, d := range des {
+			if budget--; budget < 0 || len(out) >= MaxGitDirs {
+				return
+			}
 			if !d.IsDir() {
 				continue
 			}
 			p := filepath.Join(dir, d.Name())
-			if fi, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil && fi.Mode().IsRegular() {
+			head, err := os.Lstat(filepath.Join(p, "HEAD"))
+			objects, err2 := os.Lstat(filepath.Join(p, "objects"))
+			if err == nil && err2 == nil && head.Mode().IsRegular() && objects.IsDir() {
 				out = append(out, p)
 				walk(filepath.Join(p, "modules"))
 				continue
@@ -101,6 +112,9 @@ type mirrorState struct {
 	Gone int64            `json:"gone"` // bytes in gone/
 	// Unkept says what the last round could not copy, and why.
 	Unkept []string `json:"unkept,omitempty"`
+	// Modules are the git directories of submodules below GitDir whose
+	// objects the store keeps too (see [Store.SetModules]).
+	Modules []string `json:"modules,omitempty"`
 }
 
 func (s *Store) readMirror(dir string) *mirrorState {
@@ -411,9 +425,11 @@ func (s *Store) RestoreObjects(gitDir string, since time.Time) (int, error) {
 // repository at gitDir.
 func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) {
 	for _, d := range []string{"objects/pack", "objects/info", "refs/heads", "refs/tags"} {
-		if err := noLinks(filepath.Join(gitDir, d)); err != nil {
+		_, release, err := pinDir(filepath.Join(gitDir, d))
+		if err != nil {
 			return 0, err
 		}
+		release()
 	}
 	n := 0
 	var failed error
@@ -432,22 +448,27 @@ func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) 
 			if part == "trees" {
 				rel = filepath.Join("objects", rel) // an object directory of its own
 			}
-			dst := filepath.Join(gitDir, rel)
+			// Written through the directory as it is now, opened without
+			// following a symlink (see pinDir).
+			dir, release, err := pinDir(filepath.Dir(filepath.Join(gitDir, rel)))
+			if err != nil {
+				failed = err
+				return nil
+			}
+			defer release()
+			dst := filepath.Join(dir, filepath.Base(rel))
 			if _, err := os.Lstat(dst); err == nil {
 				// There: put back the copy when a command changed it in
 				// place, its changed content moved aside, not deleted.
 				if differs, err := s.objectDiffers(p, dst); err != nil || !differs {
 					return nil
 				}
-				aside := filepath.Join(gitDir, "cordon-undo-changed", rel+"."+newID())
-				if err := noLinks(filepath.Dir(aside)); err != nil || os.Rename(dst, aside) != nil {
-					failed = fmt.Errorf("cannot move %s aside to put back its saved copy", dst)
+				aside, release, err := pinDir(filepath.Dir(filepath.Join(gitDir, "cordon-undo-changed", rel)))
+				if err != nil || os.Rename(dst, filepath.Join(aside, filepath.Base(rel)+"."+newID())) != nil {
+					failed = fmt.Errorf("cannot move %s aside to put back its saved copy", filepath.Join(gitDir, rel))
 					return nil
 				}
-			}
-			if err := noLinks(filepath.Dir(dst)); err != nil {
-				failed = err
-				return nil
+				release()
 			}
 			in, err := os.Open(p)
 			if err != nil {
@@ -455,8 +476,8 @@ func (s *Store) restoreMirror(dir, gitDir string, since time.Time) (int, error) 
 				return nil
 			}
 			defer in.Close()
-			if _, err := copyTo(in, dst, filepath.Dir(dst), 0o444); err != nil {
-				failed = fmt.Errorf("cannot restore %s: %v", dst, err)
+			if _, err := copyTo(in, dst, dir, 0o444); err != nil {
+				failed = fmt.Errorf("cannot restore %s: %v", filepath.Join(gitDir, rel), err)
 				return nil
 			}
 			n++
@@ -542,19 +563,62 @@ func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, e
 // gitstate.Repo.WriteTreeAside); restoring copies them into it.
 func (s *Store) TreeDir(gitDir string) string { return filepath.Join(s.mirrorDir(gitDir), "trees") }
 
-// Mirrored returns the git directories at or below gitDir whose objects
-// the store keeps.
+// Mirrored returns the git directories whose objects the store keeps
+// for the repository at gitDir: its own and its submodules'.
 func (s *Store) Mirrored(gitDir string) []string {
-	var out []string
-	mirrors, _ := os.ReadDir(filepath.Join(s.Dir, "git"))
-	for _, md := range mirrors {
-		st := s.readMirror(filepath.Join(s.Dir, "git", md.Name()))
-		if st.GitDir != "" && within(st.GitDir, gitDir) {
-			out = append(out, st.GitDir)
-		}
+	if !s.HasMirror(gitDir) {
+		return nil
 	}
-	slices.Sort(out)
-	return out
+	return append([]string{gitDir}, s.readMirror(s.mirrorDir(gitDir)).Modules...)
+}
+
+// SetModules records the submodules' git directories of the repository
+// at gitDir whose objects the store keeps (at most [MaxGitDirs]), and
+// removes the mirror of one no longer among them that is gone and of
+// which nothing is kept.
+func (s *Store) SetModules(gitDir string, modules []string) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	dir := s.mirrorDir(gitDir)
+	st := s.readMirror(dir)
+	var keep []string
+	for _, m := range slices.Concat(modules, st.Modules) {
+		if slices.Contains(keep, m) || m == gitDir || !within(m, gitDir) || len(keep) >= MaxGitDirs-1 {
+			continue
+		}
+		md := s.mirrorDir(m)
+		_, gone := os.Lstat(m)
+		if gone != nil && empty(filepath.Join(md, "have")) && empty(filepath.Join(md, "gone")) {
+			os.RemoveAll(md)
+			continue
+		}
+		keep = append(keep, m)
+	}
+	slices.Sort(keep)
+	if slices.Equal(keep, st.Modules) {
+		return nil
+	}
+	st.Modules = keep
+	if st.GitDir == "" {
+		st.GitDir = filepath.Clean(gitDir)
+	}
+	return s.writeMirror(dir, st)
+}
+
+// empty reports whether the tree at dir holds no file.
+func empty(dir string) bool {
+	none := true
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			none = false
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return none
 }
 
 // Unkept is what the last round could not keep of a workspace, and why.
@@ -578,4 +642,11 @@ func (s *Store) Unkept() []Unkept {
 		}
 	}
 	return out
+}
+
+// HasMirror reports whether the store keeps objects of the repository at
+// gitDir.
+func (s *Store) HasMirror(gitDir string) bool {
+	_, err := os.Stat(filepath.Join(s.mirrorDir(gitDir), "state.json"))
+	return err == nil
 }

@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -185,5 +187,77 @@ func TestEvictKeepsRefsLast(t *testing.T) {
 	}
 	if err := s.Forget(ref.ID); err == nil {
 		t.Error("forgetting an unknown snapshot succeeded")
+	}
+}
+
+// Empty files cost no bytes but each costs the index: past MaxKept the
+// round keeps no new one, says so, and still keeps what it kept before.
+func TestTrackBoundsFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 20,100 files")
+	}
+	s := Open(t.TempDir(), Budgets{})
+	ws := t.TempDir()
+	mine := filepath.Join(ws, "mine.txt")
+	os.WriteFile(mine, []byte("mine"), 0o644)
+	if _, err := s.Track(ws, []string{mine}, &Manifest{Workspace: ws}); err != nil {
+		t.Fatal(err)
+	}
+	junk := filepath.Join(ws, "junk")
+	os.Mkdir(junk, 0o755)
+	for i := range MaxKept + 100 {
+		if err := os.WriteFile(filepath.Join(junk, fmt.Sprintf("%06d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := s.Track(ws, []string{junk, mine}, &Manifest{Workspace: ws, Time: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := s.Index(ws)
+	if len(idx.Entries) > MaxKept+1 { // and the one it held
+		t.Errorf("the index holds %d entries", len(idx.Entries))
+	}
+	if !slices.ContainsFunc(idx.Entries, func(e Entry) bool { return e.Path == mine }) {
+		t.Error("the person's file was dropped from the index")
+	}
+	if !slices.ContainsFunc(res.Skipped, func(s string) bool { return strings.Contains(s, "more files not kept") }) {
+		t.Errorf("nothing said of the files not kept: %q", res.Skipped)
+	}
+}
+
+// Fake submodule git directories cost at most MaxGitDirs mirrors, and a
+// mirror of one that is gone and holds nothing is removed.
+func TestGitDirsBounded(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	for i := range 100 {
+		writeFiles(t, git, map[string]string{fmt.Sprintf("modules/m%03d/HEAD", i): "ref: refs/heads/main\n"})
+		os.MkdirAll(filepath.Join(git, fmt.Sprintf("modules/m%03d/objects", i)), 0o755)
+	}
+	dirs := GitDirs(git)
+	if len(dirs) != MaxGitDirs || dirs[0] != git {
+		t.Fatalf("GitDirs: %d dirs, want %d with the repository's first", len(dirs), MaxGitDirs)
+	}
+	for _, d := range dirs {
+		if _, err := s.TrackObjects(d, objectPatterns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetModules(git, dirs[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Mirrored(git); len(got) != MaxGitDirs {
+		t.Fatalf("Mirrored: %d", len(got))
+	}
+	os.RemoveAll(filepath.Join(git, "modules"))
+	if err := s.SetModules(git, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Mirrored(git); len(got) != 1 {
+		t.Errorf("Mirrored after the modules went: %q", got)
+	}
+	if mirrors, _ := os.ReadDir(filepath.Join(s.Dir, "git")); len(mirrors) != 1 {
+		t.Errorf("%d mirrors left, want the repository's", len(mirrors))
 	}
 }

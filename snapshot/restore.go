@@ -165,7 +165,12 @@ func moveAside(m *Manifest) *Result {
 	}
 	to := ws + ".cordon-undo-" + m.ID
 	r := &Result{Entry: Entry{Path: ws, Type: TypeMoved, Target: to}, Action: Restored}
-	if err := os.Rename(ws, to); err != nil {
+	dir, release, err := pinDir(filepath.Dir(ws))
+	if err == nil {
+		defer release()
+		err = os.Rename(filepath.Join(dir, filepath.Base(ws)), filepath.Join(dir, filepath.Base(to)))
+	}
+	if err != nil {
 		r.Action, r.Why = Failed, err.Error()
 	}
 	return r
@@ -236,15 +241,21 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 	case TypeIndexTree:
 		return restoreIndex(m, e, opts)
 	}
-	if err := noLinks(filepath.Dir(e.Path)); err != nil {
+	// Every change below is made through the directory as it is now,
+	// opened without following a symlink: a process swapping a
+	// directory for a link meanwhile cannot lead the writes elsewhere.
+	dir, release, err := pinDir(filepath.Dir(e.Path))
+	if err != nil {
 		return Failed, err.Error()
 	}
-	fi, err := os.Lstat(e.Path)
+	defer release()
+	at := filepath.Join(dir, filepath.Base(e.Path))
+	fi, err := os.Lstat(at)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Failed, err.Error()
 	}
-	if exists && s.same(e, fi) {
+	if exists && s.same(e, at, fi) {
 		return Same, ""
 	}
 	if exists && !opts.Force && changedAfter(m, fi) {
@@ -253,21 +264,21 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 	switch e.Type {
 	case TypeDir:
 		if exists {
-			if err := os.RemoveAll(e.Path); err != nil {
+			if err := os.RemoveAll(at); err != nil {
 				return Failed, err.Error()
 			}
 		}
-		if err := os.MkdirAll(e.Path, fs.FileMode(e.Mode)|0o700); err != nil {
+		if err := os.Mkdir(at, fs.FileMode(e.Mode)|0o700); err != nil {
 			return Failed, err.Error()
 		}
-		os.Chmod(e.Path, fs.FileMode(e.Mode))
+		os.Chmod(at, fs.FileMode(e.Mode))
 		return Restored, ""
 	case TypeSymlink:
-		tmp := tempName(e.Path)
+		tmp := tempName(at)
 		if err := os.Symlink(e.Target, tmp); err != nil {
 			return Failed, err.Error()
 		}
-		return renameInto(tmp, e.Path, exists && fi.IsDir())
+		return renameInto(tmp, at, exists && fi.IsDir())
 	case TypeFile:
 		var note string
 		var content []byte
@@ -275,8 +286,8 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 			var v Verdict
 			v, note = opts.Vet(m.Workspace, e.Path, func() ([]byte, error) { return s.readObject(e.Object, 16<<20) })
 			if v.Keep || v.Write != nil {
-				aside := e.Path + ".cordon-undo-" + m.ID
-				tmp, err := s.writeTemp(e, nil, 0o600)
+				aside := at + ".cordon-undo-" + m.ID
+				tmp, err := s.writeTemp(at, e.Object, nil, 0o600)
 				if err == nil {
 					_, why := renameInto(tmp, aside, false)
 					if why != "" {
@@ -292,11 +303,11 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 				content = v.Write
 			}
 		}
-		tmp, err := s.writeTemp(e, content, fs.FileMode(e.Mode))
+		tmp, err := s.writeTemp(at, e.Object, content, fs.FileMode(e.Mode))
 		if err != nil {
 			return Failed, err.Error()
 		}
-		action, why := renameInto(tmp, e.Path, exists && fi.IsDir())
+		action, why := renameInto(tmp, at, exists && fi.IsDir())
 		if why == "" {
 			why = note
 		}
@@ -305,19 +316,20 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 	return Failed, "unknown entry type " + e.Type
 }
 
-// same reports whether the path is already as e saved it.
-func (s *Store) same(e Entry, fi fs.FileInfo) bool {
+// same reports whether the file at (e's path, pinned) is already as e
+// saved it.
+func (s *Store) same(e Entry, at string, fi fs.FileInfo) bool {
 	switch e.Type {
 	case TypeDir:
 		return fi.IsDir()
 	case TypeSymlink:
-		t, err := os.Readlink(e.Path)
+		t, err := os.Readlink(at)
 		return fi.Mode()&fs.ModeSymlink != 0 && err == nil && t == e.Target
 	case TypeFile:
 		if !fi.Mode().IsRegular() || fi.Size() != e.Size {
 			return false
 		}
-		f, err := openFile(e.Path)
+		f, err := openFile(at)
 		if err != nil {
 			return false
 		}
@@ -346,6 +358,7 @@ func changedAfter(m *Manifest, fi fs.FileInfo) bool {
 
 // noLinks makes dir and refuses when a component of it is a symlink: an
 // agent could otherwise plant one so that restoring writes elsewhere.
+// ([pinDir] then holds the directory so checked.)
 func noLinks(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -364,12 +377,20 @@ func tempName(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".cordon-undo-"+newID())
 }
 
-// writeTemp writes e's saved content (or content, when not nil) next to
-// its path, with mode.
-func (s *Store) writeTemp(e Entry, content []byte, mode fs.FileMode) (string, error) {
-	tmp := tempName(e.Path)
+// writeTemp writes the saved content object (or content, when not nil)
+// next to the path at, with mode.
+func (s *Store) writeTemp(at, object string, content []byte, mode fs.FileMode) (string, error) {
+	tmp := tempName(at)
 	if content != nil {
-		if err := os.WriteFile(tmp, content, 0o600); err != nil {
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(content)
+		if e := f.Close(); err == nil {
+			err = e
+		}
+		if err != nil {
 			os.Remove(tmp)
 			return "", err
 		}
@@ -379,7 +400,7 @@ func (s *Store) writeTemp(e Entry, content []byte, mode fs.FileMode) (string, er
 		}
 		return tmp, nil
 	}
-	src, err := s.openObject(e.Object)
+	src, err := s.openObject(object)
 	if err != nil {
 		return "", fmt.Errorf("its saved content is gone from the store: %v", err)
 	}

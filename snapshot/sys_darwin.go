@@ -30,3 +30,13 @@ func openFile(path string) (*os.File, error) {
 
 // waitPidfd is Linux's; here the process is polled.
 func waitPidfd(pid int, start string) bool { return false }
+
+// pinDir makes dir and returns it, refusing one that leads through a
+// symlink (Linux's holds the directory itself; here the check and the
+// writes that follow are apart).
+func pinDir(dir string) (string, func(), error) {
+	if err := noLinks(dir); err != nil {
+		return "", nil, err
+	}
+	return dir, func() {}, nil
+}
