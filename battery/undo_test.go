@@ -23,7 +23,7 @@ import (
 
 // lossCases are the programs, in Python: the judge reads shell scripts
 // a command runs, not a Python program's calls.
-var lossCases = []struct{ name, program, person, first string }{
+var lossCases = []struct{ name, program, person, first, after string }{
 	{"everything", `
 g("update-ref", "-d", "refs/stash")
 g("reflog", "expire", "--expire=now", "--all")
@@ -31,20 +31,20 @@ g("branch", "-D", "feature")
 g("gc", "-q", "--prune=now")
 os.remove(".env"); os.remove("notes.txt"); g("checkout", "-q", "--", "tracked")
 shutil.rmtree(".git", ignore_errors=True)
-`, "", ""},
-	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`, "", ""},
+`, "", "", ""},
+	{"rm .git", `shutil.rmtree(".git", ignore_errors=True)`, "", "", ""},
 	// A person's commit between two commands is kept as the next
 	// command starts (it races the command: the program waits a little,
 	// as any program that starts does).
 	{"a person's commit, then rm .git", `
 import time; time.sleep(0.3)
 shutil.rmtree(".git", ignore_errors=True)
-`, "git commit -qm person && git checkout -qb person-branch && git checkout -q -", ""},
+`, "git commit -qm person && git checkout -qb person-branch && git checkout -q -", "", ""},
 	{"gc after branch -D", `
 g("branch", "-D", "feature")
 g("reflog", "expire", "--expire=now", "--all")
 g("gc", "-q", "--prune=now")
-`, "", ""},
+`, "", "", ""},
 	// git cannot read the repository after it: the round keeps it
 	// without git.
 	{"index broken", `
@@ -52,7 +52,7 @@ g("update-ref", "-d", "refs/stash")
 g("branch", "-D", "feature")
 os.remove(".env"); os.remove("notes.txt")
 open(".git/index", "wb").write(b"garbage")
-`, "", ""},
+`, "", "", ""},
 	// Objects are never written again: one changed in place is a command
 	// destroying it, and the mirror's copy goes back.
 	{"objects zeroed in place", `
@@ -61,25 +61,31 @@ for f in glob.glob(".git/objects/??/*") + glob.glob(".git/objects/pack/*.pack"):
     os.chmod(f, 0o644)
     with open(f, "r+b") as fh: fh.write(b"\0" * os.path.getsize(f))
 g("update-ref", "-d", "refs/heads/feature")
-`, "", ""},
+`, "", "", ""},
 	// A first command makes the round find every object gone (objects/
 	// moved behind a symlink), a second removes .git.
 	{"objects gone a command earlier", `shutil.rmtree(".git", ignore_errors=True)`, "",
-		`os.rename(".git/objects", ".git/o"); os.symlink("o", ".git/objects")`},
+		`os.rename(".git/objects", ".git/o"); os.symlink("o", ".git/objects")`, ""},
 	// A tracked file's edit, under a name the rules call regenerable:
 	// git tracks it, so it is the person's work.
-	{"edit of a tracked file named like build output", `g("checkout", "-q", "--", "build/deploy.sh")`, "", ""},
+	{"edit of a tracked file named like build output", `g("checkout", "-q", "--", "build/deploy.sh")`, "", "", ""},
 	// A tracked file git status no longer looks at (skip-worktree) keeps
 	// the edit the last round saved.
 	{"edit hidden from git status", `open("tracked", "w").write("overwritten\n")`, "",
-		`import subprocess; subprocess.run(["git", "update-index", "--skip-worktree", "tracked"])`},
-	{"workspace emptied", `
+		`import subprocess; subprocess.run(["git", "update-index", "--skip-worktree", "tracked"])`, ""},
+	{"workspace emptied", emptyWorkspace, "", "", ""},
+	// The sandbox cannot remove the workspace itself (a mount point, or
+	// a directory whose parent it cannot write); a person can, and make
+	// it again, before undoing.
+	{"workspace removed and made again", emptyWorkspace, "", "", `cd .. && rm -rf ws && mkdir ws`},
+}
+
+const emptyWorkspace = `
 ws = os.getcwd()
 for n in os.listdir(ws):
     p = os.path.join(ws, n)
     shutil.rmtree(p, ignore_errors=True) if os.path.isdir(p) and not os.path.islink(p) else os.remove(p)
-`, "", ""},
-}
+`
 
 func TestUndoRestoresRepository(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
@@ -136,6 +142,9 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 				}
 				if after := b.hostMay(repoState); after == before {
 					t.Fatalf("the program destroyed nothing:\n%s", after)
+				}
+				if c.after != "" {
+					b.host(c.after)
 				}
 				cmd := exec.Command(b.cordon, "undo")
 				cmd.Args[0] = "cordon"
