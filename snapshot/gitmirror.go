@@ -227,6 +227,9 @@ func (s *Store) KeepObjects(gitDir string, patterns []string) (*MirrorResult, er
 		}
 	}
 	res.Changed = s.changedInPlace(dir, gitDir)
+	if len(res.Unkept) > maxUnkept {
+		res.Unkept = append(res.Unkept[:maxUnkept], fmt.Sprintf("... and %d more object files", len(res.Unkept)-maxUnkept))
+	}
 	st.Unkept = res.Unkept
 	if err := s.writeMirror(dir, st); err != nil {
 		return nil, err
