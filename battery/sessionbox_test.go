@@ -712,6 +712,17 @@ func TestSessionWorkspaceMadeAgainLedger(t *testing.T) {
 	}
 }
 
+// waitListen waits up to ten seconds for address to take connections.
+func waitListen(network, address string) bool {
+	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial(network, address); err == nil {
+			c.Close()
+			return true
+		}
+	}
+	return false
+}
+
 // TestHostLoopbackServices: a server the person runs on the host's
 // loopback (a dev server, a database) is reached from inside at the same
 // address and port, with no flags: curl localhost:PORT and bash's
@@ -740,6 +751,21 @@ func TestHostLoopbackServices(t *testing.T) {
 		}
 	}
 	closed := freePort(t)
+	// The same server on IPv6's loopback, and one on a port the built-in
+	// rules close as a proxy's (Tor's SOCKS port): a relay out of the
+	// allowlist, refused even while listening.
+	port6 := freePort(t)
+	server6 := exec.Command(python, "-m", "http.server", strconv.Itoa(port6), "--bind", "::1", "--directory", www)
+	v6 := server6.Start() == nil && waitListen("tcp6", fmt.Sprintf("[::1]:%d", port6))
+	if v6 {
+		defer server6.Process.Kill()
+	}
+	const relay = 9050
+	relayServer := exec.Command(python, "-m", "http.server", strconv.Itoa(relay), "--bind", "127.0.0.1", "--directory", www)
+	withRelay := relayServer.Start() == nil && waitListen("tcp", fmt.Sprintf("127.0.0.1:%d", relay))
+	if withRelay {
+		defer relayServer.Process.Kill()
+	}
 	for _, backend := range []string{"bwrap", "landlock"} {
 		for _, session := range []string{"on", "off"} {
 			t.Run(backend+"/session-"+session, func(t *testing.T) {
@@ -752,6 +778,18 @@ curl -s -o /dev/null -w 'closed %%{http_code}\n' http://127.0.0.1:%d/ || echo cl
 				out, errs, code := r.sh(script)
 				if strings.Count(out, "hello from the host") != 2 || !strings.Contains(out, "closed refused") {
 					t.Errorf("exit %d:\n%s\n%s", code, out, errs)
+				}
+				if v6 {
+					out, errs, code := r.sh(fmt.Sprintf("curl -s -g http://[::1]:%d/hello.txt", port6))
+					if !strings.Contains(out, "hello from the host") {
+						t.Errorf("the host's server on [::1] was not reached (exit %d):\n%s\n%s", code, out, errs)
+					}
+				}
+				if withRelay {
+					out, errs, _ := r.sh(fmt.Sprintf("curl -s -m 5 http://127.0.0.1:%d/hello.txt || echo relay refused", relay))
+					if strings.Contains(out, "hello from the host") || !strings.Contains(out, "relay refused") {
+						t.Errorf("a relay's port on the host's loopback was reached:\n%s\n%s", out, errs)
+					}
 				}
 			})
 		}

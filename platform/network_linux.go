@@ -391,12 +391,32 @@ func NetMain(args []string) int {
 	// program inherits (the agent's pipes, a keeper's control socket)
 	// is kept from it: close-on-exec while it starts, then inherited
 	// again by the program.
+	// The host's ports are listened on here, before the program runs,
+	// and handed to the forwarder: a connection the program makes at
+	// once then waits in the backlog instead of being refused.
+	files := []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()}
+	var addrs []string
+	var listeners []*os.File
+	for _, a := range loopbackAddrs(ports) {
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			continue // (in use, or no IPv6 here): left out
+		}
+		lf, err := l.(*net.TCPListener).File()
+		l.Close()
+		if err != nil {
+			continue
+		}
+		listeners = append(listeners, lf)
+		files = append(files, lf.Fd())
+		addrs = append(addrs, a)
+	}
 	inherited := markCloseOnExec()
 	runtime.LockOSThread()
 	// (syscall.ForkExec, not os.StartProcess, which first forks once
 	// more to probe for pidfds.)
-	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock, ports}, &syscall.ProcAttr{
-		Files: []uintptr{uintptr(null), uintptr(null), uintptr(null), f.Fd()},
+	_, err = syscall.ForkExec("/proc/self/exe", []string{NetRole, "serve", sock, strings.Join(append([]string{"-"}, addrs...), ",")}, &syscall.ProcAttr{
+		Files: files,
 		Sys:   &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL},
 	})
 	for _, fd := range inherited {
@@ -404,6 +424,9 @@ func NetMain(args []string) int {
 	}
 	unix.Close(null)
 	f.Close()
+	for _, lf := range listeners {
+		lf.Close()
+	}
 	if err != nil {
 		return fail("cannot start: %v; nothing was run", err)
 	}
@@ -429,32 +452,48 @@ func markCloseOnExec() []int {
 	return out
 }
 
-// serveForward is the forwarder: it accepts on the listener inherited at
-// descriptor 3 and pipes each connection to the proxy's socket. It also
-// listens on the sandbox's loopback at each of ports (the host's loopback
-// ports listening when the sandbox was made: "3000,5432", "-" for none),
-// on 127.0.0.1 and ::1, and takes each connection there to the same port
-// of the host's loopback, through the proxy, which applies the rules: a
-// person's dev server or database is reached at the address it has on
-// the host. A port that cannot be listened on is left out.
-func serveForward(sock, ports string) int {
-	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
-	if err != nil {
-		return 126
-	}
-	proxy := ln.Addr().String()
+// loopbackAddrs are the addresses the forwarder listens on for ports,
+// the host's loopback ports listening when the sandbox was made ("3000,
+// 5432", "-" for none): each on 127.0.0.1 and ::1.
+func loopbackAddrs(ports string) []string {
+	var out []string
 	for _, p := range strings.Split(ports, ",") {
 		n, err := strconv.Atoi(p)
 		if err != nil || n <= 0 || n > 65535 {
 			continue
 		}
 		for _, host := range []string{"127.0.0.1", "::1"} {
-			l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(n)))
-			if err != nil {
-				continue
-			}
-			go netproxy.Forward(l, func() (net.Conn, error) { return netproxy.DialSOCKS(proxy, host, n) })
+			out = append(out, net.JoinHostPort(host, strconv.Itoa(n)))
 		}
+	}
+	return out
+}
+
+// serveForward is the forwarder: it accepts on the listener inherited at
+// descriptor 3 and pipes each connection to the proxy's socket. It also
+// accepts on the listeners inherited at descriptors 4 on, listening on
+// the sandbox's loopback at addrs ("-,127.0.0.1:3000,[::1]:3000", in
+// that order; see [loopbackAddrs]), and takes each connection there to
+// the same address of the host's loopback, through the proxy, which
+// applies the rules: a person's dev server or database is reached at the
+// address it has on the host.
+func serveForward(sock, addrs string) int {
+	ln, err := net.FileListener(os.NewFile(3, "forwarder"))
+	if err != nil {
+		return 126
+	}
+	proxy := ln.Addr().String()
+	for i, a := range strings.Split(addrs, ",")[1:] {
+		host, port, err := net.SplitHostPort(a)
+		n, err2 := strconv.Atoi(port)
+		if err != nil || err2 != nil {
+			continue
+		}
+		l, err := net.FileListener(os.NewFile(uintptr(4+i), a))
+		if err != nil {
+			continue
+		}
+		go netproxy.Forward(l, func() (net.Conn, error) { return netproxy.DialSOCKS(proxy, host, n) })
 	}
 	netproxy.Forward(ln, func() (net.Conn, error) { return dialUnix(sock) })
 	return 126
