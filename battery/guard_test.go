@@ -230,3 +230,30 @@ func TestGuardLedgerDamaged(t *testing.T) {
 		})
 	}
 }
+
+// A person's repository directly in shared scratch space (/tmp/NAME)
+// gets what the workspace's gets: a command in another workspace can
+// plant no hook there and no key that runs a program, so the person's
+// next git command there runs nothing of the agent's.
+func TestGuardScratchRepository(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			repo, err := os.MkdirTemp("/tmp", "cordon-person-repo-")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(repo)
+			b.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
+			marker := filepath.Join(b.base, "pwned")
+			out, _ := b.run("off", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > "+repo+"/.git/hooks/pre-commit; chmod +x "+repo+"/.git/hooks/pre-commit; git -C "+repo+" config core.fsmonitor 'touch "+marker+"'; git -C "+repo+" config alias.st '!touch "+marker+"'; echo done")
+			if !strings.Contains(out, "done") {
+				t.Fatalf("the command did not run:\n%s", out)
+			}
+			b.host("git -C " + repo + " status >/dev/null 2>&1; git -C " + repo + " st 2>/dev/null; git -C " + repo + " commit -q --allow-empty -m two; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("the person's git in %s ran what a command planted:\n%s", repo, out)
+			}
+		})
+	}
+}

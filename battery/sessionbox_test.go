@@ -627,6 +627,16 @@ for p in sys.argv[1:]:
 			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
 				t.Errorf("after a socket vanished from /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
 			}
+			// A repository the agent makes in /tmp (a clone to look at)
+			// does not replace the session either.
+			clone := filepath.Join("/tmp", "churn-clone-"+filepath.Base(dir))
+			defer os.RemoveAll(clone)
+			if out, errs, code := r.sh("git init -q " + clone + " && kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Errorf("after a repository was made in /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
+			}
 			// An ssh-agent's directory made after the session started is
 			// covered all the same (a new sandbox).
 			agent, err := os.MkdirTemp("/tmp", "ssh-churn")

@@ -282,6 +282,17 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	for _, dir := range p.Scratch {
 		p.Hidden = append(p.Hidden, private(dir, ws, s.ScratchPrivate, c.readDir)...)
 	}
+	// Other repositories in shared scratch space (a person's clone in
+	// /tmp) get what the workspace's repository gets: hooks read-only,
+	// configuration guarded by its keys.
+	for _, root := range scratchRepositories(p, ws, c.readDir) {
+		git := filepath.Join(root, ".git")
+		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+		p.ReadOnly = append(p.ReadOnly, r.existing([]string{git + "/hooks"}, nil)...)
+		p.Guarded = append(p.Guarded, git+"/hooks", git+"/commondir")
+		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
+		p.GitConfigSafe = s.GitConfigSafe
+	}
 	// A socket the policy names stays reachable, even in a hidden
 	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
@@ -708,6 +719,32 @@ func private(dir, ws string, patterns []string, readDir func(string) []dirEntry)
 					out = append(out, p)
 				}
 				break
+			}
+		}
+	}
+	return out
+}
+
+// maxScratchRepos bounds the repositories in scratch space guarded.
+const maxScratchRepos = 64
+
+// scratchRepositories returns the git repositories directly in p's
+// shared scratch directories (/tmp/NAME/.git; not a private /tmp), but
+// not the workspace's, one inside it or one holding it; at most
+// maxScratchRepos.
+func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) []string {
+	var out []string
+	for _, dir := range p.Scratch {
+		if p.PrivateTmp && dir == "/tmp" {
+			continue
+		}
+		for _, e := range readDir(dir) {
+			root := filepath.Join(dir, e.Name)
+			if e.Socket || ws != "" && (Within(root, ws) || Within(ws, root)) {
+				continue
+			}
+			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() && len(out) < maxScratchRepos {
+				out = append(out, root)
 			}
 		}
 	}

@@ -162,6 +162,16 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// /tmp/ssh-*, tmux's, X11's) stay in the key: a new one makes a new
 	// sandbox that covers it.
 	p.HostSockets = nil
+	// Nor the other repositories in scratch space (see
+	// platform.Policy): one an agent clones into /tmp would otherwise
+	// replace the session at its next command. One that appears during a
+	// session is not covered in its sandbox (docs/session.md).
+	inScratch := func(x string) bool {
+		return slices.ContainsFunc(p.Scratch, func(s string) bool { return platform.Within(x, s) }) && !(p.Workspace != "" && platform.Within(x, p.Workspace))
+	}
+	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), inScratch)
+	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), inScratch)
+	p.GitConfig = slices.DeleteFunc(slices.Clone(p.GitConfig), inScratch)
 	p.Hidden = slices.DeleteFunc(slices.Clone(p.Hidden), func(h string) bool {
 		var st unix.Stat_t
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
