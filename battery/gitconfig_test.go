@@ -294,6 +294,22 @@ func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
 				t.Errorf("two steps: the push remote is %q", got)
 			}
 			b.host("git remote remove evil")
+			// git reads config.worktree with config: a new one holding a
+			// remote's address and a branch's push remote is not a new
+			// repository's.
+			out, _ := b.run("off", "git config extensions.worktreeConfig true && printf '[remote \"origin\"]\n\tpushurl = "+evil+"\n[remote \"evil\"]\n\turl = "+evil+"\n[branch \""+branch+"\"]\n\tpushRemote = evil\n' > .git/config.worktree; echo done")
+			if !strings.Contains(out, "done") || !strings.Contains(out, "config.worktree") {
+				t.Errorf("config.worktree: want it undone, with a line:\n%s", out)
+			}
+			if got := b.host("git config --get-all remote.origin.pushurl; git config --get branch." + branch + ".pushRemote; true"); strings.TrimSpace(got) != "" {
+				t.Errorf("config.worktree: the person's push goes to %q", got)
+			}
+			b.host("git config --unset extensions.worktreeConfig; rm -f .git/config.worktree")
+			// More remotes in one command than the ledger remembers: undone.
+			if out, _ := b.run("off", "for i in $(seq 1100); do printf '[remote \"r%d\"]\n\turl = "+evil+"\n' $i; done >> .git/config; echo done"); !strings.Contains(out, "more remotes than cordon remembers") {
+				t.Errorf("1100 remotes: want the change undone:\n%s", tail(out))
+			}
+			b.unchanged(filepath.Join(b.ws, ".git/config"), config)
 			b.host("echo x > person.txt && git add person.txt && git commit -qm person && git push -q 2>/dev/null; git push -q origin HEAD:refs/heads/main; git gc -q --prune=now 2>/dev/null; true")
 			if refs := strings.TrimSpace(b.host("git --git-dir=" + evil + " for-each-ref")); refs != "" {
 				t.Errorf("the person's push reached the command's remote:\n%s", refs)
@@ -316,6 +332,12 @@ func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tail is the last lines of s.
+func tail(s string) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(lines[max(0, len(lines)-5):], "\n")
 }
 
 // A submodule whose path has a slash (git's default for git submodule

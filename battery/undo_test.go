@@ -322,6 +322,13 @@ func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
+	// And an auto-run place that was a symlink to a file of the command's.
+	os.WriteFile(filepath.Join(b.ws, "npmrc-evil"), []byte("script-shell=/tmp/evil\n"), 0o644)
+	link := filepath.Join(b.ws, ".npmrc")
+	if err := os.Symlink("npmrc-evil", link); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, link)
 	store := snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{})
 	m := &snapshot.Manifest{Kind: snapshot.KindBefore, Workspace: b.ws, Dir: b.ws, Command: "python3 prog.py"}
 	if err := store.Save(m, paths); err != nil {
@@ -349,6 +356,9 @@ func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
 	}
 	if aside := b.hostMay("cat .envrc.cordon-undo-" + m.ID); aside != files[".envrc"] {
 		t.Errorf("the saved .envrc is not beside it: %q", aside)
+	}
+	if _, err := os.Lstat(link); err == nil {
+		t.Error("the symlink at .npmrc was made again")
 	}
 	if got := b.hostMay("cat notes.txt"); got != "mine\n" {
 		t.Errorf("notes.txt: %q", got)

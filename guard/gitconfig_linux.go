@@ -163,8 +163,12 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 	}
 	var unsafe, kept []string
+	// git reads config.worktree with config, as one: judged alone, a new
+	// config.worktree would make every remote and branch in it "new",
+	// and so its keys that lead elsewhere are never safe there.
+	worktree := name == "config.worktree"
 	for _, k := range gitkey.Diff(before, after) {
-		if g.safeIn(dir, k, before, after) {
+		if gitkey.Safe(g.safe, k) || !worktree && g.safeIn(dir, k, before, after) {
 			kept = append(kept, k)
 			continue
 		}
@@ -182,13 +186,22 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		// first remote of a repository that had none (git init, then
 		// git remote add origin) is how a new project is set up.
 		hadRemote := slices.ContainsFunc(before, func(e gitkey.Entry) bool { return strings.HasPrefix(gitkey.Subsection(e.Key), "remote.") })
-		if !g.live && hadRemote {
+		if hadRemote {
+			var added []string
 			for _, e := range after {
 				if sub := gitkey.Subsection(e.Key); strings.HasPrefix(sub, "remote.") && !gitkey.Remote(before, sub[len("remote."):]) {
-					if name := sub[len("remote."):]; !slices.Contains(g.added, name) {
-						g.added = append(g.added, name)
+					if name := sub[len("remote."):]; !slices.Contains(added, name) && !slices.Contains(g.added, name) {
+						added = append(added, name)
 					}
 				}
+			}
+			// Every remote a command adds must be remembered as its own,
+			// or a later command could point a branch at it.
+			if len(g.agentRemotes)+len(g.added)+len(added) > maxAgentRemotes {
+				return fmt.Sprintf("a sandboxed command added more remotes than cordon remembers (%d): its change to the file was undone", maxAgentRemotes), nil, false
+			}
+			if !g.live {
+				g.added = append(g.added, added...)
 			}
 		}
 		return "", data, true

@@ -38,8 +38,9 @@ type ledger struct {
 	AgentRemotes []string `json:"agent_remotes,omitempty"`
 }
 
-// maxAgentRemotes bounds the remotes the ledger remembers.
-const maxAgentRemotes = 256
+// maxAgentRemotes bounds the remotes the ledger remembers; a change that
+// adds one more is undone.
+const maxAgentRemotes = 1024
 
 // keyGuard is what judging git's configuration files in b's workspace
 // needs; live for a check while the command runs.
@@ -50,7 +51,7 @@ func (b *book) keyGuard(live bool) *keyGuard {
 // noteRemotes records the remotes g saw a command add.
 func (b *book) noteRemotes(g *keyGuard) {
 	for _, r := range g.added {
-		if !slices.Contains(b.l.AgentRemotes, r) && len(b.l.AgentRemotes) < maxAgentRemotes {
+		if !slices.Contains(b.l.AgentRemotes, r) {
 			b.l.AgentRemotes = append(b.l.AgentRemotes, r)
 		}
 	}

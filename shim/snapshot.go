@@ -270,6 +270,9 @@ func UndoVet(dir string, env []string, force bool) func(string, string, func() (
 		if !loaded.Set.IsAutoRun(renv, path) {
 			return snapshot.Verdict{}, ""
 		}
+		if saved == nil {
+			return snapshot.Verdict{Keep: true}, "not written back: a symbolic link where tools run or obey a file on their own (a command may have made it, to lead them to its own file); make it again yourself if it was yours (or cordon undo --force)"
+		}
 		aside := filepath.Base(path) + ".cordon-undo-ID beside it"
 		base := filepath.Base(path)
 		if (base == "config" || base == "config.worktree") && filepath.Base(filepath.Dir(path)) == ".git" {

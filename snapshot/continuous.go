@@ -340,8 +340,10 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 	defer unlock()
 	idx := s.Index(ws)
 	at := map[string]int{}
+	names := 0
 	for i, e := range idx.Entries {
 		at[e.Path] = i
+		names += len(e.Path)
 	}
 	changed := false
 	var added int64
@@ -359,6 +361,12 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 		i, had := at[p]
 		if had && idx.Entries[i].Stat == key {
 			continue
+		}
+		if !had && (len(idx.Entries) >= MaxKept || names+len(p) > maxNames) {
+			continue // bounded as Track is
+		}
+		if !had {
+			names += len(p)
 		}
 		e := Entry{Path: p, Mode: uint32(fi.Mode().Perm()), Stat: key}
 		if fi.Mode()&fs.ModeSymlink != 0 {

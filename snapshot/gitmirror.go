@@ -33,7 +33,9 @@ import (
 
 // GitFiles lists the regular files and symlinks below gitDir that the
 // patterns (relative to it; "DIR/**" is everything below DIR, whose
-// name may hold a glob) match.
+// name may hold a glob) match: at most [MaxKept], the walk stopping
+// there (a repository with more references than that keeps them
+// packed).
 func GitFiles(gitDir string, patterns []string) []string {
 	var out []string
 	for _, p := range patterns {
@@ -41,6 +43,9 @@ func GitFiles(gitDir string, patterns []string) []string {
 			roots, _ := filepath.Glob(filepath.Join(gitDir, dir))
 			for _, root := range roots {
 				filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+					if len(out) >= MaxKept {
+						return filepath.SkipAll
+					}
 					if err == nil && !d.IsDir() && (d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
 						out = append(out, p)
 					}

@@ -261,3 +261,35 @@ func TestGitDirsBounded(t *testing.T) {
 		t.Errorf("%d mirrors left, want the repository's", len(mirrors))
 	}
 }
+
+// The repository's own files are bounded as the work tree's are: a
+// command that makes 20,100 refs does not make every round read and
+// write them all, before the command (Refresh) or after it (GitFiles).
+func TestGitFilesBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes 20,100 files")
+	}
+	git := filepath.Join(t.TempDir(), ".git")
+	os.MkdirAll(filepath.Join(git, "refs", "junk"), 0o755)
+	for i := range MaxKept + 100 {
+		if err := os.WriteFile(filepath.Join(git, "refs", "junk", fmt.Sprintf("%06d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := GitFiles(git, []string{"refs/**"})
+	if len(files) > MaxKept {
+		t.Errorf("GitFiles: %d files", len(files))
+	}
+	s := Open(t.TempDir(), Budgets{})
+	ws := filepath.Dir(git)
+	var all []string
+	for i := range MaxKept + 100 {
+		all = append(all, filepath.Join(git, "refs", "junk", fmt.Sprintf("%06d", i)))
+	}
+	if err := s.Refresh(ws, all, time.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Index(ws).Entries); n > MaxKept {
+		t.Errorf("Refresh kept %d entries", n)
+	}
+}

@@ -57,8 +57,9 @@ type RestoreOptions struct {
 	Force bool
 	// Git restores stash entries and branches; nil leaves them.
 	Git Git
-	// Vet, when set, is asked about each file before it is written back,
-	// with its snapshot's workspace and a reader of its saved content. It returns what to do (a
+	// Vet, when set, is asked about each file or symlink before it is
+	// written back, with its snapshot's workspace and a reader of its
+	// saved content (nil for a symlink). It returns what to do (a
 	// [Verdict]) and a word for the person. A file not written back as
 	// saved has its saved content written beside it, as
 	// PATH.cordon-undo-ID, for the person to look at.
@@ -274,6 +275,14 @@ func (s *Store) restoreOne(m *Manifest, e Entry, opts RestoreOptions) (string, s
 		os.Chmod(at, fs.FileMode(e.Mode))
 		return Restored, ""
 	case TypeSymlink:
+		if opts.Vet != nil {
+			// A link is judged as what it leads to: a place tools run or
+			// obey is not made a link again (its saved content, nil, is
+			// the link's).
+			if v, note := opts.Vet(m.Workspace, e.Path, nil); v.Keep || v.Write != nil {
+				return Kept, note
+			}
+		}
 		tmp := tempName(at)
 		if err := os.Symlink(e.Target, tmp); err != nil {
 			return Failed, err.Error()
