@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -155,13 +154,10 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 	}
 	// The limits come last, so that they cannot starve the steps above
 	// (RLIMIT_AS and RLIMIT_NOFILE could break Go's own allocations and
-	// the rules' open files). setLimits (bwrap_linux.go) never raises a
-	// limit, so it needs no capability.
-	if err := setLimits(l.p.Limits); err != nil {
-		return err
-	}
-	err := syscall.Exec(path, argv, env)
-	return fmt.Errorf("cannot run %s: %w", path, err)
+	// the rules' open files), and execLimited allocates nothing after
+	// them. setLimits (bwrap_linux.go) never raises a limit, so it needs
+	// no capability.
+	return execLimited(path, argv, env, l.p.Limits)
 }
 
 // confineThread applies steps 1 to 4 (see the top of the file) to the

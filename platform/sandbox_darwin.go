@@ -109,12 +109,8 @@ func SeatbeltMain(args []string) int {
 	for i := range v {
 		v[i], _ = strconv.ParseUint(args[1+i], 10, 64)
 	}
-	if err := setLimits(Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]}); err != nil {
-		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
-		return 126
-	}
-	err := syscall.Exec(args[5], args[6:], os.Environ())
-	fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[5], err)
+	err := execLimited(args[5], args[6:], os.Environ(), Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]})
+	fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
 	if errors.Is(err, syscall.ENOENT) {
 		return 127
 	}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -247,31 +246,7 @@ func LimitMain(args []string) int {
 	for i := range v {
 		v[i], _ = strconv.ParseUint(args[2+i], 10, 64)
 	}
-	// A Go program's address space is larger than most memory limits:
-	// once the limit is set, a heap that needs one more mapping ends in
-	// "out of memory". So everything execve needs is made first, and
-	// nothing is allocated between the limits and the exec.
-	path, err := syscall.BytePtrFromString(args[6])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], err)
-		return 126
-	}
-	argv, err := syscall.SlicePtrFromStrings(args[7:])
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], err)
-		return 126
-	}
-	envv, err := syscall.SlicePtrFromStrings(os.Environ())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], err)
-		return 126
-	}
-	if err := setLimits(Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]}); err != nil {
-		fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
-		return 126
-	}
-	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)),
-		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
-	fmt.Fprintf(os.Stderr, "cordon: cannot run %s: %v\n", args[6], errno)
+	err := execLimited(args[6], args[7:], os.Environ(), Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]})
+	fmt.Fprintf(os.Stderr, "cordon: %v\n", err)
 	return 126
 }
