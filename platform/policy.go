@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -731,9 +732,15 @@ const maxScratchRepos = 64
 // scratchRepositories returns the git repositories directly in p's
 // shared scratch directories (/tmp/NAME/.git; not a private /tmp), but
 // not the workspace's, one inside it or one holding it; at most
-// maxScratchRepos.
+// maxScratchRepos, the oldest by their .git's change time (which no
+// process can set back: a command that makes many repositories cannot
+// crowd out a person's older one).
 func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) []string {
-	var out []string
+	type repo struct {
+		root  string
+		ctime int64
+	}
+	var found []repo
 	for _, dir := range p.Scratch {
 		if p.PrivateTmp && dir == "/tmp" {
 			continue
@@ -743,10 +750,16 @@ func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) 
 			if e.Socket || ws != "" && (Within(root, ws) || Within(ws, root)) {
 				continue
 			}
-			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() && len(out) < maxScratchRepos {
-				out = append(out, root)
+			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+				st, _ := statStamp(filepath.Join(root, ".git"))
+				found = append(found, repo{root, st.Ctime})
 			}
 		}
+	}
+	slices.SortStableFunc(found, func(a, b repo) int { return cmp.Compare(a.ctime, b.ctime) })
+	var out []string
+	for _, r := range found[:min(len(found), maxScratchRepos)] {
+		out = append(out, r.root)
 	}
 	return out
 }

@@ -133,7 +133,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 				paths = append(paths, p)
 			}
 		}
-		res, err := store.TrackObjects(g, classes.GitObjects)
+		res, err := store.TrackObjects(g, gitDir, classes.GitObjects)
 		if err != nil {
 			return err
 		}
@@ -202,7 +202,7 @@ func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {
 				paths = append(paths, p)
 			}
 		}
-		store.TrackObjects(g, classes.GitObjects)
+		store.TrackObjects(g, gitDir, classes.GitObjects)
 	}
 	store.Refresh(ws, paths, start)
 }

@@ -148,15 +148,16 @@ type MirrorResult struct {
 // KeepObjects copies into the mirror of the repository at gitDir the
 // object files matching patterns (see [GitFiles]; the directory part may
 // hold a glob, "objects/??/*") that it does not hold yet, and moves to
-// gone/ those the repository no longer has. A mirror holds at most half
-// the store's total budget; what does not fit is reported in Unkept and
+// gone/ those the repository no longer has. The mirrors of one
+// workspace's repository and submodules hold at most half the store's
+// total budget together (others: what the others hold); what does not fit is reported in Unkept and
 // tried again next round. The caller holds the store's lock.
-func (s *Store) KeepObjects(gitDir string, patterns []string) (*MirrorResult, error) {
+func (s *Store) KeepObjects(gitDir string, patterns []string, others int64) (*MirrorResult, error) {
 	dir := s.mirrorDir(gitDir)
 	st := s.readMirror(dir)
 	st.GitDir = filepath.Clean(gitDir)
 	res := &MirrorResult{}
-	limit := s.Budgets.Total / 2
+	limit := s.Budgets.Total/2 - others
 	now := time.Now()
 	for _, p := range patterns {
 		pdir, base := path.Split(p)
@@ -547,10 +548,11 @@ func (s *Store) pruneMirrors(all []*Manifest) int64 {
 	return total
 }
 
-// TrackObjects is [Store.KeepObjects] under the store's lock, counting
-// what it copied in the store's usage (the oldest snapshots are evicted
-// past the total budget).
-func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, error) {
+// TrackObjects is [Store.KeepObjects] for gitDir, the repository at top
+// or one of its submodules, under the store's lock, counting what it
+// copied in the store's usage (the oldest snapshots are evicted past the
+// total budget; no mirror of top's is removed for it).
+func (s *Store) TrackObjects(gitDir, top string, patterns []string) (*MirrorResult, error) {
 	if err := s.init(); err != nil {
 		return nil, err
 	}
@@ -559,11 +561,18 @@ func (s *Store) TrackObjects(gitDir string, patterns []string) (*MirrorResult, e
 		return nil, err
 	}
 	defer unlock()
-	res, err := s.KeepObjects(gitDir, patterns)
+	var others int64
+	for _, g := range s.Mirrored(top) {
+		if g != filepath.Clean(gitDir) {
+			st := s.readMirror(s.mirrorDir(g))
+			others += st.Have + st.Gone
+		}
+	}
+	res, err := s.KeepObjects(gitDir, patterns, others)
 	if err != nil {
 		return nil, err
 	}
-	return res, s.added(res.Bytes, "", gitDir)
+	return res, s.added(res.Bytes, "", top)
 }
 
 // TreeDir is the object directory where the trees of the repository at

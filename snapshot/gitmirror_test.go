@@ -34,12 +34,12 @@ func TestKeepObjects(t *testing.T) {
 		"objects/info/packs":       "derived, not kept",
 		"objects/pack/pack-1.rev":  "derived, not kept",
 	})
-	res, err := s.TrackObjects(git, objectPatterns)
+	res, err := s.TrackObjects(git, git, objectPatterns)
 	if err != nil || res.Copied != 3 {
 		t.Fatalf("first round: %+v, %v; want 3 copied", res, err)
 	}
 	// A second round with nothing changed reads no directory again.
-	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Copied != 0 || res.Gone != 0 {
+	if res, err := s.TrackObjects(git, git, objectPatterns); err != nil || res.Copied != 0 || res.Gone != 0 {
 		t.Fatalf("second round: %+v, %v; want nothing", res, err)
 	}
 	// The copy is the store's own: a change in place to the repository's
@@ -55,7 +55,7 @@ func TestKeepObjects(t *testing.T) {
 	os.Remove(filepath.Join(git, "objects/ab/cdef"))
 	os.Remove(filepath.Join(git, "objects/pack/pack-1.pack"))
 	os.Remove(filepath.Join(git, "objects/pack/pack-1.idx"))
-	res, err = s.TrackObjects(git, objectPatterns)
+	res, err = s.TrackObjects(git, git, objectPatterns)
 	if err != nil || res.Copied != 2 || res.Gone != 3 {
 		t.Fatalf("after gc: %+v, %v; want 2 copied, 3 gone", res, err)
 	}
@@ -63,7 +63,7 @@ func TestKeepObjects(t *testing.T) {
 	if err := os.RemoveAll(git); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Gone != 2 {
+	if res, err := s.TrackObjects(git, git, objectPatterns); err != nil || res.Gone != 2 {
 		t.Fatalf("after rm -rf: %+v, %v; want 2 gone", res, err)
 	}
 	// Restoring to before the gc brings back what the repository had
@@ -82,7 +82,7 @@ func TestKeepObjects(t *testing.T) {
 	}
 	// Objects found gone before a snapshot's start are not its own.
 	os.RemoveAll(git)
-	s.TrackObjects(git, objectPatterns)
+	s.TrackObjects(git, git, objectPatterns)
 	if n, err := s.RestoreObjects(git, time.Now().Add(time.Second)); err != nil || n != 0 {
 		t.Errorf("restored %d, %v of objects gone before; want 0", n, err)
 	}
@@ -103,7 +103,7 @@ func TestKeepObjectsNoSymlink(t *testing.T) {
 	if err := os.Symlink(secret, filepath.Join(git, "objects", "ab")); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := s.TrackObjects(git, objectPatterns); err != nil || res.Copied != 0 {
+	if res, err := s.TrackObjects(git, git, objectPatterns); err != nil || res.Copied != 0 {
 		t.Fatalf("%+v, %v: copied through a symlink", res, err)
 	}
 	os.Remove(filepath.Join(git, "objects", "ab"))
@@ -118,7 +118,7 @@ func TestKeepObjectsBudget(t *testing.T) {
 	s := Open(t.TempDir(), Budgets{Total: 20})
 	git := filepath.Join(t.TempDir(), ".git")
 	writeFiles(t, git, map[string]string{"objects/pack/pack-1.pack": strings.Repeat("x", 11)})
-	res, err := s.TrackObjects(git, objectPatterns)
+	res, err := s.TrackObjects(git, git, objectPatterns)
 	if err != nil || res.Copied != 0 || len(res.Unkept) != 1 || !strings.Contains(res.Unkept[0], "budget") {
 		t.Fatalf("%+v, %v: want the pack unkept for the budget", res, err)
 	}
@@ -126,7 +126,7 @@ func TestKeepObjectsBudget(t *testing.T) {
 		t.Errorf("MirrorUnkept = %q", u)
 	}
 	// Tried again next round.
-	if res, _ := s.TrackObjects(git, objectPatterns); len(res.Unkept) != 1 {
+	if res, _ := s.TrackObjects(git, git, objectPatterns); len(res.Unkept) != 1 {
 		t.Errorf("second round: %+v", res)
 	}
 }
@@ -240,7 +240,7 @@ func TestGitDirsBounded(t *testing.T) {
 		t.Fatalf("GitDirs: %d dirs, want %d with the repository's first", len(dirs), MaxGitDirs)
 	}
 	for _, d := range dirs {
-		if _, err := s.TrackObjects(d, objectPatterns); err != nil {
+		if _, err := s.TrackObjects(d, git, objectPatterns); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,5 +291,40 @@ func TestGitFilesBounded(t *testing.T) {
 	}
 	if n := len(s.Index(ws).Entries); n > MaxKept {
 		t.Errorf("Refresh kept %d entries", n)
+	}
+}
+
+// Fake submodules cannot take the room of the repository's own mirror,
+// nor have it removed: a workspace's mirrors share half the budget, the
+// repository's first, and none of them is dropped for its round.
+func TestMirrorsShareBudget(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{Total: 100})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/pack/pack-1.pack": strings.Repeat("r", 30)})
+	for i := range 3 {
+		writeFiles(t, git, map[string]string{
+			fmt.Sprintf("modules/j%d/HEAD", i):                     "ref: refs/heads/main\n",
+			fmt.Sprintf("modules/j%d/objects/pack/pack-1.pack", i): strings.Repeat("j", 40),
+		})
+	}
+	dirs := GitDirs(git)
+	s.SetModules(git, dirs[1:])
+	for round := range 3 {
+		for _, d := range dirs {
+			if _, err := s.TrackObjects(d, git, objectPatterns); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(s.mirrorDir(git), "have", "objects", "pack", "pack-1.pack")); err != nil {
+			t.Fatalf("round %d: the repository's own pack is not kept: %v", round, err)
+		}
+	}
+	var total int64
+	for _, g := range s.Mirrored(git) {
+		st := s.readMirror(s.mirrorDir(g))
+		total += st.Have + st.Gone
+	}
+	if total > 50 {
+		t.Errorf("the workspace's mirrors hold %d bytes, over half the budget", total)
 	}
 }

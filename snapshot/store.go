@@ -549,8 +549,8 @@ func (s *Store) dropMirrors(used int64, keepGit []string) int64 {
 		if used+total <= s.Budgets.Total {
 			break
 		}
-		if slices.Contains(keepGit, m.st.GitDir) {
-			continue
+		if slices.ContainsFunc(keepGit, func(g string) bool { return within(m.st.GitDir, g) }) {
+			continue // the round's repository, or one of its submodules
 		}
 		if os.RemoveAll(m.dir) == nil {
 			total -= m.st.Have + m.st.Gone
