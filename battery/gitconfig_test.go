@@ -376,3 +376,26 @@ func TestGitConfigDeepSubmodule(t *testing.T) {
 		})
 	}
 }
+
+// A submodule's .git file says where its git directory is: a command
+// that points it at a directory of its own (whose configuration runs a
+// program) has its change refused or undone, so the person's git status
+// at the root obeys only the submodule's own configuration.
+func TestGitSubmodulePointerGuarded(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			lib := filepath.Join(b.base, "libsrc")
+			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib && git -c protocol.file.allow=always submodule add -q " + lib + " lib/dep && git commit -qm dep")
+			pointer := b.host("cat lib/dep/.git")
+			marker := filepath.Join(b.base, "pwned")
+			evil := filepath.Join(b.ws, "evil.git")
+			b.run("off", "cp -r .git/modules/lib/dep "+evil+" && git --git-dir="+evil+" config core.fsmonitor 'touch "+marker+"'; echo 'gitdir: "+evil+"' > lib/dep/.git; python3 -c \"open('lib/dep/.git','w').write('gitdir: "+evil+"\\n')\" 2>/dev/null; true")
+			b.unchanged(filepath.Join(b.ws, "lib/dep/.git"), pointer)
+			b.host("git status >/dev/null 2>&1; git -C lib/dep status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git status ran a program through the submodule's pointer")
+			}
+		})
+	}
+}

@@ -237,7 +237,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
 		for _, root := range repositories(ws) {
-			ro, patterns := r.readOnly(root, append(slices.Clone(s.ReadOnly), includes(root, s.Includes, s.Regenerable)...))
+			ro, patterns := r.readOnly(root, slices.Concat(s.ReadOnly, includes(root, s.Includes, s.Regenerable), submodulePointers(root)))
 			p.ReadOnly = append(p.ReadOnly, ro...)
 			p.Guarded = append(p.Guarded, patterns...)
 			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
@@ -760,6 +760,36 @@ func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) 
 	var out []string
 	for _, r := range found[:min(len(found), maxScratchRepos)] {
 		out = append(out, r.root)
+	}
+	return out
+}
+
+// submodulePointers returns the .git files of root's submodules, as
+// .gitmodules names their paths ("lib/dep/.git"): each says where the
+// submodule's git directory is, and a command that pointed one at a
+// directory of its own would have the person's git status at the root
+// obey that directory's configuration. Only files that are there.
+func submodulePointers(root string) []string {
+	f, err := os.Open(filepath.Join(root, ".gitmodules"))
+	if err != nil {
+		return nil
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, maxInclude))
+	f.Close()
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if !ok || strings.TrimSpace(k) != "path" {
+			continue
+		}
+		rel := filepath.Clean(strings.Trim(strings.TrimSpace(v), `"`))
+		if filepath.IsAbs(rel) || rel == "." || strings.HasPrefix(rel, "..") {
+			continue
+		}
+		pointer := filepath.Join(rel, ".git")
+		if fi, err := os.Lstat(filepath.Join(root, pointer)); err == nil && fi.Mode().IsRegular() && len(out) < maxScratchRepos {
+			out = append(out, pointer)
+		}
 	}
 	return out
 }
