@@ -246,6 +246,18 @@ func TestGuardScratchRepository(t *testing.T) {
 			defer os.RemoveAll(repo)
 			b.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
 			marker := filepath.Join(b.base, "pwned")
+			// A command first makes more repositories than are guarded,
+			// named to sort first: the person's older one stays guarded.
+			junk := "/tmp/0cordon-junk-" + filepath.Base(b.base)
+			t.Cleanup(func() {
+				made, _ := filepath.Glob(junk + "-*")
+				for _, d := range made {
+					os.RemoveAll(d)
+				}
+			})
+			if out, code := b.run("off", "for i in $(seq 70); do mkdir -p "+junk+"-$i/.git; done; echo made"); code != 0 || !strings.Contains(out, "made") {
+				t.Fatalf("junk repositories: exit %d\n%s", code, out)
+			}
 			out, _ := b.run("off", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > "+repo+"/.git/hooks/pre-commit; chmod +x "+repo+"/.git/hooks/pre-commit; git -C "+repo+" config core.fsmonitor 'touch "+marker+"'; git -C "+repo+" config alias.st '!touch "+marker+"'; echo done")
 			if !strings.Contains(out, "done") {
 				t.Fatalf("the command did not run:\n%s", out)
