@@ -154,9 +154,12 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				a = append(a, "--bind", m.path, m.path)
 			}
 		case mountWritable:
-			a = append(a, "--bind", m.path, m.path)
+			// -try: a path removed by another program since the policy
+			// was made (a repository in /tmp) is nothing to bind, not a
+			// reason to fail the command.
+			a = append(a, "--bind-try", m.path, m.path)
 		case mountReadOnly, mountVisible:
-			a = append(a, "--ro-bind", m.path, m.path)
+			a = append(a, "--ro-bind-try", m.path, m.path)
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
 			if err != nil || !searchable(filepath.Dir(m.path), entered) {

@@ -37,9 +37,9 @@ func TestBwrapArgs(t *testing.T) {
 		"--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --cap-drop ALL --unshare-net --disable-userns --new-session",
 		"--ro-bind / / --dev /dev --proc /proc",
 		// Parents before children: the workspace under /tmp stays.
-		"--bind " + tmp + " " + tmp + " --bind " + tmp + "/ws " + tmp + "/ws --bind " + tmp + "/ws/.git " + tmp + "/ws/.git --ro-bind " + tmp + "/ws/.git/config " + tmp + "/ws/.git/config --ro-bind " + tmp + "/ws/.git/hooks",
+		"--bind " + tmp + " " + tmp + " --bind-try " + tmp + "/ws " + tmp + "/ws --bind-try " + tmp + "/ws/.git " + tmp + "/ws/.git --ro-bind-try " + tmp + "/ws/.git/config " + tmp + "/ws/.git/config --ro-bind-try " + tmp + "/ws/.git/hooks",
 		"--perms 0000 --ro-bind-data 100 " + home + "/.netrc",
-		"--perms 0111 --tmpfs " + home + "/.ssh --ro-bind " + home + "/.ssh/known_hosts",
+		"--perms 0111 --tmpfs " + home + "/.ssh --ro-bind-try " + home + "/.ssh/known_hosts",
 		"--remount-ro " + home + "/.ssh",
 		"--seccomp 101 --chdir /w -- /usr/bin/bash -c true",
 	} {
