@@ -330,9 +330,6 @@ func cmpString(a, b string) int {
 // command (it is the command's doing), and nothing is recorded as lost
 // or dropped.
 func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
-	if err := s.init(); err != nil {
-		return err
-	}
 	unlock, err := s.lock()
 	if err != nil {
 		return err

@@ -378,24 +378,10 @@ func (s *Store) copyObject(src, dst string, room int64) (int64, error) {
 // file in tmpDir, with mode.
 func copyTo(in *os.File, dst, tmpDir string, mode fs.FileMode) (int64, error) {
 	tmp := filepath.Join(tmpDir, ".g-"+newID())
-	if err := cloneFile(in, tmp); err != nil {
-		out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return 0, err
-		}
-		_, err = io.Copy(out, in)
-		if e := out.Close(); err == nil {
-			err = e
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return 0, err
-		}
+	if err := fillNew(tmp, mode, in, in); err != nil {
+		return 0, err
 	}
 	fi, err := os.Stat(tmp)
-	if err == nil {
-		err = os.Chmod(tmp, mode)
-	}
 	if err == nil {
 		err = os.Rename(tmp, dst)
 	}
@@ -553,9 +539,6 @@ func (s *Store) pruneMirrors(all []*Manifest) int64 {
 // copied in the store's usage (the oldest snapshots are evicted past the
 // total budget; no mirror of top's is removed for it).
 func (s *Store) TrackObjects(gitDir, top string, patterns []string) (*MirrorResult, error) {
-	if err := s.init(); err != nil {
-		return nil, err
-	}
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err

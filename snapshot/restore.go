@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -391,48 +392,43 @@ func tempName(path string) string {
 func (s *Store) writeTemp(at, object string, content []byte, mode fs.FileMode) (string, error) {
 	tmp := tempName(at)
 	if content != nil {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return "", err
-		}
-		_, err = f.Write(content)
-		if e := f.Close(); err == nil {
-			err = e
-		}
-		if err != nil {
-			os.Remove(tmp)
-			return "", err
-		}
-		if err := os.Chmod(tmp, mode); err != nil {
-			os.Remove(tmp)
-			return "", err
-		}
-		return tmp, nil
+		return tmp, fillNew(tmp, mode, bytes.NewReader(content), nil)
 	}
 	src, err := s.openObject(object)
 	if err != nil {
 		return "", fmt.Errorf("its saved content is gone from the store: %v", err)
 	}
 	defer src.Close()
-	if cloneFile(src, tmp) != nil {
-		dst, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode|0o200)
+	return tmp, fillNew(tmp, mode, src, src)
+}
+
+// fillNew makes the file path, which must not exist, with what src
+// holds and with mode: a clone of the file clone where the file system
+// can make one, a copy otherwise. Nothing is left when it fails.
+func fillNew(path string, mode fs.FileMode, src io.Reader, clone *os.File) error {
+	err := errors.ErrUnsupported
+	if clone != nil {
+		err = cloneFile(clone, path)
+	}
+	if err != nil {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err != nil {
-			return "", err
+			return err
 		}
-		_, err = io.Copy(dst, src)
-		if e := dst.Close(); err == nil {
+		_, err = io.Copy(f, src)
+		if e := f.Close(); err == nil {
 			err = e
 		}
 		if err != nil {
-			os.Remove(tmp)
-			return "", err
+			os.Remove(path)
+			return err
 		}
 	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		os.Remove(tmp)
-		return "", err
+	if err := os.Chmod(path, mode); err != nil {
+		os.Remove(path)
+		return err
 	}
-	return tmp, nil
+	return nil
 }
 
 // renameInto moves tmp to path (a directory there is removed first).

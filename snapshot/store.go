@@ -252,9 +252,6 @@ func (s *Store) Save(m *Manifest, paths []string) error {
 
 // SaveEntries saves planned entries (see [Store.Plan]) as a new snapshot.
 func (s *Store) SaveEntries(m *Manifest, entries []Entry, total int64) error {
-	if err := s.init(); err != nil {
-		return err
-	}
 	unlock, err := s.lock()
 	if err != nil {
 		return err
