@@ -39,11 +39,7 @@ func TestJudgeSaysFirst(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\n"
-			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			b.settings("")
 			bare := filepath.Join(b.base, "outside", "bare.git")
 			b.host(git + " init -q --bare " + bare + " && git remote add origin " + bare + " && git init -q --bare inner.git && git remote add inner ./inner.git && git remote add gh git@github.com:cordonsh/cordon.git")
 
@@ -110,11 +106,7 @@ func TestNewProjectStarts(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\n"
-			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			b.settings("")
 			app := filepath.Join(b.home, "src", "app")
 			os.MkdirAll(app, 0o755)
 			b.ws = app

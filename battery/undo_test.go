@@ -98,10 +98,7 @@ func TestUndoRestoresRepository(t *testing.T) {
 		for _, c := range lossCases {
 			t.Run(backend+"/"+c.name, func(t *testing.T) {
 				b := newBattery(t, backend)
-				os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-				if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: "+b.backend+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				b.settings("")
 				// History, a branch not merged, two stash entries, an
 				// ignored .env, an untracked file, an edit, a staged change.
 				b.host(`for i in 2 3; do echo $i >> tracked; git commit -qam c$i; done
@@ -146,14 +143,9 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 				if c.after != "" {
 					b.host(c.after)
 				}
-				cmd := exec.Command(b.cordon, "undo")
-				cmd.Args[0] = "cordon"
-				cmd.Dir, cmd.Env = b.ws, b.env
-				out, err := cmd.CombinedOutput()
+				out, err := b.undo()
 				if err != nil {
-					list := exec.Command(b.cordon, "undo", "--list")
-					list.Dir, list.Env = b.ws, b.env
-					l, _ := list.CombinedOutput()
+					l, _ := b.undo("--list")
 					t.Fatalf("cordon undo: %v\n%s\ncordon undo --list:\n%s", err, out, l)
 				}
 				if after := b.hostMay(repoState); after != before {
@@ -193,10 +185,7 @@ func TestUndoRestoresSubmodule(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: "+b.backend+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			b.settings("")
 			origin := filepath.Join(b.base, "dep")
 			b.host(`git init -q ` + origin + ` && git -C ` + origin + ` commit -q --allow-empty -m dep1 && git -C ` + origin + ` commit -q --allow-empty -m dep2
 git -c protocol.file.allow=always submodule -q add ` + origin + ` lib/dep && git commit -qm sub
@@ -215,10 +204,7 @@ git -C lib/dep checkout -qb work && git -C lib/dep commit -q --allow-empty -m lo
 			if _, err := os.Stat(filepath.Join(b.ws, ".git", "modules", "lib", "dep", "HEAD")); err == nil {
 				t.Fatal("the program did not remove the submodule's git directory")
 			}
-			cmd := exec.Command(b.cordon, "undo")
-			cmd.Args[0] = "cordon"
-			cmd.Dir, cmd.Env = b.ws, b.env
-			out, err := cmd.CombinedOutput()
+			out, err := b.undo()
 			if err != nil {
 				t.Fatalf("cordon undo: %v\n%s", err, out)
 			}
@@ -243,11 +229,7 @@ func TestUndoUnderBudgetPressure(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-			settings := "version: 1\nsandbox:\n  backend: " + b.backend + "\nsnapshots:\n  max_file: 1MiB\n  max_command: 4MiB\n  max_total: 8MiB\n"
-			if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(settings), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			b.settings("snapshots:\n  max_file: 1MiB\n  max_command: 4MiB\n  max_total: 8MiB\n")
 			b.host(`echo SECRET=1 > .env && echo .env > .gitignore && git add .gitignore && git commit -qm ignore && echo mine > notes.txt`)
 			write := func(name, program string) {
 				t.Helper()
@@ -274,14 +256,11 @@ for i in range(3):
 			}
 			undo := func(args ...string) string {
 				t.Helper()
-				cmd := exec.Command(b.cordon, append([]string{"undo"}, args...)...)
-				cmd.Args[0] = "cordon"
-				cmd.Dir, cmd.Env = b.ws, b.env
-				out, err := cmd.CombinedOutput()
+				out, err := b.undo(args...)
 				if err != nil {
 					t.Errorf("cordon undo %s: %v\n%s", strings.Join(args, " "), err, out)
 				}
-				return string(out)
+				return out
 			}
 			if list := undo("--list"); !strings.Contains(list, "not kept in") || !strings.Contains(list, "quarter of the snapshot store") {
 				t.Errorf("cordon undo --list does not say what the junk left out:\n%s", list)
@@ -337,11 +316,8 @@ func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
 	for _, p := range paths {
 		os.Remove(p)
 	}
-	cmd := exec.Command(b.cordon, "undo", m.ID)
-	cmd.Args[0] = "cordon"
-	cmd.Dir, cmd.Env = b.ws, b.env
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "not written back") {
+	out, err := b.undo(m.ID)
+	if err == nil || !strings.Contains(out, "not written back") {
 		t.Errorf("cordon undo wrote every file back, or said nothing of it (%v):\n%s", err, out)
 	}
 	config := b.hostMay("cat .git/config")
@@ -374,8 +350,7 @@ func TestUndoWritesNoPlantedAutoRun(t *testing.T) {
 // the guard trusts them.
 func TestUndoConfigKeysAsTrusted(t *testing.T) {
 	b := newBattery(t, "bwrap")
-	os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
-	os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte("version: 1\nsandbox:\n  backend: bwrap\n"), 0o644)
+	b.settings("")
 	b.host("git remote add origin https://example.com/person.git && git config filter.lfs.process 'git-lfs filter-process'")
 	if out, code := b.shim("true"); code != 0 { // the guard trusts the configuration as it is now
 		t.Fatalf("exit %d\n%s", code, out)
@@ -390,10 +365,7 @@ func TestUndoConfigKeysAsTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Remove(config)
-	cmd := exec.Command(b.cordon, "undo", m.ID)
-	cmd.Args[0] = "cordon"
-	cmd.Dir, cmd.Env = b.ws, b.env
-	out, _ := cmd.CombinedOutput()
+	out, _ := b.undo(m.ID)
 	got := b.hostMay("git config --get remote.origin.url; git config --get core.worktree; git config --get filter.lfs.process")
 	if got != "https://example.com/person.git\ngit-lfs filter-process\n" {
 		t.Errorf("the configuration came back as %q, want the person's remote, no core.worktree and their own filter:\n%s\nwas:\n%s", got, out, good)
@@ -401,4 +373,25 @@ func TestUndoConfigKeysAsTrusted(t *testing.T) {
 	if aside := b.hostMay("cat .git/config.cordon-undo-" + m.ID); !strings.Contains(aside, "evil.example") {
 		t.Errorf("the saved configuration is not beside it: %q", aside)
 	}
+}
+
+// settings writes the battery's cordon settings: its backend, then
+// extra (lines of YAML).
+func (b *battery) settings(extra string) {
+	b.t.Helper()
+	os.MkdirAll(filepath.Join(b.home, ".config/cordon"), 0o755)
+	data := "version: 1\nsandbox:\n  backend: " + b.backend + "\n" + extra
+	if err := os.WriteFile(filepath.Join(b.home, ".config/cordon/config.yaml"), []byte(data), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// undo runs cordon undo with args on the host, in the workspace, as a
+// person does.
+func (b *battery) undo(args ...string) (string, error) {
+	cmd := exec.Command(b.cordon, append([]string{"undo"}, args...)...)
+	cmd.Args[0] = "cordon"
+	cmd.Dir, cmd.Env = b.ws, b.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
