@@ -405,6 +405,12 @@ func TestSandboxLimits(t *testing.T) {
 					t.Fatalf("limits, run %d: exit %d: %q", i, code, out)
 				}
 			}
+			// Behind the allowlist's forwarder, cordon in the sandbox
+			// (Go) starts before the program: the limits are the
+			// program's only.
+			if out, code := b.run("allowlist", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg); code != 0 || out != "262144\n64\n" {
+				t.Fatalf("limits behind the allowlist: exit %d: %q", code, out)
+			}
 		})
 	}
 }

@@ -207,6 +207,7 @@ func (st *sandboxStatus) text() string {
 	}
 	list(scratch, p.Scratch)
 	list("writable", p.Writable)
+	list("caches, written through a private layer (the host's cache is read, never changed)", p.Caches)
 	list("read-only inside them", p.ReadOnly)
 	list("git configuration, writable: a change to a key that runs programs is undone", p.GitConfig)
 	list("hidden", p.Hidden)

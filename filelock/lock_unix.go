@@ -18,3 +18,14 @@ func Lock(f *os.File) error {
 		}
 	}
 }
+
+// TryLock locks the open file f unless another holds it, and reports
+// whether it did.
+func TryLock(f *os.File) bool {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
+}

@@ -108,6 +108,16 @@ func (p *Policy) mounts() []mount {
 	for _, v := range p.Visible {
 		ms = append(ms, mount{v, mountVisible})
 	}
+	if p.Layer != "" {
+		// What lies below the caches is laid again over their layers
+		// inside (LayerRole), but for the writable paths there, which
+		// it binds back from what bwrap laid.
+		ms = slices.DeleteFunc(ms, func(m mount) bool {
+			return slices.ContainsFunc(p.Caches, func(c string) bool { return Within(m.path, c) }) &&
+				!slices.Contains(p.Writable, m.path) && !slices.Contains(p.Scratch, m.path)
+		})
+		ms = append(ms, mount{p.Layer, mountWritable})
+	}
 	slices.SortStableFunc(ms, func(a, b mount) int {
 		if c := strings.Compare(a.path, b.path); c != 0 {
 			return c
@@ -127,6 +137,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		"--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
 		"--die-with-parent", "--cap-drop", "ALL",
 	}
+	a = append(a, b.layerArgs()...)
 	a = append(a, b.netArgs()...)
 	if pr.Options["--disable-userns"] {
 		a = append(a, "--disable-userns")
@@ -175,7 +186,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			// visible entries can still be passed through.
 			if fi.IsDir() {
 				perms := "0000"
-				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) {
+				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) || Within(p.Layer, m.path) {
 					perms = "0111"
 				}
 				a = append(a, "--perms", perms, "--tmpfs", m.path)
@@ -211,6 +222,17 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 	a = append(a, "--seccomp", strconv.Itoa(fd))
 	if dir != "" {
 		a = append(a, "--chdir", dir)
+	}
+	if p.Layer != "" {
+		if p.Network == NetworkAllowlist {
+			cmd, err := netWrap(b.stateDir, b.socket(), b.policy, path, argv)
+			if err != nil {
+				return nil, err
+			}
+			path, argv = cmd[0], cmd
+		}
+		cmd, err := b.layerCommand(path, argv, newFD)
+		return append(a, cmd...), err
 	}
 	if p.Network == NetworkAllowlist {
 		cmd, err := b.netCommand(path, argv)
@@ -306,6 +328,11 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 			unix.Close(fd)
 		}
 	}
+	b, release, err := b.withLayers()
+	if err != nil {
+		return err
+	}
+	defer release()
 	b, proxy, err := b.withProxy()
 	if err != nil {
 		return err
@@ -348,7 +375,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 	// The limits go on bwrap, not on cordon (a memory limit would starve
 	// the Go runtime), at once: bwrap forks the sandbox only after its
 	// setup, and everything in it inherits them.
-	if err := limitProcess(pid, b.policy.Limits); err != nil {
+	if err := limitProcess(pid, b.limits()); err != nil {
 		syscall.Kill(pid, syscall.SIGKILL)
 		var ws syscall.WaitStatus
 		syscall.Wait4(pid, &ws, 0, nil)

@@ -131,6 +131,15 @@ func (l *landlockBackend) Exec(path string, argv, env []string, dir string) erro
 	if l.userns || l.servesProxy() {
 		return l.execChild(path, argv, env, dir)
 	}
+	// The program replaces this process, which cannot hold the layers'
+	// lock for it: a later start may share the set (an overlay used
+	// twice at once, whose writes may be lost; the host's caches are
+	// untouched either way).
+	l, release, err := l.withLayers()
+	if err != nil {
+		return err
+	}
+	release()
 	errc := make(chan error, 1)
 	go func() {
 		// Never unlocked: on failure the goroutine ends locked, and the
@@ -157,7 +166,16 @@ func (l *landlockBackend) confineAndExec(path string, argv, env []string, dir st
 	// the rules' open files), and execLimited allocates nothing after
 	// them. setLimits (bwrap_linux.go) never raises a limit, so it needs
 	// no capability.
-	return execLimited(path, argv, env, l.p.Limits)
+	return execLimited(path, argv, env, l.programLimits(argv))
+}
+
+// programLimits are the limits to set when argv is exec'd: none when it
+// is the network forwarder, which sets them on the program itself.
+func (l *landlockBackend) programLimits(argv []string) Limits {
+	if len(argv) > 0 && filepath.Base(argv[0]) == NetRole {
+		return Limits{}
+	}
+	return l.p.Limits
 }
 
 // confineThread applies steps 1 to 4 (see the top of the file) to the
@@ -485,6 +503,10 @@ type mountPlan struct {
 	// proxy is the allowlist's proxy socket ([Policy.Proxy]), bound
 	// back at its path into the masked directory that holds it.
 	proxy string
+	// layers is the policy whose caches get their private layers
+	// (caches_linux.go), nil for none: laid before the binds and masks,
+	// which then apply to what is below the caches too.
+	layers *Policy
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -499,6 +521,9 @@ type bind struct {
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 	m := &mountPlan{proxy: p.Proxy}
+	if len(p.Caches) > 0 && p.Layer != "" {
+		m.layers = p
+	}
 	if p.PrivateTmp {
 		m.privateTmp = true
 		roots := slices.Sorted(slices.Values(p.WritableRoots())) // parents first
@@ -596,6 +621,9 @@ func (m *mountPlan) apply() error {
 		if err := mountPrivateTmp(m.keep); err != nil {
 			return err
 		}
+	}
+	if err := mountLayers(m.layers); err != nil {
+		return err
 	}
 	for _, b := range m.binds {
 		if err := bindSelf(b.path, b.readOnly); err != nil {
@@ -959,6 +987,10 @@ func (l *landlockBackend) mountDegradations() []string {
 		}
 		if p.PrivateTmp {
 			out = append(out, "/tmp is shared, not private: other programs' files and sockets in it stay reachable; "+why)
+		}
+		if len(p.Caches) > 0 {
+			out = append(out, fmt.Sprintf("the tools' caches (%s) are written directly, not through a private layer: what a command leaves there can run on the host later; %s",
+				strings.Join(l.short(p.Caches), ", "), why))
 		}
 	}
 	for _, h := range p.Hidden {

@@ -12,8 +12,9 @@ import (
 
 // NetRole is the base name of argv[0] of cordon re-executed inside the
 // sandbox to start the forwarder and exec the program: [NetRole,
-// socket, ports, path, argv...] (ports: the host's loopback ports to
-// forward, "3000,5432" or "-"); [NetRole, "serve", socket, ports] is the
+// socket, ports, limits, path, argv...] (ports: the host's loopback
+// ports to forward, "3000,5432" or "-"; limits: the program's resource
+// limits, see [Limits.arg]); [NetRole, "serve", socket, ports] is the
 // forwarder,
 // [NetRole, "connect", host, port] ssh's ProxyCommand. bwrap runs it
 // through a link of that name ([RoleLink]): before 0.9 it cannot set

@@ -243,7 +243,7 @@ func netWrap(stateDir, sock string, p *Policy, path string, argv []string) ([]st
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the link that starts the network forwarder in cordon's state directory: %w", err)
 	}
-	return append([]string{link, sock, portList(openLoopbackPorts(p)), path}, argv...), nil
+	return append([]string{link, sock, portList(openLoopbackPorts(p)), p.Limits.arg(), path}, argv...), nil
 }
 
 // openLoopbackPorts are the host's loopback ports listening now that the
@@ -365,10 +365,16 @@ func NetMain(args []string) int {
 		return serveForward(args[2], args[3])
 	case len(args) == 4 && args[1] == "connect":
 		return connect(args[2], args[3])
-	case len(args) < 5:
+	case len(args) < 6:
 		return fail("started by cordon itself, not by hand")
 	}
-	link, sock, ports, path, argv := args[0], args[1], args[2], args[3], args[4:]
+	link, sock, ports, path, argv := args[0], args[1], args[2], args[4], args[5:]
+	// The resource limits are the program's: set on this process, whose
+	// Go runtime a memory limit would starve, only at its exec.
+	l, err := parseLimits(args[3])
+	if err != nil {
+		return fail("%v", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fail("cannot listen on the sandbox's loopback: %v; nothing was run", err)
@@ -430,7 +436,7 @@ func NetMain(args []string) int {
 	if err != nil {
 		return fail("cannot start: %v; nothing was run", err)
 	}
-	err = syscall.Exec(path, argv, WithProxyEnv(os.Environ(), addr, link))
+	err = execLimited(path, argv, WithProxyEnv(os.Environ(), addr, link), l)
 	return fail("cannot run %s: %v", path, err)
 }
 

@@ -44,9 +44,14 @@ type Spec struct {
 	// belong to other programs (ssh-agent's ssh-*, .X11-unix, tmux-*):
 	// hidden.
 	ScratchPrivate []string
-	// Writable are further writable directories: tool caches, agents'
-	// protocol files.
+	// Writable are further writable directories: agents' protocol
+	// files, what the person's settings add.
 	Writable []string
+	// Caches are the tools' caches (~/.npm, ~/go/pkg/mod, ~/.cache):
+	// writable through a private layer of the sandbox's own (see
+	// caches.go), so that nothing a command writes there is read back
+	// by the host's tools.
+	Caches []string
 	// ReadOnly are paths kept read-only inside writable ones: .git/hooks,
 	// the project's cordon rules.
 	ReadOnly []string
@@ -105,6 +110,28 @@ type Limits struct {
 	Memory uint64 `yaml:"memory" json:"memory,omitempty"`
 }
 
+// arg is l as one argument of a command line: "cpu,fsize,files,memory".
+func (l Limits) arg() string {
+	return fmt.Sprintf("%d,%d,%d,%d", l.CPU, l.FileSize, l.Files, l.Memory)
+}
+
+// parseLimits reads [Limits.arg]'s form.
+func parseLimits(s string) (Limits, error) {
+	var v [4]uint64
+	f := strings.Split(s, ",")
+	if len(f) != len(v) {
+		return Limits{}, fmt.Errorf("bad resource limits %q", s)
+	}
+	for i := range v {
+		n, err := strconv.ParseUint(f[i], 10, 64)
+		if err != nil {
+			return Limits{}, fmt.Errorf("bad resource limits %q", s)
+		}
+		v[i] = n
+	}
+	return Limits{CPU: v[0], FileSize: v[1], Files: v[2], Memory: v[3]}, nil
+}
+
 // A Policy is a Spec resolved on this machine: every path is absolute,
 // real (symbolic links resolved) and, unless said otherwise, exists.
 type Policy struct {
@@ -116,6 +143,13 @@ type Policy struct {
 	Scratch []string `json:"scratch,omitempty"`
 	// Writable are the workspace and the other writable directories.
 	Writable []string `json:"writable,omitempty"`
+	// Caches are the tools' caches, outside every other writable path
+	// and none inside another: commands write them through a private
+	// layer ([Policy.Layer]), the host's cache its read-only base.
+	Caches []string `json:"caches,omitempty"`
+	// Layer is the directory of one start's private layers over Caches
+	// (see caches.go); set on that start's copy of the policy.
+	Layer string `json:"layer,omitempty"`
 	// ReadOnly are existing paths inside writable ones kept read-only.
 	ReadOnly []string `json:"read_only,omitempty"`
 	// Guarded are the patterns of the read-only paths, absolute: files
@@ -234,6 +268,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		})
 	})
 	p.Writable = r.existing(writable, nil)
+	p.Caches = r.existing(s.Caches, nil)
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
 		for _, root := range repositories(ws) {
@@ -359,6 +394,13 @@ func (p *Policy) normalize() {
 	p.Writable = sortedUnique(slices.DeleteFunc(p.Writable, func(w string) bool {
 		return w != p.Workspace && slices.ContainsFunc(shared, func(s string) bool { return Within(w, s) })
 	}))
+	// A cache inside another writable path is written there already;
+	// one inside another cache is in its layer.
+	p.Caches = sortedUnique(p.Caches)
+	p.Caches = slices.DeleteFunc(p.Caches, func(c string) bool {
+		return slices.ContainsFunc(append(slices.Clone(shared), p.Writable...), func(w string) bool { return Within(c, w) }) ||
+			slices.ContainsFunc(p.Caches, func(o string) bool { return o != c && Within(c, o) })
+	})
 	p.Hidden = sortedUnique(slices.DeleteFunc(p.Hidden, func(h string) bool {
 		return p.Workspace != "" && (Within(h, p.Workspace) || Within(p.Workspace, h))
 	}))
@@ -396,9 +438,9 @@ func (p *Policy) Pins() []string {
 	return sortedUnique(pins)
 }
 
-// WritableRoots are the scratch and writable paths.
+// WritableRoots are the scratch and writable paths and the caches.
 func (p *Policy) WritableRoots() []string {
-	return append(slices.Clip(p.Scratch), p.Writable...)
+	return slices.Concat(p.Scratch, p.Writable, p.Caches)
 }
 
 // Within reports whether path is dir or inside it; both are clean and

@@ -2,6 +2,7 @@ package platform
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
@@ -90,6 +91,14 @@ func Describe(b Backend, path string, argv []string) *Report {
 		}
 		r.Degraded = append(r.Degraded, b.policy.SocketDegradations(false, true)...)
 		next := 100
+		if len(b.policy.Caches) > 0 && b.policy.Layer == "" {
+			// Where a start's layers would be: the first set.
+			c := *b
+			p := *b.policy
+			p.Layer = filepath.Join(layerRoot(b.stateDir, p.Workspace), "0")
+			c.policy = &p
+			b = &c
+		}
 		r.CommandLine, _ = b.args(path, argv, "", true, func([]byte) (int, error) { next++; return next - 1, nil })
 	case *landlockBackend:
 		if b.userns {

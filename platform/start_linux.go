@@ -21,13 +21,19 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
 	terminal := !ownGroup()
+	b, release, err := b.withLayers()
+	if err != nil {
+		return nil, err
+	}
 	b, proxy, err := b.withProxy()
 	if err != nil {
+		release()
 		return nil, err
 	}
 	a, err := b.startArgs(path, argv, env, terminal)
 	if err != nil {
 		proxy.stop()
+		release()
 		return nil, err
 	}
 	s := &spawn{
@@ -40,10 +46,10 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 		},
 		path: b.probe.Path, argv: a.argv, env: env, stdin: stdin,
 		sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
-		limits: b.policy.Limits,
+		limits: b.limits(),
 		signal: func(pid int, sig syscall.Signal) { forwardOne(sig, pid, terminal) },
 		status: bwrapStatus,
-		finish: func() { a.close(); proxy.stop() },
+		finish: func() { a.close(); proxy.stop(); release() },
 	}
 	// bwrap reads its block descriptor once every mount is made, just
 	// before it runs the program. Still unread when bwrap failed, it
@@ -65,6 +71,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 	if err != nil {
 		a.close()
 		proxy.stop()
+		release()
 	}
 	return c, err
 }
@@ -164,8 +171,13 @@ func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File,
 // startIn is start, in directory dir ("" for this one; only through the
 // setup step in a user namespace).
 func (l *landlockBackend) startIn(path string, argv, env []string, dir string, stdin *os.File, pgid int) (*Child, error) {
+	l, release, err := l.withLayers()
+	if err != nil {
+		return nil, err
+	}
 	l, proxy, path, argv, err := l.withProxy(path, argv)
 	if err != nil {
+		release()
 		return nil, err
 	}
 	var s *spawn
@@ -173,28 +185,31 @@ func (l *landlockBackend) startIn(path string, argv, env []string, dir string, s
 	case l.userns:
 		if s, err = l.usernsSpawn(path, argv, env, dir, stdin, pgid); err != nil {
 			proxy.stop()
+			release()
 			return nil, err
 		}
 	case dir != "":
 		proxy.stop()
+		release()
 		return nil, errors.New("cordon: a directory for a program started without a user namespace")
 	default:
 		s = &spawn{
 			prepare: l.confineThread,
 			path:    path, argv: argv, env: env, stdin: stdin,
 			sys:    groupAttr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}, pgid),
-			limits: l.p.Limits,
+			limits: l.programLimits(argv),
 		}
 	}
 	s.finish = func() {
 		// Not on this thread, which may be confined: from another.
 		done := make(chan struct{})
-		go func() { proxy.stop(); close(done) }()
+		go func() { proxy.stop(); release(); close(done) }()
 		<-done
 	}
 	c, err := s.start()
 	if err != nil {
 		proxy.stop()
+		release()
 	}
 	if errno := syscall.Errno(0); l.userns && errors.As(err, &errno) {
 		// The fork failed: the setup's own errors are sentences.

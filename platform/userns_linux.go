@@ -48,8 +48,9 @@ func init() {
 }
 
 // usernsCaps are the capabilities the setup needs in its user namespace:
-// mounts, the bounding set and securebits, the loopback interface.
-var usernsCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_NET_ADMIN}
+// mounts and the caches' overlays (layerCaps), the bounding set and
+// securebits, the loopback interface.
+var usernsCaps = append([]uintptr{unix.CAP_NET_ADMIN}, layerCaps...)
 
 // usernsSpec is what the setup step is sent.
 type usernsSpec struct {

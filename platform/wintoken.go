@@ -132,6 +132,7 @@ func PlanWindows(p *Policy) *WindowsPlan {
 	}
 	grant(p.Scratch, "scratch")
 	grant(p.Writable, "writable")
+	grant(p.Caches, "cache") // the host's own: no private layer here (docs/windows.md)
 	roots := p.WritableRoots()
 	for _, path := range p.ReadOnly {
 		inherit, ok := aceInherit(path)

@@ -16748,6 +16748,8 @@ var builtinTable = table{
 			"$XDG_RUNTIME_DIR",
 			"~/.local/state/cordon/snapshots",
 			"$XDG_STATE_HOME/cordon/snapshots",
+			"~/.local/state/cordon/caches",
+			"$XDG_STATE_HOME/cordon/caches",
 			"~/.local/state/cordon/sessions",
 			"$XDG_STATE_HOME/cordon/sessions",
 			"/run/user",

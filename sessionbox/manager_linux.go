@@ -80,6 +80,9 @@ func ManagerMain(args []string) int {
 	defer lock.Close()
 	// What ended sessions' and commands' killed proxies left behind.
 	platform.CleanProxies(m.s.StateDir)
+	// The caches' layers of workspaces unused for a month (removing
+	// them may take a while: not in the session's way).
+	go platform.CleanLayers(m.s.StateDir)
 	if err := m.setup(); err != nil {
 		m.shutdown()
 		fmt.Fprintf(shim, "error %s\n", oneLine(err.Error()))

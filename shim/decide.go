@@ -184,7 +184,7 @@ func (ctx *Context) writable() func(string) bool {
 		// a plain path (/tmp, ~/.cache): no policy either.
 		if spec, err := ctx.Spec(); err == nil {
 			home := ctx.Getenv("HOME")
-			for _, e := range slices.Concat(spec.Scratch, spec.Writable) {
+			for _, e := range slices.Concat(spec.Scratch, spec.Writable, spec.Caches) {
 				if rest, ok := strings.CutPrefix(e, "~/"); ok && filepath.IsAbs(home) {
 					e = filepath.Join(home, rest)
 				}

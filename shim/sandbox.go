@@ -23,7 +23,8 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		Workspace:       ws,
 		Scratch:         absolute(paths.Scratch),
 		ScratchPrivate:  paths.ScratchPrivate,
-		Writable:        append(absolute(append(paths.SandboxWritable, paths.Agent...)), sb.Writable...),
+		Writable:        append(absolute(paths.Agent), sb.Writable...),
+		Caches:          absolute(paths.SandboxWritable),
 		ReadOnly:        append(slices.Clone(paths.AutoRun), sb.ReadOnly...),
 		GitConfig:       paths.GitConfig,
 		Includes:        paths.AutoRunIncludes,
@@ -238,6 +239,11 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	if !ctx.Inspect {
 		makeSnapshotDir(ctx)
 		makeSessionDir(ctx)
+		// Made before the policy, which hides it: a first command's
+		// sandbox and the next one's are then made alike.
+		if state := StateDir(getenv); state != "" {
+			os.MkdirAll(platform.LayersDir(state), 0o700)
+		}
 		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"))
 	}
 	spec := SandboxSpec(ctx.Rules.Set, ctx.Settings, ctx.Workspace.Dir)
@@ -262,6 +268,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	}
 	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
 	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
+	spec.Caches = slices.DeleteFunc(spec.Caches, func(e string) bool { return !varOK(e) })
 	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
 		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv))...)
 	}

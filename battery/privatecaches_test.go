@@ -1,0 +1,78 @@
+//go:build linux
+
+package battery
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCachesPrivate: a command can fill the tools' caches, reading what
+// the person's cache holds, but what it writes there (a package npx
+// runs, a module, a build cache entry) never reaches the host's cache:
+// the person's next npx, go build or script run from the cache runs
+// the person's code. A credential below a cache stays hidden, and the
+// command's own writes are there for its next command.
+func TestCachesPrivate(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			marker := filepath.Join(b.base, "ran-on-host")
+			files := map[string]string{
+				".npm/_npx/abc/run.sh":                 "echo person\n",
+				"go/pkg/mod/example.com/m@v1.0.0/m.sh": "echo module\n",
+				".cache/go-build/ab/entry":             "object\n",
+				".cache/huggingface/token":             secret,
+			}
+			for name, data := range files {
+				p := filepath.Join(b.home, name)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A module cache's files and directories are read-only to
+			// their owner; go writes new ones beside them.
+			os.Chmod(filepath.Join(b.home, "go/pkg/mod/example.com/m@v1.0.0/m.sh"), 0o444)
+			os.Chmod(filepath.Join(b.home, "go/pkg/mod/example.com/m@v1.0.0"), 0o555)
+			t.Cleanup(func() { os.Chmod(filepath.Join(b.home, "go/pkg/mod/example.com/m@v1.0.0"), 0o755) })
+
+			out, code := b.run("on", `set -e
+cat ~/.npm/_npx/abc/run.sh ~/go/pkg/mod/example.com/m@v1.0.0/m.sh ~/.cache/go-build/ab/entry
+echo 'touch `+marker+`' >> ~/.npm/_npx/abc/run.sh
+chmod u+w ~/go/pkg/mod/example.com/m@v1.0.0 ~/go/pkg/mod/example.com/m@v1.0.0/m.sh
+echo 'touch `+marker+`' > ~/go/pkg/mod/example.com/m@v1.0.0/m.sh
+rm ~/.cache/go-build/ab/entry
+mkdir -p ~/.cache/corepack/v1 && echo 'touch `+marker+`' > ~/.cache/corepack/v1/pnpm.sh
+echo done`)
+			if code != 0 || out != "echo person\necho module\nobject\ndone\n" {
+				t.Fatalf("the caches cannot be read and written in the sandbox (exit %d):\n%s", code, out)
+			}
+			out, code = b.run("on", `cat ~/.npm/_npx/abc/run.sh ~/go/pkg/mod/example.com/m@v1.0.0/m.sh ~/.cache/corepack/v1/pnpm.sh; ls ~/.cache/go-build/ab`)
+			if code != 0 || strings.Count(out, "touch "+marker) != 3 {
+				t.Errorf("a command's writes to the caches are gone for its next command (exit %d):\n%s", code, out)
+			}
+			b.unchanged(filepath.Join(b.home, ".npm/_npx/abc/run.sh"), "echo person\n")
+			b.unchanged(filepath.Join(b.home, "go/pkg/mod/example.com/m@v1.0.0/m.sh"), "echo module\n")
+			b.unchanged(filepath.Join(b.home, ".cache/go-build/ab/entry"), "object\n")
+			b.absent(filepath.Join(b.home, ".cache/corepack"))
+			// The person's tools run from their caches: nothing of the
+			// agent's.
+			// (/bin/sh: the battery's PATH starts with cordon's shims.)
+			b.host(`/bin/sh ~/.npm/_npx/abc/run.sh; /bin/sh ~/go/pkg/mod/example.com/m@v1.0.0/m.sh`)
+			b.absent(marker)
+
+			b.mustFail("reading a credential below a cache", "cat ~/.cache/huggingface/token")
+			b.mustFail("reading the caches' private layers", "ls -R ~/.local/state/cordon/caches/*")
+			out, _ = b.run("on", "grep ^Cap /proc/self/status")
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+					t.Errorf("the command holds capabilities: %s", out)
+					break
+				}
+			}
+		})
+	}
+}
