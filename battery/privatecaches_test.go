@@ -65,6 +65,25 @@ echo done`)
 			b.absent(marker)
 
 			b.mustFail("reading a credential below a cache", "cat ~/.cache/huggingface/token")
+			// bwrap is the command's pid 1: its mount namespace, under
+			// the one with the layers, is at /proc/1/root.
+			b.mustFail("reading a credential below a cache through pid 1's root", "cat /proc/1/root$HOME/.cache/huggingface/token")
+			// The layers' directory (named in the overlays' options) is
+			// out of reach, there and through pid 1's root: a link put in
+			// it would be followed by the host's cordon at the next start.
+			planted := filepath.Join(b.home, "made-by-host-cordon")
+			out, _ = b.run("on", `for d in $(grep -o '[^ ,=]*/caches/[0-9a-f]*/[0-9]*' /proc/self/mountinfo | sort -u); do
+  for r in "" /proc/1/root; do
+    ls -d "$r$d" 2>/dev/null && echo reached
+    ln -sf `+planted+` "$r$d/lock" 2>/dev/null && echo planted
+    mv "$r$d" "$r$d.x" 2>/dev/null && echo moved
+  done
+done; true`)
+			if strings.Contains(out, "reached") || strings.Contains(out, "planted") || strings.Contains(out, "moved") {
+				t.Errorf("the caches' private layers are within reach:\n%s", out)
+			}
+			b.run("on", "true")
+			b.absent(planted)
 			b.mustFail("reading the caches' private layers", "ls -R ~/.local/state/cordon/caches/*")
 			out, _ = b.run("on", "grep ^Cap /proc/self/status")
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

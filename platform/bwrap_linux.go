@@ -71,6 +71,7 @@ var procReadOnly = []string{"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/p
 type mount struct {
 	path string
 	kind mountKind
+	src  string // what is bound at path, when not path itself
 }
 
 // mountKind orders mounts at the same path.
@@ -91,32 +92,46 @@ const (
 func (p *Policy) mounts() []mount {
 	var ms []mount
 	for _, s := range p.Scratch {
-		ms = append(ms, mount{s, mountScratch})
+		ms = append(ms, mount{path: s, kind: mountScratch})
 	}
 	for _, w := range append(slices.Clone(p.Writable), p.Pins()...) {
-		ms = append(ms, mount{w, mountWritable})
+		ms = append(ms, mount{path: w, kind: mountWritable})
 	}
 	for _, r := range p.ReadOnly {
-		ms = append(ms, mount{r, mountReadOnly})
+		ms = append(ms, mount{path: r, kind: mountReadOnly})
 	}
 	for _, h := range slices.Concat(p.Hidden, p.HostSockets) {
 		// A private /tmp holds nothing of other programs'.
 		if !(p.PrivateTmp && Within(h, "/tmp")) {
-			ms = append(ms, mount{h, mountHidden})
+			ms = append(ms, mount{path: h, kind: mountHidden})
 		}
 	}
 	for _, v := range p.Visible {
-		ms = append(ms, mount{v, mountVisible})
+		ms = append(ms, mount{path: v, kind: mountVisible})
 	}
+	// The caches stay read-only in bwrap's own namespace, which a
+	// command reaches through /proc/1/root (bwrap is its pid 1): what the
+	// policy hides below them is hidden there too, and nothing but its
+	// own writable paths is bound writable there (no pins: LayerRole
+	// makes them over the layers, in its namespace).
+	ms = slices.DeleteFunc(ms, func(m mount) bool {
+		return m.kind == mountWritable && slices.ContainsFunc(p.Caches, func(c string) bool { return Within(m.path, c) }) &&
+			!slices.Contains(p.Writable, m.path)
+	})
 	if p.Layer != "" {
-		// What lies below the caches is laid again over their layers
-		// inside (LayerRole), but for the writable paths there, which
-		// it binds back from what bwrap laid.
-		ms = slices.DeleteFunc(ms, func(m mount) bool {
-			return slices.ContainsFunc(p.Caches, func(c string) bool { return Within(m.path, c) }) &&
-				!slices.Contains(p.Writable, m.path) && !slices.Contains(p.Scratch, m.path)
-		})
-		ms = append(ms, mount{p.Layer, mountWritable})
+		// For LayerRole, inside the layers' hidden directory (an empty
+		// tmpfs of mode 0000, read-only): there only its capabilities
+		// reach them, the command's none, also through /proc/1/root.
+		// The set of layers, and each cache as the host has it, without
+		// what bwrap lays below it (an overlay cannot be made over a
+		// directory with mounts below it from another namespace).
+		if hidden := filepath.Dir(filepath.Dir(p.Layer)); !slices.Contains(p.Hidden, hidden) {
+			ms = append(ms, mount{path: hidden, kind: mountHidden})
+		}
+		ms = append(ms, mount{path: p.Layer, kind: mountWritable})
+		for _, c := range p.Caches {
+			ms = append(ms, mount{path: lowerOf(p.Layer, c), kind: mountReadOnly, src: c})
+		}
 	}
 	slices.SortStableFunc(ms, func(a, b mount) int {
 		if c := strings.Compare(a.path, b.path); c != 0 {
@@ -170,7 +185,11 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			// reason to fail the command.
 			a = append(a, "--bind-try", m.path, m.path)
 		case mountReadOnly, mountVisible:
-			a = append(a, "--ro-bind-try", m.path, m.path)
+			src := m.path
+			if m.src != "" {
+				src = m.src
+			}
+			a = append(a, "--ro-bind-try", src, m.path)
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
 			if err != nil || !searchable(filepath.Dir(m.path), entered) {
@@ -186,7 +205,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			// visible entries can still be passed through.
 			if fi.IsDir() {
 				perms := "0000"
-				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) || Within(p.Layer, m.path) {
+				if slices.ContainsFunc(p.Visible, func(v string) bool { return Within(v, m.path) }) || Within(b.proxySock, m.path) {
 					perms = "0111"
 				}
 				a = append(a, "--perms", perms, "--tmpfs", m.path)

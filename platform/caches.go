@@ -68,13 +68,21 @@ func acquireLayers(stateDir string, p *Policy) (dir string, lock *os.File, err e
 		return "", nil, errors.New("no state directory for the caches' private layers")
 	}
 	root := layerRoot(stateDir, p.Workspace)
-	if err := os.MkdirAll(root, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
+		return "", nil, fmt.Errorf("cannot make the caches' private layers: %w", err)
+	}
+	if err := layerDir(root); err != nil {
 		return "", nil, fmt.Errorf("cannot make the caches' private layers: %w", err)
 	}
 	for i := range maxLayers {
 		dir = filepath.Join(root, strconv.Itoa(i))
-		if err := os.MkdirAll(dir, 0o700); err != nil {
+		if err := layerDir(dir); err != nil {
 			return "", nil, fmt.Errorf("cannot make the caches' private layers: %w", err)
+		}
+		// (No sandbox reaches a set's directory; a lock that is not a
+		// plain file is still never followed.)
+		if fi, err := os.Lstat(filepath.Join(dir, "lock")); err == nil && !fi.Mode().IsRegular() {
+			RemoveTree(filepath.Join(dir, "lock"))
 		}
 		lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE, 0o600)
 		if err != nil {
@@ -89,14 +97,27 @@ func acquireLayers(stateDir string, p *Policy) (dir string, lock *os.File, err e
 	os.Chtimes(root, now, now) // in use: see CleanLayers
 	for _, c := range p.Caches {
 		upper, work := layerOf(dir, c)
-		for _, d := range []string{upper, work} {
-			if err := os.MkdirAll(d, 0o700); err != nil {
+		for _, d := range []string{filepath.Dir(upper), upper, work} {
+			if err := layerDir(d); err != nil {
 				lock.Close()
 				return "", nil, fmt.Errorf("cannot make the private layer over %s: %w", c, err)
 			}
 		}
 	}
 	return dir, lock, nil
+}
+
+// layerDir makes the directory d of a layer when missing, and puts a
+// directory in place of anything else there: never a link followed.
+func layerDir(d string) error {
+	fi, err := os.Lstat(d)
+	if err == nil && fi.IsDir() {
+		return nil
+	}
+	if err == nil {
+		RemoveTree(d)
+	}
+	return os.Mkdir(d, 0o700)
 }
 
 // withLayers returns p for one start: with caches, a copy that names a

@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -90,7 +92,11 @@ func mountLayers(p *Policy) error {
 	}
 	for _, c := range p.Caches {
 		upper, work := layerOf(p.Layer, c)
-		if err := mountLayer(c, upper, work); err != nil {
+		lower := c
+		if l := lowerOf(p.Layer, c); isDir(l) {
+			lower = l // bwrap's: see [Policy.mounts]
+		}
+		if err := mountLayer(c, lower, upper, work); err != nil {
 			return err
 		}
 	}
@@ -105,16 +111,16 @@ func mountLayers(p *Policy) error {
 	return nil
 }
 
-// mountLayer mounts an overlay of upper over the cache at path, or,
-// where no overlay can be had, binds upper there alone. The paths go to
-// the kernel as descriptors, so that no comma or colon in them can be
-// read as an option.
-func mountLayer(path, upper, work string) error {
+// mountLayer mounts at path, the cache, an overlay of upper over lower
+// (the cache as the host has it), or, where no overlay can be had, binds
+// upper there alone. The paths go to the kernel as descriptors, so that
+// no comma or colon in them can be read as an option.
+func mountLayer(path, lower, upper, work string) error {
 	fail := func(err error) error {
 		return fmt.Errorf("cannot give the sandbox a private layer over %s: %w", path, err)
 	}
 	var fds [3]int
-	for i, d := range []string{path, upper, work} {
+	for i, d := range []string{lower, upper, work} {
 		fd, err := unix.Open(d, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return fail(err)
@@ -167,6 +173,14 @@ func LayerMain(args []string) int {
 	}
 	runtime.LockOSThread()
 	m := planMounts(&p, isDir)
+	// Outside bwrap's own mounts, no hidden path below a cache may be
+	// left uncovered (one that holds a path to keep readable cannot be
+	// covered whole here, as bwrap would).
+	for _, h := range p.Hidden {
+		if !slices.Contains(m.maskDirs, h) && !slices.Contains(m.maskFiles, h) {
+			return fail("cannot hide %s below its cache: it holds paths to keep reachable", h)
+		}
+	}
 	if err := m.apply(); err != nil {
 		return fail("%v", err)
 	}
@@ -275,4 +289,11 @@ func (b *bwrapBackend) limits() Limits {
 		return Limits{}
 	}
 	return b.policy.Limits
+}
+
+// lowerOf is where bwrap binds cache as the host has it, for LayerRole:
+// beside the set of layers dir, in their hidden directory.
+func lowerOf(dir, cache string) string {
+	sum := sha256.Sum256([]byte(cache))
+	return filepath.Join(filepath.Dir(filepath.Dir(dir)), ".lower", hex.EncodeToString(sum[:8]))
 }
