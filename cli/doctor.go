@@ -263,6 +263,9 @@ func (d *doctor) backendCheck() {
 	for _, s := range r.Degraded {
 		c.Detail = append(c.Detail, "not enforced here: "+shim.Printable(s))
 	}
+	if f := d.conf.Policy.FilteredPaths(); len(f) > 0 {
+		c.Detail = append(c.Detail, "shown to commands without their secret lines (your settings in them kept): "+shim.Printable(strings.Join(f, " ")))
+	}
 	if d.conf.Unconfined {
 		c.Status, c.Summary = statusFail, "sandbox backend: none: commands are judged but run unconfined"
 		c.Fix = "remove `backend: none` from " + shim.Printable(strings.Join(d.conf.Settings.Files, " or "))

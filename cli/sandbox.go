@@ -211,6 +211,7 @@ func (st *sandboxStatus) text() string {
 	list("read-only inside them", p.ReadOnly)
 	list("git configuration, writable: a change to a key that runs programs is undone", p.GitConfig)
 	list("hidden", p.Hidden)
+	list("credential files shown without their secret lines (the rest holds the person's settings)", p.FilteredPaths())
 	list("readable inside hidden", p.Visible)
 	list("hidden when they appear (judged by the rules until then)", p.Missing)
 	list("environment variables removed", st.Removed)

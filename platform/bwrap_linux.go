@@ -82,6 +82,7 @@ const (
 	mountWritable                  // --bind
 	mountReadOnly                  // --ro-bind
 	mountHidden                    // --tmpfs for a directory, --ro-bind-data for a file
+	mountFiltered                  // --ro-bind-data of a filtered credential file (src: the entry)
 	mountVisible                   // --ro-bind inside a hidden directory
 )
 
@@ -105,6 +106,10 @@ func (p *Policy) mounts() []mount {
 		if !(p.PrivateTmp && Within(h, "/tmp")) {
 			ms = append(ms, mount{path: h, kind: mountHidden})
 		}
+	}
+	for _, f := range p.Filtered {
+		path, _, _ := strings.Cut(f, " ")
+		ms = append(ms, mount{path: path, kind: mountFiltered, src: f})
 	}
 	for _, v := range p.Visible {
 		ms = append(ms, mount{path: v, kind: mountVisible})
@@ -190,6 +195,25 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				src = m.src
 			}
 			a = append(a, "--ro-bind-try", src, m.path)
+		case mountFiltered:
+			if _, data, ok := filteredFile(m.src); ok {
+				fd, err := newFD(data)
+				if err != nil {
+					return nil, err
+				}
+				a = append(a, "--perms", "0600", "--ro-bind-data", strconv.Itoa(fd), m.path)
+				continue
+			}
+			// Unreadable, or too large to filter: hidden whole.
+			if b.empty != "" {
+				a = append(a, "--ro-bind", b.empty, m.path)
+				continue
+			}
+			fd, err := newFD(nil)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
 			if err != nil || !searchable(filepath.Dir(m.path), entered) {

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -68,6 +69,10 @@ func (p *Policy) layerPolicy() *Policy {
 		Caches: p.Caches, Layer: p.Layer, Limits: p.Limits,
 		Writable: in(slices.Concat(p.Scratch, p.Writable)),
 		ReadOnly: in(p.ReadOnly), Hidden: in(p.Hidden), Visible: in(p.Visible), HostSockets: in(p.HostSockets),
+		Filtered: slices.DeleteFunc(slices.Clone(p.Filtered), func(f string) bool {
+			path, _, _ := strings.Cut(f, " ")
+			return !slices.ContainsFunc(p.Caches, func(c string) bool { return Within(path, c) })
+		}),
 	}
 }
 

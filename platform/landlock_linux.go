@@ -284,6 +284,14 @@ func (l *landlockBackend) grants(readDir func(string) ([]os.DirEntry, error)) []
 			holes = append(holes, h)
 		}
 	}
+	if l.mounts == nil {
+		// No copy can be laid over a filtered file: hidden whole.
+		for _, f := range p.FilteredPaths() {
+			if MayHole(p, f, false) && l.readable(f) {
+				holes = append(holes, f)
+			}
+		}
+	}
 	for _, h := range p.Missing {
 		if MayHole(p, h, true) {
 			holes = append(holes, h)
@@ -507,6 +515,8 @@ type mountPlan struct {
 	// (caches_linux.go), nil for none: laid before the binds and masks,
 	// which then apply to what is below the caches too.
 	layers *Policy
+	// filtered are the credential files shown filtered ([Policy.Filtered]).
+	filtered []string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -520,7 +530,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{proxy: p.Proxy}
+	m := &mountPlan{proxy: p.Proxy, filtered: p.Filtered}
 	if len(p.Caches) > 0 && p.Layer != "" {
 		m.layers = p
 	}
@@ -629,6 +639,9 @@ func (m *mountPlan) apply() error {
 		if err := bindSelf(b.path, b.readOnly); err != nil {
 			return err
 		}
+	}
+	if err := filterFiles(m.filtered); err != nil {
+		return err
 	}
 	for _, d := range m.maskDirs {
 		if proxy >= 0 && Within(m.proxy, d) {
@@ -740,6 +753,65 @@ func maskFiles(files, vanish []string) error {
 		}
 	}
 	return nil
+}
+
+// filterFiles lays over each filtered credential file of entries
+// ([Policy.Filtered]) a copy without its secret lines, read-only, and
+// hides one that cannot be filtered as maskFiles does. The copies are
+// made on a tmpfs mounted over /tmp for the moment, then detached: the
+// binds keep them alive. The files are opened before, in case some are
+// in /tmp.
+func filterFiles(entries []string) error {
+	type copied struct {
+		path string
+		fd   int
+		data []byte
+	}
+	var todo []copied
+	var hide []string
+	for _, e := range entries {
+		path, data, ok := filteredFile(e)
+		if !ok {
+			if _, err := os.Lstat(path); err == nil {
+				hide = append(hide, path)
+			}
+			continue
+		}
+		fd, err := unix.Open(path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if errors.Is(err, unix.ENOENT) {
+			continue // removed meanwhile: nothing to show
+		}
+		if err != nil {
+			return fmt.Errorf("cannot filter %s: %w", path, err)
+		}
+		defer unix.Close(fd)
+		todo = append(todo, copied{path, fd, data})
+	}
+	if len(todo) > 0 {
+		if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=700,size=1m"); err != nil {
+			return fmt.Errorf("cannot make the filtered credential files: %w", err)
+		}
+		for i, c := range todo {
+			name := "/tmp/.cordon-filtered-" + strconv.Itoa(i)
+			if err := os.WriteFile(name, c.data, 0o600); err != nil {
+				unix.Unmount("/tmp", unix.MNT_DETACH)
+				return fmt.Errorf("cannot filter %s: %w", c.path, err)
+			}
+			if err := unix.Mount(name, "/proc/self/fd/"+strconv.Itoa(c.fd), "", unix.MS_BIND, ""); err != nil {
+				unix.Unmount("/tmp", unix.MNT_DETACH)
+				return fmt.Errorf("cannot filter %s: %w", c.path, err)
+			}
+		}
+		if err := unix.Unmount("/tmp", unix.MNT_DETACH); err != nil {
+			return fmt.Errorf("cannot unmount the filtered files' tmpfs: %w", err)
+		}
+		for _, c := range todo {
+			if err := remountReadOnly(c.path); err != nil {
+				return err
+			}
+		}
+	}
+	return maskFiles(hide, nil)
 }
 
 // mountPrivateTmp puts an empty tmpfs on /tmp, then binds the paths in

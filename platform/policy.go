@@ -52,6 +52,10 @@ type Spec struct {
 	// caches.go), so that nothing a command writes there is read back
 	// by the host's tools.
 	Caches []string
+	// Filtered are hidden files shown with their secret lines left out
+	// instead (see filtered.go): "FILE KEY...", KEY globs of the keys
+	// whose lines are secrets.
+	Filtered []string
 	// ReadOnly are paths kept read-only inside writable ones: .git/hooks,
 	// the project's cordon rules.
 	ReadOnly []string
@@ -171,6 +175,10 @@ type Policy struct {
 	// Visible are existing paths inside hidden directories that stay
 	// readable.
 	Visible []string `json:"visible,omitempty"`
+	// Filtered are hidden files shown with their secret lines left out
+	// ("PATH KEY...": filtered.go); a backend that cannot lay a file
+	// over another hides them.
+	Filtered []string `json:"filtered,omitempty"`
 	// Sockets are the host's sockets, or directories of them, that
 	// commands may connect to.
 	Sockets []string `json:"sockets,omitempty"`
@@ -329,6 +337,8 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
 		p.GitConfigSafe = s.GitConfigSafe
 	}
+	// Credential files that also hold settings are shown filtered.
+	p.filterEntries(&r, s.Filtered)
 	// A socket the policy names stays reachable, even in a hidden
 	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })

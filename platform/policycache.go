@@ -507,7 +507,7 @@ func cacheKey(s *Spec, env []string, p *Policy) string {
 	field("home", p.Home)
 	field("workspace", p.Workspace)
 	field("roots", p.WritableRoots()...)
-	lists := [][]string{s.Scratch, s.ScratchPrivate, s.Writable, s.ReadOnly, s.Hidden, s.Visible, s.Sockets, s.Caches}
+	lists := [][]string{s.Scratch, s.ScratchPrivate, s.Writable, s.ReadOnly, s.Hidden, s.Visible, s.Sockets, s.Caches, s.Filtered}
 	for i, l := range lists {
 		field("spec"+strconv.Itoa(i), l...)
 	}

@@ -67,7 +67,7 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	// The files tools run on their own are kept from being made where
 	// there is none yet (.envrc): a path rule needs nothing there.
 	readOnly := darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...))
-	hidden := darwinPaths(slices.Concat(p.Hidden, p.Missing, p.HostSockets))
+	hidden := darwinPaths(slices.Concat(p.Hidden, p.FilteredPaths(), p.Missing, p.HostSockets)) // (no file laid over another here)
 	visible := darwinPaths(p.Visible)
 	sockets := darwinPaths(p.Sockets)
 	pins := darwinPaths(pinsOf(slices.Concat(p.ReadOnly, p.Hidden, p.Missing, p.HostSockets), p.WritableRoots()))

@@ -96,6 +96,13 @@ type PathClasses struct {
 	// made only when PROGRAM is found on PATH ("-": always), so that a
 	// home gets only the caches of tools that are installed.
 	MadeCaches []string `yaml:"made_caches"`
+	// FilteredCredentials are credential files that also hold the
+	// person's settings (~/.npmrc): "FILE KEY...". The sandbox shows them
+	// with their secret lines left out instead of hiding them whole: a
+	// line whose key (before "=", or before ":" in YAML) matches one of
+	// the KEY globs, case ignored, or whose value is a URL carrying a
+	// password. FILE must be among the credentials too.
+	FilteredCredentials []string `yaml:"filtered_credentials"`
 	// Projects are the places a person keeps projects in (~/src): an
 	// empty directory directly in one is a new project's workspace.
 	Projects []string `yaml:"projects"`

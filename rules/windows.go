@@ -44,7 +44,7 @@ func mergeEach(dst, src *PathClasses, keep func(string) bool) {
 		{&dst.Credentials, &src.Credentials}, {&dst.ReadableCredentials, &src.ReadableCredentials}, {&dst.NotSecret, &src.NotSecret},
 		{&dst.Regenerable, &src.Regenerable}, {&dst.System, &src.System},
 		{&dst.Devices, &src.Devices}, {&dst.HarmlessDevs, &src.HarmlessDevs},
-		{&dst.AutoRun, &src.AutoRun}, {&dst.AutoRunIncludes, &src.AutoRunIncludes}, {&dst.Projects, &src.Projects}, {&dst.MadeCaches, &src.MadeCaches}, {&dst.GitConfig, &src.GitConfig}, {&dst.GitData, &src.GitData}, {&dst.GitObjects, &src.GitObjects}, {&dst.NetDevices, &src.NetDevices},
+		{&dst.AutoRun, &src.AutoRun}, {&dst.AutoRunIncludes, &src.AutoRunIncludes}, {&dst.Projects, &src.Projects}, {&dst.MadeCaches, &src.MadeCaches}, {&dst.FilteredCredentials, &src.FilteredCredentials}, {&dst.GitConfig, &src.GitConfig}, {&dst.GitData, &src.GitData}, {&dst.GitObjects, &src.GitObjects}, {&dst.NetDevices, &src.NetDevices},
 		{&dst.MetadataHosts, &src.MetadataHosts}, {&dst.Startup, &src.Startup},
 		{&dst.History, &src.History}, {&dst.NotWorkspace, &src.NotWorkspace},
 		{&dst.SandboxWritable, &src.SandboxWritable}, {&dst.SandboxHidden, &src.SandboxHidden},

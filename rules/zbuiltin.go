@@ -16531,6 +16531,13 @@ var builtinTable = table{
 			"~/.node-gyp node",
 			"~/.terraform.d/plugin-cache terraform",
 		},
+		FilteredCredentials: []string{
+			"~/.npmrc *_authtoken *_auth *_password",
+			"~/.yarnrc.yml npmauthtoken npmauthident npmpassword",
+			"~/.pypirc password",
+			"~/.my.cnf password",
+			"~/.gradle/gradle.properties *password* *token* *secret* *apikey* *api_key* *credential*",
+		},
 		Projects: []string{
 			"~/src",
 			"~/code",

@@ -32,6 +32,7 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		GitConfigSafe:   set.GitConfigSafe(),
 		Hidden:          slices.Concat(absolute(paths.Credentials), absolute(paths.SandboxHidden), sb.Hidden),
 		Visible:         absolute(paths.NotSecret),
+		Filtered:        paths.FilteredCredentials,
 		Sockets:         append(absolute(paths.SandboxSockets), sb.Sockets...),
 		CredentialVars:  set.CredentialVars(),
 		CredentialWords: set.CredentialWords(),

@@ -14,7 +14,7 @@ import (
 // protected: an untrusted file may not add to them.
 var loosening = map[string]bool{
 	"scratch": true, "caches": true, "agent": true, "not_secret": true, "regenerable": true,
-	"harmless_devices": true, "startup": true, "not_workspace": true, "sandbox_writable": true, "projects": true, "made_caches": true,
+	"harmless_devices": true, "startup": true, "not_workspace": true, "sandbox_writable": true, "projects": true, "made_caches": true, "filtered_credentials": true,
 }
 
 // carrierFields are the fields of a command that change how scripts are

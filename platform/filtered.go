@@ -1,0 +1,111 @@
+package platform
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/cordonsh/cordon/internal/starglob"
+)
+
+// A credential file that also holds the person's settings (~/.npmrc:
+// save-exact, a registry, and a token) is shown in the sandbox with its
+// secret lines left out rather than hidden whole: a tool then keeps the
+// person's settings, and never sees the secret. The policy names each
+// such file with the globs of its secret keys ([Policy.Filtered]); the
+// backends lay the filtered copy over the file when the sandbox starts.
+
+// maxFiltered is the largest file shown filtered; a larger one is hidden
+// whole (it also bounds what a start reads and hands to bwrap's pipe).
+const maxFiltered = 32 << 10
+
+// FilteredPaths are the paths of p's filtered files.
+func (p *Policy) FilteredPaths() []string {
+	var out []string
+	for _, f := range p.Filtered {
+		path, _, _ := strings.Cut(f, " ")
+		out = append(out, path)
+	}
+	return out
+}
+
+// filterEntries resolves the spec's "FILE KEY..." entries: those whose
+// FILE is among the hidden paths (an existing file, not a directory)
+// leave them for p.Filtered, as "PATH KEY..." with PATH resolved.
+func (p *Policy) filterEntries(r *resolver, entries []string) {
+	for _, e := range entries {
+		file, keys, ok := strings.Cut(e, " ")
+		if !ok {
+			continue
+		}
+		for _, path := range r.existing([]string{file}, nil) {
+			if !slices.Contains(p.Hidden, path) || slices.Contains(p.FilteredPaths(), path) || !isFile(path) {
+				continue
+			}
+			p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return h == path })
+			p.Filtered = append(p.Filtered, path+" "+keys)
+		}
+	}
+}
+
+// filteredFile returns the content the sandbox shows for the filtered
+// entry f ("PATH KEY..."): the file with every secret line emptied (line
+// numbers kept). ok is false when the file cannot be read or is larger
+// than maxFiltered: then it is hidden whole.
+func filteredFile(f string) (path string, data []byte, ok bool) {
+	path, rest, _ := strings.Cut(f, " ")
+	keys := strings.Fields(rest)
+	file, err := os.Open(path)
+	if err != nil {
+		return path, nil, false
+	}
+	defer file.Close()
+	raw, err := io.ReadAll(io.LimitReader(file, maxFiltered+1))
+	if err != nil || len(raw) > maxFiltered {
+		return path, nil, false
+	}
+	lines := bytes.SplitAfter(raw, []byte("\n"))
+	for i, line := range lines {
+		if secretLine(string(line), keys) {
+			lines[i] = []byte("\n")
+			if !bytes.HasSuffix(line, []byte("\n")) {
+				lines[i] = nil
+			}
+		}
+	}
+	return path, bytes.Join(lines, nil), true
+}
+
+// passwordURL matches a URL that carries a password.
+var passwordURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
+
+// secretLine reports whether line of a filtered file is a secret: its
+// key (before "=", or before ":" when there is no "=") matches one of
+// the globs keys ("*" their only wildcard), case ignored, or it holds a URL with a password. A
+// line that is not "key = value" (a section, a comment, a YAML list
+// item) is kept, unless it holds such a URL.
+func secretLine(line string, keys []string) bool {
+	if passwordURL.MatchString(line) {
+		return true
+	}
+	t := strings.TrimSpace(line)
+	if t == "" || t[0] == '#' || t[0] == ';' || t[0] == '[' {
+		return false
+	}
+	key, _, ok := strings.Cut(t, "=")
+	if !ok {
+		if key, _, ok = strings.Cut(t, ":"); !ok {
+			return false
+		}
+	}
+	key = strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'`))
+	return slices.ContainsFunc(keys, func(k string) bool { return starglob.Match(strings.ToLower(k), key) })
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}

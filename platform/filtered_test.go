@@ -1,0 +1,52 @@
+package platform
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSecretLine(t *testing.T) {
+	npm := []string{"*_authtoken", "*_auth", "*_password"}
+	for _, c := range []struct {
+		line string
+		keys []string
+		want bool
+	}{
+		{"//registry.npmjs.org/:_authToken=abc\n", npm, true},
+		{"  _auth = abc", npm, true},
+		{"//npm.corp/:_password=\"abc\"", npm, true},
+		{"save-exact=true", npm, false},
+		{"registry=https://registry.npmjs.org/", npm, false},
+		{"@corp:registry=https://ci:s3cret@npm.corp/", npm, true}, // a URL with a password
+		{"  - https://user:pw@example.com/simple", nil, true},     // in a YAML list too
+		{"url = https://user@example.com/", nil, false},           // a user, no password
+		{"; _authToken=abc", npm, false},                          // a comment
+		{"[pypi]", []string{"password"}, false},
+		{"Password: abc", []string{"password"}, true},             // YAML, case ignored
+		{"npmAuthToken: \"abc\"", []string{"npmauthtoken"}, true}, // .yarnrc.yml
+		{"username = __token__", []string{"password"}, false},
+	} {
+		if got := secretLine(c.line, c.keys); got != c.want {
+			t.Errorf("secretLine(%q) = %v, want %v", c.line, got, c.want)
+		}
+	}
+}
+
+func TestFilteredFile(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "npmrc")
+	os.WriteFile(f, []byte("a=1\n_authToken=x\nb=2"), 0o600)
+	_, data, ok := filteredFile(f + " *_authtoken")
+	if !ok || string(data) != "a=1\n\nb=2" {
+		t.Errorf("filtered: %q %v, want the token's line emptied, the others kept", data, ok)
+	}
+	os.WriteFile(f, []byte(strings.Repeat("a=1\n", maxFiltered)), 0o600)
+	if _, _, ok := filteredFile(f + " *_authtoken"); ok {
+		t.Error("a file larger than maxFiltered is shown filtered, not hidden")
+	}
+	if _, _, ok := filteredFile(filepath.Join(dir, "missing") + " x"); ok {
+		t.Error("a missing file is shown")
+	}
+}
