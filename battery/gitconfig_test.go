@@ -399,3 +399,70 @@ func TestGitSubmodulePointerGuarded(t *testing.T) {
 		})
 	}
 }
+
+// TestGitNestedRepository: a repository a command makes inside the
+// workspace (git init, committed as a gitlink, which the host's git
+// status goes into; or one directly in it, which an editor opens), or
+// the workspace itself made a repository, gets no hook and no key that
+// runs a program: the person's git status and commit there run nothing.
+// One the person made before keeps its hooks, and a command's change to
+// them is undone. Ordinary work in a nested clone still works.
+func TestGitNestedRepository(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			marker := filepath.Join(b.base, "pwned")
+			hook := "printf '#!/bin/sh\\ntouch " + marker + "\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+			// Made by the command, deep, committed as a gitlink.
+			b.run("off", "set -e; mkdir -p lib/deep && cd lib/deep && git init -q sub && cd sub && git commit -q --allow-empty -m x && "+
+				hook+" && git config core.fsmonitor 'touch "+marker+"' && cd .. && git -C "+b.ws+" add lib/deep/sub")
+			// Made by the command, directly in the workspace, left uncommitted.
+			b.run("off", "set -e; git init -q top && cd top && "+hook+" && git config core.pager 'touch "+marker+"; cat'")
+			b.host("git status >/dev/null 2>&1; git -C lib/deep/sub status >/dev/null 2>&1; git -C lib/deep/sub commit -q --allow-empty -m p >/dev/null 2>&1; " +
+				"git -C top -c core.pager= status >/dev/null 2>&1; git -C top log 2>&1 | cat >/dev/null; git -C top commit -q --allow-empty -m p >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git ran a program a command planted in a repository it made in the workspace")
+			}
+			// The person's own nested repository keeps its hook; a command's
+			// change to it is undone.
+			b.host("git init -q mine && printf '#!/bin/sh\\nexit 0\\n' > mine/.git/hooks/pre-commit && chmod +x mine/.git/hooks/pre-commit")
+			b.run("off", "cd mine && "+hook+" && git config core.fsmonitor 'touch "+marker+"'")
+			b.unchanged(filepath.Join(b.ws, "mine/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n")
+			b.host("git -C mine status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git ran a program a command planted in the person's nested repository")
+			}
+			// A clone the command makes and works in, then removes.
+			origin := filepath.Join(b.base, "origin")
+			b.host("git init -q " + origin + " && git -C " + origin + " commit -q --allow-empty -m one")
+			out, code := b.run("off", "set -e; git clone -q "+origin+" clone && cd clone && git pull -q && git commit -q --allow-empty -m two && git log --oneline | wc -l")
+			if code != 0 || strings.TrimSpace(out) != "2" {
+				t.Errorf("working in a nested clone failed (exit %d):\n%s", code, out)
+			}
+			if out, code := b.run("off", "rm -rf clone && echo gone"); code != 0 || out != "gone\n" {
+				t.Errorf("removing a nested clone failed (exit %d):\n%s", code, out)
+			}
+		})
+	}
+}
+
+// TestGitNewWorkspaceRepository: a workspace that is no repository yet
+// (a new project) made one by a command gets no hook and no key that
+// runs a program.
+func TestGitNewWorkspaceRepository(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			os.RemoveAll(filepath.Join(b.ws, ".git"))
+			marker := filepath.Join(b.base, "pwned")
+			out, code := b.run("off", "set -e; git init -q && git config user.name agent && printf '#!/bin/sh\\ntouch "+marker+"\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && git config core.fsmonitor 'touch "+marker+"' && echo made")
+			if code != 0 || !strings.Contains(out, "made") {
+				t.Fatalf("git init in a new workspace failed (exit %d):\n%s", code, out)
+			}
+			b.host("git status >/dev/null 2>&1; git commit -q --allow-empty -m p >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git ran a program a command planted in the repository it made of the workspace")
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ package battery
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,6 +64,27 @@ echo done`)
 			// (/bin/sh: the battery's PATH starts with cordon's shims.)
 			b.host(`/bin/sh ~/.npm/_npx/abc/run.sh; /bin/sh ~/go/pkg/mod/example.com/m@v1.0.0/m.sh`)
 			b.absent(marker)
+
+			// A repository in a cache reached through a link (pre-commit's
+			// clone of a hook repository, ~/.cache on another disk) is no
+			// workspace: its files are the host's cache.
+			disk := filepath.Join(b.base, "cachedisk")
+			repo := filepath.Join(disk, "pre-commit", "repo1")
+			os.MkdirAll(repo, 0o755)
+			os.WriteFile(filepath.Join(repo, "hook.sh"), []byte("echo hook\n"), 0o644)
+			os.Rename(filepath.Join(b.home, ".cache"), filepath.Join(b.base, "old-cache"))
+			os.Symlink(disk, filepath.Join(b.home, ".cache"))
+			t.Cleanup(func() { os.Remove(filepath.Join(b.home, ".cache")) })
+			if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			run := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "on", "--", b.bash, "-c", "echo 'touch "+marker+"' >> hook.sh")
+			run.Dir, run.Env = filepath.Join(b.home, ".cache", "pre-commit", "repo1"), b.env
+			ran, _ := run.CombinedOutput()
+			b.noSandbox(string(ran))
+			b.unchanged(filepath.Join(repo, "hook.sh"), "echo hook\n")
+			os.Remove(filepath.Join(b.home, ".cache"))
+			os.Rename(filepath.Join(b.base, "old-cache"), filepath.Join(b.home, ".cache"))
 
 			b.mustFail("reading a credential below a cache", "cat ~/.cache/huggingface/token")
 			// bwrap is the command's pid 1: its mount namespace, under

@@ -36,6 +36,12 @@ type ledger struct {
 	// remote is a safe change): a branch's remote or push remote may not
 	// name one of them, whatever the trusted state holds since.
 	AgentRemotes []string `json:"agent_remotes,omitempty"`
+	// Roots are the repositories in the workspace whose places Patterns
+	// and Configs hold (see repositories.go); RootPatterns and
+	// RootConfigs are those places relative to a repository's root.
+	Roots        []string `json:"roots,omitempty"`
+	RootPatterns []string `json:"root_patterns,omitempty"`
+	RootConfigs  []string `json:"root_configs,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -63,6 +69,9 @@ type guarded struct {
 	configs  []string // git's configuration files, by their keys
 	safe     []string // the keys that never run a program
 	git      string   // the host's git
+	// rootPatterns and rootConfigs are patterns and configs relative to
+	// a repository's root, for those made in the workspace meanwhile.
+	rootPatterns, rootConfigs []string
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -172,6 +181,7 @@ func (b *book) sweep() ([]string, bool) {
 // reconcile puts the trusted state back, and keeps the changes to git's
 // configuration files that leave the keys running programs as they were.
 func (b *book) reconcile() []string {
+	b.newRoots()
 	q := newQuarantine(b.stateDir)
 	var lines []string
 	if b.l.Trusted != nil {
@@ -201,9 +211,16 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 	lines, _ := b.sweep()
 	if len(b.l.Active) == 0 {
 		b.l.Patterns = slices.Clone(g.patterns)
-		b.l.Trusted = snapshot(ws, g.patterns)
 		b.l.Configs, b.l.Safe, b.l.Git = slices.Clone(g.configs), slices.Clone(g.safe), g.git
-		b.l.TrustedConfigs = snapshotConfigs(g.configs)
+		b.l.RootPatterns, b.l.RootConfigs = slices.Clone(g.rootPatterns), slices.Clone(g.rootConfigs)
+		// The repositories there now (a session's policy may predate
+		// some): what they hold is trusted as it is.
+		b.l.Roots = nil
+		for _, root := range roots(ws) {
+			b.addRoot(root)
+		}
+		b.l.Trusted = snapshot(ws, b.l.Patterns)
+		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {

@@ -67,10 +67,15 @@ func acquireLayers(stateDir string, p *Policy) (dir string, lock *os.File, err e
 	if !filepath.IsAbs(stateDir) {
 		return "", nil, errors.New("no state directory for the caches' private layers")
 	}
-	root := layerRoot(stateDir, p.Workspace)
-	if err := os.MkdirAll(filepath.Dir(root), 0o700); err != nil {
+	if err := os.MkdirAll(LayersDir(stateDir), 0o700); err != nil {
 		return "", nil, fmt.Errorf("cannot make the caches' private layers: %w", err)
 	}
+	// Resolved, as the policy's paths are (a state directory reached
+	// through a link): the sandbox binds it at its real place.
+	if real, err := filepath.EvalSymlinks(stateDir); err == nil {
+		stateDir = real
+	}
+	root := layerRoot(stateDir, p.Workspace)
 	if err := layerDir(root); err != nil {
 		return "", nil, fmt.Errorf("cannot make the caches' private layers: %w", err)
 	}

@@ -636,7 +636,10 @@ func (m *mountPlan) apply() error {
 		return err
 	}
 	for _, b := range m.binds {
-		if err := bindSelf(b.path, b.readOnly); err != nil {
+		// A path removed by another program since the policy was made (a
+		// repository in /tmp) is nothing to bind, as with bwrap's -try
+		// binds; the guard still reconciles its place.
+		if err := bindSelf(b.path, b.readOnly); err != nil && !errors.Is(err, unix.ENOENT) {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/credvar"
+	"github.com/cordonsh/cordon/internal/gitindex"
 )
 
 // Network says whether and where a confined program may connect.
@@ -165,6 +166,12 @@ type Policy struct {
 	// undone when it ends (package guard).
 	GitConfig     []string `json:"git_config,omitempty"`
 	GitConfigSafe []string `json:"git_config_safe,omitempty"`
+	// RootGuarded and RootGitConfig are Guarded's and GitConfig's
+	// entries relative to a repository's root (.git/hooks/, .envrc,
+	// .git/config): what the guard applies to a repository made inside
+	// the workspace while a command runs ([NestedRepositories]).
+	RootGuarded   []string `json:"root_guarded,omitempty"`
+	RootGitConfig []string `json:"root_git_config,omitempty"`
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -277,11 +284,27 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	})
 	p.Writable = r.existing(writable, nil)
 	p.Caches = r.existing(s.Caches, nil)
+	for _, c := range p.Caches {
+		// Its files are the host's cache, which a command must never
+		// write (what pre-commit clones into ~/.cache runs at every
+		// commit): paths resolved, so that a cache reached through a
+		// link (~/.cache on another disk) is still one.
+		if ws != "" && Within(ws, c) {
+			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, a tool's cache, which commands write only through a private layer: run the command from a project directory or pass --workspace", ws, c)}
+		}
+	}
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
+		_, err := os.Lstat(filepath.Join(ws, ".git"))
+		isRepo := err == nil
 		for _, root := range repositories(ws) {
 			ro, patterns := r.readOnly(root, slices.Concat(s.ReadOnly, includes(root, s.Includes, s.Regenerable), submodulePointers(root)))
-			p.ReadOnly = append(p.ReadOnly, ro...)
+			if root == ws || !isRepo {
+				// A repository nested in the workspace's own is guarded,
+				// not laid read-only: a command may remove it whole (a
+				// clone it made to read), which mounts would refuse.
+				p.ReadOnly = append(p.ReadOnly, ro...)
+			}
 			p.Guarded = append(p.Guarded, patterns...)
 			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
 			p.GitConfig = append(p.GitConfig, configs...)
@@ -294,6 +317,10 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		if len(p.GitConfig) > 0 {
 			p.GitConfigSafe = s.GitConfigSafe
 		}
+		// For repositories made inside the workspace while a command
+		// runs (package guard).
+		p.RootGuarded = relative(s.ReadOnly)
+		p.RootGitConfig = relative(s.GitConfig)
 	}
 	if rootsOnly {
 		p.normalize()
@@ -404,11 +431,13 @@ func (p *Policy) normalize() {
 	p.Writable = sortedUnique(slices.DeleteFunc(p.Writable, func(w string) bool {
 		return w != p.Workspace && slices.ContainsFunc(shared, func(s string) bool { return Within(w, s) })
 	}))
-	// A cache inside another writable path is written there already;
-	// one inside another cache is in its layer.
+	// A cache inside shared scratch or a path the settings make writable
+	// is written there already; one inside another cache is in its
+	// layer. One inside the workspace (GOMODCACHE in a GOPATH workspace)
+	// keeps its layer over the workspace's files.
 	p.Caches = sortedUnique(p.Caches)
 	p.Caches = slices.DeleteFunc(p.Caches, func(c string) bool {
-		return slices.ContainsFunc(append(slices.Clone(shared), p.Writable...), func(w string) bool { return Within(c, w) }) ||
+		return slices.ContainsFunc(append(slices.Clone(shared), p.Writable...), func(w string) bool { return w != p.Workspace && Within(c, w) }) ||
 			slices.ContainsFunc(p.Caches, func(o string) bool { return o != c && Within(c, o) })
 	})
 	p.Hidden = sortedUnique(slices.DeleteFunc(p.Hidden, func(h string) bool {
@@ -654,34 +683,83 @@ func (r *resolver) readOnly(ws string, entries []string) (existing, patterns []s
 	return r.existing(abs, nil), abs
 }
 
+// relative returns the entries of a path list that are relative: those
+// applied at a repository's root.
+func relative(entries []string) []string {
+	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool {
+		return filepath.IsAbs(e) || strings.HasPrefix(e, "~") || strings.HasPrefix(e, "$")
+	})
+}
+
+// RootPatterns are the absolute patterns of entries (relative, as
+// [Policy.RootGuarded]) at the repository root root, as a policy makes
+// them.
+func RootPatterns(root string, entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		if e = strings.TrimSuffix(e, "/"); e != "" {
+			out = append(out, filepath.Join(root, e))
+		}
+	}
+	return out
+}
+
 // maxScan bounds the entries of a workspace looked through for the
 // repositories it holds.
 const maxScan = 4096
 
 // repositories returns the roots whose read-only paths are protected: the
-// workspace, and when it is not a repository itself (~/work holding
-// several), the repositories directly in it, whose hooks and
-// configuration the host's git would run.
+// workspace, and the repositories nested in it ([NestedRepositories]),
+// whose hooks and configuration the host's git would run.
 func repositories(ws string) []string {
-	roots := []string{ws}
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
-		return roots
-	}
-	f, err := os.Open(ws)
-	if err != nil {
-		return roots
-	}
-	defer f.Close()
-	entries, _ := f.ReadDir(maxScan)
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		dir := filepath.Join(ws, e.Name())
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+	return append([]string{ws}, NestedRepositories(ws)...)
+}
+
+// NestedRepositories returns the roots of the repositories inside the
+// workspace ws, ws itself left out: those directly in it (~/work holding
+// several; an editor opens each it finds there), and, when ws is a
+// repository, those its index names as gitlinks at any depth (a
+// repository committed inside another: the host's git status runs git
+// in it) that have a .git directory of their own (a submodule's .git
+// file points into .git/modules, guarded with the repository's); at
+// most maxScratchRepos.
+func NestedRepositories(ws string) []string {
+	var roots []string
+	add := func(dir string, gitDir bool) {
+		fi, err := os.Lstat(filepath.Join(dir, ".git"))
+		if err == nil && (fi.IsDir() || !gitDir) && dir != ws && !slices.Contains(roots, dir) && len(roots) < maxScratchRepos {
 			roots = append(roots, dir)
 		}
 	}
+	if f, err := os.Open(ws); err == nil {
+		entries, _ := f.ReadDir(maxScan)
+		f.Close()
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".git" {
+				add(filepath.Join(ws, e.Name()), false) // (a worktree's .git is a file)
+			}
+		}
+	}
+	links, _ := gitindex.Gitlinks(filepath.Join(ws, ".git", "index"))
+	for _, l := range links {
+		rel := filepath.FromSlash(l)
+		if !filepath.IsLocal(rel) {
+			continue
+		}
+		// Each directory on the way must be a directory, not a link out.
+		dir, ok := ws, true
+		for _, name := range strings.Split(rel, string(filepath.Separator)) {
+			dir = filepath.Join(dir, name)
+			if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			add(dir, true)
+		}
+	}
+	slices.Sort(roots)
 	return roots
 }
 

@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"errors"
 	"os"
 	"path"
 	"path/filepath"
@@ -67,13 +68,14 @@ func TestNewPolicy(t *testing.T) {
 		Writable:  []string{filepath.Join(home, ".cache"), ws},
 		// .git/hooks did not exist: it is made, so that no hook can be
 		// added from inside.
-		ReadOnly: []string{ws + "/.envrc", ws + "/.git/config", ws + "/.git/hooks"},
-		Guarded:  []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.envrc", ws + "/.vscode/tasks.json"},
-		Hidden:   []string{home + "/.netrc", home + "/.ssh", root + "/tmp/.X11-unix", root + "/tmp/ssh-XYZ"},
-		Missing:  []string{home + "/.aws", ws + "/secret"},
-		Visible:  []string{home + "/.ssh/a.pub", home + "/.ssh/known_hosts"},
-		Env:      []string{"HOME=" + home, "PATH=/usr/bin", "KEEP_TOKEN=z"},
-		Network:  NetworkOff,
+		ReadOnly:    []string{ws + "/.envrc", ws + "/.git/config", ws + "/.git/hooks"},
+		Guarded:     []string{ws + "/.git/hooks", ws + "/.git/config", ws + "/.envrc", ws + "/.vscode/tasks.json"},
+		RootGuarded: []string{".git/hooks/", ".git/config", ".envrc", ".vscode/tasks.json"},
+		Hidden:      []string{home + "/.netrc", home + "/.ssh", root + "/tmp/.X11-unix", root + "/tmp/ssh-XYZ"},
+		Missing:     []string{home + "/.aws", ws + "/secret"},
+		Visible:     []string{home + "/.ssh/a.pub", home + "/.ssh/known_hosts"},
+		Env:         []string{"HOME=" + home, "PATH=/usr/bin", "KEEP_TOKEN=z"},
+		Network:     NetworkOff,
 	}
 	// The account's own home is looked at too (HOME is the caller's):
 	// this test's fake home is what it checks.
@@ -235,5 +237,35 @@ func TestGuardedPatterns(t *testing.T) {
 	}
 	if !slices.Contains(p.Guarded, root+"/plain/repo/.git/commondir") || slices.Contains(p.Guarded, root+"/plain/.git/config") {
 		t.Errorf("Guarded = %q, want the inner repository's and no .git of the plain directory", p.Guarded)
+	}
+}
+
+// TestNewPolicyCaches: a workspace inside a cache (reached through a
+// link or not) is refused, its files being the host's cache; a cache
+// inside the workspace keeps its layer; one inside another is in its
+// layer.
+func TestNewPolicyCaches(t *testing.T) {
+	root := tree(t, "home/src/gopath/pkg/mod/", "disk/pre-commit/repo1/", "home/.npm/_npx/")
+	home := filepath.Join(root, "home")
+	env := []string{"HOME=" + home}
+	if err := os.Symlink(filepath.Join(root, "disk"), filepath.Join(home, ".cache")); err != nil {
+		t.Skip(err)
+	}
+	caches := []string{"~/.cache", "~/.npm", "~/.npm/_npx", "~/src/gopath/pkg/mod"}
+	for _, ws := range []string{filepath.Join(home, ".cache", "pre-commit", "repo1"), filepath.Join(root, "disk", "pre-commit", "repo1"), filepath.Join(home, ".npm", "_npx")} {
+		_, err := NewPolicy(&Spec{Workspace: ws, Caches: caches}, env)
+		var pe *PolicyError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "cache") {
+			t.Errorf("workspace %s inside a cache: %v, want a refusal", ws, err)
+		}
+	}
+	p, err := NewPolicy(&Spec{Workspace: filepath.Join(home, "src", "gopath"), Caches: caches}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(home, ".npm"), filepath.Join(home, "src", "gopath", "pkg", "mod"), filepath.Join(root, "disk")}
+	slices.Sort(want)
+	if !slices.Equal(p.Caches, want) {
+		t.Errorf("caches %v, want %v", p.Caches, want)
 	}
 }

@@ -177,6 +177,11 @@ func refusedWorkspace(dir, home string) bool {
 // refusedBy reports whether dir is the home directory, holds it, or is
 // one of the not_workspace entries.
 func refusedBy(notWorkspace []string, dir, home string) bool {
+	// dir is resolved: so is the home it is compared with (a home
+	// reached through a link), as well as the home as given.
+	if real, err := filepath.EvalSymlinks(home); err == nil && home != "" && real != filepath.Clean(home) && refusedBy(notWorkspace, dir, real) {
+		return true
+	}
 	if home != "" && platform.Within(filepath.Clean(home), dir) {
 		return true
 	}

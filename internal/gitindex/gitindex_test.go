@@ -1,0 +1,72 @@
+package gitindex
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestGitlinks compares Gitlinks with git's own listing, for each index
+// version git writes.
+func TestGitlinks(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, version := range []string{"2", "3", "4"} {
+		t.Run("v"+version, func(t *testing.T) {
+			dir := t.TempDir()
+			git := func(args ...string) string {
+				t.Helper()
+				cmd := exec.Command("git", args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %v: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			git("init", "-q")
+			for _, f := range []string{"a.txt", "lib/b.go", "lib/deep/c.go", "zz"} {
+				os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+				os.WriteFile(filepath.Join(dir, f), []byte(f), 0o644)
+			}
+			git("add", "-A")
+			sha := strings.Repeat("ab", 20)
+			for _, p := range []string{"sub", "lib/dep", "lib/deep/er/nested", "vendor/x"} {
+				git("update-index", "--add", "--cacheinfo", "160000,"+sha+","+p)
+			}
+			if version == "3" {
+				os.WriteFile(filepath.Join(dir, "later"), []byte("x"), 0o644)
+				git("add", "-N", "later") // an extended flag: version 3
+			}
+			git("update-index", "--index-version", version)
+			var want []string
+			for _, line := range strings.Split(git("ls-files", "-s"), "\n") {
+				if f := strings.Fields(line); len(f) == 4 && f[0] == "160000" {
+					want = append(want, f[3])
+				}
+			}
+			got, err := Gitlinks(filepath.Join(dir, ".git", "index"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) || len(want) != 4 {
+				t.Errorf("gitlinks %q, git says %q", got, want)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01"))
+	f.Add([]byte("DIRC\x00\x00\x00\x04\x00\x00\x00\x02" + strings.Repeat("\x00", 80)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		Parse(data) // must not panic or loop
+	})
+}
