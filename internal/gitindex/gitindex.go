@@ -10,6 +10,8 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
+	"sync"
 )
 
 // MaxSize is the largest index file Gitlinks reads.
@@ -22,13 +24,49 @@ var ErrTooLarge = errors.New("the index is too large to read")
 const modeGitlink = 0o160000
 
 // Gitlinks returns the paths (relative to the top level, slash
-// separated) of the gitlinks in the index file at path.
+// separated) of the gitlinks in the index file at path. The last answer
+// is kept for as long as the file is the same one, unchanged (git
+// replaces the index whole, with a new inode, when it writes it): a
+// process that asks several times reads it once.
 func Gitlinks(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	key := fileKey(fi)
+	if key != "" {
+		key = path + " " + key
+	}
+	last.Lock()
+	if key != "" && last.key == key {
+		links := slices.Clone(last.links)
+		last.Unlock()
+		return links, nil
+	}
+	last.Unlock()
+	links, err := read(f)
+	if err == nil {
+		last.Lock()
+		last.key, last.links = key, slices.Clone(links)
+		last.Unlock()
+	}
+	return links, err
+}
+
+// last is Gitlinks' last answer, by the file's path and identity.
+var last struct {
+	sync.Mutex
+	key   string
+	links []string
+}
+
+// read reads the index file f and returns its gitlinks.
+func read(f *os.File) ([]string, error) {
 	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return nil, err

@@ -70,3 +70,27 @@ func FuzzParse(f *testing.F) {
 		Parse(data) // must not panic or loop
 	})
 }
+
+// TestGitlinksChanged: the answer kept for an index is not given for the
+// index git wrote since.
+func TestGitlinksChanged(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	index := filepath.Join(dir, ".git", "index")
+	for i, p := range []string{"one", "two", "three"} {
+		cmd := exec.Command("git", "update-index", "--add", "--cacheinfo", "160000,"+strings.Repeat("cd", 20)+","+p)
+		if i == 0 {
+			cmd = exec.Command("sh", "-c", "git init -q && "+strings.Join(cmd.Args, " "))
+		}
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", cmd.Args, err, out)
+		}
+		got, err := Gitlinks(index)
+		if err != nil || len(got) != i+1 {
+			t.Fatalf("after %d gitlinks: %q, %v", i+1, got, err)
+		}
+	}
+}
