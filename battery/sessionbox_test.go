@@ -637,6 +637,14 @@ for p in sys.argv[1:]:
 			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
 				t.Errorf("after a repository was made in /tmp, the session's background process is gone: exit %d, %q, %s", code, out, errs)
 			}
+			// Nor one made in the workspace (guarded, at the guard's own
+			// pace: not in the session's key).
+			if out, errs, code := r.sh("git init -q nested-clone && kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			if out, errs, code := r.sh("kill -0 " + pid + " && echo alive"); out != "alive\n" || code != 0 {
+				t.Errorf("after a repository was made in the workspace, the session's background process is gone: exit %d, %q, %s", code, out, errs)
+			}
 			// An ssh-agent's directory made after the session started is
 			// covered all the same (a new sandbox).
 			agent, err := os.MkdirTemp("/tmp", "ssh-churn")

@@ -169,9 +169,20 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	inScratch := func(x string) bool {
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return platform.Within(x, s) }) && !(p.Workspace != "" && platform.Within(x, p.Workspace))
 	}
+	// Nor the places of repositories nested in the workspace's own: the
+	// guard finds them when it takes the trusted state and when a command
+	// ends (an agent's clone into the workspace must not replace the
+	// session either).
+	var nested []string
+	if _, err := os.Lstat(filepath.Join(p.Workspace, ".git")); err == nil && p.Workspace != "" {
+		nested = platform.NestedRepositories(p.Workspace)
+	}
+	inNested := func(x string) bool {
+		return slices.ContainsFunc(nested, func(r string) bool { return platform.Within(x, r) })
+	}
 	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), inScratch)
-	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), inScratch)
-	p.GitConfig = slices.DeleteFunc(slices.Clone(p.GitConfig), inScratch)
+	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), func(x string) bool { return inScratch(x) || inNested(x) })
+	p.GitConfig = slices.DeleteFunc(slices.Clone(p.GitConfig), func(x string) bool { return inScratch(x) || inNested(x) })
 	p.Hidden = slices.DeleteFunc(slices.Clone(p.Hidden), func(h string) bool {
 		var st unix.Stat_t
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
