@@ -655,8 +655,17 @@ for p in sys.argv[1:]:
 			if out, err := exec.Command(python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", filepath.Join(agent, "agent.1")).CombinedOutput(); err != nil {
 				t.Fatalf("making the agent's socket: %v %s", err, out)
 			}
-			if out, _, _ := r.sh("ls " + agent + " 2>/dev/null; echo done"); strings.Contains(out, "agent.1") {
+			out, errs, _ = r.sh("ls " + agent + " 2>/dev/null; echo done")
+			if strings.Contains(out, "agent.1") {
 				t.Errorf("an ssh-agent's socket made after the session started is listed in it:\n%s", out)
+			}
+			// The new sandbox is no secret: what ran in the previous one
+			// is out of reach from now on.
+			if !strings.Contains(errs, "new session sandbox (the hidden paths changed)") {
+				t.Errorf("the session was replaced without a word:\n%s", errs)
+			}
+			if out, errs, _ := r.sh("echo again"); out != "again\n" || errs != "" {
+				t.Errorf("the next command in the new session says %q", errs)
 			}
 		})
 	}

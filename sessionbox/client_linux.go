@@ -39,6 +39,12 @@ type Options struct {
 	// Idle ends the session's sandbox after this long unused; 0 is
 	// DefaultIdle.
 	Idle time.Duration
+
+	// id and parts are what the session's key is made of (see socket):
+	// whose session, and a digest of each part a person can name, to
+	// say which changed when a new sandbox replaces one (replaced.go).
+	id    string
+	parts map[string]string
 }
 
 // Exec runs the command in its session's sandbox, made when there is
@@ -198,9 +204,11 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	if err := unix.Stat("/proc/self/exe", &self); err != nil {
 		return "", nil, err
 	}
+	o.id, o.parts = id, keyParts(o.Backend.Name(), &p)
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
+	o.parts["cordon itself (updated)"] = fmt.Sprintf("%d %d %d %d", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
 	// The mount namespace the sandbox would be made from: one made inside
 	// cordon agent's (docs/agent.md) is never used from another. This
 	// thread's: /proc/self names the main thread, which may be the one
@@ -209,16 +217,24 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// this goroutine is none that a probe holds.
 	mnt, _ := os.Readlink("/proc/thread-self/ns/mnt")
 	fmt.Fprintf(h, "%s\n", mnt)
+	o.parts["the mount namespace"] = mnt
+	part := func(name string, write func(w io.Writer)) {
+		ph := sha256.New()
+		write(io.MultiWriter(h, ph))
+		o.parts[name] = hex.EncodeToString(ph.Sum(nil)[:8])
+	}
 	// The directories the sandbox binds writable, by identity (birth time
 	// included: a directory made again usually gets the same inode
 	// number): a workspace removed and made again (rm -rf app && git
 	// clone ... app) gets a new sandbox, not one that shows the removed
 	// directory, where every write fails with EROFS.
-	for _, r := range o.Policy.WritableRoots() {
-		if id := platform.Identity(r); id != "" {
-			fmt.Fprintf(h, "%s %s\n", r, id)
+	part("a writable directory removed and made again", func(w io.Writer) {
+		for _, r := range o.Policy.WritableRoots() {
+			if id := platform.Identity(r); id != "" {
+				fmt.Fprintf(w, "%s %s\n", r, id)
+			}
 		}
-	}
+	})
 	// Landlock grants reading around the hidden paths outside writable
 	// directories by the entries of the directories on the way to them
 	// (the home directory, /), as they were listed when the sandbox was
@@ -236,42 +252,50 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// state directory, which are never the program's to read (and change
 	// with every network proxy started there).
 	if o.Backend.Name() == platform.BackendLandlock {
-		seen := map[string]bool{}
-		hidden := func(d string) bool {
-			return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
-				slices.ContainsFunc(o.Policy.Hidden, func(h string) bool { return platform.Within(d, h) })
-		}
-		walk := func(hp string) {
-			for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
-				seen[d] = true
-				if !hidden(d) {
-					writeListing(h, d)
-				}
-				if d == "/" || d == "." {
-					break
-				}
-			}
-		}
-		for _, hp := range o.Policy.Hidden {
-			if platform.MayHole(o.Policy, hp, false) {
-				walk(hp)
-			}
-		}
-		for _, hp := range o.Policy.Missing {
-			if platform.MayHole(o.Policy, hp, true) {
-				walk(hp)
-			}
-		}
+		part("the entries of the directories around the hidden paths", func(h io.Writer) { o.listings(h) })
 	}
-	fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
-	for r := 0; r < 16; r++ {
-		var l unix.Rlimit
-		if unix.Getrlimit(r, &l) == nil {
-			fmt.Fprintf(h, "%d %d %d\n", r, l.Cur, l.Max)
+	part("the ignored signals or the resource limits the shell started with", func(h io.Writer) {
+		fmt.Fprintf(h, "%s\n", statusValue(status, "SigIgn"))
+		for r := 0; r < 16; r++ {
+			var l unix.Rlimit
+			if unix.Getrlimit(r, &l) == nil {
+				fmt.Fprintf(h, "%d %d %d\n", r, l.Cur, l.Max)
+			}
 		}
-	}
+	})
 	sock := filepath.Join(dir, hex.EncodeToString(h.Sum(nil))[:24]+".sock")
 	return sock, a, nil
+}
+
+// listings writes to h, for Landlock's key, the entries of the
+// directories on the way to the hidden paths (see socket).
+func (o *Options) listings(h io.Writer) {
+	seen := map[string]bool{}
+	hidden := func(d string) bool {
+		return (o.StateDir != "" && platform.Within(d, o.StateDir)) ||
+			slices.ContainsFunc(o.Policy.Hidden, func(h string) bool { return platform.Within(d, h) })
+	}
+	walk := func(hp string) {
+		for d := filepath.Dir(hp); !seen[d]; d = filepath.Dir(d) {
+			seen[d] = true
+			if !hidden(d) {
+				writeListing(h, d)
+			}
+			if d == "/" || d == "." {
+				break
+			}
+		}
+	}
+	for _, hp := range o.Policy.Hidden {
+		if platform.MayHole(o.Policy, hp, false) {
+			walk(hp)
+		}
+	}
+	for _, hp := range o.Policy.Missing {
+		if platform.MayHole(o.Policy, hp, true) {
+			walk(hp)
+		}
+	}
 }
 
 // writeListing writes directory d's entries to w as the session key holds
@@ -350,6 +374,9 @@ func (o *Options) connect(sock string, a *agentProc, req *request) (int, int, er
 		}
 		switch err := o.startManager(sock, a); {
 		case err == nil:
+			if !started {
+				o.replaced(sock)
+			}
 			started = true
 		case errors.Is(err, errBusy):
 			time.Sleep(5 * time.Millisecond)

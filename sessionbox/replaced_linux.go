@@ -1,0 +1,96 @@
+package sessionbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// A session's sandbox lives as long as its key does (client_linux.go):
+// a change that makes a new key (a policy that loosens or tightens, a new
+// cordon, another program's directory to hide) makes a new sandbox, and
+// what the previous one runs in the background (a dev server) stays
+// there, out of reach of the commands from then on. That must not happen
+// silently: the first command in the new sandbox says so, and what
+// changed. Each agent's (or named session's) last key is remembered, by
+// its parts, in the sessions' directory.
+
+// keyParts are digests of the policy's parts a person can name, for
+// saying which changed.
+func keyParts(backend string, p *platform.Policy) map[string]string {
+	sum := func(lists ...[]string) string {
+		h := sha256.New()
+		for _, l := range lists {
+			for _, x := range l {
+				fmt.Fprintf(h, "%s\x00", x)
+			}
+			h.Write([]byte{1})
+		}
+		return hex.EncodeToString(h.Sum(nil)[:8])
+	}
+	return map[string]string{
+		"the sandbox backend":                     backend,
+		"the workspace and what is writable":      sum([]string{p.Workspace}, p.Scratch, p.Writable, p.Caches),
+		"the read-only and guarded places":        sum(p.ReadOnly, p.Guarded, p.GitConfig, p.GitConfigSafe),
+		"the hidden paths":                        sum(p.Hidden, p.Missing, p.Visible, p.Filtered),
+		"the sockets commands may reach":          sum(p.Sockets),
+		"the network settings":                    sum([]string{string(p.Network)}, p.NetAllow, p.NetDeny),
+		"the resource limits or the private /tmp": fmt.Sprintf("%v %v", p.Limits, p.PrivateTmp),
+	}
+}
+
+// lastKey is what the sessions' directory remembers of an agent's last
+// session.
+type lastKey struct {
+	Socket string            `json:"socket"`
+	Parts  map[string]string `json:"parts"`
+}
+
+// replaced is called when a session's sandbox is made for sock: it says
+// on stderr when the same agent's previous session still runs, and
+// which parts of the key changed, then remembers this one.
+func (o *Options) replaced(sock string) {
+	if o.id == "" {
+		return
+	}
+	sum := sha256.Sum256([]byte(o.id))
+	file := filepath.Join(filepath.Dir(sock), "last-"+hex.EncodeToString(sum[:12])+".json")
+	var last lastKey
+	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &last) == nil && last.Socket != sock && alive(last.Socket) {
+		var changed []string
+		for name, v := range o.parts {
+			if last.Parts[name] != v {
+				changed = append(changed, name)
+			}
+		}
+		slices.Sort(changed)
+		why := "its key changed"
+		if len(changed) > 0 {
+			why = strings.Join(changed, ", ") + " changed"
+		}
+		fmt.Fprintf(os.Stderr, "cordon: this command runs in a new session sandbox (%s); what the previous one runs in the background (a server started by an earlier command) goes on there, out of reach of the commands from now on, until it is idle\n", why)
+	}
+	if data, err := json.Marshal(lastKey{Socket: sock, Parts: o.parts}); err == nil {
+		atomicfile.WriteMode(file, data, 0o600)
+	}
+}
+
+// alive reports whether the manager of the session at sock runs.
+func alive(sock string) bool {
+	data, err := os.ReadFile(sock + ".pid")
+	if err != nil {
+		return false
+	}
+	pid, start, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+	n, err := strconv.Atoi(pid)
+	return err == nil && n > 1 && start != "" && platform.ProcessStart(n) == start
+}
