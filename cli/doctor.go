@@ -7,11 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 func doctorCommand() *command {
@@ -309,6 +312,35 @@ func (d *doctor) stateCheck() {
 		return
 	}
 	d.add(check{ID: "state", Status: statusOK, Summary: "the state directory " + shim.Printable(dir) + " is yours, and no one else can write it or what holds it"})
+	d.leftoversCheck(dir)
+}
+
+// leftoversCheck says what ended commands, sessions and workspaces left
+// in the state directory dir, which the next snapshot round or session
+// start removes.
+func (d *doctor) leftoversCheck(dir string) {
+	var found []string
+	count := func(n int, what string) {
+		if n > 0 {
+			found = append(found, fmt.Sprintf("%d %s", n, what))
+		}
+	}
+	count(len(guard.StaleLedgers(dir)), "guard records of workspaces removed or made again")
+	count(len(platform.StaleLayers(dir)), "caches' private layers of workspaces unused for a month")
+	count(len(snapshot.Open(dir, snapshot.Budgets{}).StaleTemp()), "partial copies of snapshot savers that were killed")
+	c := check{ID: "leftovers", Status: statusOK, Summary: "nothing left behind by ended commands, sessions or removed workspaces"}
+	if len(found) > 0 {
+		c.Summary = "left behind, removed at the next snapshot round or session start: " + strings.Join(found, ", ")
+	}
+	locks, _ := filepath.Glob(filepath.Join(platform.SessionsDir(dir), "*.sock.lock"))
+	locks = slices.DeleteFunc(locks, func(l string) bool {
+		_, err := os.Stat(strings.TrimSuffix(l, ".lock"))
+		return err == nil
+	})
+	if len(locks) > 0 {
+		c.Detail = append(c.Detail, fmt.Sprintf("%d lock files of ended sessions are kept (empty; a session with the same key takes its lock again)", len(locks)))
+	}
+	d.add(c)
 }
 
 // notPrivate says why another user could change what is in dir: dir

@@ -46,3 +46,9 @@ func Reconcile(stateDir, ws string) ([]string, error) { return nil, nil }
 
 // TrustedContent is Linux's: elsewhere there is no ledger.
 func TrustedContent(stateDir, ws, path string) ([]byte, bool) { return nil, false }
+
+// StaleLedgers is Linux's: elsewhere there is no ledger.
+func StaleLedgers(stateDir string) []string { return nil }
+
+// CleanLedgers does nothing outside Linux.
+func CleanLedgers(stateDir string) {}

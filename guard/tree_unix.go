@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,6 +38,27 @@ type entry struct {
 	Size   int64    `json:"z,omitempty"` // a file's size
 	Target string   `json:"t,omitempty"` // a link's target
 	Names  []string `json:"n,omitempty"` // a directory's entries
+	// Stamp is a file's identity and times when it was recorded, kept
+	// only when its last change was 3 seconds older than that (see
+	// [stampOf]): the same stamp later means the same content, which is
+	// then not read again.
+	Stamp string `json:"st,omitempty"`
+}
+
+// now is the clock stamps are taken by (tests move it).
+var now = time.Now
+
+// stampOf is the stamp of a file with stat st recorded now: device,
+// inode, size, mtime and ctime, which no process without privileges can
+// set back (a write, a chmod, a rename over it all move ctime on, and
+// git's index has long relied on as much). "" when the file changed
+// within the last 3 seconds: a change in the same tick of the file
+// system's clock (2 s on FAT) could leave the times as they are.
+func stampOf(st *unix.Stat_t, now time.Time) string {
+	if now.Sub(time.Unix(st.Ctim.Unix())) < 3*time.Second || now.Sub(time.Unix(st.Mtim.Unix())) < 3*time.Second {
+		return ""
+	}
+	return fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
 }
 
 // state maps absolute paths to their trusted state; a path missing from
@@ -231,6 +253,11 @@ func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
 			return
 		}
 		e.Data, e.Sum, e.Size = data, sum, st.Size
+		// (Taken after the read: a write meanwhile moved ctime on.)
+		var after unix.Stat_t
+		if unix.Fstatat(dirfd, name, &after, unix.AT_SYMLINK_NOFOLLOW) == nil && after.Ino == st.Ino && after.Ctim == st.Ctim {
+			e.Stamp = stampOf(&after, now())
+		}
 		w.budget -= int64(len(data))
 	case unix.S_IFDIR:
 		e.Kind = 'd'
@@ -313,6 +340,9 @@ func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
 		// read to find that it changed.
 		if te.Kind != 'f' || st.Mode&0o7777 != te.Mode || st.Nlink > 1 || st.Size != te.Size {
 			return false
+		}
+		if te.Stamp != "" && te.Stamp == fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()) {
+			return true
 		}
 		_, sum, err := readFile(dirfd, name, 0)
 		return err == nil && sum == te.Sum

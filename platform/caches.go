@@ -141,13 +141,14 @@ func withLayers(stateDir string, p *Policy) (_ *Policy, release func(), _ error)
 	return &c, func() { lock.Close() }, nil
 }
 
-// CleanLayers removes the private layers of workspaces no sandbox has
-// used for layerIdle, but for sets a sandbox holds.
-func CleanLayers(stateDir string) {
+// StaleLayers returns the sets of private layers of workspaces no
+// sandbox has used for layerIdle and none holds now.
+func StaleLayers(stateDir string) []string {
 	entries, err := os.ReadDir(LayersDir(stateDir))
 	if err != nil {
-		return
+		return nil
 	}
+	var out []string
 	for _, e := range entries {
 		root := filepath.Join(LayersDir(stateDir), e.Name())
 		fi, err := os.Lstat(root)
@@ -160,14 +161,20 @@ func CleanLayers(stateDir string) {
 			if err != nil {
 				continue
 			}
-			if !filelock.TryLock(f) {
-				busy = true
-			}
+			busy = busy || !filelock.TryLock(f)
 			f.Close()
 		}
 		if !busy {
-			RemoveTree(root)
+			out = append(out, root)
 		}
+	}
+	return out
+}
+
+// CleanLayers removes what StaleLayers returns.
+func CleanLayers(stateDir string) {
+	for _, root := range StaleLayers(stateDir) {
+		RemoveTree(root)
 	}
 }
 

@@ -83,6 +83,7 @@ func ManagerMain(args []string) int {
 	// The caches' layers of workspaces unused for a month (removing
 	// them may take a while: not in the session's way).
 	go platform.CleanLayers(m.s.StateDir)
+	go guard.CleanLedgers(m.s.StateDir)
 	if err := m.setup(); err != nil {
 		m.shutdown()
 		fmt.Fprintf(shim, "error %s\n", oneLine(err.Error()))

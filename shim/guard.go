@@ -10,6 +10,8 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
 	"github.com/cordonsh/cordon/snapshot"
@@ -62,6 +64,15 @@ func SnapshotMain(args []string) int {
 	}
 	snapshot.WaitExit(pid, pidStart)
 	ended, _ := store.FileClock() // the command's end, before anything else changes
+	// Last, once the round is done and no command waits for this saver:
+	// what ended commands, sessions and workspaces left in the state
+	// directory (a session's manager does the same when it starts; this
+	// saver runs with sessions off too).
+	defer func() {
+		store.CleanTemp()
+		guard.CleanLedgers(StateDir(getenv))
+		platform.CleanLayers(StateDir(getenv))
+	}()
 	unlock, err := store.LockPending(ws)
 	if err != nil {
 		return 1

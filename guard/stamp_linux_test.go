@@ -1,0 +1,39 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestStampedChangeSeen: a guarded file trusted with its stamp and then
+// rewritten with content of the same size, at once, is still seen as
+// changed and put back; one left alone keeps its stamp and its content.
+func TestStampedChangeSeen(t *testing.T) {
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Now().Add(time.Minute) } // every file "old"
+	ws := t.TempDir()
+	hooks := filepath.Join(ws, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	hook := filepath.Join(hooks, "pre-commit")
+	other := filepath.Join(hooks, "post-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	os.WriteFile(other, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	trusted := snapshot(ws, []string{hooks})
+	if trusted[hook] == nil || trusted[hook].Stamp == "" {
+		t.Fatalf("no stamp recorded: %+v", trusted[hook])
+	}
+	// Later than the file system's clock tick (the real clock's margin,
+	// taken away here, covers a change within it).
+	time.Sleep(20 * time.Millisecond)
+	os.WriteFile(hook, []byte("#!/bin/sh\nexit 9\n"), 0o755) // the same size
+	q := newQuarantine(t.TempDir())
+	lines := reconcile(ws, []string{hooks}, trusted, q)
+	if data, _ := os.ReadFile(hook); string(data) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("a change of the same size was not put back: %q (%q)", data, lines)
+	}
+	if data, _ := os.ReadFile(other); string(data) != "#!/bin/sh\nexit 1\n" || len(lines) != 1 {
+		t.Errorf("the file left alone: %q; lines %q", data, lines)
+	}
+}
