@@ -423,6 +423,18 @@ func TestGitNestedRepository(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatal("the person's git ran a program a command planted in a repository it made in the workspace")
 			}
+			// The shapes an attacker tried next: a gitlink whose .git is a
+			// file naming a git directory elsewhere in the workspace; 70
+			// empty .git directories first (no repositories: they take no
+			// place); a split index (its gitlinks in .git/sharedindex.*).
+			b.run("off", "set -e; mkdir -p p/sub && cd p/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add p/sub && "+
+				"mv p/sub/.git p/.x && echo 'gitdir: ../.x' > p/sub/.git && git config -f p/.x/config core.fsmonitor 'touch "+marker+"'")
+			b.run("off", "set -e; for i in $(seq 1 70); do mkdir -p a$i/.git; done; mkdir -p zz/sub && cd zz/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && "+
+				"git add zz/sub && git update-index --split-index && git config -f zz/sub/.git/config core.fsmonitor 'touch "+marker+"'")
+			b.host("git status >/dev/null 2>&1; git -C p/sub status >/dev/null 2>&1; git -C zz/sub status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git ran a program a command planted in a nested repository it hid from the guard")
+			}
 			// The person's own nested repository keeps its hook; a command's
 			// change to it is undone.
 			b.host("git init -q mine && printf '#!/bin/sh\\nexit 0\\n' > mine/.git/hooks/pre-commit && chmod +x mine/.git/hooks/pre-commit")
@@ -436,7 +448,9 @@ func TestGitNestedRepository(t *testing.T) {
 			origin := filepath.Join(b.base, "origin")
 			b.host("git init -q " + origin + " && git -C " + origin + " commit -q --allow-empty -m one")
 			out, code := b.run("off", "set -e; git clone -q "+origin+" clone && cd clone && git pull -q && git commit -q --allow-empty -m two && git log --oneline | wc -l")
-			if code != 0 || strings.TrimSpace(out) != "2" {
+			// (Under Landlock a session may be made again: origin is a new
+			// entry beside the home, around the hidden paths.)
+			if code != 0 || !strings.HasSuffix(out, "\n2\n") && out != "2\n" {
 				t.Errorf("working in a nested clone failed (exit %d):\n%s", code, out)
 			}
 			if out, code := b.run("off", "rm -rf clone && echo gone"); code != 0 || out != "gone\n" {

@@ -181,11 +181,10 @@ func (b *book) sweep() ([]string, bool) {
 // reconcile puts the trusted state back, and keeps the changes to git's
 // configuration files that leave the keys running programs as they were.
 func (b *book) reconcile() []string {
-	b.newRoots()
+	lines := b.newRoots()
 	q := newQuarantine(b.stateDir)
-	var lines []string
 	if b.l.Trusted != nil {
-		lines = reconcile(b.l.Workspace, b.l.Patterns, b.l.Trusted, q)
+		lines = append(lines, reconcile(b.l.Workspace, b.l.Patterns, b.l.Trusted, q)...)
 	}
 	if len(b.l.Configs) > 0 {
 		if b.l.TrustedConfigs == nil {
@@ -216,8 +215,9 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		// The repositories there now (a session's policy may predate
 		// some): what they hold is trusted as it is.
 		b.l.Roots = nil
-		for _, root := range roots(ws) {
-			b.addRoot(root)
+		found, _ := roots(ws)
+		for _, n := range found {
+			b.addRoot(n)
 		}
 		b.l.Trusted = snapshot(ws, b.l.Patterns)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)

@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/cordonsh/cordon/platform"
 )
@@ -21,25 +21,26 @@ import (
 // moved to the quarantine.
 
 // roots are the repositories in workspace ws whose places are guarded:
-// ws itself when it is one, and those nested in it.
-func roots(ws string) []string {
-	var out []string
+// ws itself when it is one, and those nested in it; more is true when
+// there were more than are guarded.
+func roots(ws string) (out []platform.NestedRepo, more bool) {
 	if fi, err := os.Lstat(filepath.Join(ws, ".git")); err == nil && fi.IsDir() {
-		out = append(out, ws)
+		out = append(out, platform.NestedRepo{Root: ws, GitDir: filepath.Join(ws, ".git")})
 	}
-	return append(out, platform.NestedRepositories(ws)...)
+	nested, more := platform.NestedRepos(ws)
+	return append(out, nested...), more
 }
 
-// addRoot adds the places of the repository at root to the ledger's
-// patterns and configuration files.
-func (b *book) addRoot(root string) {
-	b.l.Roots = append(b.l.Roots, root)
-	for _, p := range platform.RootPatterns(root, b.l.RootPatterns) {
+// addRoot adds the places of the repository n to the ledger's patterns
+// and configuration files.
+func (b *book) addRoot(n platform.NestedRepo) {
+	b.l.Roots = append(b.l.Roots, n.Root)
+	for _, p := range n.Guarded(b.l.RootPatterns) {
 		if !slices.Contains(b.l.Patterns, p) {
 			b.l.Patterns = append(b.l.Patterns, p)
 		}
 	}
-	for _, c := range platform.RootPatterns(root, b.l.RootConfigs) {
+	for _, c := range n.Places(b.l.RootConfigs) {
 		if !slices.Contains(b.l.Configs, c) {
 			b.l.Configs = append(b.l.Configs, c)
 		}
@@ -47,32 +48,22 @@ func (b *book) addRoot(root string) {
 }
 
 // newRoots adds to the ledger the repositories that appeared in the
-// workspace since its trusted state was taken, trusted as git makes a
-// new one: the sample hooks of its hooks directory (the other places
-// trusted to be absent; its configuration judged by its keys).
-func (b *book) newRoots() {
+// workspace since its trusted state was taken: what is there is trusted
+// to be absent (the walker trusts a hooks directory of git's samples),
+// and a configuration is judged by its keys. It returns a line when the
+// workspace holds more repositories than are guarded.
+func (b *book) newRoots() []string {
 	if len(b.l.RootPatterns)+len(b.l.RootConfigs) == 0 || b.l.Trusted == nil {
-		return
+		return nil
 	}
-	for _, root := range roots(b.l.Workspace) {
-		if slices.Contains(b.l.Roots, root) {
-			continue
-		}
-		b.addRoot(root)
-		hooks := filepath.Join(root, ".git", "hooks")
-		if !slices.Contains(b.l.Patterns, hooks) {
-			continue
-		}
-		for path, e := range snapshot(b.l.Workspace, []string{hooks}) {
-			switch {
-			case path == hooks && e.Kind == 'd':
-				e.Names = slices.DeleteFunc(e.Names, func(n string) bool { return !strings.HasSuffix(n, ".sample") })
-			case filepath.Dir(path) != hooks || !strings.HasSuffix(path, ".sample") || e.Kind != 'f':
-				continue
-			}
-			if _, ok := b.l.Trusted[path]; !ok {
-				b.l.Trusted[path] = e
-			}
+	found, more := roots(b.l.Workspace)
+	for _, n := range found {
+		if !slices.Contains(b.l.Roots, n.Root) {
+			b.addRoot(n)
 		}
 	}
+	if more {
+		return []string{"cordon: " + printable(b.l.Workspace) + " holds more repositories than the guard keeps (" + strconv.Itoa(len(found)) + "): the hooks and configuration of those past them are not put back; look at them before you run git there"}
+	}
+	return nil
 }

@@ -293,6 +293,10 @@ func (w *walker) check(dirfd int, name, path string, st *unix.Stat_t, statErr er
 		// git worktree add: a new worktree's git directory points back
 		// at the repository's own.
 		return
+	case te == nil && w.sampleHooks(dirfd, name, path, st):
+		// A new repository's or submodule's hooks directory as git makes
+		// it: samples, which git never runs, trusted from now on.
+		return
 	case te == nil:
 		w.say(path, "was made", "", w.q.move(dirfd, name, path))
 		return
@@ -504,4 +508,31 @@ func (w *walker) ownCommondir(dirfd int, name, path string, st *unix.Stat_t) boo
 		target = filepath.Join(filepath.Dir(path), target)
 	}
 	return filepath.Clean(target) == filepath.Join(w.ws, ".git")
+}
+
+// sampleHooks reports whether the untrusted path (name in dirfd) is a
+// git hooks directory holding nothing but git's sample hooks (regular
+// files named *.sample, which git never runs), and if so records it, as
+// it is, as trusted.
+func (w *walker) sampleHooks(dirfd int, name, path string, st *unix.Stat_t) bool {
+	if name != "hooks" || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	for _, n := range listFD(fd) {
+		var cst unix.Stat_t
+		if !strings.HasSuffix(n, ".sample") || unix.Fstatat(fd, n, &cst, unix.AT_SYMLINK_NOFOLLOW) != nil || cst.Mode&unix.S_IFMT != unix.S_IFREG {
+			return false
+		}
+	}
+	rec := &walker{out: state{}, budget: maxTotal}
+	rec.record(dirfd, name, path, st)
+	for p, e := range rec.out {
+		w.trusted[p] = e
+	}
+	return true
 }

@@ -68,8 +68,27 @@ func filteredFile(f string) (path string, data []byte, ok bool) {
 		return path, nil, false
 	}
 	lines := bytes.SplitAfter(raw, []byte("\n"))
+	// A secret's value may go on below its line: a properties line that
+	// ends in a backslash goes on with the next; an indented line below
+	// a key (a YAML value or block scalar, an INI value on several
+	// lines) belongs to it.
+	secret, cont, indent := false, false, -1
 	for i, line := range lines {
-		if secretLine(string(line), keys) {
+		text := strings.TrimRight(string(line), "\r\n")
+		ind := len(text) - len(strings.TrimLeft(text, " \t"))
+		switch {
+		case cont:
+			secret = true
+		case indent >= 0 && strings.TrimSpace(text) != "" && ind > indent:
+			secret = true
+		default:
+			secret, indent = secretLine(text, keys), -1
+			if secret {
+				indent = ind
+			}
+		}
+		cont = secret && strings.HasSuffix(text, "\\")
+		if secret {
 			lines[i] = []byte("\n")
 			if !bytes.HasSuffix(line, []byte("\n")) {
 				lines[i] = nil
@@ -82,27 +101,33 @@ func filteredFile(f string) (path string, data []byte, ok bool) {
 // passwordURL matches a URL that carries a password.
 var passwordURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
 
-// secretLine reports whether line of a filtered file is a secret: its
-// key (before "=", or before ":" when there is no "=") matches one of
-// the globs keys ("*" their only wildcard), case ignored, or it holds a URL with a password. A
-// line that is not "key = value" (a section, a comment, a YAML list
-// item) is kept, unless it holds such a URL.
+// secretLine reports whether line of a filtered file is a secret: a
+// URL with a password in it, or a key that matches one of the patterns
+// keys ("*" their only wildcard), case ignored. The key is what comes
+// before the line's separator, which depends on the file's syntax: "="
+// (npm, INI), ":" (YAML, INI too: "password: a=b"), or blanks (Java
+// properties: "ossrhPassword value"); each is tried. A section or a
+// comment is kept, unless it holds such a URL.
 func secretLine(line string, keys []string) bool {
 	if passwordURL.MatchString(line) {
 		return true
 	}
 	t := strings.TrimSpace(line)
-	if t == "" || t[0] == '#' || t[0] == ';' || t[0] == '[' {
+	if t == "" || t[0] == '#' || t[0] == ';' || t[0] == '[' || t[0] == '!' {
 		return false
 	}
-	key, _, ok := strings.Cut(t, "=")
-	if !ok {
-		if key, _, ok = strings.Cut(t, ":"); !ok {
-			return false
+	t = strings.TrimPrefix(t, "- ")
+	for _, sep := range []string{"=", ":", " ", "\t"} {
+		key, _, ok := strings.Cut(t, sep)
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'`))
+		if slices.ContainsFunc(keys, func(k string) bool { return starglob.Match(strings.ToLower(k), key) }) {
+			return true
 		}
 	}
-	key = strings.ToLower(strings.Trim(strings.TrimSpace(key), `"'`))
-	return slices.ContainsFunc(keys, func(k string) bool { return starglob.Match(strings.ToLower(k), key) })
+	return false
 }
 
 func isFile(path string) bool {

@@ -27,6 +27,11 @@ func TestSecretLine(t *testing.T) {
 		{"Password: abc", []string{"password"}, true},             // YAML, case ignored
 		{"npmAuthToken: \"abc\"", []string{"npmauthtoken"}, true}, // .yarnrc.yml
 		{"username = __token__", []string{"password"}, false},
+		{"password: pypi-AgEI=abc", []string{"password"}, true},    // ":" before "="
+		{"ossrhPassword   s3cret", []string{"*passw*"}, true},      // a properties blank
+		{"signingInMemoryKey=-----BEGIN", []string{"*key*"}, true}, // gradle's signing key
+		{"org.gradle.jvmargs=-Xmx2g", []string{"*passw*", "*key*", "*token*"}, false},
+		{"@corp:registry=https://npm.corp/", npm, false},
 	} {
 		if got := secretLine(c.line, c.keys); got != c.want {
 			t.Errorf("secretLine(%q) = %v, want %v", c.line, got, c.want)
@@ -48,5 +53,29 @@ func TestFilteredFile(t *testing.T) {
 	}
 	if _, _, ok := filteredFile(filepath.Join(dir, "missing") + " x"); ok {
 		t.Error("a missing file is shown")
+	}
+}
+
+// TestFilteredValueLines: a secret's value that goes on below its line
+// goes too (a properties continuation, a YAML block, an INI value on
+// several lines); what follows it stays.
+func TestFilteredValueLines(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(f, []byte("a=1\nsigning.password=abc\\\n   def\\\n   ghi\nb=2\n"+
+		"npmRegistries:\n  x:\n    npmAuthToken: >-\n      tok1\n      tok2\n    npmAlwaysAuth: true\nc: 3\n"), 0o600)
+	_, data, ok := filteredFile(f + " *passw* npmauthtoken")
+	got := string(data)
+	for _, gone := range []string{"abc", "def", "ghi", "tok1", "tok2"} {
+		if strings.Contains(got, gone) {
+			t.Errorf("%q is still there:\n%s", gone, got)
+		}
+	}
+	for _, kept := range []string{"a=1", "b=2", "npmRegistries:", "  x:", "npmAlwaysAuth: true", "c: 3"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("%q is gone:\n%s", kept, got)
+		}
+	}
+	if !ok || strings.Count(got, "\n") != 12 {
+		t.Errorf("lines not kept in place (%v):\n%s", ok, got)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/credvar"
-	"github.com/cordonsh/cordon/internal/gitindex"
 )
 
 // Network says whether and where a confined program may connect.
@@ -169,7 +168,7 @@ type Policy struct {
 	// RootGuarded and RootGitConfig are Guarded's and GitConfig's
 	// entries relative to a repository's root (.git/hooks/, .envrc,
 	// .git/config): what the guard applies to a repository made inside
-	// the workspace while a command runs ([NestedRepositories]).
+	// the workspace while a command runs ([NestedRepos]).
 	RootGuarded   []string `json:"root_guarded,omitempty"`
 	RootGitConfig []string `json:"root_git_config,omitempty"`
 	// Hidden are existing paths that must be unreadable.
@@ -299,12 +298,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		isRepo := err == nil
 		for _, root := range repositories(ws) {
 			ro, patterns := r.readOnly(root, slices.Concat(s.ReadOnly, includes(root, s.Includes, s.Regenerable), submodulePointers(root)))
-			if root == ws || !isRepo {
-				// A repository nested in the workspace's own is guarded,
-				// not laid read-only: a command may remove it whole (a
-				// clone it made to read), which mounts would refuse.
-				p.ReadOnly = append(p.ReadOnly, ro...)
-			}
+			p.ReadOnly = append(p.ReadOnly, ro...)
 			p.Guarded = append(p.Guarded, patterns...)
 			_, configs := r.readOnly(root, s.GitConfig) // (resolved as read-only entries are, but writable)
 			p.GitConfig = append(p.GitConfig, configs...)
@@ -314,13 +308,22 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 			p.ReadOnly = append(p.ReadOnly, r.existing([]string{dir + "/hooks"}, nil)...)
 			p.GitConfig = append(p.GitConfig, dir+"/config", dir+"/config.worktree")
 		}
+		// For repositories made inside the workspace while a command
+		// runs (package guard), and those nested in its repository now:
+		// guarded, not laid read-only (a command may remove a clone it
+		// made whole, which mounts would refuse).
+		p.RootGuarded = relative(s.ReadOnly)
+		p.RootGitConfig = relative(s.GitConfig)
+		if isRepo {
+			nested, _ := NestedRepos(ws)
+			for _, n := range nested {
+				p.Guarded = append(p.Guarded, n.Guarded(p.RootGuarded)...)
+				p.GitConfig = append(p.GitConfig, n.Places(p.RootGitConfig)...)
+			}
+		}
 		if len(p.GitConfig) > 0 {
 			p.GitConfigSafe = s.GitConfigSafe
 		}
-		// For repositories made inside the workspace while a command
-		// runs (package guard).
-		p.RootGuarded = relative(s.ReadOnly)
-		p.RootGitConfig = relative(s.GitConfig)
 	}
 	if rootsOnly {
 		p.normalize()
@@ -689,78 +692,6 @@ func relative(entries []string) []string {
 	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool {
 		return filepath.IsAbs(e) || strings.HasPrefix(e, "~") || strings.HasPrefix(e, "$")
 	})
-}
-
-// RootPatterns are the absolute patterns of entries (relative, as
-// [Policy.RootGuarded]) at the repository root root, as a policy makes
-// them.
-func RootPatterns(root string, entries []string) []string {
-	var out []string
-	for _, e := range entries {
-		if e = strings.TrimSuffix(e, "/"); e != "" {
-			out = append(out, filepath.Join(root, e))
-		}
-	}
-	return out
-}
-
-// maxScan bounds the entries of a workspace looked through for the
-// repositories it holds.
-const maxScan = 4096
-
-// repositories returns the roots whose read-only paths are protected: the
-// workspace, and the repositories nested in it ([NestedRepositories]),
-// whose hooks and configuration the host's git would run.
-func repositories(ws string) []string {
-	return append([]string{ws}, NestedRepositories(ws)...)
-}
-
-// NestedRepositories returns the roots of the repositories inside the
-// workspace ws, ws itself left out: those directly in it (~/work holding
-// several; an editor opens each it finds there), and, when ws is a
-// repository, those its index names as gitlinks at any depth (a
-// repository committed inside another: the host's git status runs git
-// in it) that have a .git directory of their own (a submodule's .git
-// file points into .git/modules, guarded with the repository's); at
-// most maxScratchRepos.
-func NestedRepositories(ws string) []string {
-	var roots []string
-	add := func(dir string, gitDir bool) {
-		fi, err := os.Lstat(filepath.Join(dir, ".git"))
-		if err == nil && (fi.IsDir() || !gitDir) && dir != ws && !slices.Contains(roots, dir) && len(roots) < maxScratchRepos {
-			roots = append(roots, dir)
-		}
-	}
-	if f, err := os.Open(ws); err == nil {
-		entries, _ := f.ReadDir(maxScan)
-		f.Close()
-		for _, e := range entries {
-			if e.IsDir() && e.Name() != ".git" {
-				add(filepath.Join(ws, e.Name()), false) // (a worktree's .git is a file)
-			}
-		}
-	}
-	links, _ := gitindex.Gitlinks(filepath.Join(ws, ".git", "index"))
-	for _, l := range links {
-		rel := filepath.FromSlash(l)
-		if !filepath.IsLocal(rel) {
-			continue
-		}
-		// Each directory on the way must be a directory, not a link out.
-		dir, ok := ws, true
-		for _, name := range strings.Split(rel, string(filepath.Separator)) {
-			dir = filepath.Join(dir, name)
-			if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			add(dir, true)
-		}
-	}
-	slices.Sort(roots)
-	return roots
 }
 
 // gitDirs returns the repository directories outside the workspace that

@@ -215,7 +215,7 @@ func TestGlobMatch(t *testing.T) {
 // the repositories directly in a plain directory; a repository that does
 // not exist yet (git init by the command) has none.
 func TestGuardedPatterns(t *testing.T) {
-	root := tree(t, "ws/.git/config", "plain/repo/.git/config", "plain/new/")
+	root := tree(t, "ws/.git/config", "plain/repo/.git/config", "plain/repo/.git/HEAD", "plain/new/")
 	spec := &Spec{ReadOnly: []string{".git/hooks/", ".git/config", ".git/commondir", ".envrc", ".claude/settings.json", ".git/modules/*/config"}}
 	spec.Workspace = root + "/ws"
 	p, err := NewPolicy(spec, nil)

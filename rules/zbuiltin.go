@@ -16536,7 +16536,7 @@ var builtinTable = table{
 			"~/.yarnrc.yml npmauthtoken npmauthident npmpassword",
 			"~/.pypirc password",
 			"~/.my.cnf password",
-			"~/.gradle/gradle.properties *password* *token* *secret* *apikey* *api_key* *credential*",
+			"~/.gradle/gradle.properties *passw* *token* *secret* *key* *credential* *auth*",
 		},
 		Projects: []string{
 			"~/src",

@@ -179,12 +179,14 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// guard finds them when it takes the trusted state and when a command
 	// ends (an agent's clone into the workspace must not replace the
 	// session either).
-	var nested []string
+	var nested []platform.NestedRepo
 	if _, err := os.Lstat(filepath.Join(p.Workspace, ".git")); err == nil && p.Workspace != "" {
-		nested = platform.NestedRepositories(p.Workspace)
+		nested, _ = platform.NestedRepos(p.Workspace)
 	}
 	inNested := func(x string) bool {
-		return slices.ContainsFunc(nested, func(r string) bool { return platform.Within(x, r) })
+		return slices.ContainsFunc(nested, func(n platform.NestedRepo) bool {
+			return platform.Within(x, n.Root) || n.GitDir != "" && platform.Within(x, n.GitDir)
+		})
 	}
 	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), inScratch)
 	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), func(x string) bool { return inScratch(x) || inNested(x) })

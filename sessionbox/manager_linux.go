@@ -194,12 +194,15 @@ func (m *manager) release() {
 	}
 	if len(guard.Descendants(os.Getpid())) > m.base {
 		// Something a command left runs on: the guarded places are
-		// watched until the next command.
+		// watched until the next command, and a command that gets a new
+		// session instead says so (see replaced.go).
 		if m.between == nil {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy)
 		}
+		os.WriteFile(m.s.Socket+busySuffix, nil, 0o600)
 		return
 	}
+	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	m.held = false
@@ -374,6 +377,7 @@ func (m *manager) shutdown() {
 	if m.lis >= 0 {
 		os.Remove(m.s.Socket)
 		os.Remove(m.s.Socket + ".pid")
+		os.Remove(m.s.Socket + busySuffix)
 		unix.Close(m.lis)
 	}
 	guard.KillAll()

@@ -55,9 +55,15 @@ type lastKey struct {
 	Parts  map[string]string `json:"parts"`
 }
 
+// busySuffix names, beside a session's socket, the file that says that
+// something a command left runs on in its sandbox (its manager keeps
+// it).
+const busySuffix = ".busy"
+
 // replaced is called when a session's sandbox is made for sock: it says
-// on stderr when the same agent's previous session still runs, and
-// which parts of the key changed, then remembers this one.
+// on stderr when the same agent's previous session still runs something
+// a command left in the background, and which parts of the key changed,
+// then remembers this one.
 func (o *Options) replaced(sock string) {
 	if o.id == "" {
 		return
@@ -65,7 +71,7 @@ func (o *Options) replaced(sock string) {
 	sum := sha256.Sum256([]byte(o.id))
 	file := filepath.Join(filepath.Dir(sock), "last-"+hex.EncodeToString(sum[:12])+".json")
 	var last lastKey
-	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &last) == nil && last.Socket != sock && alive(last.Socket) {
+	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &last) == nil && last.Socket != sock && busy(last.Socket) {
 		var changed []string
 		for name, v := range o.parts {
 			if last.Parts[name] != v {
@@ -84,8 +90,12 @@ func (o *Options) replaced(sock string) {
 	}
 }
 
-// alive reports whether the manager of the session at sock runs.
-func alive(sock string) bool {
+// busy reports whether the manager of the session at sock runs, with
+// something a command left running in its sandbox.
+func busy(sock string) bool {
+	if _, err := os.Stat(sock + busySuffix); err != nil {
+		return false
+	}
 	data, err := os.ReadFile(sock + ".pid")
 	if err != nil {
 		return false

@@ -1,24 +1,26 @@
 // Package gitindex reads the one thing cordon needs from a git index
 // file without running git: the paths of its gitlinks (entries of mode
 // 160000, a nested repository committed as a submodule is), in index
-// formats 2, 3 and 4.
+// formats 2, 3 and 4, split indexes included. Only the entries are read,
+// as they come: the extensions after them (which a command can make as
+// large as it likes) are not.
 package gitindex
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 )
 
-// MaxSize is the largest index file Gitlinks reads.
-const MaxSize = 16 << 20
-
-// ErrTooLarge is returned for an index file larger than MaxSize.
-var ErrTooLarge = errors.New("the index is too large to read")
+// maxEntries bounds the entries read from one index (a repository of
+// ten million files is beyond anything cordon guards).
+const maxEntries = 10_000_000
 
 // modeGitlink is a gitlink's mode in the index.
 const modeGitlink = 0o160000
@@ -65,120 +67,122 @@ var last struct {
 	links []string
 }
 
-// read reads the index file f and returns its gitlinks.
+// read reads the index file f and returns its gitlinks, with those of
+// the shared index it is split from (.git/sharedindex.*: over-counted,
+// never under, when the split index removes one).
 func read(f *os.File) ([]string, error) {
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	links, err := parse(bufio.NewReaderSize(f, 64<<10))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > MaxSize {
-		return nil, ErrTooLarge
+	shared, _ := filepath.Glob(filepath.Join(filepath.Dir(f.Name()), "sharedindex.*"))
+	for _, sh := range shared {
+		sf, err := os.Open(sh)
+		if err != nil {
+			continue
+		}
+		more, err := parse(bufio.NewReaderSize(sf, 64<<10))
+		sf.Close()
+		if err != nil {
+			return nil, err
+		}
+		links = append(links, more...)
 	}
-	return Parse(data)
+	slices.Sort(links)
+	return slices.Compact(links), nil
 }
 
 // errBad is returned for data that is not an index git writes.
 var errBad = errors.New("not a git index")
 
 // Parse returns the gitlinks of an index file's content.
-func Parse(data []byte) ([]string, error) {
+func Parse(data []byte) ([]string, error) { return parse(bufio.NewReader(bytes.NewReader(data))) }
+
+// parse reads an index's header and entries from r.
+func parse(r *bufio.Reader) ([]string, error) {
 	be := binary.BigEndian
-	if len(data) < 12 || string(data[:4]) != "DIRC" {
+	var hdr [12]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil || string(hdr[:4]) != "DIRC" {
 		return nil, errBad
 	}
-	version, count := be.Uint32(data[4:]), be.Uint32(data[8:])
-	if version < 2 || version > 4 {
+	version, count := be.Uint32(hdr[4:]), be.Uint32(hdr[8:])
+	if version < 2 || version > 4 || count > maxEntries {
 		return nil, errBad
 	}
 	var out []string
 	var prev []byte // version 4: the previous entry's path
-	off := 12
+	// ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each), the
+	// object name (20: SHA-1 repositories only), flags (2).
+	var fixed [62]byte
 	for range count {
-		// ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each),
-		// the object name (20, or 32 with SHA-256: told by where the
-		// flags leave a valid path), flags (2).
-		const fixed = 40
-		if off+fixed > len(data) {
+		if _, err := io.ReadFull(r, fixed[:]); err != nil {
 			return nil, errBad
 		}
-		mode := be.Uint32(data[off+24:])
-		e, name, err := entryName(data, off+fixed, version, prev)
-		if err != nil {
-			return nil, err
+		mode := be.Uint32(fixed[24:])
+		flags := be.Uint16(fixed[60:])
+		size := len(fixed)
+		if flags&0x4000 != 0 { // extended flags (version 3+)
+			if version < 3 {
+				return nil, errBad
+			}
+			if _, err := r.Discard(2); err != nil {
+				return nil, errBad
+			}
+			size += 2
+		}
+		var name []byte
+		if version == 4 {
+			// A varint of the bytes to drop from the previous path,
+			// then the rest, NUL terminated; no padding.
+			strip, err := varint(r)
+			if err != nil || strip > uint64(len(prev)) {
+				return nil, errBad
+			}
+			rest, err := r.ReadBytes(0)
+			if err != nil || len(rest) > 1<<16 {
+				return nil, errBad
+			}
+			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], rest[:len(rest)-1]...)
+			name = slices.Clone(name)
+		} else {
+			rest, err := r.ReadBytes(0)
+			if err != nil || len(rest) > 1<<16 {
+				return nil, errBad
+			}
+			name = rest[:len(rest)-1]
+			// Padded with NULs to a multiple of 8 bytes from the
+			// entry's start, at least one (read already).
+			total := size + len(rest)
+			if pad := (8 - total%8) % 8; pad > 0 {
+				if _, err := r.Discard(pad); err != nil {
+					return nil, errBad
+				}
+			}
 		}
 		if mode == modeGitlink {
 			out = append(out, string(name))
 		}
-		prev, off = name, e
+		prev = name
 	}
 	return out, nil
 }
 
-// entryName reads, from off (just after an entry's fixed part up to the
-// object name), the object name, the flags and the path; it returns the
-// offset of the next entry and the path. Only SHA-1 repositories'
-// 20-byte names are read (a SHA-256 one's index is not parsed: errBad).
-func entryName(data []byte, off int, version uint32, prev []byte) (int, []byte, error) {
-	be := binary.BigEndian
-	start := off - 40 // the entry's first byte
-	off += 20         // the object name
-	if off+2 > len(data) {
-		return 0, nil, errBad
-	}
-	flags := be.Uint16(data[off:])
-	off += 2
-	if flags&0x4000 != 0 { // extended flags (version 3+)
-		if version < 3 || off+2 > len(data) {
-			return 0, nil, errBad
-		}
-		off += 2
-	}
-	if version == 4 {
-		// A varint of the bytes to drop from the previous path, then
-		// the rest, NUL terminated; no padding.
-		strip, n := varint(data[off:])
-		if n <= 0 || strip > uint64(len(prev)) {
-			return 0, nil, errBad
-		}
-		off += n
-		end := bytes.IndexByte(data[off:], 0)
-		if end < 0 {
-			return 0, nil, errBad
-		}
-		name := append(append([]byte{}, prev[:len(prev)-int(strip)]...), data[off:off+end]...)
-		return off + end + 1, name, nil
-	}
-	end := bytes.IndexByte(data[off:], 0)
-	if end < 0 {
-		return 0, nil, errBad
-	}
-	name := data[off : off+end]
-	// Padded with NULs to a multiple of 8 bytes from the entry's start,
-	// at least one.
-	size := off + end - start
-	next := start + (size+8)&^7
-	if next > len(data) {
-		return 0, nil, errBad
-	}
-	return next, name, nil
-}
-
 // varint reads git's offset varint (each continuation adds one before
-// shifting), as the index's version 4 uses; n is 0 for a bad one.
-func varint(b []byte) (v uint64, n int) {
-	if len(b) == 0 {
-		return 0, 0
+// shifting), as the index's version 4 uses.
+func varint(r *bufio.Reader) (uint64, error) {
+	c, err := r.ReadByte()
+	if err != nil {
+		return 0, err
 	}
-	c := b[0]
-	v = uint64(c & 0x7f)
-	n = 1
-	for c&0x80 != 0 {
-		if n >= len(b) || n > 9 {
-			return 0, 0
+	v := uint64(c & 0x7f)
+	for n := 1; c&0x80 != 0; n++ {
+		if n > 9 {
+			return 0, errBad
 		}
-		c = b[n]
-		n++
+		if c, err = r.ReadByte(); err != nil {
+			return 0, err
+		}
 		v = ((v + 1) << 7) | uint64(c&0x7f)
 	}
-	return v, n
+	return v, nil
 }

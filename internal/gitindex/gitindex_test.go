@@ -39,6 +39,10 @@ func TestGitlinks(t *testing.T) {
 			for _, p := range []string{"sub", "lib/dep", "lib/deep/er/nested", "vendor/x"} {
 				git("update-index", "--add", "--cacheinfo", "160000,"+sha+","+p)
 			}
+			if version == "2" {
+				// A split index: the entries in .git/sharedindex.*.
+				git("update-index", "--split-index")
+			}
 			if version == "3" {
 				os.WriteFile(filepath.Join(dir, "later"), []byte("x"), 0o644)
 				git("add", "-N", "later") // an extended flag: version 3
@@ -92,5 +96,28 @@ func TestGitlinksChanged(t *testing.T) {
 		if err != nil || len(got) != i+1 {
 			t.Fatalf("after %d gitlinks: %q, %v", i+1, got, err)
 		}
+	}
+}
+
+// TestGitlinksPadded: an index made larger than anything cordon would
+// read whole, by an extension git ignores, still gives its gitlinks.
+func TestGitlinksPadded(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("sh", "-c", "git init -q && git update-index --add --cacheinfo 160000,"+strings.Repeat("ef", 20)+",z/sub")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	index := filepath.Join(dir, ".git", "index")
+	data, _ := os.ReadFile(index)
+	body := data[:len(data)-20] // (the checksum: not read)
+	ext := append([]byte("ZZZZ\x01\x10\x00\x00"), make([]byte, 17<<20)...)
+	os.WriteFile(index, append(append(body, ext...), make([]byte, 20)...), 0o644)
+	got, err := Gitlinks(index)
+	if err != nil || len(got) != 1 || got[0] != "z/sub" {
+		t.Errorf("padded index: %q, %v", got, err)
 	}
 }

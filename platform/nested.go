@@ -1,0 +1,181 @@
+package platform
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cordonsh/cordon/internal/gitindex"
+)
+
+// Repositories inside the workspace run code on the host too: its index's
+// gitlinks (a repository committed inside another, which the host's git
+// status goes into) and the repositories directly in it (which an editor
+// opens). The policy guards the places the rules keep at a repository's
+// root at each (relative entries: .git/hooks/, .git/config, .envrc, ...),
+// and so does the guard for those a command makes while it runs.
+
+// maxNested bounds the nested repositories guarded; past it the guard
+// says that the rest are not.
+const maxNested = 512
+
+// maxScan bounds the entries of a workspace looked through for the
+// repositories it holds.
+const maxScan = 4096
+
+// A NestedRepo is a repository inside a workspace.
+type NestedRepo struct {
+	// Root is its working directory.
+	Root string
+	// GitDir is its git directory: Root/.git, or, when that is a file
+	// (a submodule's, a linked worktree's), the directory it names
+	// inside the workspace.
+	GitDir string
+	// Pointer is true when Root/.git is a file naming a git directory
+	// outside the workspace: that file is itself guarded (what it points
+	// to cannot be).
+	Pointer bool
+}
+
+// Places returns the absolute patterns of entries (relative to a
+// repository's root, as [Policy.RootGuarded]) at n: those under .git/ in
+// its git directory, the others in its working directory.
+func (n NestedRepo) Places(entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		e = strings.TrimSuffix(e, "/")
+		switch {
+		case e == "":
+		case e == ".git" || strings.HasPrefix(e, ".git/"):
+			if n.GitDir != "" {
+				out = append(out, filepath.Join(n.GitDir, strings.TrimPrefix(strings.TrimPrefix(e, ".git"), "/")))
+			}
+		default:
+			out = append(out, filepath.Join(n.Root, e))
+		}
+	}
+	return out
+}
+
+// Guarded returns the patterns the guard keeps at n: entries' places,
+// and its .git file when it points outside the workspace.
+func (n NestedRepo) Guarded(entries []string) []string {
+	out := n.Places(entries)
+	if n.Pointer {
+		out = append(out, filepath.Join(n.Root, ".git"))
+	}
+	return out
+}
+
+// RootPatterns are the absolute patterns of entries at the repository
+// root root (its git directory root/.git).
+func RootPatterns(root string, entries []string) []string {
+	return NestedRepo{Root: root, GitDir: filepath.Join(root, ".git")}.Places(entries)
+}
+
+// repositories returns the roots whose read-only paths are protected: the
+// workspace, and the repositories directly in it when it is none itself
+// (~/work holding several).
+func repositories(ws string) []string {
+	roots := []string{ws}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err == nil {
+		return roots
+	}
+	nested, _ := NestedRepos(ws)
+	for _, n := range nested {
+		if filepath.Dir(n.Root) == ws {
+			roots = append(roots, n.Root)
+		}
+	}
+	return roots
+}
+
+// NestedRepos returns the repositories inside the workspace ws, ws
+// itself left out: first those its index names as gitlinks, at any
+// depth, then those directly in it; at most maxNested, and the second
+// result is true when there were more.
+func NestedRepos(ws string) ([]NestedRepo, bool) {
+	var out []NestedRepo
+	more := false
+	add := func(dir string) {
+		if dir == ws || slices.ContainsFunc(out, func(n NestedRepo) bool { return n.Root == dir }) {
+			return
+		}
+		n, ok := nestedRepo(ws, dir)
+		if !ok {
+			return
+		}
+		if len(out) == maxNested {
+			more = true
+			return
+		}
+		out = append(out, n)
+	}
+	links, _ := gitindex.Gitlinks(filepath.Join(ws, ".git", "index"))
+	for _, l := range links {
+		rel := filepath.FromSlash(l)
+		if !filepath.IsLocal(rel) {
+			continue
+		}
+		// Each directory on the way must be a directory, not a link out.
+		dir, ok := ws, true
+		for _, name := range strings.Split(rel, string(filepath.Separator)) {
+			dir = filepath.Join(dir, name)
+			if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			add(dir)
+		}
+	}
+	if f, err := os.Open(ws); err == nil {
+		entries, _ := f.ReadDir(maxScan)
+		f.Close()
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != ".git" {
+				add(filepath.Join(ws, e.Name()))
+			}
+		}
+	}
+	return out, more
+}
+
+// nestedRepo describes the repository at dir inside ws, if there is
+// one: a .git directory with a HEAD (an empty .git is none), or a .git
+// file naming a git directory (not one inside ws's own .git, whose
+// places are the workspace repository's).
+func nestedRepo(ws, dir string) (NestedRepo, bool) {
+	dotgit := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(dotgit)
+	switch {
+	case err != nil:
+		return NestedRepo{}, false
+	case fi.IsDir():
+		return NestedRepo{Root: dir, GitDir: dotgit}, isGitDir(dotgit)
+	case !fi.Mode().IsRegular():
+		return NestedRepo{}, false
+	}
+	data, err := os.ReadFile(dotgit)
+	if err != nil || len(data) > 4096 {
+		return NestedRepo{Root: dir, Pointer: true}, true
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+	if !ok || target == "" {
+		return NestedRepo{Root: dir, Pointer: true}, true
+	}
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(dir, target)
+	}
+	target = realPath(target)
+	switch {
+	case Within(target, filepath.Join(ws, ".git")):
+		return NestedRepo{}, false // the workspace repository's
+	case Within(target, ws) && isGitDir(target):
+		return NestedRepo{Root: dir, GitDir: target}, true
+	}
+	return NestedRepo{Root: dir, Pointer: true}, true
+}
