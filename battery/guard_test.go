@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // The guard battery: files that the host's tools run or obey on their own
@@ -265,6 +267,39 @@ func TestGuardScratchRepository(t *testing.T) {
 			b.host("git -C " + repo + " status >/dev/null 2>&1; git -C " + repo + " st 2>/dev/null; git -C " + repo + " commit -q --allow-empty -m two; true")
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatalf("the person's git in %s ran what a command planted:\n%s", repo, out)
+			}
+		})
+	}
+}
+
+// TestGuardBelowRoot: an auto-run file a command makes or changes in a
+// directory below the workspace's root, outside any repository's root
+// (npm reads packages/app/.npmrc in that package; an editor opened on
+// sub/ runs sub/.vscode/tasks.json), is moved aside once the command
+// has ended, and the next command says so; one the command left alone
+// stays.
+func TestGuardBelowRoot(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.settings("")
+			marker := filepath.Join(b.base, "pwned")
+			b.host("mkdir -p packages/app packages/lib && echo 'fund=false' > packages/lib/.npmrc && git add -A && git commit -qm pkgs")
+			// (The judge asks about these writes, named in a script: here
+			// they come through a program it cannot read, as a command
+			// past the judge would make them.)
+			b.host("cp /bin/sh x")
+			os.WriteFile(filepath.Join(b.ws, "plant.sh"), []byte("mkdir -p sub/.vscode && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && echo planted\n"), 0o644)
+			if out, code := b.shim("./x < plant.sh"); code != 0 || !strings.Contains(out, "planted") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
+			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
+			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
+			if out, _ := b.shim("true"); !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
+				t.Errorf("the next command does not say what was moved aside:\n%s", out)
 			}
 		})
 	}

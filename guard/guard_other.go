@@ -52,3 +52,6 @@ func StaleLedgers(stateDir string) []string { return nil }
 
 // CleanLedgers does nothing outside Linux.
 func CleanLedgers(stateDir string) {}
+
+// MoveAside does nothing outside Linux.
+func MoveAside(stateDir, ws string, paths []string) []string { return nil }

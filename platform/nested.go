@@ -179,3 +179,27 @@ func nestedRepo(ws, dir string) (NestedRepo, bool) {
 	}
 	return NestedRepo{Root: dir, Pointer: true}, true
 }
+
+// BelowRoot reports whether rel, a path relative to a workspace, is one
+// of the places entries name (relative to a repository's root, as
+// [Policy.RootGuarded]; "dir/" with what it holds) in a directory below
+// the workspace's root: packages/app/.npmrc for .npmrc,
+// sub/.husky/pre-commit for .husky/. git's own places (.git/...) are the
+// repositories' guard's.
+func BelowRoot(rel string, entries []string) bool {
+	comps := strings.Split(filepath.ToSlash(rel), "/")
+	for _, e := range entries {
+		dir := strings.HasSuffix(e, "/")
+		e = strings.TrimSuffix(e, "/")
+		if e == "" || e == ".git" || strings.HasPrefix(e, ".git/") || strings.ContainsAny(e, "*?[") {
+			continue
+		}
+		ec := strings.Split(e, "/")
+		for k := 1; k+len(ec) <= len(comps); k++ {
+			if slices.Equal(comps[k:k+len(ec)], ec) && (dir || k+len(ec) == len(comps)) {
+				return true
+			}
+		}
+	}
+	return false
+}

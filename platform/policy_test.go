@@ -269,3 +269,23 @@ func TestNewPolicyCaches(t *testing.T) {
 		t.Errorf("caches %v, want %v", p.Caches, want)
 	}
 }
+
+func TestBelowRoot(t *testing.T) {
+	entries := []string{".git/hooks/", ".npmrc", ".husky/", ".vscode/tasks.json", ".git/modules/*/**/hooks"}
+	for rel, want := range map[string]bool{
+		"packages/app/.npmrc":         true,
+		"a/b/c/.vscode/tasks.json":    true,
+		"sub/.husky/pre-commit":       true,
+		"sub/.husky":                  true,
+		".npmrc":                      false, // the root's: the guard's own
+		".husky/pre-commit":           false,
+		"sub/.git/hooks/pre-commit":   false, // git's: the repositories' guard
+		"packages/app/.npmrc.bak":     false,
+		"packages/app/.vscode/x.json": false,
+		"docs/.npmrc/readme":          false,
+	} {
+		if got := BelowRoot(rel, entries); got != want {
+			t.Errorf("BelowRoot(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

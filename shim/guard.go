@@ -2,6 +2,7 @@ package shim
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,7 +80,13 @@ func SnapshotMain(args []string) int {
 	}
 	defer unlock()
 	defer store.DonePending(ws, pid, pidStart)
-	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), ended, env); err != nil {
+	began := time.Unix(0, start)
+	if len(args) == 8 {
+		if clock, err := strconv.ParseInt(args[7], 10, 64); err == nil {
+			began = time.Unix(0, clock)
+		}
+	}
+	if err := guardSave(store, ws, id, dir, command, time.Unix(0, start), began, ended, env); err != nil {
 		store.Log(fmt.Sprintf("%s: %v", ws, err))
 		return 1
 	}
@@ -95,7 +102,7 @@ func SnapshotMain(args []string) int {
 // workspace), git is not run: the files the last round kept are looked
 // at again, so that their loss is recorded, as is the loss of the
 // repository's data.
-func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended time.Time, env []string) error {
+func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began, ended time.Time, env []string) error {
 	getenv := envLookup(env)
 	loaded, err := Rules(ws, getenv)
 	if err != nil {
@@ -159,6 +166,16 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, ended 
 	res, err := store.Track(ws, paths, m, extra...)
 	if err != nil {
 		return err
+	}
+	// Auto-run places below the root (packages/app/.npmrc, a nested
+	// .vscode/tasks.json) among what the command made or changed: the
+	// guard keeps those at the root and at every repository's; these are
+	// found here, among the paths this round looks at, so that the cost
+	// follows the change. Moved aside now that the round has kept them.
+	renv := &rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}
+	below := belowRoot(ws, paths, classes.AutoRun, began, func(p string) bool { return loaded.Set.IsRegenerable(renv, p) })
+	for _, l := range guard.MoveAside(StateDir(getenv), ws, below) {
+		store.Log(l)
 	}
 	if err := store.RecordLost(m, changed); err != nil {
 		return err
@@ -276,4 +293,52 @@ func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, l
 		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// maxBelow bounds the entries a round looks through, in the directories
+// git reports whole (a new or ignored directory), for auto-run places
+// below the root.
+const maxBelow = 20000
+
+// belowRoot returns the auto-run places below ws's root (entries: the
+// rules' autorun list, see [platform.BelowRoot]) among paths, what git
+// reports as changed (a directory it reports whole looked through, but
+// for the regenerable ones in it), that changed since began.
+func belowRoot(ws string, paths, entries []string, began time.Time, regenerable func(string) bool) []string {
+	var out []string
+	seen := 0
+	check := func(p string, fi os.FileInfo) {
+		if rel, err := filepath.Rel(ws, p); err == nil && platform.BelowRoot(rel, entries) && snapshot.ChangedSince(fi, began) {
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		check(p, fi)
+		if !fi.IsDir() || slices.Contains(out, p) {
+			continue
+		}
+		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil || q == p {
+				return nil
+			}
+			if seen++; seen > maxBelow {
+				return filepath.SkipAll
+			}
+			if d.IsDir() && (d.Name() == ".git" || regenerable(q)) {
+				return filepath.SkipDir
+			}
+			if info, err := d.Info(); err == nil {
+				check(q, info)
+				if d.IsDir() && slices.Contains(out, q) {
+					return filepath.SkipDir // (moved aside whole)
+				}
+			}
+			return nil
+		})
+	}
+	return out
 }

@@ -184,7 +184,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 			e.Stat = "racy"
 		}
 		next.Entries = append(next.Entries, e)
-		if had && (prev.Object != e.Object || prev.Target != e.Target || prev.Type != e.Type) && changedSince(fi, m.Time) {
+		if had && (prev.Object != e.Object || prev.Target != e.Target || prev.Type != e.Type) && ChangedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
@@ -207,7 +207,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 		}
 		changed = true
 		next.Entries = append(next.Entries, e)
-		if fi, err := os.Lstat(e.Path); had && err == nil && changedSince(fi, m.Time) {
+		if fi, err := os.Lstat(e.Path); had && err == nil && ChangedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 		}
 		changed = true
 		fi, err := os.Lstat(p)
-		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && changedSince(fi, m.Time) {
+		if errors.Is(err, fs.ErrNotExist) || err == nil && statKey(fi) != prev.Stat && ChangedSince(fi, m.Time) {
 			lost = append(lost, prev)
 		}
 	}
@@ -254,10 +254,10 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	return res, s.added(added, m.ID)
 }
 
-// changedSince reports whether fi's inode changed at or after t: a
+// ChangedSince reports whether fi's inode changed at or after t: a
 // change made before the command started (by a person, between
 // commands) is not the command's doing.
-func changedSince(fi fs.FileInfo, t time.Time) bool {
+func ChangedSince(fi fs.FileInfo, t time.Time) bool {
 	sec, nsec := ctime(fi)
 	return !time.Unix(sec, nsec).Before(t.Add(-tick))
 }
