@@ -284,7 +284,9 @@ func Main(args []string) int {
 	if guarded {
 		g := guardedBy(s.Policy)
 		lines, err := begin(s.StateDir, ws, g)
-		say(lines)
+		// What was put back or moved aside since the last command, with
+		// no terminal to say it then (the snapshot round's, a session's).
+		say(append(takeLines(s.StateDir, ws), lines...))
 		switch {
 		case errors.Is(err, unix.EROFS):
 			// Inside cordon's own sandbox (a nested shell it did not
