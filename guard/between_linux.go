@@ -63,7 +63,18 @@ func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
 	add := func() bool {
 		added := false
 		for _, pat := range slices.Concat(p.Guarded, p.GitConfig) {
-			if strings.Contains(pat, "**") || !platform.Within(pat, ws) {
+			if !platform.Within(pat, ws) {
+				continue
+			}
+			if strings.Contains(pat, "**") {
+				// (A submodule's git directory at any depth: those there
+				// now, each watched as a place of its own.)
+				for path, kind := range snapshotNames(ws, pat) {
+					added = watch(filepath.Dir(path), filepath.Base(path)) || added
+					if kind == 'd' {
+						added = watch(path, "") || added
+					}
+				}
 				continue
 			}
 			dirs, _ := filepath.Glob(filepath.Dir(pat))

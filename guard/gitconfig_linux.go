@@ -255,6 +255,12 @@ func (g *keyGuard) safeIn(dir, key string, before, es []gitkey.Entry) bool {
 		if !platform.Within(realPrefix(filepath.Clean(v)), g.ws) {
 			return false
 		}
+		// The workspace repository's own work tree is the workspace:
+		// moved below it, git would take the index's paths (and the
+		// repositories they name, which the guard keeps) from elsewhere.
+		if dir == filepath.Join(g.ws, ".git") && realPrefix(filepath.Clean(v)) != g.ws {
+			return false
+		}
 	}
 	return true
 }
@@ -306,8 +312,7 @@ func watchConfigs(stateDir, ws string, patterns []string, report func([]string))
 	names := map[string]bool{}
 	for _, pat := range patterns {
 		names[filepath.Base(pat)] = true
-		dirs, _ := filepath.Glob(filepath.Dir(pat))
-		for _, d := range dirs {
+		for _, d := range globDirs(ws, filepath.Dir(pat)) {
 			unix.InotifyAddWatch(in, d, unix.IN_CLOSE_WRITE|unix.IN_MODIFY|unix.IN_MOVED_TO|unix.IN_CREATE|unix.IN_ATTRIB|unix.IN_DONT_FOLLOW|unix.IN_ONLYDIR)
 		}
 	}
@@ -375,4 +380,65 @@ func checkConfigs(stateDir, ws string, report func([]string)) {
 	lines := reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, b.keyGuard(true), newQuarantine(b.stateDir))
 	b.save()
 	report(lines) // under the ledger's lock: the next reconcile sees them
+}
+
+// globDirs returns the existing directories pattern (absolute) names:
+// "**" components (a submodule's git directory at any depth below
+// .git/modules) matched as the guard's walk matches them, inside ws;
+// others as filepath.Glob.
+func globDirs(ws, pattern string) []string {
+	if !strings.Contains(pattern, "**") {
+		dirs, _ := filepath.Glob(pattern)
+		return dirs
+	}
+	var out []string
+	for path, e := range snapshotNames(ws, pattern) {
+		if e == 'd' {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+// snapshotNames returns what pattern (absolute, inside ws, "**" in it)
+// matches now, with each one's kind ('d', 'f', 'l'), as the guard's walk
+// finds it, without reading any file.
+func snapshotNames(ws, pattern string) map[string]byte {
+	w := &walker{out: state{}, budget: 0, names: true}
+	w.patterns(ws, []string{pattern})
+	out := map[string]byte{}
+	for p, e := range w.out {
+		if ok, _ := matchDeep(pattern, p); ok {
+			out[p] = e.Kind
+		}
+	}
+	return out
+}
+
+// matchDeep reports whether path matches pattern, where "**" stands for
+// any number of directories (none included).
+func matchDeep(pattern, path string) (bool, error) {
+	pc, xc := strings.Split(pattern, "/"), strings.Split(path, "/")
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		if i == len(pc) {
+			return j == len(xc)
+		}
+		if pc[i] == "**" {
+			for k := j; k <= len(xc); k++ {
+				if match(i+1, k) {
+					return true
+				}
+			}
+			return false
+		}
+		if j == len(xc) {
+			return false
+		}
+		if ok, _ := filepath.Match(pc[i], xc[j]); !ok {
+			return false
+		}
+		return match(i+1, j+1)
+	}
+	return match(0, 0), nil
 }

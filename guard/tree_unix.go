@@ -78,6 +78,9 @@ type walker struct {
 	// files: git's configuration files, where only files and links are
 	// recorded and a link on the way is not gone through.
 	files bool
+	// names: record what is there and its kind only, reading no file
+	// and not going into directories (globDirs).
+	names bool
 	keys  *keyGuard // reconcile of configuration files: by their keys
 	ws    string    // the workspace (reconcile)
 }
@@ -115,7 +118,7 @@ func (w *walker) patterns(ws string, patterns []string) {
 }
 
 // maxDeep bounds how many directory levels "**" goes down.
-const maxDeep = 8
+const maxDeep = 64
 
 // walk matches comps[0] in directory dirfd (path dir) and goes on with
 // the rest.
@@ -242,6 +245,20 @@ func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
 		return
 	}
 	e := &entry{Mode: st.Mode & 0o7777, UID: int(st.Uid), GID: int(st.Gid)}
+	if w.names {
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			e.Kind = 'd'
+		case unix.S_IFREG:
+			e.Kind = 'f'
+		case unix.S_IFLNK:
+			e.Kind = 'l'
+		default:
+			return
+		}
+		w.out[path] = e
+		return
+	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		e.Kind = 'l'

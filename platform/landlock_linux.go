@@ -502,12 +502,10 @@ type mountPlan struct {
 	// binds are bind mounts of paths onto themselves, parents first.
 	binds []bind
 	// maskDirs get an empty read-only tmpfs, maskFiles /dev/null bound
-	// read-only.
+	// read-only; one gone by the time the mounts are made (a socket its
+	// program removed, a directory in /tmp) needs no cover, as one made
+	// after the start gets none.
 	maskDirs, maskFiles []string
-	// sockets are the host's sockets among maskFiles: one that is gone
-	// by the time the mounts are made (its program removed it) needs no
-	// cover, as one made after the start gets none.
-	sockets []string
 	// proxy is the allowlist's proxy socket ([Policy.Proxy]), bound
 	// back at its path into the masked directory that holds it.
 	proxy string
@@ -559,7 +557,6 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 	for _, h := range p.HostSockets {
 		if !m.gone(h) {
 			m.maskFiles = append(m.maskFiles, h)
-			m.sockets = append(m.sockets, h)
 		}
 	}
 	for _, h := range p.Hidden {
@@ -654,10 +651,13 @@ func (m *mountPlan) apply() error {
 			continue
 		}
 		if err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=000,size=4k"); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue // removed since the policy was made: nothing to hide
+			}
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
-	return maskFiles(m.maskFiles, m.sockets)
+	return maskFiles(m.maskFiles, m.maskFiles) // (any removed since the policy: nothing to hide)
 }
 
 // maskDirWith hides directory d under an empty tmpfs, as apply does,
@@ -814,7 +814,7 @@ func filterFiles(entries []string) error {
 			}
 		}
 	}
-	return maskFiles(hide, nil)
+	return maskFiles(hide, hide)
 }
 
 // mountPrivateTmp puts an empty tmpfs on /tmp, then binds the paths in

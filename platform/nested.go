@@ -150,30 +150,39 @@ func NestedRepos(ws string) ([]NestedRepo, bool) {
 func nestedRepo(ws, dir string) (NestedRepo, bool) {
 	dotgit := filepath.Join(dir, ".git")
 	fi, err := os.Lstat(dotgit)
+	var target string
 	switch {
 	case err != nil:
 		return NestedRepo{}, false
 	case fi.IsDir():
 		return NestedRepo{Root: dir, GitDir: dotgit}, isGitDir(dotgit)
+	case fi.Mode()&os.ModeSymlink != 0:
+		// git follows a link: where it leads is the git directory.
+		target = dotgit
 	case !fi.Mode().IsRegular():
 		return NestedRepo{}, false
-	}
-	data, err := os.ReadFile(dotgit)
-	if err != nil || len(data) > 4096 {
-		return NestedRepo{Root: dir, Pointer: true}, true
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	target, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
-	if !ok || target == "" {
-		return NestedRepo{Root: dir, Pointer: true}, true
-	}
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(dir, target)
+	default:
+		data, err := os.ReadFile(dotgit)
+		if err != nil || len(data) > 4096 {
+			return NestedRepo{Root: dir, Pointer: true}, true
+		}
+		line, _, _ := strings.Cut(string(data), "\n")
+		t, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir: ")
+		if !ok || t == "" {
+			return NestedRepo{Root: dir, Pointer: true}, true
+		}
+		if !filepath.IsAbs(t) {
+			t = filepath.Join(dir, t)
+		}
+		target = t
 	}
 	target = realPath(target)
+	own := filepath.Join(ws, ".git")
 	switch {
-	case Within(target, filepath.Join(ws, ".git")):
-		return NestedRepo{}, false // the workspace repository's
+	case target == own || Within(target, filepath.Join(own, "modules")) || Within(target, filepath.Join(own, "worktrees")):
+		// The workspace repository's own, its submodules' and worktrees'
+		// git directories: guarded with it.
+		return NestedRepo{}, false
 	case Within(target, ws) && isGitDir(target):
 		return NestedRepo{Root: dir, GitDir: target}, true
 	}

@@ -773,7 +773,7 @@ func parseStamp(s string) (stamp, string, bool) {
 }
 
 // maxDeep bounds how many directory levels "**" goes down.
-const maxDeep = 8
+const maxDeep = 64
 
 // globDeep matches the pattern before + "/**" + after: after (a pattern
 // of its own, "" for the directories themselves) in each directory that

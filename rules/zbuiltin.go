@@ -16532,7 +16532,7 @@ var builtinTable = table{
 			"~/.terraform.d/plugin-cache terraform",
 		},
 		FilteredCredentials: []string{
-			"~/.npmrc *_authtoken *_auth *_password",
+			"~/.npmrc *_authtoken *_auth *_password key *:key",
 			"~/.yarnrc.yml npmauthtoken npmauthident npmpassword",
 			"~/.pypirc password",
 			"~/.my.cnf password",
