@@ -373,6 +373,14 @@ func TestGitConfigDeepSubmodule(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Error("git on the host ran a program planted in .git/modules/lib/dep")
 			}
+			// Ten levels down (the walk once stopped at eight).
+			deep := "a/b/c/d/e/f/g/h/i/j"
+			b.host("git -c protocol.file.allow=always submodule add -q " + lib + " " + deep + " && git commit -qm deep")
+			b.run("off", "git -C "+deep+" config core.fsmonitor 'touch "+marker+"'")
+			b.host("git status >/dev/null 2>&1; git -C " + deep + " status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("git on the host ran a program planted in a submodule ten levels down")
+			}
 		})
 	}
 }
@@ -431,7 +439,17 @@ func TestGitNestedRepository(t *testing.T) {
 				"mv p/sub/.git p/.x && echo 'gitdir: ../.x' > p/sub/.git && git config -f p/.x/config core.fsmonitor 'touch "+marker+"'")
 			b.run("off", "set -e; for i in $(seq 1 70); do mkdir -p a$i/.git; done; mkdir -p zz/sub && cd zz/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && "+
 				"git add zz/sub && git update-index --split-index && git config -f zz/sub/.git/config core.fsmonitor 'touch "+marker+"'")
-			b.host("git status >/dev/null 2>&1; git -C p/sub status >/dev/null 2>&1; git -C zz/sub status >/dev/null 2>&1; true")
+			// Then: a .git that is a link to a git directory elsewhere in
+			// the workspace; a gitlink's git directory inside the
+			// workspace's own .git, outside modules/; the work tree moved
+			// below the workspace (core.worktree), where a gitlink waits.
+			b.run("off", "set -e; mkdir -p l/sub && cd l/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add l/sub && "+
+				"mv l/sub/.git l/.y && ln -s ../.y l/sub/.git && git config -f l/.y/config core.fsmonitor 'touch "+marker+"'")
+			b.run("off", "set -e; mkdir -p g/sub && cd g/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add g/sub && "+
+				"mv g/sub/.git .git/x && echo 'gitdir: ../../.git/x' > g/sub/.git && git config -f .git/x/config core.fsmonitor 'touch "+marker+"'")
+			b.run("off", "set -e; mkdir -p w2/evil && cd w2/evil && git init -q && git commit -q --allow-empty -m x && cd ../.. && git config core.worktree ../w2 && "+
+				"git -C w2 add evil && git config -f w2/evil/.git/config core.fsmonitor 'touch "+marker+"'")
+			b.host("git status >/dev/null 2>&1; git -C p/sub status >/dev/null 2>&1; git -C zz/sub status >/dev/null 2>&1; git -C l/sub status >/dev/null 2>&1; git -C g/sub status >/dev/null 2>&1; true")
 			if _, err := os.Stat(marker); err == nil {
 				t.Fatal("the person's git ran a program a command planted in a nested repository it hid from the guard")
 			}

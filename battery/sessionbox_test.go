@@ -555,12 +555,25 @@ func TestSessionBetweenCommands(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			r := newSessionRig(t, backend)
 			python := needPython(t)
+			// A submodule.s git directory (.git/modules/lib),
+			// the person.s own: its configuration too.
+			lib := filepath.Join(t.TempDir(), "lib")
+			for _, c := range [][]string{{"init", "-q", lib}, {"-C", lib, "-c", "user.name=p", "-c", "user.email=p@x", "commit", "-q", "--allow-empty", "-m", "x"},
+				{"-C", r.ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib"}} {
+				if out, err := exec.Command("git", c...).CombinedOutput(); err != nil {
+					t.Fatalf("git %v: %v\n%s", c, err, out)
+				}
+			}
+			modcfg := filepath.Join(r.ws, ".git/modules/lib/config")
+			before, _ := os.ReadFile(modcfg)
 			writer := "import os, time\n" +
 				"time.sleep(0.5)\n" +
 				"open('.envrc', 'w').write('touch pwned\\n')\n" +
 				"open('.npmrc', 'w').write('script-shell=/tmp/x\\n')\n" +
 				"os.makedirs('.vscode', exist_ok=True)\n" +
 				"open('.vscode/tasks.json', 'w').write('{}')\n" +
+				"time.sleep(0.5)\n" + // (a write of its own, after the others are put back)
+				"open('.git/modules/lib/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
 				"open('wrote', 'w').close()\n"
 			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
 				t.Fatal(err)
@@ -582,6 +595,9 @@ func TestSessionBetweenCommands(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
 					t.Errorf("%s written by the session's background process is on the host a second later", name)
 				}
+			}
+			if after, _ := os.ReadFile(modcfg); string(after) != string(before) {
+				t.Errorf("a submodule's configuration written by the session's background process is on the host a second later:\n%s", after)
 			}
 			// The next command says what was put back.
 			if _, errs, _ := r.sh("true"); !strings.Contains(errs, ".envrc") {
