@@ -176,6 +176,19 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 	}
 	var remount []string
 	entered := map[string]bool{}
+	// hideFile lays an empty file no one may read over the file at path.
+	hideFile := func(path string) error {
+		if b.empty != "" {
+			a = append(a, "--ro-bind", b.empty, path)
+			return nil
+		}
+		fd, err := newFD(nil)
+		if err != nil {
+			return err
+		}
+		a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), path)
+		return nil
+	}
 	for _, m := range p.mounts() {
 		switch m.kind {
 		case mountScratch:
@@ -205,15 +218,9 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				continue
 			}
 			// Unreadable, or too large to filter: hidden whole.
-			if b.empty != "" {
-				a = append(a, "--ro-bind", b.empty, m.path)
-				continue
-			}
-			fd, err := newFD(nil)
-			if err != nil {
+			if err := hideFile(m.path); err != nil {
 				return nil, err
 			}
-			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		case mountHidden:
 			fi, err := os.Lstat(m.path)
 			if err != nil || !searchable(filepath.Dir(m.path), entered) {
@@ -236,15 +243,9 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 				remount = append(remount, m.path)
 				continue
 			}
-			if b.empty != "" {
-				a = append(a, "--ro-bind", b.empty, m.path)
-				continue
-			}
-			fd, err := newFD(nil)
-			if err != nil {
+			if err := hideFile(m.path); err != nil {
 				return nil, err
 			}
-			a = append(a, "--perms", "0000", "--ro-bind-data", strconv.Itoa(fd), m.path)
 		}
 	}
 	for _, r := range agentRestores() {

@@ -86,15 +86,11 @@ func mountLayers(p *Policy) error {
 	keep := slices.DeleteFunc(slices.Concat(p.Scratch, p.Writable), func(x string) bool {
 		return !slices.ContainsFunc(p.Caches, func(c string) bool { return Within(x, c) && x != c })
 	})
-	fds := make([]int, len(keep))
-	for i, k := range keep {
-		fd, err := unix.Open(k, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("cannot keep %s writable in its cache: %w", k, err)
-		}
-		defer unix.Close(fd)
-		fds[i] = fd
+	fds, err := openPaths(keep, "cannot keep %s writable in its cache: %w")
+	if err != nil {
+		return err
 	}
+	defer closeAll(fds)
 	for _, c := range p.Caches {
 		upper, work := layerOf(p.Layer, c)
 		lower := c

@@ -820,15 +820,11 @@ func filterFiles(entries []string) error {
 // mountPrivateTmp puts an empty tmpfs on /tmp, then binds the paths in
 // keep back in their places, from files opened before /tmp was covered.
 func mountPrivateTmp(keep []string) error {
-	fds := make([]int, len(keep))
-	for i, k := range keep {
-		fd, err := unix.Open(k, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return fmt.Errorf("cannot keep %s in the private /tmp: %w", k, err)
-		}
-		defer unix.Close(fd)
-		fds[i] = fd
+	fds, err := openPaths(keep, "cannot keep %s in the private /tmp: %w")
+	if err != nil {
+		return err
 	}
+	defer closeAll(fds)
 	if err := unix.Mount("tmpfs", "/tmp", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777"); err != nil {
 		return fmt.Errorf("cannot mount a private /tmp: %w", err)
 	}
@@ -1127,4 +1123,26 @@ func (l *landlockBackend) short(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// openPaths opens each of paths (O_PATH, no link followed) before a
+// mount covers them, to bind them back after; failure is the error
+// errf makes of the path and the cause.
+func openPaths(paths []string, errf string) ([]int, error) {
+	fds := make([]int, 0, len(paths))
+	for _, p := range paths {
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			closeAll(fds)
+			return nil, fmt.Errorf(errf, p, err)
+		}
+		fds = append(fds, fd)
+	}
+	return fds, nil
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
 }
