@@ -293,13 +293,19 @@ func TestGuardBelowRoot(t *testing.T) {
 			// they come through a program it cannot read, as a command
 			// past the judge would make them.)
 			b.host("cp /bin/sh x")
-			os.WriteFile(filepath.Join(b.ws, "plant.sh"), []byte("mkdir -p sub/.vscode && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
-				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && echo planted\n"), 0o644)
+			// Besides the plain ones: one committed (git status shows it
+			// clean), and 20,001 files in a directory before them (no
+			// budget of entries to use up: git's own walk finds names).
+			os.WriteFile(filepath.Join(b.ws, "plant.sh"), []byte("mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
+				"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
+				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n"), 0o644)
 			if out, code := b.shim("./x < plant.sh"); code != 0 || !strings.Contains(out, "planted") {
 				t.Fatalf("exit %d:\n%s", code, out)
 			}
 			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
 			b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
+			b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
 			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
 			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
 			if out, _ := b.shim("true"); !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {

@@ -554,3 +554,31 @@ func (r *Repo) Head() (string, error) {
 	}
 	return strings.TrimPrefix(ref, "refs/heads/"), nil
 }
+
+// Files lists the files the index holds, and those it does not (but
+// for what .gitignore leaves out, unless ignored), that match pathspecs
+// (git's own, ":(glob)**/.npmrc"): paths relative to the top level. git
+// looks through the work tree, not cordon: a directory of a million
+// files costs git's walk, and none is left out.
+func (r *Repo) Files(pathspecs []string, ignored bool) ([]string, error) {
+	if len(pathspecs) == 0 {
+		return nil, nil
+	}
+	var out []string
+	for _, extra := range [][]string{nil, {"--others", "--exclude-standard"}, {"--others", "--ignored", "--exclude-standard"}} {
+		if extra != nil && len(extra) == 3 && !ignored {
+			continue
+		}
+		args := append(append([]string{"ls-files", "-z"}, extra...), "--")
+		data, err := r.git(append(args, pathspecs...)...)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range bytes.Split(data, []byte{0}) {
+			if len(f) > 0 {
+				out = append(out, string(f))
+			}
+		}
+	}
+	return out, nil
+}

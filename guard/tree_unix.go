@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -327,7 +328,7 @@ func (w *walker) check(dirfd int, name, path string, st *unix.Stat_t, statErr er
 		return
 	}
 	if st.Mode&0o7777 != te.Mode {
-		unix.Fchmodat(dirfd, name, te.Mode, 0)
+		chmodDir(dirfd, name, te.Mode)
 	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
@@ -552,4 +553,23 @@ func (w *walker) sampleHooks(dirfd int, name, path string, st *unix.Stat_t) bool
 		w.trusted[p] = e
 	}
 	return true
+}
+
+// chmodDir sets the mode of the directory name in dirfd, never through a
+// link: a process still running may have swapped the directory for a
+// link to a file of the person's elsewhere since it was looked at, and
+// chmod follows links. The directory is opened without following one
+// (O_PATH: its mode may deny reading), checked, and changed through
+// /proc/self/fd, which names that very inode.
+func chmodDir(dirfd int, name string, mode uint32) {
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return
+	}
+	unix.Chmod("/proc/self/fd/"+strconv.Itoa(fd), mode)
 }

@@ -16535,7 +16535,7 @@ var builtinTable = table{
 			"~/.npmrc *_authtoken *_auth *_password key *:key",
 			"~/.yarnrc.yml npmauthtoken npmauthident npmpassword",
 			"~/.pypirc password",
-			"~/.my.cnf password",
+			"~/.my.cnf *password*",
 			"~/.gradle/gradle.properties *passw* *token* *secret* *key* *credential* *auth*",
 		},
 		Projects: []string{

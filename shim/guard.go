@@ -2,11 +2,11 @@ package shim
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/cordonsh/cordon/config"
@@ -172,10 +172,11 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 	// guard keeps those at the root and at every repository's; these are
 	// found here, among the paths this round looks at, so that the cost
 	// follows the change. Moved aside now that the round has kept them.
-	renv := &rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv}
-	below := belowRoot(ws, paths, classes.AutoRun, began, func(p string) bool { return loaded.Set.IsRegenerable(renv, p) })
-	for _, l := range guard.MoveAside(StateDir(getenv), ws, below) {
-		store.Log(l)
+	if intact {
+		below := belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, began)
+		for _, l := range guard.MoveAside(StateDir(getenv), ws, below) {
+			store.Log(l)
+		}
 	}
 	if err := store.RecordLost(m, changed); err != nil {
 		return err
@@ -295,50 +296,46 @@ func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, l
 	return paths, nil
 }
 
-// maxBelow bounds the entries a round looks through, in the directories
-// git reports whole (a new or ignored directory), for auto-run places
-// below the root.
-const maxBelow = 20000
-
 // belowRoot returns the auto-run places below ws's root (entries: the
-// rules' autorun list, see [platform.BelowRoot]) among paths, what git
-// reports as changed (a directory it reports whole looked through, but
-// for the regenerable ones in it), that changed since began.
-func belowRoot(ws string, paths, entries []string, began time.Time, regenerable func(string) bool) []string {
-	var out []string
-	seen := 0
-	check := func(p string, fi os.FileInfo) {
-		if rel, err := filepath.Rel(ws, p); err == nil && platform.BelowRoot(rel, entries) && snapshot.ChangedSince(fi, began) {
-			out = append(out, p)
+// rules' autorun list, see [platform.BelowRoot]) that changed since
+// began: committed, untracked or ignored, found by git's own walk for
+// their names (regenerable directories, node_modules, left out), so that
+// no number of other files hides one.
+func belowRoot(ws string, repo *gitstate.Repo, entries, regenerable []string, began time.Time) []string {
+	var specs []string
+	for _, e := range entries {
+		dir := strings.HasSuffix(e, "/")
+		e = strings.TrimSuffix(e, "/")
+		if e == "" || e == ".git" || strings.HasPrefix(e, ".git/") || strings.ContainsAny(e, "*?[") {
+			continue
+		}
+		spec := ":(glob)**/" + e
+		if dir {
+			spec += "/**"
+		}
+		specs = append(specs, spec)
+	}
+	if len(specs) == 0 {
+		return nil
+	}
+	for _, r := range regenerable {
+		if !strings.ContainsAny(r, "/*?[") {
+			specs = append(specs, ":(exclude,glob)**/"+r+"/**")
 		}
 	}
-	for _, p := range paths {
-		fi, err := os.Lstat(p)
-		if err != nil {
+	files, err := repo.Files(specs, true)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, rel := range files {
+		if !platform.BelowRoot(rel, entries) {
 			continue
 		}
-		check(p, fi)
-		if !fi.IsDir() || slices.Contains(out, p) {
-			continue
+		p := filepath.Join(ws, filepath.FromSlash(rel))
+		if fi, err := os.Lstat(p); err == nil && snapshot.ChangedSince(fi, began) && !slices.Contains(out, p) {
+			out = append(out, p)
 		}
-		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-			if err != nil || q == p {
-				return nil
-			}
-			if seen++; seen > maxBelow {
-				return filepath.SkipAll
-			}
-			if d.IsDir() && (d.Name() == ".git" || regenerable(q)) {
-				return filepath.SkipDir
-			}
-			if info, err := d.Info(); err == nil {
-				check(q, info)
-				if d.IsDir() && slices.Contains(out, q) {
-					return filepath.SkipDir // (moved aside whole)
-				}
-			}
-			return nil
-		})
 	}
 	return out
 }
