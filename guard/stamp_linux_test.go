@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestStampedChangeSeen: a guarded file trusted with its stamp and then
@@ -35,5 +37,29 @@ func TestStampedChangeSeen(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(other); string(data) != "#!/bin/sh\nexit 1\n" || len(lines) != 1 {
 		t.Errorf("the file left alone: %q; lines %q", data, lines)
+	}
+}
+
+// TestChmodDirNoLink: putting a directory's mode back never goes through
+// a link that a running process swapped in for it (a file of the
+// person's elsewhere keeps its mode).
+func TestChmodDirNoLink(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "key")
+	os.WriteFile(secret, []byte("k"), 0o600)
+	os.Symlink(secret, filepath.Join(dir, "hooks"))
+	os.Mkdir(filepath.Join(dir, "real"), 0o700)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	chmodDir(fd, "hooks", 0o755)
+	chmodDir(fd, "real", 0o755)
+	if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the file behind the link was changed: %v", fi.Mode())
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "real")); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the directory itself was not changed: %v", fi.Mode())
 	}
 }
