@@ -401,44 +401,14 @@ func globDirs(ws, pattern string) []string {
 }
 
 // snapshotNames returns what pattern (absolute, inside ws, "**" in it)
-// matches now, with each one's kind ('d', 'f', 'l'), as the guard's walk
-// finds it, without reading any file.
+// matches now, with each one's kind ('d', 'f', 'l'; a link on the way
+// too), as the guard's walk finds it, without reading any file.
 func snapshotNames(ws, pattern string) map[string]byte {
-	w := &walker{out: state{}, budget: 0, names: true}
+	w := &walker{out: state{}, names: true}
 	w.patterns(ws, []string{pattern})
 	out := map[string]byte{}
 	for p, e := range w.out {
-		if ok, _ := matchDeep(pattern, p); ok {
-			out[p] = e.Kind
-		}
+		out[p] = e.Kind
 	}
 	return out
-}
-
-// matchDeep reports whether path matches pattern, where "**" stands for
-// any number of directories (none included).
-func matchDeep(pattern, path string) (bool, error) {
-	pc, xc := strings.Split(pattern, "/"), strings.Split(path, "/")
-	var match func(i, j int) bool
-	match = func(i, j int) bool {
-		if i == len(pc) {
-			return j == len(xc)
-		}
-		if pc[i] == "**" {
-			for k := j; k <= len(xc); k++ {
-				if match(i+1, k) {
-					return true
-				}
-			}
-			return false
-		}
-		if j == len(xc) {
-			return false
-		}
-		if ok, _ := filepath.Match(pc[i], xc[j]); !ok {
-			return false
-		}
-		return match(i+1, j+1)
-	}
-	return match(0, 0), nil
 }

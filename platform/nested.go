@@ -68,12 +68,6 @@ func (n NestedRepo) Guarded(entries []string) []string {
 	return out
 }
 
-// RootPatterns are the absolute patterns of entries at the repository
-// root root (its git directory root/.git).
-func RootPatterns(root string, entries []string) []string {
-	return NestedRepo{Root: root, GitDir: filepath.Join(root, ".git")}.Places(entries)
-}
-
 // repositories returns the roots whose read-only paths are protected: the
 // workspace, and the repositories directly in it when it is none itself
 // (~/work holding several).
