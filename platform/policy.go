@@ -171,6 +171,10 @@ type Policy struct {
 	// the workspace while a command runs ([NestedRepos]).
 	RootGuarded   []string `json:"root_guarded,omitempty"`
 	RootGitConfig []string `json:"root_git_config,omitempty"`
+	// Nested are the working and git directories of the repositories
+	// nested in the workspace's own when the policy was made, whose
+	// places Guarded and GitConfig hold ([NestedRepos]).
+	Nested []string `json:"nested,omitempty"`
 	// Hidden are existing paths that must be unreadable.
 	Hidden []string `json:"hidden,omitempty"`
 	// Missing are hidden paths that do not exist yet. A sandbox cannot
@@ -319,6 +323,10 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 			for _, n := range nested {
 				p.Guarded = append(p.Guarded, n.Guarded(p.RootGuarded)...)
 				p.GitConfig = append(p.GitConfig, n.Places(p.RootGitConfig)...)
+				p.Nested = append(p.Nested, n.Root)
+				if n.GitDir != "" && !Within(n.GitDir, n.Root) {
+					p.Nested = append(p.Nested, n.GitDir)
+				}
 			}
 		}
 		if len(p.GitConfig) > 0 {

@@ -179,18 +179,13 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	// guard finds them when it takes the trusted state and when a command
 	// ends (an agent's clone into the workspace must not replace the
 	// session either).
-	var nested []platform.NestedRepo
-	if _, err := os.Lstat(filepath.Join(p.Workspace, ".git")); err == nil && p.Workspace != "" {
-		nested, _ = platform.NestedRepos(p.Workspace)
-	}
 	inNested := func(x string) bool {
-		return slices.ContainsFunc(nested, func(n platform.NestedRepo) bool {
-			return platform.Within(x, n.Root) || n.GitDir != "" && platform.Within(x, n.GitDir)
-		})
+		return slices.ContainsFunc(p.Nested, func(n string) bool { return platform.Within(x, n) })
 	}
 	p.ReadOnly = slices.DeleteFunc(slices.Clone(p.ReadOnly), inScratch)
 	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), func(x string) bool { return inScratch(x) || inNested(x) })
 	p.GitConfig = slices.DeleteFunc(slices.Clone(p.GitConfig), func(x string) bool { return inScratch(x) || inNested(x) })
+	p.Nested = nil
 	p.Hidden = slices.DeleteFunc(slices.Clone(p.Hidden), func(h string) bool {
 		var st unix.Stat_t
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
