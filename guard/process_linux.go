@@ -376,7 +376,7 @@ func Main(args []string) int {
 // undone).
 func guardedBy(p *platform.Policy) guarded {
 	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig}
-	if len(g.configs) > 0 {
+	if len(g.configs)+len(g.rootConfigs) > 0 {
 		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
 	}
 	return g

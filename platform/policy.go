@@ -329,7 +329,9 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 				}
 			}
 		}
-		if len(p.GitConfig) > 0 {
+		// A repository made later (git init) is judged with the same
+		// safe keys as one there now.
+		if len(p.GitConfig)+len(p.RootGitConfig) > 0 {
 			p.GitConfigSafe = s.GitConfigSafe
 		}
 	}

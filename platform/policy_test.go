@@ -289,3 +289,22 @@ func TestBelowRoot(t *testing.T) {
 		}
 	}
 }
+
+// A workspace that is no repository yet gets the safe keys too: git init
+// there makes a configuration the guard judges by them, and without
+// them every key git writes would be unsafe.
+func TestNewPolicyNewRepositorySafeKeys(t *testing.T) {
+	root := tree(t, "home/proj/main.go")
+	env := []string{"HOME=" + filepath.Join(root, "home"), "PATH=/usr/bin"}
+	s := &Spec{Workspace: filepath.Join(root, "home/proj"), GitConfig: []string{".git/config"}, GitConfigSafe: []string{"core.bare", "user.*"}}
+	p, err := NewPolicy(s, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.GitConfig) != 0 || !slices.Equal(p.RootGitConfig, []string{".git/config"}) {
+		t.Fatalf("GitConfig %v, RootGitConfig %v", p.GitConfig, p.RootGitConfig)
+	}
+	if !slices.Equal(p.GitConfigSafe, s.GitConfigSafe) {
+		t.Errorf("GitConfigSafe = %v, want %v", p.GitConfigSafe, s.GitConfigSafe)
+	}
+}
