@@ -607,6 +607,62 @@ func TestSessionBetweenCommands(t *testing.T) {
 	}
 }
 
+// TestSessionBelowRootBetweenCommands: a process a command left running
+// in a session writes auto-run places below the workspace's root after
+// the command's round (a person's committed packages/app/.npmrc, a new
+// directory's .envrc and .vscode/tasks.json): each is moved aside within
+// a second, an ordinary file beside them stays, and the next command
+// says what was moved.
+func TestSessionBelowRootBetweenCommands(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			npmrc := filepath.Join(r.ws, "packages/app/.npmrc")
+			os.MkdirAll(filepath.Dir(npmrc), 0o755)
+			if err := os.WriteFile(npmrc, []byte("save-exact=true\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r.host("git add packages && git -c user.name=p -c user.email=p@x commit -q -m npmrc")
+			writer := "import os, time\n" +
+				"time.sleep(1.5)\n" + // (after the command's round)
+				"open('packages/app/.npmrc', 'a').write('script-shell=/tmp/x\\n')\n" +
+				"os.makedirs('deep/er/.vscode', exist_ok=True)\n" +
+				"open('deep/er/.vscode/tasks.json', 'w').write('{}')\n" +
+				"open('deep/.envrc', 'w').write('touch pwned\\n')\n" +
+				"open('packages/app/index.js', 'w').write('1\\n')\n" +
+				"open('wrote', 'w').close()\n"
+			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			wrote := filepath.Join(r.ws, "wrote")
+			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(wrote); err == nil {
+					break
+				}
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the background writer never ran")
+				}
+			}
+			time.Sleep(time.Second)
+			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc"} {
+				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
+					t.Errorf("%s written by the session's background process is on the host a second later", name)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, "packages/app/index.js")); err != nil {
+				t.Errorf("an ordinary file the background process wrote was moved: %v", err)
+			}
+			if _, errs, _ := r.sh("true"); !strings.Contains(errs, "packages/app/.npmrc") {
+				t.Errorf("the next command does not say what was moved: %q", errs)
+			}
+		})
+	}
+}
+
 // TestSessionSurvivesSocketChurn: sockets appear and vanish in /tmp all
 // the time (an app's, a test run's); the session's sandbox, and what a
 // command left running in it, stays: the next command still sees its

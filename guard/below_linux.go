@@ -16,30 +16,49 @@ func MoveAside(stateDir, ws string, paths []string) []string {
 	q := newQuarantine(stateDir)
 	var lines []string
 	for _, p := range paths {
-		rel, err := filepath.Rel(ws, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			continue
+		if what, ok := moveBelow(q, ws, p); ok {
+			lines = append(lines, "cordon: "+printable(p)+": a file tools run on their own (an auto-run place below the workspace's root), made or changed by a sandboxed command; "+what+" (cordon undo has its earlier version)")
 		}
-		comps := strings.Split(rel, "/")
-		dirfd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-		if err != nil {
-			continue
-		}
-		for _, c := range comps[:len(comps)-1] {
-			fd, err := unix.Openat(dirfd, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
-			unix.Close(dirfd)
-			dirfd = fd
-			if err != nil {
-				break
-			}
-		}
-		if dirfd < 0 {
-			continue
-		}
-		what := q.move(dirfd, comps[len(comps)-1], p)
-		unix.Close(dirfd)
-		lines = append(lines, "cordon: "+printable(p)+": a file tools run on their own (an auto-run place below the workspace's root), made or changed by a sandboxed command; "+what+" (cordon undo has its earlier version)")
 	}
 	keepLines(stateDir, ws, lines)
 	return lines
+}
+
+// moveBelow moves path, below ws, into q, reaching it from ws without
+// following a link; it reports what it did, and false when there was
+// nothing there to move.
+func moveBelow(q *quarantine, ws, path string) (string, bool) {
+	rel, err := filepath.Rel(ws, path)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", false
+	}
+	dirfd, err := openBelow(ws, filepath.Dir(rel))
+	if err != nil {
+		return "", false
+	}
+	defer unix.Close(dirfd)
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, filepath.Base(rel), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return "", false
+	}
+	return q.move(dirfd, filepath.Base(rel), path), true
+}
+
+// openBelow opens the directory rel below ws ("." for ws itself), one
+// component at a time, never following a link.
+func openBelow(ws, rel string) (int, error) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOFOLLOW
+	dirfd, err := unix.Open(ws, flags, 0)
+	if err != nil || rel == "." {
+		return dirfd, err
+	}
+	for _, c := range strings.Split(rel, "/") {
+		fd, err := unix.Openat(dirfd, c, flags, 0)
+		unix.Close(dirfd)
+		if err != nil {
+			return -1, err
+		}
+		dirfd = fd
+	}
+	return dirfd, nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -24,8 +25,20 @@ import (
 // directories that hold them (and on the guarded directories
 // themselves), and the lines saying so are kept for the next command
 // ([keepLines]). stop ends the watch: no reconcile runs once it returns.
-// Patterns with "**" are left to the reconcile before the next command.
-func WatchBetween(stateDir string, p *platform.Policy) (stop func()) {
+// The places below the root are watched too ([watchBelow]), for what is
+// written there from since on (the start of the command that left the
+// process running).
+func WatchBetween(stateDir string, p *platform.Policy, since time.Time) (stop func()) {
+	below := watchBelow(stateDir, p, since)
+	top := watchTop(stateDir, p)
+	return func() {
+		top()
+		below()
+	}
+}
+
+// watchTop watches the places the ledger keeps (see [WatchBetween]).
+func watchTop(stateDir string, p *platform.Policy) (stop func()) {
 	ws := p.Workspace
 	if ws == "" || len(p.Guarded) == 0 {
 		return func() {}

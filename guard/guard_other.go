@@ -4,6 +4,7 @@ package guard
 
 import (
 	"os"
+	"time"
 
 	"github.com/cordonsh/cordon/platform"
 )
@@ -55,3 +56,9 @@ func CleanLedgers(stateDir string) {}
 
 // MoveAside does nothing outside Linux.
 func MoveAside(stateDir, ws string, paths []string) []string { return nil }
+
+// BelowSince has no mark outside Linux.
+func BelowSince(stateDir, ws string) (time.Time, bool) { return time.Time{}, false }
+
+// DoneBelow does nothing outside Linux.
+func DoneBelow(stateDir, ws string, t time.Time) {}

@@ -171,6 +171,10 @@ type Policy struct {
 	// the workspace while a command runs ([NestedRepos]).
 	RootGuarded   []string `json:"root_guarded,omitempty"`
 	RootGitConfig []string `json:"root_git_config,omitempty"`
+	// Regenerable are the names of the directories package managers
+	// write all day (node_modules), which the guard's watch of the
+	// places below the workspace's root leaves out.
+	Regenerable []string `json:"regenerable,omitempty"`
 	// Nested are the working and git directories of the repositories
 	// nested in the workspace's own when the policy was made, whose
 	// places Guarded and GitConfig hold ([NestedRepos]).
@@ -318,6 +322,11 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		// made whole, which mounts would refuse).
 		p.RootGuarded = relative(s.ReadOnly)
 		p.RootGitConfig = relative(s.GitConfig)
+		for _, r := range s.Regenerable {
+			if r != "" && !strings.Contains(r, "/") {
+				p.Regenerable = append(p.Regenerable, r)
+			}
+		}
 		if isRepo {
 			nested, _ := NestedRepos(ws)
 			for _, n := range nested {

@@ -44,6 +44,7 @@ type manager struct {
 	guarded bool              // the workspace has guarded places
 	held    bool              // this process holds a ticket in the workspace's ledger
 	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	since   time.Time         // the start of the first command since the last watch or release
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
@@ -197,13 +198,15 @@ func (m *manager) release() {
 		// watched until the next command, and a command that gets a new
 		// session instead says so (see replaced.go).
 		if m.between == nil {
-			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy)
+			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
+			m.since = time.Time{}
 		}
 		os.WriteFile(m.s.Socket+busySuffix, nil, 0o600)
 		return
 	}
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
+	m.since = time.Time{}
 	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	m.held = false
 }
@@ -341,6 +344,9 @@ func (m *manager) serve() {
 			// keeper has the connection.
 			// The command reconciles before it starts: the watch stops.
 			m.stopBetween()
+			if m.since.IsZero() {
+				m.since = time.Now()
+			}
 			if m.hold() == nil {
 				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
 			}

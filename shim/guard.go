@@ -172,10 +172,20 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 	// guard keeps those at the root and at every repository's; these are
 	// found here, among the paths this round looks at, so that the cost
 	// follows the change. Moved aside now that the round has kept them.
+	// A session's watch that could not see every directory leaves a mark:
+	// the round then looks from the watch's start on.
 	if intact {
-		below := belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, began)
+		since := began
+		mark, marked := guard.BelowSince(StateDir(getenv), ws)
+		if marked && mark.Before(since) {
+			since = mark
+		}
+		below := belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, since)
 		for _, l := range guard.MoveAside(StateDir(getenv), ws, below) {
 			store.Log(l)
+		}
+		if marked {
+			guard.DoneBelow(StateDir(getenv), ws, mark)
 		}
 	}
 	if err := store.RecordLost(m, changed); err != nil {

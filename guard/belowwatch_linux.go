@@ -1,0 +1,327 @@
+package guard
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// The auto-run places below the workspace's root (packages/app/.npmrc, a
+// nested .vscode/tasks.json) are moved aside by the snapshot round after
+// each command ([MoveAside]). In a session, a process a command left
+// running can write one after that round, when no command runs and no
+// round follows until the next command. watchBelow closes that window:
+// while no command runs, it watches every directory of the workspace
+// (git directories and the regenerable ones, node_modules, left out;
+// links never followed) with inotify, and moves aside such a place as
+// soon as it is made or changed. Where it cannot watch everything (more
+// directories than maxBelowDirs, the kernel's limit on watches, events
+// lost), it says so, and leaves a mark ([BelowSince]) that makes the
+// next command's round look at every change since the watch began.
+
+// maxBelowDirs bounds the directories one watch holds: inotify's watches
+// are a per-user resource the person's own editors need too.
+var maxBelowDirs = 16384
+
+// belowTick is the margin of the file clock (see [changedSince]).
+const belowTick = 20 * time.Millisecond
+
+type belowWatch struct {
+	stateDir, ws string
+	entries      []string // the places, relative to a repository's root
+	skip         []string // names of directories not watched
+	roots        []string // nested repositories' roots: their places are the ledger's
+	since        time.Time
+	in           int
+	dirs         map[int32]string // watch descriptor to the directory, relative to ws
+	partial      bool
+	stopped      atomic.Bool
+	mu           sync.Mutex // held while moving; stop takes it
+}
+
+// watchBelow starts watching the places below p's workspace's root for
+// what is made or changed there from since on (the start of the command
+// that left something running); stop ends it: nothing is moved once it
+// returns.
+func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func()) {
+	if p.Workspace == "" || !hasBelowEntries(p.RootGuarded) {
+		return func() {}
+	}
+	if since.IsZero() {
+		since = time.Now()
+	}
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		markBelow(stateDir, p.Workspace, since)
+		return func() {}
+	}
+	var wake [2]int
+	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
+		unix.Close(in)
+		markBelow(stateDir, p.Workspace, since)
+		return func() {}
+	}
+	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}}
+	for _, n := range p.Nested {
+		if rel, err := filepath.Rel(p.Workspace, n); err == nil && !strings.HasPrefix(rel, "..") {
+			w.roots = append(w.roots, rel)
+		}
+	}
+	go func() {
+		defer unix.Close(in)
+		defer unix.Close(wake[0])
+		w.add(".", 0)
+		w.report()
+		w.loop(wake[0])
+	}()
+	return func() {
+		w.stopped.Store(true)
+		unix.Write(wake[1], []byte{0})
+		unix.Close(wake[1])
+		w.mu.Lock() // a move under way ends first
+		w.mu.Unlock()
+	}
+}
+
+// hasBelowEntries reports whether entries name any place a directory
+// below the root can hold (git's own are the ledger's).
+func hasBelowEntries(entries []string) bool {
+	return slices.ContainsFunc(entries, func(e string) bool {
+		e = strings.TrimSuffix(e, "/")
+		return e != "" && e != ".git" && !strings.HasPrefix(e, ".git/") && !strings.ContainsAny(e, "*?[")
+	})
+}
+
+// add watches the directory rel (below ws) and those below it, and moves
+// aside the places it holds that changed since the watch's start. Each
+// directory is watched before it is read: a name made meanwhile is seen
+// by one or the other.
+func (w *belowWatch) add(rel string, depth int) {
+	if w.stopped.Load() || depth > 64 {
+		return
+	}
+	if len(w.dirs) >= maxBelowDirs {
+		w.partial = true
+		return
+	}
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
+	// (The descriptor's own name: the directory opened, whatever a link
+	// made of its path since.)
+	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events)
+	if err != nil {
+		w.partial = true // ENOSPC: the kernel's limit on watches
+		return
+	}
+	w.dirs[int32(wd)] = rel
+	for _, d := range readDirFD(fd) {
+		path := join(rel, d.Name())
+		switch {
+		case d.IsDir() && d.Type()&os.ModeSymlink == 0:
+			if d.Name() != ".git" && !w.skipped(d.Name()) {
+				w.add(path, depth+1)
+			}
+		case w.place(path):
+			var st unix.Stat_t
+			if unix.Fstatat(fd, d.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+				w.move(path)
+			}
+		}
+	}
+}
+
+// loop moves aside what is written at a place, and watches the
+// directories made, until stop.
+func (w *belowWatch) loop(wake int) {
+	buf := make([]byte, 64<<10)
+	fds := []unix.PollFd{{Fd: int32(w.in), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
+	for !w.stopped.Load() {
+		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+			return
+		}
+		if fds[1].Revents != 0 {
+			return
+		}
+		for {
+			n, err := unix.Read(w.in, buf)
+			if n <= 0 || err != nil {
+				break
+			}
+			for off := 0; off+unix.SizeofInotifyEvent <= n; {
+				ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+				name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
+				off += unix.SizeofInotifyEvent + int(ev.Len)
+				w.event(ev.Wd, ev.Mask, name)
+			}
+		}
+		w.report()
+	}
+}
+
+// event acts on one inotify event.
+func (w *belowWatch) event(wd int32, mask uint32, name string) {
+	switch {
+	case mask&unix.IN_Q_OVERFLOW != 0:
+		w.partial = true
+		return
+	case mask&unix.IN_IGNORED != 0:
+		delete(w.dirs, wd)
+		return
+	}
+	dir, ok := w.dirs[wd]
+	if !ok || name == "" {
+		return
+	}
+	path := join(dir, name)
+	if mask&unix.IN_ISDIR != 0 {
+		if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && name != ".git" && !w.skipped(name) {
+			w.add(path, strings.Count(path, "/")+1)
+		}
+		return
+	}
+	if w.place(path) {
+		w.move(path)
+	}
+}
+
+// place reports whether rel is an auto-run place below the root that
+// no ledger keeps (a nested repository's own places are put back by it).
+func (w *belowWatch) place(rel string) bool {
+	if !platform.BelowRoot(rel, w.entries) {
+		return false
+	}
+	for _, r := range w.roots {
+		if sub, ok := strings.CutPrefix(rel, r+"/"); ok && atRoot(sub, w.entries) {
+			return false
+		}
+	}
+	return true
+}
+
+// atRoot reports whether rel is one of entries' places at a root.
+func atRoot(rel string, entries []string) bool {
+	return slices.ContainsFunc(entries, func(e string) bool {
+		if d, ok := strings.CutSuffix(e, "/"); ok {
+			return rel == d || strings.HasPrefix(rel, e)
+		}
+		return rel == e
+	})
+}
+
+// move moves the place rel aside, unless the watch was stopped.
+func (w *belowWatch) move(rel string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped.Load() {
+		return
+	}
+	path := filepath.Join(w.ws, rel)
+	if what, ok := moveBelow(newQuarantine(w.stateDir), w.ws, path); ok {
+		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written by a process a command left running in the session; " + what})
+	}
+}
+
+// report says, once, that the watch does not cover everything, and
+// marks the workspace for the next round.
+func (w *belowWatch) report() {
+	if !w.partial || w.stopped.Load() {
+		return
+	}
+	w.partial = false
+	if markBelow(w.stateDir, w.ws, w.since) {
+		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(w.ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"})
+	}
+}
+
+// skipped reports whether a directory called name is left out.
+func (w *belowWatch) skipped(name string) bool {
+	return slices.ContainsFunc(w.skip, func(s string) bool {
+		ok, _ := filepath.Match(s, name)
+		return ok
+	})
+}
+
+// changedSince reports whether st was changed at t or after, on the
+// file clock (a change time, which no unprivileged process sets back,
+// stamped by a coarse clock: a tick of margin).
+func changedSince(st *unix.Stat_t, t time.Time) bool {
+	return !time.Unix(st.Ctim.Unix()).Before(t.Add(-belowTick))
+}
+
+// join joins a relative directory ("." for the root) and a name.
+func join(dir, name string) string {
+	if dir == "." {
+		return name
+	}
+	return dir + "/" + name
+}
+
+// readDirFD lists the directory open at fd, with each entry's type.
+func readDirFD(fd int) []os.DirEntry {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(dup), "")
+	defer f.Close()
+	des, _ := f.ReadDir(-1)
+	return des
+}
+
+// markBelow records that what was written below ws's root since t may
+// have been missed, keeping an earlier mark; it reports whether the mark
+// is new.
+func markBelow(stateDir, ws string, t time.Time) bool {
+	name := ledgerFile(stateDir, ws) + ".below"
+	if _, ok := readMark(name); ok {
+		return false
+	}
+	os.MkdirAll(filepath.Dir(name), 0o700)
+	return atomicfile.WriteMode(name, []byte(strconv.FormatInt(t.UnixNano(), 10)), 0o600) == nil
+}
+
+func readMark(name string) (time.Time, bool) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return time.Time{}, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		// A damaged mark: as far back as can be.
+		return time.Unix(0, 0), true
+	}
+	return time.Unix(0, n), true
+}
+
+// BelowSince returns the time from which the next round must look for
+// auto-run places below ws's root: the start of a session's watch that
+// could not see everything ([watchBelow]); ok is false when there is no
+// such mark.
+func BelowSince(stateDir, ws string) (t time.Time, ok bool) {
+	return readMark(ledgerFile(stateDir, ws) + ".below")
+}
+
+// DoneBelow removes the mark [BelowSince] returned as t, once a round
+// has looked from then on (a newer mark stays).
+func DoneBelow(stateDir, ws string, t time.Time) {
+	name := ledgerFile(stateDir, ws) + ".below"
+	if now, ok := readMark(name); ok && now.Equal(t) {
+		os.Remove(name)
+	}
+}

@@ -1,0 +1,132 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/platform"
+)
+
+// belowPolicy is a workspace with the places .envrc and .vscode/ and a
+// nested repository at sub, and the state directory beside it.
+func belowPolicy(t *testing.T) (*platform.Policy, string) {
+	t.Helper()
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	for _, d := range []string{"a/b", "node_modules/x", "sub/.git", ".git/modules"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	state := filepath.Join(root, "state")
+	os.MkdirAll(filepath.Join(state, "guard"), 0o700) // (the ledger's, made by the session's ticket)
+	return &platform.Policy{Workspace: ws, RootGuarded: []string{".git/hooks/", ".envrc", ".vscode/"}, Regenerable: []string{"node_modules"},
+		Nested: []string{filepath.Join(ws, "sub")}}, state
+}
+
+// waitGone waits up to a second for path to be gone.
+func waitGone(path string) bool {
+	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Lstat(path); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func TestWatchBelow(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	old := filepath.Join(ws, "a/.envrc") // the person's, from before
+	os.WriteFile(old, []byte("x"), 0o644)
+	time.Sleep(50 * time.Millisecond)
+	planted := filepath.Join(ws, "a/b/.envrc") // before the watch, after since
+	since := time.Now()
+	os.WriteFile(planted, []byte("x"), 0o644)
+	stop := watchBelow(state, p, since)
+	defer stop()
+	if !waitGone(planted) {
+		t.Error("a place written after since, before the watch, stayed")
+	}
+	if _, err := os.Lstat(old); err != nil {
+		t.Errorf("the person's place from before since was moved: %v", err)
+	}
+	for _, f := range []string{"a/b/c/d/.vscode/tasks.json", "e/.envrc"} {
+		path := filepath.Join(ws, f)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte("x"), 0o644)
+		if !waitGone(path) {
+			t.Errorf("%s written during the watch stayed", f)
+		}
+	}
+	os.WriteFile(old, []byte("changed"), 0o644)
+	if !waitGone(old) {
+		t.Error("the person's place changed during the watch stayed")
+	}
+	// Left alone: an ordinary file, the ledger's places of a nested
+	// repository, a regenerable directory's, and a place at the root.
+	kept := []string{"a/b/main.go", "sub/.envrc", "node_modules/x/.envrc", ".envrc"}
+	for _, f := range kept {
+		os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644)
+	}
+	time.Sleep(200 * time.Millisecond)
+	stop()
+	for _, f := range kept {
+		if _, err := os.Lstat(filepath.Join(ws, f)); err != nil {
+			t.Errorf("%s was moved: %v", f, err)
+		}
+	}
+	// Once stopped, nothing is moved.
+	after := filepath.Join(ws, "a/.vscode/x")
+	os.MkdirAll(filepath.Dir(after), 0o755)
+	os.WriteFile(after, nil, 0o644)
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(after); err != nil {
+		t.Errorf("a place written after the watch stopped was moved: %v", err)
+	}
+	lines := strings.Join(takeLines(state, ws), "\n")
+	for _, f := range []string{"a/b/.envrc", "e/.envrc", "tasks.json", "a/.envrc"} {
+		if !strings.Contains(lines, f) {
+			t.Errorf("no line says %s was moved:\n%s", f, lines)
+		}
+	}
+	if moved, _ := filepath.Glob(filepath.Join(state, "quarantine", "*", ws, "a", ".envrc")); len(moved) != 1 {
+		t.Errorf("the person's changed place is not in the quarantine: %v", moved)
+	}
+}
+
+// More directories than the watch holds: it says so, and marks the
+// workspace so that the next round looks from the watch's start on.
+func TestWatchBelowPartial(t *testing.T) {
+	defer func(n int) { maxBelowDirs = n }(maxBelowDirs)
+	maxBelowDirs = 2
+	p, state := belowPolicy(t)
+	since := time.Now().Add(-time.Second)
+	stop := watchBelow(state, p, since)
+	var mark time.Time
+	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(10 * time.Millisecond) {
+		var ok bool
+		if mark, ok = BelowSince(state, p.Workspace); ok {
+			break
+		}
+	}
+	stop()
+	if !mark.Equal(time.Unix(0, since.UnixNano())) {
+		t.Fatalf("BelowSince = %v, want %v", mark, since)
+	}
+	if lines := strings.Join(takeLines(state, p.Workspace), "\n"); !strings.Contains(lines, "could not watch every directory") {
+		t.Errorf("nothing says the watch was partial: %q", lines)
+	}
+	// A later watch keeps the earlier mark; a round done from it
+	// removes it.
+	watchBelow(state, p, time.Now())()
+	DoneBelow(state, p.Workspace, time.Now())
+	if _, ok := BelowSince(state, p.Workspace); !ok {
+		t.Fatal("a round from a later time removed the mark")
+	}
+	DoneBelow(state, p.Workspace, mark)
+	if _, ok := BelowSince(state, p.Workspace); ok {
+		t.Fatal("the round done from the mark left it")
+	}
+}
