@@ -109,6 +109,17 @@ func hasBelowEntries(entries []string) bool {
 // directory is watched before it is read: a name made meanwhile is seen
 // by one or the other.
 func (w *belowWatch) add(rel string, depth int) {
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	w.addAt(fd, rel, depth)
+	unix.Close(fd)
+}
+
+// addAt is add for the directory open at fd; the directories below it
+// are opened from it, never through a link.
+func (w *belowWatch) addAt(fd int, rel string, depth int) {
 	if w.stopped.Load() || depth > 64 {
 		return
 	}
@@ -116,11 +127,6 @@ func (w *belowWatch) add(rel string, depth int) {
 		w.partial = true
 		return
 	}
-	fd, err := openBelow(w.ws, rel)
-	if err != nil {
-		return
-	}
-	defer unix.Close(fd)
 	const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 	// (The descriptor's own name: the directory opened, whatever a link
 	// made of its path since.)
@@ -131,15 +137,21 @@ func (w *belowWatch) add(rel string, depth int) {
 	}
 	w.dirs[int32(wd)] = rel
 	for _, d := range readDirFD(fd) {
-		path := join(rel, d.Name())
+		path := join(rel, d.name)
 		switch {
-		case d.IsDir() && d.Type()&os.ModeSymlink == 0:
-			if d.Name() != ".git" && !w.skipped(d.Name()) {
-				w.add(path, depth+1)
+		case d.typ == unix.DT_DIR:
+			if d.name == ".git" || w.skipped(d.name) {
+				continue
 			}
+			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				continue
+			}
+			w.addAt(sub, path, depth+1)
+			unix.Close(sub)
 		case w.place(path):
 			var st unix.Stat_t
-			if unix.Fstatat(fd, d.Name(), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+			if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
 				w.move(path)
 			}
 		}
@@ -272,16 +284,42 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// readDirFD lists the directory open at fd, with each entry's type.
-func readDirFD(fd int) []os.DirEntry {
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		return nil
+// dirent is a directory entry's name and type (unix.DT_*).
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+// readDirFD lists the directory open at fd, with each entry's type, as
+// getdents64 gives them (no stat, no file object).
+func readDirFD(fd int) []dirent {
+	var out []dirent
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if n <= 0 || err != nil {
+			return out
+		}
+		for off := 0; off+19 <= n; {
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			if reclen == 0 || off+reclen > n {
+				break
+			}
+			name := buf[off+19 : off+reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if s := string(name); s != "." && s != ".." {
+				typ := buf[off+18]
+				var st unix.Stat_t
+				if typ == unix.DT_UNKNOWN && unix.Fstatat(fd, s, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+					typ = unix.DT_DIR // (a file system that gives no types)
+				}
+				out = append(out, dirent{name: s, typ: typ})
+			}
+			off += reclen
+		}
 	}
-	f := os.NewFile(uintptr(dup), "")
-	defer f.Close()
-	des, _ := f.ReadDir(-1)
-	return des
 }
 
 // markBelow records that what was written below ws's root since t may
