@@ -311,6 +311,23 @@ func TestGuardBelowRoot(t *testing.T) {
 			if out, _ := b.shim("true"); !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
 				t.Errorf("the next command does not say what was moved aside:\n%s", out)
 			}
+			// Staged where the round does not look (a regenerable
+			// directory) by one command, moved into place with its
+			// directory by the next: the file's change time is the first
+			// command's, its new directory's is the second's. A person's
+			// committed place in a directory the command adds to stays.
+			os.WriteFile(filepath.Join(b.ws, "stage.sh"), []byte("mkdir -p node_modules/x/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/x/app/.npmrc && echo staged\n"), 0o644)
+			if out, code := b.shim("./x < stage.sh"); code != 0 || !strings.Contains(out, "staged") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			time.Sleep(100 * time.Millisecond)
+			os.WriteFile(filepath.Join(b.ws, "move.sh"), []byte("mv node_modules/x/app packages/moved && touch packages/lib/new && echo moved\n"), 0o644)
+			if out, code := b.shim("./x < move.sh"); code != 0 || !strings.Contains(out, "moved") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.absent(filepath.Join(b.ws, "packages/moved/.npmrc"))
+			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
 		})
 	}
 }

@@ -555,6 +555,29 @@ func (r *Repo) Head() (string, error) {
 	return strings.TrimPrefix(ref, "refs/heads/"), nil
 }
 
+// Unchanged lists the files the index holds that match pathspecs and
+// whose file in the work tree git finds unchanged (by its stat data,
+// as ls-files -m): paths relative to the top level.
+func (r *Repo) Unchanged(pathspecs []string) ([]string, error) {
+	if len(pathspecs) == 0 {
+		return nil, nil
+	}
+	var lists [2][]string
+	for i, extra := range [][]string{nil, {"--modified", "--deleted"}} {
+		args := append(append([]string{"ls-files", "-z"}, extra...), "--")
+		data, err := r.git(append(args, pathspecs...)...)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range bytes.Split(data, []byte{0}) {
+			if len(f) > 0 {
+				lists[i] = append(lists[i], string(f))
+			}
+		}
+	}
+	return slices.DeleteFunc(lists[0], func(f string) bool { return slices.Contains(lists[1], f) }), nil
+}
+
 // Files lists the files the index holds, and those it does not (but
 // for what .gitignore leaves out, unless ignored), that match pathspecs
 // (git's own, ":(glob)**/.npmrc"): paths relative to the top level. git

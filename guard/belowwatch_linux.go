@@ -82,7 +82,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	go func() {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
-		w.add(".", 0)
+		w.add(".", 0, false)
 		w.report()
 		w.loop(wake[0])
 	}()
@@ -105,21 +105,23 @@ func hasBelowEntries(entries []string) bool {
 }
 
 // add watches the directory rel (below ws) and those below it, and moves
-// aside the places it holds that changed since the watch's start. Each
-// directory is watched before it is read: a name made meanwhile is seen
-// by one or the other.
-func (w *belowWatch) add(rel string, depth int) {
+// aside the places it holds that changed since the watch's start, or
+// all of them when fresh: a directory made or moved there while the
+// watch runs (a file moved with its directory keeps its change time).
+// Each directory is watched before it is read: a name made meanwhile is
+// seen by one or the other.
+func (w *belowWatch) add(rel string, depth int, fresh bool) {
 	fd, err := openBelow(w.ws, rel)
 	if err != nil {
 		return
 	}
-	w.addAt(fd, rel, depth)
+	w.addAt(fd, rel, depth, fresh)
 	unix.Close(fd)
 }
 
 // addAt is add for the directory open at fd; the directories below it
 // are opened from it, never through a link.
-func (w *belowWatch) addAt(fd int, rel string, depth int) {
+func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
 	if w.stopped.Load() || depth > 64 {
 		return
 	}
@@ -147,11 +149,11 @@ func (w *belowWatch) addAt(fd int, rel string, depth int) {
 			if err != nil {
 				continue
 			}
-			w.addAt(sub, path, depth+1)
+			w.addAt(sub, path, depth+1, fresh)
 			unix.Close(sub)
 		case w.place(path):
 			var st unix.Stat_t
-			if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+			if fresh || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
 				w.move(path)
 			}
 		}
@@ -203,7 +205,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	path := join(dir, name)
 	if mask&unix.IN_ISDIR != 0 {
 		if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && name != ".git" && !w.skipped(name) {
-			w.add(path, strings.Count(path, "/")+1)
+			w.add(path, strings.Count(path, "/")+1, true)
 		}
 		return
 	}

@@ -43,6 +43,9 @@ func TestWatchBelow(t *testing.T) {
 	ws := p.Workspace
 	old := filepath.Join(ws, "a/.envrc") // the person's, from before
 	os.WriteFile(old, []byte("x"), 0o644)
+	staged := filepath.Join(ws, "node_modules/x/staged") // (not watched)
+	os.MkdirAll(staged, 0o755)
+	os.WriteFile(filepath.Join(staged, ".envrc"), []byte("x"), 0o644)
 	time.Sleep(50 * time.Millisecond)
 	planted := filepath.Join(ws, "a/b/.envrc") // before the watch, after since
 	since := time.Now()
@@ -62,6 +65,12 @@ func TestWatchBelow(t *testing.T) {
 		if !waitGone(path) {
 			t.Errorf("%s written during the watch stayed", f)
 		}
+	}
+	// A directory moved into place with a place in it made before since
+	// (its change time is old).
+	os.Rename(staged, filepath.Join(ws, "a/staged"))
+	if !waitGone(filepath.Join(ws, "a/staged/.envrc")) {
+		t.Error("a place in a directory moved into the workspace stayed")
 	}
 	os.WriteFile(old, []byte("changed"), 0o644)
 	if !waitGone(old) {
@@ -159,7 +168,7 @@ func BenchmarkWatchBelow(b *testing.B) {
 		}
 		w.in = in
 		start := time.Now()
-		w.add(".", 0)
+		w.add(".", 0, false)
 		b.ReportMetric(float64(time.Since(start).Microseconds()), "walk-µs/op")
 		if len(w.dirs) != 1021 {
 			b.Fatalf("%d directories watched", len(w.dirs))

@@ -338,14 +338,47 @@ func belowRoot(ws string, repo *gitstate.Repo, entries, regenerable []string, be
 		return nil
 	}
 	var out []string
+	var clean []string // tracked files unchanged, asked of git when needed
+	asked := false
 	for _, rel := range files {
 		if !platform.BelowRoot(rel, entries) {
 			continue
 		}
 		p := filepath.Join(ws, filepath.FromSlash(rel))
-		if fi, err := os.Lstat(p); err == nil && snapshot.ChangedSince(fi, began) && !slices.Contains(out, p) {
-			out = append(out, p)
+		fi, err := os.Lstat(p)
+		if err != nil || slices.Contains(out, p) {
+			continue
 		}
+		// A file moved in with its directory (mv staged/app packages/app)
+		// keeps its change time; its directory's tells. Unless git has
+		// it as committed, unchanged: the person's.
+		if !snapshot.ChangedSince(fi, began) {
+			if !dirChangedSince(ws, rel, began) {
+				continue
+			}
+			if !asked {
+				clean, _ = repo.Unchanged(specs)
+				asked = true
+			}
+			if slices.Contains(clean, rel) {
+				continue
+			}
+			}
+		out = append(out, p)
 	}
 	return out
+}
+
+// dirChangedSince reports whether a directory on the way from ws to rel
+// (below ws, ws itself left out) changed since t: an entry made, removed
+// or moved there, the directory itself moved.
+func dirChangedSince(ws, rel string, t time.Time) bool {
+	dir := filepath.Dir(filepath.FromSlash(rel))
+	for dir != "." && dir != "/" && dir != "" {
+		if fi, err := os.Lstat(filepath.Join(ws, dir)); err == nil && snapshot.ChangedSince(fi, t) {
+			return true
+		}
+		dir = filepath.Dir(dir)
+	}
+	return false
 }
