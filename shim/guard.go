@@ -363,7 +363,7 @@ func belowRoot(ws string, repo *gitstate.Repo, entries, regenerable []string, be
 			if slices.Contains(clean, rel) {
 				continue
 			}
-			}
+		}
 		out = append(out, p)
 	}
 	return out
