@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -92,6 +93,7 @@ type book struct {
 	file     string
 	stateDir string
 	l        ledger
+	read     []byte // the ledger's file as read: save writes only a change
 	// alarm says, once, that the ledger could not be read and what that
 	// means (see [open]); the first reconcile's lines carry it.
 	alarm string
@@ -129,6 +131,7 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	b := &book{lock: lock, file: file, stateDir: stateDir, l: ledger{Workspace: ws}}
 	data, err := os.ReadFile(file)
 	if err == nil {
+		b.read = data
 		if json.Unmarshal(data, &b.l) != nil || b.l.Workspace != ws {
 			// A damaged ledger (a crash mid-write, a full disk): what
 			// was trusted is not known, so the disk is trusted as it is
@@ -146,11 +149,15 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	return b, nil
 }
 
-// save writes the ledger, atomically.
+// save writes the ledger, atomically, when it differs from what was
+// read.
 func (b *book) save() error {
 	data, err := json.Marshal(&b.l)
 	if err != nil {
 		return err
+	}
+	if b.read != nil && bytes.Equal(data, b.read) {
+		return nil
 	}
 	tmp := fmt.Sprintf("%s.%d.tmp", b.file, os.Getpid())
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {

@@ -367,7 +367,16 @@ func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
 			return true
 		}
 		_, sum, err := readFile(dirfd, name, 0)
-		return err == nil && sum == te.Sum
+		if err != nil || sum != te.Sum {
+			return false
+		}
+		// The same content, read after st was taken: st's stamp (when
+		// the file had not changed for a while) stands for it from now
+		// on, and the next reconcile reads nothing.
+		if te.Stamp == "" {
+			te.Stamp = stampOf(st, now())
+		}
+		return true
 	}
 	return false
 }
