@@ -328,6 +328,25 @@ func TestGuardBelowRoot(t *testing.T) {
 			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
 			b.absent(filepath.Join(b.ws, "packages/moved/.npmrc"))
 			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
+			// A link to a directory that holds one (npm run in tool reads
+			// node_modules/st/.npmrc), a place below the root of a
+			// person's clone nested in the workspace (git's walk does not
+			// go into it), and one git cannot list (the index broken).
+			b.host("git init -q clone && git -C clone -c user.name=p -c user.email=p@x commit -q --allow-empty -m c")
+			os.WriteFile(filepath.Join(b.ws, "more.sh"), []byte("mkdir -p node_modules/st clone/packages/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/st/.npmrc && "+
+				"ln -s node_modules/st tool && cp node_modules/st/.npmrc clone/packages/app/.npmrc && echo more\n"), 0o644)
+			if out, code := b.shim("./x < more.sh"); code != 0 || !strings.Contains(out, "more") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.absent(filepath.Join(b.ws, "tool"))
+			b.absent(filepath.Join(b.ws, "clone/packages/app/.npmrc"))
+			os.WriteFile(filepath.Join(b.ws, "broken.sh"), []byte("mkdir -p web && cp node_modules/st/.npmrc web/.npmrc && cp .git/index index.saved && echo garbage > .git/index && echo broken\n"), 0o644)
+			if out, code := b.shim("./x < broken.sh"); code != 0 || !strings.Contains(out, "broken") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.absent(filepath.Join(b.ws, "web/.npmrc"))
 		})
 	}
 }

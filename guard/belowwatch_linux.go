@@ -44,8 +44,10 @@ type belowWatch struct {
 	skip         []string // names of directories not watched
 	roots        []string // nested repositories' roots: their places are the ledger's
 	since        time.Time
-	in           int
+	in           int              // the inotify descriptor; -1 for a walk that only finds
+	found        func(rel string) // what is done with a place found: moved, or listed
 	dirs         map[int32]string // watch descriptor to the directory, relative to ws
+	n            int              // directories walked
 	partial      bool
 	stopped      atomic.Bool
 	mu           sync.Mutex // held while moving; stop takes it
@@ -74,11 +76,8 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		return func() {}
 	}
 	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}}
-	for _, n := range p.Nested {
-		if rel, err := filepath.Rel(p.Workspace, n); err == nil && !strings.HasPrefix(rel, "..") {
-			w.roots = append(w.roots, rel)
-		}
-	}
+	w.found = w.move
+	w.setRoots(p.Nested)
 	go func() {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
@@ -122,22 +121,25 @@ func (w *belowWatch) add(rel string, depth int, fresh bool) {
 // addAt is add for the directory open at fd; the directories below it
 // are opened from it, never through a link.
 func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
-	if w.stopped.Load() || depth > 64 {
+	if w.stopped.Load() {
 		return
 	}
-	if len(w.dirs) >= maxBelowDirs {
+	if w.n >= maxBelowDirs || depth > maxBelowDepth {
 		w.partial = true
 		return
 	}
-	const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
-	// (The descriptor's own name: the directory opened, whatever a link
-	// made of its path since.)
-	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events)
-	if err != nil {
-		w.partial = true // ENOSPC: the kernel's limit on watches
-		return
+	w.n++
+	if w.in >= 0 {
+		const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
+		// (The descriptor's own name: the directory opened, whatever a
+		// link made of its path since.)
+		wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events)
+		if err != nil {
+			w.partial = true // ENOSPC: the kernel's limit on watches
+			return
+		}
+		w.dirs[int32(wd)] = rel
 	}
-	w.dirs[int32(wd)] = rel
 	for _, d := range readDirFD(fd) {
 		path := join(rel, d.name)
 		switch {
@@ -154,10 +156,101 @@ func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
 		case w.place(path):
 			var st unix.Stat_t
 			if fresh || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
-				w.move(path)
+				w.found(path)
+			}
+		case d.typ == unix.DT_LNK:
+			var st unix.Stat_t
+			changed := fresh || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since)
+			if w.linkToPlaces(fd, d.name, changed) {
+				w.found(path)
 			}
 		}
 	}
+}
+
+// maxBelowDepth bounds how deep a walk goes; deeper is reported as
+// partial.
+const maxBelowDepth = 64
+
+// linkToPlaces reports whether the link name in dirfd leads to a
+// directory that holds an auto-run place as seen through the link
+// (tool -> node_modules/x holding .npmrc: npm run in tool reads it):
+// any such place when the link itself is new (changed), else one
+// changed since the walk's start. The directory is looked through up
+// to maxLinkDirs directories, the entries of each before those below
+// it; past that, a new link counts as leading to one.
+func (w *belowWatch) linkToPlaces(dirfd int, name string, changed bool) bool {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false // not a directory (or gone): a link to a file is the file's place
+	}
+	defer unix.Close(fd)
+	budget := maxLinkDirs
+	var holds func(fd int, rel string, depth int) bool
+	holds = func(fd int, rel string, depth int) bool {
+		if budget--; budget < 0 || depth > maxBelowDepth {
+			return changed
+		}
+		dirChanged := false
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) == nil {
+			dirChanged = changedSince(&st, w.since)
+		}
+		entries := readDirFD(fd)
+		for _, d := range entries {
+			path := join(rel, d.name)
+			if !atRoot(path, w.entries) && !platform.BelowRoot("l/"+path, w.entries) {
+				continue
+			}
+			if changed || dirChanged || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+				return true
+			}
+		}
+		for _, d := range entries {
+			if d.typ != unix.DT_DIR || d.name == ".git" || w.skipped(d.name) {
+				continue
+			}
+			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			if err != nil {
+				continue
+			}
+			found := holds(sub, join(rel, d.name), depth+1)
+			unix.Close(sub)
+			if found {
+				return true
+			}
+		}
+		return false
+	}
+	return holds(fd, ".", 0)
+}
+
+// maxLinkDirs bounds the directories looked through behind one link.
+const maxLinkDirs = 256
+
+// setRoots sets the nested repositories' roots from their absolute
+// paths.
+func (w *belowWatch) setRoots(nested []string) {
+	for _, n := range nested {
+		if rel, err := filepath.Rel(w.ws, n); err == nil && !strings.HasPrefix(rel, "..") {
+			w.roots = append(w.roots, rel)
+		}
+	}
+}
+
+// FindBelow walks workspace ws itself (git directories and the
+// directories named skip left out, links never followed) for the places
+// entries name below its root, and the links to directories that hold
+// one, changed since t: what the snapshot round moves aside when git
+// cannot list them. The places of the repositories at roots (absolute)
+// are their ledger's. complete is false when the walk stopped at its
+// bounds (directories, depth).
+func FindBelow(ws string, entries, skip, roots []string, t time.Time) (found []string, complete bool) {
+	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1}
+	w.setRoots(roots)
+	w.found = func(rel string) { found = append(found, filepath.Join(ws, rel)) }
+	w.add(".", 0, false)
+	return found, !w.partial
 }
 
 // loop moves aside what is written at a place, and watches the
@@ -196,6 +289,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		return
 	case mask&unix.IN_IGNORED != 0:
 		delete(w.dirs, wd)
+		w.n--
 		return
 	}
 	dir, ok := w.dirs[wd]
@@ -209,8 +303,17 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		}
 		return
 	}
-	if w.place(path) {
-		w.move(path)
+	var st unix.Stat_t
+	switch {
+	case w.place(path):
+		w.found(path)
+	case unix.Lstat(filepath.Join(w.ws, path), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		if fd, err := openBelow(w.ws, dir); err == nil {
+			if w.linkToPlaces(fd, name, true) {
+				w.found(path)
+			}
+			unix.Close(fd)
+		}
 	}
 }
 
@@ -246,8 +349,9 @@ func (w *belowWatch) move(rel string) {
 		return
 	}
 	path := filepath.Join(w.ws, rel)
-	if what, ok := moveBelow(newQuarantine(w.stateDir), w.ws, path); ok {
-		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written by a process a command left running in the session; " + what})
+	q := newQuarantine(w.stateDir)
+	if what, ok := moveBelow(q, w.ws, path); ok {
+		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what + " (a change of your own: mv " + printable(filepath.Join(q.dir, path)) + " " + printable(path) + ")"})
 	}
 }
 

@@ -3,6 +3,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,6 +72,14 @@ func TestWatchBelow(t *testing.T) {
 	os.Rename(staged, filepath.Join(ws, "a/staged"))
 	if !waitGone(filepath.Join(ws, "a/staged/.envrc")) {
 		t.Error("a place in a directory moved into the workspace stayed")
+	}
+	// A link made to a directory that holds a place (one the watch
+	// does not look into).
+	os.MkdirAll(filepath.Join(ws, "node_modules/st"), 0o755)
+	os.WriteFile(filepath.Join(ws, "node_modules/st/.envrc"), []byte("x"), 0o644)
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
+	if !waitGone(filepath.Join(ws, "tool")) {
+		t.Error("a link to a directory holding a place, made during the watch, stayed")
 	}
 	os.WriteFile(old, []byte("changed"), 0o644)
 	if !waitGone(old) {
@@ -161,7 +170,7 @@ func BenchmarkWatchBelow(b *testing.B) {
 	p := &platform.Policy{Workspace: ws, RootGuarded: []string{".envrc", ".npmrc", ".vscode/"}}
 	b.ResetTimer()
 	for range b.N {
-		w := &belowWatch{stateDir: state, ws: ws, entries: p.RootGuarded, since: time.Now(), dirs: map[int32]string{}}
+		w := &belowWatch{stateDir: state, ws: ws, entries: p.RootGuarded, since: time.Now(), dirs: map[int32]string{}, found: func(string) {}}
 		in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 		if err != nil {
 			b.Fatal(err)
@@ -174,5 +183,54 @@ func BenchmarkWatchBelow(b *testing.B) {
 			b.Fatalf("%d directories watched", len(w.dirs))
 		}
 		unix.Close(in)
+	}
+}
+
+// FindBelow, the snapshot round's own walk: places and links to
+// directories holding one, changed since t, at any depth, below nested
+// repositories' roots too; not the nested roots' own places, not inside
+// git or regenerable directories, not what did not change.
+func TestFindBelow(t *testing.T) {
+	p, _ := belowPolicy(t)
+	ws := p.Workspace
+	write := func(f string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755)
+		os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644)
+	}
+	write("a/.envrc")                // the person's, before t
+	write("node_modules/old/.envrc") // behind a link made before t
+	os.Symlink("../node_modules/old", filepath.Join(ws, "a/oldlink"))
+	os.Symlink("/usr/bin", filepath.Join(ws, "a/bin")) // holds no place
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	for _, f := range []string{"a/b/.envrc", "sub/x/.vscode/tasks.json", "sub/.envrc", "node_modules/x/.envrc", ".envrc", ".git/modules/.envrc", "node_modules/st/.envrc"} {
+		write(f)
+	}
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
+	os.Symlink("../node_modules/st", filepath.Join(ws, "a/vs"))
+	found, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since)
+	if !complete {
+		t.Error("a small workspace was not walked whole")
+	}
+	want := []string{"a/b/.envrc", "a/vs", "sub/x/.vscode/tasks.json", "tool"}
+	var got []string
+	for _, f := range found {
+		rel, _ := filepath.Rel(ws, f)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("FindBelow = %v, want %v", got, want)
+	}
+	// A place changed since t behind a link made before it.
+	write("node_modules/old/.envrc")
+	found, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since)
+	if !slices.Contains(found, filepath.Join(ws, "a/oldlink")) {
+		t.Errorf("a link to a directory whose place changed since t was not found: %v", found)
+	}
+	defer func(n int) { maxBelowDirs = n }(maxBelowDirs)
+	maxBelowDirs = 2
+	if _, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since); complete {
+		t.Error("a walk past its bound says it was complete")
 	}
 }

@@ -62,3 +62,11 @@ func BelowSince(stateDir, ws string) (time.Time, bool) { return time.Time{}, fal
 
 // DoneBelow does nothing outside Linux.
 func DoneBelow(stateDir, ws string, t time.Time) {}
+
+// SayNext does nothing outside Linux.
+func SayNext(stateDir, ws, kind string, lines []string) {}
+
+// FindBelow finds nothing outside Linux.
+func FindBelow(ws string, entries, skip, roots []string, t time.Time) ([]string, bool) {
+	return nil, true
+}

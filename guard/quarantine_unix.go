@@ -24,8 +24,10 @@ type quarantine struct {
 // than maxQuarantineAge. Older ones are removed when a new one is made
 // (rarely: only when something was put back), so it cannot grow without
 // bound and fill the state directory, which would stop every command.
+// The bound on moves is high: a process that plants files over and over
+// must not push a person's own change out within the month.
 const (
-	maxQuarantined   = 200
+	maxQuarantined   = 5000
 	maxQuarantineAge = 30 * 24 * time.Hour
 )
 

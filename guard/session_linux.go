@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cordonsh/cordon/platform"
 )
@@ -101,6 +102,19 @@ func keepLines(stateDir, ws string, lines []string) {
 	}
 	defer f.Close()
 	f.WriteString(strings.Join(lines, "\n") + "\n")
+}
+
+// SayNext keeps lines for the next command in ws to say (the snapshot
+// saver's, which has no terminal), once a day for the same kind: the
+// file kind.said, beside the ledger, records when they were last said.
+func SayNext(stateDir, ws, kind string, lines []string) {
+	said := ledgerFile(stateDir, ws) + "." + kind + ".said"
+	if fi, err := os.Stat(said); err == nil && time.Since(fi.ModTime()) < 24*time.Hour {
+		return
+	}
+	os.WriteFile(said, nil, 0o600)
+	os.Chtimes(said, time.Now(), time.Now())
+	keepLines(stateDir, ws, lines)
 }
 
 // takeLines returns and forgets the lines [keepLines] kept for ws.

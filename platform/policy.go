@@ -322,11 +322,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		// made whole, which mounts would refuse).
 		p.RootGuarded = relative(s.ReadOnly)
 		p.RootGitConfig = relative(s.GitConfig)
-		for _, r := range s.Regenerable {
-			if r != "" && !strings.Contains(r, "/") {
-				p.Regenerable = append(p.Regenerable, r)
-			}
-		}
+		p.Regenerable = RegenerableNames(s.Regenerable)
 		if isRepo {
 			nested, _ := NestedRepos(ws)
 			for _, n := range nested {
@@ -711,6 +707,18 @@ func relative(entries []string) []string {
 	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool {
 		return filepath.IsAbs(e) || strings.HasPrefix(e, "~") || strings.HasPrefix(e, "$")
 	})
+}
+
+// RegenerableNames are the entries of the rules' regenerable list that
+// are names of directories (node_modules, *.egg-info), not paths.
+func RegenerableNames(regenerable []string) []string {
+	var names []string
+	for _, r := range regenerable {
+		if r != "" && !strings.Contains(r, "/") {
+			names = append(names, r)
+		}
+	}
+	return names
 }
 
 // gitDirs returns the repository directories outside the workspace that

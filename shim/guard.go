@@ -168,25 +168,46 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 		return err
 	}
 	// Auto-run places below the root (packages/app/.npmrc, a nested
-	// .vscode/tasks.json) among what the command made or changed: the
-	// guard keeps those at the root and at every repository's; these are
-	// found here, among the paths this round looks at, so that the cost
-	// follows the change. Moved aside now that the round has kept them.
-	// A session's watch that could not see every directory leaves a mark:
-	// the round then looks from the watch's start on.
+	// .vscode/tasks.json, one below a nested repository's root) and links
+	// to directories that hold one, that the command made or changed: the
+	// guard keeps those at the root and at every repository's. git's walk
+	// finds them by name (no number of files makes it give up), cordon's
+	// own walk finds the links and what git cannot list (a broken index,
+	// a nested repository, git timing out). Moved aside now that the
+	// round has kept them. A session's watch that could not see every
+	// directory leaves a mark: the round then looks from the watch's
+	// start on.
+	state := StateDir(getenv)
+	since := began
+	mark, marked := guard.BelowSince(state, ws)
+	if marked && mark.Before(since) {
+		since = mark
+	}
+	var below []string
 	if intact {
-		since := began
-		mark, marked := guard.BelowSince(StateDir(getenv), ws)
-		if marked && mark.Before(since) {
-			since = mark
+		below = belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, since)
+	}
+	var roots []string
+	nested, _ := platform.NestedRepos(ws)
+	for _, n := range nested {
+		roots = append(roots, n.Root)
+	}
+	walked, complete := guard.FindBelow(ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since)
+	for _, p := range walked {
+		if !slices.Contains(below, p) {
+			below = append(below, p)
 		}
-		below := belowRoot(ws, repo, classes.AutoRun, classes.Regenerable, since)
-		for _, l := range guard.MoveAside(StateDir(getenv), ws, below) {
-			store.Log(l)
-		}
-		if marked {
-			guard.DoneBelow(StateDir(getenv), ws, mark)
-		}
+	}
+	lines := guard.MoveAside(state, ws, below)
+	if !complete {
+		lines = append(lines, "cordon: "+Printable(ws)+": the workspace has more directories (or deeper) than the guard looks through for auto-run places below its root and links to them: those past them were not looked at; look before you run npm, direnv or an editor's tasks there")
+		guard.SayNext(state, ws, "below-partial", lines[len(lines)-1:])
+	}
+	for _, l := range lines {
+		store.Log(l)
+	}
+	if marked {
+		guard.DoneBelow(state, ws, mark)
 	}
 	if err := store.RecordLost(m, changed); err != nil {
 		return err
