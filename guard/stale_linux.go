@@ -44,6 +44,14 @@ func CleanLedgers(stateDir string) {
 			continue
 		}
 		if filelock.TryLock(lock) {
+			// (Its sidecars first: lines to say, a watch's mark, when
+			// a kind of line was said.)
+			sidecars, _ := filepath.Glob(f + ".*")
+			for _, s := range sidecars {
+				if s != f+".lock" {
+					os.Remove(s)
+				}
+			}
 			os.Remove(f)
 			os.Remove(f + ".lock")
 		}

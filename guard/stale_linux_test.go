@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestCleanLedgers: the ledger of a workspace removed, or removed and
@@ -22,6 +23,8 @@ func TestCleanLedgers(t *testing.T) {
 		}
 	}
 	liveFile, goneFile, againFile := ledgerFile(state, live), ledgerFile(state, gone), ledgerFile(state, again)
+	markBelow(state, gone, time.Now())
+	SayNext(state, gone, "kind", []string{"a line"})
 	os.RemoveAll(gone)
 	os.RemoveAll(again)
 	os.MkdirAll(filepath.Join(base, "filler"), 0o755) // (so that "again" gets another inode)
@@ -37,5 +40,8 @@ func TestCleanLedgers(t *testing.T) {
 		if _, err := os.Stat(f + ".lock"); (err == nil) != want {
 			t.Errorf("%s.lock: exists %v, want %v", f, err == nil, want)
 		}
+	}
+	if left, _ := filepath.Glob(goneFile + ".*"); len(left) > 0 {
+		t.Errorf("a removed workspace's ledger left %v", left)
 	}
 }
