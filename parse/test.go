@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"mvdan.cc/sh/v3/pattern"
@@ -269,7 +270,7 @@ var testBinaryOps = map[string]bool{
 	"-eq": true, "-ne": true, "-lt": true, "-le": true, "-gt": true, "-ge": true,
 }
 
-var decimal = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`)
+var decimal = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) })
 
 // binary evaluates a binary string or integer comparison; glob makes the
 // right side of == and != a pattern ([[ ]]).
@@ -293,7 +294,7 @@ func binary(x, op, y string, glob bool) (ok, known bool) {
 	case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
 		// Only plain decimals: [[ ]] reads operands as arithmetic
 		// (010 is octal there, a name is a variable).
-		if !decimal.MatchString(x) || !decimal.MatchString(y) {
+		if !decimal().MatchString(x) || !decimal().MatchString(y) {
 			return false, false
 		}
 		a, err1 := strconv.ParseInt(x, 10, 64)

@@ -43,7 +43,9 @@ const logPath = "/usr/bin/log"
 // denialLine is a report's text: "Sandbox: zsh(4242) deny(1)
 // file-write-create /Users/dev/.zshrc", the profile's message (the tag)
 // after it when there is one.
-var denialLine = regexp.MustCompile(`^Sandbox:\s*(.+?)\((\d+)\)\s+deny\(\d+\)\s+(\S+)\s*(.*)$`)
+var denialLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^Sandbox:\s*(.+?)\((\d+)\)\s+deny\(\d+\)\s+(\S+)\s*(.*)$`)
+})
 
 // ParseDenial reads one line of `log stream --style ndjson`. It reports
 // false for a line that is no denial, or one from another sandbox than
@@ -56,7 +58,7 @@ func ParseDenial(line []byte, tag string, pid int) (Denial, bool) {
 	if json.Unmarshal(line, &ev) != nil {
 		return Denial{}, false
 	}
-	m := denialLine.FindStringSubmatch(strings.TrimSpace(ev.EventMessage))
+	m := denialLine().FindStringSubmatch(strings.TrimSpace(ev.EventMessage))
 	if m == nil {
 		return Denial{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/internal/starglob"
 )
@@ -99,7 +100,9 @@ func filteredFile(f string) (path string, data []byte, ok bool) {
 }
 
 // passwordURL matches a URL that carries a password.
-var passwordURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
+var passwordURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s]+@`)
+})
 
 // secretLine reports whether line of a filtered file is a secret: a
 // URL with a password in it, or a key that matches one of the patterns
@@ -109,7 +112,7 @@ var passwordURL = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/@\s:]*:[^/@\s
 // properties: "ossrhPassword value"); each is tried. A section or a
 // comment is kept, unless it holds such a URL.
 func secretLine(line string, keys []string) bool {
-	if passwordURL.MatchString(line) {
+	if passwordURL().MatchString(line) {
 		return true
 	}
 	t := strings.TrimSpace(line)

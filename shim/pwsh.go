@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/parse/powershell"
@@ -51,10 +52,10 @@ func PowerShellSetup(channel, caller string) string {
 // psQuote writes s as a PowerShell single-quoted string. Each of the
 // characters PowerShell takes for a single quote is doubled.
 func psQuote(s string) string {
-	return "'" + psSingle.ReplaceAllStringFunc(s, func(q string) string { return q + q }) + "'"
+	return "'" + psSingle().ReplaceAllStringFunc(s, func(q string) string { return q + q }) + "'"
 }
 
-var psSingle = regexp.MustCompile("['\u2018\u2019\u201a\u201b]")
+var psSingle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("['\u2018\u2019\u201a\u201b]") })
 
 // PowerShellLaunch returns the arguments (without the program name) that
 // start the interactive PowerShell of args (pwsh for pwsh, else
@@ -74,7 +75,7 @@ func PowerShellLaunch(args []string, pwsh bool, channel string) ([]string, error
 	if call.File != "" {
 		words := []string{".", psQuote(call.File)}
 		for _, a := range call.Args {
-			if psSwitch.MatchString(a) {
+			if psSwitch().MatchString(a) {
 				words = append(words, a) // a parameter of the script
 			} else {
 				words = append(words, psQuote(a))
@@ -85,7 +86,7 @@ func PowerShellLaunch(args []string, pwsh bool, channel string) ([]string, error
 	return append(opts, "-NoExit", "-Command", PowerShellSetup(channel, caller)), nil
 }
 
-var psSwitch = regexp.MustCompile(`^-[A-Za-z_][A-Za-z0-9_]*:?$`)
+var psSwitch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z_][A-Za-z0-9_]*:?$`) })
 
 // psHijack are the words that refuse a line entered in a judged
 // PowerShell: they name what would switch the judging off (PSReadLine,
@@ -96,7 +97,7 @@ var psSwitch = regexp.MustCompile(`^-[A-Za-z_][A-Za-z0-9_]*:?$`)
 var psHijack = []string{"psreadline", "psconsole", "__cordon", "remove-module", "function:", "executioncontext"}
 
 // psHijackWord is Remove-Module's alias.
-var psHijackWord = regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`)
+var psHijackWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`) })
 
 // hijackPS returns why a PowerShell line is refused before it is judged,
 // or "". The words are looked for in the text, and in the commands and
@@ -117,7 +118,7 @@ func hijackPS(text string, core bool) string {
 				return "it names " + w
 			}
 		}
-		if psHijackWord.MatchString(t) || strings.EqualFold(t, "rmo") {
+		if psHijackWord().MatchString(t) || strings.EqualFold(t, "rmo") {
 			return "it names rmo (Remove-Module)"
 		}
 	}
