@@ -246,7 +246,11 @@ func (rec *recorder) valid(t0 time.Time) (ok, refreshed bool) {
 				return false, false
 			}
 		}
-		w.stamp, w.racy, refreshed = st, st.racy(t0), true
+		// The new stamp is worth writing down only when a later start can
+		// trust it (a directory that keeps changing, a home directory with
+		// a shell's history, is checked by its names every time anyway).
+		w.stamp, w.racy = st, st.racy(t0)
+		refreshed = refreshed || !w.racy
 	}
 	return true, refreshed
 }
