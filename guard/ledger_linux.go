@@ -226,7 +226,7 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		for _, n := range found {
 			b.addRoot(n)
 		}
-		b.l.Trusted = snapshot(ws, b.l.Patterns)
+		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
 	}
 	b.l.Active = append(b.l.Active, self())

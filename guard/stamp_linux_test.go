@@ -22,7 +22,7 @@ func TestStampedChangeSeen(t *testing.T) {
 	other := filepath.Join(hooks, "post-commit")
 	os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755)
 	os.WriteFile(other, []byte("#!/bin/sh\nexit 1\n"), 0o755)
-	trusted := snapshot(ws, []string{hooks})
+	trusted := snapshot(ws, []string{hooks}, nil)
 	if trusted[hook] == nil || trusted[hook].Stamp == "" {
 		t.Fatalf("no stamp recorded: %+v", trusted[hook])
 	}
@@ -61,5 +61,33 @@ func TestChmodDirNoLink(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(dir, "real")); fi.Mode().Perm() != 0o755 {
 		t.Errorf("the directory itself was not changed: %v", fi.Mode())
+	}
+}
+
+// TestSnapshotHint: a new trusted state takes a file whose stamp is the
+// earlier one's from there, unread; a file changed since (its ctime
+// moved on) is read again.
+func TestSnapshotHint(t *testing.T) {
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Now().Add(time.Minute) }
+	ws := t.TempDir()
+	hooks := filepath.Join(ws, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	hook := filepath.Join(hooks, "pre-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	first := snapshot(ws, []string{hooks}, nil)
+	hint := state{}
+	for p, e := range first {
+		c := *e
+		hint[p] = &c
+	}
+	hint[hook].Data = []byte("from the hint")
+	if got := snapshot(ws, []string{hooks}, hint)[hook]; string(got.Data) != "from the hint" {
+		t.Errorf("a file with the earlier stamp was read again: %q", got.Data)
+	}
+	time.Sleep(20 * time.Millisecond)
+	os.Chmod(hook, 0o755) // (its ctime moves on; the content is the same)
+	if got := snapshot(ws, []string{hooks}, hint)[hook]; string(got.Data) != "#!/bin/sh\nexit 0\n" {
+		t.Errorf("a file changed since the hint was taken from it: %q", got.Data)
 	}
 }
