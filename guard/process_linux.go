@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -430,7 +431,8 @@ func killAll() {
 }
 
 // descendants lists the processes below pid, children of any of its
-// threads.
+// threads; those that have ended and wait to be reaped (zombies) are
+// left out.
 func descendants(pid int) []int {
 	var out []int
 	tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
@@ -440,13 +442,25 @@ func descendants(pid int) []int {
 			continue
 		}
 		for _, f := range strings.Fields(string(data)) {
-			if c, err := strconv.Atoi(f); err == nil {
+			if c, err := strconv.Atoi(f); err == nil && !zombie(c) {
 				out = append(out, c)
 				out = append(out, descendants(c)...)
 			}
 		}
 	}
 	return out
+}
+
+// zombie reports whether process pid has ended (or is gone).
+func zombie(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the command's name, which is in parentheses
+	// and may hold any byte.
+	i := bytes.LastIndexByte(data, ')')
+	return i < 0 || i+2 >= len(data) || data[i+2] == 'Z' || data[i+2] == 'X'
 }
 
 // inheritedFDs lists the descriptors open when the process started,

@@ -117,6 +117,13 @@ func SayNext(stateDir, ws, kind string, lines []string) {
 	keepLines(stateDir, ws, lines)
 }
 
+// KeepLines keeps lines for the next command in ws to say ([TakeLines]).
+func KeepLines(stateDir, ws string, lines []string) { keepLines(stateDir, ws, lines) }
+
+// TakeLines returns and forgets the lines kept for ws: a session's
+// command says, when it ends, what its manager put back.
+func TakeLines(stateDir, ws string) []string { return takeLines(stateDir, ws) }
+
 // takeLines returns and forgets the lines [keepLines] kept for ws.
 func takeLines(stateDir, ws string) []string {
 	name := ledgerFile(stateDir, ws) + ".lines"

@@ -103,12 +103,14 @@ func Exec(o *Options) (err error) {
 		}
 	}()
 	ws, err := wait(conn)
-	o.reconcile()
 	// Done: the keeper answers with the connection's end once the
-	// session's guard ticket is dealt with (see keeper.serve).
+	// manager has put back what the command did at the guarded places
+	// and dealt with the session's guard ticket (see keeper.serve); the
+	// lines it kept say what it put back.
 	unix.Shutdown(conn, unix.SHUT_WR)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	io.Copy(io.Discard, fdReader(conn))
+	o.say()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
 		os.Exit(128 + int(syscall.SIGKILL))
@@ -513,15 +515,13 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 	return fmt.Errorf("the session manager ended unexpectedly (%v)", err)
 }
 
-// reconcile puts the guarded places of the workspace back (see
-// [guard.Reconcile]), saying so on stderr.
-func (o *Options) reconcile() {
-	p := o.Policy
-	if p.Workspace == "" || len(p.Guarded) == 0 {
+// say writes on stderr what the session's manager put back at the
+// workspace's guarded places (see [guard.TakeLines]).
+func (o *Options) say() {
+	if o.Policy.Workspace == "" {
 		return
 	}
-	lines, _ := guard.Reconcile(o.StateDir, p.Workspace)
-	for _, l := range lines {
+	for _, l := range guard.TakeLines(o.StateDir, o.Policy.Workspace) {
 		os.Stderr.WriteString(l + "\n")
 	}
 }

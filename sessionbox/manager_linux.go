@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -168,8 +169,20 @@ func (m *manager) setup() error {
 	if err := m.ready(); err != nil {
 		return err
 	}
-	m.base = len(guard.Descendants(os.Getpid()))
+	m.base = len(m.inSandbox())
 	return m.listen()
+}
+
+// inSandbox lists the processes of the session's sandbox below this
+// one: those under more seccomp filters than this process (both
+// sandboxes add one), not this process's own helpers (the guard's git,
+// which judges a configuration file while a command ends). Orphans of
+// the Landlock sandbox become this process's children, and count.
+func (m *manager) inSandbox() []int {
+	return slices.DeleteFunc(guard.Descendants(os.Getpid()), func(pid int) bool {
+		_, filters, err := identity(pid)
+		return err == nil && filters <= m.filters
+	})
 }
 
 // hold takes a ticket in the workspace's guard ledger before a command
@@ -193,10 +206,12 @@ func (m *manager) release() {
 	if !m.held {
 		return
 	}
-	if len(guard.Descendants(os.Getpid())) > m.base {
-		// Something a command left runs on: the guarded places are
-		// watched until the next command, and a command that gets a new
-		// session instead says so (see replaced.go).
+	if len(m.inSandbox()) > m.base {
+		// Something a command left runs on: what the commands did is put
+		// back now (the shim says so), the guarded places are watched
+		// until the next command, and a command that gets a new session
+		// instead says so (see replaced.go).
+		m.reconcile()
 		if m.between == nil {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
@@ -207,8 +222,21 @@ func (m *manager) release() {
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	m.since = time.Time{}
-	guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	m.held = false
+}
+
+// reconcile puts back what a command did at the guarded places while
+// the session keeps its ticket (another command still runs, or something
+// a command left), keeping the lines for the command's shim to say when
+// its connection ends.
+func (m *manager) reconcile() {
+	if !m.held {
+		return
+	}
+	lines, _ := guard.Reconcile(m.s.StateDir, m.s.Policy.Workspace)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 }
 
 // stopBetween ends the watch [manager.release] started, if any.
@@ -358,6 +386,8 @@ func (m *manager) serve() {
 			if d < 0 {
 				if running <= 0 {
 					m.release()
+				} else {
+					m.reconcile()
 				}
 				unix.Write(m.ctl, []byte{'a'})
 			}
@@ -389,9 +419,9 @@ func (m *manager) shutdown() {
 	guard.KillAll()
 	m.stopBetween()
 	if m.held {
-		// No one reads this process's output: the lines are in the
-		// quarantine.
-		guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+		// (The next command in the workspace says what was put back.)
+		lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
+		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	}
 }
 
