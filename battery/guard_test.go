@@ -347,6 +347,34 @@ func TestGuardBelowRoot(t *testing.T) {
 			}
 			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
 			b.absent(filepath.Join(b.ws, "web/.npmrc"))
+			b.host("mv index.saved .git/index")
+			// Links: a chain whose inner link, in node_modules, a later
+			// command swaps to a directory holding .npmrc; a link named
+			// as the first part of a place (sub2/.vscode holding
+			// tasks.json); a directory staged in node_modules and moved
+			// into the person's clone. The person's committed link into
+			// the workspace stays while the command works behind it.
+			b.host("mkdir -p pkgs/web && echo 'fund=false' > pkgs/web/.npmrc && ln -s pkgs/web weblink && git add pkgs weblink && git commit -qm weblink")
+			time.Sleep(100 * time.Millisecond) // (the person's files older than the file clock's tick)
+			os.WriteFile(filepath.Join(b.ws, "links1.sh"), []byte("mkdir -p node_modules/empty node_modules/b node_modules/vs node_modules/stage2 && ln -s empty node_modules/a && ln -s node_modules/a chain && "+
+				"printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/b/.npmrc && cp node_modules/b/.npmrc node_modules/stage2/.npmrc && echo '{}' > node_modules/vs/tasks.json && echo links1\n"), 0o644)
+			if out, code := b.shim("./x < links1.sh"); code != 0 || !strings.Contains(out, "links1") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			time.Sleep(100 * time.Millisecond)
+			os.WriteFile(filepath.Join(b.ws, "links2.sh"), []byte("ln -sfn b node_modules/a && mkdir -p sub2 && ln -s ../node_modules/vs sub2/.vscode && mv node_modules/stage2 clone/app2 && echo 1 > pkgs/web/util.js && echo links2\n"), 0o644)
+			if out, code := b.shim("./x < links2.sh"); code != 0 || !strings.Contains(out, "links2") {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.absent(filepath.Join(b.ws, "chain"))
+			b.absent(filepath.Join(b.ws, "sub2/.vscode"))
+			b.absent(filepath.Join(b.ws, "clone/app2/.npmrc"))
+			if _, err := os.Lstat(filepath.Join(b.ws, "weblink")); err != nil {
+				t.Errorf("the person's committed link was moved: %v", err)
+			}
+			b.unchanged(filepath.Join(b.ws, "pkgs/web/.npmrc"), "fund=false\n")
 		})
 	}
 }

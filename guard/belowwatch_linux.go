@@ -48,9 +48,17 @@ type belowWatch struct {
 	found        func(rel string) // what is done with a place found: moved, or listed
 	dirs         map[int32]string // watch descriptor to the directory, relative to ws
 	n            int              // directories walked
-	partial      bool
-	stopped      atomic.Bool
-	mu           sync.Mutex // held while moving; stop takes it
+	linkDirs     int              // directories looked through behind links
+	links        map[linkKey]bool // what each link target held
+	// clean reports whether git has the place at rel committed and
+	// unchanged; with it, a place in a directory changed since the
+	// walk's start counts as changed otherwise (a file moved in with its
+	// directory keeps its own change time). nil for the session's watch.
+	clean   func(rel string) bool
+	partial bool
+	said    bool // that the watch is partial
+	stopped atomic.Bool
+	mu      sync.Mutex // held while moving; stop takes it
 }
 
 // watchBelow starts watching the places below p's workspace's root for
@@ -78,6 +86,10 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
+	// What the watch cannot see (a write through a hard link from a
+	// directory it does not watch, node_modules) the next command's
+	// round finds by its change time: it looks from here on.
+	markBelow(stateDir, p.Workspace, since)
 	go func() {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
@@ -119,8 +131,13 @@ func (w *belowWatch) add(rel string, depth int, fresh bool) {
 }
 
 // addAt is add for the directory open at fd; the directories below it
-// are opened from it, never through a link.
+// are opened from it, never through a link. moved is true below a
+// directory changed since the walk's start (see belowWatch.clean).
 func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
+	w.addIn(fd, rel, depth, fresh, false)
+}
+
+func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 	if w.stopped.Load() {
 		return
 	}
@@ -140,8 +157,13 @@ func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
 		}
 		w.dirs[int32(wd)] = rel
 	}
+	var dst unix.Stat_t
+	if rel != "." && w.clean != nil && unix.Fstat(fd, &dst) == nil && changedSince(&dst, w.since) {
+		moved = true
+	}
 	for _, d := range readDirFD(fd) {
 		path := join(rel, d.name)
+		var st unix.Stat_t
 		switch {
 		case d.typ == unix.DT_DIR:
 			if d.name == ".git" || w.skipped(d.name) {
@@ -151,17 +173,20 @@ func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
 			if err != nil {
 				continue
 			}
-			w.addAt(sub, path, depth+1, fresh)
+			w.addIn(sub, path, depth+1, fresh, moved)
 			unix.Close(sub)
 		case w.place(path):
-			var st unix.Stat_t
-			if fresh || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+			if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			// Changed: made or written since, or linked to another name
+			// (a write through that one changes this one), or in a
+			// directory moved in since, unless git has it unchanged.
+			if fresh || changedSince(&st, w.since) || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 || moved && !w.clean(path) {
 				w.found(path)
 			}
 		case d.typ == unix.DT_LNK:
-			var st unix.Stat_t
-			changed := fresh || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since)
-			if w.linkToPlaces(fd, d.name, changed) {
+			if w.linkToPlaces(fd, d.name, path, fresh) {
 				w.found(path)
 			}
 		}
@@ -172,37 +197,62 @@ func (w *belowWatch) addAt(fd int, rel string, depth int, fresh bool) {
 // partial.
 const maxBelowDepth = 64
 
-// linkToPlaces reports whether the link name in dirfd leads to a
-// directory that holds an auto-run place as seen through the link
-// (tool -> node_modules/x holding .npmrc: npm run in tool reads it):
-// any such place when the link itself is new (changed), else one
-// changed since the walk's start. The directory is looked through up
-// to maxLinkDirs directories, the entries of each before those below
-// it; past that, a new link counts as leading to one.
-func (w *belowWatch) linkToPlaces(dirfd int, name string, changed bool) bool {
+// linkToPlaces reports whether the link name in dirfd (rel below the
+// workspace) leads to a directory that holds an auto-run place as seen
+// through the link (tool -> node_modules/x holding .npmrc: npm run in
+// tool reads it; sub/.vscode -> a directory holding tasks.json). A link
+// into the workspace that the walk goes through anyway is left to it.
+// Any such place counts when a link on the way changed since the walk's
+// start (or fresh); else one changed since. The directory is looked
+// through up to maxLinkDirs directories, the entries of each before
+// those below it, and the walk's links all together up to
+// maxLinkDirsTotal; past a bound, a link counts as leading to a place
+// when a link on the way or a directory looked at changed since.
+func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool {
+	abs := filepath.Join(w.ws, rel)
+	target, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false
+	}
+	if trel, err := filepath.Rel(w.ws, target); err == nil && trel != "." && !strings.HasPrefix(trel, "..") &&
+		!slices.ContainsFunc(strings.Split(trel, "/"), func(c string) bool { return c == ".git" || w.skipped(c) }) {
+		return false
+	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false // not a directory (or gone): a link to a file is the file's place
 	}
 	defer unix.Close(fd)
+	changed := fresh || w.chainChanged(abs)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return changed
+	}
+	key := linkKey{st.Dev, st.Ino, changed}
+	if r, ok := w.links[key]; ok {
+		return r
+	}
 	budget := maxLinkDirs
-	var holds func(fd int, rel string, depth int) bool
-	holds = func(fd int, rel string, depth int) bool {
-		if budget--; budget < 0 || depth > maxBelowDepth {
-			return changed
+	sawChange := false
+	var holds func(fd int, sub string, depth int) bool
+	holds = func(fd int, sub string, depth int) bool {
+		budget--
+		w.linkDirs++
+		if budget < 0 || depth > maxBelowDepth || w.linkDirs > maxLinkDirsTotal {
+			if w.linkDirs > maxLinkDirsTotal {
+				w.partial = true
+			}
+			return changed || sawChange
 		}
-		dirChanged := false
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) == nil {
-			dirChanged = changedSince(&st, w.since)
+		if unix.Fstat(fd, &st) == nil && changedSince(&st, w.since) {
+			sawChange = true
 		}
 		entries := readDirFD(fd)
 		for _, d := range entries {
-			path := join(rel, d.name)
-			if !atRoot(path, w.entries) && !platform.BelowRoot("l/"+path, w.entries) {
+			if !w.place(join(rel, join(sub, d.name))) {
 				continue
 			}
-			if changed || dirChanged || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && changedSince(&st, w.since) {
+			if changed || sawChange || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && (changedSince(&st, w.since) || st.Nlink > 1) {
 				return true
 			}
 		}
@@ -210,23 +260,82 @@ func (w *belowWatch) linkToPlaces(dirfd int, name string, changed bool) bool {
 			if d.typ != unix.DT_DIR || d.name == ".git" || w.skipped(d.name) {
 				continue
 			}
-			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			sub2, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 			if err != nil {
 				continue
 			}
-			found := holds(sub, join(rel, d.name), depth+1)
-			unix.Close(sub)
+			found := holds(sub2, join(sub, d.name), depth+1)
+			unix.Close(sub2)
 			if found {
 				return true
 			}
 		}
 		return false
 	}
-	return holds(fd, ".", 0)
+	r := holds(fd, ".", 0)
+	if w.links == nil {
+		w.links = map[linkKey]bool{}
+	}
+	w.links[key] = r
+	return r
 }
 
-// maxLinkDirs bounds the directories looked through behind one link.
-const maxLinkDirs = 256
+// A linkKey is a link's target directory and whether the link changed:
+// a walk looks through each once.
+type linkKey struct {
+	dev, ino uint64
+	changed  bool
+}
+
+// chainChanged reports whether a link met resolving abs (below the
+// workspace) changed since the walk's start: a link swapped in a
+// directory the walk does not go into changes where another leads.
+func (w *belowWatch) chainChanged(abs string) bool {
+	todo, done := abs, "/"
+	for links := 0; links < 40; {
+		elem, rest, _ := strings.Cut(strings.TrimLeft(todo, "/"), "/")
+		if elem == "" {
+			return false
+		}
+		todo = rest
+		if elem == "." {
+			continue
+		}
+		if elem == ".." {
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, elem)
+		var st unix.Stat_t
+		if unix.Lstat(next, &st) != nil {
+			return false
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			done = next
+			continue
+		}
+		links++
+		if platform.Within(next, w.ws) && changedSince(&st, w.since) {
+			return true
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return false
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		todo = target + "/" + todo
+	}
+	return true // a loop of links: looked at as changed
+}
+
+// maxLinkDirs and maxLinkDirsTotal bound the directories looked through
+// behind one link and behind all of a walk's.
+const (
+	maxLinkDirs      = 256
+	maxLinkDirsTotal = 4096
+)
 
 // setRoots sets the nested repositories' roots from their absolute
 // paths.
@@ -241,12 +350,16 @@ func (w *belowWatch) setRoots(nested []string) {
 // FindBelow walks workspace ws itself (git directories and the
 // directories named skip left out, links never followed) for the places
 // entries name below its root, and the links to directories that hold
-// one, changed since t: what the snapshot round moves aside when git
+// one, changed since t (or in a directory that changed since, unless
+// clean says git has the place committed and unchanged): what the snapshot round moves aside when git
 // cannot list them. The places of the repositories at roots (absolute)
 // are their ledger's. complete is false when the walk stopped at its
 // bounds (directories, depth).
-func FindBelow(ws string, entries, skip, roots []string, t time.Time) (found []string, complete bool) {
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, complete bool) {
 	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1}
+	if clean != nil {
+		w.clean = func(rel string) bool { return clean(filepath.Join(ws, rel)) }
+	}
 	w.setRoots(roots)
 	w.found = func(rel string) { found = append(found, filepath.Join(ws, rel)) }
 	w.add(".", 0, false)
@@ -309,7 +422,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.found(path)
 	case unix.Lstat(filepath.Join(w.ws, path), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		if fd, err := openBelow(w.ws, dir); err == nil {
-			if w.linkToPlaces(fd, name, true) {
+			if w.linkToPlaces(fd, name, path, true) {
 				w.found(path)
 			}
 			unix.Close(fd)
@@ -355,16 +468,15 @@ func (w *belowWatch) move(rel string) {
 	}
 }
 
-// report says, once, that the watch does not cover everything, and
-// marks the workspace for the next round.
+// report says, once, that the watch does not cover everything (the
+// workspace is marked for the next round from the watch's start on).
 func (w *belowWatch) report() {
-	if !w.partial || w.stopped.Load() {
+	if !w.partial || w.said || w.stopped.Load() {
 		return
 	}
-	w.partial = false
-	if markBelow(w.stateDir, w.ws, w.since) {
-		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(w.ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"})
-	}
+	w.said = true
+	markBelow(w.stateDir, w.ws, w.since)
+	keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(w.ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"})
 }
 
 // skipped reports whether a directory called name is left out.

@@ -117,22 +117,23 @@ func TestWatchBelow(t *testing.T) {
 	}
 }
 
-// More directories than the watch holds: it says so, and marks the
-// workspace so that the next round looks from the watch's start on.
+// Every watch marks the workspace so that the next round looks from the
+// watch's start on (what it cannot see: a write through a hard link from
+// a directory it does not watch); with more directories than it holds,
+// it says so.
 func TestWatchBelowPartial(t *testing.T) {
 	defer func(n int) { maxBelowDirs = n }(maxBelowDirs)
 	maxBelowDirs = 2
 	p, state := belowPolicy(t)
 	since := time.Now().Add(-time.Second)
 	stop := watchBelow(state, p, since)
-	var mark time.Time
 	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(10 * time.Millisecond) {
-		var ok bool
-		if mark, ok = BelowSince(state, p.Workspace); ok {
+		if _, err := os.Stat(ledgerFile(state, p.Workspace) + ".lines"); err == nil {
 			break
 		}
 	}
 	stop()
+	mark, _ := BelowSince(state, p.Workspace)
 	if !mark.Equal(time.Unix(0, since.UnixNano())) {
 		t.Fatalf("BelowSince = %v, want %v", mark, since)
 	}
@@ -208,7 +209,7 @@ func TestFindBelow(t *testing.T) {
 	}
 	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
 	os.Symlink("../node_modules/st", filepath.Join(ws, "a/vs"))
-	found, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since)
+	found, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
 	if !complete {
 		t.Error("a small workspace was not walked whole")
 	}
@@ -224,13 +225,24 @@ func TestFindBelow(t *testing.T) {
 	}
 	// A place changed since t behind a link made before it.
 	write("node_modules/old/.envrc")
-	found, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since)
+	found, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
 	if !slices.Contains(found, filepath.Join(ws, "a/oldlink")) {
 		t.Errorf("a link to a directory whose place changed since t was not found: %v", found)
 	}
+	// A person's place hard-linked from a directory the walk does not
+	// go into: a write through the other name changes it unseen.
+	write("c/.envrc")
+	time.Sleep(50 * time.Millisecond)
+	later := time.Now()
+	os.Link(filepath.Join(ws, "c/.envrc"), filepath.Join(ws, "node_modules/h"))
+	os.WriteFile(filepath.Join(ws, "node_modules/h"), []byte("y"), 0o644)
+	found, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, later.Add(time.Hour), nil)
+	if !slices.Contains(found, filepath.Join(ws, "c/.envrc")) {
+		t.Errorf("a place with another name was not found: %v", found)
+	}
 	defer func(n int) { maxBelowDirs = n }(maxBelowDirs)
 	maxBelowDirs = 2
-	if _, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since); complete {
+	if _, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil); complete {
 		t.Error("a walk past its bound says it was complete")
 	}
 }

@@ -67,6 +67,6 @@ func DoneBelow(stateDir, ws string, t time.Time) {}
 func SayNext(stateDir, ws, kind string, lines []string) {}
 
 // FindBelow finds nothing outside Linux.
-func FindBelow(ws string, entries, skip, roots []string, t time.Time) ([]string, bool) {
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, bool) {
 	return nil, true
 }
