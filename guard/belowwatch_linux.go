@@ -182,7 +182,8 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 			// Changed: made or written since, or linked to another name
 			// (a write through that one changes this one), or in a
 			// directory moved in since, unless git has it unchanged.
-			if fresh || changedSince(&st, w.since) || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 || moved && !w.clean(path) {
+			if fresh || changedSince(&st, w.since) || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 || moved && !w.clean(path) ||
+				st.Mode&unix.S_IFMT == unix.S_IFLNK && w.targetChanged(filepath.Join(w.ws, path)) {
 				w.found(path)
 			}
 		case d.typ == unix.DT_LNK:
@@ -287,9 +288,18 @@ type linkKey struct {
 	changed  bool
 }
 
+// targetChanged reports whether what the link at abs leads to, or a
+// link on the way, changed since the walk's start (a place that is a
+// link to a file in /tmp, written there later).
+func (w *belowWatch) targetChanged(abs string) bool {
+	var st unix.Stat_t
+	return w.chainChanged(abs) || unix.Stat(abs, &st) == nil && changedSince(&st, w.since)
+}
+
 // chainChanged reports whether a link met resolving abs (below the
 // workspace) changed since the walk's start: a link swapped in a
-// directory the walk does not go into changes where another leads.
+// directory the walk does not go into, or outside the workspace (in
+// /tmp), changes where another leads.
 func (w *belowWatch) chainChanged(abs string) bool {
 	todo, done := abs, "/"
 	for links := 0; links < 40; {
@@ -315,7 +325,7 @@ func (w *belowWatch) chainChanged(abs string) bool {
 			continue
 		}
 		links++
-		if platform.Within(next, w.ws) && changedSince(&st, w.since) {
+		if changedSince(&st, w.since) {
 			return true
 		}
 		target, err := os.Readlink(next)

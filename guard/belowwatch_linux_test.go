@@ -202,8 +202,13 @@ func TestFindBelow(t *testing.T) {
 	write("node_modules/old/.envrc") // behind a link made before t
 	os.Symlink("../node_modules/old", filepath.Join(ws, "a/oldlink"))
 	os.Symlink("/usr/bin", filepath.Join(ws, "a/bin")) // holds no place
+	outside := filepath.Join(filepath.Dir(ws), "evil") // (in shared scratch, say)
+	os.WriteFile(outside, nil, 0o644)
+	os.MkdirAll(filepath.Join(ws, "a/d"), 0o755)
+	os.Symlink(outside, filepath.Join(ws, "a/d/.envrc"))
 	time.Sleep(50 * time.Millisecond)
 	since := time.Now()
+	os.WriteFile(outside, []byte("touch pwned"), 0o644)
 	for _, f := range []string{"a/b/.envrc", "sub/x/.vscode/tasks.json", "sub/.envrc", "node_modules/x/.envrc", ".envrc", ".git/modules/.envrc", "node_modules/st/.envrc"} {
 		write(f)
 	}
@@ -213,7 +218,7 @@ func TestFindBelow(t *testing.T) {
 	if !complete {
 		t.Error("a small workspace was not walked whole")
 	}
-	want := []string{"a/b/.envrc", "a/vs", "sub/x/.vscode/tasks.json", "tool"}
+	want := []string{"a/b/.envrc", "a/d/.envrc", "a/vs", "sub/x/.vscode/tasks.json", "tool"}
 	var got []string
 	for _, f := range found {
 		rel, _ := filepath.Rel(ws, f)
