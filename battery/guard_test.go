@@ -296,14 +296,10 @@ func TestGuardBelowRoot(t *testing.T) {
 			// Besides the plain ones: one committed (git status shows it
 			// clean), and 20,001 files in a directory before them (no
 			// budget of entries to use up: git's own walk finds names).
-			os.WriteFile(filepath.Join(b.ws, "plant.sh"), []byte("mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+			b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
 				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
 				"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
-				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n"), 0o644)
-			if out, code := b.shim("./x < plant.sh"); code != 0 || !strings.Contains(out, "planted") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n", "planted")
 			b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
 			b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
 			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
@@ -316,16 +312,9 @@ func TestGuardBelowRoot(t *testing.T) {
 			// directory by the next: the file's change time is the first
 			// command's, its new directory's is the second's. A person's
 			// committed place in a directory the command adds to stays.
-			os.WriteFile(filepath.Join(b.ws, "stage.sh"), []byte("mkdir -p node_modules/x/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/x/app/.npmrc && echo staged\n"), 0o644)
-			if out, code := b.shim("./x < stage.sh"); code != 0 || !strings.Contains(out, "staged") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
+			b.plant("stage", "mkdir -p node_modules/x/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/x/app/.npmrc && echo staged\n", "staged")
 			time.Sleep(100 * time.Millisecond)
-			os.WriteFile(filepath.Join(b.ws, "move.sh"), []byte("mv node_modules/x/app packages/moved && touch packages/lib/new && echo moved\n"), 0o644)
-			if out, code := b.shim("./x < move.sh"); code != 0 || !strings.Contains(out, "moved") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.plant("move", "mv node_modules/x/app packages/moved && touch packages/lib/new && echo moved\n", "moved")
 			b.absent(filepath.Join(b.ws, "packages/moved/.npmrc"))
 			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
 			// A link to a directory that holds one (npm run in tool reads
@@ -333,19 +322,11 @@ func TestGuardBelowRoot(t *testing.T) {
 			// person's clone nested in the workspace (git's walk does not
 			// go into it), and one git cannot list (the index broken).
 			b.host("git init -q clone && git -C clone -c user.name=p -c user.email=p@x commit -q --allow-empty -m c")
-			os.WriteFile(filepath.Join(b.ws, "more.sh"), []byte("mkdir -p node_modules/st clone/packages/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/st/.npmrc && "+
-				"ln -s node_modules/st tool && cp node_modules/st/.npmrc clone/packages/app/.npmrc && echo more\n"), 0o644)
-			if out, code := b.shim("./x < more.sh"); code != 0 || !strings.Contains(out, "more") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.plant("more", "mkdir -p node_modules/st clone/packages/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/st/.npmrc && "+
+				"ln -s node_modules/st tool && cp node_modules/st/.npmrc clone/packages/app/.npmrc && echo more\n", "more")
 			b.absent(filepath.Join(b.ws, "tool"))
 			b.absent(filepath.Join(b.ws, "clone/packages/app/.npmrc"))
-			os.WriteFile(filepath.Join(b.ws, "broken.sh"), []byte("mkdir -p web && cp node_modules/st/.npmrc web/.npmrc && cp .git/index index.saved && echo garbage > .git/index && echo broken\n"), 0o644)
-			if out, code := b.shim("./x < broken.sh"); code != 0 || !strings.Contains(out, "broken") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.plant("broken", "mkdir -p web && cp node_modules/st/.npmrc web/.npmrc && cp .git/index index.saved && echo garbage > .git/index && echo broken\n", "broken")
 			b.absent(filepath.Join(b.ws, "web/.npmrc"))
 			b.host("mv index.saved .git/index")
 			// Links: a chain whose inner link, in node_modules, a later
@@ -356,18 +337,10 @@ func TestGuardBelowRoot(t *testing.T) {
 			// the workspace stays while the command works behind it.
 			b.host("mkdir -p pkgs/web && echo 'fund=false' > pkgs/web/.npmrc && ln -s pkgs/web weblink && git add pkgs weblink && git commit -qm weblink")
 			time.Sleep(100 * time.Millisecond) // (the person's files older than the file clock's tick)
-			os.WriteFile(filepath.Join(b.ws, "links1.sh"), []byte("mkdir -p node_modules/empty node_modules/b node_modules/vs node_modules/stage2 && ln -s empty node_modules/a && ln -s node_modules/a chain && "+
-				"printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/b/.npmrc && cp node_modules/b/.npmrc node_modules/stage2/.npmrc && echo '{}' > node_modules/vs/tasks.json && echo links1\n"), 0o644)
-			if out, code := b.shim("./x < links1.sh"); code != 0 || !strings.Contains(out, "links1") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.plant("links1", "mkdir -p node_modules/empty node_modules/b node_modules/vs node_modules/stage2 && ln -s empty node_modules/a && ln -s node_modules/a chain && "+
+				"printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/b/.npmrc && cp node_modules/b/.npmrc node_modules/stage2/.npmrc && echo '{}' > node_modules/vs/tasks.json && echo links1\n", "links1")
 			time.Sleep(100 * time.Millisecond)
-			os.WriteFile(filepath.Join(b.ws, "links2.sh"), []byte("ln -sfn b node_modules/a && mkdir -p sub2 && ln -s ../node_modules/vs sub2/.vscode && mv node_modules/stage2 clone/app2 && echo 1 > pkgs/web/util.js && echo links2\n"), 0o644)
-			if out, code := b.shim("./x < links2.sh"); code != 0 || !strings.Contains(out, "links2") {
-				t.Fatalf("exit %d:\n%s", code, out)
-			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			b.plant("links2", "ln -sfn b node_modules/a && mkdir -p sub2 && ln -s ../node_modules/vs sub2/.vscode && mv node_modules/stage2 clone/app2 && echo 1 > pkgs/web/util.js && echo links2\n", "links2")
 			b.absent(filepath.Join(b.ws, "chain"))
 			b.absent(filepath.Join(b.ws, "sub2/.vscode"))
 			b.absent(filepath.Join(b.ws, "clone/app2/.npmrc"))
@@ -377,4 +350,21 @@ func TestGuardBelowRoot(t *testing.T) {
 			b.unchanged(filepath.Join(b.ws, "pkgs/web/.npmrc"), "fund=false\n")
 		})
 	}
+}
+
+// plant writes script to NAME.sh in the workspace, runs it through the
+// shim with the workspace's copy of sh (a program the judge cannot read,
+// as a command past it would), fails the test unless it ran to want, and
+// waits for the command's snapshot round.
+func (b *battery) plant(name, script, want string) string {
+	b.t.Helper()
+	if err := os.WriteFile(filepath.Join(b.ws, name+".sh"), []byte(script), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	out, code := b.shim("./x < " + name + ".sh")
+	if code != 0 || !strings.Contains(out, want) {
+		b.t.Fatalf("exit %d:\n%s", code, out)
+	}
+	snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+	return out
 }

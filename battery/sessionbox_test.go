@@ -60,6 +60,28 @@ func (r *sessionRig) sh(script string) (string, string, int) {
 	return out.String(), errb.String(), cmd.ProcessState.ExitCode()
 }
 
+// background runs the python program writer, which ends by making the
+// file "wrote", in the background of a session command, and waits until
+// it has.
+func (r *sessionRig) background(python, writer string) {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+	if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+		r.t.Fatalf("exit %d, %q, %s", code, out, errs)
+	}
+	wrote := filepath.Join(r.ws, "wrote")
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(wrote); err == nil {
+			return
+		}
+		if time.Since(start) > 10*time.Second {
+			r.t.Fatal("the background writer never ran")
+		}
+	}
+}
+
 // inSession fails the test unless script's command ran in the session's
 // sandbox: its shell's parent is the keeper.
 func (r *sessionRig) inSession(want bool) {
@@ -575,21 +597,7 @@ func TestSessionBetweenCommands(t *testing.T) {
 				"time.sleep(0.5)\n" + // (a write of its own, after the others are put back)
 				"open('.git/modules/lib/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
 				"open('wrote', 'w').close()\n"
-			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
-				t.Fatalf("exit %d, %q, %s", code, out, errs)
-			}
-			wrote := filepath.Join(r.ws, "wrote")
-			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat(wrote); err == nil {
-					break
-				}
-				if time.Since(start) > 10*time.Second {
-					t.Fatal("the background writer never ran")
-				}
-			}
+			r.background(python, writer)
 			time.Sleep(time.Second)
 			for _, name := range names {
 				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
@@ -632,21 +640,7 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 				"open('deep/.envrc', 'w').write('touch pwned\\n')\n" +
 				"open('packages/app/index.js', 'w').write('1\\n')\n" +
 				"open('wrote', 'w').close()\n"
-			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte(writer), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if out, errs, code := r.sh("nohup " + python + " writer.py >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
-				t.Fatalf("exit %d, %q, %s", code, out, errs)
-			}
-			wrote := filepath.Join(r.ws, "wrote")
-			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat(wrote); err == nil {
-					break
-				}
-				if time.Since(start) > 10*time.Second {
-					t.Fatal("the background writer never ran")
-				}
-			}
+			r.background(python, writer)
 			time.Sleep(time.Second)
 			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc"} {
 				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {

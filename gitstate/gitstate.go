@@ -562,20 +562,15 @@ func (r *Repo) Unchanged(pathspecs []string) ([]string, error) {
 	if len(pathspecs) == 0 {
 		return nil, nil
 	}
-	var lists [2][]string
-	for i, extra := range [][]string{nil, {"--modified", "--deleted"}} {
-		args := append(append([]string{"ls-files", "-z"}, extra...), "--")
-		data, err := r.git(append(args, pathspecs...)...)
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range bytes.Split(data, []byte{0}) {
-			if len(f) > 0 {
-				lists[i] = append(lists[i], string(f))
-			}
-		}
+	all, err := r.lsFiles(nil, pathspecs)
+	if err != nil {
+		return nil, err
 	}
-	return slices.DeleteFunc(lists[0], func(f string) bool { return slices.Contains(lists[1], f) }), nil
+	changed, err := r.lsFiles([]string{"--modified", "--deleted"}, pathspecs)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(f string) bool { return slices.Contains(changed, f) }), nil
 }
 
 // Files lists the files the index holds, and those it does not (but
@@ -592,15 +587,26 @@ func (r *Repo) Files(pathspecs []string, ignored bool) ([]string, error) {
 		if extra != nil && len(extra) == 3 && !ignored {
 			continue
 		}
-		args := append(append([]string{"ls-files", "-z"}, extra...), "--")
-		data, err := r.git(append(args, pathspecs...)...)
+		files, err := r.lsFiles(extra, pathspecs)
 		if err != nil {
 			return nil, err
 		}
-		for _, f := range bytes.Split(data, []byte{0}) {
-			if len(f) > 0 {
-				out = append(out, string(f))
-			}
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
+// lsFiles is git ls-files with the options extra, for pathspecs.
+func (r *Repo) lsFiles(extra, pathspecs []string) ([]string, error) {
+	args := append(append([]string{"ls-files", "-z"}, extra...), "--")
+	data, err := r.git(append(args, pathspecs...)...)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range bytes.Split(data, []byte{0}) {
+		if len(f) > 0 {
+			out = append(out, string(f))
 		}
 	}
 	return out, nil

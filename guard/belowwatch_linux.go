@@ -301,43 +301,19 @@ func (w *belowWatch) targetChanged(abs string) bool {
 // directory the walk does not go into, or outside the workspace (in
 // /tmp), changes where another leads.
 func (w *belowWatch) chainChanged(abs string) bool {
-	todo, done := abs, "/"
-	for links := 0; links < 40; {
-		elem, rest, _ := strings.Cut(strings.TrimLeft(todo, "/"), "/")
-		if elem == "" {
-			return false
+	changed, links := false, 0
+	platform.ResolveLinks(abs, func(p string) (os.FileInfo, error) {
+		fi, err := os.Lstat(p)
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			links++
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) == nil && changedSince(&st, w.since) {
+				changed = true
+			}
 		}
-		todo = rest
-		if elem == "." {
-			continue
-		}
-		if elem == ".." {
-			done = filepath.Dir(done)
-			continue
-		}
-		next := filepath.Join(done, elem)
-		var st unix.Stat_t
-		if unix.Lstat(next, &st) != nil {
-			return false
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
-			done = next
-			continue
-		}
-		links++
-		if changedSince(&st, w.since) {
-			return true
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return false
-		}
-		if filepath.IsAbs(target) {
-			done = "/"
-		}
-		todo = target + "/" + todo
-	}
-	return true // a loop of links: looked at as changed
+		return fi, err
+	})
+	return changed || links >= 40 // (a loop of links: looked at as changed)
 }
 
 // maxLinkDirs and maxLinkDirsTotal bound the directories looked through

@@ -543,7 +543,7 @@ func (r *resolver) lstatFile(p string) (os.FileInfo, error) {
 // the way, links followed.
 func (r *resolver) realPath(p string) string {
 	if r.rec != nil {
-		noteLinks(p, r.lstatFile)
+		ResolveLinks(p, r.lstatFile)
 	}
 	return realPath(p)
 }

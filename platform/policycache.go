@@ -255,9 +255,10 @@ func (rec *recorder) valid(t0 time.Time) (ok, refreshed bool) {
 	return true, refreshed
 }
 
-// noteLinks resolves the absolute path p component by component,
-// following symbolic links, with lookup (an lstat).
-func noteLinks(p string, lookup func(string) (os.FileInfo, error)) {
+// ResolveLinks resolves the absolute path p component by component,
+// following symbolic links (40 at most), with lookup (an lstat): what
+// each link met is, lookup is told.
+func ResolveLinks(p string, lookup func(string) (os.FileInfo, error)) {
 	todo, done := filepath.Clean(p), "/"
 	for links := 0; todo != "" && links < 40; {
 		var elem string
