@@ -348,6 +348,11 @@ func TestGuardBelowRoot(t *testing.T) {
 				t.Errorf("the person's committed link was moved: %v", err)
 			}
 			b.unchanged(filepath.Join(b.ws, "pkgs/web/.npmrc"), "fund=false\n")
+			// Build tools' settings that name a program they run (cargo's
+			// rustc-wrapper), at the root and below it.
+			b.plant("cargo", "mkdir -p .cargo crate/.cargo && printf '[build]\\nrustc-wrapper = \"/bin/true\"\\n' > crate/.cargo/config.toml && cp crate/.cargo/config.toml .cargo/config.toml; echo cargo\n", "cargo")
+			b.absent(filepath.Join(b.ws, "crate/.cargo/config.toml"))
+			b.absent(filepath.Join(b.ws, ".cargo/config.toml"))
 		})
 	}
 }
