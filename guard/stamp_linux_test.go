@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -89,5 +91,29 @@ func TestSnapshotHint(t *testing.T) {
 	os.Chmod(hook, 0o755) // (its ctime moves on; the content is the same)
 	if got := snapshot(ws, []string{hooks}, hint)[hook]; string(got.Data) != "#!/bin/sh\nexit 0\n" {
 		t.Errorf("a file changed since the hint was taken from it: %q", got.Data)
+	}
+}
+
+// TestReconcileFilledDirectory: a trusted directory filled with more
+// names than a reconcile moves one by one (past any listing bound a
+// planted hook could hide behind) is put back whole: the planted hook
+// sorted last is gone, the trusted one is back, in one move.
+func TestReconcileFilledDirectory(t *testing.T) {
+	ws := t.TempDir()
+	hooks := filepath.Join(ws, ".git", "hooks")
+	os.MkdirAll(hooks, 0o755)
+	os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	trusted := snapshot(ws, []string{hooks}, nil)
+	for i := range 25000 {
+		os.WriteFile(filepath.Join(hooks, fmt.Sprintf("junk%05d", i)), nil, 0o644)
+	}
+	os.WriteFile(filepath.Join(hooks, "zzz-pre-commit"), []byte("#!/bin/sh\ntouch pwned\n"), 0o755)
+	lines := reconcile(ws, []string{hooks}, trusted, newQuarantine(t.TempDir()))
+	names, _ := os.ReadDir(hooks)
+	if len(names) != 1 || names[0].Name() != "pre-push" {
+		t.Errorf("the hooks directory holds %d names after the reconcile, want the trusted one", len(names))
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "filled") {
+		t.Errorf("lines: %d, first %q", len(lines), lines[0])
 	}
 }

@@ -237,10 +237,20 @@ func listFD(fd int) []string {
 	}
 	f := os.NewFile(uintptr(dup), "")
 	defer f.Close()
-	names, _ := f.Readdirnames(maxEntries)
+	names, _ := f.Readdirnames(maxListed)
 	slices.Sort(names)
 	return names
 }
+
+// maxListed bounds the names read of one directory: far more than a
+// guarded directory holds, so that none planted past a bound goes unseen
+// (one that holds this many is moved aside whole, see check).
+const maxListed = 1 << 20
+
+// maxNewNames is how many names a command may add to a trusted directory
+// before the directory is put back whole rather than name by name (a
+// hooks directory filled with 60,000 files is one move, not 60,000).
+const maxNewNames = 1000
 
 // record adds path and, for a directory, everything under it to w.out.
 func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
@@ -347,8 +357,24 @@ func (w *walker) check(dirfd int, name, path string, st *unix.Stat_t, statErr er
 	}
 	defer unix.Close(fd)
 	names := listFD(fd)
+	known := make(map[string]bool, len(te.Names))
+	for _, n := range te.Names {
+		known[n] = true
+	}
+	added := 0
 	for _, n := range names {
-		if !slices.Contains(te.Names, n) {
+		if !known[n] {
+			added++
+		}
+	}
+	if added > maxNewNames || len(names) >= maxListed {
+		// Whole: moved aside, and the trusted directory put back.
+		aside := w.q.move(dirfd, name, path)
+		w.say(path, "was filled with "+strconv.Itoa(added)+" new entries", w.restore(dirfd, name, path, te), aside)
+		return
+	}
+	for _, n := range names {
+		if !known[n] {
 			w.say(path+"/"+n, "was made", "", w.q.move(fd, n, path+"/"+n))
 		}
 	}
@@ -462,7 +488,7 @@ func (w *walker) say(path, what, msg, aside string) {
 	switch {
 	case msg != "":
 		line += "; " + msg
-	case what == "was changed" || what == "was removed":
+	case what == "was changed" || what == "was removed" || strings.HasPrefix(what, "was filled"):
 		line += "; the trusted version is back"
 	}
 	w.lines = append(w.lines, line)
