@@ -353,6 +353,19 @@ func TestGuardBelowRoot(t *testing.T) {
 			b.plant("cargo", "mkdir -p .cargo crate/.cargo && printf '[build]\\nrustc-wrapper = \"/bin/true\"\\n' > crate/.cargo/config.toml && cp crate/.cargo/config.toml .cargo/config.toml; echo cargo\n", "cargo")
 			b.absent(filepath.Join(b.ws, "crate/.cargo/config.toml"))
 			b.absent(filepath.Join(b.ws, ".cargo/config.toml"))
+			// A repository made two levels down (no gitlink names it):
+			// its hook and fsmonitor go; a hook planted there by a later
+			// command goes too.
+			b.plant("deeprepo", "git init -q tools/app && printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/pre-commit && chmod +x tools/app/.git/hooks/pre-commit && "+
+				"git -C tools/app config core.fsmonitor 'touch "+marker+"'; echo deeprepo\n", "deeprepo")
+			b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/pre-commit"))
+			b.host("git -C tools/app status >/dev/null 2>&1; true")
+			time.Sleep(100 * time.Millisecond)
+			b.plant("deeprepo2", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/post-checkout && chmod +x tools/app/.git/hooks/post-checkout; echo deeprepo2\n", "deeprepo2")
+			b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/post-checkout"))
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the person's git ran a program planted in a repository a command made below the root")
+			}
 		})
 	}
 }

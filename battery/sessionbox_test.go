@@ -639,10 +639,12 @@ func TestSessionBelowRootBetweenCommands(t *testing.T) {
 				"open('deep/er/.vscode/tasks.json', 'w').write('{}')\n" +
 				"open('deep/.envrc', 'w').write('touch pwned\\n')\n" +
 				"open('packages/app/index.js', 'w').write('1\\n')\n" +
+				// (A repository made below the root, a hook planted in it.)
+				"os.system(\"git init -q deep/repo && printf '#!/bin/sh\\\\ntouch pwned\\\\n' > deep/repo/.git/hooks/pre-commit && chmod +x deep/repo/.git/hooks/pre-commit\")\n" +
 				"open('wrote', 'w').close()\n"
 			r.background(python, writer)
 			time.Sleep(time.Second)
-			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc"} {
+			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc", "deep/repo/.git/hooks/pre-commit"} {
 				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
 					t.Errorf("%s written by the session's background process is on the host a second later", name)
 				}

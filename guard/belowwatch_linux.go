@@ -47,6 +47,7 @@ type belowWatch struct {
 	in           int              // the inotify descriptor; -1 for a walk that only finds
 	found        func(rel string) // what is done with a place found: moved, or listed
 	dirs         map[int32]string // watch descriptor to the directory, relative to ws
+	gitDirs      map[int32]bool   // watches of adopted repositories' git directories and hooks
 	n            int              // directories walked
 	linkDirs     int              // directories looked through behind links
 	links        map[linkKey]bool // what each link target held
@@ -54,7 +55,10 @@ type belowWatch struct {
 	// unchanged; with it, a place in a directory changed since the
 	// walk's start counts as changed otherwise (a file moved in with its
 	// directory keeps its own change time). nil for the session's watch.
-	clean   func(rel string) bool
+	clean func(rel string) bool
+	// newRepo is told of a repository made below the root (its .git
+	// born since the walk's start) that no ledger keeps.
+	newRepo func(rel string)
 	partial bool
 	said    bool // that the watch is partial
 	stopped atomic.Bool
@@ -83,9 +87,30 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		markBelow(stateDir, p.Workspace, since)
 		return func() {}
 	}
-	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}}
+	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]bool{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
+	w.newRepo = func(rel string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.stopped.Load() {
+			return
+		}
+		w.roots = append(w.roots, rel)
+		// Its git directory and hooks are watched from now on (what is
+		// written there is put back by the ledger, which keeps it now),
+		// then it is put back to what git makes.
+		for _, d := range []string{join(rel, ".git"), join(rel, ".git/hooks")} {
+			if fd, err := openBelow(w.ws, d); err == nil {
+				const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
+				if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events); err == nil {
+					w.gitDirs[int32(wd)] = true
+				}
+				unix.Close(fd)
+			}
+		}
+		AdoptRoots(stateDir, p.Workspace, []string{filepath.Join(p.Workspace, rel)})
+	}
 	// What the watch cannot see (a write through a hard link from a
 	// directory it does not watch, node_modules) the next command's
 	// round finds by its change time: it looks from here on.
@@ -166,7 +191,13 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		var st unix.Stat_t
 		switch {
 		case d.typ == unix.DT_DIR:
-			if d.name == ".git" || w.skipped(d.name) {
+			if d.name == ".git" {
+				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && (fresh || bornSince(fd, d.name, w.since)) {
+					w.newRepo(rel)
+				}
+				continue
+			}
+			if w.skipped(d.name) {
 				continue
 			}
 			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
@@ -333,23 +364,35 @@ func (w *belowWatch) setRoots(nested []string) {
 	}
 }
 
+// bornSince reports whether name in dirfd was made at t or after (its
+// birth time; false where the file system keeps none).
+func bornSince(dirfd int, name string, t time.Time) bool {
+	var stx unix.Statx_t
+	if unix.Statx(dirfd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &stx) != nil || stx.Mask&unix.STATX_BTIME == 0 {
+		return false
+	}
+	return !time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec)).Before(t.Add(-belowTick))
+}
+
 // FindBelow walks workspace ws itself (git directories and the
-// directories named skip left out, links never followed) for the places
+// directories named skip left out, links never followed; repos are the
+// repositories made below its root since t, see [AdoptRoots]) for the places
 // entries name below its root, and the links to directories that hold
 // one, changed since t (or in a directory that changed since, unless
 // clean says git has the place committed and unchanged): what the snapshot round moves aside when git
 // cannot list them. The places of the repositories at roots (absolute)
 // are their ledger's. complete is false when the walk stopped at its
 // bounds (directories, depth).
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, complete bool) {
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found, repos []string, complete bool) {
 	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1}
+	w.newRepo = func(rel string) { repos = append(repos, filepath.Join(ws, rel)) }
 	if clean != nil {
 		w.clean = func(rel string) bool { return clean(filepath.Join(ws, rel)) }
 	}
 	w.setRoots(roots)
 	w.found = func(rel string) { found = append(found, filepath.Join(ws, rel)) }
 	w.add(".", 0, false)
-	return found, !w.partial
+	return found, repos, !w.partial
 }
 
 // loop moves aside what is written at a place, and watches the
@@ -387,8 +430,19 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.partial = true
 		return
 	case mask&unix.IN_IGNORED != 0:
-		delete(w.dirs, wd)
-		w.n--
+		if _, ok := w.dirs[wd]; ok {
+			delete(w.dirs, wd)
+			w.n--
+		}
+		delete(w.gitDirs, wd)
+		return
+	}
+	if w.gitDirs[wd] {
+		w.mu.Lock()
+		if !w.stopped.Load() {
+			reconcileNow(w.stateDir, w.ws)
+		}
+		w.mu.Unlock()
 		return
 	}
 	dir, ok := w.dirs[wd]
@@ -397,7 +451,13 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	}
 	path := join(dir, name)
 	if mask&unix.IN_ISDIR != 0 {
-		if mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && name != ".git" && !w.skipped(name) {
+		switch {
+		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0:
+		case name == ".git":
+			if dir != "." && !slices.Contains(w.roots, dir) {
+				w.newRepo(dir)
+			}
+		case !w.skipped(name):
 			w.add(path, strings.Count(path, "/")+1, true)
 		}
 		return

@@ -67,6 +67,9 @@ func DoneBelow(stateDir, ws string, t time.Time) {}
 func SayNext(stateDir, ws, kind string, lines []string) {}
 
 // FindBelow finds nothing outside Linux.
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, bool) {
-	return nil, true
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, []string, bool) {
+	return nil, nil, true
 }
+
+// AdoptRoots does nothing outside Linux.
+func AdoptRoots(stateDir, ws string, roots []string) []string { return nil }

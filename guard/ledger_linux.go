@@ -42,7 +42,11 @@ type ledger struct {
 	// RootConfigs are those places relative to a repository's root.
 	Roots        []string `json:"roots,omitempty"`
 	RootPatterns []string `json:"root_patterns,omitempty"`
-	RootConfigs  []string `json:"root_configs,omitempty"`
+	// Adopted are the repositories a command made deeper below the
+	// workspace's root than the index or a walk of its first level finds
+	// them ([AdoptRoots]): kept from one trusted state to the next.
+	Adopted     []string `json:"adopted,omitempty"`
+	RootConfigs []string `json:"root_configs,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -225,6 +229,15 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		found, _ := roots(ws)
 		for _, n := range found {
 			b.addRoot(n)
+		}
+		b.l.Adopted = slices.DeleteFunc(b.l.Adopted, func(r string) bool {
+			fi, err := os.Lstat(filepath.Join(r, ".git"))
+			return err != nil || !fi.IsDir()
+		})
+		for _, r := range b.l.Adopted {
+			if !slices.Contains(b.l.Roots, r) {
+				b.addRoot(platform.NestedRepo{Root: r, GitDir: filepath.Join(r, ".git")})
+			}
 		}
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)

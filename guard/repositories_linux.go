@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/cordonsh/cordon/platform"
 )
@@ -66,4 +67,76 @@ func (b *book) newRoots() []string {
 		return []string{"cordon: " + printable(b.l.Workspace) + " holds more repositories than the guard keeps (" + strconv.Itoa(len(found)) + "): the hooks and configuration of those past them are not put back; look at them before you run git there"}
 	}
 	return nil
+}
+
+// maxAdopted bounds the repositories made below the root that a ledger
+// keeps.
+const maxAdopted = 512
+
+// AdoptRoots adds to ws's ledger the repositories at roots (made below
+// the workspace's root by a command or a process it left: git init
+// packages/app, which neither the index nor the repositories directly in
+// the workspace name) and puts their places back to what git makes: a
+// hook or a configuration key that runs a program is moved to the
+// quarantine. It returns the lines saying what was done, kept too for
+// the next command.
+func AdoptRoots(stateDir, ws string, roots []string) []string {
+	if len(roots) == 0 {
+		return nil
+	}
+	b, err := open(stateDir, ws, false)
+	if err != nil {
+		return nil
+	}
+	defer b.close()
+	var patterns, configs []string
+	for _, r := range roots {
+		if slices.Contains(b.l.Roots, r) || !platform.Within(r, ws) {
+			continue
+		}
+		if len(b.l.Adopted) >= maxAdopted {
+			// More than the ledger keeps: the new repository's git
+			// directory goes to the quarantine whole.
+			if what, ok := moveBelow(newQuarantine(stateDir), ws, filepath.Join(r, ".git")); ok {
+				lines := []string{"cordon: " + printable(r) + ": a repository made by a sandboxed command, past the " + strconv.Itoa(maxAdopted) + " the guard keeps: its git directory could run programs on the host; " + what}
+				keepLines(stateDir, ws, lines)
+			}
+			continue
+		}
+		n := platform.NestedRepo{Root: r, GitDir: filepath.Join(r, ".git")}
+		b.l.Roots = append(b.l.Roots, r)
+		if !slices.Contains(b.l.Adopted, r) {
+			b.l.Adopted = append(b.l.Adopted, r)
+		}
+		for _, p := range n.Guarded(b.l.RootPatterns) {
+			if strings.HasPrefix(p, n.GitDir+"/") && !slices.Contains(b.l.Patterns, p) {
+				b.l.Patterns = append(b.l.Patterns, p)
+				patterns = append(patterns, p)
+			}
+		}
+		for _, c := range n.Places(b.l.RootConfigs) {
+			if !slices.Contains(b.l.Configs, c) {
+				b.l.Configs = append(b.l.Configs, c)
+				configs = append(configs, c)
+			}
+		}
+	}
+	if b.l.Trusted == nil {
+		b.l.Trusted = state{}
+	}
+	if b.l.TrustedConfigs == nil {
+		b.l.TrustedConfigs = state{}
+	}
+	q := newQuarantine(stateDir)
+	lines := reconcile(ws, patterns, b.l.Trusted, q)
+	if len(configs) > 0 {
+		g := b.keyGuard(false)
+		if g.git == "" {
+			g.git, _ = platform.FindProgram("git", "/usr/bin:/bin", []string{ws})
+		}
+		lines = append(lines, reconcileConfigs(configs, b.l.TrustedConfigs, g, q)...)
+	}
+	b.save()
+	keepLines(stateDir, ws, lines)
+	return lines
 }

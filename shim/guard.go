@@ -193,7 +193,10 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 		roots = append(roots, n.Root)
 	}
 	clean := committedPlaces(ws, env, repo.Host, roots, placeSpecs(classes.AutoRun, classes.Regenerable))
-	walked, complete := guard.FindBelow(ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since, clean)
+	walked, made, complete := guard.FindBelow(ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since, clean)
+	for _, l := range guard.AdoptRoots(state, ws, made) {
+		store.Log(l)
+	}
 	for _, p := range walked {
 		if !slices.Contains(below, p) {
 			below = append(below, p)
