@@ -117,3 +117,26 @@ func TestReconcileFilledDirectory(t *testing.T) {
 		t.Errorf("lines: %d, first %q", len(lines), lines[0])
 	}
 }
+
+// TestReconcileTooDeep: a git directory made deeper below .git/modules
+// than "**" goes is moved aside, not left unseen with its configuration.
+func TestReconcileTooDeep(t *testing.T) {
+	ws := t.TempDir()
+	modules := filepath.Join(ws, ".git", "modules")
+	os.MkdirAll(modules, 0o755)
+	pattern := ws + "/.git/modules/*/**/hooks"
+	trusted := snapshot(ws, []string{pattern}, nil)
+	deep := modules
+	for i := range 70 {
+		deep = filepath.Join(deep, fmt.Sprintf("d%d", i))
+	}
+	os.MkdirAll(filepath.Join(deep, "hooks"), 0o755)
+	os.WriteFile(filepath.Join(deep, "hooks", "pre-commit"), []byte("#!/bin/sh\ntouch pwned\n"), 0o755)
+	lines := reconcile(ws, []string{pattern}, trusted, newQuarantine(t.TempDir()))
+	if _, err := os.Stat(filepath.Join(deep, "hooks", "pre-commit")); err == nil {
+		t.Errorf("a hook %d levels down stayed: %q", 70, lines)
+	}
+	if len(lines) == 0 || !strings.Contains(strings.Join(lines, "\n"), "deeper than the guard looks") {
+		t.Errorf("lines: %q", lines)
+	}
+}

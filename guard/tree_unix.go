@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // Bounds of what a snapshot keeps: file contents up to maxFile each and
@@ -177,6 +179,7 @@ func (w *walker) deep(dirfd int, dir string, rest []string, depth int) {
 		w.walk(dirfd, dir, rest)
 	}
 	if depth == 0 {
+		w.tooDeep(dirfd, dir)
 		return
 	}
 	names := listFD(dirfd)
@@ -203,6 +206,33 @@ func (w *walker) deep(dirfd int, dir string, rest []string, depth int) {
 		}
 		w.deep(fd, dir+"/"+name, rest, depth-1)
 		unix.Close(fd)
+	}
+}
+
+// tooDeep moves aside, when reconciling, the directories in dirfd (dir,
+// maxDeep levels down a "**") that the trusted state does not hold: a
+// submodule's git directory made deeper than the guard looks would
+// otherwise keep a hook or key unseen.
+func (w *walker) tooDeep(dirfd int, dir string) {
+	if w.trusted == nil {
+		return
+	}
+	for _, name := range listFD(dirfd) {
+		var st unix.Stat_t
+		path := dir + "/" + name
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		trusted := false
+		for p := range w.trusted {
+			if platform.Within(p, path) {
+				trusted = true
+				break
+			}
+		}
+		if !trusted {
+			w.say(path, "was made deeper than the guard looks ("+strconv.Itoa(maxDeep)+" levels)", "", w.q.move(dirfd, name, path))
+		}
 	}
 }
 
