@@ -4,6 +4,7 @@ package snapshot
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,8 +65,11 @@ func (s *Store) DonePending(ws string, pid int, start string) {
 }
 
 // maxPendingWait bounds how long a command waits for the save of the one
-// before it.
-const maxPendingWait = 10 * time.Second
+// before it while its saver lives (a dead saver is not waited for): far
+// more than a round takes on a machine under load, so that the command
+// cannot destroy what the round has not kept yet; past it the command
+// runs, and the store's log says so.
+const maxPendingWait = 60 * time.Second
 
 // WaitPending waits until the saves due for ws (their command ended,
 // their saver runs) are done. Stale marks (the saver died) are removed.
@@ -77,6 +81,11 @@ func (s *Store) WaitPending(ws string) {
 		return
 	}
 	deadline := time.Now().Add(maxPendingWait)
+	defer func() {
+		if !time.Now().Before(deadline) {
+			s.Log(fmt.Sprintf("%s: a command did not wait longer for the save of the one before it (%v)", ws, maxPendingWait))
+		}
+	}()
 	for _, d := range des {
 		pid, start, ok := parseMark(d.Name())
 		if !ok || pid == os.Getpid() {
