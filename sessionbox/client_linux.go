@@ -103,10 +103,10 @@ func Exec(o *Options) (err error) {
 		}
 	}()
 	ws, err := wait(conn)
+	o.reconcile()
 	// Done: the keeper answers with the connection's end once the
-	// manager has put back what the command did at the guarded places
-	// and dealt with the session's guard ticket (see keeper.serve); the
-	// lines it kept say what it put back.
+	// session's guard ticket is dealt with (see keeper.serve); what the
+	// manager put back then is said too.
 	unix.Shutdown(conn, unix.SHUT_WR)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	io.Copy(io.Discard, fdReader(conn))
@@ -513,6 +513,19 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 		return errors.New(strings.TrimPrefix(line, "error "))
 	}
 	return fmt.Errorf("the session manager ended unexpectedly (%v)", err)
+}
+
+// reconcile puts the guarded places of the workspace back (see
+// [guard.Reconcile]), saying so on stderr.
+func (o *Options) reconcile() {
+	p := o.Policy
+	if p.Workspace == "" || len(p.Guarded) == 0 {
+		return
+	}
+	lines, _ := guard.Reconcile(o.StateDir, p.Workspace)
+	for _, l := range lines {
+		os.Stderr.WriteString(l + "\n")
+	}
 }
 
 // say writes on stderr what the session's manager put back at the

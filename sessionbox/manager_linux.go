@@ -206,6 +206,12 @@ func (m *manager) release() {
 	if !m.held {
 		return
 	}
+	// A process of the command may still be on its way out (git's
+	// detached auto-maintenance, a pipeline's last member): a moment for
+	// it before it counts as left running.
+	for i := 0; i < 10 && len(m.inSandbox()) > m.base; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if len(m.inSandbox()) > m.base {
 		// Something a command left runs on: what the commands did is put
 		// back now (the shim says so), the guarded places are watched
@@ -227,10 +233,10 @@ func (m *manager) release() {
 	m.held = false
 }
 
-// reconcile puts back what a command did at the guarded places while
-// the session keeps its ticket (another command still runs, or something
-// a command left), keeping the lines for the command's shim to say when
-// its connection ends.
+// reconcile puts back what the commands did at the guarded places while
+// the session keeps its ticket for something a command left running,
+// keeping the lines for the command's shim to say when its connection
+// ends.
 func (m *manager) reconcile() {
 	if !m.held {
 		return
@@ -386,8 +392,6 @@ func (m *manager) serve() {
 			if d < 0 {
 				if running <= 0 {
 					m.release()
-				} else {
-					m.reconcile()
 				}
 				unix.Write(m.ctl, []byte{'a'})
 			}
