@@ -1,8 +1,23 @@
 package broker
 
 import (
+	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cordonsh/cordon/credvar"
+	"github.com/cordonsh/cordon/internal/starglob"
 )
 
 // A Credential is one secret the host holds and the sandbox knows by its
@@ -17,12 +32,13 @@ type Credential struct {
 	Value string
 	// Hosts are where it may go: names or globs of names ("*"
 	// matches any run of characters, dots too), each with an optional
-	// ":PORT" (443 when none).
+	// ":PORT" (443 when none; "*" for any).
 	Hosts []string
 	// Lookup, when set, gives the user and password for a request to
-	// host that carries the placeholder as basic authentication's
-	// password (git over HTTPS: the person's own credential helper, run
-	// on the host when a request needs it).
+	// host that carries the placeholder (git over HTTPS: the person's
+	// own credential helper, run on the host when a request needs it).
+	// In basic authentication both are put in; anywhere else the
+	// password replaces the placeholder.
 	Lookup func(ctx context.Context, host string) (user, password string, err error)
 }
 
@@ -35,17 +51,145 @@ type Broker struct {
 	// sent to a host that does not take it, a credential the broker did
 	// not give): the audit log.
 	Refused func(host string, port int, reason string)
+	// Roots verify the real hosts' certificates; nil means the host's
+	// own trust (its system bundle, or SSL_CERT_FILE and SSL_CERT_DIR).
+	Roots *x509.CertPool
+
+	mu    sync.RWMutex
+	creds []*held
+}
+
+// held is a credential with its hosts parsed, and what Lookup gave.
+type held struct {
+	Credential
+	hosts []hostPort
+
+	mu     sync.Mutex
+	looked map[string][2]string // host: user, password
+}
+
+type hostPort struct {
+	name string // lowercase, "*" a glob
+	port int    // 0: any
 }
 
 // New returns a Broker that ends TLS with certificates of ca.
 func New(ca *CA) *Broker { return &Broker{ca: ca} }
 
-// Add adds credentials, or replaces those with the same placeholder.
-func (b *Broker) Add(cs ...Credential) {}
+// Add adds credentials, or replaces those with the same placeholder. A
+// credential without a placeholder or hosts is left out.
+func (b *Broker) Add(cs ...Credential) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range cs {
+		if len(c.Placeholder) < len(placeholderPrefix)+16 || len(c.Hosts) == 0 || (c.Value == "" && c.Lookup == nil) {
+			continue
+		}
+		h := &held{Credential: c}
+		for _, p := range c.Hosts {
+			h.hosts = append(h.hosts, parseHost(p))
+		}
+		replaced := false
+		for i, o := range b.creds {
+			if o.Placeholder == c.Placeholder {
+				b.creds[i], replaced = h, true
+			}
+		}
+		if !replaced {
+			b.creds = append(b.creds, h)
+		}
+	}
+}
+
+// parseHost reads HOST, HOST:PORT, [ADDR]:PORT, [ADDR] or a bare IPv6
+// address; no port means 443, "*" any.
+func parseHost(p string) hostPort {
+	p = strings.ToLower(strings.TrimSpace(p))
+	name, port := p, "443"
+	switch {
+	case strings.HasPrefix(p, "["):
+		if h, pt, err := net.SplitHostPort(p); err == nil {
+			name, port = h, pt
+		} else {
+			name = strings.Trim(p, "[]")
+		}
+	case strings.Count(p, ":") == 1:
+		name, port, _ = strings.Cut(p, ":")
+	}
+	hp := hostPort{name: strings.TrimSuffix(name, ".")}
+	if port != "*" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			n = -1 // matches nothing
+		}
+		hp.port = n
+	}
+	return hp
+}
+
+func (h *held) takes(host string, port int) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, hp := range h.hosts {
+		if (hp.port == 0 || hp.port == port) && starglob.Match(hp.name, host) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Broker) all() []*held {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.creds
+}
 
 // Intercepts reports whether a connection to host:port goes through the
 // broker: a credential held takes that host.
-func (b *Broker) Intercepts(host string, port int) bool { return false }
+func (b *Broker) Intercepts(host string, port int) bool {
+	for _, h := range b.all() {
+		if h.takes(host, port) {
+			return true
+		}
+	}
+	return false
+}
+
+// Carried names the credential whose placeholder text carries (a plain
+// HTTP request's head, a CONNECT target), as it is or in basic
+// authentication, when that credential may not go to host:port; "" when
+// none does.
+func (b *Broker) Carried(host string, port int, text string) string {
+	for _, h := range b.all() {
+		if carries(text, h.Placeholder) && !h.takes(host, port) {
+			return h.Name
+		}
+	}
+	return ""
+}
+
+// carries reports whether text holds ph: as it is, percent-encoded in
+// part, or inside a base64 "Basic" value.
+func carries(text, ph string) bool {
+	if strings.Contains(text, ph) {
+		return true
+	}
+	if strings.Contains(text, "%") {
+		if u, err := url.PathUnescape(text); err == nil && strings.Contains(u, ph) {
+			return true
+		}
+	}
+	for _, f := range strings.Fields(text) {
+		if len(f) < 16 {
+			continue
+		}
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			if d, err := enc.DecodeString(strings.TrimRight(f, ",;")); err == nil && strings.Contains(string(d), ph) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // Serve serves the client connection c, whose tunnel to host:port the
 // proxy has already opened (the client was told "200" or SOCKS's
@@ -54,9 +198,356 @@ func (b *Broker) Intercepts(host string, port int) bool { return false }
 // (the proxy's, to an address its rules checked), its TLS verified
 // against the host's trust. It returns when the client is done.
 func (b *Broker) Serve(c net.Conn, host string, port int, dial func(ctx context.Context) (net.Conn, error)) {
+	defer c.Close()
+	cert, err := b.ca.leaf(strings.ToLower(host))
+	if err != nil {
+		return
+	}
+	tc := tls.Server(c, &tls.Config{
+		Certificates: []tls.Certificate{*cert},
+		NextProtos:   []string{"http/1.1"},
+		MinVersion:   tls.VersionTLS12,
+	})
+	c.SetDeadline(time.Now().Add(15 * time.Second))
+	if tc.Handshake() != nil {
+		return
+	}
+	c.SetDeadline(time.Time{})
+	s := &served{b: b, client: tc, br: bufio.NewReader(tc), host: host, port: port, dial: dial}
+	defer s.closeUp()
+	for s.one() {
+	}
 }
 
-// Carried names the credential whose placeholder text carries (a plain
-// HTTP request's head, a CONNECT target) when that credential may not go
-// to host:port; "" when none does.
-func (b *Broker) Carried(host string, port int, text string) string { return "" }
+// served is one client connection the broker serves, and its upstream.
+type served struct {
+	b      *Broker
+	client net.Conn
+	br     *bufio.Reader
+	host   string
+	port   int
+	dial   func(ctx context.Context) (net.Conn, error)
+
+	up   net.Conn
+	upBr *bufio.Reader
+}
+
+func (s *served) closeUp() {
+	if s.up != nil {
+		s.up.Close()
+		s.up = nil
+	}
+}
+
+// one serves one request; false when the connection is done.
+func (s *served) one() bool {
+	req, err := http.ReadRequest(s.br)
+	if err != nil {
+		return false
+	}
+	if !s.sameHost(req.Host) {
+		return s.refuse(req, fmt.Sprintf("the request names the host %q inside a connection to %s", req.Host, s.hostPort()))
+	}
+	if reason := s.b.swap(req, s.host, s.port); reason != "" {
+		return s.refuse(req, reason)
+	}
+	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+		req.Header.Del("Expect")
+		io.WriteString(s.client, "HTTP/1.1 100 Continue\r\n\r\n")
+	}
+	upgrade := req.Header.Get("Upgrade")
+	removeHopHeaders(req.Header)
+	if upgrade != "" {
+		req.Header.Set("Connection", "Upgrade")
+		req.Header.Set("Upgrade", upgrade)
+	}
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // none added
+	}
+	if err := s.connectUp(); err != nil {
+		s.reply(502, fmt.Sprintf("cordon's credential broker could not reach %s: %v\n", s.hostPort(), err))
+		return false
+	}
+	// The body goes up while the answer comes back: a server may answer
+	// (401, 413) before it has read all of it.
+	sent := make(chan error, 1)
+	go func() { sent <- req.Write(s.up) }()
+	resp, err := http.ReadResponse(s.upBr, req)
+	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		resp.Write(s.client)
+		resp, err = http.ReadResponse(s.upBr, req)
+	}
+	if err != nil {
+		s.closeUp()
+		<-sent
+		s.reply(502, fmt.Sprintf("cordon's credential broker: %s answered badly: %v\n", s.hostPort(), err))
+		return false
+	}
+	if resp.StatusCode == http.StatusSwitchingProtocols {
+		if resp.Write(s.client) != nil || <-sent != nil {
+			return false
+		}
+		s.pipeUp()
+		return false
+	}
+	werr := resp.Write(s.client)
+	resp.Body.Close()
+	select {
+	case err := <-sent:
+		if err != nil {
+			s.closeUp()
+			return false
+		}
+	default:
+		// Answered before the request was all sent: the connection's
+		// framing is lost; end it.
+		s.closeUp()
+		<-sent
+		return false
+	}
+	if werr != nil || req.Close || resp.Close {
+		return false
+	}
+	return true
+}
+
+func (s *served) hostPort() string {
+	return net.JoinHostPort(s.host, strconv.Itoa(s.port))
+}
+
+// sameHost reports whether a request's Host names the host the
+// connection was opened to (a different one would reach another site
+// at the same address with the credential on it).
+func (s *served) sameHost(h string) bool {
+	if h == "" {
+		return true
+	}
+	name, port := h, s.port
+	if hh, p, err := net.SplitHostPort(h); err == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return false
+		}
+		name, port = hh, n
+	} else if s.port != 443 && !strings.Contains(h, ":") {
+		port = 443
+	}
+	name = strings.Trim(name, "[]")
+	return port == s.port && strings.EqualFold(strings.TrimSuffix(name, "."), strings.TrimSuffix(strings.Trim(s.host, "[]"), "."))
+}
+
+func (s *served) connectUp() error {
+	if s.up != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	raw, err := s.dial(ctx)
+	if err != nil {
+		return err
+	}
+	roots := s.b.Roots
+	if roots == nil {
+		if roots, err = x509.SystemCertPool(); err != nil {
+			raw.Close()
+			return fmt.Errorf("the host's trusted certificates: %v", err)
+		}
+	}
+	tc := tls.Client(raw, &tls.Config{
+		ServerName: strings.Trim(s.host, "[]"),
+		RootCAs:    roots,
+		NextProtos: []string{"http/1.1"},
+		MinVersion: tls.VersionTLS12,
+	})
+	if err := tc.HandshakeContext(ctx); err != nil {
+		raw.Close()
+		return err
+	}
+	s.up, s.upBr = tc, bufio.NewReader(tc)
+	return nil
+}
+
+// pipeUp copies both ways after a protocol switch (a WebSocket).
+func (s *served) pipeUp() {
+	done := make(chan struct{})
+	go func() {
+		if n := s.br.Buffered(); n > 0 {
+			b, _ := s.br.Peek(n)
+			s.up.Write(b)
+		}
+		io.Copy(s.up, s.client)
+		s.up.Close()
+		close(done)
+	}()
+	if n := s.upBr.Buffered(); n > 0 {
+		b, _ := s.upBr.Peek(n)
+		s.client.Write(b)
+	}
+	io.Copy(s.client, s.up)
+	s.client.Close()
+	<-done
+}
+
+func (s *served) refuse(req *http.Request, reason string) bool {
+	if s.b.Refused != nil {
+		s.b.Refused(s.host, s.port, reason)
+	}
+	s.reply(403, fmt.Sprintf("cordon refused the request to %s: %s.\nA credential the sandbox holds is a placeholder that cordon's proxy swaps for the real one on requests to that credential's own hosts only (docs/network.md).\n", s.hostPort(), reason))
+	return false
+}
+
+func (s *served) reply(code int, body string) {
+	fmt.Fprintf(s.client, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", code, http.StatusText(code), len(body), body)
+}
+
+// hopHeaders are the headers of one connection, not of the request.
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, name := range strings.Split(f, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, name := range hopHeaders {
+		h.Del(name)
+	}
+}
+
+// swap puts the real values in place of the placeholders of req, a
+// request to host:port; the reason it must be refused otherwise: a
+// placeholder of a credential that does not go there, or a credential
+// in an authorization header that is none of the broker's (the
+// command's own: on a host opened for the person's credential, a
+// stranger's token would make it a way out to the stranger's account).
+func (b *Broker) swap(req *http.Request, host string, port int) string {
+	creds := b.all()
+	for _, h := range creds {
+		if !h.takes(host, port) && requestCarries(req, h.Placeholder) {
+			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", "))
+		}
+	}
+	for name, values := range req.Header {
+		auth := credvar.AuthHeader(name)
+		for i, v := range values {
+			nv, found, reason := b.swapValue(req.Context(), v, creds, host, port)
+			if reason != "" {
+				return reason
+			}
+			if auth && !found && strings.TrimSpace(v) != "" {
+				return fmt.Sprintf("its %s header carries a credential that is not the one cordon holds for %s (the command's own)", name, host)
+			}
+			values[i] = nv
+		}
+	}
+	for _, h := range creds {
+		if !h.takes(host, port) {
+			continue
+		}
+		ph := h.Placeholder
+		if !strings.Contains(req.URL.RawQuery, ph) && !strings.Contains(req.URL.EscapedPath(), ph) {
+			continue
+		}
+		_, secret, err := h.value(req.Context(), host)
+		if err != nil {
+			return fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
+		}
+		req.URL.RawQuery = strings.ReplaceAll(req.URL.RawQuery, ph, url.QueryEscape(secret))
+		if p := req.URL.EscapedPath(); strings.Contains(p, ph) {
+			u, err := url.Parse(strings.ReplaceAll(p, ph, url.PathEscape(secret)))
+			if err != nil {
+				return "its path cannot be read"
+			}
+			req.URL.Path, req.URL.RawPath = u.Path, u.RawPath
+		}
+	}
+	return ""
+}
+
+// requestCarries reports whether ph is anywhere in req's head.
+func requestCarries(req *http.Request, ph string) bool {
+	if carries(req.URL.String(), ph) {
+		return true
+	}
+	for _, vs := range req.Header {
+		for _, v := range vs {
+			if carries(v, ph) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// swapValue returns header value v with the placeholders of the
+// credentials that take host:port replaced, in basic authentication
+// too; found says whether one was.
+func (b *Broker) swapValue(ctx context.Context, v string, creds []*held, host string, port int) (string, bool, string) {
+	found := false
+	scheme, param, hasParam := strings.Cut(strings.TrimSpace(v), " ")
+	if hasParam && strings.EqualFold(scheme, "basic") {
+		if d, err := base64.StdEncoding.DecodeString(strings.TrimSpace(param)); err == nil {
+			user, pass, _ := strings.Cut(string(d), ":")
+			for _, h := range creds {
+				if !h.takes(host, port) || !strings.Contains(string(d), h.Placeholder) {
+					continue
+				}
+				u, secret, err := h.value(ctx, host)
+				if err != nil {
+					return "", false, fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
+				}
+				found = true
+				if h.Lookup != nil && strings.Contains(pass, h.Placeholder) {
+					user, pass = u, secret
+					continue
+				}
+				user = strings.ReplaceAll(user, h.Placeholder, secret)
+				pass = strings.ReplaceAll(pass, h.Placeholder, secret)
+			}
+			if found {
+				return scheme + " " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), true, ""
+			}
+		}
+	}
+	for _, h := range creds {
+		if !h.takes(host, port) || !strings.Contains(v, h.Placeholder) {
+			continue
+		}
+		_, secret, err := h.value(ctx, host)
+		if err != nil {
+			return "", false, fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
+		}
+		v, found = strings.ReplaceAll(v, h.Placeholder, secret), true
+	}
+	return v, found, ""
+}
+
+// value returns the credential's user (from Lookup only) and secret for
+// a request to host; what Lookup gave is kept for the broker's life.
+func (h *held) value(ctx context.Context, host string) (string, string, error) {
+	if h.Lookup == nil {
+		return "", h.Value, nil
+	}
+	host = strings.ToLower(host)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v, ok := h.looked[host]; ok {
+		return v[0], v[1], nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	user, pass, err := h.Lookup(ctx, host)
+	if err != nil {
+		return "", "", err
+	}
+	if pass == "" {
+		return "", "", fmt.Errorf("no credential for %s", host)
+	}
+	if h.looked == nil {
+		h.looked = map[string][2]string{}
+	}
+	h.looked[host] = [2]string{user, pass}
+	return user, pass, nil
+}

@@ -73,11 +73,8 @@ func (m *Matcher) Var(name, value string) bool {
 // http.extraHeader or a tool's header setting carries.
 func authValue(value string) bool {
 	v := strings.TrimSpace(value)
-	if h, _, ok := strings.Cut(v, ":"); ok {
-		switch strings.ToLower(strings.TrimSpace(h)) {
-		case "authorization", "proxy-authorization", "private-token", "x-api-key", "api-key", "x-auth-token":
-			return true
-		}
+	if h, _, ok := strings.Cut(v, ":"); ok && AuthHeader(strings.TrimSpace(h)) {
+		return true
 	}
 	scheme, cred, ok := strings.Cut(v, " ")
 	if !ok || len(strings.TrimSpace(cred)) < 8 {
@@ -85,6 +82,19 @@ func authValue(value string) bool {
 	}
 	switch strings.ToLower(scheme) {
 	case "bearer", "basic", "token":
+		return true
+	}
+	return false
+}
+
+// AuthHeader reports whether an HTTP header named name carries a
+// credential: Authorization, or one of the API-key headers services
+// take instead (GitLab's Private-Token, X-Api-Key, Google's
+// X-Goog-Api-Key).
+func AuthHeader(name string) bool {
+	switch strings.ToLower(name) {
+	case "authorization", "proxy-authorization", "private-token", "job-token", "deploy-token",
+		"x-api-key", "api-key", "x-auth-token", "x-goog-api-key":
 		return true
 	}
 	return false

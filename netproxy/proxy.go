@@ -28,6 +28,24 @@ type Server struct {
 	Timeout time.Duration
 	// MaxConns bounds the connections served at once; 0 means 1024.
 	MaxConns int
+	// Broker, when set, is handed the connections to the hosts that take
+	// a credential the sandbox holds by placeholder, and refuses a
+	// placeholder on its way anywhere else (package broker).
+	Broker Interceptor
+}
+
+// An Interceptor puts credentials on requests in transit (package
+// broker): the proxy opens the tunnel, checked by its rules, and hands
+// the client's end over.
+type Interceptor interface {
+	// Intercepts reports whether a tunnel to host:port is handed over.
+	Intercepts(host string, port int) bool
+	// Serve serves the client's end c of a tunnel to host:port already
+	// answered; dial connects to the destination, checked again.
+	Serve(c net.Conn, host string, port int, dial func(ctx context.Context) (net.Conn, error))
+	// Carried names the credential whose placeholder text carries when
+	// it may not go to host:port, or "".
+	Carried(host string, port int, text string) string
 }
 
 // Serve accepts connections on ln and serves each on a goroutine of its
@@ -216,6 +234,10 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 			return
 		}
 	}
+	if ref := s.carried(host, port, strings.Join(head, "\n")); ref != nil {
+		reply(c, 403, ref.Message())
+		return
+	}
 	up, ref, err := s.connect(host, port)
 	switch {
 	case ref != nil:
@@ -231,7 +253,7 @@ func (s *Server) http(c net.Conn, br *bufio.Reader) {
 		if _, err := io.WriteString(c, version+" 200 Connection established\r\n\r\n"); err != nil {
 			return
 		}
-		pipe(c, br, up)
+		s.tunnel(c, br, up, host, port)
 		return
 	}
 	// One request, its body framed as its headers say; what the client
@@ -482,6 +504,10 @@ func (s *Server) socks(c net.Conn, br *bufio.Reader) {
 		socksReply(c, socksNoCommand)
 		return
 	}
+	if s.carried(host, port, host) != nil {
+		socksReply(c, socksNotAllowed)
+		return
+	}
 	up, ref, err := s.connect(host, port)
 	switch {
 	case ref != nil:
@@ -500,8 +526,55 @@ func (s *Server) socks(c net.Conn, br *bufio.Reader) {
 	if socksReply(c, socksOK) != nil {
 		return
 	}
-	pipe(c, br, up)
+	s.tunnel(c, br, up, host, port)
 }
+
+// carried refuses a request whose head (or a tunnel whose destination)
+// text carries a credential's placeholder that may not go to host:port.
+func (s *Server) carried(host string, port int, text string) *Refusal {
+	if s.Broker == nil {
+		return nil
+	}
+	name := s.Broker.Carried(strings.ToLower(strings.TrimSuffix(host, ".")), port, text)
+	if name == "" {
+		return nil
+	}
+	return s.refuse(&Refusal{Host: host, Port: port, Never: true,
+		Reason: "it would carry " + name + ", a credential cordon puts only on requests to its own hosts"})
+}
+
+// tunnel joins the client c (whose reader br may hold bytes already
+// read) to up, the destination host:port: through the broker when it
+// takes the host, else as a pipe whose bytes nobody reads.
+func (s *Server) tunnel(c net.Conn, br *bufio.Reader, up net.Conn, host string, port int) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if s.Broker == nil || !s.Broker.Intercepts(host, port) {
+		pipe(c, br, up)
+		return
+	}
+	first := up
+	s.Broker.Serve(&bufConn{Conn: c, r: br}, host, port, func(ctx context.Context) (net.Conn, error) {
+		if first != nil {
+			u := first
+			first = nil
+			return u, nil
+		}
+		u, ref, err := s.connect(host, port)
+		if ref != nil {
+			return nil, ref
+		}
+		return u, err
+	})
+}
+
+// bufConn is a connection whose reads come through r, which may hold
+// bytes already read from it.
+type bufConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 func socksReply(c net.Conn, code byte) error {
 	_, err := c.Write([]byte{5, code, 0, 1, 0, 0, 0, 0, 0, 0})

@@ -1,0 +1,314 @@
+package broker_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cordonsh/cordon/broker"
+	"github.com/cordonsh/cordon/netproxy"
+)
+
+const real = "ghp_REALsecretVALUE0123456789"
+
+// rig is a host service that answers only the real token, the proxy
+// with a broker in front of it, and a client that trusts the broker's
+// authority (as a sandbox does) and goes through the proxy.
+type rig struct {
+	t        *testing.T
+	upstream *httptest.Server
+	host     string // 127.0.0.1:PORT of the service
+	ph       string
+	client   *http.Client
+	b        *broker.Broker
+
+	mu      sync.Mutex
+	seen    []string // the Authorization headers the service got
+	refused []string
+}
+
+func newRig(t *testing.T) *rig {
+	r := &rig{t: t}
+	r.upstream = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.seen = append(r.seen, req.Header.Get("Authorization")+"|"+req.Header.Get("X-Api-Key")+"|"+req.URL.RawQuery)
+		r.mu.Unlock()
+		body, _ := io.ReadAll(req.Body)
+		ok := req.Header.Get("Authorization") == "Bearer "+real || req.URL.Query().Get("key") == real
+		if u, p, b := req.BasicAuth(); b {
+			ok = u == "person" && p == real
+		}
+		if !ok {
+			w.WriteHeader(401)
+			io.WriteString(w, "no\n")
+			return
+		}
+		fmt.Fprintf(w, "ok %s %d\n", req.URL.Path, len(body))
+	}))
+	t.Cleanup(r.upstream.Close)
+	r.host = strings.TrimPrefix(r.upstream.URL, "https://")
+	ca, err := broker.LoadCA(filepath.Join(t.TempDir(), "broker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(r.upstream.Certificate())
+	r.b = broker.New(ca)
+	r.b.Roots = roots
+	r.b.Refused = func(host string, port int, reason string) {
+		r.mu.Lock()
+		r.refused = append(r.refused, reason)
+		r.mu.Unlock()
+	}
+	r.ph = broker.Placeholder([]byte("session key"), "TEST_TOKEN", real)
+	r.b.Add(broker.Credential{Name: "TEST_TOKEN", Placeholder: r.ph, Value: real, Hosts: []string{r.host}})
+	rules, err := netproxy.Compile([]string{"127.0.0.1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	srv := &netproxy.Server{Rules: rules, Broker: r.b}
+	go srv.Serve(ln)
+	sandboxRoots := x509.NewCertPool()
+	pem, err := os.ReadFile(ca.CertFile())
+	if err != nil || !sandboxRoots.AppendCertsFromPEM(pem) {
+		t.Fatalf("the authority's certificate: %v", err)
+	}
+	proxy, _ := url.Parse("http://" + ln.Addr().String())
+	r.client = &http.Client{Transport: &http.Transport{
+		Proxy:           http.ProxyURL(proxy),
+		TLSClientConfig: &tls.Config{RootCAs: sandboxRoots},
+	}}
+	return r
+}
+
+func (r *rig) do(method, path string, header map[string]string, body io.Reader) (int, string) {
+	r.t.Helper()
+	req, err := http.NewRequest(method, "https://"+r.host+path, body)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		r.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func (r *rig) leaked() {
+	r.t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.seen {
+		if strings.Contains(s, r.ph) {
+			r.t.Errorf("the service got the placeholder: %q", s)
+		}
+	}
+}
+
+// TestSwap: the placeholder becomes the real token on requests to the
+// credential's host, in a bearer header, basic authentication and the
+// query, over one kept-alive connection, bodies and all.
+func TestSwap(t *testing.T) {
+	r := newRig(t)
+	for i, c := range []struct {
+		header map[string]string
+		path   string
+	}{
+		{map[string]string{"Authorization": "Bearer " + r.ph}, "/user"},
+		{map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))}, "/basic"},
+		{nil, "/q?key=" + r.ph},
+	} {
+		code, body := r.do("POST", c.path, c.header, strings.NewReader(strings.Repeat("x", 100000)))
+		if code != 200 || !strings.HasPrefix(body, "ok ") || !strings.Contains(body, " 100000") {
+			t.Errorf("case %d: %d %q, want 200 ok with the whole body", i, code, body)
+		}
+	}
+	// A chunked body of unknown length.
+	pr, pw := io.Pipe()
+	go func() {
+		for range 50 {
+			pw.Write([]byte(strings.Repeat("y", 1000)))
+		}
+		pw.Close()
+	}()
+	if code, body := r.do("PUT", "/chunked", map[string]string{"Authorization": "Bearer " + r.ph}, pr); code != 200 || !strings.Contains(body, " 50000") {
+		t.Errorf("chunked: %d %q", code, body)
+	}
+	// No credential: the service's own answer comes back.
+	if code, _ := r.do("GET", "/anon", nil, nil); code != 401 {
+		t.Errorf("no credential: %d, want the service's 401", code)
+	}
+	r.leaked()
+}
+
+// TestRefusals: what must not reach the service does not: a stranger's
+// token on the credential's host, a Host header naming another site, a
+// placeholder on its way to another host in plain HTTP.
+func TestRefusals(t *testing.T) {
+	r := newRig(t)
+	before := func() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.seen) }
+	n := before()
+	if code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer attackers-own-token"}, nil); code != 403 || !strings.Contains(body, "cordon refused") {
+		t.Errorf("a stranger's token: %d %q, want cordon's 403", code, body)
+	}
+	if code, _ := r.do("GET", "/", map[string]string{"X-Api-Key": "attackers-own-key"}, nil); code != 403 {
+		t.Errorf("a stranger's API key: %d, want 403", code)
+	}
+	req, _ := http.NewRequest("GET", "https://"+r.host+"/", nil)
+	req.Host = "other.example"
+	req.Header.Set("Authorization", "Bearer "+r.ph)
+	if resp, err := r.client.Do(req); err != nil || resp.StatusCode != 403 {
+		t.Errorf("another Host inside the tunnel: %v %v, want 403", resp, err)
+	}
+	if before() != n {
+		t.Errorf("the service was reached by a refused request: %q", r.seen[n:])
+	}
+
+	// Plain HTTP to another loopback port, placeholder in a header,
+	// in basic authentication, in the URL: refused by the proxy before
+	// it connects.
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		t.Errorf("the other host got a request with %q", req.Header)
+	}))
+	defer other.Close()
+	for _, c := range []struct {
+		path   string
+		header map[string]string
+	}{
+		{"/", map[string]string{"Authorization": "token " + r.ph}},
+		{"/", map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("x:"+r.ph))}},
+		{"/?t=" + r.ph, nil},
+		{"/", map[string]string{"X-Note": url.QueryEscape("k=" + r.ph)}},
+	} {
+		req, _ := http.NewRequest("GET", other.URL+c.path, nil)
+		for k, v := range c.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 403 || !strings.Contains(string(b), "TEST_TOKEN") {
+			t.Errorf("placeholder to another host %v: %d %q, want 403 naming the credential", c, resp.StatusCode, b)
+		}
+	}
+	if len(r.refused) < 3 {
+		t.Errorf("refusals logged: %q", r.refused)
+	}
+}
+
+// TestUntrustedUpstream: a service whose certificate the host does not
+// trust gets nothing: the broker says why, with a 502.
+func TestUntrustedUpstream(t *testing.T) {
+	r := newRig(t)
+	r.b.Roots = x509.NewCertPool()
+	code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph}, nil)
+	if code != 502 || !strings.Contains(body, "certificate") {
+		t.Errorf("untrusted service: %d %q, want 502 about its certificate", code, body)
+	}
+	if len(r.seen) != 0 {
+		t.Errorf("the untrusted service got %q", r.seen)
+	}
+}
+
+// TestLookup: a credential given by Lookup (git's helper on the host)
+// fills basic authentication's user and password, once per host.
+func TestLookup(t *testing.T) {
+	r := newRig(t)
+	calls := 0
+	ph := broker.Placeholder([]byte("k"), "git:"+r.host, "")
+	r.b.Add(broker.Credential{Name: "git", Placeholder: ph, Hosts: []string{r.host},
+		Lookup: func(ctx context.Context, host string) (string, string, error) {
+			calls++
+			return "person", real, nil
+		}})
+	for range 2 {
+		if code, _ := r.do("GET", "/", map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("cordon:"+ph))}, nil); code != 200 {
+			t.Errorf("git's placeholder: %d", code)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("Lookup ran %d times, want 1", calls)
+	}
+}
+
+// TestCA: the authority is made once, kept private, read back the same;
+// a bundle holds the system's certificates and the authority's.
+func TestCA(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "broker")
+	a, err := broker.LoadCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := broker.LoadCA(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := os.ReadFile(a.CertFile())
+	pb, _ := os.ReadFile(b.CertFile())
+	if string(pa) != string(pb) || len(pa) == 0 {
+		t.Error("a second load made a new authority")
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("directory mode %v", fi.Mode())
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "ca-key.pem")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key mode: %v %v", fi, err)
+	}
+	sys := filepath.Join(t.TempDir(), "system.pem")
+	os.WriteFile(sys, []byte("-----BEGIN CERTIFICATE-----\nsystem\n-----END CERTIFICATE-----"), 0o644)
+	bundle, err := a.Bundle(sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(bundle)
+	if !strings.HasPrefix(string(got), "-----BEGIN CERTIFICATE-----\nsystem") || !strings.HasSuffix(string(got), string(pa)) {
+		t.Errorf("bundle:\n%s", got)
+	}
+	if strings.Contains(string(got), "PRIVATE") {
+		t.Error("the bundle holds the key")
+	}
+	os.WriteFile(filepath.Join(dir, "ca-key.pem"), []byte("garbage"), 0o600)
+	if _, err := broker.LoadCA(dir); err == nil || !strings.Contains(err.Error(), "remove") {
+		t.Errorf("a broken key: %v, want an error that says what to do", err)
+	}
+}
+
+func TestPlaceholder(t *testing.T) {
+	a := broker.Placeholder([]byte("k1"), "GH_TOKEN", "v")
+	if a != broker.Placeholder([]byte("k1"), "GH_TOKEN", "v") {
+		t.Error("not stable")
+	}
+	for _, b := range []string{broker.Placeholder([]byte("k2"), "GH_TOKEN", "v"), broker.Placeholder([]byte("k1"), "GH_TOKEN", "w"), broker.Placeholder([]byte("k1"), "NPM_TOKEN", "v")} {
+		if a == b {
+			t.Error("a placeholder does not change with its key, name or value")
+		}
+	}
+	if !strings.HasPrefix(a, "cordon_") || len(a) != 47 {
+		t.Errorf("placeholder %q", a)
+	}
+}
