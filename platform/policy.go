@@ -202,6 +202,8 @@ type Policy struct {
 	// socketsPartial is true when the search for HostSockets stopped
 	// early.
 	socketsPartial bool
+	// socketsSearched is true once HostSockets were looked for.
+	socketsSearched bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Network is NetworkOn, NetworkAllowlist or NetworkOff.
@@ -389,7 +391,6 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
 	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
 	p.normalize()
-	p.HostSockets, p.socketsPartial = p.hostSockets(c.readDir)
 	c.save()
 	return p, nil
 }
