@@ -1,0 +1,103 @@
+package gitcred
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// helper returns a Helper whose home is a temporary directory with
+// gitconfig as its .gitconfig.
+func helper(t *testing.T, gitconfig string) *Helper {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &Helper{Git: git, Home: home, Path: []string{filepath.Dir(git), "/usr/bin", "/bin"}}
+}
+
+// TestFill: the person's helper answers for the host it is asked about,
+// and for that host alone.
+func TestFill(t *testing.T) {
+	h := helper(t, `[credential]
+	helper = "!f() { test \"$1\" = get || exit 0; while read -r l && [ -n \"$l\" ]; do case $l in host=*) h=${l#host=};; esac; done; echo username=u-$h; echo password=p-$h; }; f"
+`)
+	user, pass, err := h.Fill(context.Background(), "git.example:8443")
+	if err != nil || user != "u-git.example:8443" || pass != "p-git.example:8443" {
+		t.Fatalf("Fill: %q %q %v", user, pass, err)
+	}
+	for _, bad := range []string{"", "a\nprotocol=http", "a b", "a/b", "x\x00"} {
+		if _, _, err := h.Fill(context.Background(), bad); err == nil {
+			t.Errorf("Fill(%q): no error", bad)
+		}
+	}
+}
+
+// TestFillNone: with no helper configured, git is not let to prompt:
+// the error says there is none, and how to configure one.
+func TestFillNone(t *testing.T) {
+	h := helper(t, "[user]\n\tname = x\n")
+	_, _, err := h.Fill(context.Background(), "git.example")
+	if !errors.Is(err, ErrNone) || !strings.Contains(err.Error(), "credential.helper") {
+		t.Fatalf("Fill with no helper: %v", err)
+	}
+}
+
+// TestFillNoRepository: a helper the repository around the process's
+// directory configures (and one that GIT_DIR or the configuration
+// variables of the environment name) is never run: only the person's
+// own configuration counts.
+func TestFillNoRepository(t *testing.T) {
+	h := helper(t, "[credential]\n\thelper = \"!f() { echo username=person; echo password=real; }; f\"\n")
+	repo := t.TempDir()
+	marker := filepath.Join(repo, "ran")
+	if out, err := exec.Command(h.Git, "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	evil := "!f() { touch " + marker + "; echo username=evil; echo password=evil; }; f"
+	if out, err := exec.Command(h.Git, "-C", repo, "config", "credential.helper", evil).CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	t.Chdir(repo)
+	t.Setenv("GIT_DIR", filepath.Join(repo, ".git"))
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "credential.helper")
+	t.Setenv("GIT_CONFIG_VALUE_0", evil)
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(repo, ".git", "config"))
+	h.Env = os.Environ()
+	user, pass, err := h.Fill(context.Background(), "git.example")
+	if err != nil || user != "person" || pass != "real" {
+		t.Fatalf("Fill: %q %q %v", user, pass, err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the repository's credential helper ran")
+	}
+}
+
+// TestFillBounded: a helper that hangs, or answers without end, is cut
+// off.
+func TestFillBounded(t *testing.T) {
+	h := helper(t, "[credential]\n\thelper = \"!f() { sleep 30; }; f\"\n")
+	h.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	if _, _, err := h.Fill(context.Background(), "git.example"); !errors.Is(err, ErrNone) || !strings.Contains(err.Error(), "did not answer") {
+		t.Errorf("hanging helper: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("hanging helper took %s", d)
+	}
+	h = helper(t, "[credential]\n\thelper = \"!f() { echo username=u; printf password=; head -c 200000 /dev/zero | tr '\\\\0' a; echo; }; f\"\n")
+	if _, _, err := h.Fill(context.Background(), "git.example"); err == nil {
+		t.Errorf("an answer without end was taken: %v", err)
+	}
+}
