@@ -28,6 +28,9 @@ type Repo struct {
 	// files. It is asked once, when git is first needed; nil or an error
 	// makes the state unknown.
 	Host func() (Host, error)
+	// Agent, when set, gives the remotes sandboxed commands added (read
+	// once, when a push is judged).
+	Agent func() []string
 
 	once   sync.Once
 	err    error
@@ -451,6 +454,38 @@ func (r *Repo) Remotes() ([]string, error) {
 		remotes = append(remotes, rest[:i])
 	}
 	return remotes, nil
+}
+
+// AgentRemotes implements [rules.RemoteDetails].
+func (r *Repo) AgentRemotes() []string {
+	if r.Agent == nil {
+		return nil
+	}
+	return r.Agent()
+}
+
+// DefaultBranch implements [rules.RemoteDetails]: the branch
+// refs/remotes/REMOTE/HEAD names, read from the file (git clone and git
+// remote set-head write it); "" when there is none.
+func (r *Repo) DefaultBranch(remote string) (string, error) {
+	if remote == "" || strings.ContainsAny(remote, "/\\") || strings.HasPrefix(remote, ".") {
+		return "", nil
+	}
+	_, common, err := layout(r.Top)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(filepath.Join(common, "refs", "remotes", remote, "HEAD"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	ref, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "ref: refs/remotes/"+remote+"/")
+	if !ok {
+		return "", nil
+	}
+	return ref, nil
 }
 
 // head returns the branch HEAD names ("refs/heads/main"), read from the

@@ -386,3 +386,28 @@ func TestRemote(t *testing.T) {
 		t.Errorf("the default push remote: %q, %q, %v; want origin (remote.pushDefault)", name, url, err)
 	}
 }
+
+// TestDefaultBranch: a remote's default branch is what its HEAD names,
+// read from the file; none when git has not recorded one.
+func TestDefaultBranch(t *testing.T) {
+	top := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
+		t.Skipf("git init: %v %s", err, out)
+	}
+	r := &Repo{Top: top, Agent: func() []string { return []string{"x"} }}
+	if b, err := r.DefaultBranch("origin"); b != "" || err != nil {
+		t.Errorf("no HEAD recorded: %q %v", b, err)
+	}
+	dir := filepath.Join(top, ".git", "refs", "remotes", "origin")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/remotes/origin/develop\n"), 0o644)
+	if b, err := r.DefaultBranch("origin"); b != "develop" || err != nil {
+		t.Errorf("origin/HEAD: %q %v", b, err)
+	}
+	if b, _ := r.DefaultBranch("../origin"); b != "" {
+		t.Errorf("a remote name with a path: %q", b)
+	}
+	if a := r.AgentRemotes(); len(a) != 1 || a[0] != "x" {
+		t.Errorf("AgentRemotes: %v", a)
+	}
+}

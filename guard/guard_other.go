@@ -73,3 +73,6 @@ func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func
 
 // AdoptRoots does nothing outside Linux.
 func AdoptRoots(stateDir, ws string, roots []string) []string { return nil }
+
+// AgentRemotes is Linux's: elsewhere there is no ledger.
+func AgentRemotes(stateDir, ws string) []string { return nil }

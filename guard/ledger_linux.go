@@ -284,6 +284,20 @@ func Sweep(stateDir, ws string) []string {
 	return lines
 }
 
+// AgentRemotes returns the remotes sandboxed commands added to workspace
+// ws's repository, as its ledger keeps them (read, not locked).
+func AgentRemotes(stateDir, ws string) []string {
+	data, err := os.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return nil
+	}
+	var l ledger
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return nil
+	}
+	return l.AgentRemotes
+}
+
 // TrustedContent returns the content the guard trusts for path, one of
 // workspace ws's guarded files or git configuration files, when its
 // ledger keeps it: what the person had there when a command last

@@ -50,6 +50,17 @@ type Repo interface {
 	Remote(name string, push bool) (remote, url string, err error)
 }
 
+// RemoteDetails is what a [Repo] may also tell of its remotes, for
+// judging pushes.
+type RemoteDetails interface {
+	// AgentRemotes are the remotes sandboxed commands added (not the
+	// person's own).
+	AgentRemotes() []string
+	// DefaultBranch returns the branch remote's HEAD names ("" when it
+	// is not known).
+	DefaultBranch(remote string) (string, error)
+}
+
 // Context is the machine and repository a script is judged against.
 type Context struct {
 	Env
@@ -82,6 +93,16 @@ type judging struct {
 	// unsavable are the reasons some effect recorded that no snapshot
 	// can cover.
 	unsavable map[int]bool
+	// heads are the branches checked out, as the script's own commands
+	// leave them, when the commands that push run.
+	heads map[int]scriptHead
+}
+
+// scriptHead is the branch checked out when a command runs ("" when not
+// known), and whether the script made it.
+type scriptHead struct {
+	branch  string
+	created bool
 }
 
 func (j *judging) run() {
@@ -568,7 +589,11 @@ func (j *judging) state(e Effect) string {
 	}
 	switch e.Kind {
 	case "push-to":
-		return j.remoteState(e.Raw)
+		return j.pushToState(e)
+	case "push-branch":
+		return j.pushBranchState(e)
+	case "push-default":
+		return "default"
 	case "drop-stash":
 		return j.stashState()
 	case "delete-branch":
@@ -741,10 +766,98 @@ func (j *judging) remoteState(remote string) string {
 	if err != nil {
 		return "unknown"
 	}
-	if slices.Contains(remotes, remote) {
+	if !slices.Contains(remotes, remote) {
+		return "foreign"
+	}
+	if d, ok := j.ctx.Repo.(RemoteDetails); ok && slices.Contains(d.AgentRemotes(), remote) {
+		return "foreign" // an earlier command added it
+	}
+	return "known"
+}
+
+// pushToState is remoteState, and for a push to a known remote that
+// names no refspec (git push, git push origin: the branch checked out)
+// "default" when that branch is the remote's default one, "unknown"
+// when that cannot be told.
+func (j *judging) pushToState(e Effect) string {
+	s := j.remoteState(e.Raw)
+	if s != "known" {
+		return s
+	}
+	for _, o := range j.effects[e.Cmd] {
+		if o.Kind == "push-default" || o.Kind == "push-branch" && o.Raw != "" {
+			return s // what it pushes is judged by its own effects
+		}
+	}
+	if b := j.pushedBranch(e.Cmd, "", e.Raw); b != "known" {
+		return b
+	}
+	return s
+}
+
+// pushBranchState says whether git push REMOTE SRC[:DST] writes the
+// remote's default branch ("default"), another one ("branch"), or cannot
+// be told ("unknown", "unseen"). A bare git push is judged by its
+// push-to.
+func (j *judging) pushBranchState(e Effect) string {
+	if e.Raw == "" {
+		return "branch"
+	}
+	remote := ""
+	for _, o := range j.effects[e.Cmd] {
+		if o.Kind == "push-to" {
+			remote = o.Raw
+		}
+	}
+	return j.pushedBranch(e.Cmd, e.Raw, remote)
+}
+
+// pushedBranch is the state of command cmd pushing refspec ("" for the
+// branch checked out) to remote: "default", "unknown" or "unseen" when
+// the branch written cannot be told, else "branch" for a named one and
+// "known" for the one checked out.
+func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
+	if strings.Contains(refspec, "?") || strings.Contains(remote, "?") {
+		return "unknown" // computed at run time
+	}
+	spec := strings.TrimPrefix(refspec, "+")
+	dst := spec
+	if _, after, ok := strings.Cut(spec, ":"); ok {
+		dst = after
+	}
+	dst = strings.TrimPrefix(dst, "refs/heads/")
+	current := dst == "" || dst == "HEAD" || dst == "@"
+	if current && j.ctx.Env.Foreign {
+		return "unseen"
+	}
+	if j.ctx.Repo == nil || j.ctx.Env.Foreign {
+		return "branch"
+	}
+	d, ok := j.ctx.Repo.(RemoteDetails)
+	def := ""
+	if ok && remote != "" {
+		def, _ = d.DefaultBranch(remote)
+	}
+	if current {
+		head, err := j.ctx.Repo.Head()
+		if h, ok := j.heads[cmd]; ok {
+			head, err = h.branch, nil
+			if h.created && h.branch != "" && def == "" {
+				return "known" // a branch the script made: new on the remote
+			}
+		}
+		if err != nil || head == "" || def == "" {
+			return "unknown"
+		}
+		if head == def {
+			return "default"
+		}
 		return "known"
 	}
-	return "foreign"
+	if def != "" && dst == def {
+		return "default"
+	}
+	return "branch"
 }
 
 func (j *judging) branchState(branch string) string {

@@ -212,6 +212,10 @@ func (r *scriptRepo) step(e *Effect) {
 			r.branches[r.cur] = union(r.branches[r.cur], r.branches[r.ref(e.Raw)])
 		}
 	case "push-branch":
+		if r.j.heads == nil {
+			r.j.heads = map[int]scriptHead{}
+		}
+		r.j.heads[e.Cmd] = scriptHead{branch: r.cur, created: r.created[r.cur]}
 		// git push REMOTE SRC[:DST]; a bare git push pushes the branch
 		// checked out to its upstream, which a branch the script made
 		// has not (:DST deletes, and pushes nothing).

@@ -15,6 +15,7 @@ import (
 func TestScriptRepoState(t *testing.T) {
 	ws := t.TempDir()
 	clean := &fakeRepo{remotes: []string{"origin"}}
+	trunk := &fakeRepo{remotes: []string{"origin"}, def: "trunk"} // origin's HEAD is trunk; main is checked out
 	dirty := &fakeRepo{changes: []rules.Change{{Path: filepath.Join(ws, "a.go"), Kind: rules.Modified}}}
 	untracked := &fakeRepo{changes: []rules.Change{{Path: filepath.Join(ws, "n.md"), Kind: rules.Untracked}}}
 	stashed := &fakeRepo{stashes: 1}
@@ -44,7 +45,8 @@ func TestScriptRepoState(t *testing.T) {
 		{"branch-pushed-delete", clean, "git switch -c x; git commit -m x; git push -u origin HEAD; git switch main; git branch -D x", rules.Allow},
 		{"branch-bare-push-no-upstream", clean, "git checkout -b x; git commit -m x; git push; git checkout main; git branch -D x", rules.Ask},
 		{"branch-push-delete-remote", clean, "git checkout -b x; git commit -m x; git push origin :x; git push origin --delete x; git checkout main; git branch -D x", rules.Ask},
-		{"main-bare-push", clean, "git commit -m x; git push; git checkout -b y origin/main; git branch -D main", rules.Allow},
+		{"main-bare-push", trunk, "git commit -m x; git push; git checkout -b y origin/main; git branch -D main", rules.Allow},
+		{"main-bare-push-default-unknown", clean, "git commit -m x; git push", rules.Ask},
 		{"branch-from-elsewhere", clean, "git commit -m x; git checkout -b y origin/main; git branch -D main", rules.Ask},
 		{"branch-from-head", clean, "git commit -m x; git checkout -b y HEAD; git branch -D main", rules.Allow},
 		{"unknown-branch-commit", clean, "git checkout \"$(cat b)\"; git commit -m x; git checkout main; git branch -D old", rules.Ask},

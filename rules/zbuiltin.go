@@ -4734,6 +4734,7 @@ func cmd477() *CmdSpec {
 							"-f",
 							"--force",
 							"--force-with-lease",
+							"--force-if-includes",
 							"--mirror",
 							"--delete",
 							"-d",
@@ -4807,6 +4808,40 @@ func cmd477() *CmdSpec {
 						WhenArg: []string{
 							"+*",
 							":*",
+						},
+					},
+					{
+						Effect:  "push-default",
+						Targets: "none",
+						When: []string{
+							"--all",
+							"--branches",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
+						},
+					},
+					{
+						Effect:  "push-default",
+						Targets: "none",
+						WhenArg: []string{
+							"main",
+							"master",
+							"trunk",
+							"*:main",
+							"*:master",
+							"*:trunk",
+							"refs/heads/main",
+							"refs/heads/master",
+							"refs/heads/trunk",
+							"*:refs/heads/main",
+							"*:refs/heads/master",
+							"*:refs/heads/trunk",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
 						},
 					},
 				},
@@ -17353,6 +17388,8 @@ var builtinTable = table{
 				"download",
 				"upload",
 				"push-to",
+				"push-branch",
+				"push-default",
 				"fetch-from",
 				"secret-env",
 				"env-dump",
@@ -17993,21 +18030,7 @@ var builtinTable = table{
 			Category: Categories{
 				"network-exfil",
 			},
-			Message: "{line} would reach {target} over SSH, which needs your SSH keys or agent; the sandbox hides both, so it would fail there. A person can run it outside the agent; fetching a public repository over HTTPS works in the sandbox",
-		},
-		{
-			ID: "push-credentials",
-			Effect: []string{
-				"push-to",
-			},
-			Target: []string{
-				"remote",
-			},
-			Verdict: "deny",
-			Category: Categories{
-				"network-exfil",
-			},
-			Message: "{line} would push to {target}, which needs your credentials (a credential helper, ~/.git-credentials, a token); the sandbox hides them, so it would fail there. A person can push outside the agent",
+			Message: "{line} would reach {target} over SSH, which needs your SSH keys or agent; the sandbox hides both and signs nothing, so it would fail there. What works in the sandbox is HTTPS: a remote at https://HOST/... is pushed to with your own git credential, which cordon's proxy puts on the requests to that host without the sandbox ever holding it (a person can switch: git remote set-url origin https://HOST/OWNER/REPO.git); or a person runs it outside the agent",
 		},
 		{
 			ID: "push-read-only",
@@ -18035,7 +18058,42 @@ var builtinTable = table{
 			Category: Categories{
 				"network-exfil",
 			},
-			Message: "git push would send the repository to {raw}, a remote this repository did not have",
+			Message: "git push would send the repository to {raw}, a remote this repository did not have (a URL, or a remote a command added)",
+		},
+		{
+			ID: "push-default",
+			Effect: []string{
+				"push-to",
+				"push-branch",
+				"push-default",
+			},
+			State: []string{
+				"default",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would push to a remote's default branch (main, master, trunk, or the one its HEAD names), which others build and deploy from",
+		},
+		{
+			ID: "push-unknown",
+			Effect: []string{
+				"push-to",
+				"push-branch",
+			},
+			Target: []string{
+				"remote",
+				"none",
+			},
+			State: []string{
+				"unknown",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would push a branch cordon cannot name, so it cannot tell whether that is the remote's default branch: the branch checked out when the remote's default (its HEAD, which git remote set-head origin --auto records) is not known, or a name computed when it runs. Naming the branch (git push origin BRANCH) lets it be judged",
 		},
 		{
 			ID: "upload",

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -76,7 +77,9 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	// pass on (env | base64 asks when one is set, env | sort never).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
+		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host, Agent: func() []string {
+			return guard.AgentRemotes(StateDir(getenv), ws.Dir)
+		}}
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

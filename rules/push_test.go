@@ -1,0 +1,103 @@
+package rules_test
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/rules"
+)
+
+// pushRepo is a fakeRepo whose remotes have addresses: origin over
+// HTTPS, gh over SSH, added (by an earlier sandboxed command) over HTTPS.
+type pushRepo struct{ fakeRepo }
+
+func (r *pushRepo) Remote(name string, push bool) (string, string, error) {
+	if name == "" {
+		name = "origin"
+	}
+	url := map[string]string{
+		"origin": "https://git.example/me/app.git",
+		"gh":     "git@github.com:me/app.git",
+		"added":  "https://evil.example/x.git",
+	}[name]
+	return name, url, nil
+}
+
+// TestPushPolicy: pushing over HTTPS to a remote the person configured
+// is allowed (the broker puts their credential on it); a push that
+// rewrites the remote's history, writes its default branch, or goes to a
+// URL or a remote a command added asks; SSH is refused with what works
+// instead.
+func TestPushPolicy(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	set := rules.Builtin()
+	tests := []struct {
+		script string
+		def    string // origin's default branch (the checked-out one is main)
+		want   rules.Verdict
+		rule   string
+	}{
+		{"git push origin feature", "main", rules.Allow, ""},
+		{"git push -u origin feature", "", rules.Allow, ""},
+		{"git push origin feature:feature", "main", rules.Allow, ""},
+		{"git push --dry-run origin main", "main", rules.Allow, ""},
+		{"git push --tags origin v1.0", "main", rules.Allow, ""},
+		{"git fetch origin", "main", rules.Allow, ""},
+		{"git checkout -b fix && git push -u origin HEAD", "", rules.Allow, ""},
+		{"git checkout -b fix && git commit -m x && git push", "main", rules.Allow, ""},
+		{"git push", "trunk", rules.Allow, ""},
+		{"git push origin", "trunk", rules.Allow, ""},
+
+		{"git push", "main", rules.Ask, "push-default"},
+		{"git push origin", "main", rules.Ask, "push-default"},
+		{"git push -u origin HEAD", "main", rules.Ask, "push-default"},
+		{"git push", "", rules.Ask, "push-unknown"},
+		{"git push origin main", "trunk", rules.Ask, "push-default"},
+		{"git push origin master", "", rules.Ask, "push-default"},
+		{"git push origin HEAD:refs/heads/main", "", rules.Ask, "push-default"},
+		{"git push origin fix:trunk", "", rules.Ask, "push-default"},
+		{"git push origin develop", "develop", rules.Ask, "push-default"},
+		{"git push origin HEAD:develop", "develop", rules.Ask, "push-default"},
+		{"git push --all origin", "main", rules.Ask, "push-default"},
+		{`git push origin "$(cat b)"`, "main", rules.Ask, "push-unknown"},
+
+		{"git push -f origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push -fu origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-with-lease origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-with-lease=feature:abc123 origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-if-includes origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push origin +feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --mirror origin", "main", rules.Ask, "rewrite-remote"},
+		{"git push --delete origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push -d origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push origin :feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --prune origin 'refs/heads/*:refs/heads/*'", "main", rules.Ask, "rewrite-remote"},
+
+		{"git push https://other.example/r.git feature", "main", rules.Ask, "push-foreign"},
+		{"git remote add x https://x.example/r.git && git push x feature", "main", rules.Ask, "push-foreign"},
+		{"git push added feature", "main", rules.Ask, "push-foreign"},
+		{"git push gh feature", "main", rules.Deny, "git-ssh"},
+		{"git push git@github.com:me/app.git feature", "main", rules.Deny, "git-ssh"},
+		{"git push ssh://git@git.example/me/app.git feature", "main", rules.Deny, "git-ssh"},
+	}
+	for _, tt := range tests {
+		repo := &pushRepo{fakeRepo{remotes: []string{"origin", "gh", "added"}, agent: []string{"added"}, def: tt.def}}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		var ids []string
+		for _, r := range j.Reasons {
+			ids = append(ids, r.Rule)
+		}
+		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
+			t.Errorf("%q (origin's HEAD %q): got %v %v, want %v by %s; reasons %+v", tt.script, tt.def, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
+		}
+	}
+}
