@@ -3,11 +3,14 @@ package shim
 import (
 	"bufio"
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/netproxy"
 )
@@ -98,4 +101,54 @@ func repoConfig(ws string) string {
 		return filepath.Join(c, "config")
 	}
 	return filepath.Join(dir, "config")
+}
+
+// gitHosts returns the hosts (HOST, or HOST:PORT for another port than
+// 443) of the HTTPS remotes (url and pushurl) of the repository at ws
+// that the person configured: the remotes sandboxed commands added (the
+// guard's ledger keeps them) are left out, so that a command cannot
+// have the person's credential asked for a host of its choosing. Read
+// from the file, as remoteHosts.
+func gitHosts(ws, stateDir string) []string {
+	if ws == "" {
+		return nil
+	}
+	data, err := os.ReadFile(repoConfig(ws))
+	if err != nil {
+		return nil
+	}
+	var agent []string
+	if stateDir != "" {
+		agent = guard.AgentRemotes(stateDir, ws)
+	}
+	var hosts []string
+	remote := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			remote = ""
+			if len(line) > 8 && strings.EqualFold(line[:8], "[remote ") {
+				remote = strings.Trim(strings.TrimSuffix(strings.TrimSpace(line[8:]), "]"), `"`)
+			}
+			continue
+		}
+		key, val, ok := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if remote == "" || !ok || (key != "url" && key != "pushurl") || slices.Contains(agent, remote) {
+			continue
+		}
+		u, err := url.Parse(strings.Trim(strings.TrimSpace(val), `"`))
+		if err != nil || strings.ToLower(u.Scheme) != "https" || u.Hostname() == "" || strings.ContainsAny(u.Host, "*%") {
+			continue
+		}
+		h := strings.ToLower(u.Host)
+		if u.Port() == "443" {
+			h = strings.ToLower(u.Hostname())
+		}
+		if !slices.Contains(hosts, h) {
+			hosts = append(hosts, h)
+		}
+	}
+	return hosts
 }

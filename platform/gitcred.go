@@ -1,0 +1,123 @@
+package platform
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cordonsh/cordon/broker"
+	"github.com/cordonsh/cordon/gitcred"
+)
+
+// git over HTTPS to the workspace's own remotes (docs/network.md, "git
+// push"): for each of p.GitHosts, git in the sandbox gets a credential
+// helper, through configuration in its environment, that answers with a
+// placeholder; the broker holds a credential for that host alone whose
+// value is the person's own, asked of the host's git (git credential
+// fill, package gitcred) when a request needs it.
+
+// GitCredentials returns the broker's credentials for p's git hosts,
+// their placeholders made under key, and the git configuration the
+// sandbox gets for them (see [WithGitConfig]). brokered is false when no
+// broker serves the sandbox (the network is not the allowlist, or the
+// broker could not start): then the configuration's helpers hold nothing
+// and say why git cannot authenticate there.
+func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, [][2]string) {
+	if len(p.GitHosts) == 0 {
+		return nil, nil
+	}
+	fill := hostGit(p)
+	var creds []broker.Credential
+	var config [][2]string
+	for _, h := range p.GitHosts {
+		if !gitHostOK(h) {
+			continue
+		}
+		name := "credential.https://" + h + ".helper"
+		if !brokered {
+			config = append(config, [2]string{name, ""}, [2]string{name, gitHelperRefusal(h, p.Network)})
+			continue
+		}
+		ph := broker.Placeholder(key, "git:"+h, "")
+		host := h
+		creds = append(creds, broker.Credential{
+			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h},
+			Lookup: func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
+		})
+		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})
+	}
+	return creds, config
+}
+
+// gitHostOK reports whether h is a host git's configuration key and the
+// helper can carry: a name or an address, an optional port.
+func gitHostOK(h string) bool {
+	return h != "" && !strings.ContainsFunc(h, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_:[]", r))
+	})
+}
+
+// gitHelper is the sandbox's credential helper for a brokered host: it
+// answers git's "get" with the placeholder (never anything real: it
+// holds nothing else), and ignores "store" and "erase".
+func gitHelper(placeholder string) string {
+	return `!f() { test "$1" = get || exit 0; cat >/dev/null; echo username=cordon; echo password=` + placeholder + `; }; f`
+}
+
+// gitHelperRefusal is the helper for host when nothing brokers its
+// credential: it says why, and stops git from prompting.
+func gitHelperRefusal(host string, network Network) string {
+	why := "cordon's credential broker could not start for this sandbox"
+	if network != NetworkAllowlist {
+		why = "cordon brokers git credentials only with the network allowlist (sandbox.network: allowlist), and this sandbox has the network " + string(network)
+	}
+	msg := "cordon: git's credential for " + host + " is the person's own, which cordon's proxy puts on requests to that host without the sandbox holding it; " + why + ", so git cannot authenticate here (docs/network.md)"
+	return `!f() { test "$1" = get || exit 0; cat >/dev/null; echo '` + strings.ReplaceAll(msg, "'", "") + `' >&2; echo quit=1; }; f`
+}
+
+// WithGitConfig returns env with the configuration pairs added after
+// those env already has (GIT_CONFIG_COUNT, GIT_CONFIG_KEY_n,
+// GIT_CONFIG_VALUE_n: what the agent set keeps working, and git reads
+// the added ones last).
+func WithGitConfig(env []string, config [][2]string) []string {
+	if len(config) == 0 {
+		return env
+	}
+	n, err := strconv.Atoi(Getenv(env, "GIT_CONFIG_COUNT"))
+	if err != nil || n < 0 || n > 1<<16 {
+		n = 0
+	}
+	var set []string
+	for i, kv := range config {
+		set = append(set, "GIT_CONFIG_KEY_"+strconv.Itoa(n+i)+"="+kv[0], "GIT_CONFIG_VALUE_"+strconv.Itoa(n+i)+"="+kv[1])
+	}
+	set = append(set, "GIT_CONFIG_COUNT="+strconv.Itoa(n+len(config)))
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") })
+	})
+	return append(out, set...)
+}
+
+// hostGit is the host's git, as the process that starts p's sandbox
+// finds it, for the person's own credentials: outside every directory
+// the sandbox can write, run with the account's home, helpers looked
+// for only in such directories too.
+func hostGit(p *Policy) *gitcred.Helper {
+	untrusted := slices.Concat(p.Writable, p.Scratch)
+	path := Getenv(p.Env, "PATH")
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	h := &gitcred.Helper{Home: AccountHome(), Env: os.Environ()}
+	for _, d := range searchDirs(path) {
+		if real, err := filepath.EvalSymlinks(d); err == nil && !within(d, untrusted) && !within(real, untrusted) {
+			h.Path = append(h.Path, d)
+		}
+	}
+	h.Git, _ = FindProgram("git", path, untrusted)
+	return h
+}

@@ -1,0 +1,60 @@
+package platform
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestGitCredentialsHelper: git, with the configuration the sandbox gets
+// appended after the agent's own pairs, answers git credential fill
+// with the placeholder for the workspace's host, nothing for another,
+// and the agent's pairs still count.
+func TestGitCredentialsHelper(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	p := &Policy{GitHosts: []string{"git.example", "127.0.0.1:8443", "bad host"}, Network: NetworkAllowlist}
+	creds, config := GitCredentials(p, []byte("0123456789abcdef0123456789abcdef"), true)
+	if len(creds) != 2 || creds[0].Hosts[0] != "git.example" || creds[1].Hosts[0] != "127.0.0.1:8443" || creds[0].Lookup == nil || creds[0].Value != "" {
+		t.Fatalf("credentials: %+v", creds)
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=agent"}
+	env = WithGitConfig(env, config)
+	if got := Getenv(env, "GIT_CONFIG_COUNT"); got != "5" {
+		t.Fatalf("GIT_CONFIG_COUNT=%s", got)
+	}
+	fill := func(host string) string {
+		cmd := exec.Command(git, "credential", "fill")
+		cmd.Env, cmd.Dir = env, home
+		cmd.Stdin = strings.NewReader("protocol=https\nhost=" + host + "\n\n")
+		out, _ := cmd.Output()
+		return string(out)
+	}
+	if out := fill("git.example"); !strings.Contains(out, "password="+creds[0].Placeholder+"\n") {
+		t.Errorf("git.example: %q", out)
+	}
+	if out := fill("127.0.0.1:8443"); !strings.Contains(out, "password="+creds[1].Placeholder+"\n") {
+		t.Errorf("127.0.0.1:8443: %q", out)
+	}
+	if out := fill("other.example"); strings.Contains(out, "cordon_") {
+		t.Errorf("other.example got a placeholder: %q", out)
+	}
+	cmd := exec.Command(git, "config", "user.name")
+	cmd.Env, cmd.Dir = env, home
+	if out, _ := cmd.Output(); strings.TrimSpace(string(out)) != "agent" {
+		t.Errorf("the agent's pair: %q", out)
+	}
+	// Without a broker, the helper says why and git does not prompt.
+	_, config = GitCredentials(&Policy{GitHosts: []string{"git.example"}, Network: NetworkOn}, nil, false)
+	cmd = exec.Command(git, "credential", "fill")
+	cmd.Env, cmd.Dir = WithGitConfig(env[:3], config), home
+	cmd.Stdin = strings.NewReader("protocol=https\nhost=git.example\n\n")
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "network allowlist") {
+		t.Errorf("no broker: %v %q", err, out)
+	}
+}
