@@ -104,15 +104,23 @@ func WithGitConfig(env []string, config [][2]string) []string {
 
 // hostGit is the host's git, as the process that starts p's sandbox
 // finds it, for the person's own credentials: outside every directory
-// the sandbox can write, run with the account's home, helpers looked
-// for only in such directories too.
+// the sandbox can write, run with the person's home (HOME, else the
+// account's) when neither it nor git's files there are in such a
+// directory (a command could name a helper there, which would run on
+// the host), helpers looked for only outside them too.
 func hostGit(p *Policy) *gitcred.Helper {
 	untrusted := slices.Concat(p.Writable, p.Scratch)
 	path := Getenv(p.Env, "PATH")
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
-	h := &gitcred.Helper{Home: AccountHome(), Env: os.Environ()}
+	h := &gitcred.Helper{Env: os.Environ()}
+	for _, home := range []string{Getenv(p.Env, "HOME"), AccountHome()} {
+		if trustedHome(home, untrusted) {
+			h.Home = home
+			break
+		}
+	}
 	for _, d := range searchDirs(path) {
 		if real, err := filepath.EvalSymlinks(d); err == nil && !within(d, untrusted) && !within(real, untrusted) {
 			h.Path = append(h.Path, d)
@@ -120,4 +128,26 @@ func hostGit(p *Policy) *gitcred.Helper {
 	}
 	h.Git, _ = FindProgram("git", path, untrusted)
 	return h
+}
+
+// trustedHome reports whether git's configuration in home (.gitconfig,
+// .config/git/config) is out of reach of sandboxed commands: neither the
+// directory nor those files (where links lead) are in untrusted.
+func trustedHome(home string, untrusted []string) bool {
+	if !filepath.IsAbs(home) {
+		return false
+	}
+	for _, p := range []string{home, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config"), filepath.Join(home, ".config", "git", "config")} {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				return false // a link to a place not made yet
+			}
+			real = p // missing: where it would be made
+		}
+		if within(p, untrusted) || within(real, untrusted) {
+			return false
+		}
+	}
+	return true
 }

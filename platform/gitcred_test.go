@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -56,5 +57,22 @@ func TestGitCredentialsHelper(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "network allowlist") {
 		t.Errorf("no broker: %v %q", err, out)
+	}
+}
+
+// TestHostGitHome: the person's git configuration is read from HOME
+// only when sandboxed commands cannot write it.
+func TestHostGitHome(t *testing.T) {
+	ws := t.TempDir()
+	home := t.TempDir()
+	if h := hostGit(&Policy{Env: []string{"HOME=" + home}, Writable: []string{ws}}); h.Home != home {
+		t.Errorf("a home out of reach: %q", h.Home)
+	}
+	if h := hostGit(&Policy{Env: []string{"HOME=" + ws + "/home"}, Writable: []string{ws}}); h.Home == ws+"/home" {
+		t.Errorf("a home in the workspace was taken")
+	}
+	os.Symlink(ws+"/gitconfig", home+"/.gitconfig")
+	if h := hostGit(&Policy{Env: []string{"HOME=" + home}, Writable: []string{ws}}); h.Home == home {
+		t.Errorf("a home whose .gitconfig leads into the workspace was taken")
 	}
 }
