@@ -137,7 +137,7 @@ func trustedHome(home string, untrusted []string) bool {
 	if !filepath.IsAbs(home) {
 		return false
 	}
-	for _, p := range []string{home, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config"), filepath.Join(home, ".config", "git", "config")} {
+	for _, p := range []string{home, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config"), filepath.Join(home, ".config", "git"), filepath.Join(home, ".config", "git", "config")} {
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
 			if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
