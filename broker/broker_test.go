@@ -317,9 +317,9 @@ func TestPlaceholder(t *testing.T) {
 // 431, not the memory of the process that serves the proxy.
 func TestHugeHead(t *testing.T) {
 	r := newRig(t)
-	code, _ := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph, "X-Fill": strings.Repeat("a", 2<<20)}, nil)
-	if code != 431 {
-		t.Errorf("a 2 MiB header: %d, want 431", code)
+	code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph, "X-Fill": strings.Repeat("a", 2<<20)}, nil)
+	if code != 431 || !strings.Contains(body, "cordon") {
+		t.Errorf("a 2 MiB header: %d %q, want cordon's 431", code, body)
 	}
 	if len(r.seen) != 0 {
 		t.Errorf("the service got %d requests", len(r.seen))
