@@ -247,7 +247,9 @@ func (s *served) one() bool {
 	// A request's head is bounded (the command must not fill the
 	// memory of the process that serves the proxy), its body not.
 	s.in.left = maxHead
+	s.client.SetReadDeadline(time.Now().Add(idle))
 	req, err := http.ReadRequest(s.br)
+	s.client.SetReadDeadline(time.Time{})
 	s.in.left = -1
 	if err != nil {
 		if s.in.exceeded {
@@ -411,6 +413,9 @@ func (s *served) refuse(req *http.Request, reason string) bool {
 func (s *served) reply(code int, body string) {
 	fmt.Fprintf(s.client, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", code, http.StatusText(code), len(body), body)
 }
+
+// idle is how long a kept-alive connection waits for its next request.
+const idle = 2 * time.Minute
 
 // maxHead bounds a request's line and headers, as net/http's server
 // does by default.
