@@ -1,0 +1,138 @@
+package platform
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const realToken = "ghp_REALVALUE0123456789abcdefREAL"
+
+func brokerSpec(ws string, network Network) *Spec {
+	return &Spec{
+		Workspace:      ws,
+		CredentialVars: []string{"*_TOKEN"},
+		Credentials: []CredentialKind{
+			{Env: "GH_TOKEN", Hosts: []string{"api.github.com", "github.com:8443"}},
+			{Env: "UNSET_TOKEN", Hosts: []string{"example.com"}},
+			{Env: "ODD", Hosts: []string{"odd.example"}},
+		},
+		Network: network,
+	}
+}
+
+// A declared credential is never in the policy's environment nor in
+// anything encoded from the policy; with the allowlist, the policy
+// names it and its hosts, and keeps its value apart.
+func TestBrokerPolicy(t *testing.T) {
+	root := tree(t, "home/proj/")
+	env := []string{"HOME=" + filepath.Join(root, "home"), "GH_TOKEN=" + realToken, "ODD=" + realToken + "2", "PATH=/usr/bin"}
+	state := filepath.Join(root, "state")
+	p, err := NewPolicyCached(brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist), env, state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range p.Env {
+		if strings.HasPrefix(kv, "GH_TOKEN=") || strings.HasPrefix(kv, "ODD=") {
+			t.Errorf("the policy's environment holds %s", kv)
+		}
+	}
+	if len(p.Credentials) != 2 || p.Credentials[0].Env != "GH_TOKEN" || p.Credentials[1].Env != "ODD" {
+		t.Errorf("credentials %+v, want GH_TOKEN and ODD (not UNSET_TOKEN)", p.Credentials)
+	}
+	if !slices.Contains(p.NetAllow, "api.github.com:443") || !slices.Contains(p.NetAllow, "github.com:8443") || slices.Contains(p.NetAllow, "example.com:443") {
+		t.Errorf("allowlist %q", p.NetAllow)
+	}
+	if !slices.Contains(p.Secrets, "GH_TOKEN="+realToken) {
+		t.Errorf("secrets %q", p.Secrets)
+	}
+	data, _ := json.Marshal(p)
+	if strings.Contains(string(data), "REALVALUE") {
+		t.Errorf("the encoded policy holds the value: %s", data)
+	}
+	// The policy cache, written beside the state: no value either.
+	filepath.WalkDir(state, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "REALVALUE") {
+				t.Errorf("%s holds the value", path)
+			}
+		}
+		return nil
+	})
+
+	// Network on or off: withheld, as before, and nothing brokered.
+	for _, n := range []Network{NetworkOn, NetworkOff} {
+		p, err := NewPolicy(brokerSpec(filepath.Join(root, "home/proj"), n), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Credentials)+len(p.Secrets) > 0 || slices.ContainsFunc(p.Env, func(kv string) bool { return strings.Contains(kv, "REALVALUE") }) {
+			t.Errorf("network %s: credentials %+v, secrets %d, env %q", n, p.Credentials, len(p.Secrets), p.Env)
+		}
+	}
+	// pass_env keeps the variable itself: nothing to broker.
+	s := brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist)
+	s.PassEnv = []string{"GH_TOKEN"}
+	if p, _ := NewPolicy(s, env); !slices.Contains(p.Env, "GH_TOKEN="+realToken) || slices.ContainsFunc(p.Credentials, func(k CredentialKind) bool { return k.Env == "GH_TOKEN" }) {
+		t.Errorf("pass_env: env %q, credentials %+v", p.Env, p.Credentials)
+	}
+}
+
+// A start that brokers gives the sandbox placeholders and the bundle's
+// variables, never the value; the bundle holds no value either.
+func TestBrokerFor(t *testing.T) {
+	root := tree(t, "home/proj/", "certs/system.pem")
+	os.WriteFile(filepath.Join(root, "certs/system.pem"), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), 0o644)
+	env := []string{"HOME=" + filepath.Join(root, "home"), "GH_TOKEN=" + realToken, "SSL_CERT_FILE=" + filepath.Join(root, "certs/system.pem")}
+	p, err := NewPolicy(brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(root, "state")
+	bp, benv, bk := brokerFor(p, state, p.Env)
+	if bk == nil {
+		t.Fatal("no broker")
+	}
+	if bp.CABundle == "" || !Within(bp.CABundle, BrokerDir(state)) || bp.CATargets[0] != filepath.Join(root, "certs/system.pem") {
+		t.Errorf("bundle %q over %q", bp.CABundle, bp.CATargets)
+	}
+	ph := Getenv(benv, "GH_TOKEN")
+	if !strings.HasPrefix(ph, "cordon_") || Getenv(benv, "SSL_CERT_FILE") != bp.CATargets[0] || Getenv(benv, "NODE_EXTRA_CA_CERTS") != bp.CATargets[0] {
+		t.Errorf("env %q", benv)
+	}
+	if b, _ := os.ReadFile(bp.CABundle); strings.Contains(string(b), "REALVALUE") || !strings.Contains(string(b), "AAAA") {
+		t.Errorf("bundle: %s", b)
+	}
+	for _, kv := range benv {
+		if strings.Contains(kv, "REALVALUE") {
+			t.Errorf("the sandbox's environment holds %s", kv)
+		}
+	}
+	if !bk.Broker.Intercepts("api.github.com", 443) || bk.Broker.Intercepts("example.com", 443) {
+		t.Error("the broker does not take GH_TOKEN's hosts alone")
+	}
+	// Another start: another key, another placeholder.
+	_, benv2, _ := brokerFor(p, state, p.Env)
+	if Getenv(benv2, "GH_TOKEN") == ph {
+		t.Error("two one-shot starts got the same placeholder")
+	}
+	// A session's key: the same placeholder for the same value.
+	key := []byte("0123456789abcdef0123456789abcdef")
+	s1, _ := NewBrokerage(state, key)
+	s2, _ := NewBrokerage(state, key)
+	e1, _ := s1.SessionEnv(p, p.Secrets)
+	e2, _ := s2.SessionEnv(p, p.Secrets)
+	if Getenv(e1, "GH_TOKEN") == "" || Getenv(e1, "GH_TOKEN") != Getenv(e2, "GH_TOKEN") {
+		t.Errorf("session placeholders %q, %q", e1, e2)
+	}
+	// A CA that cannot be made: nothing brokered, the variable withheld.
+	bad := filepath.Join(root, "home/proj/file")
+	os.WriteFile(bad, nil, 0o644)
+	if _, benv, bk := brokerFor(p, bad, p.Env); bk != nil || Getenv(benv, "GH_TOKEN") != "" {
+		t.Errorf("with no CA: broker %v, GH_TOKEN=%q", bk, Getenv(benv, "GH_TOKEN"))
+	}
+}
