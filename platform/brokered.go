@@ -153,9 +153,9 @@ func WithCAEnv(env []string, bundle string) []string {
 	return out
 }
 
-// withVars returns env with the entries of set ("NAME=value") replacing
+// SetVars returns env with the entries of set ("NAME=value") replacing
 // those of the same names.
-func withVars(env, set []string) []string {
+func SetVars(env, set []string) []string {
 	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
 		name, _, _ := strings.Cut(kv, "=")
 		return slices.ContainsFunc(set, func(s string) bool { return strings.HasPrefix(s, name+"=") })

@@ -38,7 +38,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 	}
 	c := *p
 	c.CABundle, c.CATargets = bundle, targets
-	return &c, WithCAEnv(withVars(env, bk.Add(p.Credentials, p.Secrets)), targets[0]), bk
+	return &c, WithCAEnv(SetVars(env, bk.Add(p.Credentials, p.Secrets)), targets[0]), bk
 }
 
 // bundle is the bundle that trusts the broker's authority for p's
@@ -53,6 +53,13 @@ func (b *Brokerage) bundle(p *Policy) (string, []string, error) {
 		return "", nil, err
 	}
 	return bundle, targets, nil
+}
+
+// Check says why b cannot broker for a sandbox of p (no bundle to add
+// its authority to, or none written), or nil.
+func (b *Brokerage) Check(p *Policy) error {
+	_, _, err := b.bundle(p)
+	return err
 }
 
 // SessionEnv is what a command of a session whose sandbox p's start made
