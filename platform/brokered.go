@@ -28,7 +28,7 @@ type CredentialKind struct {
 // brokerEnv takes the declared credential variables out of p.Env (they
 // are credentials, whatever the globs say) but those PassEnv keeps, and,
 // with the network allowlist, records those env sets as p.Credentials,
-// their values as p.Secrets and their hosts in p.NetAllow.
+// their values as p.secrets and their hosts in p.NetAllow.
 func (p *Policy) brokerEnv(s *Spec, env []string) {
 	if len(s.Credentials) == 0 {
 		return
@@ -49,7 +49,7 @@ func (p *Policy) brokerEnv(s *Spec, env []string) {
 			continue
 		}
 		p.Credentials = append(p.Credentials, CredentialKind{Env: k.Env, Hosts: slices.Clone(k.Hosts)})
-		p.Secrets = append(p.Secrets, k.Env+"="+v)
+		p.secrets = append(p.secrets, k.Env+"="+v)
 		for _, h := range k.Hosts {
 			if h = withPort(h); !slices.Contains(p.NetAllow, h) {
 				p.NetAllow = append(p.NetAllow, h)
@@ -73,6 +73,18 @@ func withPort(h string) string {
 	}
 	return h + ":443"
 }
+
+// Secrets are the values of p's credentials, "NAME=value": never
+// encoded with the policy.
+func (p *Policy) Secrets() []string { return p.secrets }
+
+// SetSecrets sets the values of p's credentials (see [Policy.Secrets]),
+// as a process that starts the sandbox got them.
+func (p *Policy) SetSecrets(secrets []string) { p.secrets = secrets }
+
+// SetBrokerage makes every start of p serve its credentials with b (a
+// session's broker, which its manager keeps adding to).
+func (p *Policy) SetBrokerage(b *Brokerage) { p.brokerage = b }
 
 // BrokerDir is the directory of the broker's certificate authority in
 // cordon's state directory stateDir, which every sandbox hides.

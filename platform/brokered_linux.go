@@ -7,14 +7,14 @@ import (
 )
 
 // brokerFor prepares one start with the network allowlist to broker
-// p's credentials: the broker (p.Brokerage, or one of the start's own
+// p's credentials: the broker (p.brokerage, or one of the start's own
 // with a fresh key), the copy of p that binds the bundle trusting it
 // over the host's bundles, and env with the placeholders and the
 // bundle's variables. Nothing to broker: p, env and nil. A broker that
 // cannot run: the same, and one line on stderr; the variables stay
 // withheld (env never held them).
 func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Brokerage) {
-	if p.Network != NetworkAllowlist || len(p.Credentials) == 0 || (p.Brokerage == nil && len(p.Secrets) == 0) {
+	if p.Network != NetworkAllowlist || len(p.Credentials) == 0 || (p.brokerage == nil && len(p.secrets) == 0) {
 		return p, env, nil
 	}
 	withheld := func(err error) (*Policy, []string, *Brokerage) {
@@ -25,7 +25,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 		fmt.Fprintf(os.Stderr, "cordon: %s withheld from the sandbox: %v\n", strings.Join(names, ", "), err)
 		return p, env, nil
 	}
-	bk := p.Brokerage
+	bk := p.brokerage
 	if bk == nil {
 		var err error
 		if bk, err = NewBrokerage(stateDir, nil); err != nil {
@@ -38,7 +38,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 	}
 	c := *p
 	c.CABundle, c.CATargets = bundle, targets
-	return &c, WithCAEnv(SetVars(env, bk.Add(p.Credentials, p.Secrets)), targets[0]), bk
+	return &c, WithCAEnv(SetVars(env, bk.Add(p.Credentials, p.secrets)), targets[0]), bk
 }
 
 // bundle is the bundle that trusts the broker's authority for p's

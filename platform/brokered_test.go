@@ -1,6 +1,7 @@
 package platform
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/internal/wire"
 )
 
 const realToken = "ghp_REALVALUE0123456789abcdefREAL"
@@ -47,12 +50,21 @@ func TestBrokerPolicy(t *testing.T) {
 	if !slices.Contains(p.NetAllow, "api.github.com:443") || !slices.Contains(p.NetAllow, "github.com:8443") || slices.Contains(p.NetAllow, "example.com:443") {
 		t.Errorf("allowlist %q", p.NetAllow)
 	}
-	if !slices.Contains(p.Secrets, "GH_TOKEN="+realToken) {
-		t.Errorf("secrets %q", p.Secrets)
+	if !slices.Contains(p.secrets, "GH_TOKEN="+realToken) {
+		t.Errorf("secrets %q", p.secrets)
 	}
 	data, _ := json.Marshal(p)
 	if strings.Contains(string(data), "REALVALUE") {
 		t.Errorf("the encoded policy holds the value: %s", data)
+	}
+	// As processes hand it each other (the setup step, a session's key).
+	line, err := wire.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(string(line))
+	if strings.Contains(string(raw), "REALVALUE") {
+		t.Error("the policy as processes hand it on holds the value")
 	}
 	// The policy cache, written beside the state: no value either.
 	filepath.WalkDir(state, func(path string, d fs.DirEntry, err error) error {
@@ -70,8 +82,8 @@ func TestBrokerPolicy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Credentials)+len(p.Secrets) > 0 || slices.ContainsFunc(p.Env, func(kv string) bool { return strings.Contains(kv, "REALVALUE") }) {
-			t.Errorf("network %s: credentials %+v, secrets %d, env %q", n, p.Credentials, len(p.Secrets), p.Env)
+		if len(p.Credentials)+len(p.secrets) > 0 || slices.ContainsFunc(p.Env, func(kv string) bool { return strings.Contains(kv, "REALVALUE") }) {
+			t.Errorf("network %s: credentials %+v, secrets %d, env %q", n, p.Credentials, len(p.secrets), p.Env)
 		}
 	}
 	// pass_env keeps the variable itself: nothing to broker.
@@ -124,8 +136,8 @@ func TestBrokerFor(t *testing.T) {
 	key := []byte("0123456789abcdef0123456789abcdef")
 	s1, _ := NewBrokerage(state, key)
 	s2, _ := NewBrokerage(state, key)
-	e1, _ := s1.SessionEnv(p, p.Secrets)
-	e2, _ := s2.SessionEnv(p, p.Secrets)
+	e1, _ := s1.SessionEnv(p, p.secrets)
+	e2, _ := s2.SessionEnv(p, p.secrets)
 	if Getenv(e1, "GH_TOKEN") == "" || Getenv(e1, "GH_TOKEN") != Getenv(e2, "GH_TOKEN") {
 		t.Errorf("session placeholders %q, %q", e1, e2)
 	}

@@ -212,16 +212,17 @@ type Policy struct {
 	// environment sets, with the network allowlist: names and hosts,
 	// never values (see brokered.go). Their hosts are in NetAllow.
 	Credentials []CredentialKind `json:"credentials,omitempty"`
-	// Secrets are their values, "NAME=value", for the process that
-	// starts the sandbox and serves its broker. Never encoded with the
-	// policy (not in the policy cache, a session's key, nor the setup
-	// step's request inside): the guard and the session's manager get
-	// them on a channel of their own.
-	Secrets []string `json:"-"`
-	// Brokerage, when set, is the broker a start serves the credentials
+	// secrets are their values, "NAME=value", for the process that
+	// starts the sandbox and serves its broker ([Policy.Secrets]).
+	// Unexported, so never encoded with the policy (not in the policy
+	// cache, a session's key, nor the setup step's request inside): the
+	// guard and the session's manager get them on a channel of their
+	// own.
+	secrets []string
+	// brokerage, when set, is the broker a start serves the credentials
 	// with (a session's, which its manager keeps adding to); nil: a
 	// start makes one of its own.
-	Brokerage *Brokerage `json:"-"`
+	brokerage *Brokerage
 	// CABundle is the bundle (the host's certificates and the broker's
 	// authority) bound read-only over each of CATargets, the host's
 	// bundles, in a start that brokers credentials (set on that start's

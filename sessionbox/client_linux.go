@@ -438,7 +438,7 @@ func (e keeperError) Error() string { return string(e) }
 // req, with the manager's variables for them, and waits for the
 // keeper's "pid N".
 func (o *Options) send(conn int, req *request) (int, error) {
-	if err := writeMsg(conn, o.Policy.Secrets); err != nil {
+	if err := writeMsg(conn, o.Policy.Secrets()); err != nil {
 		return 0, err
 	}
 	var r credReply
@@ -502,7 +502,7 @@ func wait(conn int) (uint32, error) {
 // on sock; errBusy when another manager holds the session.
 func (o *Options) startManager(sock string, a *agentProc) error {
 	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle,
-		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets}
+		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets()}
 	if a != nil {
 		s.Agent, s.AgentStart = a.Pid, a.Start
 	}

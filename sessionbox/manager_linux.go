@@ -153,7 +153,7 @@ func (m *manager) setup() error {
 	if err != nil {
 		return err
 	}
-	p.Secrets = m.s.Secrets
+	p.SetSecrets(m.s.Secrets)
 	if platform.Brokers(b, p) {
 		bk, err := platform.NewBrokerage(m.s.StateDir, m.s.BrokerKey)
 		if err == nil {
@@ -163,9 +163,11 @@ func (m *manager) setup() error {
 			// Then the start brokers nothing either: the variables stay
 			// withheld.
 			m.brokerErr = err
-			p.Credentials, p.Secrets = nil, nil
+			p.Credentials = nil
+			p.SetSecrets(nil)
 		} else {
-			m.broker, p.Brokerage = bk, bk
+			m.broker = bk
+			p.SetBrokerage(bk)
 		}
 	}
 	link, err := keeperLink(m.s.StateDir)
