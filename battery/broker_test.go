@@ -227,3 +227,38 @@ func TestBrokeredCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokeredJudge: through the shim, as an agent runs it, a command
+// that sends a brokered credential to its host is no secret sent (the
+// sandbox holds a placeholder) and runs; with the network on, where the
+// variable is withheld, the judge still takes it for one.
+func TestBrokeredJudge(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				ca := newTestCA(t, filepath.Join(r.base, "certs"))
+				port, seen := ca.server(t, realTokenA)
+				brokerRules(t, r.home, port)
+				r.env = append(r.env, "TEST_TOKEN="+realTokenA, "SSL_CERT_FILE="+ca.file)
+				curl := fmt.Sprintf(`curl -sS -H "Authorization: Bearer $TEST_TOKEN" https://127.0.0.1:%d/`, port)
+				out, errs, code := r.sh(curl)
+				leaks(t, "the command's output", out+errs)
+				if code != 0 || !strings.Contains(out, "granted") {
+					t.Errorf("exit %d:\n%s\n%s\nthe server saw %q", code, out, errs, seen())
+				}
+				// The network on: withheld, and judged a secret sent.
+				conf := filepath.Join(r.home, ".config", "cordon", "config.yaml")
+				os.WriteFile(conf, []byte("sandbox:\n  backend: "+backend+"\n  session: "+session+"\n  network: \"on\"\n"), 0o644)
+				out, errs, code = r.sh(curl)
+				leaks(t, "the command's output", out+errs)
+				if code == 0 || strings.Contains(out, "granted") {
+					t.Errorf("network on: exit %d:\n%s\n%s", code, out, errs)
+				}
+			})
+		}
+	}
+}
