@@ -2,6 +2,7 @@ package platform
 
 import (
 	"crypto/rand"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,7 +106,7 @@ type Brokerage struct {
 // are withheld then.
 func NewBrokerage(stateDir string, key []byte) (*Brokerage, error) {
 	if !filepath.IsAbs(stateDir) {
-		return nil, errorString("no state directory for the broker's certificate authority")
+		return nil, errors.New("no state directory for the broker's certificate authority")
 	}
 	ca, err := broker.LoadCA(BrokerDir(stateDir))
 	if err != nil {
