@@ -171,6 +171,14 @@ func TestBrokeredCredentials(t *testing.T) {
 			if out, _ := run(`grep -c REALtoken "$SSL_CERT_FILE" /proc/1/environ /proc/$PPID/environ 2>/dev/null; cat "$SSL_CERT_FILE" | tail -3`); strings.Contains(out, "REALtoken") {
 				t.Errorf("a file in the sandbox holds the value:\n%s", out)
 			}
+			// The authority's key and directory are out of reach.
+			state := filepath.Join(b.home, ".local/state/cordon/broker")
+			if _, err := os.Stat(filepath.Join(state, "ca-key.pem")); err != nil {
+				t.Errorf("no authority was made in %s: %v", state, err)
+			}
+			if out, _ := run(fmt.Sprintf(`cat %[1]s/ca-key.pem; ls %[1]s; cat %[1]s/*`, state)); strings.Contains(out, "PRIVATE KEY") || strings.Contains(out, "\nca.pem") || strings.HasPrefix(out, "ca.pem") {
+				t.Errorf("the broker's directory is readable in the sandbox:\n%s", out)
+			}
 			// Another host, over TLS: the placeholder goes in the tunnel,
 			// where the broker does not look, and is worthless there.
 			out, _ = run(fmt.Sprintf(`curl -sS -H "Authorization: Bearer $TEST_TOKEN" https://127.0.0.1:%d/; echo`, other))

@@ -16773,6 +16773,8 @@ var builtinTable = table{
 			"$XDG_STATE_HOME/cordon/caches",
 			"~/.local/state/cordon/sessions",
 			"$XDG_STATE_HOME/cordon/sessions",
+			"~/.local/state/cordon/broker",
+			"$XDG_STATE_HOME/cordon/broker",
 			"/run/user",
 			"/run/docker.sock",
 			"/var/run/docker.sock",

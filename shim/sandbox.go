@@ -254,6 +254,11 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 		// sandbox and the next one's are then made alike.
 		if state := StateDir(getenv); state != "" {
 			os.MkdirAll(platform.LayersDir(state), 0o700)
+			// The broker's authority, hidden too (only an existing
+			// directory can be).
+			if len(ctx.Rules.Set.CredentialKinds()) > 0 {
+				os.MkdirAll(platform.BrokerDir(state), 0o700)
+			}
 		}
 		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"))
 	}
