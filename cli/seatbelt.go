@@ -34,6 +34,7 @@ func sandboxPolicy(dir string, env []string, opts *shim.ConfineOptions, stderr i
 	if err == nil {
 		var p *platform.Policy
 		if p, err = ctx.Policy(); err == nil {
+			p.SearchSockets() // what a sandbox made now would cover
 			return p, true
 		}
 	}

@@ -357,6 +357,7 @@ func elfInterp(path string) string {
 // signals to it, and exits as bwrap exits. It returns only when bwrap
 // could not be started.
 func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
+	b.policy.SearchSockets()
 	// bwrap's --die-with-parent fires when the thread that started it
 	// exits: keep this goroutine on its thread until the process ends.
 	runtime.LockOSThread()

@@ -174,6 +174,7 @@ func LayerMain(args []string) int {
 	}
 	runtime.LockOSThread()
 	m := planMounts(&p, isDir)
+	m.maskSockets(p.HostSockets)
 	// Outside bwrap's own mounts, no hidden path below a cache may be
 	// left uncovered (one that holds a path to keep readable cannot be
 	// covered whole here, as bwrap would).

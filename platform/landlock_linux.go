@@ -114,6 +114,15 @@ func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
 	return l, nil
 }
 
+// searchSockets looks for the host's sockets to cover, where the
+// sandbox starts.
+func (l *landlockBackend) searchSockets() {
+	l.p.SearchSockets()
+	if l.mounts != nil {
+		l.mounts.maskSockets(l.p.HostSockets)
+	}
+}
+
 // Name returns "landlock".
 func (l *landlockBackend) Name() string { return BackendLandlock }
 
@@ -128,6 +137,7 @@ func (l *landlockBackend) Degraded() []string { return l.degradations() }
 // it ends). It returns only when something failed, saying what; the
 // program never runs with less confinement than Degraded admits.
 func (l *landlockBackend) Exec(path string, argv, env []string, dir string) error {
+	l.searchSockets()
 	if l.userns || l.servesProxy() {
 		return l.execChild(path, argv, env, dir)
 	}
@@ -506,6 +516,8 @@ type mountPlan struct {
 	// program removed, a directory in /tmp) needs no cover, as one made
 	// after the start gets none.
 	maskDirs, maskFiles []string
+	// socketsMasked is true once the host's sockets are in maskFiles.
+	socketsMasked bool
 	// proxy is the allowlist's proxy socket ([Policy.Proxy]), bound
 	// back at its path into the masked directory that holds it.
 	proxy string
@@ -558,11 +570,6 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 		m.binds = append(m.binds, bind{path, ro})
 	}
 	slices.SortFunc(m.binds, func(a, b bind) int { return strings.Compare(a.path, b.path) })
-	for _, h := range p.HostSockets {
-		if !m.gone(h) {
-			m.maskFiles = append(m.maskFiles, h)
-		}
-	}
 	for _, h := range p.Hidden {
 		switch {
 		case m.gone(h) || !maskable(p, h):
@@ -577,6 +584,20 @@ func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
 
 // gone reports whether path is under the old /tmp, which the private one
 // covers.
+// maskSockets adds the host's sockets to what m covers, once; called
+// where the sandbox starts (see [Policy.SearchSockets]).
+func (m *mountPlan) maskSockets(sockets []string) {
+	if m.socketsMasked {
+		return
+	}
+	m.socketsMasked = true
+	for _, h := range sockets {
+		if !m.gone(h) {
+			m.maskFiles = append(m.maskFiles, h)
+		}
+	}
+}
+
 func (m *mountPlan) gone(path string) bool {
 	return m.privateTmp && Within(path, "/tmp") && !slices.ContainsFunc(m.keep, func(k string) bool { return Within(path, k) })
 }

@@ -822,7 +822,8 @@ func TestLandlockSocketVanished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln.Close() // removes the socket
+	p.SearchSockets() // as a start does
+	ln.Close()        // removes the socket
 	if !slices.Contains(p.HostSockets, sock) {
 		t.Fatalf("the policy does not cover %s: %q", sock, p.HostSockets)
 	}

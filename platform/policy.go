@@ -206,6 +206,8 @@ type Policy struct {
 	// socketsPartial is true when the search for HostSockets stopped
 	// early.
 	socketsPartial bool
+	// socketsSearched is true once HostSockets were looked for.
+	socketsSearched bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Credentials are the kinds of Spec.Credentials whose variable the
@@ -415,7 +417,6 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
 	p.brokerEnv(s, env)
 	p.normalize()
-	p.HostSockets, p.socketsPartial = p.hostSockets(c.readDir)
 	c.save()
 	return p, nil
 }

@@ -175,13 +175,22 @@ func TestPolicyCacheInvalidated(t *testing.T) {
 		}},
 		{"new socket in the scratch directory", func(c *cacheCase) {
 			listen(t, c.scratch+"/new.sock")
-		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.HostSockets, c.scratch+"/new.sock") }},
+		}, func(c *cacheCase, p *Policy) bool {
+			p.SearchSockets()
+			return slices.Contains(p.HostSockets, c.scratch+"/new.sock")
+		}},
 		{"new socket one level down", func(c *cacheCase) {
 			listen(t, c.scratch+"/build/s")
-		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.HostSockets, c.scratch+"/build/s") }},
+		}, func(c *cacheCase, p *Policy) bool {
+			p.SearchSockets()
+			return slices.Contains(p.HostSockets, c.scratch+"/build/s")
+		}},
 		{"new socket in the home directory", func(c *cacheCase) {
 			listen(t, c.home+"/a/ctl")
-		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.HostSockets, c.home+"/a/ctl") }},
+		}, func(c *cacheCase, p *Policy) bool {
+			p.SearchSockets()
+			return slices.Contains(p.HostSockets, c.home+"/a/ctl")
+		}},
 		{"new private entry in the scratch directory", func(c *cacheCase) {
 			os.Mkdir(c.scratch+"/ssh-NEW", 0o700)
 		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.Hidden, c.scratch+"/ssh-NEW") }},

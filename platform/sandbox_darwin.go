@@ -69,6 +69,9 @@ func newSeatbelt(p *Policy) (*seatbeltBackend, error) {
 	if isShellName(filepath.Base(self)) {
 		return nil, fmt.Errorf("the cordon binary %s is named like a shell; install it as cordon with the shells as links to it (./install.sh)", self)
 	}
+	// (On macOS every command makes its sandbox: no session to spare the
+	// search for.)
+	p.SearchSockets()
 	return &seatbeltBackend{policy: p, profile: NewSeatbeltProfile(p, ""), self: self}, nil
 }
 

@@ -56,6 +56,19 @@ func (p *Policy) socketRoots() []socketRoot {
 	return roots
 }
 
+// SearchSockets fills HostSockets, once, where a sandbox is made (a
+// backend's Start or Exec, a report of what it covers): a command run in
+// a session's sandbox made earlier never pays for the search, which
+// reads up to maxSocketDirs directories. HostSockets already given (a
+// test's, the layers' role's) are kept.
+func (p *Policy) SearchSockets() {
+	if p.socketsSearched || p.HostSockets != nil {
+		return
+	}
+	p.socketsSearched = true
+	p.HostSockets, p.socketsPartial = p.hostSockets(readDirPlain)
+}
+
 // hostSockets returns the sockets under p's socket roots, breadth first
 // in each and the roots in turn,
 // leaving out what the sandbox hides already, the workspace (the
@@ -126,6 +139,7 @@ func (p *Policy) hostSockets(readDir func(string) []dirEntry) ([]string, bool) {
 // command (then every pathname socket of the host is out of reach),
 // mounts whether a mount namespace covers the sockets found at start.
 func (p *Policy) SocketDegradations(resolveUnix, mounts bool) []string {
+	p.SearchSockets()
 	var out []string
 	switch {
 	case resolveUnix:

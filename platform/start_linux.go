@@ -20,6 +20,7 @@ func (b *bwrapBackend) Start(path string, argv, env []string, stdin *os.File) (*
 
 // start is Start, in process group pgid when it is above 0 ([StartIn]).
 func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	b.policy.SearchSockets()
 	terminal := !ownGroup()
 	b, release, err := b.withLayers()
 	if err != nil {
@@ -165,6 +166,7 @@ func (l *landlockBackend) Start(path string, argv, env []string, stdin *os.File)
 // allowlist, it runs behind the forwarder for a proxy this process
 // serves until it ends.
 func (l *landlockBackend) start(path string, argv, env []string, stdin *os.File, pgid int) (*Child, error) {
+	l.searchSockets()
 	return l.startIn(path, argv, env, "", stdin, pgid)
 }
 

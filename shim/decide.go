@@ -3,6 +3,7 @@ package shim
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -252,10 +253,15 @@ func (ctx *Context) seen() func(string) bool {
 		if err != nil {
 			return false
 		}
-		for _, h := range slices.Concat(p.Hidden, p.HostSockets) {
+		for _, h := range p.Hidden {
 			if platform.Within(path, h) {
 				return false
 			}
+		}
+		// The host's sockets are covered too, found where the sandbox
+		// starts (not here: a command of a session starts none).
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().Type() == fs.ModeSocket {
+			return slices.ContainsFunc(p.Sockets, func(s string) bool { return platform.Within(path, s) })
 		}
 		return true
 	}
