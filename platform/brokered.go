@@ -119,23 +119,25 @@ func NewBrokerage(stateDir string, key []byte) (*Brokerage, error) {
 	return &Brokerage{Broker: broker.New(ca), CA: ca, key: key}, nil
 }
 
-// Add gives the broker the credentials of kinds whose values secrets
-// ("NAME=value") holds, and returns what the sandbox's environment gets
-// for them ("NAME=placeholder").
-func (b *Brokerage) Add(kinds []CredentialKind, secrets []string) []string {
-	creds, env := Brokered(kinds, b.key, secrets)
+// Add gives the broker the credentials of p's sandbox whose values
+// secrets ("NAME=value") holds, and returns what the sandbox's
+// environment gets for them ("NAME=placeholder").
+func (b *Brokerage) Add(p *Policy, secrets []string) []string {
+	creds, env := Brokered(p, b.key, secrets)
 	b.Broker.Add(creds...)
 	return env
 }
 
-// Brokered is the one place that says what a sandbox holds by
-// placeholder: for each of kinds whose variable secrets ("NAME=value")
-// sets, the credential the broker holds and the sandbox's variable
-// ("NAME=placeholder"), the placeholder made under key.
-func Brokered(kinds []CredentialKind, key []byte, secrets []string) ([]broker.Credential, []string) {
+// Brokered is the one place that says what the sandbox of p holds by
+// placeholder, and what the broker holds for it: for each of
+// p.Credentials whose variable secrets ("NAME=value") sets, the
+// credential (its placeholder made under key) and the sandbox's
+// variable ("NAME=placeholder"). Every start and every command of a
+// session gets its credentials and variables from here.
+func Brokered(p *Policy, key []byte, secrets []string) ([]broker.Credential, []string) {
 	var creds []broker.Credential
 	var env []string
-	for _, k := range kinds {
+	for _, k := range p.Credentials {
 		v := Getenv(secrets, k.Env)
 		if v == "" || len(k.Hosts) == 0 {
 			continue

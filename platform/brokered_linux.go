@@ -38,7 +38,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 	}
 	c := *p
 	c.CABundle, c.CATargets = bundle, targets
-	return &c, WithCAEnv(SetVars(env, bk.Add(p.Credentials, p.secrets)), targets[0]), bk
+	return &c, WithCAEnv(SetVars(env, bk.Add(p, p.secrets)), targets[0]), bk
 }
 
 // bundle is the bundle that trusts the broker's authority for p's
@@ -74,7 +74,7 @@ func (b *Brokerage) SessionEnv(p *Policy, secrets []string) ([]string, error) {
 	if len(targets) == 0 {
 		return nil, fmt.Errorf("no bundle of trusted certificates on this host")
 	}
-	return WithCAEnv(b.Add(p.Credentials, secrets), targets[0]), nil
+	return WithCAEnv(b.Add(p, secrets), targets[0]), nil
 }
 
 // Brokers reports whether a start of backend b serves a broker for the
