@@ -41,12 +41,20 @@ func (p *Policy) brokerEnv(s *Spec, env []string) {
 		name, _, _ := strings.Cut(kv, "=")
 		return declared(name)
 	})
+	// A placeholder already (a shell started inside a sandbox that
+	// brokers it): worthless anywhere but through that sandbox's proxy,
+	// kept as it is.
+	for _, kv := range env {
+		if name, v, _ := strings.Cut(kv, "="); declared(name) && placeholder(v) && Getenv(env, name) == v {
+			p.Env = SetVars(p.Env, []string{kv})
+		}
+	}
 	if p.Network != NetworkAllowlist {
 		return
 	}
 	for _, k := range s.Credentials {
 		v := Getenv(env, k.Env)
-		if v == "" || !declared(k.Env) || slices.ContainsFunc(p.Credentials, func(o CredentialKind) bool { return o.Env == k.Env }) {
+		if v == "" || placeholder(v) || !declared(k.Env) || slices.ContainsFunc(p.Credentials, func(o CredentialKind) bool { return o.Env == k.Env }) {
 			continue
 		}
 		p.Credentials = append(p.Credentials, CredentialKind{Env: k.Env, Hosts: slices.Clone(k.Hosts)})
@@ -57,6 +65,13 @@ func (p *Policy) brokerEnv(s *Spec, env []string) {
 			}
 		}
 	}
+}
+
+// placeholder reports whether v is a broker's placeholder
+// ([broker.Placeholder]: "cordon_" and 40 hex digits).
+func placeholder(v string) bool {
+	hex, ok := strings.CutPrefix(v, "cordon_")
+	return ok && len(hex) == 40 && strings.Trim(hex, "0123456789abcdef") == ""
 }
 
 // withPort is a credential's host as an allowlist entry: with its port,

@@ -86,6 +86,12 @@ func TestBrokerPolicy(t *testing.T) {
 			t.Errorf("network %s: credentials %+v, secrets %d, env %q", n, p.Credentials, len(p.secrets), p.Env)
 		}
 	}
+	// A placeholder already (a shell inside a sandbox that brokers):
+	// kept, nothing brokered.
+	ph := "cordon_0123456789abcdef0123456789abcdef01234567"
+	if p, _ := NewPolicy(brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist), []string{"GH_TOKEN=" + ph}); !slices.Contains(p.Env, "GH_TOKEN="+ph) || len(p.Credentials) != 0 {
+		t.Errorf("placeholder: env %q, credentials %+v", p.Env, p.Credentials)
+	}
 	// pass_env keeps the variable itself: nothing to broker.
 	s := brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist)
 	s.PassEnv = []string{"GH_TOKEN"}
