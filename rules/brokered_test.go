@@ -49,3 +49,30 @@ func TestBrokeredVariables(t *testing.T) {
 		t.Errorf("OTHER_TOKEN sent: allowed")
 	}
 }
+
+// A credential kind must name a variable and hosts; "*" or a URL would
+// send the credential anywhere, and is refused.
+func TestCredentialKinds(t *testing.T) {
+	for _, k := range []rules.CredentialKind{
+		{Env: "", Hosts: []string{"api.example.com"}},
+		{Env: "X_TOKEN"},
+		{Env: "X_TOKEN", Hosts: []string{"*"}},
+		{Env: "X_TOKEN", Hosts: []string{"*.*"}},
+		{Env: "X_TOKEN", Hosts: []string{"https://api.example.com/"}},
+		{Env: "X_TOKEN", Hosts: []string{"user@api.example.com"}},
+	} {
+		if _, err := rules.Compile([]string{"f.yaml"}, []*rules.File{{Version: 1, Credentials: []rules.CredentialKind{k}}}); err == nil {
+			t.Errorf("%+v: no error", k)
+		}
+	}
+	s, err := rules.Compile([]string{"a.yaml", "b.yaml"}, []*rules.File{
+		{Version: 1, Credentials: []rules.CredentialKind{{Env: "X_TOKEN", Hosts: []string{"api.example.com"}}}},
+		{Version: 1, Credentials: []rules.CredentialKind{{Env: "X_TOKEN", Hosts: []string{"*.example.org:8443"}}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := s.CredentialKinds(); len(k) != 1 || len(k[0].Hosts) != 2 {
+		t.Errorf("kinds %+v, want X_TOKEN with both hosts", k)
+	}
+}
