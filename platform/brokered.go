@@ -2,6 +2,7 @@ package platform
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"errors"
 	"os"
 	"path/filepath"
@@ -131,8 +132,14 @@ func NewBrokerage(stateDir string, key []byte) (*Brokerage, error) {
 		key = make([]byte, 32)
 		rand.Read(key)
 	}
-	return &Brokerage{Broker: broker.New(ca), CA: ca, key: key}, nil
+	b := &Brokerage{Broker: broker.New(ca), CA: ca, key: key}
+	b.Broker.Roots = testBrokerRoots
+	return b, nil
 }
+
+// testBrokerRoots, when set (by tests), verifies the real hosts instead
+// of the host's trust.
+var testBrokerRoots *x509.CertPool
 
 // Add gives the broker the credentials of p's sandbox whose values
 // secrets ("NAME=value") holds, and returns what the sandbox's

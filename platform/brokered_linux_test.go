@@ -1,14 +1,29 @@
 package platform
 
 import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io/fs"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/internal/wire"
 )
@@ -152,5 +167,104 @@ func TestBrokerFor(t *testing.T) {
 	os.WriteFile(bad, nil, 0o644)
 	if _, benv, bk := brokerFor(p, bad, p.Env); bk != nil || Getenv(benv, "GH_TOKEN") != "" {
 		t.Errorf("with no CA: broker %v, GH_TOKEN=%q", bk, Getenv(benv, "GH_TOKEN"))
+	}
+}
+
+// TestBrokeredSandbox runs curl in a sandbox of each backend that holds
+// GH_TOKEN for api.cred.test (a name the proxy's table resolves to a
+// server on the host's loopback): the request reaches it with the real
+// value, the sandbox holds a placeholder, and the placeholder to another
+// name is refused.
+func TestBrokeredSandbox(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"}, IsCA: true, BasicConstraintsValid: true,
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageCertSign}
+	caDER, _ := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, key.Public(), key)
+	caCert, _ := x509.ParseCertificate(caDER)
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), DNSNames: []string{"api.cred.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	leafDER, _ := x509.CreateCertificate(rand.Reader, leafTmpl, caCert, key.Public(), key)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "token "+realToken {
+			fmt.Fprintln(w, "granted")
+			return
+		}
+		w.WriteHeader(401)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: key}}}
+	srv.StartTLS()
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	roots := x509.NewCertPool()
+	roots.AddCert(caCert)
+	testBrokerRoots = roots
+	testResolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
+		if host == "api.cred.test" || host == "other.cred.test" {
+			return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+		}
+		return nil, fmt.Errorf("no such host %s", host)
+	}
+	defer func() { testResolve, testBrokerRoots = nil, nil }()
+	for _, backend := range []string{BackendBwrap, BackendLandlock} {
+		t.Run(backend, func(t *testing.T) {
+			ws := t.TempDir()
+			stateDir := t.TempDir()
+			os.MkdirAll(SessionsDir(stateDir), 0o700)
+			os.MkdirAll(BrokerDir(stateDir), 0o700)
+			s := &Spec{Workspace: ws, Scratch: []string{os.TempDir()}, Network: NetworkAllowlist,
+				Hidden:      []string{SessionsDir(stateDir), BrokerDir(stateDir)},
+				NetAllow:    []string{"other.cred.test", "127.0.0.0/8"},
+				Credentials: []CredentialKind{{Env: "GH_TOKEN", Hosts: []string{fmt.Sprintf("api.cred.test:%d", port)}}}}
+			p, err := NewPolicy(s, []string{"PATH=/usr/bin:/bin", "HOME=" + t.TempDir(), "GH_TOKEN=" + realToken})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b Backend
+			if backend == BackendBwrap {
+				b, err = newBwrap(p, stateDir)
+			} else {
+				var l *landlockBackend
+				if l, err = newLandlock(p); err == nil && l.nsErr != nil {
+					err = l.nsErr
+				}
+				if err == nil {
+					l.stateDir, b = stateDir, l
+				}
+			}
+			if err != nil {
+				if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+					t.Fatal(err)
+				}
+				t.Skip(err)
+			}
+			script := fmt.Sprintf(`echo "v=$GH_TOKEN"
+curl -sS -H "Authorization: token $GH_TOKEN" https://api.cred.test:%[1]d/
+curl -sS -H "Authorization: token $GH_TOKEN" https://other.cred.test:%[1]d/ || echo "other failed"
+cat /proc/self/environ | tr '\0' '\n' | grep -c cordon_
+cat %[2]s/* 2>&1 | head -2`, port, BrokerDir(stateDir))
+			out := filepath.Join(ws, "out")
+			c, err := b.Start("/bin/bash", []string{"bash", "-c", "{ " + script + "\n} >" + out + " 2>&1"}, append(p.Env, "PWD="+ws), os.Stdin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Wait()
+			data, _ := os.ReadFile(out)
+			got := string(data)
+			t.Logf("inside:\n%s", got)
+			if strings.Contains(got, "REALVALUE") || strings.Contains(got, "PRIVATE KEY") {
+				t.Error("the real value or the authority's key reached the sandbox")
+			}
+			for _, want := range []string{"v=cordon_", "granted", "other failed"} {
+				if !strings.Contains(got, want) {
+					t.Errorf("inside, no %q", want)
+				}
+			}
+			if strings.Count(got, "granted") != 1 {
+				t.Error("the placeholder was granted on another host")
+			}
+		})
 	}
 }
