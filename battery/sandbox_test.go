@@ -44,9 +44,14 @@ type battery struct {
 
 // batteryBase makes the directory that holds a battery's fake home, and
 // returns it. Not t.TempDir: /tmp is scratch, writable in the sandbox.
+//
+// Inside this run's testBase, not beside it: a Landlock session's key
+// holds the names in the directories on the way to its hidden paths
+// (docs/session.md), and a test's directory made or removed in the home
+// directory while another test's session lived replaced that session.
 func batteryBase(t testing.TB) string {
 	t.Helper()
-	base, err := outsideScratch()
+	base, err := os.MkdirTemp(testBase, "t-")
 	if err != nil {
 		t.Fatal(err)
 	}

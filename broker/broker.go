@@ -292,15 +292,17 @@ func (s *served) one() bool {
 	}
 	werr := resp.Write(s.client)
 	resp.Body.Close()
+	wait := time.NewTimer(time.Second)
+	defer wait.Stop()
 	select {
 	case err := <-sent:
 		if err != nil {
 			s.closeUp()
 			return false
 		}
-	default:
-		// Answered before the request was all sent: the connection's
-		// framing is lost; end it.
+	case <-wait.C:
+		// Answered before the request was all sent, and no longer
+		// read: the connection's framing is lost; end it.
 		s.closeUp()
 		<-sent
 		return false
