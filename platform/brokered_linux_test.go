@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/broker"
 	"github.com/cordonsh/cordon/internal/wire"
 )
 
@@ -119,7 +120,14 @@ func TestBrokerPolicy(t *testing.T) {
 // variables, never the value; the bundle holds no value either.
 func TestBrokerFor(t *testing.T) {
 	root := tree(t, "home/proj/", "certs/system.pem")
-	os.WriteFile(filepath.Join(root, "certs/system.pem"), []byte("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n"), 0o644)
+	// The system's bundle: another authority's certificate, and a line
+	// that is none (only certificates come through).
+	other, err := broker.LoadCA(filepath.Join(root, "other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys, _ := os.ReadFile(other.CertFile())
+	os.WriteFile(filepath.Join(root, "certs/system.pem"), append([]byte("GH_TOKEN=REALVALUE\n"), sys...), 0o644)
 	env := []string{"HOME=" + filepath.Join(root, "home"), "GH_TOKEN=" + realToken, "SSL_CERT_FILE=" + filepath.Join(root, "certs/system.pem")}
 	p, err := NewPolicy(brokerSpec(filepath.Join(root, "home/proj"), NetworkAllowlist), env)
 	if err != nil {
@@ -137,7 +145,7 @@ func TestBrokerFor(t *testing.T) {
 	if !strings.HasPrefix(ph, "cordon_") || Getenv(benv, "SSL_CERT_FILE") != bp.CATargets[0] || Getenv(benv, "NODE_EXTRA_CA_CERTS") != bp.CATargets[0] {
 		t.Errorf("env %q", benv)
 	}
-	if b, _ := os.ReadFile(bp.CABundle); strings.Contains(string(b), "REALVALUE") || !strings.Contains(string(b), "AAAA") {
+	if b, _ := os.ReadFile(bp.CABundle); strings.Contains(string(b), "REALVALUE") || !strings.HasPrefix(string(b), string(sys)) {
 		t.Errorf("bundle: %s", b)
 	}
 	for _, kv := range benv {
