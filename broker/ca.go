@@ -22,6 +22,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cordonsh/cordon/filelock"
@@ -238,7 +239,9 @@ const maxBundle = 16 << 20
 // sandbox, so no other line of a file the sandbox hides (a key, a
 // token) may come through.
 func certificates(name string) ([]byte, error) {
-	f, err := os.Open(name)
+	// Not blocking: a FIFO put there since the caller looked would hold
+	// the process that serves the proxy.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
