@@ -43,6 +43,7 @@ type belowWatch struct {
 	entries      []string // the places, relative to a repository's root
 	skip         []string // names of directories not watched
 	roots        []string // nested repositories' roots: their places are the ledger's
+	adopted      []string // repositories made below the root that this watch gave the ledger: their git directories are its, the places at their roots still the watch's
 	since        time.Time
 	in           int              // the inotify descriptor; -1 for a walk that only finds
 	found        func(rel string) // what is done with a place found: moved, or listed
@@ -96,7 +97,9 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		if w.stopped.Load() {
 			return
 		}
-		w.roots = append(w.roots, rel)
+		// (Only its git directory is the ledger's now: a place at its
+		// root stays one below the root, see [AdoptRoots].)
+		w.adopted = append(w.adopted, rel)
 		// Its git directory and hooks are watched from now on (what is
 		// written there is put back by the ledger, which keeps it now),
 		// then it is put back to what git makes.
@@ -192,7 +195,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		switch {
 		case d.typ == unix.DT_DIR:
 			if d.name == ".git" {
-				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && (fresh || bornSince(fd, d.name, w.since)) {
+				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since)) {
 					w.newRepo(rel)
 				}
 				continue
@@ -454,7 +457,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		switch {
 		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0:
 		case name == ".git":
-			if dir != "." && !slices.Contains(w.roots, dir) {
+			if dir != "." && !slices.Contains(w.roots, dir) && !slices.Contains(w.adopted, dir) {
 				w.newRepo(dir)
 			}
 		case !w.skipped(name):

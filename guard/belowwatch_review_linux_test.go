@@ -1,0 +1,27 @@
+package guard
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A repository a background process makes below the root (git init
+// deep/repo) is adopted by the ledger for its git directory only: a
+// place at its root (deep/repo/.envrc) is still a place below the root,
+// which the watch moves aside, as the round does.
+func TestWatchBelowAdoptedRootPlace(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	os.MkdirAll(filepath.Join(ws, "a/repo/.git/hooks"), 0o755)
+	time.Sleep(100 * time.Millisecond)
+	planted := filepath.Join(ws, "a/repo/.envrc")
+	os.WriteFile(planted, []byte("touch pwned\n"), 0o644)
+	if !waitGone(planted) {
+		t.Error("a place at the root of a repository made during the watch stayed")
+	}
+}
