@@ -452,6 +452,10 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	if !ok || name == "" {
 		return
 	}
+	// Each event is a look of its own: what a link's target held when
+	// an earlier one looked through it (empty) may have changed since,
+	// in a directory the watch does not go into.
+	w.links, w.linkDirs = nil, 0
 	path := join(dir, name)
 	if mask&unix.IN_ISDIR != 0 {
 		switch {

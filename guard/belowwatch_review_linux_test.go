@@ -25,3 +25,24 @@ func TestWatchBelowAdoptedRootPlace(t *testing.T) {
 		t.Error("a place at the root of a repository made during the watch stayed")
 	}
 }
+
+// A link the watch looked through when it held no place is looked
+// through again when another link to the same directory is made: what
+// it holds may have changed since (the watch does not go into
+// node_modules).
+func TestWatchBelowLinkLookedThroughAgain(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	st := filepath.Join(ws, "node_modules/st")
+	os.MkdirAll(st, 0o755)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool1"))
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(filepath.Join(st, ".envrc"), []byte("touch pwned\n"), 0o644)
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool2"))
+	if !waitGone(filepath.Join(ws, "tool2")) {
+		t.Error("a link made during the watch to a directory holding a place stayed (the directory was looked through earlier, empty)")
+	}
+}
