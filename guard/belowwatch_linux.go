@@ -52,6 +52,12 @@ type belowWatch struct {
 	n            int              // directories walked
 	linkDirs     int              // directories looked through behind links
 	links        map[linkKey]bool // what each link target held
+	// behind are the watches of directories looked through behind
+	// links (the watch does not go into node_modules): a write there
+	// has the links in linked looked through again (see recheckLinks).
+	behind  map[int32]bool
+	linked  []string // the links whose targets were looked through, relative to ws
+	relinks bool     // an event came from behind a link
 	// clean reports whether git has the place at rel committed and
 	// unchanged; with it, a place in a directory changed since the
 	// walk's start counts as changed otherwise (a file moved in with its
@@ -258,6 +264,13 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 		return false // not a directory (or gone): a link to a file is the file's place
 	}
 	defer unix.Close(fd)
+	if w.in >= 0 && !slices.Contains(w.linked, rel) {
+		if len(w.linked) >= maxLinkDirsTotal {
+			w.partial = true
+		} else {
+			w.linked = append(w.linked, rel)
+		}
+	}
 	changed := fresh || w.chainChanged(abs)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
@@ -282,6 +295,7 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 		if unix.Fstat(fd, &st) == nil && changedSince(&st, w.since) {
 			sawChange = true
 		}
+		w.watchBehind(fd)
 		entries := readDirFD(fd)
 		for _, d := range entries {
 			if !w.place(join(rel, join(sub, d.name))) {
@@ -314,6 +328,59 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 	w.links[key] = r
 	return r
 }
+
+// watchBehind watches the directory open at fd, looked through behind a
+// link, for a place written there later (the session's watch only).
+func (w *belowWatch) watchBehind(fd int) {
+	if w.in < 0 {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents)
+	if err != nil {
+		w.partial = true
+		return
+	}
+	if w.behind[int32(wd)] {
+		return
+	}
+	if len(w.behind) >= maxLinkDirsTotal {
+		if _, ok := w.dirs[int32(wd)]; !ok && !w.gitDirs[int32(wd)] {
+			unix.InotifyRmWatch(w.in, uint32(wd))
+		}
+		w.partial = true
+		return
+	}
+	if w.behind == nil {
+		w.behind = map[int32]bool{}
+	}
+	w.behind[int32(wd)] = true
+}
+
+// recheckLinks looks through the links whose targets were looked
+// through again, after a write behind one, and moves aside those that
+// lead to a place now (any place behind a link changed since the
+// watch's start, else a place changed since).
+func (w *belowWatch) recheckLinks() {
+	w.links, w.linkDirs = nil, 0
+	w.linked = slices.DeleteFunc(w.linked, func(rel string) bool {
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(w.ws, rel), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			return true
+		}
+		fd, err := openBelow(w.ws, filepath.Dir(rel))
+		if err != nil {
+			return false
+		}
+		defer unix.Close(fd)
+		if w.linkToPlaces(fd, filepath.Base(rel), rel, false) {
+			w.found(rel)
+		}
+		return false
+	})
+}
+
+// belowEvents are the events the watch asks for.
+const belowEvents = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 
 // A linkKey is a link's target directory and whether the link changed:
 // a walk looks through each once.
@@ -422,6 +489,10 @@ func (w *belowWatch) loop(wake int) {
 				w.event(ev.Wd, ev.Mask, name)
 			}
 		}
+		if w.relinks && !w.stopped.Load() {
+			w.relinks = false
+			w.recheckLinks()
+		}
 		w.report()
 	}
 }
@@ -438,7 +509,11 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 			w.n--
 		}
 		delete(w.gitDirs, wd)
+		delete(w.behind, wd)
 		return
+	}
+	if w.behind[wd] {
+		w.relinks = true
 	}
 	if w.gitDirs[wd] {
 		w.mu.Lock()

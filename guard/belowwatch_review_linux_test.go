@@ -46,3 +46,35 @@ func TestWatchBelowLinkLookedThroughAgain(t *testing.T) {
 		t.Error("a link made during the watch to a directory holding a place stayed (the directory was looked through earlier, empty)")
 	}
 }
+
+// A place written, during the watch, in a directory the watch does not
+// go into (node_modules) but that a link in the workspace leads to
+// (tool -> node_modules/st: npm run in tool reads tool/.npmrc): the
+// link is moved aside, whether it was made before the watch or during
+// it.
+func TestWatchBelowPlantBehindLink(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	for _, d := range []string{"node_modules/st", "node_modules/old"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.Symlink("node_modules/old", filepath.Join(ws, "oldtool")) // the person's
+	time.Sleep(50 * time.Millisecond)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(filepath.Join(ws, "tool")); err != nil {
+		t.Fatalf("a link to an empty directory was moved: %v", err)
+	}
+	os.WriteFile(filepath.Join(ws, "node_modules/st/.envrc"), []byte("touch pwned\n"), 0o644)
+	if !waitGone(filepath.Join(ws, "tool")) {
+		t.Error("a link made during the watch stayed once a place was written behind it")
+	}
+	os.MkdirAll(filepath.Join(ws, "node_modules/old/.vscode"), 0o755)
+	os.WriteFile(filepath.Join(ws, "node_modules/old/.vscode/tasks.json"), []byte("{}"), 0o644)
+	if !waitGone(filepath.Join(ws, "oldtool")) {
+		t.Error("a link from before the watch stayed once a place was written behind it")
+	}
+}
