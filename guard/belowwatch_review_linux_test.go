@@ -78,3 +78,28 @@ func TestWatchBelowPlantBehindLink(t *testing.T) {
 		t.Error("a link from before the watch stayed once a place was written behind it")
 	}
 }
+
+// A watched directory moved out of the watch's way (into node_modules,
+// or outside the workspace) and a link to it put in its place: a place
+// written there after is seen through the link, which is moved aside.
+func TestWatchBelowDirSwappedForLink(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	outside := filepath.Join(filepath.Dir(ws), "out")
+	os.MkdirAll(filepath.Join(ws, "c"), 0o755)
+	time.Sleep(50 * time.Millisecond)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(100 * time.Millisecond)
+	for dir, to := range map[string]string{"a": filepath.Join(ws, "node_modules/h"), "c": outside} {
+		if err := os.Rename(filepath.Join(ws, dir), to); err != nil {
+			t.Fatal(err)
+		}
+		os.Symlink(to, filepath.Join(ws, dir))
+		time.Sleep(100 * time.Millisecond)
+		os.WriteFile(filepath.Join(to, ".envrc"), []byte("touch pwned\n"), 0o644)
+		if !waitGone(filepath.Join(ws, dir)) {
+			t.Errorf("%s, swapped for a link to %s, stayed with a place written behind it", dir, to)
+		}
+	}
+}
