@@ -131,13 +131,15 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		w.report()
 		w.loop(wake[0])
 	}()
-	return func() {
+	// (Once: a second call must not close a descriptor opened since
+	// with the same number.)
+	return sync.OnceFunc(func() {
 		w.stopped.Store(true)
 		unix.Write(wake[1], []byte{0})
 		unix.Close(wake[1])
 		w.mu.Lock() // a move under way ends first
 		w.mu.Unlock()
-	}
+	})
 }
 
 // hasBelowEntries reports whether entries name any place a directory

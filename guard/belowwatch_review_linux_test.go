@@ -103,3 +103,30 @@ func TestWatchBelowDirSwappedForLink(t *testing.T) {
 		}
 	}
 }
+
+// stop may be called twice (a deferred stop after an explicit one): the
+// second call closes nothing, not a descriptor opened since with the
+// number the first one closed.
+func TestWatchBelowStopTwice(t *testing.T) {
+	p, state := belowPolicy(t)
+	p.Guarded = []string{filepath.Join(p.Workspace, ".envrc")}
+	stop := WatchBetween(state, p, time.Now())
+	time.Sleep(100 * time.Millisecond)
+	stop()
+	time.Sleep(100 * time.Millisecond) // (the watches' goroutines close theirs)
+	var files []*os.File
+	for range 8 {
+		f, err := os.Open(os.DevNull)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		files = append(files, f)
+	}
+	stop()
+	for _, f := range files {
+		if _, err := f.Stat(); err != nil {
+			t.Errorf("a descriptor opened after the watch stopped was closed by a second stop: %v", err)
+		}
+	}
+}
