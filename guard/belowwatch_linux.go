@@ -181,7 +181,6 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		w.partial = true
 		return
 	}
-	w.n++
 	if w.in >= 0 {
 		const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 		// (The descriptor's own name: the directory opened, whatever a
@@ -191,7 +190,12 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 			w.partial = true // ENOSPC: the kernel's limit on watches
 			return
 		}
+		if _, ok := w.dirs[int32(wd)]; !ok {
+			w.n++ // (a directory watched already, moved or walked again, counts once)
+		}
 		w.dirs[int32(wd)] = rel
+	} else {
+		w.n++
 	}
 	var dst unix.Stat_t
 	if rel != "." && w.clean != nil && unix.Fstat(fd, &dst) == nil && changedSince(&dst, w.since) {
@@ -503,7 +507,15 @@ func (w *belowWatch) loop(wake int) {
 func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	switch {
 	case mask&unix.IN_Q_OVERFLOW != 0:
+		// Events lost (a process wrote faster than they were read): the
+		// workspace is looked at again now, for what was written
+		// meanwhile and the directories made meanwhile, and the links'
+		// targets; still partial (a directory moved in meanwhile with
+		// an old place in it is the next round's).
 		w.partial = true
+		w.links, w.linkDirs = nil, 0
+		w.add(".", 0, false)
+		w.relinks = true
 		return
 	case mask&unix.IN_IGNORED != 0:
 		if _, ok := w.dirs[wd]; ok {

@@ -1,10 +1,14 @@
 package guard
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A repository a background process makes below the root (git init
@@ -128,5 +132,42 @@ func TestWatchBelowStopTwice(t *testing.T) {
 		if _, err := f.Stat(); err != nil {
 			t.Errorf("a descriptor opened after the watch stopped was closed by a second stop: %v", err)
 		}
+	}
+}
+
+// Events lost (the kernel's queue overflowed, as a process that writes
+// thousands of files can make it): the watch looks at the workspace
+// again at once, for the places written meanwhile and the directories
+// made meanwhile, which it watches from then on.
+func TestWatchBelowQueueOverflow(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(in)
+	var found []string
+	w := &belowWatch{stateDir: state, ws: ws, entries: p.RootGuarded, skip: p.Regenerable, since: time.Now(), in: in,
+		dirs: map[int32]string{}, gitDirs: map[int32]bool{}, found: func(rel string) { found = append(found, rel) }}
+	w.add(".", 0, false)
+	os.MkdirAll(filepath.Join(ws, "e/f"), 0o755)
+	os.WriteFile(filepath.Join(ws, "e/f/.envrc"), []byte("touch pwned\n"), 0o644)
+	// The events lost.
+	buf := make([]byte, 64<<10)
+	for {
+		if n, err := unix.Read(in, buf); n <= 0 || err != nil {
+			break
+		}
+	}
+	w.event(-1, unix.IN_Q_OVERFLOW, "")
+	if !slices.Contains(found, "e/f/.envrc") {
+		t.Errorf("a place written while events were lost was not found: %v", found)
+	}
+	if !slices.Contains(slices.Collect(maps.Values(w.dirs)), "e/f") {
+		t.Errorf("a directory made while events were lost is not watched: %v", w.dirs)
+	}
+	if !w.partial {
+		t.Error("lost events do not make the watch partial (the next round looks from its start)")
 	}
 }
