@@ -83,16 +83,20 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	if since.IsZero() {
 		since = time.Now()
 	}
+	// The mark is made again when the watch stops: the round of the
+	// command whose end started it runs while it does, and takes the
+	// mark made at its start.
+	mark := func() { markBelow(stateDir, p.Workspace, since) }
 	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		markBelow(stateDir, p.Workspace, since)
-		return func() {}
+		mark()
+		return mark
 	}
 	var wake [2]int
 	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(in)
-		markBelow(stateDir, p.Workspace, since)
-		return func() {}
+		mark()
+		return mark
 	}
 	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]bool{}}
 	w.found = w.move
@@ -123,7 +127,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	// What the watch cannot see (a write through a hard link from a
 	// directory it does not watch, node_modules) the next command's
 	// round finds by its change time: it looks from here on.
-	markBelow(stateDir, p.Workspace, since)
+	mark()
 	go func() {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
@@ -139,6 +143,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		unix.Close(wake[1])
 		w.mu.Lock() // a move under way ends first
 		w.mu.Unlock()
+		mark()
 	})
 }
 

@@ -171,3 +171,46 @@ func TestWatchBelowQueueOverflow(t *testing.T) {
 		t.Error("lost events do not make the watch partial (the next round looks from its start)")
 	}
 }
+
+// The watch's mark (the next round looks from the watch's start on) is
+// taken by the round of the command whose end started the watch, which
+// runs while the watch does; what the watch cannot see after that round
+// (a write through a hard link made from node_modules to a person's
+// place, the link removed after) must still be looked at by the next
+// command's round: the mark is there once the watch stops.
+func TestWatchBelowMarkOutlivesRound(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	envrc := filepath.Join(ws, "a/.envrc") // the person's
+	os.WriteFile(envrc, []byte("ok\n"), 0o644)
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	stop := watchBelow(state, p, since)
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	// The round of the command that left the process running.
+	mark, ok := BelowSince(state, ws)
+	if !ok {
+		t.Fatal("no mark at the watch's start")
+	}
+	DoneBelow(state, ws, mark)
+	// After it, the process writes the person's place through a hard
+	// link the watch does not see, and removes the link.
+	h := filepath.Join(ws, "node_modules/h")
+	if err := os.Link(envrc, h); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(h, []byte("touch pwned\n"), 0o644)
+	os.Remove(h)
+	time.Sleep(100 * time.Millisecond)
+	stop()
+	// The next command's round.
+	from, ok := BelowSince(state, ws)
+	if !ok || from.After(since) {
+		t.Fatalf("after the watch, the next round looks from %v (marked %v), not from the watch's start %v", from, ok, since)
+	}
+	found, _, _ := FindBelow(ws, p.RootGuarded, p.Regenerable, nil, from, nil)
+	if !slices.Contains(found, envrc) {
+		t.Errorf("the next round does not find the place written through a hard link: %v", found)
+	}
+}
