@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -212,5 +213,43 @@ func TestWatchBelowMarkOutlivesRound(t *testing.T) {
 	found, _, _ := FindBelow(ws, p.RootGuarded, p.Regenerable, nil, from, nil)
 	if !slices.Contains(found, envrc) {
 		t.Errorf("the next round does not find the place written through a hard link: %v", found)
+	}
+}
+
+// A watch stopped while its first walk runs (the session ends, or the
+// next command comes, at once) leaves no descriptor open once its walk
+// has ended; nor does one that moved places and looked through links.
+func TestWatchBelowStopDuringWalk(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	for i := range 3000 {
+		os.MkdirAll(filepath.Join(ws, "w", strconv.Itoa(i/100), strconv.Itoa(i)), 0o755)
+	}
+	os.MkdirAll(filepath.Join(ws, "node_modules/st"), 0o755)
+	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
+	count := func() int {
+		names, _ := os.ReadDir("/proc/self/fd")
+		return len(names)
+	}
+	settle := func(want int) int {
+		n := count()
+		for start := time.Now(); n > want && time.Since(start) < 5*time.Second; n = count() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		return n
+	}
+	before := count()
+	WatchBetween(state, p, time.Now())()
+	if n := settle(before); n != before {
+		t.Errorf("%d descriptors open before a watch stopped during its walk, %d after", before, n)
+	}
+	stop := WatchBetween(state, p, time.Now())
+	time.Sleep(500 * time.Millisecond)
+	os.WriteFile(filepath.Join(ws, "w/1/150/.envrc"), nil, 0o644)
+	os.WriteFile(filepath.Join(ws, "node_modules/st/.envrc"), nil, 0o644)
+	waitGone(filepath.Join(ws, "tool"))
+	stop()
+	if n := settle(before); n != before {
+		t.Errorf("%d descriptors open before a watch, %d after", before, n)
 	}
 }
