@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,5 +252,21 @@ func TestWatchBelowStopDuringWalk(t *testing.T) {
 	stop()
 	if n := settle(before); n != before {
 		t.Errorf("%d descriptors open before a watch, %d after", before, n)
+	}
+}
+
+// A watch that cannot start (no inotify instance left: the kernel's
+// limit per user, 128 by default, which editors share) says so, as one
+// that cannot watch every directory does.
+func TestWatchBelowNoInstance(t *testing.T) {
+	defer func(f func(int) (int, error)) { inotifyInit = f }(inotifyInit)
+	inotifyInit = func(int) (int, error) { return -1, unix.EMFILE }
+	p, state := belowPolicy(t)
+	watchBelow(state, p, time.Now())()
+	if _, ok := BelowSince(state, p.Workspace); !ok {
+		t.Error("a watch that could not start left no mark")
+	}
+	if lines := takeLines(state, p.Workspace); !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "could not watch") }) {
+		t.Errorf("nothing says the watch could not start: %q", lines)
 	}
 }
