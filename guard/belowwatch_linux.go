@@ -48,7 +48,7 @@ type belowWatch struct {
 	in           int              // the inotify descriptor; -1 for a walk that only finds
 	found        func(rel string) // what is done with a place found: moved, or listed
 	dirs         map[int32]string // watch descriptor to the directory, relative to ws
-	gitDirs      map[int32]bool   // watches of adopted repositories' git directories and hooks
+	gitDirs      map[int32]string // watches of adopted repositories' git directories and hooks: the directory, relative to ws
 	n            int              // directories walked
 	linkDirs     int              // directories looked through behind links
 	links        map[linkKey]bool // what each link target held
@@ -99,7 +99,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		mark()
 		return mark
 	}
-	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]bool{}}
+	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
 	w.newRepo = func(rel string) {
@@ -115,13 +115,7 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		// written there is put back by the ledger, which keeps it now),
 		// then it is put back to what git makes.
 		for _, d := range []string{join(rel, ".git"), join(rel, ".git/hooks")} {
-			if fd, err := openBelow(w.ws, d); err == nil {
-				const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
-				if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events); err == nil {
-					w.gitDirs[int32(wd)] = true
-				}
-				unix.Close(fd)
-			}
+			w.watchGit(d)
 		}
 		AdoptRoots(stateDir, p.Workspace, []string{filepath.Join(p.Workspace, rel)})
 	}
@@ -341,6 +335,20 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 	return r
 }
 
+// watchGit watches the directory rel (below ws), an adopted
+// repository's git directory or hooks: what is written there is put back
+// by the ledger at once.
+func (w *belowWatch) watchGit(rel string) {
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+		w.gitDirs[int32(wd)] = rel
+	}
+}
+
 // watchBehind watches the directory open at fd, looked through behind a
 // link, for a place written there later (the session's watch only).
 func (w *belowWatch) watchBehind(fd int) {
@@ -356,7 +364,7 @@ func (w *belowWatch) watchBehind(fd int) {
 		return
 	}
 	if len(w.behind) >= maxLinkDirsTotal {
-		if _, ok := w.dirs[int32(wd)]; !ok && !w.gitDirs[int32(wd)] {
+		if _, ok := w.dirs[int32(wd)]; !ok && w.gitDirs[int32(wd)] == "" {
 			unix.InotifyRmWatch(w.in, uint32(wd))
 		}
 		w.partial = true
@@ -535,9 +543,15 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	if w.behind[wd] {
 		w.relinks = true
 	}
-	if w.gitDirs[wd] {
+	if d := w.gitDirs[wd]; d != "" {
 		w.mu.Lock()
 		if !w.stopped.Load() {
+			// A hooks directory made after the repository was found:
+			// watched from now on, before the reconcile (a hook
+			// written meanwhile is seen by one or the other).
+			if name == "hooks" && filepath.Base(d) == ".git" && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+				w.watchGit(join(d, name))
+			}
 			reconcileNow(w.stateDir, w.ws)
 		}
 		w.mu.Unlock()

@@ -151,7 +151,7 @@ func TestWatchBelowQueueOverflow(t *testing.T) {
 	defer unix.Close(in)
 	var found []string
 	w := &belowWatch{stateDir: state, ws: ws, entries: p.RootGuarded, skip: p.Regenerable, since: time.Now(), in: in,
-		dirs: map[int32]string{}, gitDirs: map[int32]bool{}, found: func(rel string) { found = append(found, rel) }}
+		dirs: map[int32]string{}, gitDirs: map[int32]string{}, found: func(rel string) { found = append(found, rel) }}
 	w.add(".", 0, false)
 	os.MkdirAll(filepath.Join(ws, "e/f"), 0o755)
 	os.WriteFile(filepath.Join(ws, "e/f/.envrc"), []byte("touch pwned\n"), 0o644)
@@ -268,5 +268,30 @@ func TestWatchBelowNoInstance(t *testing.T) {
 	}
 	if lines := takeLines(state, p.Workspace); !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "could not watch") }) {
 		t.Errorf("nothing says the watch could not start: %q", lines)
+	}
+}
+
+// A repository made below the root piece by piece (its .git first, its
+// hooks directory later): a hook planted there is put back at once, as
+// in one git init made whole.
+func TestWatchBelowAdoptedHooksLater(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	defer Release(state, ws)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	git := filepath.Join(ws, "a/repo/.git")
+	os.MkdirAll(git, 0o755)
+	time.Sleep(200 * time.Millisecond)
+	os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+	time.Sleep(200 * time.Millisecond)
+	hook := filepath.Join(git, "hooks/pre-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\ntouch pwned\n"), 0o755)
+	if !waitGone(hook) {
+		t.Error("a hook planted in a hooks directory made after its repository was found stayed")
 	}
 }
