@@ -570,7 +570,19 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		switch {
 		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0:
 		case name == ".git":
-			if dir != "." && !slices.Contains(w.roots, dir) && !slices.Contains(w.adopted, dir) {
+			switch {
+			case dir == "." || slices.Contains(w.roots, dir):
+			case slices.Contains(w.adopted, dir):
+				// Another git directory for a repository the watch
+				// found: watched as the first, and put back.
+				w.mu.Lock()
+				if !w.stopped.Load() {
+					w.watchGit(path)
+					w.watchGit(join(path, "hooks"))
+					reconcileNow(w.stateDir, w.ws)
+				}
+				w.mu.Unlock()
+			default:
 				w.newRepo(dir)
 			}
 		case !w.skipped(name):

@@ -295,3 +295,29 @@ func TestWatchBelowAdoptedHooksLater(t *testing.T) {
 		t.Error("a hook planted in a hooks directory made after its repository was found stayed")
 	}
 }
+
+// The git directory of a repository the watch found, replaced by
+// another (moved away, a new one made): the new one's hooks are watched
+// as the first one's were.
+func TestWatchBelowAdoptedGitDirReplaced(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	defer Release(state, ws)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	git := filepath.Join(ws, "a/repo/.git")
+	os.MkdirAll(filepath.Join(git, "hooks"), 0o755)
+	time.Sleep(200 * time.Millisecond)
+	os.Rename(git, filepath.Join(ws, "a/repo/old"))
+	os.MkdirAll(filepath.Join(git, "hooks"), 0o755)
+	time.Sleep(200 * time.Millisecond)
+	hook := filepath.Join(git, "hooks/pre-commit")
+	os.WriteFile(hook, []byte("#!/bin/sh\ntouch pwned\n"), 0o755)
+	if !waitGone(hook) {
+		t.Error("a hook planted in a repository's new git directory stayed")
+	}
+}
