@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -213,7 +214,8 @@ func (b *Broker) Serve(c net.Conn, host string, port int, dial func(ctx context.
 		return
 	}
 	c.SetDeadline(time.Time{})
-	s := &served{b: b, client: tc, br: bufio.NewReader(tc), host: host, port: port, dial: dial}
+	lc := &limitedConn{Conn: tc}
+	s := &served{b: b, client: tc, in: lc, br: bufio.NewReader(lc), host: host, port: port, dial: dial}
 	defer s.closeUp()
 	for s.one() {
 	}
@@ -223,6 +225,7 @@ func (b *Broker) Serve(c net.Conn, host string, port int, dial func(ctx context.
 type served struct {
 	b      *Broker
 	client net.Conn
+	in     *limitedConn // client, read through br
 	br     *bufio.Reader
 	host   string
 	port   int
@@ -241,8 +244,17 @@ func (s *served) closeUp() {
 
 // one serves one request; false when the connection is done.
 func (s *served) one() bool {
+	// A request's head is bounded (the command must not fill the
+	// memory of the process that serves the proxy), its body not.
+	s.in.left = maxHead
+	s.client.SetReadDeadline(time.Now().Add(idle))
 	req, err := http.ReadRequest(s.br)
+	s.client.SetReadDeadline(time.Time{})
+	s.in.left = -1
 	if err != nil {
+		if s.in.exceeded {
+			s.reply(431, fmt.Sprintf("cordon's credential broker: a request's head is larger than %d bytes\n", maxHead))
+		}
 		return false
 	}
 	if !s.sameHost(req.Host) {
@@ -400,6 +412,36 @@ func (s *served) refuse(req *http.Request, reason string) bool {
 
 func (s *served) reply(code int, body string) {
 	fmt.Fprintf(s.client, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", code, http.StatusText(code), len(body), body)
+}
+
+// idle is how long a kept-alive connection waits for its next request.
+const idle = 2 * time.Minute
+
+// maxHead bounds a request's line and headers, as net/http's server
+// does by default.
+const maxHead = 1 << 20
+
+// limitedConn is a connection whose reads stop after left more bytes
+// (none when below 0).
+type limitedConn struct {
+	net.Conn
+	left     int64
+	exceeded bool
+}
+
+func (c *limitedConn) Read(p []byte) (int, error) {
+	if c.left >= 0 {
+		if c.left == 0 {
+			c.exceeded = true
+			return 0, errors.New("a request head too large")
+		}
+		p = p[:min(int64(len(p)), c.left)]
+	}
+	n, err := c.Conn.Read(p)
+	if c.left >= 0 {
+		c.left -= int64(n)
+	}
+	return n, err
 }
 
 // hopHeaders are the headers of one connection, not of the request.

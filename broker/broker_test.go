@@ -279,18 +279,30 @@ func TestCA(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(dir, "ca-key.pem")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("key mode: %v %v", fi, err)
 	}
+	// The system bundle: another authority's certificate, with what
+	// the file named by SSL_CERT_FILE may hold besides (a command names
+	// it): only certificates come through.
+	other, err := broker.LoadCA(filepath.Join(t.TempDir(), "other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	po, _ := os.ReadFile(other.CertFile())
+	key, _ := os.ReadFile(filepath.Join(filepath.Dir(other.CertFile()), "ca-key.pem"))
 	sys := filepath.Join(t.TempDir(), "system.pem")
-	os.WriteFile(sys, []byte("-----BEGIN CERTIFICATE-----\nsystem\n-----END CERTIFICATE-----"), 0o644)
+	os.WriteFile(sys, []byte("token=SECRET-LINE\n"+string(key)+string(po)+"-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n"), 0o644)
 	bundle, err := a.Bundle(sys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(bundle)
-	if !strings.HasPrefix(string(got), "-----BEGIN CERTIFICATE-----\nsystem") || !strings.HasSuffix(string(got), string(pa)) {
+	if !strings.HasPrefix(string(got), string(po)) || !strings.HasSuffix(string(got), string(pa)) {
 		t.Errorf("bundle:\n%s", got)
 	}
-	if strings.Contains(string(got), "PRIVATE") {
-		t.Error("the bundle holds the key")
+	if strings.Contains(string(got), "PRIVATE") || strings.Contains(string(got), "SECRET") || strings.Contains(string(got), "bm90") {
+		t.Errorf("the bundle holds more than certificates:\n%s", got)
+	}
+	if _, err := a.Bundle("/dev/zero"); err == nil {
+		t.Error("a bundle made of /dev/zero")
 	}
 	os.WriteFile(filepath.Join(dir, "ca-key.pem"), []byte("garbage"), 0o600)
 	if _, err := broker.LoadCA(dir); err == nil || !strings.Contains(err.Error(), "remove") {
@@ -310,5 +322,18 @@ func TestPlaceholder(t *testing.T) {
 	}
 	if !strings.HasPrefix(a, "cordon_") || len(a) != 47 {
 		t.Errorf("placeholder %q", a)
+	}
+}
+
+// TestHugeHead: a request head past the bound ends the connection with
+// 431, not the memory of the process that serves the proxy.
+func TestHugeHead(t *testing.T) {
+	r := newRig(t)
+	code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph, "X-Fill": strings.Repeat("a", 2<<20)}, nil)
+	if code != 431 || !strings.Contains(body, "cordon") {
+		t.Errorf("a 2 MiB header: %d %q, want cordon's 431", code, body)
+	}
+	if len(r.seen) != 0 {
+		t.Errorf("the service got %d requests", len(r.seen))
 	}
 }

@@ -15,12 +15,14 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/netip"
 	"os"
 	"os/user"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cordonsh/cordon/filelock"
@@ -208,17 +210,12 @@ func (ca *CA) CertFile() string { return filepath.Join(ca.dir, certFile) }
 // authority's own, written again when either changed. Bundles of
 // different system files are kept apart.
 func (ca *CA) Bundle(system string) (string, error) {
-	var sys []byte
+	var want []byte
 	if system != "" {
 		var err error
-		if sys, err = os.ReadFile(system); err != nil {
+		if want, err = certificates(system); err != nil {
 			return "", fmt.Errorf("cannot read the certificate bundle %s: %w", system, err)
 		}
-	}
-	want := make([]byte, 0, len(sys)+len(ca.pem)+64)
-	want = append(want, sys...)
-	if len(want) > 0 && want[len(want)-1] != '\n' {
-		want = append(want, '\n')
 	}
 	want = append(want, "# cordon's authority for sandboxes (docs/network.md)\n"...)
 	want = append(want, ca.pem...)
@@ -231,6 +228,50 @@ func (ca *CA) Bundle(system string) (string, error) {
 		return "", fmt.Errorf("cannot write the sandbox's certificate bundle: %w", err)
 	}
 	return name, nil
+}
+
+// maxBundle bounds the system bundle read (Debian's is about 200 KB).
+const maxBundle = 16 << 20
+
+// certificates returns the certificates of the PEM file name, and
+// nothing else of it: the file is named by the command's environment
+// (SSL_CERT_FILE), and the bundle made from it is seen inside the
+// sandbox, so no other line of a file the sandbox hides (a key, a
+// token) may come through.
+func certificates(name string) ([]byte, error) {
+	// Not blocking: a FIFO put there since the caller looked would hold
+	// the process that serves the proxy.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxBundle {
+		return nil, fmt.Errorf("not a regular file of at most %d bytes", maxBundle)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxBundle))
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			return out, nil
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		if _, err := x509.ParseCertificate(b.Bytes); err != nil {
+			continue
+		}
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.Bytes})...)
+	}
 }
 
 // leaf returns a certificate for host (a name, or an address) signed by

@@ -43,14 +43,21 @@ type belowWatch struct {
 	entries      []string // the places, relative to a repository's root
 	skip         []string // names of directories not watched
 	roots        []string // nested repositories' roots: their places are the ledger's
+	adopted      []string // repositories made below the root that this watch gave the ledger: their git directories are its, the places at their roots still the watch's
 	since        time.Time
 	in           int              // the inotify descriptor; -1 for a walk that only finds
 	found        func(rel string) // what is done with a place found: moved, or listed
 	dirs         map[int32]string // watch descriptor to the directory, relative to ws
-	gitDirs      map[int32]bool   // watches of adopted repositories' git directories and hooks
+	gitDirs      map[int32]string // watches of adopted repositories' git directories and hooks: the directory, relative to ws
 	n            int              // directories walked
 	linkDirs     int              // directories looked through behind links
 	links        map[linkKey]bool // what each link target held
+	// behind are the watches of directories looked through behind
+	// links (the watch does not go into node_modules): a write there
+	// has the links in linked looked through again (see recheckLinks).
+	behind  map[int32]bool
+	linked  []string // the links whose targets were looked through, relative to ws
+	relinks bool     // an event came from behind a link
 	// clean reports whether git has the place at rel committed and
 	// unchanged; with it, a place in a directory changed since the
 	// walk's start counts as changed otherwise (a file moved in with its
@@ -76,18 +83,23 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	if since.IsZero() {
 		since = time.Now()
 	}
-	in, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
+	// The mark is made again when the watch stops: the round of the
+	// command whose end started it runs while it does, and takes the
+	// mark made at its start.
+	mark := func() { markBelow(stateDir, p.Workspace, since) }
+	in, err := inotifyInit(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
-		markBelow(stateDir, p.Workspace, since)
-		return func() {}
+		mark()
+		keepLines(stateDir, p.Workspace, []string{partialLine(p.Workspace)})
+		return mark
 	}
 	var wake [2]int
 	if err := unix.Pipe2(wake[:], unix.O_CLOEXEC); err != nil {
 		unix.Close(in)
-		markBelow(stateDir, p.Workspace, since)
-		return func() {}
+		mark()
+		return mark
 	}
-	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]bool{}}
+	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
 	w.newRepo = func(rel string) {
@@ -96,25 +108,21 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		if w.stopped.Load() {
 			return
 		}
-		w.roots = append(w.roots, rel)
+		// (Only its git directory is the ledger's now: a place at its
+		// root stays one below the root, see [AdoptRoots].)
+		w.adopted = append(w.adopted, rel)
 		// Its git directory and hooks are watched from now on (what is
 		// written there is put back by the ledger, which keeps it now),
 		// then it is put back to what git makes.
 		for _, d := range []string{join(rel, ".git"), join(rel, ".git/hooks")} {
-			if fd, err := openBelow(w.ws, d); err == nil {
-				const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
-				if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events); err == nil {
-					w.gitDirs[int32(wd)] = true
-				}
-				unix.Close(fd)
-			}
+			w.watchGit(d)
 		}
 		AdoptRoots(stateDir, p.Workspace, []string{filepath.Join(p.Workspace, rel)})
 	}
 	// What the watch cannot see (a write through a hard link from a
 	// directory it does not watch, node_modules) the next command's
 	// round finds by its change time: it looks from here on.
-	markBelow(stateDir, p.Workspace, since)
+	mark()
 	go func() {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
@@ -122,13 +130,16 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		w.report()
 		w.loop(wake[0])
 	}()
-	return func() {
+	// (Once: a second call must not close a descriptor opened since
+	// with the same number.)
+	return sync.OnceFunc(func() {
 		w.stopped.Store(true)
 		unix.Write(wake[1], []byte{0})
 		unix.Close(wake[1])
 		w.mu.Lock() // a move under way ends first
 		w.mu.Unlock()
-	}
+		mark()
+	})
 }
 
 // hasBelowEntries reports whether entries name any place a directory
@@ -170,7 +181,6 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		w.partial = true
 		return
 	}
-	w.n++
 	if w.in >= 0 {
 		const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 		// (The descriptor's own name: the directory opened, whatever a
@@ -180,7 +190,12 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 			w.partial = true // ENOSPC: the kernel's limit on watches
 			return
 		}
+		if _, ok := w.dirs[int32(wd)]; !ok {
+			w.n++ // (a directory watched already, moved or walked again, counts once)
+		}
 		w.dirs[int32(wd)] = rel
+	} else {
+		w.n++
 	}
 	var dst unix.Stat_t
 	if rel != "." && w.clean != nil && unix.Fstat(fd, &dst) == nil && changedSince(&dst, w.since) {
@@ -192,7 +207,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		switch {
 		case d.typ == unix.DT_DIR:
 			if d.name == ".git" {
-				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && (fresh || bornSince(fd, d.name, w.since)) {
+				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since)) {
 					w.newRepo(rel)
 				}
 				continue
@@ -255,6 +270,13 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 		return false // not a directory (or gone): a link to a file is the file's place
 	}
 	defer unix.Close(fd)
+	if w.in >= 0 && !slices.Contains(w.linked, rel) {
+		if len(w.linked) >= maxLinkDirsTotal {
+			w.partial = true
+		} else {
+			w.linked = append(w.linked, rel)
+		}
+	}
 	changed := fresh || w.chainChanged(abs)
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) != nil {
@@ -279,6 +301,7 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 		if unix.Fstat(fd, &st) == nil && changedSince(&st, w.since) {
 			sawChange = true
 		}
+		w.watchBehind(fd)
 		entries := readDirFD(fd)
 		for _, d := range entries {
 			if !w.place(join(rel, join(sub, d.name))) {
@@ -311,6 +334,73 @@ func (w *belowWatch) linkToPlaces(dirfd int, name, rel string, fresh bool) bool 
 	w.links[key] = r
 	return r
 }
+
+// watchGit watches the directory rel (below ws), an adopted
+// repository's git directory or hooks: what is written there is put back
+// by the ledger at once.
+func (w *belowWatch) watchGit(rel string) {
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+		w.gitDirs[int32(wd)] = rel
+	}
+}
+
+// watchBehind watches the directory open at fd, looked through behind a
+// link, for a place written there later (the session's watch only).
+func (w *belowWatch) watchBehind(fd int) {
+	if w.in < 0 {
+		return
+	}
+	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents)
+	if err != nil {
+		w.partial = true
+		return
+	}
+	if w.behind[int32(wd)] {
+		return
+	}
+	if len(w.behind) >= maxLinkDirsTotal {
+		if _, ok := w.dirs[int32(wd)]; !ok && w.gitDirs[int32(wd)] == "" {
+			unix.InotifyRmWatch(w.in, uint32(wd))
+		}
+		w.partial = true
+		return
+	}
+	if w.behind == nil {
+		w.behind = map[int32]bool{}
+	}
+	w.behind[int32(wd)] = true
+}
+
+// recheckLinks looks through the links whose targets were looked
+// through again, after a write behind one, and moves aside those that
+// lead to a place now (any place behind a link changed since the
+// watch's start, else a place changed since).
+func (w *belowWatch) recheckLinks() {
+	w.links, w.linkDirs = nil, 0
+	w.linked = slices.DeleteFunc(w.linked, func(rel string) bool {
+		var st unix.Stat_t
+		if unix.Lstat(filepath.Join(w.ws, rel), &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			return true
+		}
+		fd, err := openBelow(w.ws, filepath.Dir(rel))
+		if err != nil {
+			return false
+		}
+		defer unix.Close(fd)
+		if w.linkToPlaces(fd, filepath.Base(rel), rel, false) {
+			w.found(rel)
+		}
+		return false
+	})
+}
+
+// belowEvents are the events the watch asks for.
+const belowEvents = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 
 // A linkKey is a link's target directory and whether the link changed:
 // a walk looks through each once.
@@ -419,6 +509,10 @@ func (w *belowWatch) loop(wake int) {
 				w.event(ev.Wd, ev.Mask, name)
 			}
 		}
+		if w.relinks && !w.stopped.Load() {
+			w.relinks = false
+			w.recheckLinks()
+		}
 		w.report()
 	}
 }
@@ -427,7 +521,15 @@ func (w *belowWatch) loop(wake int) {
 func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	switch {
 	case mask&unix.IN_Q_OVERFLOW != 0:
+		// Events lost (a process wrote faster than they were read): the
+		// workspace is looked at again now, for what was written
+		// meanwhile and the directories made meanwhile, and the links'
+		// targets; still partial (a directory moved in meanwhile with
+		// an old place in it is the next round's).
 		w.partial = true
+		w.links, w.linkDirs = nil, 0
+		w.add(".", 0, false)
+		w.relinks = true
 		return
 	case mask&unix.IN_IGNORED != 0:
 		if _, ok := w.dirs[wd]; ok {
@@ -435,11 +537,21 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 			w.n--
 		}
 		delete(w.gitDirs, wd)
+		delete(w.behind, wd)
 		return
 	}
-	if w.gitDirs[wd] {
+	if w.behind[wd] {
+		w.relinks = true
+	}
+	if d := w.gitDirs[wd]; d != "" {
 		w.mu.Lock()
 		if !w.stopped.Load() {
+			// A hooks directory made after the repository was found:
+			// watched from now on, before the reconcile (a hook
+			// written meanwhile is seen by one or the other).
+			if name == "hooks" && filepath.Base(d) == ".git" && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+				w.watchGit(join(d, name))
+			}
 			reconcileNow(w.stateDir, w.ws)
 		}
 		w.mu.Unlock()
@@ -449,12 +561,28 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	if !ok || name == "" {
 		return
 	}
+	// Each event is a look of its own: what a link's target held when
+	// an earlier one looked through it (empty) may have changed since,
+	// in a directory the watch does not go into.
+	w.links, w.linkDirs = nil, 0
 	path := join(dir, name)
 	if mask&unix.IN_ISDIR != 0 {
 		switch {
 		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0:
 		case name == ".git":
-			if dir != "." && !slices.Contains(w.roots, dir) {
+			switch {
+			case dir == "." || slices.Contains(w.roots, dir):
+			case slices.Contains(w.adopted, dir):
+				// Another git directory for a repository the watch
+				// found: watched as the first, and put back.
+				w.mu.Lock()
+				if !w.stopped.Load() {
+					w.watchGit(path)
+					w.watchGit(join(path, "hooks"))
+					reconcileNow(w.stateDir, w.ws)
+				}
+				w.mu.Unlock()
+			default:
 				w.newRepo(dir)
 			}
 		case !w.skipped(name):
@@ -522,8 +650,16 @@ func (w *belowWatch) report() {
 	}
 	w.said = true
 	markBelow(w.stateDir, w.ws, w.since)
-	keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(w.ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"})
+	keepLines(w.stateDir, w.ws, []string{partialLine(w.ws)})
 }
+
+// partialLine says that the watch of ws does not cover everything.
+func partialLine(ws string) string {
+	return "cordon: " + printable(ws) + ": the guard could not watch every directory of the workspace while a process a command left ran (more than " + strconv.Itoa(maxBelowDirs) + ", or the kernel's limit on inotify watches): the next command's round moves aside what it wrote at an auto-run place below the root"
+}
+
+// inotifyInit is unix.InotifyInit1 (a test's failing one).
+var inotifyInit = unix.InotifyInit1
 
 // skipped reports whether a directory called name is left out.
 func (w *belowWatch) skipped(name string) bool {

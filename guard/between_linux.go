@@ -185,13 +185,15 @@ func watchTop(stateDir string, p *platform.Policy) (stop func()) {
 			}
 		}
 	}()
-	return func() {
+	// (Once: a second call must not close a descriptor opened since
+	// with the same number.)
+	return sync.OnceFunc(func() {
 		mu.Lock()
 		stopped = true
 		mu.Unlock()
 		unix.Write(wake[1], []byte{0})
 		unix.Close(wake[1])
-	}
+	})
 }
 
 // reconcileNow puts ws's guarded places back to the trusted state, now,
