@@ -31,6 +31,9 @@ type spec struct {
 	Argv     []string         `json:"argv"`
 	Env      []string         `json:"env"`
 	Group    int              `json:"group,omitempty"` // the process group to start the program in; 0: its own
+	// Secrets are the policy's credential values ([platform.Policy.Secrets],
+	// never encoded with it), for the broker the guard serves.
+	Secrets []string `json:"secrets,omitempty"`
 }
 
 // A Command is a program started confined, under a guard process when
@@ -60,7 +63,7 @@ func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, 
 	if err := checkStateDir(p, stateDir); err != nil {
 		return nil, err
 	}
-	s := &spec{Backend: b.Name(), Policy: p, StateDir: stateDir, Path: path, Argv: argv, Env: env}
+	s := &spec{Backend: b.Name(), Policy: p, StateDir: stateDir, Path: path, Argv: argv, Env: env, Secrets: p.Secrets()}
 	if platform.IsTerminal(0) || platform.IsTerminal(1) || platform.IsTerminal(2) {
 		s.Group = syscall.Getpgrp()
 	}
@@ -273,6 +276,7 @@ func Main(args []string) int {
 	if err := wire.Decode(line, &s); err != nil || s.Policy == nil {
 		return fail("the guard process got a bad request (%v)", err)
 	}
+	s.Policy.SetSecrets(s.Secrets)
 	// Keyboard and hang-up signals are the program's; SIGTERM ends the
 	// command as the shim's end does.
 	sigs := make(chan os.Signal, 4)

@@ -378,7 +378,7 @@ func (b *bwrapBackend) Exec(path string, argv, env []string, dir string) error {
 		return err
 	}
 	defer release()
-	b, proxy, err := b.withProxy()
+	b, proxy, env, err := b.withProxy(env)
 	if err != nil {
 		return err
 	}

@@ -527,6 +527,10 @@ type mountPlan struct {
 	layers *Policy
 	// filtered are the credential files shown filtered ([Policy.Filtered]).
 	filtered []string
+	// caBundle is bound read-only over each of caTargets, last
+	// ([Policy.CABundle]).
+	caBundle  string
+	caTargets []string
 }
 
 // A bind is a path bound onto itself: read-only, or only pinned (a mount
@@ -540,7 +544,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{proxy: p.Proxy, filtered: p.Filtered}
+	m := &mountPlan{proxy: p.Proxy, filtered: p.Filtered, caBundle: p.CABundle, caTargets: p.CATargets}
 	if len(p.Caches) > 0 && p.Layer != "" {
 		m.layers = p
 	}
@@ -641,6 +645,16 @@ func (m *mountPlan) apply() error {
 		defer unix.Close(fd)
 		proxy = fd
 	}
+	bundle := -1
+	if m.caBundle != "" && len(m.caTargets) > 0 {
+		// Opened before the state directory that holds it is covered.
+		fd, err := unix.Open(m.caBundle, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("cannot reach the credential broker's certificate bundle: %w", err)
+		}
+		defer unix.Close(fd)
+		bundle = fd
+	}
 	// The real shells back over cordon (in cordon agent's namespace).
 	if err := restoreAgentShells(); err != nil {
 		return err
@@ -678,7 +692,20 @@ func (m *mountPlan) apply() error {
 			return fmt.Errorf("cannot hide %s under an empty tmpfs: %w", d, err)
 		}
 	}
-	return maskFiles(m.maskFiles, m.maskFiles) // (any removed since the policy: nothing to hide)
+	if err := maskFiles(m.maskFiles, m.maskFiles); err != nil { // (any removed since the policy: nothing to hide)
+		return err
+	}
+	if bundle >= 0 {
+		for _, t := range m.caTargets {
+			if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(bundle), t, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("cannot lay the credential broker's certificate bundle over %s: %w", t, err)
+			}
+			if err := remountReadOnly(t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // maskDirWith hides directory d under an empty tmpfs, as apply does,

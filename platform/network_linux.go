@@ -35,9 +35,10 @@ type hostProxy struct {
 
 // startProxy starts the proxy for policy p on a fresh socket in the
 // sessions' directory (named proxy-PID-RANDOM: not *.sock, which are the
-// sessions'). The error says why the allowlist cannot be served:
-// then nothing may run.
-func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
+// sessions'), handing the tunnels that take a credential to bk when it
+// is not nil. The error says why the allowlist cannot be served: then
+// nothing may run.
+func startProxy(p *Policy, stateDir string, bk *Brokerage) (*hostProxy, error) {
 	rules, err := netproxy.Compile(p.NetAllow, p.NetDeny)
 	if err != nil {
 		return nil, fmt.Errorf("the network rules: %v; fix the rule file, or set sandbox.network to on or off", err)
@@ -67,6 +68,14 @@ func startProxy(p *Policy, stateDir string) (*hostProxy, error) {
 	srv := &netproxy.Server{Rules: rules, Resolve: testResolve}
 	if NetRefused != nil {
 		srv.Refused = func(r *netproxy.Refusal) { NetRefused(p, r) }
+	}
+	if bk != nil {
+		srv.Broker = bk.Broker
+		if NetRefused != nil && bk.Broker.Refused == nil {
+			bk.Broker.Refused = func(host string, port int, reason string) {
+				NetRefused(p, &netproxy.Refusal{Host: host, Port: port, Reason: reason, Never: true})
+			}
+		}
 	}
 	go srv.Serve(ln)
 	return &hostProxy{sock: sock, ln: ln}, nil
@@ -137,20 +146,22 @@ func (h *hostProxy) stop() {
 	}
 }
 
-// withProxy returns b for one start: with the network allowlist, a copy
-// of b with a proxy started for it (the caller stops it when the
-// sandbox has ended).
-func (b *bwrapBackend) withProxy() (*bwrapBackend, *hostProxy, error) {
+// withProxy returns b and env for one start: with the network
+// allowlist, a copy of b with a proxy started for it (the caller stops
+// it when the sandbox has ended), and the policy's credentials brokered
+// (see brokerFor).
+func (b *bwrapBackend) withProxy(env []string) (*bwrapBackend, *hostProxy, []string, error) {
 	if b.policy.Network != NetworkAllowlist {
-		return b, nil, nil
+		return b, nil, env, nil
 	}
-	h, err := startProxy(b.policy, b.stateDir)
+	p, env, bk := brokerFor(b.policy, b.stateDir, env)
+	h, err := startProxy(p, b.stateDir, bk)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c := *b
-	c.proxySock = h.sock
-	return &c, h, nil
+	c.proxySock, c.policy = h.sock, p
+	return &c, h, env, nil
 }
 
 // servesProxy reports whether a start serves the allowlist's proxy:
@@ -159,41 +170,44 @@ func (l *landlockBackend) servesProxy() bool {
 	return l.p.Network == NetworkAllowlist && l.p.Proxy == ""
 }
 
-// withProxy returns l for one start and the program to run: with the
-// network allowlist, a copy of l whose policy names a proxy started for
-// it (the caller stops it when the program has ended), and the program
-// behind the forwarder: this binary itself, argv[0] the link that names
-// the role.
-func (l *landlockBackend) withProxy(path string, argv []string) (*landlockBackend, *hostProxy, string, []string, error) {
+// withProxy returns l for one start, the program to run and its
+// environment: with the network allowlist, a copy of l whose policy
+// names a proxy started for it (the caller stops it when the program
+// has ended) and binds the bundle of a broker (see brokerFor), the
+// program behind the forwarder (this binary itself, argv[0] the link
+// that names the role), and env with the placeholders.
+func (l *landlockBackend) withProxy(path string, argv, env []string) (*landlockBackend, *hostProxy, string, []string, []string, error) {
 	if !l.servesProxy() {
-		return l, nil, path, argv, nil
+		return l, nil, path, argv, env, nil
 	}
 	if !l.netns {
-		return nil, nil, "", nil, errors.New("landlock: the network allowlist needs a network namespace of the command's own, which cannot be made here; set sandbox.network to on or off")
+		return nil, nil, "", nil, nil, errors.New("landlock: the network allowlist needs a network namespace of the command's own, which cannot be made here; set sandbox.network to on or off")
 	}
 	self, err := selfPath()
 	if err != nil {
-		return nil, nil, "", nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
+		return nil, nil, "", nil, nil, fmt.Errorf("cannot find cordon's own binary for the network forwarder: %w", err)
 	}
-	h, err := startProxy(l.p, l.stateDir)
+	bp, env, bk := brokerFor(l.p, l.stateDir, env)
+	h, err := startProxy(bp, l.stateDir, bk)
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, nil, "", nil, nil, err
 	}
-	cmd, err := netWrap(l.stateDir, h.sock, l.p, path, argv)
+	cmd, err := netWrap(l.stateDir, h.sock, bp, path, argv)
 	if err != nil {
 		h.stop()
-		return nil, nil, "", nil, err
+		return nil, nil, "", nil, nil, err
 	}
-	p := *l.p
+	p := *bp
 	p.Proxy, p.Sockets = h.sock, append(slices.Clip(p.Sockets), h.sock)
 	c := *l
 	c.p = &p
 	if l.mounts != nil {
 		m := *l.mounts
 		m.proxy = h.sock
+		m.caBundle, m.caTargets = p.CABundle, p.CATargets
 		c.mounts = &m
 	}
-	return &c, h, self, cmd, nil
+	return &c, h, self, cmd, env, nil
 }
 
 // netArgs are bwrap's options for the policy's network: its own network
@@ -208,12 +222,17 @@ func (b *bwrapBackend) netArgs() []string {
 
 // proxyMount binds the proxy's socket into the sandbox at its own path
 // (in the sessions' directory, an empty directory there, which gets
-// search permission for it), for the allowlist.
+// search permission for it), for the allowlist; and the bundle that
+// trusts the credential broker over the host's bundles.
 func (b *bwrapBackend) proxyMount() []string {
 	if b.policy.Network != NetworkAllowlist {
 		return nil
 	}
-	return []string{"--ro-bind", b.socket(), b.socket()}
+	a := []string{"--ro-bind", b.socket(), b.socket()}
+	for _, t := range b.policy.CATargets {
+		a = append(a, "--ro-bind", b.policy.CABundle, t)
+	}
+	return a
 }
 
 // socket is the proxy's socket, or, before one is started (cordon

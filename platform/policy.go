@@ -87,6 +87,10 @@ type Spec struct {
 	CredentialWords []string
 	// PassEnv names variables kept even though they match CredentialVars.
 	PassEnv []string
+	// Credentials are the credential variables a sandbox with the
+	// network allowlist holds by placeholder, with their hosts (see
+	// brokered.go).
+	Credentials []CredentialKind
 	// Network is NetworkAllowlist (the default when empty), NetworkOn
 	// or NetworkOff.
 	Network Network
@@ -210,6 +214,27 @@ type Policy struct {
 	socketsSearched bool
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
+	// Credentials are the kinds of Spec.Credentials whose variable the
+	// environment sets, with the network allowlist: names and hosts,
+	// never values (see brokered.go). Their hosts are in NetAllow.
+	Credentials []CredentialKind `json:"credentials,omitempty"`
+	// secrets are their values, "NAME=value", for the process that
+	// starts the sandbox and serves its broker ([Policy.Secrets]).
+	// Unexported, so never encoded with the policy (not in the policy
+	// cache, a session's key, nor the setup step's request inside): the
+	// guard and the session's manager get them on a channel of their
+	// own.
+	secrets []string
+	// brokerage, when set, is the broker a start serves the credentials
+	// with (a session's, which its manager keeps adding to); nil: a
+	// start makes one of its own.
+	brokerage *Brokerage
+	// CABundle is the bundle (the host's certificates and the broker's
+	// authority) bound read-only over each of CATargets, the host's
+	// bundles, in a start that brokers credentials (set on that start's
+	// copy of the policy).
+	CABundle  string   `json:"ca_bundle,omitempty"`
+	CATargets []string `json:"ca_targets,omitempty"`
 	// Network is NetworkOn, NetworkAllowlist or NetworkOff.
 	Network Network `json:"network,omitempty"`
 	// NetworkDefault is true when the settings chose no network mode:
@@ -397,6 +422,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })
 	p.Env = FilterEnv(env, credvar.New(s.CredentialVars, s.CredentialWords), s.PassEnv)
+	p.brokerEnv(s, env)
 	p.normalize()
 	c.save()
 	return p, nil

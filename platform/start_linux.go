@@ -26,7 +26,7 @@ func (b *bwrapBackend) start(path string, argv, env []string, stdin *os.File, pg
 	if err != nil {
 		return nil, err
 	}
-	b, proxy, err := b.withProxy()
+	b, proxy, env, err := b.withProxy(env)
 	if err != nil {
 		release()
 		return nil, err
@@ -177,7 +177,7 @@ func (l *landlockBackend) startIn(path string, argv, env []string, dir string, s
 	if err != nil {
 		return nil, err
 	}
-	l, proxy, path, argv, err := l.withProxy(path, argv)
+	l, proxy, path, argv, env, err := l.withProxy(path, argv, env)
 	if err != nil {
 		release()
 		return nil, err

@@ -388,7 +388,7 @@ func (j *judging) credentialsSet(prefix string) []string {
 		if env.Windows {
 			name, p = strings.ToUpper(k), strings.ToUpper(prefix)
 		}
-		if strings.HasPrefix(name, p) && j.set.credentials().Var(name, v) {
+		if strings.HasPrefix(name, p) && j.set.credentials().Var(name, v) && (env.Brokered == nil || !env.Brokered(k)) {
 			out = append(out, k)
 		}
 	}

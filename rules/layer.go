@@ -29,6 +29,7 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 		gitSafe:     slices.Concat(s.gitSafe, f.GitConfigSafe),
 		approved:    slices.Concat(s.approved, f.Approved),
 		network:     addNetwork(s.network, f.Network),
+		credKinds:   s.credKinds,
 		envCode:     maps.Clone(s.envCode),
 		commands:    maps.Clone(s.commands),
 		wrappers:    s.wrappers,
@@ -36,6 +37,11 @@ func (s *Set) Extend(name string, f *File) (*Set, error) {
 	if len(f.Wrappers) > 0 {
 		return nil, &LoadError{File: name, Msg: "wrappers: only cordon's built-in rules name agents' wrappers (they decide what an approval is bound to); remove the key"}
 	}
+	kinds, err := addKinds(name, s.credKinds, f.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	n.credKinds = kinds
 	n.paths = addPaths(s.paths, f.Paths)
 	n.winPaths = addPaths(s.winPaths, f.WindowsPaths)
 	if n.commands == nil {
@@ -183,6 +189,7 @@ func (s *Set) WithFloor(floor *Set) *Set {
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
 		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
 		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies, wrappers: s.wrappers,
+		credKinds: s.credKinds,
 	}
 }
 

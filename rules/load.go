@@ -31,6 +31,7 @@ type Set struct {
 	policies    []*Policy
 	approved    []Approved
 	network     NetworkRules
+	credKinds   []CredentialKind
 	wrappers    []Wrapper // only the built-in rules': see [File.Wrappers]
 
 	wrapOnce sync.Once
@@ -122,6 +123,7 @@ func Builtin() *Set {
 	return &Set{
 		table: t, paths: t.paths, winPaths: t.winPaths, credVars: t.credVars, credWords: t.credWords, secretWords: t.secretWords,
 		gitSafe: t.gitSafe, envCode: t.envCode, policies: t.policies, network: t.network, wrappers: t.wrappers,
+		credKinds: t.credKinds,
 	}
 }
 
@@ -139,6 +141,7 @@ type table struct {
 	envCode     map[string]string
 	policies    []*Policy
 	network     NetworkRules
+	credKinds   []CredentialKind
 	wrappers    []Wrapper
 	commands    []tableEntry // sorted by name
 }
@@ -159,6 +162,11 @@ func (s *Set) GitConfigSafe() []string { return s.gitSafe }
 // Network returns the destinations allowed and denied, every layer's
 // entries together (see [File.Network]).
 func (s *Set) Network() NetworkRules { return s.network }
+
+// CredentialKinds returns the credential variables the sandbox holds by
+// placeholder, each with its hosts, every layer's entries together (see
+// [File.Credentials]).
+func (s *Set) CredentialKinds() []CredentialKind { return s.credKinds }
 
 // CredentialVars returns the globs of environment variable names that
 // hold credentials.
@@ -250,6 +258,11 @@ func (s *Set) add(name string, f *File) error {
 	s.gitSafe = append(s.gitSafe, f.GitConfigSafe...)
 	s.approved = append(s.approved, f.Approved...)
 	s.network = addNetwork(s.network, f.Network)
+	kinds, err := addKinds(name, s.credKinds, f.Credentials)
+	if err != nil {
+		return err
+	}
+	s.credKinds = kinds
 	for _, w := range f.Wrappers {
 		if _, err := compileWrapper(w); err != nil {
 			return &LoadError{File: name, Msg: err.Error()}
@@ -521,4 +534,50 @@ func Namespaces(f *File) []Namespace {
 	return []Namespace{
 		{"", f.Commands}, {"cmd:", f.CmdBuiltins}, {"ps:", f.PowerShell}, {"win:", f.WindowsCommands},
 	}
+}
+
+// addKinds returns a's credential kinds with b's added: a kind of a
+// variable a has gets b's hosts too. The error is an entry of the file
+// name without a variable or hosts, or with a host that is no name.
+func addKinds(name string, a, b []CredentialKind) ([]CredentialKind, error) {
+	if len(b) == 0 {
+		return a, nil
+	}
+	out := slices.Clone(a)
+	for _, k := range b {
+		if err := checkKind(k); err != nil {
+			return nil, &LoadError{File: name, Msg: err.Error()}
+		}
+		i := slices.IndexFunc(out, func(o CredentialKind) bool { return o.Env == k.Env })
+		if i < 0 {
+			out = append(out, CredentialKind{Env: k.Env, Hosts: slices.Clone(k.Hosts)})
+			continue
+		}
+		hosts := slices.Clone(out[i].Hosts)
+		for _, h := range k.Hosts {
+			if !slices.Contains(hosts, h) {
+				hosts = append(hosts, h)
+			}
+		}
+		out[i] = CredentialKind{Env: k.Env, Hosts: hosts}
+	}
+	return out, nil
+}
+
+// checkKind reports what is wrong with a credential kind.
+func checkKind(k CredentialKind) error {
+	if k.Env == "" || strings.ContainsAny(k.Env, "= \t\n") {
+		return fmt.Errorf("credentials: %q is not a variable's name", k.Env)
+	}
+	if len(k.Hosts) == 0 {
+		return fmt.Errorf("credentials: %s has no hosts", k.Env)
+	}
+	for _, h := range k.Hosts {
+		name, _, _ := strings.Cut(strings.TrimPrefix(h, "["), "]")
+		if h == "" || strings.ContainsAny(h, "/ \t\n@?#") || strings.Trim(name, "*.:") == "" {
+			// "*" alone, or a URL, would send the credential anywhere.
+			return fmt.Errorf("credentials: %s: %q is not a host name", k.Env, h)
+		}
+	}
+	return nil
 }

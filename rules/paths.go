@@ -76,6 +76,12 @@ type Env struct {
 	// stop. Nil when no sandbox confines the command (or it is not
 	// known): nothing is read-only then.
 	Writable func(path string) bool
+	// Brokered, when set, reports whether the sandbox the command runs
+	// in holds credential variable name as a placeholder that only the
+	// variable's own hosts take, the real value put on in transit
+	// (docs/network.md): printing or sending it gives nothing away, so
+	// it is no secret to the judge. Nil: every credential variable is.
+	Brokered func(name string) bool
 
 	msys  bool              // the command is Git Bash's: /c/x is C:\x
 	shown map[string]string // Windows paths as first written, by canonical form
@@ -670,6 +676,9 @@ func (s *Set) credentialVar(name string) bool { return s.credentials().Name(name
 // credentialSet reports whether variable name of e's environment holds
 // credentials, by its name or its value (a URL with a password).
 func (s *Set) credentialSet(e *Env, name string) bool {
+	if e.Brokered != nil && e.Brokered(name) {
+		return false
+	}
 	return s.credentials().Var(name, e.getenv(name))
 }
 

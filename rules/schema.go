@@ -36,6 +36,13 @@ type File struct {
 	// Network are the destinations sandboxed commands may reach when
 	// the network setting is allowlist (docs/network.md).
 	Network NetworkRules `yaml:"network"`
+	// Credentials are the credential variables the sandbox holds by a
+	// placeholder that the network proxy swaps for the real value on
+	// requests to the variable's own hosts (docs/network.md,
+	// "Credentials used, never held"). A layer adds kinds, and hosts to
+	// a kind of the same variable; a project's untrusted file may do
+	// neither.
+	Credentials []CredentialKind `yaml:"credentials"`
 	// Wrappers are the scripts agents wrap the command their model
 	// wrote in before a shell runs it with -c (see [Wrapper]). Only the
 	// built-in rules name them: a wrapper decides what an approval is
@@ -71,6 +78,14 @@ type File struct {
 type NetworkRules struct {
 	Allow []string `yaml:"allow"`
 	Deny  []string `yaml:"deny"`
+}
+
+// A CredentialKind is one credential variable and the hosts it may go
+// to: names or globs of names as in [NetworkRules], each with an
+// optional ":PORT" (443 when none).
+type CredentialKind struct {
+	Env   string   `yaml:"env" json:"env"`
+	Hosts []string `yaml:"hosts" json:"hosts"`
 }
 
 // PathClasses name groups of paths. Entries are paths or globs; "~"

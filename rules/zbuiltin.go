@@ -16808,6 +16808,8 @@ var builtinTable = table{
 			"$XDG_STATE_HOME/cordon/caches",
 			"~/.local/state/cordon/sessions",
 			"$XDG_STATE_HOME/cordon/sessions",
+			"~/.local/state/cordon/broker",
+			"$XDG_STATE_HOME/cordon/broker",
 			"/run/user",
 			"/run/docker.sock",
 			"/var/run/docker.sock",
@@ -18307,6 +18309,133 @@ var builtinTable = table{
 			"[::1]:9222",
 			"[::1]:9229",
 			"[::1]:5037",
+		},
+	},
+	credKinds: []CredentialKind{
+		{
+			Env: "GH_TOKEN",
+			Hosts: []string{
+				"api.github.com",
+				"github.com",
+				"uploads.github.com",
+			},
+		},
+		{
+			Env: "GITHUB_TOKEN",
+			Hosts: []string{
+				"api.github.com",
+				"github.com",
+				"uploads.github.com",
+			},
+		},
+		{
+			Env: "GITLAB_TOKEN",
+			Hosts: []string{
+				"gitlab.com",
+			},
+		},
+		{
+			Env: "NPM_TOKEN",
+			Hosts: []string{
+				"registry.npmjs.org",
+			},
+		},
+		{
+			Env: "CARGO_REGISTRY_TOKEN",
+			Hosts: []string{
+				"crates.io",
+			},
+		},
+		{
+			Env: "HF_TOKEN",
+			Hosts: []string{
+				"huggingface.co",
+			},
+		},
+		{
+			Env: "HUGGING_FACE_HUB_TOKEN",
+			Hosts: []string{
+				"huggingface.co",
+			},
+		},
+		{
+			Env: "OPENAI_API_KEY",
+			Hosts: []string{
+				"api.openai.com",
+			},
+		},
+		{
+			Env: "ANTHROPIC_API_KEY",
+			Hosts: []string{
+				"api.anthropic.com",
+			},
+		},
+		{
+			Env: "GEMINI_API_KEY",
+			Hosts: []string{
+				"generativelanguage.googleapis.com",
+			},
+		},
+		{
+			Env: "GOOGLE_API_KEY",
+			Hosts: []string{
+				"generativelanguage.googleapis.com",
+			},
+		},
+		{
+			Env: "MISTRAL_API_KEY",
+			Hosts: []string{
+				"api.mistral.ai",
+			},
+		},
+		{
+			Env: "GROQ_API_KEY",
+			Hosts: []string{
+				"api.groq.com",
+			},
+		},
+		{
+			Env: "OPENROUTER_API_KEY",
+			Hosts: []string{
+				"openrouter.ai",
+			},
+		},
+		{
+			Env: "DEEPSEEK_API_KEY",
+			Hosts: []string{
+				"api.deepseek.com",
+			},
+		},
+		{
+			Env: "XAI_API_KEY",
+			Hosts: []string{
+				"api.x.ai",
+			},
+		},
+		{
+			Env: "TOGETHER_API_KEY",
+			Hosts: []string{
+				"api.together.xyz",
+			},
+		},
+		{
+			Env: "FIREWORKS_API_KEY",
+			Hosts: []string{
+				"api.fireworks.ai",
+			},
+		},
+		{
+			Env: "COHERE_API_KEY",
+			Hosts: []string{
+				"api.cohere.com",
+				"api.cohere.ai",
+			},
+		},
+		{
+			Env: "PERPLEXITY_API_KEY",
+			Hosts: []string{
+				"api.perplexity.ai",
+			},
 		},
 	},
 	wrappers: []Wrapper{

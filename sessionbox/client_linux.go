@@ -2,6 +2,7 @@ package sessionbox
 
 import (
 	"bufio"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -45,6 +46,9 @@ type Options struct {
 	// say which changed when a new sandbox replaces one (replaced.go).
 	id    string
 	parts map[string]string
+	// brokerKey makes the session's placeholders: from the session's
+	// secret and id, on the host alone.
+	brokerKey []byte
 }
 
 // Exec runs the command in its session's sandbox, made when there is
@@ -204,6 +208,7 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 		return "", nil, err
 	}
 	o.id, o.parts = id, keyParts(o.Backend.Name(), &p)
+	o.brokerKey = brokerKey(secret, id)
 	h := sha256.New()
 	fmt.Fprintf(h, "%x\n%d\n%s\n%s\n%s\n", secret, os.Geteuid(), id, o.Backend.Name(), policy)
 	fmt.Fprintf(h, "%d %d %d %d\n", self.Dev, self.Ino, self.Size, self.Mtim.Nano())
@@ -311,6 +316,15 @@ func writeListing(w io.Writer, d string) {
 	fmt.Fprintf(w, "%d\n", len(entries))
 }
 
+// brokerKey is the key of a session's placeholders: the same for every
+// command of session id, unknown to anything that lacks the user's
+// session secret.
+func brokerKey(secret []byte, id string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("cordon broker key\x00" + id))
+	return m.Sum(nil)
+}
+
 // Dir is the directory of the sessions' sockets in state directory
 // stateDir: hidden in every sandbox.
 func Dir(stateDir string) string { return platform.SessionsDir(stateDir) }
@@ -353,7 +367,7 @@ func (o *Options) connect(sock string, a *agentProc, req *request) (int, int, er
 	for time.Now().Before(deadline) {
 		conn, err := dial(sock)
 		if err == nil {
-			pid, err := send(conn, req)
+			pid, err := o.send(conn, req)
 			if err == nil {
 				return conn, pid, nil
 			}
@@ -420,9 +434,23 @@ type keeperError string
 
 func (e keeperError) Error() string { return string(e) }
 
-// send sends req and waits for the keeper's "pid N".
-func send(conn int, req *request) (int, error) {
-	if err := sendRequest(conn, req, req.FDs); err != nil {
+// send gives the manager the command's credential values, then sends
+// req, with the manager's variables for them, and waits for the
+// keeper's "pid N".
+func (o *Options) send(conn int, req *request) (int, error) {
+	if err := writeMsg(conn, o.Policy.Secrets()); err != nil {
+		return 0, err
+	}
+	var r credReply
+	if err := readMsg(conn, &r); err != nil {
+		return 0, errors.New("the session's sandbox ended")
+	}
+	if r.Note != "" {
+		os.Stderr.WriteString(r.Note + "\n")
+	}
+	req2 := *req
+	req2.Env = platform.SetVars(req.Env, r.Env)
+	if err := sendRequest(conn, &req2, req.FDs); err != nil {
 		return 0, err
 	}
 	line, err := readLine(conn)
@@ -473,7 +501,8 @@ func wait(conn int) (uint32, error) {
 // startManager starts the session's manager and waits until it listens
 // on sock; errBusy when another manager holds the session.
 func (o *Options) startManager(sock string, a *agentProc) error {
-	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle}
+	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle,
+		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets()}
 	if a != nil {
 		s.Agent, s.AgentStart = a.Pid, a.Start
 	}

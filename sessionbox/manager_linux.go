@@ -34,6 +34,11 @@ type spec struct {
 	Agent      int              `json:"agent"`
 	AgentStart string           `json:"agent_start"`
 	Idle       time.Duration    `json:"idle"`
+	// BrokerKey makes the placeholders of the session's credentials
+	// (the same for every command), Secrets are the first command's
+	// values ([platform.Policy.Secrets]).
+	BrokerKey []byte   `json:"broker_key,omitempty"`
+	Secrets   []string `json:"secrets,omitempty"`
 }
 
 // A manager is one session's sandbox, from the host.
@@ -49,6 +54,10 @@ type manager struct {
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
 	filters int               // this process's seccomp filters
+	// broker serves the session's credentials, nil when it brokers none
+	// (brokerErr says why, when it should have).
+	broker    *platform.Brokerage
+	brokerErr error
 }
 
 // ManagerMain is the session's manager; args are [ManagerRole]. Its
@@ -143,6 +152,23 @@ func (m *manager) setup() error {
 	b, err := platform.Sandbox(m.s.Backend, p, m.s.StateDir)
 	if err != nil {
 		return err
+	}
+	p.SetSecrets(m.s.Secrets)
+	if platform.Brokers(b, p) {
+		bk, err := platform.NewBrokerage(m.s.StateDir, m.s.BrokerKey)
+		if err == nil {
+			err = bk.Check(p)
+		}
+		if err != nil {
+			// Then the start brokers nothing either: the variables stay
+			// withheld.
+			m.brokerErr = err
+			p.Credentials = nil
+			p.SetSecrets(nil)
+		} else {
+			m.broker = bk
+			p.SetBrokerage(bk)
+		}
 	}
 	link, err := keeperLink(m.s.StateDir)
 	if err != nil {
@@ -318,11 +344,17 @@ func (m *manager) serve() {
 				end <- struct{}{}
 				return
 			}
-			if m.outside(conn) {
-				conns <- conn
-			} else {
+			if !m.outside(conn) {
 				unix.Close(conn)
+				continue
 			}
+			go func() {
+				if m.credentials(conn) {
+					conns <- conn
+				} else {
+					unix.Close(conn)
+				}
+			}()
 		}
 	}()
 	go func() {
@@ -406,6 +438,31 @@ func (m *manager) serve() {
 			reapOrphans()
 		}
 	}
+}
+
+// credentials reads a command's credential values from conn, gives them
+// to the session's broker, and answers with the command's variables for
+// them (see credReply). False: the shim is gone or said nothing in time.
+func (m *manager) credentials(conn int) bool {
+	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
+	defer unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
+	var secrets []string
+	if err := readMsg(conn, &secrets); err != nil {
+		return false
+	}
+	var r credReply
+	switch {
+	case len(secrets) == 0:
+	case m.broker != nil:
+		env, err := m.broker.SessionEnv(m.s.Policy, secrets)
+		if err != nil {
+			r.Note = "cordon: credentials withheld from the sandbox: " + err.Error()
+		}
+		r.Env = env
+	case m.brokerErr != nil:
+		r.Note = "cordon: credentials withheld from the sandbox: the credential broker cannot run (" + oneLine(m.brokerErr.Error()) + ")"
+	}
+	return writeMsg(conn, &r) == nil
 }
 
 // DefaultIdle is how long a session's sandbox lives without a command.

@@ -145,3 +145,61 @@ func writeLine(fd int, format string, a ...any) error {
 	}
 	return nil
 }
+
+// Before its request, a shim sends the manager the values of its
+// command's brokered credentials ([platform.Policy.Secrets]), as a
+// 4-byte big-endian length and a list encoded by package wire; the
+// manager gives them to the session's broker and answers, the same
+// way, with a credReply. Only then does the keeper get the connection:
+// the request it reads holds placeholders, never a value.
+
+// A credReply is the manager's answer to a command's credentials.
+type credReply struct {
+	// Env are the command's variables for them: placeholders, and the
+	// bundle that trusts the broker.
+	Env []string `json:"env,omitempty"`
+	// Note, when set, says why they are withheld (for stderr).
+	Note string `json:"note,omitempty"`
+}
+
+// maxCreds bounds a message about credentials.
+const maxCreds = 1 << 20
+
+// writeMsg writes v on socket fd, framed by its length.
+func writeMsg(fd int, v any) error {
+	data, err := wire.Encode(v)
+	if err != nil {
+		return err
+	}
+	msg := binary.BigEndian.AppendUint32(make([]byte, 0, 4+len(data)), uint32(len(data)))
+	msg = append(msg, data...)
+	for len(msg) > 0 {
+		n, err := unix.Write(fd, msg)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		msg = msg[n:]
+	}
+	return nil
+}
+
+// readMsg reads one message of writeMsg's from socket fd into v, not a
+// byte more (what follows is the keeper's to read).
+func readMsg(fd int, v any) error {
+	var n [4]byte
+	if _, err := io.ReadFull(fdReader(fd), n[:]); err != nil {
+		return err
+	}
+	size := binary.BigEndian.Uint32(n[:])
+	if size > maxCreds {
+		return fmt.Errorf("a message of %d bytes", size)
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(fdReader(fd), data); err != nil {
+		return err
+	}
+	return wire.Decode(data, v)
+}

@@ -45,7 +45,17 @@ func keyParts(backend string, p *platform.Policy) map[string]string {
 		"the sockets commands may reach":          sum(p.Sockets),
 		"the network settings":                    sum([]string{string(p.Network)}, p.NetAllow, p.NetDeny),
 		"the resource limits or the private /tmp": fmt.Sprintf("%v %v", p.Limits, p.PrivateTmp),
+		"the credential variables set":            sum(credentialNames(p)),
 	}
+}
+
+// credentialNames are the variables p's sandbox holds by placeholder.
+func credentialNames(p *platform.Policy) []string {
+	var out []string
+	for _, k := range p.Credentials {
+		out = append(out, k.Env)
+	}
+	return out
 }
 
 // lastKey is what the sessions' directory remembers of an agent's last

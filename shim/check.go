@@ -70,12 +70,13 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // could restore there is unknown; host says where git runs (nil: the
 // repository is not read), writable whether the sandbox lets the command
 // write a path, seen whether it shows the command a path as it is, installed which script files are installed software (nil:
-// none).
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed func(string) bool) *rules.Judgement {
+// none), brokered which credential variables it holds by placeholder
+// (nil: none).
+func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool) *rules.Judgement {
 	getenv := envLookup(env)
 	// Environ tells which credentials a dump of the environment would
 	// pass on (env | base64 asks when one is set, env | sort never).
-	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable}, Report: report}
+	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable, Brokered: brokered}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
 		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host, Agent: func() []string {
 			return guard.AgentRemotes(StateDir(getenv), ws.Dir)

@@ -121,7 +121,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			}
 			return j
 		}
-		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed)
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
 	})
 	if judgeErr != nil {
 		err = judgeErr
@@ -164,6 +164,31 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	d.Step("decide", start)
 	ctx.record(d)
 	return d
+}
+
+// brokered is what the judge asks of the sandbox an allowed command
+// will run in: whether it holds credential variable name as a
+// placeholder that only the variable's own hosts take (the network
+// allowlist's proxy puts the value on in transit, docs/network.md):
+// then sending or printing the variable gives nothing away. Made only
+// when asked (a command that sends or prints a declared credential
+// variable), with the sandbox the command needs next anyway. Nil when
+// nothing will run (a query) or commands run unconfined: every
+// credential variable is a secret then.
+func (ctx *Context) brokered() func(string) bool {
+	if ctx.Prepare == nil || ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone || runtime.GOOS != "linux" || ctx.Rules == nil {
+		return nil
+	}
+	return func(name string) bool {
+		if !slices.ContainsFunc(ctx.Rules.Set.CredentialKinds(), func(k rules.CredentialKind) bool { return k.Env == name }) {
+			return false
+		}
+		c, err := ctx.Confine(nil)
+		if err != nil || c.Nested || c.Unconfined {
+			return false
+		}
+		return slices.ContainsFunc(c.Policy.Credentials, func(k platform.CredentialKind) bool { return k.Env == name }) && platform.Brokers(c.Backend, c.Policy)
+	}
 }
 
 // writable is what the judge asks of the sandbox the command will run

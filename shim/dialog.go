@@ -73,7 +73,7 @@ func (ctx *Context) agentCommand(set *rules.Set, req Request) *agentCommand {
 		return nil
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {
-		return judgeWith(set, inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed)
+		return judgeWith(set, inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
 	})
 	if err != nil || j.Verdict != rules.Ask {
 		return nil
@@ -110,7 +110,7 @@ func (ctx *Context) dialogApproval(store *approval.Store, set *rules.Set, req Re
 		return "", false
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {
-		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed)
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, gitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
 	})
 	if err != nil || j.Verdict != rules.Ask {
 		return "", false

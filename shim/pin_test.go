@@ -61,11 +61,11 @@ func TestJudgePinnedBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := WorkspaceChoice{Dir: dir}
-	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil); j.Verdict != rules.Allow {
+	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Allow {
 		t.Fatalf("the file on disk: %v %v", j.Verdict, j.Reasons)
 	}
 	inv.Pinned = map[string][]byte{script: []byte("rm -rf ~\n")}
-	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil); j.Verdict != rules.Deny {
+	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Deny {
 		t.Errorf("the pinned bytes: %v %v, want deny", j.Verdict, j.Reasons)
 	}
 }

@@ -59,5 +59,5 @@ func JudgeExample(set *rules.Set, ex rules.Example) (*rules.Judgement, error) {
 		env = append(env, k+"="+v)
 	}
 	sort.Strings(env)
-	return judgeWith(set, inv, ex.Cwd, env, WorkspaceChoice{Dir: ex.Cwd}, true, false, nil, nil, nil, nil), nil
+	return judgeWith(set, inv, ex.Cwd, env, WorkspaceChoice{Dir: ex.Cwd}, true, false, nil, nil, nil, nil, nil), nil
 }

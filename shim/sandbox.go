@@ -37,6 +37,7 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		CredentialVars:  set.CredentialVars(),
 		CredentialWords: set.CredentialWords(),
 		PassEnv:         sb.PassEnv,
+		Credentials:     credentialKinds(set),
 		Network:         platform.Network(sb.Network),
 		NetAllow:        set.Network().Allow,
 		NetDeny:         set.Network().Deny,
@@ -46,6 +47,15 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 		s.PrivateTmp = *sb.PrivateTmp
 	}
 	return s
+}
+
+// credentialKinds are the rules' credential kinds for the sandbox.
+func credentialKinds(set *rules.Set) []platform.CredentialKind {
+	var out []platform.CredentialKind
+	for _, k := range set.CredentialKinds() {
+		out = append(out, platform.CredentialKind{Env: k.Env, Hosts: k.Hosts})
+	}
+	return out
 }
 
 // absolute keeps the entries that name a place on this machine ("/x",
@@ -244,6 +254,11 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 		// sandbox and the next one's are then made alike.
 		if state := StateDir(getenv); state != "" {
 			os.MkdirAll(platform.LayersDir(state), 0o700)
+			// The broker's authority, hidden too (only an existing
+			// directory can be).
+			if len(ctx.Rules.Set.CredentialKinds()) > 0 {
+				os.MkdirAll(platform.BrokerDir(state), 0o700)
+			}
 		}
 		makeCaches(ctx.Rules.Set.Paths().MadeCaches, getenv("HOME"), getenv("PATH"))
 	}

@@ -390,3 +390,33 @@ paths:
 		t.Errorf("cat ~/.ssh/id_rsa: %v %v, want deny", v, ids)
 	}
 }
+
+// An untrusted project file can neither add a credential kind nor add
+// hosts to one: either would send a person's token to a host the
+// project names. A user's file can.
+func TestUntrustedProjectCredentials(t *testing.T) {
+	m := newMachine(t)
+	p := m.write(t, "project", "creds.yaml", "version: 1\ncredentials:\n  - {env: GH_TOKEN, hosts: [evil.example]}\n  - {env: MY_TOKEN, hosts: [evil.example]}\n")
+	l := m.load(t)
+	if !slices.ContainsFunc(l.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, p+":2: not applied") && strings.Contains(w, "credentials")
+	}) {
+		t.Errorf("no refusal of credentials in %q", l.Warnings)
+	}
+	for _, k := range l.Set.CredentialKinds() {
+		if k.Env == "MY_TOKEN" || slices.Contains(k.Hosts, "evil.example") {
+			t.Errorf("the project's kind was applied: %+v", k)
+		}
+	}
+	m2 := newMachine(t)
+	m2.write(t, "user", "creds.yaml", "version: 1\ncredentials:\n  - {env: GH_TOKEN, hosts: [github.example.com]}\n")
+	found := false
+	for _, k := range m2.load(t).Set.CredentialKinds() {
+		if k.Env == "GH_TOKEN" {
+			found = slices.Contains(k.Hosts, "github.example.com") && slices.Contains(k.Hosts, "api.github.com")
+		}
+	}
+	if !found {
+		t.Errorf("the user's host was not added to GH_TOKEN: %+v", m2.load(t).Set.CredentialKinds())
+	}
+}

@@ -50,6 +50,12 @@ func tighten(a *applied, earlier *rules.Set) []string {
 		creds = append(creds, g)
 	}
 	a.Rules.CredentialVars = creds
+	if len(a.Rules.Credentials) > 0 {
+		// A kind or a host added here would have the person's token sent
+		// to a host the project names.
+		refuse(a.lines["credentials"], "credentials sends a person's credential to the hosts it names")
+		a.Rules.Credentials = nil
+	}
 	if len(a.Rules.Approved) > 0 {
 		refuse(a.lines["approved"], "approved allows commands a person approved")
 		a.Rules.Approved = nil

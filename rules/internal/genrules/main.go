@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +63,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	var policies []*rules.Policy
 	var credVars, credWords, secretWords, gitSafe []string
 	var network rules.NetworkRules
+	var kinds []rules.CredentialKind
 	var wrappers []rules.Wrapper
 	envCode := map[string]string{}
 	type entry struct{ name, file, key, fn string }
@@ -81,6 +83,13 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 		gitSafe = append(gitSafe, f.GitConfigSafe...)
 		network.Allow = append(network.Allow, f.Network.Allow...)
 		network.Deny = append(network.Deny, f.Network.Deny...)
+		for _, k := range f.Credentials {
+			if i := slices.IndexFunc(kinds, func(o rules.CredentialKind) bool { return o.Env == k.Env }); i >= 0 {
+				kinds[i].Hosts = append(kinds[i].Hosts, k.Hosts...)
+			} else {
+				kinds = append(kinds, k)
+			}
+		}
 		for _, w := range f.Wrappers {
 			// Examples are checked when the rules compile, above.
 			w.Match, w.NotMatch = nil, nil
@@ -117,6 +126,7 @@ func writeTable(b *bytes.Buffer, names []string, files []*rules.File) {
 	fmt.Fprintf(b, "envCode: %s,\n", literal(reflect.ValueOf(envCode)))
 	fmt.Fprintf(b, "policies: %s,\n", literal(reflect.ValueOf(policies)))
 	fmt.Fprintf(b, "network: %s,\n", literal(reflect.ValueOf(network)))
+	fmt.Fprintf(b, "credKinds: %s,\n", literal(reflect.ValueOf(kinds)))
 	fmt.Fprintf(b, "wrappers: %s,\n", literal(reflect.ValueOf(wrappers)))
 	b.WriteString("commands: []tableEntry{\n")
 	for _, e := range entries {
