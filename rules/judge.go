@@ -593,6 +593,9 @@ func (j *judging) state(e Effect) string {
 	case "push-branch":
 		return j.pushBranchState(e)
 	case "push-default":
+		if j.localPush(e.Cmd) {
+			return "branch"
+		}
 		return "default"
 	case "drop-stash":
 		return j.stashState()
@@ -781,7 +784,7 @@ func (j *judging) remoteState(remote string) string {
 // when that cannot be told.
 func (j *judging) pushToState(e Effect) string {
 	s := j.remoteState(e.Raw)
-	if s != "known" {
+	if s != "known" || j.localPush(e.Cmd) {
 		return s
 	}
 	for _, o := range j.effects[e.Cmd] {
@@ -800,7 +803,7 @@ func (j *judging) pushToState(e Effect) string {
 // be told ("unknown", "unseen"). A bare git push is judged by its
 // push-to.
 func (j *judging) pushBranchState(e Effect) string {
-	if e.Raw == "" {
+	if e.Raw == "" || j.localPush(e.Cmd) {
 		return "branch"
 	}
 	remote := ""
@@ -810,6 +813,20 @@ func (j *judging) pushBranchState(e Effect) string {
 		}
 	}
 	return j.pushedBranch(e.Cmd, e.Raw, remote)
+}
+
+// localPush reports whether command cmd pushes to a repository on this
+// machine (a path): its default branch is no one else's.
+func (j *judging) localPush(cmd int) bool {
+	if cmd < 0 || cmd >= len(j.effects) {
+		return false
+	}
+	for _, o := range j.effects[cmd] {
+		if o.Kind == "push-to" {
+			return o.Path != "" && !strings.Contains(o.Path, "://") && o.Class != ClassSSH && o.Class != ClassRemote && o.Class != ClassLocal && o.Class != ClassMetadata
+		}
+	}
+	return false
 }
 
 // pushedBranch is the state of command cmd pushing refspec ("" for the

@@ -101,3 +101,27 @@ func TestPushPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestPushLocal: pushing to a repository on this machine (in the
+// workspace) writes no one else's default branch.
+func TestPushLocal(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	set := rules.Builtin()
+	for _, script := range []string{"git push ./inner.git HEAD:refs/heads/main", "git push inner main"} {
+		repo := &pushRepo{fakeRepo{remotes: []string{"inner"}, def: "main"}}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string { return map[string]string{"HOME": home}[k] }}, Repo: &localRepo{*repo, ws + "/inner.git"}}
+		if j := set.Judge(parse.Parse(script, cfg), ctx); j.Verdict == rules.Ask && len(j.Reasons) > 0 && j.Reasons[0].Rule == "push-default" {
+			t.Errorf("%s: %+v", script, j.Reasons)
+		}
+	}
+}
+
+// localRepo's remote "inner" is a repository at a path.
+type localRepo struct {
+	pushRepo
+	path string
+}
+
+func (r *localRepo) Remote(name string, push bool) (string, string, error) { return name, r.path, nil }
