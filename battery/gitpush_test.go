@@ -151,6 +151,19 @@ func TestGitPushBrokered(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("the workspace's credential helper ran on the host")
 			}
+			// No credential on the host: the push fails, and the server
+			// never sees the placeholder.
+			os.Remove(filepath.Join(b.home, ".gitconfig"))
+			before := len(seen())
+			out, _ = run("git push -q origin HEAD:refs/heads/nocred 2>&1; echo \"push exit $?\"")
+			if strings.Contains(out, "push exit 0") || !strings.Contains(out, "no git credential for 127.0.0.1") {
+				t.Errorf("git push without a credential on the host: no failure that says why:\n%s", out)
+			}
+			for _, s := range seen()[before:] {
+				if strings.Contains(s, "cordon_") {
+					t.Errorf("the server was sent the placeholder: %q", s)
+				}
+			}
 		})
 	}
 }
