@@ -109,7 +109,7 @@ func WithGitConfig(env []string, config [][2]string) []string {
 // directory (a command could name a helper there, which would run on
 // the host), helpers looked for only outside them too.
 func hostGit(p *Policy) *gitcred.Helper {
-	untrusted := slices.Concat(p.Writable, p.Scratch)
+	untrusted := p.WritableRoots() // caches too: a helper planted in ~/go/bin
 	path := Getenv(p.Env, "PATH")
 	if path == "" {
 		path = os.Getenv("PATH")

@@ -76,3 +76,18 @@ func TestHostGitHome(t *testing.T) {
 		t.Errorf("a home whose .gitconfig leads into the workspace was taken")
 	}
 }
+
+// TestHostGitPath: helpers are looked for only where sandboxed commands
+// cannot write: not the workspace, scratch or the caches on PATH.
+func TestHostGitPath(t *testing.T) {
+	ws, cache, bin := t.TempDir(), t.TempDir(), t.TempDir()
+	h := hostGit(&Policy{Env: []string{"PATH=" + ws + ":" + cache + ":" + bin + ":/usr/bin"}, Writable: []string{ws}, Caches: []string{cache}})
+	for _, d := range h.Path {
+		if d == ws || d == cache {
+			t.Errorf("a writable directory is on the host git's PATH: %v", h.Path)
+		}
+	}
+	if len(h.Path) == 0 || h.Path[0] != bin {
+		t.Errorf("PATH: %v", h.Path)
+	}
+}
