@@ -168,8 +168,27 @@ func Brokered(p *Policy, key []byte, secrets []string) ([]broker.Credential, []s
 		creds = append(creds, broker.Credential{Name: k.Env, Placeholder: ph, Value: v, Hosts: slices.Clone(k.Hosts)})
 		env = append(env, k.Env+"="+ph)
 	}
-	return creds, env
+	// git's, for the workspace's own HTTPS remotes: their configuration
+	// in the environment is [Brokerage.GitConfig]'s.
+	git, _ := GitCredentials(p, key, true)
+	return append(creds, git...), env
 }
+
+// GitConfig is the git configuration a command of p's sandbox gets (see
+// [WithGitConfig]): helpers answering with b's placeholders, or, for a
+// nil b (nothing brokers the sandbox), helpers that say why git cannot
+// authenticate.
+func (b *Brokerage) GitConfig(p *Policy) [][2]string {
+	if b == nil {
+		_, config := GitCredentials(p, nil, false)
+		return config
+	}
+	_, config := GitCredentials(p, b.key, true)
+	return config
+}
+
+// brokersAny reports whether p's sandbox has anything to broker.
+func (p *Policy) brokersAny() bool { return len(p.Credentials) > 0 || len(p.GitHosts) > 0 }
 
 // caVars are the variables that point programs at a certificate bundle
 // (OpenSSL and Python's ssl, Node, Python's requests, curl, git, Cargo,

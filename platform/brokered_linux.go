@@ -14,16 +14,18 @@ import (
 // cannot run: the same, and one line on stderr; the variables stay
 // withheld (env never held them).
 func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Brokerage) {
-	if p.Network != NetworkAllowlist || len(p.Credentials) == 0 || (p.brokerage == nil && len(p.secrets) == 0) {
-		return p, env, nil
+	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitHosts) == 0) {
+		return p, WithGitConfig(env, (*Brokerage)(nil).GitConfig(p)), nil
 	}
 	withheld := func(err error) (*Policy, []string, *Brokerage) {
 		var names []string
 		for _, k := range p.Credentials {
 			names = append(names, k.Env)
 		}
-		fmt.Fprintf(os.Stderr, "cordon: %s withheld from the sandbox: %v\n", strings.Join(names, ", "), err)
-		return p, env, nil
+		if len(names) > 0 {
+			fmt.Fprintf(os.Stderr, "cordon: %s withheld from the sandbox: %v\n", strings.Join(names, ", "), err)
+		}
+		return p, WithGitConfig(env, (*Brokerage)(nil).GitConfig(p)), nil
 	}
 	bk := p.brokerage
 	if bk == nil {
@@ -38,7 +40,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 	}
 	c := *p
 	c.CABundle, c.CATargets = bundle, targets
-	return &c, WithCAEnv(SetVars(env, bk.Add(p, p.secrets)), targets[0]), bk
+	return &c, WithGitConfig(WithCAEnv(SetVars(env, bk.Add(p, p.secrets)), targets[0]), bk.GitConfig(p)), bk
 }
 
 // bundle is the bundle that trusts the broker's authority for p's
@@ -67,7 +69,7 @@ func (b *Brokerage) Check(p *Policy) error {
 // ("NAME=value", given to the broker): the placeholders and the
 // bundle's variables; nil when the session brokers nothing.
 func (b *Brokerage) SessionEnv(p *Policy, secrets []string) ([]string, error) {
-	if b == nil || p.Network != NetworkAllowlist || len(p.Credentials) == 0 {
+	if b == nil || p.Network != NetworkAllowlist || !p.brokersAny() {
 		return nil, nil
 	}
 	_, targets := SystemBundle(p)
@@ -82,7 +84,7 @@ func (b *Brokerage) SessionEnv(p *Policy, secrets []string) ([]string, error) {
 // [brokerFor]): then their variables hold placeholders, worthless
 // anywhere but on their own hosts.
 func Brokers(b Backend, p *Policy) bool {
-	if p == nil || p.Network != NetworkAllowlist || len(p.Credentials) == 0 {
+	if p == nil || p.Network != NetworkAllowlist || !p.brokersAny() {
 		return false
 	}
 	switch b := b.(type) {

@@ -152,7 +152,7 @@ func (h *hostProxy) stop() {
 // (see brokerFor).
 func (b *bwrapBackend) withProxy(env []string) (*bwrapBackend, *hostProxy, []string, error) {
 	if b.policy.Network != NetworkAllowlist {
-		return b, nil, env, nil
+		return b, nil, WithGitConfig(env, (*Brokerage)(nil).GitConfig(b.policy)), nil
 	}
 	p, env, bk := brokerFor(b.policy, b.stateDir, env)
 	h, err := startProxy(p, b.stateDir, bk)
@@ -178,6 +178,9 @@ func (l *landlockBackend) servesProxy() bool {
 // that names the role), and env with the placeholders.
 func (l *landlockBackend) withProxy(path string, argv, env []string) (*landlockBackend, *hostProxy, string, []string, []string, error) {
 	if !l.servesProxy() {
+		if l.p.Network != NetworkAllowlist {
+			env = WithGitConfig(env, (*Brokerage)(nil).GitConfig(l.p))
+		}
 		return l, nil, path, argv, env, nil
 	}
 	if !l.netns {

@@ -449,7 +449,7 @@ func (o *Options) send(conn int, req *request) (int, error) {
 		os.Stderr.WriteString(r.Note + "\n")
 	}
 	req2 := *req
-	req2.Env = platform.SetVars(req.Env, r.Env)
+	req2.Env = platform.WithGitConfig(platform.SetVars(req.Env, r.Env), r.Git)
 	if err := sendRequest(conn, &req2, req.FDs); err != nil {
 		return 0, err
 	}

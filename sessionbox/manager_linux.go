@@ -462,6 +462,7 @@ func (m *manager) credentials(conn int) bool {
 	case m.brokerErr != nil:
 		r.Note = "cordon: credentials withheld from the sandbox: the credential broker cannot run (" + oneLine(m.brokerErr.Error()) + ")"
 	}
+	r.Git = m.broker.GitConfig(m.s.Policy)
 	return writeMsg(conn, &r) == nil
 }
 

@@ -160,6 +160,10 @@ type credReply struct {
 	Env []string `json:"env,omitempty"`
 	// Note, when set, says why they are withheld (for stderr).
 	Note string `json:"note,omitempty"`
+	// Git is the git configuration for the workspace's own remotes'
+	// credentials, added after the command's own (see
+	// [platform.WithGitConfig]).
+	Git [][2]string `json:"git,omitempty"`
 }
 
 // maxCreds bounds a message about credentials.

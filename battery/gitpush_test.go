@@ -1,0 +1,210 @@
+//go:build linux
+
+package battery
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/cgi"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// git push over HTTPS to the workspace's own remote (docs/network.md,
+// "git push and fetch over HTTPS"): git in the sandbox holds a
+// placeholder, and the broker puts the person's own credential, from
+// their git credential helper on the host, on the requests to that
+// remote's host alone.
+
+const realGitPass = "REALtokenGit-5b2d8f1e0a7c"
+
+// gitServer serves the bare repositories in root with git http-backend
+// over HTTPS on 127.0.0.1 (a certificate of ca), answering 401 unless
+// basic authentication carries person and realGitPass; it remembers the
+// passwords it was sent.
+func (ca *testCA) gitServer(t *testing.T, root string) (int, func() []string) {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "127.0.0.1"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
+		Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=person", "GIT_CONFIG_NOSYSTEM=1", "HOME=" + root}}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user, pass, ok := r.BasicAuth()
+		mu.Lock()
+		seen = append(seen, user+":"+pass)
+		mu.Unlock()
+		if !ok || user != "person" || pass != realGitPass {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			w.WriteHeader(401)
+			return
+		}
+		backend.ServeHTTP(w, r)
+	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.ServeTLS(ln, "", "")
+	t.Cleanup(func() { srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}
+}
+
+// gitPushSetup makes the bare repository the server serves, the
+// workspace's remote origin to it, the person's credential helper in
+// their own ~/.gitconfig and a helper in the workspace's .git/config
+// that must never run on the host (it makes hostMarker). It returns the
+// server's port, what it saw, the bare repository and the marker.
+func gitPushSetup(t *testing.T, b *battery) (int, func() []string, string, string) {
+	t.Helper()
+	ca := newTestCA(t, filepath.Join(b.base, "certs"))
+	root := filepath.Join(b.base, "srv")
+	bare := filepath.Join(root, "repo.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	port, seen := ca.gitServer(t, root)
+	helper := `[credential]
+	helper = "!f() { test \"$1\" = get || exit 0; echo username=person; echo password=` + realGitPass + `; }; f"
+`
+	if err := os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte(helper), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(b.base, "workspace-helper-ran")
+	b.host(fmt.Sprintf("git remote add origin https://127.0.0.1:%d/repo.git && git config credential.helper '!touch %s; echo password=fromtheworkspace'", port, marker))
+	b.env = append(b.env, "SSL_CERT_FILE="+ca.file)
+	return port, seen, bare, marker
+}
+
+// TestGitPushBrokered: git push to the workspace's own HTTPS remote
+// works from inside the sandbox (each backend, per command and in a
+// session) with the person's credential on the wire, while git inside
+// only ever has the placeholder; the workspace's own helper never runs
+// on the host.
+func TestGitPushBrokered(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			port, seen, bare, marker := gitPushSetup(t, b)
+			run := func(script string) (string, int) {
+				t.Helper()
+				out, code := b.run("allowlist", script)
+				leaks(t, script, out)
+				return out, code
+			}
+			out, code := run("git push -q origin HEAD:refs/heads/feature 2>&1; echo \"push exit $?\"")
+			if !strings.Contains(out, "push exit 0") {
+				t.Fatalf("git push (exit %d):\n%s\nthe server saw %q", code, out, seen())
+			}
+			if got, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/feature").Output(); err != nil || len(got) == 0 {
+				t.Errorf("the remote has no branch feature: %v", err)
+			}
+			granted := false
+			for _, s := range seen() {
+				granted = granted || s == "person:"+realGitPass
+				if strings.Contains(s, "cordon_") || strings.Contains(s, "fromtheworkspace") {
+					t.Errorf("the server was sent %q", s)
+				}
+			}
+			if !granted {
+				t.Errorf("the server never saw the person's credential: %q", seen())
+			}
+			// What git inside has: the placeholder.
+			out, _ = run(fmt.Sprintf(`printf 'protocol=https\nhost=127.0.0.1:%d\n\n' | git credential fill; env | grep -c GIT_CONFIG_KEY`, port))
+			if !strings.Contains(out, "password=cordon_") {
+				t.Errorf("git credential fill in the sandbox:\n%s", out)
+			}
+			// A fetch back, and a push to another URL on the same server
+			// as a helper the command names: the placeholder, not taken.
+			if out, _ := run("git fetch -q origin 2>&1; echo \"fetch exit $?\""); !strings.Contains(out, "fetch exit 0") {
+				t.Errorf("git fetch:\n%s", out)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the workspace's credential helper ran on the host")
+			}
+			// No credential on the host: the push fails, and the server
+			// never sees the placeholder.
+			os.Remove(filepath.Join(b.home, ".gitconfig"))
+			before := len(seen())
+			out, _ = run("git push -q origin HEAD:refs/heads/nocred 2>&1; echo \"push exit $?\"")
+			if strings.Contains(out, "push exit 0") || !strings.Contains(out, "no git credential for 127.0.0.1") {
+				t.Errorf("git push without a credential on the host: no failure that says why:\n%s", out)
+			}
+			for _, s := range seen()[before:] {
+				if strings.Contains(s, "cordon_") {
+					t.Errorf("the server was sent the placeholder: %q", s)
+				}
+			}
+		})
+	}
+}
+
+// TestGitPushJudged: through the shim, as an agent runs it: a push of a
+// new branch to the workspace's own remote runs; a push to a URL, or to
+// the default branch, is asked about and does not run.
+func TestGitPushJudged(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				port, seen, bare, marker := gitPushSetup(t, r.battery)
+				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
+				out, errs, code := r.sh("git push -q -u origin HEAD:refs/heads/topic")
+				leaks(t, "git push", out+errs)
+				if code != 0 {
+					t.Fatalf("git push (exit %d):\n%s\n%s\nthe server saw %q", code, out, errs, seen())
+				}
+				if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/topic").Output(); err != nil {
+					t.Errorf("the remote has no branch topic")
+				}
+				for script, rule := range map[string]string{
+					fmt.Sprintf("git push -q https://127.0.0.1:%d/repo.git HEAD:refs/heads/other", port): "push-foreign",
+					"git push -q origin HEAD:refs/heads/main":                                            "push-default",
+					"git push -q --force origin HEAD:refs/heads/topic":                                   "rewrite-remote",
+				} {
+					out, errs, code := r.sh(script)
+					if code == 0 || !strings.Contains(errs, "[rule "+rule+"]") {
+						t.Errorf("%s: not asked about by %s (exit %d):\n%s\n%s", script, rule, code, out, errs)
+					}
+				}
+				for _, ref := range []string{"other", "main"} {
+					if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/"+ref).Output(); err == nil {
+						t.Errorf("a refused push made %s", ref)
+					}
+				}
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the workspace's credential helper ran on the host")
+				}
+			})
+		}
+	}
+}
