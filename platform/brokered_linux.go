@@ -10,9 +10,11 @@ import (
 // p's credentials: the broker (p.brokerage, or one of the start's own
 // with a fresh key), the copy of p that binds the bundle trusting it
 // over the host's bundles, and env with the placeholders and the
-// bundle's variables. Nothing to broker: p, env and nil. A broker that
-// cannot run: the same, and one line on stderr; the variables stay
-// withheld (env never held them).
+// bundle's variables, and git's configuration for the workspace's own
+// remotes (see [GitCredentials]). Nothing to broker: p, env and nil. A
+// broker that cannot run: the same, and one line on stderr; the
+// variables stay withheld (env never held them), and git's helpers say
+// why it cannot authenticate.
 func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Brokerage) {
 	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitHosts) == 0) {
 		return p, WithGitConfig(env, (*Brokerage)(nil).GitConfig(p)), nil
