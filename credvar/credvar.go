@@ -326,6 +326,26 @@ var (
 // name holds credentials (TOKEN=..., --api-token=...), a URL's password,
 // and any literal occurrence of the value of a credential variable of
 // env (NAME=value entries) of 6 bytes or more.
+// Masker returns [Matcher.Mask] for env, with env's credential values
+// found once: for masking many strings.
+func (m *Matcher) Masker(env []string) func(string) string {
+	var vals []string
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if ok && len(val) >= 6 && m.Var(name, val) {
+			vals = append(vals, val)
+		}
+	}
+	return func(text string) string {
+		for _, v := range vals {
+			if strings.Contains(text, v) {
+				text = strings.ReplaceAll(text, v, Masked)
+			}
+		}
+		return text
+	}
+}
+
 func (m *Matcher) Mask(text string, env []string) string {
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -137,6 +138,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	}
 	fill(d, j)
 	if req.Query {
+		maskDecision(d, set.Credentials().Masker(ctx.Env))
 		return d
 	}
 	if d.Verdict != decision.Deny {
@@ -144,6 +146,11 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			step(ctx, d)
 		}
 	}
+	// The judge expanded the command's variables from the environment
+	// outside, where credentials hold their real values: none of them
+	// may reach a message, the log, a pending approval or the reviewer
+	// (the savers above needed the paths as they are).
+	maskDecision(d, set.Credentials().Masker(ctx.Env))
 	var ac *agentCommand
 	if d.Verdict == decision.Ask {
 		ac = ctx.approve(d, set, req)
@@ -164,6 +171,47 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 	d.Step("decide", start)
 	ctx.record(d)
 	return d
+}
+
+// maskDecision replaces, in every string of d and its judgement, the
+// values of credential variables (see [credvar.Matcher.Masker]).
+func maskDecision(d *decision.Decision, mask func(string) string) {
+	maskStrings(reflect.ValueOf(d).Elem(), mask, map[uintptr]bool{})
+}
+
+func maskStrings(v reflect.Value, mask func(string) string, seen map[uintptr]bool) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(mask(v.String()))
+		}
+	case reflect.Pointer:
+		if !v.IsNil() && !seen[v.Pointer()] {
+			seen[v.Pointer()] = true
+			maskStrings(v.Elem(), mask, seen)
+		}
+	case reflect.Interface:
+		if !v.IsNil() {
+			maskStrings(v.Elem(), mask, seen)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				maskStrings(v.Field(i), mask, seen)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			maskStrings(v.Index(i), mask, seen)
+		}
+	case reflect.Map:
+		for _, k := range v.MapKeys() {
+			e := v.MapIndex(k)
+			if e.Kind() == reflect.String {
+				v.SetMapIndex(k, reflect.ValueOf(mask(e.String())).Convert(e.Type()))
+			}
+		}
+	}
 }
 
 // brokered is what the judge asks of the sandbox an allowed command
