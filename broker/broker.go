@@ -302,6 +302,7 @@ func (s *served) one() bool {
 		s.pipeUp()
 		return false
 	}
+	s.b.maskResponse(resp)
 	werr := resp.Write(s.client)
 	resp.Body.Close()
 	wait := time.NewTimer(time.Second)
@@ -444,6 +445,108 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// maskResponse puts each credential's placeholder back in place of its
+// real value in resp's headers and, when not compressed, its body: a
+// service that echoes the request (an error quoting the header it
+// refused) gives the sandbox nothing.
+func (b *Broker) maskResponse(resp *http.Response) {
+	var pairs []string
+	for _, h := range b.all() {
+		if h.Value != "" {
+			pairs = append(pairs, h.Value, h.Placeholder)
+		}
+		h.mu.Lock()
+		for _, v := range h.looked {
+			if v[1] != "" {
+				pairs = append(pairs, v[1], h.Placeholder)
+			}
+		}
+		h.mu.Unlock()
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	r := strings.NewReplacer(pairs...)
+	for _, vs := range resp.Header {
+		for i, v := range vs {
+			vs[i] = r.Replace(v)
+		}
+	}
+	if resp.Body == nil || resp.Body == http.NoBody {
+		return
+	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return
+	}
+	resp.Body = maskStream(resp.Body, pairs)
+	resp.ContentLength = -1
+	resp.Header.Del("Content-Length")
+	if resp.ProtoAtLeast(1, 1) {
+		resp.TransferEncoding = []string{"chunked"} // the connection stays open
+	} else {
+		resp.Close = true
+	}
+}
+
+// maskStream returns rc with each pairs[2i] replaced by pairs[2i+1].
+func maskStream(rc io.ReadCloser, pairs []string) io.ReadCloser {
+	longest := 0
+	for i := 0; i < len(pairs); i += 2 {
+		longest = max(longest, len(pairs[i]))
+	}
+	return &maskedBody{rc: rc, r: strings.NewReplacer(pairs...), keep: longest - 1}
+}
+
+// maskedBody replaces secrets in a stream, holding back the last keep
+// bytes read until more come (a secret split across two reads).
+type maskedBody struct {
+	rc   io.ReadCloser
+	r    *strings.Replacer
+	keep int
+	in   []byte // read, not yet replaced
+	out  []byte // replaced, not yet returned
+	eof  bool
+}
+
+func (m *maskedBody) Read(p []byte) (int, error) {
+	for len(m.out) == 0 {
+		if m.eof {
+			return 0, io.EOF
+		}
+		buf := make([]byte, 32<<10)
+		n, err := m.rc.Read(buf)
+		m.in = append(m.in, buf[:n]...)
+		if err != nil {
+			m.eof = true
+			if err != io.EOF {
+				return 0, err
+			}
+		}
+		cut := len(m.in) - m.keep
+		if m.eof {
+			cut = len(m.in)
+		}
+		if cut <= 0 {
+			continue
+		}
+		// Replace in what is held and read, then give out all but the
+		// tail, which may begin a secret: the tail is replaced again
+		// with what follows (a replacement never holds a secret).
+		rep := m.r.Replace(string(m.in))
+		if m.eof {
+			m.out, m.in = []byte(rep), nil
+			continue
+		}
+		tail := min(m.keep, len(rep))
+		m.out, m.in = []byte(rep[:len(rep)-tail]), []byte(rep[len(rep)-tail:])
+	}
+	n := copy(p, m.out)
+	m.out = m.out[n:]
+	return n, nil
+}
+
+func (m *maskedBody) Close() error { return m.rc.Close() }
+
 // hopHeaders are the headers of one connection, not of the request.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"}
 
@@ -461,11 +564,19 @@ func removeHopHeaders(h http.Header) {
 }
 
 // swap puts the real values in place of the placeholders of req, a
-// request to host:port; the reason it must be refused otherwise: a
-// placeholder of a credential that does not go there, or a credential
-// in an authorization header that is none of the broker's (the
-// command's own: on a host opened for the person's credential, a
-// stranger's token would make it a way out to the stranger's account).
+// request to host:port; the reason it must be refused otherwise.
+//
+// A placeholder is swapped only where a credential travels: the whole
+// value of an authorization header (Authorization's "Bearer PH", "token
+// PH", "PH"; an API-key header's "PH"), or the whole password of basic
+// authentication. Anywhere else (a path, a query, another header) the
+// real value would come back from a service that echoes the request (an
+// error that quotes the path it did not find), so a placeholder there is
+// refused. On a host that takes the person's credential, another
+// credential (the command's own: an authorization header, a
+// credential-like query parameter, a cookie, a placeholder mixed with
+// another token) is refused or dropped: a stranger's token would make the
+// host a way out to the stranger's account.
 func (b *Broker) swap(req *http.Request, host string, port int) string {
 	creds := b.all()
 	for _, h := range creds {
@@ -473,41 +584,46 @@ func (b *Broker) swap(req *http.Request, host string, port int) string {
 			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", "))
 		}
 	}
+	if carriesAny(req.URL.String(), creds) {
+		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header"
+	}
+	for name := range req.URL.Query() {
+		if credvar.QueryCredential(name) {
+			return fmt.Sprintf("its query parameter %q carries a credential that is not the one cordon holds for %s (the command's own)", name, host)
+		}
+	}
+	req.Header.Del("Cookie") // no session of anyone's
+	req.Trailer = nil        // nor a header after the body
 	for name, values := range req.Header {
 		auth := credvar.AuthHeader(name)
 		for i, v := range values {
-			nv, found, reason := b.swapValue(req.Context(), v, creds, host, port)
-			if reason != "" {
-				return reason
+			if !auth {
+				if carriesAny(v, creds) {
+					return fmt.Sprintf("a credential's placeholder in its %s header: cordon puts credentials only in the Authorization header or the service's API-key header", name)
+				}
+				continue
 			}
-			if auth && !found && strings.TrimSpace(v) != "" {
-				return fmt.Sprintf("its %s header carries a credential that is not the one cordon holds for %s (the command's own)", name, host)
+			if strings.TrimSpace(v) == "" {
+				continue
+			}
+			nv, reason := b.swapAuth(req.Context(), v, creds, host, port)
+			if reason != "" {
+				return fmt.Sprintf("its %s header %s", name, reason)
 			}
 			values[i] = nv
 		}
 	}
+	return ""
+}
+
+// carriesAny reports whether text carries the placeholder of one of creds.
+func carriesAny(text string, creds []*held) bool {
 	for _, h := range creds {
-		if !h.takes(host, port) {
-			continue
-		}
-		ph := h.Placeholder
-		if !strings.Contains(req.URL.RawQuery, ph) && !strings.Contains(req.URL.EscapedPath(), ph) {
-			continue
-		}
-		_, secret, err := h.value(req.Context(), host)
-		if err != nil {
-			return fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
-		}
-		req.URL.RawQuery = strings.ReplaceAll(req.URL.RawQuery, ph, url.QueryEscape(secret))
-		if p := req.URL.EscapedPath(); strings.Contains(p, ph) {
-			u, err := url.Parse(strings.ReplaceAll(p, ph, url.PathEscape(secret)))
-			if err != nil {
-				return "its path cannot be read"
-			}
-			req.URL.Path, req.URL.RawPath = u.Path, u.RawPath
+		if carries(text, h.Placeholder) {
+			return true
 		}
 	}
-	return ""
+	return false
 }
 
 // requestCarries reports whether ph is anywhere in req's head.
@@ -525,47 +641,65 @@ func requestCarries(req *http.Request, ph string) bool {
 	return false
 }
 
-// swapValue returns header value v with the placeholders of the
-// credentials that take host:port replaced, in basic authentication
-// too; found says whether one was.
-func (b *Broker) swapValue(ctx context.Context, v string, creds []*held, host string, port int) (string, bool, string) {
-	found := false
-	scheme, param, hasParam := strings.Cut(strings.TrimSpace(v), " ")
+// swapAuth returns the authorization header value v with the real value
+// in place of the placeholder it is made of, or why it is refused: it is
+// not one of the shapes a credential of the broker's takes (see
+// [Broker.swap]).
+func (b *Broker) swapAuth(ctx context.Context, v string, creds []*held, host string, port int) (string, string) {
+	v = strings.TrimSpace(v)
+	own := func(ph string) *held {
+		for _, h := range creds {
+			if h.Placeholder == ph && h.takes(host, port) {
+				return h
+			}
+		}
+		return nil
+	}
+	const stranger = "carries a credential that is not the one cordon holds for this host (the command's own, or one mixed with it)"
+	scheme, param, hasParam := strings.Cut(v, " ")
+	param = strings.TrimSpace(param)
 	if hasParam && strings.EqualFold(scheme, "basic") {
-		if d, err := base64.StdEncoding.DecodeString(strings.TrimSpace(param)); err == nil {
-			user, pass, _ := strings.Cut(string(d), ":")
-			for _, h := range creds {
-				if !h.takes(host, port) || !strings.Contains(string(d), h.Placeholder) {
-					continue
-				}
-				u, secret, err := h.value(ctx, host)
-				if err != nil {
-					return "", false, fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
-				}
-				found = true
-				if h.Lookup != nil && strings.Contains(pass, h.Placeholder) {
-					user, pass = u, secret
-					continue
-				}
-				user = strings.ReplaceAll(user, h.Placeholder, secret)
-				pass = strings.ReplaceAll(pass, h.Placeholder, secret)
-			}
-			if found {
-				return scheme + " " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), true, ""
-			}
-		}
-	}
-	for _, h := range creds {
-		if !h.takes(host, port) || !strings.Contains(v, h.Placeholder) {
-			continue
-		}
-		_, secret, err := h.value(ctx, host)
+		d, err := base64.StdEncoding.DecodeString(param)
 		if err != nil {
-			return "", false, fmt.Sprintf("the value of %s cannot be had: %v", h.Name, err)
+			return "", stranger
 		}
-		v, found = strings.ReplaceAll(v, h.Placeholder, secret), true
+		user, pass, _ := strings.Cut(string(d), ":")
+		basic := func(u, p string) string { return scheme + " " + base64.StdEncoding.EncodeToString([]byte(u+":"+p)) }
+		// The placeholder is the whole password (any user name: it
+		// names nobody's account but the credential's), or the whole
+		// user name with no password (GitHub's token as the user).
+		if h := own(pass); h != nil && !carriesAny(user, creds) {
+			u, secret, err := h.value(ctx, host)
+			if err != nil {
+				return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
+			}
+			if h.Lookup != nil {
+				user = u
+			}
+			return basic(user, secret), ""
+		}
+		if h := own(user); h != nil && h.Lookup == nil && (pass == "" || pass == "x-oauth-basic") {
+			_, secret, err := h.value(ctx, host)
+			if err != nil {
+				return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
+			}
+			return basic(secret, pass), ""
+		}
+		return "", stranger
 	}
-	return v, found, ""
+	ph, prefix := v, ""
+	if hasParam {
+		ph, prefix = param, scheme+" "
+	}
+	h := own(ph)
+	if h == nil || strings.ContainsAny(ph, " \t") {
+		return "", stranger
+	}
+	_, secret, err := h.value(ctx, host)
+	if err != nil {
+		return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
+	}
+	return prefix + secret, ""
 }
 
 // value returns the credential's user (from Lookup only) and secret for

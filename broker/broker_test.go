@@ -48,7 +48,13 @@ func newRig(t *testing.T) *rig {
 		body, _ := io.ReadAll(req.Body)
 		ok := req.Header.Get("Authorization") == "Bearer "+real || req.URL.Query().Get("key") == real
 		if u, p, b := req.BasicAuth(); b {
-			ok = u == "person" && p == real
+			ok = u == "person" && p == real || u == real && p == "x-oauth-basic"
+		}
+		if req.URL.Path == "/echo" {
+			// A service that quotes the request back.
+			w.Header().Set("X-Echo", req.Header.Get("Authorization"))
+			fmt.Fprintf(w, "you sent %q to %s", req.Header.Get("Authorization"), req.URL)
+			return
 		}
 		if !ok {
 			w.WriteHeader(401)
@@ -138,7 +144,7 @@ func TestSwap(t *testing.T) {
 	}{
 		{map[string]string{"Authorization": "Bearer " + r.ph}, "/user"},
 		{map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))}, "/basic"},
-		{nil, "/q?key=" + r.ph},
+		{map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(r.ph+":x-oauth-basic"))}, "/basic-user"},
 	} {
 		code, body := r.do("POST", c.path, c.header, strings.NewReader(strings.Repeat("x", 100000)))
 		if code != 200 || !strings.HasPrefix(body, "ok ") || !strings.Contains(body, " 100000") {
@@ -216,9 +222,80 @@ func TestRefusals(t *testing.T) {
 			t.Errorf("placeholder to another host %v: %d %q, want 403 naming the credential", c, resp.StatusCode, b)
 		}
 	}
+	// A placeholder mixed with a stranger's token, in a query, a path
+	// or another header; a stranger's token in a query: refused before
+	// the service sees anything.
+	n = before()
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	for _, c := range []struct {
+		path   string
+		header map[string]string
+	}{
+		{"/", map[string]string{"Authorization": "Basic " + b64(r.ph+":ghp_STRANGER")}},
+		{"/", map[string]string{"Authorization": "Basic " + b64("ghp_STRANGER"+r.ph+":"+r.ph)}},
+		{"/", map[string]string{"Authorization": "Bearer ghp_STRANGER " + r.ph}},
+		{"/", map[string]string{"Authorization": r.ph + "ghp_STRANGER"}},
+		{"/v1/" + r.ph, map[string]string{"Authorization": "Bearer " + r.ph}},
+		{"/?key=" + r.ph, nil},
+		{"/?private_token=ghp_STRANGER", nil},
+		{"/?access_token=ghp_STRANGER", map[string]string{"Authorization": "Bearer " + r.ph}},
+		{"/", map[string]string{"X-Note": r.ph, "Authorization": "Bearer " + r.ph}},
+	} {
+		if code, body := r.do("GET", c.path, c.header, nil); code != 403 || !strings.Contains(body, "cordon refused") {
+			t.Errorf("%v: %d %q, want cordon's 403", c, code, body)
+		}
+	}
+	if before() != n {
+		t.Errorf("the service was reached by a refused request: %q", r.seen[n:])
+	}
 	if len(r.refused) < 3 {
 		t.Errorf("refusals logged: %q", r.refused)
 	}
+}
+
+// TestEcho: a service that quotes the request back (an error naming the
+// header it refused) gives the sandbox the placeholder, not the value,
+// in its headers and its body, however the body is cut.
+func TestEcho(t *testing.T) {
+	r := newRig(t)
+	req, _ := http.NewRequest("GET", "https://"+r.host+"/echo", nil)
+	req.Header.Set("Authorization", "Bearer "+r.ph)
+	resp, err := r.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if strings.Contains(string(b)+resp.Header.Get("X-Echo"), real) || !strings.Contains(string(b), r.ph) {
+		t.Errorf("the echo: %q, X-Echo %q", b, resp.Header.Get("X-Echo"))
+	}
+}
+
+// TestMaskedBody: a secret split across reads of any size is replaced.
+func TestMaskedBody(t *testing.T) {
+	text := strings.Repeat("x", 100) + real + "y" + real + strings.Repeat("z", 7)
+	for size := 1; size < 40; size++ {
+		m := broker.MaskStream(io.NopCloser(&chunked{s: text, n: size}), map[string]string{real: "PH"})
+		got, _ := io.ReadAll(m)
+		if want := strings.ReplaceAll(text, real, "PH"); string(got) != want {
+			t.Errorf("reads of %d: %q", size, got)
+		}
+	}
+}
+
+type chunked struct {
+	s string
+	n int
+}
+
+func (c *chunked) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	k := min(c.n, len(p), len(c.s))
+	copy(p, c.s[:k])
+	c.s = c.s[k:]
+	return k, nil
 }
 
 // TestUntrustedUpstream: a service whose certificate the host does not

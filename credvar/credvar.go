@@ -100,6 +100,19 @@ func AuthHeader(name string) bool {
 	return false
 }
 
+// QueryCredential reports whether a URL query parameter named name
+// carries a credential (access_token, private_token, api_key, key,
+// X-Amz-Signature): by its word parts.
+func QueryCredential(name string) bool {
+	for _, w := range Parts(name) {
+		switch strings.ToLower(w) {
+		case "token", "key", "apikey", "secret", "password", "passwd", "auth", "signature", "sig", "credential", "jwt":
+			return true
+		}
+	}
+	return false
+}
+
 // Filter returns env (NAME=value entries) without the variables keep
 // says to drop, and keeps indexed families whole: where a tool reads
 // PREFIX_COUNT entries of PREFIX_WORD_<n> (git's GIT_CONFIG_COUNT with
