@@ -58,6 +58,9 @@ type Broker struct {
 
 	mu    sync.RWMutex
 	creds []*held
+
+	once  sync.Once
+	slots chan struct{} // one per connection served
 }
 
 // held is a credential with its hosts parsed, and what Lookup gave.
@@ -200,6 +203,16 @@ func carries(text, ph string) bool {
 // against the host's trust. It returns when the client is done.
 func (b *Broker) Serve(c net.Conn, host string, port int, dial func(ctx context.Context) (net.Conn, error)) {
 	defer c.Close()
+	b.once.Do(func() { b.slots = make(chan struct{}, maxServed) })
+	select {
+	case b.slots <- struct{}{}:
+		defer func() { <-b.slots }()
+	default:
+		if b.Refused != nil {
+			b.Refused(host, port, fmt.Sprintf("more than %d connections at once through the credential broker", maxServed))
+		}
+		return
+	}
 	cert, err := b.ca.leaf(strings.ToLower(host))
 	if err != nil {
 		return
@@ -418,9 +431,13 @@ func (s *served) reply(code int, body string) {
 // idle is how long a kept-alive connection waits for its next request.
 const idle = 2 * time.Minute
 
-// maxHead bounds a request's line and headers, as net/http's server
-// does by default.
-const maxHead = 1 << 20
+// maxHead bounds a request's line and headers, as the proxy's own.
+const maxHead = 64 << 10
+
+// maxServed bounds the connections a broker serves at once: each may
+// hold a request head parsed into many small headers (several times its
+// 64 KiB in memory), in the process that serves the proxy.
+const maxServed = 64
 
 // limitedConn is a connection whose reads stop after left more bytes
 // (none when below 0).

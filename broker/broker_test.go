@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/broker"
 	"github.com/cordonsh/cordon/netproxy"
@@ -33,6 +34,7 @@ type rig struct {
 	ph       string
 	client   *http.Client
 	b        *broker.Broker
+	proxy    string // the proxy's address
 
 	mu      sync.Mutex
 	seen    []string // the Authorization headers the service got
@@ -96,6 +98,7 @@ func newRig(t *testing.T) *rig {
 	if err != nil || !sandboxRoots.AppendCertsFromPEM(pem) {
 		t.Fatalf("the authority's certificate: %v", err)
 	}
+	r.proxy = ln.Addr().String()
 	proxy, _ := url.Parse("http://" + ln.Addr().String())
 	r.client = &http.Client{Transport: &http.Transport{
 		Proxy:           http.ProxyURL(proxy),
@@ -406,11 +409,52 @@ func TestPlaceholder(t *testing.T) {
 // 431, not the memory of the process that serves the proxy.
 func TestHugeHead(t *testing.T) {
 	r := newRig(t)
-	code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph, "X-Fill": strings.Repeat("a", 2<<20)}, nil)
+	code, body := r.do("GET", "/", map[string]string{"Authorization": "Bearer " + r.ph, "X-Fill": strings.Repeat("a", 100<<10)}, nil)
 	if code != 431 || !strings.Contains(body, "cordon") {
-		t.Errorf("a 2 MiB header: %d %q, want cordon's 431", code, body)
+		t.Errorf("a 100 KiB header: %d %q, want cordon's 431", code, body)
 	}
 	if len(r.seen) != 0 {
 		t.Errorf("the service got %d requests", len(r.seen))
+	}
+}
+
+// TestServedBound: a command that opens tunnels to a brokered host and
+// holds them is served at most 64 at once; the one beyond is closed and
+// logged, not parsed into the memory of the process that serves the
+// proxy.
+func TestServedBound(t *testing.T) {
+	r := newRig(t)
+	open := func() (net.Conn, error) {
+		c, err := net.Dial("tcp", r.proxy)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", r.host, r.host)
+		buf := make([]byte, 64)
+		if _, err := c.Read(buf); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	for range 64 {
+		c, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	c, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Errorf("the 65th tunnel: %v, want it closed", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.refused) == 0 || !strings.Contains(r.refused[len(r.refused)-1], "connections at once") {
+		t.Errorf("refusals: %q", r.refused)
 	}
 }
