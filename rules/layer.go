@@ -189,7 +189,7 @@ func (s *Set) WithFloor(floor *Set) *Set {
 		table: s.table, floor: floor, paths: s.paths, winPaths: s.winPaths,
 		credVars: s.credVars, credWords: s.credWords, envCode: s.envCode, secretWords: s.secretWords,
 		gitSafe: s.gitSafe, commands: s.commands, policies: s.policies, wrappers: s.wrappers,
-		credKinds: s.credKinds,
+		credKinds: s.credKinds, network: s.network, approved: s.approved,
 	}
 }
 

@@ -420,3 +420,33 @@ func TestUntrustedProjectCredentials(t *testing.T) {
 		t.Errorf("the user's host was not added to GH_TOKEN: %+v", m2.load(t).Set.CredentialKinds())
 	}
 }
+
+// An untrusted project file keeps the network rules and approvals of
+// the layers before it (its deny entries add to them), and may not open
+// a destination: a tightening file once dropped the whole allowlist and
+// every approval (found by an attacker).
+func TestUntrustedProjectNetwork(t *testing.T) {
+	m := newMachine(t)
+	m.write(t, "user", "net.yaml", "version: 1\nnetwork:\n  allow: [docs.example.com]\napproved:\n  - {command: make deploy, dir: /w}\n")
+	before := m.load(t).Set
+	p := m.write(t, "project", "net.yaml", "version: 1\nnetwork:\n  allow: [evil.example.net]\n  deny: [\"127.0.0.1:6379\"]\n")
+	l := m.load(t)
+	if !slices.ContainsFunc(l.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, p+":2: not applied") && strings.Contains(w, "network.allow")
+	}) {
+		t.Errorf("no refusal of network.allow in %q", l.Warnings)
+	}
+	n := l.Set.Network()
+	if slices.Contains(n.Allow, "evil.example.net") {
+		t.Errorf("the project opened a destination: %q", n.Allow)
+	}
+	if !slices.Contains(n.Allow, "docs.example.com") || len(n.Allow) != len(before.Network().Allow) {
+		t.Errorf("allow entries %d, want the %d before the project's file", len(n.Allow), len(before.Network().Allow))
+	}
+	if !slices.Contains(n.Deny, "127.0.0.1:6379") || len(n.Deny) != len(before.Network().Deny)+1 {
+		t.Errorf("deny entries %q: want the project's added", n.Deny)
+	}
+	if !l.Set.Approved("make deploy", "/w") {
+		t.Error("the user's approval was dropped by the project's file")
+	}
+}

@@ -56,6 +56,11 @@ func tighten(a *applied, earlier *rules.Set) []string {
 		refuse(a.lines["credentials"], "credentials sends a person's credential to the hosts it names")
 		a.Rules.Credentials = nil
 	}
+	if len(a.Rules.Network.Allow) > 0 {
+		// (Its deny entries only close more.)
+		refuse(a.lines["network"], "network.allow opens destinations a command could send the workspace to")
+		a.Rules.Network.Allow = nil
+	}
 	if len(a.Rules.Approved) > 0 {
 		refuse(a.lines["approved"], "approved allows commands a person approved")
 		a.Rules.Approved = nil
