@@ -66,10 +66,15 @@ type belowWatch struct {
 	// newRepo is told of a repository made below the root (its .git
 	// born since the walk's start) that no ledger keeps.
 	newRepo func(rel string)
-	partial bool
-	said    bool // that the watch is partial
-	stopped atomic.Bool
-	mu      sync.Mutex // held while moving; stop takes it
+	// pointers are the .git files and links (not directories) made or
+	// changed below the root that the walk under way found: handed to
+	// found once it is over, when the repositories it found are the
+	// ledger's (a submodule's .git may come before its repository's).
+	pointers []string
+	partial  bool
+	said     bool // that the watch is partial
+	stopped  atomic.Bool
+	mu       sync.Mutex // held while moving; stop takes it
 }
 
 // watchBelow starts watching the places below p's workspace's root for
@@ -164,6 +169,11 @@ func (w *belowWatch) add(rel string, depth int, fresh bool) {
 	}
 	w.addAt(fd, rel, depth, fresh)
 	unix.Close(fd)
+	pointers := w.pointers
+	w.pointers = nil
+	for _, p := range pointers {
+		w.found(p)
+	}
 }
 
 // addAt is add for the directory open at fd; the directories below it
@@ -221,6 +231,18 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 			}
 			w.addIn(sub, path, depth+1, fresh, moved)
 			unix.Close(sub)
+		case d.name == ".git":
+			// A .git file or link (a repository's own at a nested root
+			// is the ledger's): made or changed since, linked to
+			// another name, a link on the way to where it leads
+			// changed, or in a directory moved in since.
+			if rel == "." || slices.Contains(w.roots, rel) || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			if fresh || moved || changedSince(&st, w.since) || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 ||
+				st.Mode&unix.S_IFMT == unix.S_IFLNK && w.chainChanged(filepath.Join(w.ws, path)) {
+				w.pointers = append(w.pointers, path)
+			}
 		case w.place(path):
 			if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 				continue
@@ -594,6 +616,12 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	switch {
 	case w.place(path):
 		w.found(path)
+	case name == ".git":
+		// A .git file or link made or changed (a nested root's is the
+		// ledger's).
+		if dir != "." && !slices.Contains(w.roots, dir) {
+			w.found(path)
+		}
 	case unix.Lstat(filepath.Join(w.ws, path), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		if fd, err := openBelow(w.ws, dir); err == nil {
 			if w.linkToPlaces(fd, name, path, true) {
@@ -636,9 +664,18 @@ func (w *belowWatch) move(rel string) {
 		return
 	}
 	path := filepath.Join(w.ws, rel)
+	pointer := filepath.Base(rel) == ".git"
+	if pointer && keptPointer(w.ws, path, keptGitDirs(w.stateDir, w.ws, false)) {
+		return
+	}
 	q := newQuarantine(w.stateDir)
 	if what, ok := moveBelow(q, w.ws, path); ok {
-		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what + " (a change of your own: mv " + printable(filepath.Join(q.dir, path)) + " " + printable(path) + ")"})
+		what = what + " (a change of your own: mv " + printable(filepath.Join(q.dir, path)) + " " + printable(path) + ")"
+		if pointer {
+			keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": " + pointerLine + ", written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
+			return
+		}
+		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
 	}
 }
 
