@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,10 +72,14 @@ type belowWatch struct {
 	// found once it is over, when the repositories it found are the
 	// ledger's (a submodule's .git may come before its repository's).
 	pointers []string
-	partial  bool
-	said     bool // that the watch is partial
-	stopped  atomic.Bool
-	mu       sync.Mutex // held while moving; stop takes it
+	// waiting are the .git files not judged yet (empty, or leading to
+	// a worktree's git directory whose commondir git has not written
+	// yet), and when each was found (the session's watch: see move).
+	waiting map[string]time.Time
+	partial bool
+	said    bool // that the watch is partial
+	stopped atomic.Bool
+	mu      sync.Mutex // held while moving; stop takes it
 }
 
 // watchBelow starts watching the places below p's workspace's root for
@@ -513,7 +518,11 @@ func (w *belowWatch) loop(wake int) {
 	buf := make([]byte, 64<<10)
 	fds := []unix.PollFd{{Fd: int32(w.in), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
 	for !w.stopped.Load() {
-		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+		timeout := -1
+		if len(w.waiting) > 0 {
+			timeout = 25 // (ms: a worktree's .git waits for its commondir)
+		}
+		if _, err := unix.Poll(fds, timeout); err != nil && err != unix.EINTR {
 			return
 		}
 		if fds[1].Revents != 0 {
@@ -530,6 +539,9 @@ func (w *belowWatch) loop(wake int) {
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 				w.event(ev.Wd, ev.Mask, name)
 			}
+		}
+		for _, rel := range slices.Collect(maps.Keys(w.waiting)) {
+			w.move(rel)
 		}
 		if w.relinks && !w.stopped.Load() {
 			w.relinks = false
@@ -658,14 +670,33 @@ func atRoot(rel string, entries []string) bool {
 
 // move moves the place rel aside, unless the watch was stopped.
 func (w *belowWatch) move(rel string) {
+	path := filepath.Join(w.ws, rel)
+	pointer := filepath.Base(rel) == ".git"
+	if pointer {
+		kept, pending := judgePointer(w.ws, path, keptGitDirs(w.stateDir, w.ws, false))
+		if kept {
+			delete(w.waiting, rel)
+			return
+		}
+		// A .git made and not written yet, or a worktree's whose
+		// commondir git writes after it: a moment is left for them
+		// (the loop looks again), for a bounded number at once.
+		if found, ok := w.waiting[rel]; pending && (ok || len(w.waiting) < maxWaiting) {
+			if !ok {
+				if w.waiting == nil {
+					w.waiting = map[string]time.Time{}
+				}
+				w.waiting[rel], found = time.Now(), time.Now()
+			}
+			if time.Since(found) < worktreeWait {
+				return
+			}
+		}
+		delete(w.waiting, rel)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped.Load() {
-		return
-	}
-	path := filepath.Join(w.ws, rel)
-	pointer := filepath.Base(rel) == ".git"
-	if pointer && keptPointer(w.ws, path, keptGitDirs(w.stateDir, w.ws, false)) {
 		return
 	}
 	q := newQuarantine(w.stateDir)
@@ -678,6 +709,14 @@ func (w *belowWatch) move(rel string) {
 		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
 	}
 }
+
+// A .git not judged yet waits at most worktreeWait for its content or
+// its worktree's commondir, at most maxWaiting of them at once (past
+// that, one is moved at once).
+const (
+	worktreeWait = 250 * time.Millisecond
+	maxWaiting   = 64
+)
 
 // report says, once, that the watch does not cover everything (the
 // workspace is marked for the next round from the watch's start on).

@@ -70,47 +70,61 @@ func keptGitDirs(stateDir, ws string, now bool) []string {
 // ws, reached without following a link) leads to a worktree's or a
 // submodule's git directory inside one of gitDirs (see above).
 func keptPointer(ws, path string, gitDirs []string) bool {
+	kept, _ := judgePointer(ws, path, gitDirs)
+	return kept
+}
+
+// judgePointer is keptPointer; pending is true when the .git is a file
+// made but not written yet, or leads to a worktree's git directory
+// whose commondir is not there yet (git worktree add writes the
+// worktree's .git before it): a watch that sees the .git at once waits
+// a moment for it (see [belowWatch.move]).
+func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 	rel, err := filepath.Rel(ws, path)
 	if err != nil || filepath.Base(rel) != ".git" || rel == ".git" || strings.HasPrefix(rel, "..") {
-		return false
+		return false, false
 	}
 	dirfd, err := openBelow(ws, filepath.Dir(rel))
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer unix.Close(dirfd)
 	var st unix.Stat_t
 	if unix.Fstatat(dirfd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-		return false
+		return false, false
 	}
 	var text string
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		if text, err = readlinkat(dirfd, ".git"); err != nil {
-			return false
+			return false, false
 		}
 	case unix.S_IFREG:
 		// (A file with another name can be written through that one,
 		// unseen by the session's watch.)
 		if st.Nlink > 1 || st.Size > maxPointer {
-			return false
+			return false, false
+		}
+		if st.Size == 0 {
+			// Made, not written yet (git reads none from it).
+			return false, true
 		}
 		data, _, err := readFile(dirfd, ".git", maxPointer)
 		if err != nil {
-			return false
+			return false, false
 		}
 		// As git reads it: "gitdir: " and the rest of the file, its
 		// line ends dropped.
 		t, ok := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
 		if !ok {
-			return false
+			return false, false
 		}
 		text = t
 	default:
-		return false
+		return false, false
 	}
 	if text == "" || strings.ContainsAny(text, "\n\r\x00") {
-		return false
+		return false, false
 	}
 	raw := text
 	if !filepath.IsAbs(raw) {
@@ -120,10 +134,10 @@ func keptPointer(ws, path string, gitDirs []string) bool {
 	// (EvalSymlinks takes the path as it is, not cleaned first).
 	real, err := filepath.EvalSymlinks(raw)
 	if err != nil {
-		return false
+		return false, false
 	}
 	if fi, err := os.Lstat(real); err != nil || !fi.IsDir() {
-		return false
+		return false, false
 	}
 	lexical := filepath.Clean(raw)
 	for _, g := range gitDirs {
@@ -139,15 +153,18 @@ func keptPointer(ws, path string, gitDirs []string) bool {
 		switch {
 		case len(comps) == 2 && comps[0] == "worktrees":
 			if commondirBack(real, greal) {
-				return true
+				return true, false
+			}
+			if _, err := os.Lstat(real + "/commondir"); os.IsNotExist(err) {
+				pending = true
 			}
 		case len(comps) >= 2 && len(comps) <= maxDeep+1 && comps[0] == "modules":
 			if walkedModules(greal, comps) {
-				return true
+				return true, false
 			}
 		}
 	}
-	return false
+	return false, pending
 }
 
 // commondirBack reports whether the worktree's git directory wt has a

@@ -118,12 +118,13 @@ func TestKeptPointer(t *testing.T) {
 }
 
 // The session's watch moves aside a .git file or link written below the
-// root, at once, and leaves a worktree's.
+// root, at once, and leaves a worktree's, whose commondir git writes
+// after it; one whose commondir never comes goes.
 func TestWatchBelowGitPointer(t *testing.T) {
 	p, state := belowPolicy(t)
 	ws := p.Workspace
 	os.MkdirAll(filepath.Join(ws, ".git/worktrees/wt"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	os.MkdirAll(filepath.Join(ws, ".git/worktrees/never"), 0o755)
 	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	stop := watchBelow(state, p, time.Now())
 	defer stop()
@@ -137,13 +138,21 @@ func TestWatchBelowGitPointer(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	own := filepath.Join(ws, "a/b/wt/.git")
 	os.WriteFile(own, []byte("gitdir: "+filepath.Join(ws, ".git/worktrees/wt")+"\n"), 0o644)
+	never := filepath.Join(ws, "a/never/.git")
+	os.MkdirAll(filepath.Dir(never), 0o755)
+	os.WriteFile(never, []byte("gitdir: ../../.git/worktrees/never\n"), 0o644)
+	time.Sleep(100 * time.Millisecond)
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	if !waitGone(never) {
+		t.Error("a .git leading to a worktree's git directory without commondir stayed")
+	}
 	if !waitGone(file) {
 		t.Error("a .git file written during the watch stayed")
 	}
 	if !waitGone(link) {
 		t.Error("a .git link made during the watch stayed")
 	}
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
 	if _, err := os.Lstat(own); err != nil {
 		t.Errorf("a worktree's .git went: %v", err)
 	}
