@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -76,6 +77,11 @@ type belowWatch struct {
 	// a worktree's git directory whose commondir git has not written
 	// yet), and when each was found (the session's watch: see move).
 	waiting map[string]time.Time
+	// kept are the git directories the guard keeps ([keptGitDirs]) as
+	// of the ledger whose identity and times keptOf holds: read again
+	// only when it changed (it holds the trusted state, megabytes).
+	kept    []string
+	keptOf  string
 	partial bool
 	said    bool // that the watch is partial
 	stopped atomic.Bool
@@ -673,7 +679,7 @@ func (w *belowWatch) move(rel string) {
 	path := filepath.Join(w.ws, rel)
 	pointer := filepath.Base(rel) == ".git"
 	if pointer {
-		kept, pending := judgePointer(w.ws, path, keptGitDirs(w.stateDir, w.ws, false))
+		kept, pending := judgePointer(w.ws, path, w.keptGitDirs())
 		if kept {
 			delete(w.waiting, rel)
 			return
@@ -708,6 +714,20 @@ func (w *belowWatch) move(rel string) {
 		}
 		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
 	}
+}
+
+// keptGitDirs is [keptGitDirs] of the watch's workspace, the ledger read
+// only when it changed since the last time.
+func (w *belowWatch) keptGitDirs() []string {
+	var st unix.Stat_t
+	stamp := ""
+	if unix.Stat(ledgerFile(w.stateDir, w.ws), &st) == nil {
+		stamp = fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
+	}
+	if stamp == "" || stamp != w.keptOf {
+		w.kept, w.keptOf = keptGitDirs(w.stateDir, w.ws, false), stamp
+	}
+	return w.kept
 }
 
 // A .git not judged yet waits at most worktreeWait for its content or

@@ -140,9 +140,23 @@ func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 		return false, false
 	}
 	lexical := filepath.Clean(raw)
+	wsReal, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return false, false
+	}
 	for _, g := range gitDirs {
+		// A git directory reached from the workspace through no link
+		// (the ledger's walk follows none; a directory on the way
+		// swapped for one since it was listed leads elsewhere).
+		grel, err := filepath.Rel(ws, g)
+		if err != nil || strings.HasPrefix(grel, "..") {
+			continue
+		}
 		greal, err := filepath.EvalSymlinks(g)
-		if err != nil || !(platform.Within(lexical, g) || platform.Within(lexical, greal)) || !platform.Within(real, greal) {
+		if fi, serr := os.Stat(greal); err != nil || serr != nil || !fi.IsDir() || greal != filepath.Join(wsReal, grel) {
+			continue
+		}
+		if !(platform.Within(lexical, g) || platform.Within(lexical, greal)) || !platform.Within(real, greal) {
 			continue
 		}
 		sub, err := filepath.Rel(greal, real)

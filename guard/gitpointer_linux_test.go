@@ -157,3 +157,25 @@ func TestWatchBelowGitPointer(t *testing.T) {
 		t.Errorf("a worktree's .git went: %v", err)
 	}
 }
+
+// A git directory the guard keeps reached, since, through a link (a
+// directory on the way, or the .git itself, swapped for one) leads
+// elsewhere: no pointer into it is kept.
+func TestKeptPointerGitDirBehindLink(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "ws")
+	fake := filepath.Join(ws, "node_modules/z/app/.git/modules/x")
+	os.MkdirAll(fake, 0o755)
+	os.MkdirAll(filepath.Join(ws, "other/x"), 0o755)
+	os.Symlink("node_modules/z", filepath.Join(ws, "deep"))
+	os.WriteFile(filepath.Join(ws, "other/x/.git"), []byte("gitdir: ../../deep/app/.git/modules/x\n"), 0o644)
+	if keptPointer(ws, filepath.Join(ws, "other/x/.git"), []string{filepath.Join(ws, "deep/app/.git")}) {
+		t.Error("a pointer into a git directory reached through a link is kept")
+	}
+	os.MkdirAll(filepath.Join(ws, "node_modules/g/modules/x"), 0o755)
+	os.Symlink("node_modules/g", filepath.Join(ws, ".git"))
+	os.WriteFile(filepath.Join(ws, "other/x/.git"), []byte("gitdir: ../../.git/modules/x\n"), 0o644)
+	if keptPointer(ws, filepath.Join(ws, "other/x/.git"), []string{filepath.Join(ws, ".git")}) {
+		t.Error("a pointer into a workspace's .git that is a link is kept")
+	}
+}
