@@ -915,7 +915,7 @@ func TestSessionBelowGitPointerBetweenCommands(t *testing.T) {
 				"os.makedirs('deep/y', exist_ok=True)\n" +
 				"open('deep/x/.git', 'w').write('gitdir: ../../node_modules/g\\n')\n" +
 				"os.symlink('../../node_modules/g', 'deep/y/.git')\n" +
-				"os.system('git worktree add -q sub/a/wt -b side >/dev/null 2>&1')\n" +
+				"os.system('git worktree add -q sub/a/wt -b side >wt.log 2>&1')\n" +
 				"open('wrote', 'w').close()\n"
 			r.background(python, writer)
 			time.Sleep(time.Second)
@@ -925,6 +925,10 @@ func TestSessionBelowGitPointerBetweenCommands(t *testing.T) {
 					t.Errorf("the person's git status in %s ran a program a session's background process named through %s/.git", d, d)
 					os.Remove(marker)
 				}
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, "sub/a/wt")); err != nil {
+				log, _ := os.ReadFile(filepath.Join(r.ws, "wt.log"))
+				t.Fatalf("git worktree add in the background failed: %v\n%s", err, log)
 			}
 			if got := r.host("git -C sub/a/wt rev-parse --abbrev-ref HEAD"); got != "side\n" {
 				t.Errorf("a worktree the background process added does not work on the host: %q", got)

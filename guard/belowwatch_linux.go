@@ -734,7 +734,7 @@ func (w *belowWatch) keptGitDirs() []string {
 // its worktree's commondir, at most maxWaiting of them at once (past
 // that, one is moved at once).
 const (
-	worktreeWait = 250 * time.Millisecond
+	worktreeWait = 500 * time.Millisecond
 	maxWaiting   = 64
 )
 
