@@ -386,3 +386,61 @@ func (b *battery) plant(name, script, want string) string {
 	snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
 	return out
 }
+
+// TestGuardBelowGitPointer: a command makes, deep below the root, a .git
+// that is not a directory (a file "gitdir: ...", or a link) leading to a
+// git directory of its own, whose core.fsmonitor names a script: the
+// person's git status in that directory (a shell prompt, an editor
+// opening the folder) runs it on the host. Three of them: a file into
+// node_modules, a link into node_modules, a file into shared scratch
+// space outside the workspace. The host's own git is run there after the
+// command, as the person would; the marker must not appear. What git
+// makes itself stays: a worktree (git worktree add sub/wt) and a
+// submodule (git submodule add) a sandboxed command adds, deep below the
+// root, keep working.
+func TestGuardBelowGitPointer(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if b.session {
+				b.settings("")
+			} else {
+				b.settings("  session: off\n")
+			}
+			marker := filepath.Join(b.base, "pwned")
+			scratch := filepath.Join(filepath.Dir(b.ws), "scratch")
+			b.host("cp /bin/sh x")
+			// gitdir DIR MAKES: a git directory at DIR whose fsmonitor
+			// is a script there that touches the marker.
+			gitdir := func(dir string) string {
+				return "git init -q --bare " + dir + " && git --git-dir=" + dir + " config core.bare false && " +
+					"printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + dir + "/fsm && chmod +x " + dir + "/fsm && " +
+					"git --git-dir=" + dir + " config core.fsmonitor " + dir + "/fsm"
+			}
+			b.plant("pointers", "mkdir -p deep/x deep/y deep/z node_modules && "+
+				gitdir("$PWD/node_modules/g")+" && printf 'gitdir: ../../node_modules/g\\n' > deep/x/.git && "+
+				gitdir("$PWD/node_modules/h")+" && ln -s ../../node_modules/h deep/y/.git && "+
+				gitdir(scratch+"/g")+" && printf 'gitdir: "+scratch+"/g\\n' > deep/z/.git && "+
+				"echo a > deep/x/a && echo a > deep/y/a && echo a > deep/z/a && echo planted\n", "planted")
+			for _, d := range []string{"deep/x", "deep/y", "deep/z"} {
+				// (Run as the person: their git, in that directory.)
+				b.host("git -C " + d + " status >/dev/null 2>&1; true")
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git status in %s ran a program a sandboxed command named through %s/.git", d, d)
+					os.Remove(marker)
+				}
+			}
+			// Ordinary work: a worktree and a submodule, deep below the
+			// root; the host's git works in both afterwards.
+			lib := filepath.Join(filepath.Dir(b.ws), "lib")
+			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib")
+			b.plant("ordinary", "git worktree add -q sub/a/wt -b side && git -c protocol.file.allow=always submodule add -q "+lib+" vendor/libs/lib && git commit -qm lib && echo done\n", "done")
+			if got := b.host("git -C sub/a/wt rev-parse --abbrev-ref HEAD && git -C vendor/libs/lib log --format=%s"); got != "side\nlib\n" {
+				t.Errorf("the worktree or the submodule a command added does not work on the host: %q", got)
+			}
+			if out, _ := b.shim("true"); strings.Contains(out, "sub/a/wt") || strings.Contains(out, "vendor/libs/lib") {
+				t.Errorf("the next command says the worktree or submodule was moved:\n%s", out)
+			}
+		})
+	}
+}

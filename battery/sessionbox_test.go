@@ -893,3 +893,46 @@ curl -s -o /dev/null -w 'closed %%{http_code}\n' http://127.0.0.1:%d/ || echo cl
 		}
 	}
 }
+
+// TestSessionBelowGitPointerBetweenCommands: a process a session's
+// command left running makes, after the command's round, a .git file
+// and a .git link deep below the root leading to a git directory of its
+// own whose core.fsmonitor runs a script: moved aside at once, so the
+// person's git status there runs nothing; a worktree git makes meanwhile
+// stays.
+func TestSessionBelowGitPointerBetweenCommands(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			marker := filepath.Join(r.base, "pwned")
+			writer := "import os, time\n" +
+				"time.sleep(1.5)\n" + // (after the command's round)
+				"os.system(\"git init -q --bare node_modules/g && git --git-dir=node_modules/g config core.bare false && " +
+				"printf '#!/bin/sh\\\\ntouch " + marker + "\\\\n' > node_modules/g/fsm && chmod +x node_modules/g/fsm && " +
+				"git --git-dir=node_modules/g config core.fsmonitor $PWD/node_modules/g/fsm\")\n" +
+				"os.makedirs('deep/x', exist_ok=True)\n" +
+				"os.makedirs('deep/y', exist_ok=True)\n" +
+				"open('deep/x/.git', 'w').write('gitdir: ../../node_modules/g\\n')\n" +
+				"os.symlink('../../node_modules/g', 'deep/y/.git')\n" +
+				"os.system('git worktree add -q sub/a/wt -b side >wt.log 2>&1')\n" +
+				"open('wrote', 'w').close()\n"
+			r.background(python, writer)
+			time.Sleep(time.Second)
+			for _, d := range []string{"deep/x", "deep/y"} {
+				r.host("git -C " + d + " status >/dev/null 2>&1; true")
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git status in %s ran a program a session's background process named through %s/.git", d, d)
+					os.Remove(marker)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, "sub/a/wt")); err != nil {
+				log, _ := os.ReadFile(filepath.Join(r.ws, "wt.log"))
+				t.Fatalf("git worktree add in the background failed: %v\n%s", err, log)
+			}
+			if got := r.host("git -C sub/a/wt rev-parse --abbrev-ref HEAD"); got != "side\n" {
+				t.Errorf("a worktree the background process added does not work on the host: %q", got)
+			}
+		})
+	}
+}

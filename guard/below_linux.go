@@ -15,7 +15,20 @@ import (
 func MoveAside(stateDir, ws string, paths []string) []string {
 	q := newQuarantine(stateDir)
 	var lines []string
+	var gitDirs []string // (read once, when a .git is found)
 	for _, p := range paths {
+		if filepath.Base(p) == ".git" {
+			if gitDirs == nil {
+				gitDirs = keptGitDirs(stateDir, ws, true)
+			}
+			if keptPointer(ws, p, gitDirs) {
+				continue
+			}
+			if what, ok := moveBelow(q, ws, p); ok {
+				lines = append(lines, "cordon: "+printable(p)+": "+pointerLine+", made or changed by a sandboxed command; "+what)
+			}
+			continue
+		}
 		if what, ok := moveBelow(q, ws, p); ok {
 			lines = append(lines, "cordon: "+printable(p)+": a file tools run on their own (an auto-run place below the workspace's root), made or changed by a sandboxed command; "+what+" (cordon undo has its earlier version)")
 		}
@@ -23,6 +36,9 @@ func MoveAside(stateDir, ws string, paths []string) []string {
 	keepLines(stateDir, ws, lines)
 	return lines
 }
+
+// pointerLine says what a .git file or link below the root is.
+const pointerLine = "a .git file or link leading git to a git directory the guard does not keep (its hooks and configuration, core.fsmonitor, would run when git looks there)"
 
 // moveBelow moves path, below ws, into q, reaching it from ws without
 // following a link; it reports what it did, and false when there was

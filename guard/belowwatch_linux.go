@@ -2,6 +2,8 @@ package guard
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,6 +68,20 @@ type belowWatch struct {
 	// newRepo is told of a repository made below the root (its .git
 	// born since the walk's start) that no ledger keeps.
 	newRepo func(rel string)
+	// pointers are the .git files and links (not directories) made or
+	// changed below the root that the walk under way found: handed to
+	// found once it is over, when the repositories it found are the
+	// ledger's (a submodule's .git may come before its repository's).
+	pointers []string
+	// waiting are the .git files not judged yet (empty, or leading to
+	// a worktree's git directory whose commondir git has not written
+	// yet), and when each was found (the session's watch: see move).
+	waiting map[string]time.Time
+	// kept are the git directories the guard keeps ([keptGitDirs]) as
+	// of the ledger whose identity and times keptOf holds: read again
+	// only when it changed (it holds the trusted state, megabytes).
+	kept    []string
+	keptOf  string
 	partial bool
 	said    bool // that the watch is partial
 	stopped atomic.Bool
@@ -164,6 +180,11 @@ func (w *belowWatch) add(rel string, depth int, fresh bool) {
 	}
 	w.addAt(fd, rel, depth, fresh)
 	unix.Close(fd)
+	pointers := w.pointers
+	w.pointers = nil
+	for _, p := range pointers {
+		w.found(p)
+	}
 }
 
 // addAt is add for the directory open at fd; the directories below it
@@ -221,6 +242,18 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 			}
 			w.addIn(sub, path, depth+1, fresh, moved)
 			unix.Close(sub)
+		case d.name == ".git":
+			// A .git file or link (a repository's own at a nested root
+			// is the ledger's): made or changed since, linked to
+			// another name, a link on the way to where it leads
+			// changed, or in a directory moved in since.
+			if rel == "." || slices.Contains(w.roots, rel) || unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			if fresh || moved || changedSince(&st, w.since) || st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1 ||
+				st.Mode&unix.S_IFMT == unix.S_IFLNK && w.chainChanged(filepath.Join(w.ws, path)) {
+				w.pointers = append(w.pointers, path)
+			}
 		case w.place(path):
 			if unix.Fstatat(fd, d.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 				continue
@@ -491,7 +524,11 @@ func (w *belowWatch) loop(wake int) {
 	buf := make([]byte, 64<<10)
 	fds := []unix.PollFd{{Fd: int32(w.in), Events: unix.POLLIN}, {Fd: int32(wake), Events: unix.POLLIN}}
 	for !w.stopped.Load() {
-		if _, err := unix.Poll(fds, -1); err != nil && err != unix.EINTR {
+		timeout := -1
+		if len(w.waiting) > 0 {
+			timeout = 25 // (ms: a worktree's .git waits for its commondir)
+		}
+		if _, err := unix.Poll(fds, timeout); err != nil && err != unix.EINTR {
 			return
 		}
 		if fds[1].Revents != 0 {
@@ -508,6 +545,9 @@ func (w *belowWatch) loop(wake int) {
 				off += unix.SizeofInotifyEvent + int(ev.Len)
 				w.event(ev.Wd, ev.Mask, name)
 			}
+		}
+		for _, rel := range slices.Collect(maps.Keys(w.waiting)) {
+			w.move(rel)
 		}
 		if w.relinks && !w.stopped.Load() {
 			w.relinks = false
@@ -594,6 +634,12 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	switch {
 	case w.place(path):
 		w.found(path)
+	case name == ".git":
+		// A .git file or link made or changed (a nested root's is the
+		// ledger's).
+		if dir != "." && !slices.Contains(w.roots, dir) {
+			w.found(path)
+		}
 	case unix.Lstat(filepath.Join(w.ws, path), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		if fd, err := openBelow(w.ws, dir); err == nil {
 			if w.linkToPlaces(fd, name, path, true) {
@@ -630,17 +676,67 @@ func atRoot(rel string, entries []string) bool {
 
 // move moves the place rel aside, unless the watch was stopped.
 func (w *belowWatch) move(rel string) {
+	path := filepath.Join(w.ws, rel)
+	pointer := filepath.Base(rel) == ".git"
+	if pointer {
+		kept, pending := judgePointer(w.ws, path, w.keptGitDirs())
+		if kept {
+			delete(w.waiting, rel)
+			return
+		}
+		// A .git made and not written yet, or a worktree's whose
+		// commondir git writes after it: a moment is left for them
+		// (the loop looks again), for a bounded number at once.
+		if found, ok := w.waiting[rel]; pending && (ok || len(w.waiting) < maxWaiting) {
+			if !ok {
+				if w.waiting == nil {
+					w.waiting = map[string]time.Time{}
+				}
+				w.waiting[rel], found = time.Now(), time.Now()
+			}
+			if time.Since(found) < worktreeWait {
+				return
+			}
+		}
+		delete(w.waiting, rel)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stopped.Load() {
 		return
 	}
-	path := filepath.Join(w.ws, rel)
 	q := newQuarantine(w.stateDir)
 	if what, ok := moveBelow(q, w.ws, path); ok {
-		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what + " (a change of your own: mv " + printable(filepath.Join(q.dir, path)) + " " + printable(path) + ")"})
+		what = what + " (a change of your own: mv " + printable(filepath.Join(q.dir, path)) + " " + printable(path) + ")"
+		if pointer {
+			keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": " + pointerLine + ", written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
+			return
+		}
+		keepLines(w.stateDir, w.ws, []string{"cordon: " + printable(path) + ": a file tools run on their own (an auto-run place below the workspace's root), written while a process a command left in the session ran (by it, or by you: nothing tells them apart); " + what})
 	}
 }
+
+// keptGitDirs is [keptGitDirs] of the watch's workspace, the ledger read
+// only when it changed since the last time.
+func (w *belowWatch) keptGitDirs() []string {
+	var st unix.Stat_t
+	stamp := ""
+	if unix.Stat(ledgerFile(w.stateDir, w.ws), &st) == nil {
+		stamp = fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
+	}
+	if stamp == "" || stamp != w.keptOf {
+		w.kept, w.keptOf = keptGitDirs(w.stateDir, w.ws, false), stamp
+	}
+	return w.kept
+}
+
+// A .git not judged yet waits at most worktreeWait for its content or
+// its worktree's commondir, at most maxWaiting of them at once (past
+// that, one is moved at once).
+const (
+	worktreeWait = 500 * time.Millisecond
+	maxWaiting   = 64
+)
 
 // report says, once, that the watch does not cover everything (the
 // workspace is marked for the next round from the watch's start on).

@@ -128,7 +128,8 @@ func TestWatchBelowPartial(t *testing.T) {
 	since := time.Now().Add(-time.Second)
 	stop := watchBelow(state, p, since)
 	for start := time.Now(); time.Since(start) < time.Second; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(ledgerFile(state, p.Workspace) + ".lines"); err == nil {
+		// (Made, then written: an empty one is not yet it.)
+		if fi, err := os.Stat(ledgerFile(state, p.Workspace) + ".lines"); err == nil && fi.Size() > 0 {
 			break
 		}
 	}
