@@ -57,10 +57,9 @@ func newTestCA(t *testing.T, dir string) *testCA {
 	return &testCA{cert, key, file}
 }
 
-// server starts an HTTPS server on 127.0.0.1 with a certificate of the
-// test CA, answering 200 "granted" only to a request that carries one of
-// tokens, and remembering every Authorization it saw.
-func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) {
+// leaf returns a server certificate of the test CA for 127.0.0.1 and
+// localhost.
+func (ca *testCA) leaf(t *testing.T) tls.Certificate {
 	t.Helper()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "127.0.0.1"},
@@ -71,6 +70,15 @@ func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// server starts an HTTPS server on 127.0.0.1 with a certificate of the
+// test CA, answering 200 "granted" only to a request that carries one of
+// tokens, and remembering every Authorization it saw.
+func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) {
+	t.Helper()
+	cert := ca.leaf(t)
 	var mu sync.Mutex
 	var seen []string
 	granted := func(r *http.Request) bool {
@@ -99,7 +107,7 @@ func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) 
 			return
 		}
 		fmt.Fprintln(w, "granted")
-	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}
+	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

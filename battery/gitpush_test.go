@@ -3,14 +3,8 @@
 package battery
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/cgi"
@@ -20,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // git push over HTTPS to the workspace's own remote (docs/network.md,
@@ -41,15 +34,7 @@ func (ca *testCA) gitServer(t *testing.T, root string) (int, func() []string) {
 	if err != nil {
 		t.Skip("no git")
 	}
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, key.Public(), ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := ca.leaf(t)
 	var mu sync.Mutex
 	var seen []string
 	backend := &cgi.Handler{Path: git, Args: []string{"http-backend"}, Dir: root,
@@ -65,7 +50,7 @@ func (ca *testCA) gitServer(t *testing.T, root string) (int, func() []string) {
 			return
 		}
 		backend.ServeHTTP(w, r)
-	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}
+	}), TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
