@@ -42,6 +42,32 @@ func netAllow(ws, stateDir string) []string {
 // [remote "..."] section) in the repository configuration of ws. It
 // reads the file, without running git: a command's start must not pay
 // for a process. insteadOf rewrites from other files are not applied.
+// configLines returns the lines of a git configuration file as git
+// reads them, trimmed: a line that ends in a backslash goes on with the
+// next (git's continuation), so that the next is never taken for a
+// section or a key of its own (a command that wrote `name = a\` above
+// `[remote "origin"]` would have had cordon see a remote git does not).
+func configLines(data []byte) []string {
+	var out []string
+	cont := false
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		raw := strings.TrimRight(sc.Text(), " \t\r")
+		joined := strings.HasSuffix(raw, "\\") && (len(raw)-len(strings.TrimRight(raw, "\\")))%2 == 1
+		if joined {
+			raw = raw[:len(raw)-1]
+		}
+		if cont {
+			out[len(out)-1] += raw
+		} else {
+			out = append(out, strings.TrimSpace(raw))
+		}
+		cont = joined
+	}
+	return out
+}
+
 func remoteHosts(ws string) []string {
 	data, err := os.ReadFile(repoConfig(ws))
 	if err != nil {
@@ -49,9 +75,7 @@ func remoteHosts(ws string) []string {
 	}
 	var hosts []string
 	inRemote := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range configLines(data) {
 		if strings.HasPrefix(line, "[") {
 			inRemote = strings.HasPrefix(strings.ToLower(line), "[remote ")
 			continue
@@ -123,9 +147,7 @@ func gitHosts(ws, stateDir string) []string {
 	}
 	var hosts []string
 	remote := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
+	for _, line := range configLines(data) {
 		if strings.HasPrefix(line, "[") {
 			remote = ""
 			if len(line) > 8 && strings.EqualFold(line[:8], "[remote ") {

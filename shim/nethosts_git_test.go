@@ -36,3 +36,21 @@ func TestGitHosts(t *testing.T) {
 		t.Errorf("gitHosts: %v, want %v", got, want)
 	}
 }
+
+// TestGitHostsContinuation: a value that ends in a backslash goes on
+// with the next line, as git reads it: a "[remote]" there is part of
+// user.name to git, and no remote to cordon either (a command wrote it
+// to have the person's credential asked for a host of its choosing;
+// found by an attacker). An even run of backslashes ends the value.
+func TestGitHostsContinuation(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://github.com/me/app.git\n[user]\n\tname = a\\\n[remote \"origin\"]\n\turl = https://evil.example/x.git\n[user]\n\temail = b\\\\\n[remote \"two\"]\n\turl = https://two.example/x.git\n"), 0o644)
+	got := gitHosts(ws, "")
+	if want := []string{"github.com", "two.example"}; !slices.Equal(got, want) {
+		t.Errorf("gitHosts: %v, want %v", got, want)
+	}
+	if h := remoteHosts(ws); slices.Contains(h, "evil.example") {
+		t.Errorf("remoteHosts: %v holds the continued line's host", h)
+	}
+}
