@@ -121,6 +121,25 @@ func (a *args) has(flags []string) bool {
 	return false
 }
 
+// unless reports whether one of flags, which make an effect harmless
+// (-n, --dry-run), is present and not undone: a "--no-" form of any of
+// them anywhere (git push --dry-run --no-dry-run pushes: the last
+// wins) leaves the effect as it is, whichever came last.
+func (a *args) unless(flags []string) bool {
+	if !a.has(flags) {
+		return false
+	}
+	for _, f := range a.flags {
+		name, _, _ := strings.Cut(f, "=")
+		for _, want := range flags {
+			if long, ok := strings.CutPrefix(want, "--"); ok && name == "--no-"+long {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // firstMatches reports whether the first operand matches one of globs;
 // no globs is true.
 func (a *args) firstMatches(globs []string) bool {
@@ -301,7 +320,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 		if spec.WhenUnsafeKey && !unsafeGitWrite(s.gitSafe, &a) {
 			continue
 		}
-		if len(spec.When) > 0 && !a.has(spec.When) || a.has(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.unless(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir, c.Assigns)...)

@@ -44,6 +44,11 @@ func TestPushPolicy(t *testing.T) {
 		{"git push -u origin feature", "", rules.Allow, ""},
 		{"git push origin feature:feature", "main", rules.Allow, ""},
 		{"git push --dry-run origin main", "main", rules.Allow, ""},
+		// The last of --dry-run and --no-dry-run wins in git: a push
+		// that undoes its own dry run is judged as a push (found by an
+		// attacker).
+		{"git push --dry-run --no-dry-run --force origin wiped:main", "main", rules.Ask, ""},
+		{"git push -n --no-dry-run origin main", "main", rules.Ask, ""},
 		{"git push --tags origin v1.0", "main", rules.Allow, ""},
 		{"git fetch origin", "main", rules.Allow, ""},
 		{"git checkout -b fix && git push -u origin HEAD", "", rules.Allow, ""},
