@@ -273,9 +273,12 @@ func (s *served) one() bool {
 	if !s.sameHost(req.Host) {
 		return s.refuse(req, fmt.Sprintf("the request names the host %q inside a connection to %s", req.Host, s.hostPort()))
 	}
-	if reason := s.b.swap(req, s.host, s.port); reason != "" {
+	reason, echo := s.b.swap(req, s.host, s.port)
+	if reason != "" {
 		return s.refuse(req, reason)
 	}
+	// Uncompressed, so that what the host echoes can be masked.
+	req.Header.Set("Accept-Encoding", "identity")
 	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 		req.Header.Del("Expect")
 		io.WriteString(s.client, "HTTP/1.1 100 Continue\r\n\r\n")
@@ -315,7 +318,7 @@ func (s *served) one() bool {
 		s.pipeUp()
 		return false
 	}
-	s.b.maskResponse(resp)
+	s.b.maskResponse(resp, echo...)
 	werr := resp.Write(s.client)
 	resp.Body.Close()
 	wait := time.NewTimer(time.Second)
@@ -466,8 +469,8 @@ func (c *limitedConn) Read(p []byte) (int, error) {
 // real value in resp's headers and, when not compressed, its body: a
 // service that echoes the request (an error quoting the header it
 // refused) gives the sandbox nothing.
-func (b *Broker) maskResponse(resp *http.Response) {
-	var pairs []string
+func (b *Broker) maskResponse(resp *http.Response, extra ...string) {
+	pairs := extra
 	for _, h := range b.all() {
 		if h.Value != "" {
 			pairs = append(pairs, h.Value, h.Placeholder)
@@ -594,19 +597,23 @@ func removeHopHeaders(h http.Header) {
 // credential-like query parameter, a cookie, a placeholder mixed with
 // another token) is refused or dropped: a stranger's token would make the
 // host a way out to the stranger's account.
-func (b *Broker) swap(req *http.Request, host string, port int) string {
+//
+// echo pairs each header value swapped in with the one it replaced (a
+// basic authentication's base64 holds the value in a form the masking
+// of the answer would not see otherwise).
+func (b *Broker) swap(req *http.Request, host string, port int) (reason string, echo []string) {
 	creds := b.all()
 	for _, h := range creds {
 		if !h.takes(host, port) && requestCarries(req, h.Placeholder) {
-			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", "))
+			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
 		}
 	}
 	if carriesAny(req.URL.String(), creds) {
-		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header"
+		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil
 	}
 	for name := range req.URL.Query() {
 		if credvar.QueryCredential(name) {
-			return fmt.Sprintf("its query parameter %q carries a credential that is not the one cordon holds for %s (the command's own)", name, host)
+			return fmt.Sprintf("its query parameter %q carries a credential that is not the one cordon holds for %s (the command's own)", name, host), nil
 		}
 	}
 	req.Header.Del("Cookie") // no session of anyone's
@@ -616,7 +623,7 @@ func (b *Broker) swap(req *http.Request, host string, port int) string {
 		for i, v := range values {
 			if !auth {
 				if carriesAny(v, creds) {
-					return fmt.Sprintf("a credential's placeholder in its %s header: cordon puts credentials only in the Authorization header or the service's API-key header", name)
+					return fmt.Sprintf("a credential's placeholder in its %s header: cordon puts credentials only in the Authorization header or the service's API-key header", name), nil
 				}
 				continue
 			}
@@ -625,12 +632,15 @@ func (b *Broker) swap(req *http.Request, host string, port int) string {
 			}
 			nv, reason := b.swapAuth(req.Context(), v, creds, host, port)
 			if reason != "" {
-				return fmt.Sprintf("its %s header %s", name, reason)
+				return fmt.Sprintf("its %s header %s", name, reason), nil
+			}
+			if nv != v {
+				echo = append(echo, nv, v)
 			}
 			values[i] = nv
 		}
 	}
-	return ""
+	return "", echo
 }
 
 // carriesAny reports whether text carries the placeholder of one of creds.

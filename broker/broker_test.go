@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -53,9 +54,17 @@ func newRig(t *testing.T) *rig {
 			ok = u == "person" && p == real || u == real && p == "x-oauth-basic"
 		}
 		if req.URL.Path == "/echo" {
-			// A service that quotes the request back.
+			// A service that quotes the request back, compressed when
+			// the client takes it.
 			w.Header().Set("X-Echo", req.Header.Get("Authorization"))
-			fmt.Fprintf(w, "you sent %q to %s", req.Header.Get("Authorization"), req.URL)
+			var out io.Writer = w
+			if strings.Contains(req.Header.Get("Accept-Encoding"), "gzip") {
+				w.Header().Set("Content-Encoding", "gzip")
+				z := gzip.NewWriter(w)
+				defer z.Close()
+				out = z
+			}
+			fmt.Fprintf(out, "you sent %q to %s", req.Header.Get("Authorization"), req.URL)
 			return
 		}
 		if !ok {
@@ -261,16 +270,21 @@ func TestRefusals(t *testing.T) {
 // in its headers and its body, however the body is cut.
 func TestEcho(t *testing.T) {
 	r := newRig(t)
-	req, _ := http.NewRequest("GET", "https://"+r.host+"/echo", nil)
-	req.Header.Set("Authorization", "Bearer "+r.ph)
-	resp, err := r.client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if strings.Contains(string(b)+resp.Header.Get("X-Echo"), real) || !strings.Contains(string(b), r.ph) {
-		t.Errorf("the echo: %q, X-Echo %q", b, resp.Header.Get("X-Echo"))
+	basic := base64.StdEncoding.EncodeToString([]byte("person:" + real))
+	for _, auth := range []string{"Bearer " + r.ph, "Basic " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))} {
+		req, _ := http.NewRequest("GET", "https://"+r.host+"/echo", nil)
+		req.Header.Set("Authorization", auth)
+		req.Header.Set("Accept-Encoding", "gzip") // asked for, not decoded by the client
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		got := string(b) + resp.Header.Get("X-Echo")
+		if strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) {
+			t.Errorf("the echo of %q: %q, X-Echo %q", auth, b, resp.Header.Get("X-Echo"))
+		}
 	}
 }
 
