@@ -230,24 +230,7 @@ func TestBrokeredSandbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b Backend
-			if backend == BackendBwrap {
-				b, err = newBwrap(p, stateDir)
-			} else {
-				var l *landlockBackend
-				if l, err = newLandlock(p); err == nil && l.nsErr != nil {
-					err = l.nsErr
-				}
-				if err == nil {
-					l.stateDir, b = stateDir, l
-				}
-			}
-			if err != nil {
-				if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
-					t.Fatal(err)
-				}
-				t.Skip(err)
-			}
+			b := allowlistBackend(t, backend, p, stateDir)
 			script := fmt.Sprintf(`echo "v=$GH_TOKEN"
 curl -sS -H "Authorization: token $GH_TOKEN" https://api.cred.test:%[1]d/
 curl -sS -H "Authorization: token $GH_TOKEN" https://other.cred.test:%[1]d/ || echo "other failed"

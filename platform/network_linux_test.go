@@ -102,24 +102,7 @@ func testAllowlist(t *testing.T, backend string, webPort, closedPort int, mu *sy
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b Backend
-	if backend == BackendBwrap {
-		b, err = newBwrap(p, stateDir)
-	} else {
-		var l *landlockBackend
-		if l, err = newLandlock(p); err == nil && l.nsErr != nil {
-			err = l.nsErr
-		}
-		if err == nil {
-			l.stateDir, b = stateDir, l
-		}
-	}
-	if err != nil {
-		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	b := allowlistBackend(t, backend, p, stateDir)
 	// get URL: a plain-HTTP request through the proxy in HTTP_PROXY,
 	// with bash's /dev/tcp (no curl needed); prints the status line
 	// and the body's first line.
@@ -242,4 +225,32 @@ func TestCleanProxies(t *testing.T) {
 			t.Errorf("%s: present %v, want %v", f, err == nil, want)
 		}
 	}
+}
+
+// allowlistBackend returns the backend named backend for p with its
+// proxy's state in stateDir; it skips the test (fails it where the
+// sandbox is required) when the backend, or Landlock's network
+// namespace, is missing here.
+func allowlistBackend(t *testing.T, backend string, p *Policy, stateDir string) Backend {
+	t.Helper()
+	var b Backend
+	var err error
+	if backend == BackendBwrap {
+		b, err = newBwrap(p, stateDir)
+	} else {
+		var l *landlockBackend
+		if l, err = newLandlock(p); err == nil && l.nsErr != nil {
+			err = l.nsErr
+		}
+		if err == nil {
+			l.stateDir, b = stateDir, l
+		}
+	}
+	if err != nil {
+		if os.Getenv("CORDON_REQUIRE_SANDBOX") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return b
 }
