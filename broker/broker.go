@@ -673,7 +673,6 @@ func requestCarries(req *http.Request, ph string) bool {
 // not one of the shapes a credential of the broker's takes (see
 // [Broker.swap]).
 func (b *Broker) swapAuth(ctx context.Context, v string, creds []*held, host string, port int) (string, string) {
-	v = strings.TrimSpace(v)
 	own := func(ph string) *held {
 		for _, h := range creds {
 			if h.Placeholder == ph && h.takes(host, port) {
@@ -683,9 +682,20 @@ func (b *Broker) swapAuth(ctx context.Context, v string, creds []*held, host str
 		return nil
 	}
 	const stranger = "carries a credential that is not the one cordon holds for this host (the command's own, or one mixed with it)"
-	scheme, param, hasParam := strings.Cut(v, " ")
+	// swapped is v made with the value of h by make, or why not.
+	swapped := func(h *held, make func(user, secret string) string) (string, string) {
+		u, secret, err := h.value(ctx, host)
+		if err != nil {
+			return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
+		}
+		return make(u, secret), ""
+	}
+	scheme, param, hasParam := strings.Cut(strings.TrimSpace(v), " ")
 	param = strings.TrimSpace(param)
-	if hasParam && strings.EqualFold(scheme, "basic") {
+	if !hasParam {
+		scheme, param = "", scheme
+	}
+	if strings.EqualFold(scheme, "basic") {
 		d, err := base64.StdEncoding.DecodeString(param)
 		if err != nil {
 			return "", stranger
@@ -696,37 +706,28 @@ func (b *Broker) swapAuth(ctx context.Context, v string, creds []*held, host str
 		// names nobody's account but the credential's), or the whole
 		// user name with no password (GitHub's token as the user).
 		if h := own(pass); h != nil && !carriesAny(user, creds) {
-			u, secret, err := h.value(ctx, host)
-			if err != nil {
-				return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
-			}
-			if h.Lookup != nil {
-				user = u
-			}
-			return basic(user, secret), ""
+			return swapped(h, func(u, secret string) string {
+				if h.Lookup != nil {
+					return basic(u, secret)
+				}
+				return basic(user, secret)
+			})
 		}
 		if h := own(user); h != nil && h.Lookup == nil && (pass == "" || pass == "x-oauth-basic") {
-			_, secret, err := h.value(ctx, host)
-			if err != nil {
-				return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
-			}
-			return basic(secret, pass), ""
+			return swapped(h, func(_, secret string) string { return basic(secret, pass) })
 		}
 		return "", stranger
 	}
-	ph, prefix := v, ""
-	if hasParam {
-		ph, prefix = param, scheme+" "
-	}
-	h := own(ph)
-	if h == nil || strings.ContainsAny(ph, " \t") {
+	h := own(param)
+	if h == nil {
 		return "", stranger
 	}
-	_, secret, err := h.value(ctx, host)
-	if err != nil {
-		return "", fmt.Sprintf("needs the value of %s, which cannot be had: %v", h.Name, err)
-	}
-	return prefix + secret, ""
+	return swapped(h, func(_, secret string) string {
+		if scheme == "" {
+			return secret
+		}
+		return scheme + " " + secret
+	})
 }
 
 // value returns the credential's user (from Lookup only) and secret for
