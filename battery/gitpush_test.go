@@ -136,10 +136,30 @@ func TestGitPushBrokered(t *testing.T) {
 			if _, err := os.Stat(marker); err == nil {
 				t.Errorf("the workspace's credential helper ran on the host")
 			}
+			// Another repository on the same host (one the command
+			// names, or one it made the remote of a repository of its
+			// own): the person's credential is not put on it.
+			drop := filepath.Join(filepath.Dir(bare), "drop.git")
+			if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
+				t.Fatalf("git init --bare: %v %s", err, out)
+			}
+			before := len(seen())
+			out, _ = run(fmt.Sprintf("git push -q https://127.0.0.1:%d/drop.git HEAD:refs/heads/stolen 2>&1; echo \"push exit $?\"; git init -q o && git -C o remote add origin https://127.0.0.1:%d/drop.git && git -C o fetch -q .. HEAD:feature && git -C o push -q origin feature 2>&1; echo \"nested push exit $?\"", port, port))
+			if strings.Contains(out, "push exit 0") {
+				t.Errorf("a push to another repository on the remote's host succeeded:\n%s", out)
+			}
+			if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+				t.Errorf("the other repository got %s", got)
+			}
+			for _, s := range seen()[before:] {
+				if s == "person:"+realGitPass {
+					t.Errorf("the person's credential went to another repository: %q", seen()[before:])
+				}
+			}
 			// No credential on the host: the push fails, and the server
 			// never sees the placeholder.
 			os.Remove(filepath.Join(b.home, ".gitconfig"))
-			before := len(seen())
+			before = len(seen())
 			out, _ = run("git push -q origin HEAD:refs/heads/nocred 2>&1; echo \"push exit $?\"")
 			if strings.Contains(out, "push exit 0") || !strings.Contains(out, "no git credential for 127.0.0.1") {
 				t.Errorf("git push without a credential on the host: no failure that says why:\n%s", out)

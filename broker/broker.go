@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,10 @@ type Credential struct {
 	// matches any run of characters, dots too), each with an optional
 	// ":PORT" (443 when none; "*" for any).
 	Hosts []string
+	// Repositories, when set, are the paths of the git repositories on
+	// those hosts it is for ("/me/app.git"): it goes only on requests
+	// for them (the path, with or without ".git", and below it).
+	Repositories []string
 	// Lookup, when set, gives the user and password for a request to
 	// host that carries the placeholder (git over HTTPS: the person's
 	// own credential helper, run on the host when a request needs it).
@@ -129,6 +134,37 @@ func parseHost(p string) hostPort {
 		hp.port = n
 	}
 	return hp
+}
+
+// takesPath reports whether a request for path (as sent, escaped) may
+// carry h: any path, unless h is for some repositories only. A path
+// with an escaped slash or backslash, or a "." or ".." name, is for
+// none (a server may read it otherwise).
+func (h *held) takesPath(path string) bool {
+	if len(h.Repositories) == 0 {
+		return true
+	}
+	lower := strings.ToLower(path)
+	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(path, "\\") {
+		return false
+	}
+	path, err := url.PathUnescape(path)
+	if err != nil {
+		return false
+	}
+	names := strings.Split(path, "/")
+	if slices.Contains(names, "..") || slices.Contains(names, ".") {
+		return false
+	}
+	for _, r := range h.Repositories {
+		base := strings.TrimSuffix(strings.TrimRight(r, "/"), ".git")
+		for _, b := range []string{base, base + ".git"} {
+			if path == b || strings.HasPrefix(path, b+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (h *held) takes(host string, port int) bool {
@@ -604,9 +640,13 @@ func removeHopHeaders(h http.Header) {
 func (b *Broker) swap(req *http.Request, host string, port int) (reason string, echo []string) {
 	creds := b.all()
 	for _, h := range creds {
-		if !h.takes(host, port) && requestCarries(req, h.Placeholder) {
+		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) || !requestCarries(req, h.Placeholder) {
+			continue
+		}
+		if !h.takes(host, port) {
 			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
 		}
+		return fmt.Sprintf("it would send %s to %s, which is not a repository it is for (%s): git's credential goes only to the workspace's own remotes", h.Name, req.URL.EscapedPath(), strings.Join(h.Repositories, ", ")), nil
 	}
 	if carriesAny(req.URL.String(), creds) {
 		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil

@@ -188,7 +188,7 @@ func (b *Brokerage) GitConfig(p *Policy) [][2]string {
 }
 
 // brokersAny reports whether p's sandbox has anything to broker.
-func (p *Policy) brokersAny() bool { return len(p.Credentials) > 0 || len(p.GitHosts) > 0 }
+func (p *Policy) brokersAny() bool { return len(p.Credentials) > 0 || len(p.GitRemotes) > 0 }
 
 // caVars are the variables that point programs at a certificate bundle
 // (OpenSSL and Python's ssl, Node, Python's requests, curl, git, Cargo,

@@ -16,7 +16,7 @@ import (
 // variables stay withheld (env never held them), and git's helpers say
 // why it cannot authenticate.
 func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Brokerage) {
-	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitHosts) == 0) {
+	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitRemotes) == 0) {
 		return p, WithGitConfig(env, (*Brokerage)(nil).GitConfig(p)), nil
 	}
 	withheld := func(err error) (*Policy, []string, *Brokerage) {

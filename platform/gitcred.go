@@ -13,29 +13,41 @@ import (
 )
 
 // git over HTTPS to the workspace's own remotes (docs/network.md, "git
-// push"): for each of p.GitHosts, git in the sandbox gets a credential
+// push"): for each of p.GitRemotes, git in the sandbox gets a credential
 // helper, through configuration in its environment, that answers with a
 // placeholder; the broker holds a credential for that host alone whose
 // value is the person's own, asked of the host's git (git credential
 // fill, package gitcred) when a request needs it.
 
-// GitCredentials returns the broker's credentials for p's git hosts,
-// their placeholders made under key, and the git configuration the
-// sandbox gets for them (see [WithGitConfig]). brokered is false when no
-// broker serves the sandbox (the network is not the allowlist, or the
-// broker could not start): then the configuration's helpers hold nothing
-// and say why git cannot authenticate there.
+// GitCredentials returns the broker's credentials for p's git remotes
+// (one for each host, going to its remotes' paths only: a command cannot
+// push the workspace to another repository on the same host with the
+// person's credential), their placeholders made under key, and the git
+// configuration the sandbox gets for them (see [WithGitConfig]).
+// brokered is false when no broker serves the sandbox (the network is
+// not the allowlist, or the broker could not start): then the
+// configuration's helpers hold nothing and say why git cannot
+// authenticate there.
 func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, [][2]string) {
-	if len(p.GitHosts) == 0 {
+	if len(p.GitRemotes) == 0 {
 		return nil, nil
+	}
+	var hosts []string
+	paths := map[string][]string{}
+	for _, r := range p.GitRemotes {
+		h, path, _ := strings.Cut(r, "/")
+		if !gitHostOK(h) {
+			continue
+		}
+		if _, ok := paths[h]; !ok {
+			hosts = append(hosts, h)
+		}
+		paths[h] = append(paths[h], "/"+path)
 	}
 	fill := hostGit(p)
 	var creds []broker.Credential
 	var config [][2]string
-	for _, h := range p.GitHosts {
-		if !gitHostOK(h) {
-			continue
-		}
+	for _, h := range hosts {
 		name := "credential.https://" + h + ".helper"
 		if !brokered {
 			config = append(config, [2]string{name, ""}, [2]string{name, gitHelperRefusal(h, p.Network)})
@@ -44,7 +56,7 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		ph := broker.Placeholder(key, "git:"+h, "")
 		host := h
 		creds = append(creds, broker.Credential{
-			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h},
+			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Repositories: paths[h],
 			Lookup: func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
 		})
 		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})

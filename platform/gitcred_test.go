@@ -3,6 +3,7 @@ package platform
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,10 +17,13 @@ func TestGitCredentialsHelper(t *testing.T) {
 	if err != nil {
 		t.Skip("no git")
 	}
-	p := &Policy{GitHosts: []string{"git.example", "127.0.0.1:8443", "bad host"}, Network: NetworkAllowlist}
+	p := &Policy{GitRemotes: []string{"git.example/me/app.git", "127.0.0.1:8443/x.git", "git.example/me/other", "bad host/x.git"}, Network: NetworkAllowlist}
 	creds, config := GitCredentials(p, []byte("0123456789abcdef0123456789abcdef"), true)
 	if len(creds) != 2 || creds[0].Hosts[0] != "git.example" || creds[1].Hosts[0] != "127.0.0.1:8443" || creds[0].Lookup == nil || creds[0].Value != "" {
 		t.Fatalf("credentials: %+v", creds)
+	}
+	if !slices.Equal(creds[0].Repositories, []string{"/me/app.git", "/me/other"}) || !slices.Equal(creds[1].Repositories, []string{"/x.git"}) {
+		t.Errorf("repositories: %q %q", creds[0].Repositories, creds[1].Repositories)
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
@@ -50,7 +54,7 @@ func TestGitCredentialsHelper(t *testing.T) {
 		t.Errorf("the agent's pair: %q", out)
 	}
 	// Without a broker, the helper says why and git does not prompt.
-	_, config = GitCredentials(&Policy{GitHosts: []string{"git.example"}, Network: NetworkOn}, nil, false)
+	_, config = GitCredentials(&Policy{GitRemotes: []string{"git.example/x.git"}, Network: NetworkOn}, nil, false)
 	cmd = exec.Command(git, "credential", "fill")
 	cmd.Env, cmd.Dir = WithGitConfig(env[:3], config), home
 	cmd.Stdin = strings.NewReader("protocol=https\nhost=git.example\n\n")

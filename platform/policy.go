@@ -97,10 +97,11 @@ type Spec struct {
 	// NetAllow and NetDeny are the destinations of the allowlist (see
 	// package netproxy).
 	NetAllow, NetDeny []string
-	// GitHosts are the hosts (HOST or HOST:PORT) of the workspace's own
-	// HTTPS git remotes, for which git in the sandbox gets a brokered
-	// credential (see [GitCredentials]).
-	GitHosts []string
+	// GitRemotes are the workspace's own HTTPS git remotes, as HOST/PATH
+	// (HOST:PORT for another port than 443), for whose hosts git in the
+	// sandbox gets a brokered credential that goes to those repositories'
+	// paths only (see [GitCredentials]).
+	GitRemotes []string
 	// PrivateTmp gives the program an empty /tmp of its own instead of the
 	// shared one.
 	PrivateTmp bool
@@ -244,8 +245,8 @@ type Policy struct {
 	// NetAllow and NetDeny are the allowlist's destinations.
 	NetAllow []string `json:"net_allow,omitempty"`
 	NetDeny  []string `json:"net_deny,omitempty"`
-	// GitHosts are the hosts of the workspace's own HTTPS git remotes.
-	GitHosts []string `json:"git_hosts,omitempty"`
+	// GitRemotes are the workspace's own HTTPS git remotes (HOST/PATH).
+	GitRemotes []string `json:"git_remotes,omitempty"`
 	// Proxy is the socket of the allowlist's proxy serving one start
 	// (set on that start's copy of the policy; the Landlock backend
 	// passes it to its setup step): bound into the hidden directory
@@ -313,7 +314,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if p.Network == NetworkAllowlist {
 		p.NetAllow, p.NetDeny = slices.Clone(s.NetAllow), slices.Clone(s.NetDeny)
 	}
-	p.GitHosts = slices.Clone(s.GitHosts)
+	p.GitRemotes = slices.Clone(s.GitRemotes)
 	p.Scratch = r.existing(s.Scratch, nil)
 	// Globs inside a shared scratch directory (/tmp/claude-*) name what
 	// is writable already: not worth reading /tmp for.

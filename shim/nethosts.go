@@ -127,13 +127,14 @@ func repoConfig(ws string) string {
 	return filepath.Join(dir, "config")
 }
 
-// gitHosts returns the hosts (HOST, or HOST:PORT for another port than
-// 443) of the HTTPS remotes (url and pushurl) of the repository at ws
-// that the person configured: the remotes sandboxed commands added (the
+// gitRemotes returns the HTTPS remotes (url and pushurl) of the
+// repository at ws that the person configured, as HOST/PATH (HOST:PORT
+// for another port than 443; PATH the repository's, without the slashes
+// around it): the remotes sandboxed commands added (the
 // guard's ledger keeps them) are left out, so that a command cannot
 // have the person's credential asked for a host of its choosing. Read
 // from the file, as remoteHosts.
-func gitHosts(ws, stateDir string) []string {
+func gitRemotes(ws, stateDir string) []string {
 	if ws == "" {
 		return nil
 	}
@@ -145,7 +146,7 @@ func gitHosts(ws, stateDir string) []string {
 	if stateDir != "" {
 		agent = guard.AgentRemotes(stateDir, ws)
 	}
-	var hosts []string
+	var remotes []string
 	remote := ""
 	for _, line := range configLines(data) {
 		if strings.HasPrefix(line, "[") {
@@ -168,9 +169,10 @@ func gitHosts(ws, stateDir string) []string {
 		if u.Port() == "443" {
 			h = strings.ToLower(u.Hostname())
 		}
-		if !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
+		r := h + "/" + strings.Trim(u.Path, "/")
+		if !slices.Contains(remotes, r) {
+			remotes = append(remotes, r)
 		}
 	}
-	return hosts
+	return remotes
 }

@@ -288,7 +288,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
 		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv))...)
 	}
-	spec.GitHosts = gitHosts(ctx.Workspace.Dir, StateDir(getenv))
+	spec.GitRemotes = gitRemotes(ctx.Workspace.Dir, StateDir(getenv))
 	ctx.spec = spec
 	return spec, nil
 }
