@@ -156,6 +156,21 @@ func TestGitPushBrokered(t *testing.T) {
 					t.Errorf("the person's credential went to another repository: %q", seen()[before:])
 				}
 			}
+			// The person's ~/.gitconfig includes a file in the workspace
+			// (dotfiles kept where the agent works): what a command
+			// writes there never runs on the host; the push fails and
+			// says why.
+			gitconfig, _ := os.ReadFile(filepath.Join(b.home, ".gitconfig"))
+			evil := filepath.Join(b.base, "included-helper-ran")
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), append(gitconfig, []byte("[include]\n\tpath = "+filepath.Join(b.ws, "dotgitconfig")+"\n")...), 0o600)
+			out, _ = run(fmt.Sprintf("printf '[credential]\\n\\thelper =\\n\\thelper = \"!touch %s\"\\n' > dotgitconfig; git push -q origin HEAD:refs/heads/included 2>&1; echo \"push exit $?\"", evil))
+			if _, err := os.Stat(evil); err == nil {
+				t.Errorf("a helper a command wrote in a file the person's git configuration includes ran on the host")
+			}
+			if strings.Contains(out, "push exit 0") || !strings.Contains(out, "sandboxed commands can write") {
+				t.Errorf("git push with an included file in the workspace: no failure that says why:\n%s", out)
+			}
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), gitconfig, 0o600)
 			// No credential on the host: the push fails, and the server
 			// never sees the placeholder.
 			os.Remove(filepath.Join(b.home, ".gitconfig"))

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,6 +37,13 @@ type Helper struct {
 	Env []string
 	// Timeout bounds one fill; 10 s when zero.
 	Timeout time.Duration
+	// Writable, when set, reports whether sandboxed commands can write
+	// path: git's configuration is refused when a file of it (an
+	// included one too, or one an include names that is not there
+	// yet) or a helper program it names by path is such a place (a
+	// person's ~/.gitconfig including their dotfiles repository, where
+	// the agent works, would have the host run what it wrote there).
+	Writable func(path string) bool
 }
 
 // passed are the variables of Env a helper is given.
@@ -67,6 +76,9 @@ func (h *Helper) Fill(ctx context.Context, host string) (user, password string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	if err := h.checkConfig(ctx); err != nil {
+		return "", "", fmt.Errorf("%w for %s: %v", ErrNone, host, err)
+	}
 	cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "-c", "credential.interactive=never", "credential", "fill")
 	cmd.Dir = "/"
 	cmd.Env = h.env()
@@ -97,6 +109,85 @@ func (h *Helper) Fill(ctx context.Context, host string) (user, password string, 
 		return "", "", fmt.Errorf("%w for %s on this machine: the credential helpers gave no password; a person can configure one outside the agent: a credential helper (git config --global credential.helper), or gh auth setup-git", ErrNone, host)
 	}
 	return user, password, nil
+}
+
+// checkConfig refuses the person's git configuration (the system's and
+// the global one, with what they include) when h.Writable holds a file
+// of it, a file an include names, or a credential helper named by path
+// (a "!" helper's every path-like word).
+func (h *Helper) checkConfig(ctx context.Context) error {
+	if h.Writable == nil {
+		return nil
+	}
+	for _, scope := range []string{"--system", "--global"} {
+		cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "config", scope, "--includes", "--show-origin", "--list", "-z")
+		cmd.Dir = "/"
+		cmd.Env = slices.DeleteFunc(h.env(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_DIR=") })
+		var out limited
+		cmd.Stdout = &out
+		if err := cmd.Run(); err != nil && ctx.Err() != nil {
+			return fmt.Errorf("git config %s did not answer in time", scope)
+		}
+		if out.over {
+			return fmt.Errorf("git's %s configuration is larger than %d bytes", scope[2:], maxOutput)
+		}
+		// Entries come as "ORIGIN\0KEY\nVALUE\0" (no "\n" when no value).
+		fields := strings.Split(out.String(), "\x00")
+		for i := 0; i+1 < len(fields); i += 2 {
+			origin, entry := fields[i], fields[i+1]
+			file, isFile := strings.CutPrefix(origin, "file:")
+			key, value, _ := strings.Cut(entry, "\n")
+			key = strings.ToLower(key)
+			var paths []string
+			if isFile {
+				paths = append(paths, file)
+			}
+			switch {
+			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+				paths = append(paths, h.configPath(value, filepath.Dir(file)))
+			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
+				for _, w := range helperPaths(value) {
+					paths = append(paths, h.configPath(w, "/"))
+				}
+			}
+			for _, p := range paths {
+				if filepath.IsAbs(p) && h.Writable(p) {
+					return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", file, key, p)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// configPath is a path as git's configuration means it: "~/" is the
+// home, a relative path is taken from dir.
+func (h *Helper) configPath(p, dir string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(h.Home, rest)
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// helperPaths are the programs a credential helper value names by path:
+// its first word, or every word of a "!" shell command that looks like a
+// path (starts with "/" or "~/", quotes and shell punctuation taken off).
+func helperPaths(v string) []string {
+	v = strings.TrimSpace(v)
+	shell := strings.HasPrefix(v, "!")
+	words := strings.FieldsFunc(strings.TrimPrefix(v, "!"), func(r rune) bool {
+		return r == ' ' || r == '\t' || shell && strings.ContainsRune(`'"=;&|<>()$`+"`", r)
+	})
+	var out []string
+	for i, w := range words {
+		if (shell || i == 0) && (strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/")) {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // env is git's whole environment: nothing of the judged command's.

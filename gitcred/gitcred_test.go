@@ -101,3 +101,52 @@ func TestFillBounded(t *testing.T) {
 		t.Errorf("an answer without end was taken: %v", err)
 	}
 }
+
+// TestFillWritableConfig: the person's configuration is refused, and no
+// helper runs, when a file of it, a file an include names (there or not
+// yet), or a helper named by path is where sandboxed commands write (a
+// ~/.gitconfig that includes the dotfiles repository the agent works
+// in); an include out of their reach is read.
+func TestFillWritableConfig(t *testing.T) {
+	answer := "!f() { echo username=person; echo password=real; }; f"
+	for name, c := range map[string]struct{ gitconfig, planted string }{
+		"include":         {"[include]\n\tpath = ws/gitconfig\n", "ws/gitconfig"},
+		"include-home":    {"[include]\n\tpath = ~/ws/gitconfig\n", "ws/gitconfig"},
+		"include-missing": {"[include]\n\tpath = ws/later\n", ""},
+		"include-if":      {"[includeIf \"gitdir:/nowhere/\"]\n\tpath = ws/gitconfig\n", "ws/gitconfig"},
+		"nested":          {"[include]\n\tpath = safe/gitconfig\n", "safe/gitconfig"},
+		"helper-path":     {"[credential]\n\thelper = ~/ws/helper\n", ""},
+		"helper-shell":    {"[credential \"https://git.example\"]\n\thelper = \"!f() { sh '~/ws/helper'; }; f\"\n", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := helper(t, c.gitconfig)
+			ws := filepath.Join(h.Home, "ws")
+			marker := filepath.Join(h.Home, "ran")
+			os.MkdirAll(filepath.Join(h.Home, "safe"), 0o755)
+			os.MkdirAll(ws, 0o755)
+			// safe/gitconfig includes the writable one.
+			os.WriteFile(filepath.Join(h.Home, "safe", "gitconfig"), []byte("[include]\n\tpath = ../ws/gitconfig\n"), 0o600)
+			evil := "[credential]\n\thelper = \"!f() { touch " + marker + "; echo username=evil; echo password=evil; }; f\"\n"
+			if c.planted == "ws/gitconfig" || c.planted == "safe/gitconfig" {
+				os.WriteFile(filepath.Join(ws, "gitconfig"), []byte(evil), 0o600)
+			}
+			os.WriteFile(filepath.Join(ws, "helper"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+			h.Writable = func(p string) bool { return p == ws || strings.HasPrefix(p, ws+"/") }
+			_, _, err := h.Fill(context.Background(), "git.example")
+			if !errors.Is(err, ErrNone) || !strings.Contains(err.Error(), "sandboxed commands can write") {
+				t.Errorf("Fill: %v, want a refusal naming the writable place", err)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("a helper the sandbox could write ran")
+			}
+		})
+	}
+	// Out of the sandbox's reach: read, and its helper answers.
+	h := helper(t, "[include]\n\tpath = safe/gitconfig\n")
+	os.MkdirAll(filepath.Join(h.Home, "safe"), 0o755)
+	os.WriteFile(filepath.Join(h.Home, "safe", "gitconfig"), []byte("[credential]\n\thelper = \""+answer+"\"\n"), 0o600)
+	h.Writable = func(p string) bool { return strings.HasPrefix(p, filepath.Join(h.Home, "ws")) }
+	if user, pass, err := h.Fill(context.Background(), "git.example"); err != nil || user != "person" || pass != "real" {
+		t.Errorf("an include out of reach: %q %q %v", user, pass, err)
+	}
+}

@@ -119,14 +119,18 @@ func WithGitConfig(env []string, config [][2]string) []string {
 // the sandbox can write, run with the person's home (HOME, else the
 // account's) when neither it nor git's files there are in such a
 // directory (a command could name a helper there, which would run on
-// the host), helpers looked for only outside them too.
+// the host), helpers looked for only outside them too, and refused
+// when its configuration includes a file, or names a helper by path, in
+// one.
 func hostGit(p *Policy) *gitcred.Helper {
 	untrusted := p.WritableRoots() // caches too: a helper planted in ~/go/bin
 	path := Getenv(p.Env, "PATH")
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
-	h := &gitcred.Helper{Env: os.Environ()}
+	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool {
+		return within(p, untrusted) || within(realPath(p), untrusted)
+	}}
 	for _, home := range []string{Getenv(p.Env, "HOME"), AccountHome()} {
 		if trustedHome(home, untrusted) {
 			h.Home = home
