@@ -4,10 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -144,35 +142,25 @@ func (b *tokenBackend) start(path string, env []string, dir string, stdin *os.Fi
 	if err != nil {
 		return nil, err
 	}
-	cmd := &exec.Cmd{
-		Path: path, Env: env, Dir: dir,
-		Stdin: stdin, Stdout: os.Stdout, Stderr: os.Stderr,
-		SysProcAttr: &syscall.SysProcAttr{
-			CmdLine:       line,
-			Token:         syscall.Token(token),
-			CreationFlags: windows.CREATE_SUSPENDED,
-		},
-	}
-	if err := cmd.Start(); err != nil {
+	p, err := startAs(token, path, line, env, dir, stdin, os.Stdout, os.Stderr)
+	if err != nil {
 		windows.CloseHandle(job)
 		return nil, fmt.Errorf("cannot start %s with a restricted token: %w", path, err)
 	}
-	if err := joinAndResume(job, cmd.Process.Pid); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+	if err := joinAndResume(job, p); err != nil {
+		p.kill()
 		windows.CloseHandle(job)
 		return nil, err
 	}
-	c := &Child{pid: cmd.Process.Pid, done: make(chan childEnd, 1)}
+	c := &Child{pid: p.pid, done: make(chan childEnd, 1)}
 	go func() {
 		defer windows.CloseHandle(job) // kill-on-close: what is left of the command ends
-		err := cmd.Wait()
-		var exit *exec.ExitError
-		if err != nil && !errors.As(err, &exit) {
+		code, err := p.wait()
+		if err != nil {
 			c.done <- childEnd{code: 126, err: fmt.Errorf("cannot wait for %s: %w", path, err)}
 			return
 		}
-		c.done <- childEnd{code: cmd.ProcessState.ExitCode(), raw: uint32(cmd.ProcessState.ExitCode())}
+		c.done <- childEnd{code: code, raw: uint32(code)}
 	}()
 	return c, nil
 }
@@ -188,7 +176,7 @@ var (
 // creates.
 func restrictedToken(plan *WindowsPlan) (windows.Token, error) {
 	var self windows.Token
-	err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_DUPLICATE|windows.TOKEN_QUERY|windows.TOKEN_ASSIGN_PRIMARY|windows.TOKEN_ADJUST_DEFAULT, &self)
+	err := windows.OpenProcessToken(windows.CurrentProcess(), windows.TOKEN_DUPLICATE|windows.TOKEN_QUERY|windows.TOKEN_ASSIGN_PRIMARY|windows.TOKEN_ADJUST_DEFAULT|windows.READ_CONTROL|windows.WRITE_DAC, &self)
 	if err != nil {
 		return 0, fmt.Errorf("cannot open cordon's own token: %w", err)
 	}
@@ -216,6 +204,10 @@ func restrictedToken(plan *WindowsPlan) (windows.Token, error) {
 		return 0, fmt.Errorf("CreateRestrictedToken: %w", err)
 	}
 	if err := setDefaultDACL(token, self, logon, plan.SID); err != nil {
+		token.Close()
+		return 0, err
+	}
+	if err := allowOwnToken(token, plan.SID); err != nil {
 		token.Close()
 		return 0, err
 	}
@@ -256,6 +248,40 @@ func setDefaultDACL(token, self windows.Token, logon *windows.SID, sid string) e
 	return windows.SetTokenInformation(token, windows.TokenDefaultDacl, (*byte)(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info)))
 }
 
+// ownTokenRights are what a program may do to its own token: read it and
+// set its default DACL (TOKEN_QUERY, TOKEN_QUERY_SOURCE,
+// TOKEN_ADJUST_DEFAULT, READ_CONTROL).
+const ownTokenRights = 0x8 | 0x10 | 0x80 | 0x20000
+
+// allowOwnToken lets the programs that run with token read it and set
+// its default DACL, which every MSYS2 program (Git Bash, its sh.exe, the
+// tools in Git's usr\bin) does first and dies without ("couldn't create
+// signal pipe"): setting it is a write, which a write-restricted token
+// makes only where one of its restricting SIDs is granted it, so the
+// token object's DACL gains an entry for sid, the workspace's.
+func allowOwnToken(token windows.Token, sid string) error {
+	sd, err := windows.GetSecurityInfo(windows.Handle(token), windows.SE_KERNEL_OBJECT, windows.DACL_SECURITY_INFORMATION)
+	if err != nil {
+		return fmt.Errorf("cannot read the restricted token's security: %w", err)
+	}
+	text := sd.String()
+	if !strings.HasPrefix(text, "D:") || strings.Contains(text, "NO_ACCESS_CONTROL") {
+		return nil // no DACL: nothing is denied
+	}
+	next, err := windows.SecurityDescriptorFromString(text + fmt.Sprintf("(A;;0x%x;;;%s)", ownTokenRights, sid))
+	if err != nil {
+		return fmt.Errorf("the restricted token's DACL: %w", err)
+	}
+	dacl, _, err := next.DACL()
+	if err != nil {
+		return err
+	}
+	if err := windows.SetSecurityInfo(windows.Handle(token), windows.SE_KERNEL_OBJECT, windows.DACL_SECURITY_INFORMATION, nil, nil, dacl, nil); err != nil {
+		return fmt.Errorf("cannot let the sandbox's programs use their own token: %w", err)
+	}
+	return nil
+}
+
 // newJob makes the job object with lim's limits.
 func newJob(lim *WindowsJob) (windows.Handle, error) {
 	job, err := windows.CreateJobObject(nil, nil)
@@ -274,41 +300,15 @@ func newJob(lim *WindowsJob) (windows.Handle, error) {
 	return job, nil
 }
 
-// joinAndResume puts the suspended process pid in job, then resumes its
+// joinAndResume puts the suspended program p in job, then resumes its
 // one thread: it runs nothing before it is in the job.
-func joinAndResume(job windows.Handle, pid int) error {
-	proc, err := windows.OpenProcess(windows.PROCESS_SET_QUOTA|windows.PROCESS_TERMINATE, false, uint32(pid))
-	if err != nil {
-		return fmt.Errorf("cannot open the started process: %w", err)
-	}
-	defer windows.CloseHandle(proc)
-	if err := windows.AssignProcessToJobObject(job, proc); err != nil {
+func joinAndResume(job windows.Handle, p *started) error {
+	defer windows.CloseHandle(p.thread)
+	if err := windows.AssignProcessToJobObject(job, p.process); err != nil {
 		return fmt.Errorf("cannot put the program in its job object: %w", err)
 	}
-	snap, err := windows.CreateToolhelp32Snapshot(windows.TH32CS_SNAPTHREAD, 0)
-	if err != nil {
-		return fmt.Errorf("cannot list the program's threads: %w", err)
-	}
-	defer windows.CloseHandle(snap)
-	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
-	resumed := 0
-	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
-		if te.OwnerProcessID != uint32(pid) {
-			continue
-		}
-		th, err := windows.OpenThread(windows.THREAD_SUSPEND_RESUME, false, te.ThreadID)
-		if err != nil {
-			return fmt.Errorf("cannot open the program's thread: %w", err)
-		}
-		_, err = windows.ResumeThread(th)
-		windows.CloseHandle(th)
-		if err != nil {
-			return fmt.Errorf("cannot resume the program: %w", err)
-		}
-		resumed++
-	}
-	if resumed == 0 {
-		return errors.New("the started program has no thread to resume")
+	if _, err := windows.ResumeThread(p.thread); err != nil {
+		return fmt.Errorf("cannot resume the program: %w", err)
 	}
 	return nil
 }

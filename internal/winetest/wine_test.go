@@ -249,6 +249,11 @@ func TestWineShim(t *testing.T) {
 		if !strings.Contains(out, "\njob=true (<nil>) ") || code != 3 {
 			t.Errorf("pwsh with the token backend: status %d, stdout %q, stderr %q; want it in a job", code, out, errOut)
 		}
+		// Started on cordon's own window station and desktop, named
+		// (PowerShell under a restricted token needs it).
+		if !strings.Contains(out, ` desktop=WinSta0\Default`) {
+			t.Errorf("pwsh with the token backend: stdout %q; want it started on WinSta0\\Default, named", out)
+		}
 	})
 
 	t.Run("interactive pwsh, its lines judged", func(t *testing.T) { pwshTerminal(t, w) })
