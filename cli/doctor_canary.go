@@ -85,7 +85,7 @@ func (d *doctor) canary() check {
 		return c
 	}
 	if runtime.GOOS == "windows" {
-		c.Status, c.Summary = statusInfo, "the live sandbox canary runs on Linux and macOS; `cordon sandbox --platform windows` shows the token and ACEs"
+		c.Status, c.Summary = statusInfo, "the Windows sandbox is experimental (it has not yet run on a real desktop), and Credential Manager and DPAPI stay reachable from it; the live canary runs on Linux and macOS; `cordon sandbox --platform windows` shows the token, the ACEs and what is not enforced (docs/windows.md)"
 		return c
 	}
 	if d.confErr != nil {

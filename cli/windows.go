@@ -135,7 +135,7 @@ func windowsPlanText(plan *platform.WindowsPlan, network platform.Network) strin
 	if plan.Job.ProcessTime > 0 {
 		fmt.Fprintf(&b, ", %d s of CPU per process", plan.Job.ProcessTime/10_000_000)
 	}
-	b.WriteString("\n  the program starts suspended, joins the job, then runs; cordon stays its parent and the job's owner\n")
+	b.WriteString("\n  the program starts suspended on cordon's own window station and desktop, joins the job, then runs; cordon stays its parent and the job's owner\n")
 	b.WriteString("not enforced:\n")
 	for _, s := range plan.NotEnforced {
 		fmt.Fprintf(&b, "  - %s\n", s)

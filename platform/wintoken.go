@@ -186,7 +186,8 @@ func PlanWindows(p *Policy) *WindowsPlan {
 	w.NotEnforced = append(w.NotEnforced,
 		"writes to what grants Everyone write (devices such as NUL, pipes, and folders made so): Everyone is a restricting SID, for the console and NUL to work",
 		"the network: commands reach it as the user does; without elevation Windows has no per-process switch (a firewall rule needs a dedicated account and an administrator), so with network: off cordon runs nothing",
-		"the ACEs stay on the folders after the command: they grant only this workspace's SID, which only cordon's tokens carry")
+		"the ACEs stay on the folders after the command: they grant only this workspace's SID, which only cordon's tokens carry",
+		"the user's secrets in Credential Manager and DPAPI (CredRead, CryptUnprotectData: Git Credential Manager's tokens, browsers' cookie keys): the token is the user's own, so what the user can read there, a command can")
 	return w
 }
 
