@@ -19,8 +19,11 @@ param(
     [string]$Source = ''
 )
 
-# Everything runs in functions: piped to iex, the script runs in the
-# caller's session, which must keep its own settings and variables.
+# Everything below runs in a script block of its own: piped to iex, the
+# script runs in the caller's session, which must keep its own settings,
+# variables and functions (only the three parameters above are set
+# there, as iex sets a script's parameters).
+& {
 $Repo = 'cordonsh/cordon'
 $Root = Join-Path $env:LOCALAPPDATA 'cordon'
 $Bin = Join-Path $Root 'bin'
@@ -46,11 +49,17 @@ function Remove-Installed {
         if ($path.StartsWith('file ')) {
             $file = $path.Substring(5)
             if (Test-Path -LiteralPath $file -PathType Leaf) {
-                Remove-Item -LiteralPath $file -Force
+                # Moved aside first: a shim an agent still runs cannot be
+                # deleted, only renamed.
+                Move-Aside $file
                 Write-Host "removed $file"
             }
         }
+        if ($path.StartsWith('path ')) {
+            Remove-UserPath $path.Substring(5)
+        }
     }
+    Remove-Aside
     Remove-Item -LiteralPath $Manifest -Force
     [array]::Reverse($entries)
     foreach ($path in $entries) {
@@ -135,6 +144,7 @@ function Build-Checkout([string]$Dir, [string]$Target) {
         Fail 'go not found: install Go 1.26 or later (https://go.dev/dl/), or run this from a release instead'
     }
     Push-Location -LiteralPath $Dir
+    $cgo = $env:CGO_ENABLED
     try {
         $env:CGO_ENABLED = '0'
         & go build -trimpath -o $Target .
@@ -143,7 +153,54 @@ function Build-Checkout([string]$Dir, [string]$Target) {
         }
     }
     finally {
+        $env:CGO_ENABLED = $cgo
         Pop-Location
+    }
+}
+
+# Move-Aside renames Path, when it is there, out of the way into $Bin:
+# Windows lets a running program's file be renamed, not replaced or
+# deleted, and cordon.exe and its shims run as long as an agent does.
+function Move-Aside([string]$Path) {
+    if (Test-Path -LiteralPath $Path) {
+        Move-Item -LiteralPath $Path -Destination (Join-Path $Bin ('old-' + [guid]::NewGuid() + '.exe')) -Force
+    }
+}
+
+# Remove-Aside deletes what earlier installs moved aside and nothing runs
+# any more; one still running stays until a later install.
+function Remove-Aside {
+    if (Test-Path -LiteralPath $Bin) {
+        Get-ChildItem -LiteralPath $Bin -Filter 'old-*.exe' | ForEach-Object {
+            Remove-Item -LiteralPath $_.FullName -Force -ErrorAction SilentlyContinue
+        }
+    }
+}
+
+# Add-UserPath adds Dir to the end of the user's Path (the registry's,
+# kept as written: %VARIABLES% are not expanded into it), records it, and
+# adds it to this session's; windows opened later have it.
+function Add-UserPath([string]$Dir, [System.Collections.Generic.List[string]]$Made) {
+    $parts = @(((Get-Item -LiteralPath 'HKCU:\Environment').GetValue('Path', '', 'DoNotExpandEnvironmentNames') -split ';') | Where-Object { $_ })
+    if ($parts -notcontains $Dir) {
+        New-ItemProperty -LiteralPath 'HKCU:\Environment' -Name 'Path' -Value (($parts + $Dir) -join ';') -PropertyType ExpandString -Force | Out-Null
+        # (Setting a user variable tells running programs, Explorer
+        # among them, that the environment changed.)
+        [System.Environment]::SetEnvironmentVariable('CORDON_INSTALL_PATH', $null, 'User')
+        $Made.Add("path $Dir")
+    }
+    if (@($env:Path -split ';') -notcontains $Dir) {
+        $env:Path = $env:Path.TrimEnd(';') + ';' + $Dir
+    }
+}
+
+# Remove-UserPath takes Dir out of the user's Path.
+function Remove-UserPath([string]$Dir) {
+    $parts = @(((Get-Item -LiteralPath 'HKCU:\Environment').GetValue('Path', '', 'DoNotExpandEnvironmentNames') -split ';') | Where-Object { $_ })
+    if ($parts -contains $Dir) {
+        New-ItemProperty -LiteralPath 'HKCU:\Environment' -Name 'Path' -Value (@($parts | Where-Object { $_ -ne $Dir }) -join ';') -PropertyType ExpandString -Force | Out-Null
+        [System.Environment]::SetEnvironmentVariable('CORDON_INSTALL_PATH', $null, 'User')
+        Write-Host "removed $Dir from the user's Path"
     }
 }
 
@@ -179,14 +236,14 @@ function Install-Cordon {
     else {
         Get-Release $next
     }
+    Remove-Aside
+    Move-Aside $cordon
     Move-Item -LiteralPath $next -Destination $cordon -Force
     $made.Add("file $cordon")
 
     foreach ($name in $ShimNames) {
         $shim = Join-Path $Shims $name
-        if (Test-Path -LiteralPath $shim) {
-            Remove-Item -LiteralPath $shim -Force
-        }
+        Move-Aside $shim
         # A hard link when the volume allows one (no developer mode needed,
         # unlike a symbolic link), else a copy.
         try {
@@ -197,11 +254,12 @@ function Install-Cordon {
         }
         $made.Add("file $shim")
     }
+    Add-UserPath $Bin $made
     $made | Select-Object -Unique | Set-Content -LiteralPath $Manifest -Encoding UTF8
 
     Write-Host @"
 cordon is installed:
-  $cordon
+  $cordon  (on your Path: windows opened from now on find cordon)
   $Shims\{cmd,powershell,pwsh}.exe  (the same program)
 
 Point an agent at the shims. Every command it runs through cmd.exe or
@@ -224,3 +282,4 @@ Remove it:                           .\install.ps1 -Uninstall
 }
 
 Install-Cordon
+}

@@ -47,7 +47,29 @@ func TestInstallPS1(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"param(", "[switch]$Uninstall", "Get-FileHash -Algorithm SHA256", "checksums.txt", "cordon_windows_${arch}.zip", "CORDON_DOWNLOAD_URL", "releases/latest/download", "HardLink", "Remove-Installed"} {
+	// Piped to iex, the script runs in the caller's session: after its
+	// parameters, everything is one script block run with &, so none of
+	// its variables and functions stay there.
+	body := strings.TrimSpace(code)
+	if i := strings.Index(body, "param("); i >= 0 {
+		depth := 0
+		for j := i + len("param"); j < len(body); j++ {
+			if body[j] == '(' {
+				depth++
+			}
+			if body[j] == ')' {
+				depth--
+			}
+			if depth == 0 {
+				body = strings.TrimSpace(body[j+1:])
+				break
+			}
+		}
+	}
+	if !strings.HasPrefix(body, "& {") || !strings.HasSuffix(body, "}") {
+		t.Errorf("install.ps1: after param(...), the script is not one script block run with & (it starts %.40q)", body)
+	}
+	for _, want := range []string{"param(", "[switch]$Uninstall", "Move-Aside", "Add-UserPath", "DoNotExpandEnvironmentNames", "Get-FileHash -Algorithm SHA256", "checksums.txt", "cordon_windows_${arch}.zip", "CORDON_DOWNLOAD_URL", "releases/latest/download", "HardLink", "Remove-Installed"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("install.ps1 has no %q", want)
 		}
