@@ -3,6 +3,7 @@ package shim
 import (
 	_ "embed"
 	"fmt"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -99,6 +100,27 @@ var psHijack = []string{"psreadline", "psconsole", "__cordon", "remove-module", 
 // psHijackWord is Remove-Module's alias.
 var psHijackWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`) })
 
+// psWildDrive finds a drive named with a wildcard (Func*:, F[u]nction:),
+// which PowerShell resolves like a path.
+var psWildDrive = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z*?\[\]]*[*?\[][A-Za-z*?\[\]]*:`) })
+
+// psHookDrives are the drives whose items cordon's hook is made of.
+var psHookDrives = []string{"function", "variable", "alias"}
+
+// wildHookDrive returns the hook's drive that a wildcard drive in t
+// matches, or "".
+func wildHookDrive(t string) string {
+	for _, m := range psWildDrive().FindAllString(t, -1) {
+		pat := strings.ToLower(strings.TrimSuffix(m, ":"))
+		for _, d := range psHookDrives {
+			if ok, err := path.Match(pat, d); ok || err != nil {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
 // hijackPS returns why a PowerShell line is refused before it is judged,
 // or "". The words are looked for in the text, and in the commands and
 // arguments cordon's parser finds in it, strings put together and
@@ -120,6 +142,9 @@ func hijackPS(text string, core bool) string {
 		}
 		if psHijackWord().MatchString(t) || strings.EqualFold(t, "rmo") {
 			return "it names rmo (Remove-Module)"
+		}
+		if d := wildHookDrive(t); d != "" {
+			return "it names a drive by a pattern that matches " + d + ":"
 		}
 	}
 	return ""

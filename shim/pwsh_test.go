@@ -113,6 +113,13 @@ func TestPSTerminalJudge(t *testing.T) {
 		{`C:\Users\dev\src\app`, "Get-Module | rmo", termhook.Refuse, "rmo"},
 		{`C:\Users\dev\src\app`, "Remove-Item Function:\\PSCon*", termhook.Refuse, "[rule terminal-hook]"},
 		{`C:\Users\dev\src\app`, "Set-Variable __CordonRefused 1", termhook.Refuse, "__cordon"},
+		// A drive named by a pattern, which PowerShell resolves.
+		{`C:\Users\dev\src\app`, "Remove-Item Func*:\\*", termhook.Refuse, "matches function:"},
+		{`C:\Users\dev\src\app`, "ri F[u]nction:\\* -Force", termhook.Refuse, "matches function:"},
+		{`C:\Users\dev\src\app`, "Get-ChildItem Va?iable:\\ | Remove-Variable", termhook.Refuse, "matches variable:"},
+		{`C:\Users\dev\src\app`, "Remove-Item ('Fu' + '*:\\*')", termhook.Refuse, "matches function:"},
+		{`C:\Users\dev\src\app`, "Get-ChildItem C:\\src\\*.go", termhook.Run, ""},
+		{`C:\Users\dev\src\app`, "Select-String -Pattern 'TODO*:' README.md", termhook.Run, ""},
 		{`C:\Users\dev\src\app`, "$ExecutionContext.InvokeCommand.InvokeScript('x')", termhook.Refuse, "executioncontext"},
 		{`C:\Users\dev\src\app`, "& ('Remove-PSRead' + 'LineKeyHandler') Enter", termhook.Refuse, "it names psreadline"},
 		{`C:\Users\dev\src\app`, "$m = 'rm' + 'o'; Get-Module | & $m", termhook.Refuse, "remove-module"},
