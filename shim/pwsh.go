@@ -121,6 +121,33 @@ func wildHookDrive(t string) string {
 	return ""
 }
 
+// psHijackNames are whole names the words of psHijack stand for, which a
+// pattern (ipmo PSRead* -Force, & (gcm Remove-PSR*)) can name without
+// spelling the word.
+var psHijackNames = []string{"psreadline", "psconsolehostreadline", "microsoft.powershell.psconsolereadline", "remove-module",
+	"set-psreadlinekeyhandler", "remove-psreadlinekeyhandler", "set-psreadlineoption", "executioncontext", "__cordonrefused"}
+
+// psWildWord finds a word with a wildcard in it.
+var psWildWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.\-]*[*?\[][A-Za-z0-9_.\-*?\[\]]*`) })
+
+// wildHijack returns the name of psHijackNames a pattern in t matches, or
+// "". A pattern of wildcards alone (Get-ChildItem *) names nothing in
+// particular.
+func wildHijack(t string) string {
+	for _, m := range psWildWord().FindAllString(t, -1) {
+		pat := strings.ToLower(m)
+		if !strings.ContainsFunc(pat, func(r rune) bool { return !strings.ContainsRune("*?", r) }) {
+			continue
+		}
+		for _, n := range psHijackNames {
+			if ok, err := path.Match(pat, n); ok || err != nil {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
 // hijackPS returns why a PowerShell line is refused before it is judged,
 // or "". The words are looked for in the text, and in the commands and
 // arguments cordon's parser finds in it, strings put together and
@@ -145,6 +172,9 @@ func hijackPS(text string, core bool) string {
 		}
 		if d := wildHookDrive(t); d != "" {
 			return "it names a drive by a pattern that matches " + d + ":"
+		}
+		if n := wildHijack(t); n != "" {
+			return "it names by a pattern what matches " + n
 		}
 	}
 	return ""

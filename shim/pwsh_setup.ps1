@@ -130,20 +130,49 @@ finally {
 
 			# Every key that accepts a line (Enter, and what the edit mode binds
 			# to the same functions) asks cordon first.
+			# In Vi mode, PSReadLine lists the command mode's keys in angle
+			# brackets (<Enter>), a name -Chord does not take: those are bound
+			# with -ViMode Command, by the name inside.
 			$accept = @('AcceptLine', 'AcceptAndGetNext', 'ValidateAndAcceptLine', 'ViAcceptLine', 'ViAcceptLineOrExit')
 			$vi = (Get-PSReadLineOption).EditMode -eq 'Vi'
 			$keys = @('Enter')
+			$commandKeys = @()
+			if ($vi) {
+				$commandKeys = @('Enter')
+			}
 			foreach ($h in @(Get-PSReadLineKeyHandler -Bound)) {
 				if ($accept -contains $h.Function) {
-					$keys += $h.Key
+					if ($h.Key.StartsWith('<') -and $h.Key.EndsWith('>') -and $h.Key.Length -gt 2) {
+						$commandKeys += $h.Key.Substring(1, $h.Key.Length - 2)
+					}
+					else {
+						$keys += $h.Key
+					}
 				}
 			}
 			foreach ($k in $keys) {
 				Set-PSReadLineKeyHandler -Chord $k -ScriptBlock $handler -BriefDescription CordonAcceptLine
-				if ($vi) {
-					Set-PSReadLineKeyHandler -Chord $k -ViMode Command -ScriptBlock $handler -BriefDescription CordonAcceptLine
-				}
 			}
+			foreach ($k in $commandKeys) {
+				Set-PSReadLineKeyHandler -Chord $k -ViMode Command -ScriptBlock $handler -BriefDescription CordonAcceptLine
+			}
+			# A refused line is in the history; the call that prints its
+			# refusal is not (the up arrow brings back the line). The
+			# person's own filter, if any, decides for the rest.
+			$own = (Get-PSReadLineOption).AddToHistoryHandler
+			$filter = {
+				param([string]$entry)
+				if ($entry -ceq '& $__CordonRefused') {
+					return $false
+				}
+				if ($null -eq $own) {
+					return $true
+				}
+				return $own.Invoke($entry)
+			}.GetNewClosure()
+			# The history stays in memory: the history file is among what
+			# sandboxed commands cannot write (it holds what was typed).
+			Set-PSReadLineOption -AddToHistoryHandler $filter -HistorySaveStyle SaveNothing
 			# Checked, with what PSReadLine 2.0 (Windows PowerShell 5.1) has.
 			$enter = $false
 			foreach ($h in @(Get-PSReadLineKeyHandler -Bound)) {

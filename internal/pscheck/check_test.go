@@ -22,7 +22,7 @@ var allow = &Allow{
 		"Set-PSReadLineKeyHandler", "Set-Variable", "New-Variable", "Split-Path", "Test-Path", "Write-Host", "Add-Content",
 		"Copy-Item", "Expand-Archive", "Resolve-Path", "Select-Object", "Where-Object", "ForEach-Object",
 		"Get-Location", "Set-Location", "Push-Location", "Pop-Location", "Write-Output", "Move-Item", "Sort-Object", "Out-File",
-		"New-ItemProperty",
+		"New-ItemProperty", "Set-PSReadLineOption",
 		// programs
 		"go", "git", "fsutil",
 		// .NET static members and constructors
@@ -42,7 +42,7 @@ var allow = &Allow{
 	Methods: []string{
 		"Connect", "Write", "Flush", "ReadByte", "WriteByte", "GetBytes", "GetString", "ToArray", "Add",
 		"StartsWith", "Substring", "GetNewClosure", "Split", "Trim", "TrimEnd", "ToLower", "ToUpper", "Contains",
-		"Replace", "EndsWith", "Join", "IndexOf", "WriteError", "WriteLine", "TrimStart", "ToLowerInvariant", "GetValue",
+		"Replace", "EndsWith", "Join", "IndexOf", "WriteError", "WriteLine", "TrimStart", "ToLowerInvariant", "GetValue", "Invoke",
 	},
 }
 
