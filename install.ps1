@@ -7,10 +7,12 @@
 #     irm https://github.com/cordonsh/cordon/releases/latest/download/install.ps1 | iex
 #     $env:CORDON_VERSION = '0.3.0'; irm .../install.ps1 | iex
 #     $env:CORDON_DOWNLOAD_URL = 'https://mirror/cordon'  (a mirror of a release's files)
-#   From a checkout of the source, with Go installed:
-#     .\install.ps1
+#   From a checkout of the source, with Go installed (Windows' default
+#   execution policy refuses scripts run by path; -ExecutionPolicy Bypass
+#   allows this one, for this run):
+#     powershell -ExecutionPolicy Bypass -File .\install.ps1
 #   Remove exactly what it installed:
-#     .\install.ps1 -Uninstall
+#     powershell -ExecutionPolicy Bypass -File .\install.ps1 -Uninstall
 #     & ([scriptblock]::Create((irm .../install.ps1))) -Uninstall
 
 param(
@@ -81,12 +83,19 @@ function New-Folder([string]$Dir, [System.Collections.Generic.List[string]]$Made
     }
 }
 
-# Get-Arch is the release's name for this machine's processor.
+# Get-Arch is the release's name for this machine's processor: the
+# machine's, not this PowerShell's (a 32-bit PowerShell on a 64-bit
+# Windows sees x86 in PROCESSOR_ARCHITECTURE, the machine's in
+# PROCESSOR_ARCHITEW6432).
 function Get-Arch {
-    switch ($env:PROCESSOR_ARCHITECTURE) {
+    $arch = $env:PROCESSOR_ARCHITEW6432
+    if (-not $arch) {
+        $arch = $env:PROCESSOR_ARCHITECTURE
+    }
+    switch ($arch) {
         'AMD64' { return 'amd64' }
         'ARM64' { return 'arm64' }
-        default { Fail "no cordon release for the processor $($env:PROCESSOR_ARCHITECTURE)" }
+        default { Fail "no cordon release for the processor $arch" }
     }
 }
 
@@ -107,6 +116,10 @@ function Get-Release([string]$Target) {
     else {
         $base = "https://github.com/$Repo/releases/latest/download"
     }
+    # Windows PowerShell 5.1 draws a progress bar per chunk (downloads many
+    # times slower), and its .NET may not offer TLS 1.2 unless asked.
+    $ProgressPreference = 'SilentlyContinue'
+    [System.Net.ServicePointManager]::SecurityProtocol = [System.Net.ServicePointManager]::SecurityProtocol -bor [System.Net.SecurityProtocolType]::Tls12
     $tmp = Join-Path ([System.IO.Path]::GetTempPath()) ("cordon-install-" + [guid]::NewGuid())
     New-Item -ItemType Directory -Path $tmp | Out-Null
     try {
@@ -277,7 +290,7 @@ the agent:
 
 Judge a command without running it: cordon check -- cmd /c "rd /s /q build"
 See how commands are confined here:  cordon sandbox
-Remove it:                           .\install.ps1 -Uninstall
+Remove it:                           powershell -ExecutionPolicy Bypass -File .\install.ps1 -Uninstall
 "@
 }
 
