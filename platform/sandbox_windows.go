@@ -323,7 +323,16 @@ func applyACEs(plan *WindowsPlan) error {
 			continue
 		}
 		done[a.Path] = true
-		if err := addACEs(a.Path, plan.SDDL(a.Path), plan.SID); err != nil {
+		aces := plan.SDDL(a.Path)
+		err := addACEs(a.Path, aces, plan.SID)
+		if errors.Is(err, windows.ERROR_ACCESS_DENIED) && grantsOnly(aces) {
+			// A folder another account owns (C:\tmp made by an
+			// elevated installer): commands cannot write there, which
+			// is the safe side; every other command still runs.
+			fmt.Fprintf(os.Stderr, "cordon: %s stays read-only in the sandbox: cordon cannot change its permissions (%v; it belongs to another account)\n", a.Path, err)
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("cannot set the sandbox's ACEs on %s: %w", a.Path, err)
 		}
 	}

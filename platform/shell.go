@@ -36,6 +36,9 @@ func (e *NotFoundError) Error() string {
 	if len(e.Skipped) > 0 {
 		msg += fmt.Sprintf(" (skipped %s: cordon itself)", strings.Join(e.Skipped, ", "))
 	}
+	if e.Name == "pwsh" && runtime.GOOS == "windows" {
+		msg += "; PowerShell 7 from the Microsoft Store is not used (its app execution alias cannot be started with cordon's restricted token): install it from its MSI or with winget"
+	}
 	return msg
 }
 
@@ -161,7 +164,7 @@ func windowsShellDirs(name, system, programFiles string, path []string) (string,
 	case "powershell":
 		add(sub(system, `WindowsPowerShell\v1.0`))
 	case "pwsh":
-		add(path...)
+		add(slices.DeleteFunc(slices.Clone(path), storeAliases)...)
 		add(sub(programFiles, `PowerShell\7`))
 	case "pwsh-preview":
 		// The preview's program is pwsh.exe too, in a folder of its own.
@@ -172,6 +175,16 @@ func windowsShellDirs(name, system, programFiles string, path []string) (string,
 		add(sub(programFiles, `Git\bin`), sub(programFiles, `Git\usr\bin`))
 	}
 	return name + ".exe", dirs
+}
+
+// storeAliases reports whether dir is the folder of the Microsoft Store's
+// app execution aliases (%LOCALAPPDATA%\Microsoft\WindowsApps): what is
+// there is no program but a link only an unrestricted token can start
+// (CreateProcessAsUser fails with it), so the Store's PowerShell 7 is
+// passed over.
+func storeAliases(dir string) bool {
+	d := strings.ToLower(strings.TrimRight(strings.ReplaceAll(dir, "/", `\`), `\`))
+	return strings.HasSuffix(d, `\microsoft\windowsapps`)
 }
 
 func exeName(name string) string {

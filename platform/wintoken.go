@@ -228,6 +228,19 @@ func (w *WindowsPlan) SDDL(path string) string {
 	return b.String()
 }
 
+// grantsOnly reports whether aces (SDDL entries) only allow: when they
+// cannot be set, the sandbox only has less, so a command may run without
+// them; a deny that cannot be set must stop it.
+func grantsOnly(aces string) bool {
+	entries := strings.Split(strings.TrimSuffix(strings.TrimPrefix(aces, "("), ")"), ")(")
+	for _, e := range entries {
+		if !strings.HasPrefix(e, "A;") {
+			return false
+		}
+	}
+	return aces != ""
+}
+
 // mergeDACL returns the security descriptor sd (SDDL, with a D: part)
 // as a DACL with aces (SDDL entries) added in Windows' order: explicit
 // denies, explicit allows, then the inherited entries. It returns ""

@@ -101,3 +101,19 @@ func TestMergeDACL(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantsOnly: a path whose entries only allow may be left without
+// them (the sandbox then has less); one with a deny may not.
+func TestGrantsOnly(t *testing.T) {
+	for aces, want := range map[string]bool{
+		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)":                                true,
+		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)(A;;0x1;;;S-1-5-21-1-2-3-4)":     true,
+		"(D;OICI;0xd0156;;;S-1-5-21-1-2-3-4)":                                 false,
+		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)(D;;0x10000;;;S-1-5-21-1-2-3-4)": false,
+		"": false,
+	} {
+		if got := grantsOnly(aces); got != want {
+			t.Errorf("grantsOnly(%q) = %v, want %v", aces, got, want)
+		}
+	}
+}
