@@ -48,6 +48,19 @@ go vet ./...
 GOOS=windows go vet ./...
 GOOS=darwin go vet ./...
 
+step actionlint
+# The platforms workflow (.github/workflows) runs only where the repository
+# is published (macOS and Windows natively); here its syntax, expressions
+# and runner labels are checked. .ci/run installs actionlint.
+if command -v actionlint >/dev/null 2>&1; then
+	actionlint
+elif [ "${CORDON_REQUIRE_ACTIONLINT:-0}" = 1 ]; then
+	echo "actionlint is not installed (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12)" >&2
+	exit 1
+else
+	echo "actionlint is not installed: the workflows are only loaded (docs/workflows_test.go)"
+fi
+
 step cross builds
 # (darwin: every package is compiled by the darwin test binaries below.)
 for goos in windows freebsd; do
