@@ -25,6 +25,11 @@ import (
 // says), and config, which says what it runs.
 var bareNames = []string{"HEAD", "objects", "refs", "commondir", "config"}
 
+// bareGuarded are the names in a bare git directory whose change the
+// ledger looks at (its places: hooks/, info/attributes, commondir,
+// config, config.worktree, and its submodules' and worktrees').
+var bareGuarded = []string{"hooks", "info", "commondir", "config", "config.worktree", "modules", "worktrees"}
+
 // isBare reports whether a directory with the entries names is one git
 // takes for a git directory, or may once something elsewhere changes:
 // it holds HEAD, and commondir or objects and refs. Judged by the names

@@ -139,6 +139,17 @@ func TestGuardBareBelowRoot(t *testing.T) {
 			os.Rename(filepath.Join(ws, "lib/src/config"), filepath.Join(ws, "lib/src/config.worktree"))
 			round()
 		},
+		// A regenerable directory (which the walk does not go into)
+		// made one: git run below it finds it.
+		"regenerable": func(t *testing.T, ws, marker string, round func()) {
+			os.MkdirAll(filepath.Join(ws, "node_modules/x"), 0o755)
+			round()
+			plantBare(t, filepath.Join(ws, "node_modules"), marker)
+			round()
+			if ranOnHost(t, filepath.Join(ws, "node_modules/x"), marker) {
+				t.Error("the person's git status in node_modules/x ran a program a command planted there")
+			}
+		},
 		// A .git file in a bare repository leading to itself: git takes
 		// the directory for its own work tree.
 		"a .git file in it": func(t *testing.T, ws, marker string, round func()) {
@@ -230,5 +241,22 @@ func TestGuardBareTestRemote(t *testing.T) {
 	}
 	if out := hostGit(t, ws, "", "clone", "-q", "remote.git", "c"); out != "" {
 		t.Errorf("clone of the test remote: %s", out)
+	}
+}
+
+// A session's watch adopts a regenerable directory (not watched below)
+// that a process makes a bare repository between commands.
+func TestWatchBelowBareRegenerable(t *testing.T) {
+	p, state := bareWorkspace(t)
+	ws := p.Workspace
+	os.MkdirAll(filepath.Join(ws, "node_modules/x"), 0o755)
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	marker := filepath.Join(t.TempDir(), "ran")
+	plantBare(t, filepath.Join(ws, "node_modules"), marker)
+	time.Sleep(300 * time.Millisecond)
+	if ranOnHost(t, filepath.Join(ws, "node_modules/x"), marker) {
+		t.Error("the person's git status in node_modules/x ran a program a background process planted in node_modules")
 	}
 }

@@ -75,6 +75,10 @@ type belowWatch struct {
 	// bare are the bare git directories this watch found (their git
 	// directories and hooks are watched).
 	bare []string
+	// tops are the watches of regenerable directories (node_modules),
+	// which the watch does not go into: only whether one itself became
+	// a git directory is looked at (see regenerable).
+	tops map[int32]string
 	// pointers are the .git files and links (not directories) made or
 	// changed below the root that the walk under way found: handed to
 	// found once it is over, when the repositories it found are the
@@ -179,6 +183,50 @@ func (w *belowWatch) adopt(rel string, bare bool) {
 	AdoptRoots(w.stateDir, w.ws, []platform.NestedRepo{n})
 }
 
+// regenerable looks at the regenerable directory name in dirfd (rel
+// below ws), which the walk does not go into (node_modules, build): git
+// run below it finds it when it is itself a git directory. It is handed
+// to newBare when it is one made or changed since the walk's start (or
+// fresh), and the session's watch watches its own entries (not those
+// below it).
+func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if w.in >= 0 {
+		if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+			if w.tops == nil {
+				w.tops = map[int32]string{}
+			}
+			w.tops[int32(wd)] = rel
+		} else {
+			w.partial = true
+		}
+	}
+	if w.newBare != nil && isBare(readDirFD(fd)) && (fresh || bareChanged(fd, w.since)) {
+		w.newBare(rel)
+	}
+}
+
+// checkBare hands the directory rel (below ws) to newBare when it is a
+// git directory this watch has not found yet.
+func (w *belowWatch) checkBare(rel string) {
+	if slices.Contains(w.bare, rel) {
+		return
+	}
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	bare := isBare(readDirFD(fd))
+	unix.Close(fd)
+	if bare {
+		w.newBare(rel)
+	}
+}
+
 // hasBelowEntries reports whether entries name any place a directory
 // below the root can hold (git's own are the ledger's).
 func hasBelowEntries(entries []string) bool {
@@ -263,6 +311,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				continue
 			}
 			if w.skipped(d.name) {
+				w.regenerable(fd, d.name, path, fresh || moved)
 				continue
 			}
 			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
@@ -607,6 +656,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.relinks = true
 		return
 	case mask&unix.IN_IGNORED != 0:
+		delete(w.tops, wd)
 		if _, ok := w.dirs[wd]; ok {
 			delete(w.dirs, wd)
 			w.n--
@@ -619,20 +669,33 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.relinks = true
 	}
 	if d := w.gitDirs[wd]; d != "" {
-		w.mu.Lock()
-		if !w.stopped.Load() {
-			// A hooks directory made after the repository was found:
-			// watched from now on, before the reconcile (a hook
-			// written meanwhile is seen by one or the other).
-			if name == "hooks" && filepath.Base(d) == ".git" && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-				w.watchGit(join(d, name))
+		bare := slices.Contains(w.bare, d)
+		// (A bare one holds the person's files too: only git's own
+		// names there are put back.)
+		if !bare || slices.Contains(bareGuarded, name) {
+			w.mu.Lock()
+			if !w.stopped.Load() {
+				// A hooks directory made after the repository was found:
+				// watched from now on, before the reconcile (a hook
+				// written meanwhile is seen by one or the other).
+				if name == "hooks" && (bare || filepath.Base(d) == ".git") && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+					w.watchGit(join(d, name))
+				}
+				reconcileNow(w.stateDir, w.ws)
 			}
-			reconcileNow(w.stateDir, w.ws)
+			w.mu.Unlock()
 		}
-		w.mu.Unlock()
-		if _, ok := w.dirs[wd]; !ok {
+		if _, ok := w.dirs[wd]; !ok && w.tops[wd] == "" {
 			return // (a bare one is a directory below the root too)
 		}
+	}
+	if top := w.tops[wd]; top != "" {
+		// A regenerable directory's own entries: only whether it became
+		// a git directory.
+		if slices.Contains(bareNames, name) {
+			w.checkBare(top)
+		}
+		return
 	}
 	dir, ok := w.dirs[wd]
 	if !ok || name == "" {
@@ -643,15 +706,8 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	// in a directory the watch does not go into.
 	w.links, w.linkDirs = nil, 0
 	path := join(dir, name)
-	if slices.Contains(bareNames, name) && !slices.Contains(w.bare, dir) && dir != "." {
-		// The directory may have become a git directory of its own.
-		if fd, err := openBelow(w.ws, dir); err == nil {
-			bare := isBare(readDirFD(fd))
-			unix.Close(fd)
-			if bare {
-				w.newBare(dir)
-			}
-		}
+	if slices.Contains(bareNames, name) && dir != "." {
+		w.checkBare(dir)
 	}
 	if mask&unix.IN_ISDIR != 0 {
 		switch {
@@ -674,6 +730,11 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 			}
 		case !w.skipped(name):
 			w.add(path, strings.Count(path, "/")+1, true)
+		default:
+			if fd, err := openBelow(w.ws, dir); err == nil {
+				w.regenerable(fd, name, path, true)
+				unix.Close(fd)
+			}
 		}
 		return
 	}
