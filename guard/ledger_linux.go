@@ -47,7 +47,7 @@ type ledger struct {
 	// them ([AdoptRoots]): kept from one trusted state to the next.
 	Adopted []string `json:"adopted,omitempty"`
 	// AdoptedBare are the directories a command made git directories
-	// of their own below the root (bare repositories, [bareGitDir]),
+	// of their own below the root (bare repositories, [isBare]),
 	// kept as Adopted; their places are those of a repository whose
 	// root and git directory are both the directory.
 	AdoptedBare []string `json:"adopted_bare,omitempty"`

@@ -83,7 +83,7 @@ const maxAdopted = 512
 // workspace's root by a command or a process it left: git init
 // packages/app, which neither the index nor the repositories directly in
 // the workspace name; or a directory made a bare repository, see
-// [bareGitDir]) and puts their git directories back to what git makes: a
+// [isBare]) and puts their git directories back to what git makes: a
 // hook or a configuration key that runs a program is moved to the
 // quarantine. It returns the lines saying what was done, kept too for
 // the next command.
