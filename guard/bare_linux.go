@@ -2,6 +2,7 @@ package guard
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -25,6 +26,11 @@ import (
 // says), and config, which says what it runs.
 var bareNames = []string{"HEAD", "objects", "refs", "commondir", "config"}
 
+// bareName reports whether name is one of bareNames, case ignored.
+func bareName(name string) bool {
+	return slices.ContainsFunc(bareNames, func(n string) bool { return strings.EqualFold(n, name) })
+}
+
 // bareGuarded are the names in a bare git directory whose change the
 // ledger looks at (its places: hooks/, info/attributes, commondir,
 // config, config.worktree, and its submodules' and worktrees').
@@ -37,7 +43,10 @@ var bareGuarded = []string{"hooks", "info", "commondir", "config", "config.workt
 // names can change later without a change in the directory (a detached
 // HEAD, a link to a directory made in /tmp later).
 func isBare(names []dirent) bool {
-	has := func(n string) bool { return slices.ContainsFunc(names, func(d dirent) bool { return d.name == n }) }
+	// (Case ignored: in a case-folding directory, git's HEAD is head.)
+	has := func(n string) bool {
+		return slices.ContainsFunc(names, func(d dirent) bool { return strings.EqualFold(d.name, n) })
+	}
 	return has("HEAD") && (has("commondir") || has("objects") && has("refs"))
 }
 

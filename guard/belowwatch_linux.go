@@ -692,7 +692,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	if top := w.tops[wd]; top != "" {
 		// A regenerable directory's own entries: only whether it became
 		// a git directory.
-		if slices.Contains(bareNames, name) {
+		if bareName(name) {
 			w.checkBare(top)
 		}
 		return
@@ -706,7 +706,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	// in a directory the watch does not go into.
 	w.links, w.linkDirs = nil, 0
 	path := join(dir, name)
-	if slices.Contains(bareNames, name) && dir != "." {
+	if bareName(name) && dir != "." {
 		w.checkBare(dir)
 	}
 	if mask&unix.IN_ISDIR != 0 {
