@@ -260,3 +260,18 @@ func TestWatchBelowBareRegenerable(t *testing.T) {
 		t.Error("the person's git status in node_modules/x ran a program a background process planted in node_modules")
 	}
 }
+
+// A bare repository made directly in the workspace is put back when
+// the command ends, as a repository made there is, before any round.
+func TestGuardBareAtRootWhenCommandEnds(t *testing.T) {
+	p, state := bareWorkspace(t)
+	ws := p.Workspace
+	marker := filepath.Join(t.TempDir(), "ran")
+	plantBare(t, filepath.Join(ws, "lib"), marker)
+	if _, err := Reconcile(state, ws); err != nil {
+		t.Fatal(err)
+	}
+	if ranOnHost(t, filepath.Join(ws, "lib/src/pkg"), marker) {
+		t.Error("the person's git status ran a program a command planted in a bare repository directly in the workspace, after the command ended")
+	}
+}

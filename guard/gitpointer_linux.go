@@ -52,6 +52,10 @@ func keptGitDirs(stateDir, ws string, now bool) []string {
 	if now {
 		found, _ := roots(ws)
 		for _, n := range found {
+			if n.GitDir == n.Root {
+				bare = append(bare, n.GitDir)
+				continue
+			}
 			kept = append(kept, n.Root)
 		}
 	}

@@ -29,8 +29,43 @@ func roots(ws string) (out []platform.NestedRepo, more bool) {
 		out = append(out, platform.NestedRepo{Root: ws, GitDir: filepath.Join(ws, ".git")})
 	}
 	nested, more := platform.NestedRepos(ws)
-	return append(out, nested...), more
+	out = append(out, nested...)
+	bare, moreBare := bareRoots(ws, out)
+	return append(out, bare...), more || moreBare
 }
+
+// bareRoots returns the directories directly in ws that git takes for
+// git directories of their own ([isBare]: git run below one finds it),
+// those of have left out, as repositories whose root and git directory
+// are both the directory: kept with the repositories directly in ws,
+// when a command ends, not only after its round. more is true when
+// there were more than the guard keeps.
+func bareRoots(ws string, have []platform.NestedRepo) (out []platform.NestedRepo, more bool) {
+	f, err := os.Open(ws)
+	if err != nil {
+		return nil, false
+	}
+	entries, _ := f.ReadDir(maxBareScan)
+	f.Close()
+	for _, e := range entries {
+		dir := filepath.Join(ws, e.Name())
+		if !e.IsDir() || e.Name() == ".git" || slices.ContainsFunc(have, func(n platform.NestedRepo) bool { return n.Root == dir }) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !bareGitDirAt(dir) {
+			continue
+		}
+		if len(have)+len(out) >= maxAdopted {
+			return out, true
+		}
+		out = append(out, platform.NestedRepo{Root: dir, GitDir: dir})
+	}
+	return out, false
+}
+
+// maxBareScan bounds the entries of a workspace looked through for bare
+// repositories directly in it (as platform.NestedRepos does for others).
+const maxBareScan = 4096
 
 // addRoot adds the places of the repository n to the ledger's patterns
 // and configuration files.
