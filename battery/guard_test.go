@@ -444,3 +444,54 @@ func TestGuardBelowGitPointer(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardBelowBare: a command makes a directory below the root a git
+// directory of its own, with no .git at all (a bare repository: HEAD,
+// objects/, refs/), whose configuration gives it a work tree and a
+// core.fsmonitor that touches a marker: git finds it by what it holds, so
+// the person's git status anywhere below it runs the program on the host.
+// Made in the person's own tracked lib/src in one command; and over two
+// commands (HEAD first, detached, then objects/, refs/ and the
+// configuration) in deep/h. The host's git runs there after each, as the
+// person would; the marker must not appear, and the person's file stays.
+// A test remote an agent makes (git init --bare remote.git, git push
+// remote.git HEAD) keeps working in the next command.
+func TestGuardBelowBare(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if b.session {
+				b.settings("")
+			} else {
+				b.settings("  session: off\n")
+			}
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x && mkdir -p lib/src/pkg deep/h/sub && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
+			config := func(dir string) string {
+				return "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > " + dir + "/config"
+			}
+			ran := func(dir string) {
+				t.Helper()
+				b.host("git -C " + dir + " status >/dev/null 2>&1; true")
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git status in %s ran a program a sandboxed command planted in a bare repository above it", dir)
+					os.Remove(marker)
+				}
+			}
+			b.plant("bare", "git init -q --bare lib/src && "+config("lib/src")+" && echo planted\n", "planted")
+			ran("lib/src/pkg")
+			if _, err := os.Stat(filepath.Join(b.ws, "lib/src/pkg/main.c")); err != nil {
+				t.Errorf("the person's file went: %v", err)
+			}
+			b.plant("head", "echo 0123456789abcdef0123456789abcdef01234567 > deep/h/HEAD && echo planted\n", "planted")
+			b.plant("rest", "mkdir deep/h/objects deep/h/refs && "+config("deep/h")+" && echo planted\n", "planted")
+			ran("deep/h/sub")
+			// Ordinary work: a test remote, pushed to and cloned later.
+			b.plant("remote", "git init -q --bare remote.git && git push -q remote.git HEAD && echo done\n", "done")
+			b.plant("remote2", "git push -q remote.git HEAD:refs/heads/two && git clone -q remote.git c && git -C c log --format=%s -1\n", "src")
+			if got := b.host("git --git-dir=remote.git config core.bare"); got != "true\n" {
+				t.Errorf("the test remote's configuration changed: %q", got)
+			}
+		})
+	}
+}

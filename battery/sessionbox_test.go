@@ -936,3 +936,31 @@ func TestSessionBelowGitPointerBetweenCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionBelowBareBetweenCommands: a process a session's command
+// left running makes, after the command's round, the person's tracked
+// lib/src a bare repository whose configuration gives it a work tree and
+// a core.fsmonitor that touches a marker: adopted at once (its
+// configuration put back to what git makes), so the person's git status
+// below it runs nothing.
+func TestSessionBelowBareBetweenCommands(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			marker := filepath.Join(r.base, "pwned")
+			r.host("mkdir -p lib/src/pkg && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
+			writer := "import os, time\n" +
+				"time.sleep(1.5)\n" + // (after the command's round)
+				"os.system('git init -q --bare lib/src')\n" +
+				"open('lib/src/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n')\n" +
+				"open('wrote', 'w').close()\n"
+			r.background(python, writer)
+			time.Sleep(time.Second)
+			r.host("git -C lib/src/pkg status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Error("the person's git status in lib/src/pkg ran a program a session's background process planted in a bare repository")
+			}
+		})
+	}
+}

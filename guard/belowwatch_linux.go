@@ -68,6 +68,17 @@ type belowWatch struct {
 	// newRepo is told of a repository made below the root (its .git
 	// born since the walk's start) that no ledger keeps.
 	newRepo func(rel string)
+	// newBare is told of a directory below the root that git takes for
+	// a git directory of its own ([isBare]), made or changed since the
+	// walk's start.
+	newBare func(rel string)
+	// bare are the bare git directories this watch found (their git
+	// directories and hooks are watched).
+	bare []string
+	// tops are the watches of regenerable directories (node_modules),
+	// which the watch does not go into: only whether one itself became
+	// a git directory is looked at (see regenerable).
+	tops map[int32]string
 	// pointers are the .git files and links (not directories) made or
 	// changed below the root that the walk under way found: handed to
 	// found once it is over, when the repositories it found are the
@@ -118,23 +129,8 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 	w := &belowWatch{stateDir: stateDir, ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
 	w.found = w.move
 	w.setRoots(p.Nested)
-	w.newRepo = func(rel string) {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		if w.stopped.Load() {
-			return
-		}
-		// (Only its git directory is the ledger's now: a place at its
-		// root stays one below the root, see [AdoptRoots].)
-		w.adopted = append(w.adopted, rel)
-		// Its git directory and hooks are watched from now on (what is
-		// written there is put back by the ledger, which keeps it now),
-		// then it is put back to what git makes.
-		for _, d := range []string{join(rel, ".git"), join(rel, ".git/hooks")} {
-			w.watchGit(d)
-		}
-		AdoptRoots(stateDir, p.Workspace, []string{filepath.Join(p.Workspace, rel)})
-	}
+	w.newRepo = func(rel string) { w.adopt(rel, false) }
+	w.newBare = func(rel string) { w.adopt(rel, true) }
 	// What the watch cannot see (a write through a hard link from a
 	// directory it does not watch, node_modules) the next command's
 	// round finds by its change time: it looks from here on.
@@ -156,6 +152,79 @@ func watchBelow(stateDir string, p *platform.Policy, since time.Time) (stop func
 		w.mu.Unlock()
 		mark()
 	})
+}
+
+// adopt gives the ledger the repository at rel (below ws) that the
+// watch found, made by a process a command left: its .git, or rel
+// itself when bare. Its git directory and hooks are watched from then
+// on (what is written there is put back by the ledger, which keeps it
+// now), then it is put back to what git makes.
+func (w *belowWatch) adopt(rel string, bare bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped.Load() {
+		return
+	}
+	n := platform.NestedRepo{Root: filepath.Join(w.ws, rel), GitDir: filepath.Join(w.ws, rel, ".git")}
+	gitDir := join(rel, ".git")
+	if bare {
+		if slices.Contains(w.bare, rel) {
+			return
+		}
+		w.bare = append(w.bare, rel)
+		n.GitDir, gitDir = n.Root, rel
+	} else {
+		// (Only its git directory is the ledger's now: a place at its
+		// root stays one below the root, see [AdoptRoots].)
+		w.adopted = append(w.adopted, rel)
+	}
+	w.watchGit(gitDir)
+	w.watchGit(join(gitDir, "hooks"))
+	AdoptRoots(w.stateDir, w.ws, []platform.NestedRepo{n})
+}
+
+// regenerable looks at the regenerable directory name in dirfd (rel
+// below ws), which the walk does not go into (node_modules, build): git
+// run below it finds it when it is itself a git directory. It is handed
+// to newBare when it is one made or changed since the walk's start (or
+// fresh), and the session's watch watches its own entries (not those
+// below it).
+func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if w.in >= 0 {
+		if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+			if w.tops == nil {
+				w.tops = map[int32]string{}
+			}
+			w.tops[int32(wd)] = rel
+		} else {
+			w.partial = true
+		}
+	}
+	if w.newBare != nil && isBare(readDirFD(fd)) && (fresh || bareChanged(fd, w.since)) {
+		w.newBare(rel)
+	}
+}
+
+// checkBare hands the directory rel (below ws) to newBare when it is a
+// git directory this watch has not found yet.
+func (w *belowWatch) checkBare(rel string) {
+	if slices.Contains(w.bare, rel) {
+		return
+	}
+	fd, err := openBelow(w.ws, rel)
+	if err != nil {
+		return
+	}
+	bare := isBare(readDirFD(fd))
+	unix.Close(fd)
+	if bare {
+		w.newBare(rel)
+	}
 }
 
 // hasBelowEntries reports whether entries name any place a directory
@@ -222,11 +291,19 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 	if rel != "." && w.clean != nil && unix.Fstat(fd, &dst) == nil && changedSince(&dst, w.since) {
 		moved = true
 	}
-	for _, d := range readDirFD(fd) {
+	entries := readDirFD(fd)
+	bare := rel != "." && isBare(entries)
+	if bare && w.newBare != nil && (fresh || moved || bareChanged(fd, w.since)) {
+		w.newBare(rel)
+	}
+	for _, d := range entries {
 		path := join(rel, d.name)
 		var st unix.Stat_t
 		switch {
 		case d.typ == unix.DT_DIR:
+			if bare && d.name == "objects" {
+				continue // (a git directory's objects: nothing git runs, and many)
+			}
 			if d.name == ".git" {
 				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since)) {
 					w.newRepo(rel)
@@ -234,6 +311,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				continue
 			}
 			if w.skipped(d.name) {
+				w.regenerable(fd, d.name, path, fresh || moved)
 				continue
 			}
 			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
@@ -499,16 +577,22 @@ func bornSince(dirfd int, name string, t time.Time) bool {
 
 // FindBelow walks workspace ws itself (git directories and the
 // directories named skip left out, links never followed; repos are the
-// repositories made below its root since t, see [AdoptRoots]) for the places
+// repositories made below its root since t, and the directories made
+// or changed into bare ones, see [AdoptRoots]) for the places
 // entries name below its root, and the links to directories that hold
 // one, changed since t (or in a directory that changed since, unless
 // clean says git has the place committed and unchanged): what the snapshot round moves aside when git
 // cannot list them. The places of the repositories at roots (absolute)
 // are their ledger's. complete is false when the walk stopped at its
 // bounds (directories, depth).
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found, repos []string, complete bool) {
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, repos []platform.NestedRepo, complete bool) {
 	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1}
-	w.newRepo = func(rel string) { repos = append(repos, filepath.Join(ws, rel)) }
+	w.newRepo = func(rel string) {
+		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel, ".git")})
+	}
+	w.newBare = func(rel string) {
+		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel)})
+	}
 	if clean != nil {
 		w.clean = func(rel string) bool { return clean(filepath.Join(ws, rel)) }
 	}
@@ -572,6 +656,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.relinks = true
 		return
 	case mask&unix.IN_IGNORED != 0:
+		delete(w.tops, wd)
 		if _, ok := w.dirs[wd]; ok {
 			delete(w.dirs, wd)
 			w.n--
@@ -584,17 +669,32 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 		w.relinks = true
 	}
 	if d := w.gitDirs[wd]; d != "" {
-		w.mu.Lock()
-		if !w.stopped.Load() {
-			// A hooks directory made after the repository was found:
-			// watched from now on, before the reconcile (a hook
-			// written meanwhile is seen by one or the other).
-			if name == "hooks" && filepath.Base(d) == ".git" && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
-				w.watchGit(join(d, name))
+		bare := slices.Contains(w.bare, d)
+		// (A bare one holds the person's files too: only git's own
+		// names there are put back.)
+		if !bare || slices.Contains(bareGuarded, name) {
+			w.mu.Lock()
+			if !w.stopped.Load() {
+				// A hooks directory made after the repository was found:
+				// watched from now on, before the reconcile (a hook
+				// written meanwhile is seen by one or the other).
+				if name == "hooks" && (bare || filepath.Base(d) == ".git") && mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 {
+					w.watchGit(join(d, name))
+				}
+				reconcileNow(w.stateDir, w.ws)
 			}
-			reconcileNow(w.stateDir, w.ws)
+			w.mu.Unlock()
 		}
-		w.mu.Unlock()
+		if _, ok := w.dirs[wd]; !ok && w.tops[wd] == "" {
+			return // (a bare one is a directory below the root too)
+		}
+	}
+	if top := w.tops[wd]; top != "" {
+		// A regenerable directory's own entries: only whether it became
+		// a git directory.
+		if bareName(name) {
+			w.checkBare(top)
+		}
 		return
 	}
 	dir, ok := w.dirs[wd]
@@ -606,6 +706,9 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 	// in a directory the watch does not go into.
 	w.links, w.linkDirs = nil, 0
 	path := join(dir, name)
+	if bareName(name) && dir != "." {
+		w.checkBare(dir)
+	}
 	if mask&unix.IN_ISDIR != 0 {
 		switch {
 		case mask&(unix.IN_CREATE|unix.IN_MOVED_TO) == 0:
@@ -627,6 +730,11 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 			}
 		case !w.skipped(name):
 			w.add(path, strings.Count(path, "/")+1, true)
+		default:
+			if fd, err := openBelow(w.ws, dir); err == nil {
+				w.regenerable(fd, name, path, true)
+				unix.Close(fd)
+			}
 		}
 		return
 	}

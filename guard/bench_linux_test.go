@@ -1,9 +1,11 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -36,6 +38,40 @@ func BenchmarkReconcile(b *testing.B) {
 	for b.Loop() {
 		if lines, err := Reconcile(state, ws); err != nil || len(lines) > 0 {
 			b.Fatalf("%v %v", lines, err)
+		}
+	}
+}
+
+// BenchmarkFindBelow is the snapshot round's own walk after a command
+// that changed nothing below the root: 1,000 directories of source, five
+// bare test remotes with git's 256 object directories each, and a
+// node_modules of 2,000 directories.
+func BenchmarkFindBelow(b *testing.B) {
+	ws := filepath.Join(b.TempDir(), "ws")
+	for i := range 1000 {
+		d := filepath.Join(ws, "pkg"+strconv.Itoa(i/50), "dir"+strconv.Itoa(i))
+		os.MkdirAll(d, 0o755)
+		for j := range 10 {
+			os.WriteFile(filepath.Join(d, "f"+strconv.Itoa(j)+".go"), nil, 0o644)
+		}
+	}
+	for i := range 5 {
+		r := filepath.Join(ws, "remotes", "r"+strconv.Itoa(i)+".git")
+		os.MkdirAll(filepath.Join(r, "refs/heads"), 0o755)
+		os.WriteFile(filepath.Join(r, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+		for j := range 256 {
+			os.MkdirAll(filepath.Join(r, "objects", fmt.Sprintf("%02x", j)), 0o755)
+		}
+	}
+	for i := range 2000 {
+		os.MkdirAll(filepath.Join(ws, "node_modules", "p"+strconv.Itoa(i/10), "d"+strconv.Itoa(i)), 0o755)
+	}
+	since := time.Now().Add(time.Minute)
+	b.ResetTimer()
+	for b.Loop() {
+		found, _, _ := FindBelow(ws, []string{".envrc", ".npmrc", ".vscode/"}, []string{"node_modules"}, nil, since, nil)
+		if len(found) > 0 {
+			b.Fatal(found)
 		}
 	}
 }

@@ -231,7 +231,11 @@ func (g *keyGuard) safeIn(dir, key string, before, es []gitkey.Entry) bool {
 		// clone, git submodule add): its remotes and branches are the
 		// command's own, as git wrote them.
 		return len(before) == 0 || !gitkey.Existed(before, key)
-	case cond == gitkey.InWorkspace && g.ws != "", cond == gitkey.KnownRemote:
+	case cond == gitkey.InWorkspace && g.ws != "" && slices.Contains(strings.Split(dir, "/"), ".git"), cond == gitkey.KnownRemote:
+		// (A path in the workspace is a work tree git makes for a git
+		// directory inside a .git, a submodule's: a bare repository made
+		// below the root given one would take the person's directory
+		// for its work tree.)
 	default:
 		return false
 	}

@@ -114,10 +114,10 @@ func TestConfigReplaced(t *testing.T) {
 	}
 	// A new file (a submodule's) with safe keys only is kept and trusted.
 	dir := t.TempDir()
-	file := filepath.Join(dir, "m", "config")
-	pats := []string{filepath.Join(dir, "*", "config")}
+	file := filepath.Join(dir, ".git", "modules", "m", "config")
+	pats := []string{filepath.Join(dir, ".git", "modules", "*", "config")}
 	trusted := snapshotConfigs(pats)
-	os.Mkdir(filepath.Dir(file), 0o755)
+	os.MkdirAll(filepath.Dir(file), 0o755)
 	os.WriteFile(file, []byte(base), 0o644)
 	if lines := reconcileConfigs(pats, trusted, &keyGuard{git: git, safe: testSafe}, newQuarantine(t.TempDir())); len(lines) != 0 || trusted[file] == nil {
 		t.Errorf("a new safe file was not kept: %q", lines)
@@ -125,7 +125,7 @@ func TestConfigReplaced(t *testing.T) {
 	// A submodule's core.worktree: kept inside the workspace (dir), not
 	// outside it, nor through a link that leads outside.
 	os.Symlink("/etc", filepath.Join(dir, "out"))
-	for value, kept := range map[string]bool{"../sub": true, dir + "/sub": true, "../../": false, "/etc": false, "../out/x": false, "": false} {
+	for value, kept := range map[string]bool{"../../../sub": true, dir + "/sub": true, "../../../../": false, "/etc": false, "../../../out/x": false, "": false} {
 		os.WriteFile(file, []byte(base), 0o644)
 		trusted = snapshotConfigs(pats)
 		os.WriteFile(file, []byte(base+"[core]\n\tworktree = "+value+"\n"), 0o644)
@@ -133,6 +133,16 @@ func TestConfigReplaced(t *testing.T) {
 		if got := len(lines) == 0; got != kept {
 			t.Errorf("core.worktree = %q: kept %v, want %v (%q)", value, got, kept, lines)
 		}
+	}
+	// A bare repository's below the root (not in a .git): its work tree
+	// would be the person's directory, even inside the workspace.
+	bare := filepath.Join(dir, "src", "config")
+	os.MkdirAll(filepath.Dir(bare), 0o755)
+	bpats := []string{bare}
+	btrusted := snapshotConfigs(bpats)
+	os.WriteFile(bare, []byte(base+"[core]\n\tworktree = .\n"), 0o644)
+	if lines := reconcileConfigs(bpats, btrusted, &keyGuard{git: git, safe: append([]string{"core.worktree=@workspace"}, testSafe...), ws: dir}, newQuarantine(t.TempDir())); len(lines) != 1 {
+		t.Errorf("a bare repository's core.worktree was kept: %q", lines)
 	}
 	// Then removed with an unsafe key in it: put back.
 	os.WriteFile(file, []byte(base+"[core]\n\tpager = x\n"), 0o644)

@@ -31,24 +31,31 @@ const maxPointer = 4096
 
 // keptGitDirs returns the git directories the guard keeps in workspace
 // ws: its own, and those of the repositories its ledger keeps at their
-// roots (nested in it, or made below its root and adopted); with now,
+// roots (nested in it, or made below its root and adopted, bare ones
+// too); with now,
 // those of the repositories in it now too (the ledger adds them when the
 // command that made them ends: the round may run first).
 func keptGitDirs(stateDir, ws string, now bool) []string {
-	var kept []string
+	var kept, bare []string
 	if data, err := os.ReadFile(ledgerFile(stateDir, ws)); err == nil {
 		var l struct {
 			Workspace string   `json:"workspace"`
 			Roots     []string `json:"roots"`
 			Adopted   []string `json:"adopted"`
+			Bare      []string `json:"adopted_bare"`
 		}
 		if json.Unmarshal(data, &l) == nil && l.Workspace == ws {
 			kept = append(l.Roots, l.Adopted...)
+			bare = l.Bare
 		}
 	}
 	if now {
 		found, _ := roots(ws)
 		for _, n := range found {
+			if n.GitDir == n.Root {
+				bare = append(bare, n.GitDir)
+				continue
+			}
 			kept = append(kept, n.Root)
 		}
 	}
@@ -56,6 +63,11 @@ func keptGitDirs(stateDir, ws string, now bool) []string {
 	for _, r := range kept {
 		if platform.Within(r, ws) && !slices.Contains(dirs, filepath.Join(r, ".git")) {
 			dirs = append(dirs, filepath.Join(r, ".git"))
+		}
+	}
+	for _, d := range bare {
+		if platform.Within(d, ws) && d != ws && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
 		}
 	}
 	// Only git directories that are directories there (not links): those

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/platform"
 )
 
 // keptPointer keeps what git makes (a worktree's .git, a submodule's,
@@ -99,7 +101,7 @@ func TestKeptPointer(t *testing.T) {
 	}
 	b.save()
 	b.close()
-	AdoptRoots(state, ws, []string{filepath.Join(ws, "deep/app")})
+	AdoptRoots(state, ws, []platform.NestedRepo{{Root: filepath.Join(ws, "deep/app"), GitDir: filepath.Join(ws, "deep/app/.git")}})
 	if got := keptGitDirs(state, ws, false); !slices.Equal(got, gitDirs) {
 		t.Errorf("keptGitDirs = %v, want %v", got, gitDirs)
 	}

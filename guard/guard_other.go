@@ -67,12 +67,12 @@ func DoneBelow(stateDir, ws string, t time.Time) {}
 func SayNext(stateDir, ws, kind string, lines []string) {}
 
 // FindBelow finds nothing outside Linux.
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, []string, bool) {
+func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, []platform.NestedRepo, bool) {
 	return nil, nil, true
 }
 
 // AdoptRoots does nothing outside Linux.
-func AdoptRoots(stateDir, ws string, roots []string) []string { return nil }
+func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { return nil }
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
 func AgentRemotes(stateDir, ws string) []string { return nil }

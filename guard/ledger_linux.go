@@ -45,7 +45,12 @@ type ledger struct {
 	// Adopted are the repositories a command made deeper below the
 	// workspace's root than the index or a walk of its first level finds
 	// them ([AdoptRoots]): kept from one trusted state to the next.
-	Adopted     []string `json:"adopted,omitempty"`
+	Adopted []string `json:"adopted,omitempty"`
+	// AdoptedBare are the directories a command made git directories
+	// of their own below the root (bare repositories, [isBare]),
+	// kept as Adopted; their places are those of a repository whose
+	// root and git directory are both the directory.
+	AdoptedBare []string `json:"adopted_bare,omitempty"`
 	RootConfigs []string `json:"root_configs,omitempty"`
 }
 
@@ -238,6 +243,10 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 			if !slices.Contains(b.l.Roots, r) {
 				b.addRoot(platform.NestedRepo{Root: r, GitDir: filepath.Join(r, ".git")})
 			}
+		}
+		b.l.AdoptedBare = slices.DeleteFunc(b.l.AdoptedBare, func(d string) bool { return !bareGitDirAt(d) })
+		for _, d := range b.l.AdoptedBare {
+			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)

@@ -29,13 +29,54 @@ func roots(ws string) (out []platform.NestedRepo, more bool) {
 		out = append(out, platform.NestedRepo{Root: ws, GitDir: filepath.Join(ws, ".git")})
 	}
 	nested, more := platform.NestedRepos(ws)
-	return append(out, nested...), more
+	out = append(out, nested...)
+	bare, moreBare := bareRoots(ws, out)
+	return append(out, bare...), more || moreBare
 }
+
+// bareRoots returns the directories directly in ws that git takes for
+// git directories of their own ([isBare]: git run below one finds it),
+// those of have left out, as repositories whose root and git directory
+// are both the directory: kept with the repositories directly in ws,
+// when a command ends, not only after its round. more is true when
+// there were more than the guard keeps.
+func bareRoots(ws string, have []platform.NestedRepo) (out []platform.NestedRepo, more bool) {
+	f, err := os.Open(ws)
+	if err != nil {
+		return nil, false
+	}
+	entries, _ := f.ReadDir(maxBareScan)
+	f.Close()
+	for _, e := range entries {
+		dir := filepath.Join(ws, e.Name())
+		if !e.IsDir() || e.Name() == ".git" || slices.ContainsFunc(have, func(n platform.NestedRepo) bool { return n.Root == dir }) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "HEAD")); err != nil || !bareGitDirAt(dir) {
+			continue
+		}
+		if len(have)+len(out) >= maxAdopted {
+			return out, true
+		}
+		out = append(out, platform.NestedRepo{Root: dir, GitDir: dir})
+	}
+	return out, false
+}
+
+// maxBareScan bounds the entries of a workspace looked through for bare
+// repositories directly in it (as platform.NestedRepos does for others).
+const maxBareScan = 4096
 
 // addRoot adds the places of the repository n to the ledger's patterns
 // and configuration files.
 func (b *book) addRoot(n platform.NestedRepo) {
 	b.l.Roots = append(b.l.Roots, n.Root)
+	b.addPlaces(n)
+}
+
+// addPlaces adds the places of the repository n to the ledger's
+// patterns and configuration files.
+func (b *book) addPlaces(n platform.NestedRepo) {
 	for _, p := range n.Guarded(b.l.RootPatterns) {
 		if !slices.Contains(b.l.Patterns, p) {
 			b.l.Patterns = append(b.l.Patterns, p)
@@ -73,15 +114,16 @@ func (b *book) newRoots() []string {
 // keeps.
 const maxAdopted = 512
 
-// AdoptRoots adds to ws's ledger the repositories at roots (made below
-// the workspace's root by a command or a process it left: git init
+// AdoptRoots adds to ws's ledger the repositories repos (made below the
+// workspace's root by a command or a process it left: git init
 // packages/app, which neither the index nor the repositories directly in
-// the workspace name) and puts their places back to what git makes: a
+// the workspace name; or a directory made a bare repository, see
+// [isBare]) and puts their git directories back to what git makes: a
 // hook or a configuration key that runs a program is moved to the
 // quarantine. It returns the lines saying what was done, kept too for
 // the next command.
-func AdoptRoots(stateDir, ws string, roots []string) []string {
-	if len(roots) == 0 {
+func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
+	if len(repos) == 0 {
 		return nil
 	}
 	b, err := open(stateDir, ws, false)
@@ -89,32 +131,43 @@ func AdoptRoots(stateDir, ws string, roots []string) []string {
 		return nil
 	}
 	defer b.close()
-	var patterns, configs []string
-	for _, r := range roots {
-		if slices.Contains(b.l.Roots, r) || !platform.Within(r, ws) {
+	var patterns, configs, lines []string
+	for _, n := range repos {
+		bare := n.GitDir == n.Root
+		if b.keeps(n) || !platform.Within(n.Root, ws) || n.Root == ws {
 			continue
 		}
-		if len(b.l.Adopted) >= maxAdopted {
+		if len(b.l.Adopted)+len(b.l.AdoptedBare) >= maxAdopted {
 			// More than the ledger keeps: the new repository's git
-			// directory goes to the quarantine whole.
-			if what, ok := moveBelow(newQuarantine(stateDir), ws, filepath.Join(r, ".git")); ok {
-				lines := []string{"cordon: " + printable(r) + ": a repository made by a sandboxed command, past the " + strconv.Itoa(maxAdopted) + " the guard keeps: its git directory could run programs on the host; " + what}
-				keepLines(stateDir, ws, lines)
+			// directory goes to the quarantine whole (a bare one's HEAD:
+			// its directory is the person's too).
+			aside := n.GitDir
+			if bare {
+				aside = filepath.Join(n.GitDir, "HEAD")
+			}
+			if what, ok := moveBelow(newQuarantine(stateDir), ws, aside); ok {
+				lines = append(lines, "cordon: "+printable(n.Root)+": a repository made by a sandboxed command, past the "+strconv.Itoa(maxAdopted)+" the guard keeps: its git directory could run programs on the host; "+what)
 			}
 			continue
 		}
-		n := platform.NestedRepo{Root: r, GitDir: filepath.Join(r, ".git")}
-		b.l.Roots = append(b.l.Roots, r)
-		if !slices.Contains(b.l.Adopted, r) {
-			b.l.Adopted = append(b.l.Adopted, r)
+		if bare {
+			b.l.AdoptedBare = append(b.l.AdoptedBare, n.GitDir)
+			lines = append(lines, "cordon: "+printable(n.Root)+": a sandboxed command made this directory a git repository of its own (HEAD, objects/, refs/: git run in it or below it finds it before the workspace's): its hooks and configuration are kept as git makes them from now on; if you did not want it, remove HEAD, objects/ and refs/ there")
+		} else {
+			b.l.Roots = append(b.l.Roots, n.Root)
+			if !slices.Contains(b.l.Adopted, n.Root) {
+				b.l.Adopted = append(b.l.Adopted, n.Root)
+			}
 		}
-		for _, p := range n.Guarded(b.l.RootPatterns) {
-			if strings.HasPrefix(p, n.GitDir+"/") && !slices.Contains(b.l.Patterns, p) {
+		// (Only its git directory is the ledger's: a place at its root
+		// stays one below the root until the next trusted state.)
+		for _, p := range n.Places(gitPlaces(b.l.RootPatterns)) {
+			if !slices.Contains(b.l.Patterns, p) {
 				b.l.Patterns = append(b.l.Patterns, p)
 				patterns = append(patterns, p)
 			}
 		}
-		for _, c := range n.Places(b.l.RootConfigs) {
+		for _, c := range n.Places(gitPlaces(b.l.RootConfigs)) {
 			if !slices.Contains(b.l.Configs, c) {
 				b.l.Configs = append(b.l.Configs, c)
 				configs = append(configs, c)
@@ -128,7 +181,7 @@ func AdoptRoots(stateDir, ws string, roots []string) []string {
 		b.l.TrustedConfigs = state{}
 	}
 	q := newQuarantine(stateDir)
-	lines := reconcile(ws, patterns, b.l.Trusted, q)
+	lines = append(lines, reconcile(ws, patterns, b.l.Trusted, q)...)
 	if len(configs) > 0 {
 		g := b.keyGuard(false)
 		if g.git == "" {
@@ -139,4 +192,18 @@ func AdoptRoots(stateDir, ws string, roots []string) []string {
 	b.save()
 	keepLines(stateDir, ws, lines)
 	return lines
+}
+
+// keeps reports whether the ledger keeps n's git directory already.
+func (b *book) keeps(n platform.NestedRepo) bool {
+	if n.GitDir == n.Root {
+		return slices.Contains(b.l.AdoptedBare, n.GitDir)
+	}
+	return slices.Contains(b.l.Roots, n.Root)
+}
+
+// gitPlaces are the entries (relative to a repository's root) in its
+// git directory.
+func gitPlaces(entries []string) []string {
+	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool { return !strings.HasPrefix(e, ".git/") })
 }
