@@ -121,8 +121,9 @@ var passwordURL = sync.OnceValue(func() *regexp.Regexp {
 // keys ("*" their only wildcard), case ignored. The key is what comes
 // before the line's separator, which depends on the file's syntax: "="
 // (npm, INI), ":" (YAML, INI too: "password: a=b"), or blanks (Java
-// properties: "ossrhPassword value"); each is tried. A section or a
-// comment is kept, unless it holds such a URL.
+// properties: "ossrhPassword value"); each is tried. A line with no
+// separator is a bare value, which may be a token: a secret too. A
+// section or a comment is kept, unless it holds such a URL.
 func secretLine(line string, keys []string) bool {
 	if passwordURL().MatchString(line) {
 		return true
@@ -132,6 +133,9 @@ func secretLine(line string, keys []string) bool {
 		return false
 	}
 	t = strings.TrimPrefix(t, "- ")
+	if !strings.ContainsAny(t, "=: \t") {
+		return true
+	}
 	for _, sep := range []string{"=", ":", " ", "\t"} {
 		key, _, ok := strings.Cut(t, sep)
 		if !ok {

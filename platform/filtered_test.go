@@ -32,6 +32,7 @@ func TestSecretLine(t *testing.T) {
 		{"signingInMemoryKey=-----BEGIN", []string{"*key*"}, true}, // gradle's signing key
 		{"org.gradle.jvmargs=-Xmx2g", []string{"*passw*", "*key*", "*token*"}, false},
 		{"@corp:registry=https://npm.corp/", npm, false},
+		{"ghp_0123456789abcdef", nil, true}, // a bare value
 	} {
 		if got := secretLine(c.line, c.keys); got != c.want {
 			t.Errorf("secretLine(%q) = %v, want %v", c.line, got, c.want)
