@@ -120,7 +120,7 @@ func fileTokens(p *Policy, key []byte) ([]broker.Credential, map[string]string) 
 	for _, f := range p.Filtered {
 		path, _, _ := strings.Cut(f, " ")
 		i := slices.IndexFunc(p.TokenFiles, func(t TokenFile) bool { return t.Path == path })
-		if i < 0 {
+		if i < 0 || p.writable(path) { // (again: the policy may be a cached one)
 			continue
 		}
 		var creds []broker.Credential
