@@ -100,6 +100,21 @@ func TestBrokeredFiles(t *testing.T) {
 					t.Errorf("session placeholders: %q, then %q", p1, p2)
 				}
 			}
+			// A file the sandbox can write (the .npmrc a link into the
+			// workspace, which a command rewrote to name its own host)
+			// names no host: the token line is only emptied.
+			npmrc := filepath.Join(b.home, ".npmrc")
+			os.Remove(npmrc)
+			os.WriteFile(filepath.Join(b.ws, "npmrc"), []byte(fmt.Sprintf("//127.0.0.1:%d/:_authToken=%s\n", other, realTokenA)), 0o600)
+			os.Symlink(filepath.Join(b.ws, "npmrc"), npmrc)
+			if out, _ := run(fmt.Sprintf(`curl -sS -H "Authorization: Bearer $(sed -n 's/.*_authToken=//p' ~/.npmrc)" https://127.0.0.1:%d/; echo`, other)); strings.Contains(out, "granted") {
+				t.Errorf("a writable file's token was brokered to the host it names:\n%s", out)
+			}
+			for _, s := range otherSeen() {
+				leaks(t, "the other host's request", s)
+			}
+			os.Remove(npmrc)
+			tokenFiles(t, b.home, host, realTokenA)
 			// The network on: no broker; the token lines are emptied.
 			if out, _ := b.run("on", `cat ~/.npmrc ~/.config/gh/hosts.yml ~/.git-credentials`); strings.Contains(out, "REALtoken") || strings.Contains(out, "cordon_") || !strings.Contains(out, "save-exact=true") {
 				t.Errorf("network on: the files show:\n%s", out)
