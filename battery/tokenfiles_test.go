@@ -73,7 +73,13 @@ func TestBrokeredFiles(t *testing.T) {
 			}
 			// git with its store helper, which reads ~/.git-credentials.
 			before := len(seen())
-			out, code := run(fmt.Sprintf(`git -c credential.helper= -c credential.helper=store ls-remote https://%s/repo.git; echo "git exit $?"`, host))
+			// (The person's ~/.gitconfig names it, as `git config --global
+			// credential.helper store` writes it.)
+			gitconfig := filepath.Join(b.home, ".gitconfig")
+			old, _ := os.ReadFile(gitconfig)
+			os.WriteFile(gitconfig, append(old, "\n[credential]\n\thelper = store\n"...), 0o644)
+			out, code := run(fmt.Sprintf(`git ls-remote https://%s/repo.git; echo "git exit $?"`, host))
+			os.WriteFile(gitconfig, old, 0o644)
 			if !strings.Contains(out, "git exit 0") {
 				t.Errorf("git with credential.helper=store (exit %d): the server saw %q:\n%s", code, seen()[before:], out)
 			}
