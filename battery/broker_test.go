@@ -86,8 +86,9 @@ func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) 
 		mu.Lock()
 		seen = append(seen, auth+" "+r.URL.String())
 		mu.Unlock()
+		_, password, basic := r.BasicAuth()
 		for _, tok := range tokens {
-			if auth == "Bearer "+tok || auth == "token "+tok {
+			if auth == "Bearer "+tok || auth == "token "+tok || basic && password == tok {
 				return true
 			}
 		}
@@ -95,6 +96,8 @@ func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) 
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !granted(r) {
+			// What makes git ask its credential helpers.
+			w.Header().Set("WWW-Authenticate", `Basic realm="battery"`)
 			w.WriteHeader(401)
 			fmt.Fprintln(w, "denied")
 			return
@@ -104,6 +107,10 @@ func (ca *testCA) server(t *testing.T, tokens ...string) (int, func() []string) 
 			w.Header().Set("Content-Type", "application/x-git-upload-pack-advertisement")
 			fmt.Fprint(w, "001e# service=git-upload-pack\n0000")
 			fmt.Fprint(w, "0000")
+			return
+		}
+		if r.URL.Path == "/-/whoami" {
+			fmt.Fprintln(w, `{"username": "granted"}`) // npm whoami
 			return
 		}
 		fmt.Fprintln(w, "granted")

@@ -222,9 +222,16 @@ func TestSandboxCredentialsUnreadable(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", ".git-credentials",
-				".config/gh/hosts.yml", ".docker/config.json", ".claude/.credentials.json"} {
+			for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc",
+				".docker/config.json", ".claude/.credentials.json"} {
 				b.mustFail("reading ~/"+f, "cat ~/"+f)
+			}
+			// Shown filtered (tokenfiles_test.go): a line that is a bare
+			// value is left out.
+			for _, f := range []string{".git-credentials", ".config/gh/hosts.yml"} {
+				if out, _ := b.run("on", "cat ~/"+f); strings.Contains(out, secret) {
+					t.Errorf("reading ~/%s: got through:\n%s", f, out)
+				}
 			}
 			if b.backend != "landlock" {
 				// Landlock lets the names in a hidden directory be

@@ -23,8 +23,9 @@ import (
 // A CredentialKind is a credential variable and the hosts it may go to:
 // names or globs of names, each with an optional ":PORT" (443 when none).
 type CredentialKind struct {
-	Env   string   `json:"env"`
-	Hosts []string `json:"hosts"`
+	Env   string           `json:"env"`
+	Hosts []string         `json:"hosts"`
+	Files []CredentialFile `json:"files,omitempty"`
 }
 
 // brokerEnv takes the declared credential variables out of p.Env (they
@@ -188,7 +189,9 @@ func (b *Brokerage) GitConfig(p *Policy) [][2]string {
 }
 
 // brokersAny reports whether p's sandbox has anything to broker.
-func (p *Policy) brokersAny() bool { return len(p.Credentials) > 0 || len(p.GitRemotes) > 0 }
+func (p *Policy) brokersAny() bool {
+	return len(p.Credentials) > 0 || len(p.GitRemotes) > 0 || len(p.TokenFiles) > 0
+}
 
 // caVars are the variables that point programs at a certificate bundle
 // (OpenSSL and Python's ssl, Node, Python's requests, curl, git, Cargo,

@@ -16,7 +16,7 @@ import (
 // variables stay withheld (env never held them), and git's helpers say
 // why it cannot authenticate.
 func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Brokerage) {
-	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitRemotes) == 0) {
+	if p.Network != NetworkAllowlist || !p.brokersAny() || (p.brokerage == nil && len(p.secrets) == 0 && len(p.GitRemotes) == 0 && len(p.TokenFiles) == 0) {
 		return p, WithGitConfig(env, (*Brokerage)(nil).GitConfig(p)), nil
 	}
 	withheld := func(err error) (*Policy, []string, *Brokerage) {
@@ -42,6 +42,7 @@ func brokerFor(p *Policy, stateDir string, env []string) (*Policy, []string, *Br
 	}
 	c := *p
 	c.CABundle, c.CATargets = bundle, targets
+	bk.addFiles(&c)
 	return &c, WithGitConfig(WithCAEnv(SetVars(env, bk.Add(p, p.secrets)), targets[0]), bk.GitConfig(p)), bk
 }
 

@@ -209,7 +209,7 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 			}
 			a = append(a, "--ro-bind-try", src, m.path)
 		case mountFiltered:
-			if _, data, ok := filteredFile(m.src); ok {
+			if _, data, ok := p.shownFile(m.src); ok {
 				fd, err := newFD(data)
 				if err != nil {
 					return nil, err

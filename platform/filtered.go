@@ -54,9 +54,11 @@ func (p *Policy) filterEntries(r *resolver, entries []string) {
 
 // filteredFile returns the content the sandbox shows for the filtered
 // entry f ("PATH KEY..."): the file with every secret line emptied (line
-// numbers kept). ok is false when the file cannot be read or is larger
-// than maxFiltered: then it is hidden whole.
-func filteredFile(f string) (path string, data []byte, ok bool) {
+// numbers kept), but those swap, when set, returns for the file's lines
+// (without their line ends) rewritten, by index. ok is false when the
+// file cannot be read or is larger than maxFiltered: then it is hidden
+// whole.
+func filteredFile(f string, swap func(lines []string) map[int]string) (path string, data []byte, ok bool) {
 	path, rest, _ := strings.Cut(f, " ")
 	keys := strings.Fields(rest)
 	file, err := os.Open(path)
@@ -69,6 +71,14 @@ func filteredFile(f string) (path string, data []byte, ok bool) {
 		return path, nil, false
 	}
 	lines := bytes.SplitAfter(raw, []byte("\n"))
+	var kept map[int]string
+	if swap != nil {
+		texts := make([]string, len(lines))
+		for i, line := range lines {
+			texts[i] = strings.TrimRight(string(line), "\r\n")
+		}
+		kept = swap(texts)
+	}
 	// A secret's value may go on below its line: a properties line that
 	// ends in a backslash goes on with the next; an indented line below
 	// a key (a YAML value or block scalar, an INI value on several
@@ -89,7 +99,9 @@ func filteredFile(f string) (path string, data []byte, ok bool) {
 			}
 		}
 		cont = secret && strings.HasSuffix(text, "\\")
-		if secret {
+		if s, ok := kept[i]; ok {
+			lines[i] = append([]byte(s), line[len(strings.TrimRight(string(line), "\r\n")):]...)
+		} else if secret {
 			lines[i] = []byte("\n")
 			if !bytes.HasSuffix(line, []byte("\n")) {
 				lines[i] = nil
@@ -109,8 +121,9 @@ var passwordURL = sync.OnceValue(func() *regexp.Regexp {
 // keys ("*" their only wildcard), case ignored. The key is what comes
 // before the line's separator, which depends on the file's syntax: "="
 // (npm, INI), ":" (YAML, INI too: "password: a=b"), or blanks (Java
-// properties: "ossrhPassword value"); each is tried. A section or a
-// comment is kept, unless it holds such a URL.
+// properties: "ossrhPassword value"); each is tried. A line with no
+// separator is a bare value, which may be a token: a secret too. A
+// section or a comment is kept, unless it holds such a URL.
 func secretLine(line string, keys []string) bool {
 	if passwordURL().MatchString(line) {
 		return true
@@ -120,6 +133,9 @@ func secretLine(line string, keys []string) bool {
 		return false
 	}
 	t = strings.TrimPrefix(t, "- ")
+	if !strings.ContainsAny(t, "=: \t") {
+		return true
+	}
 	for _, sep := range []string{"=", ":", " ", "\t"} {
 		key, _, ok := strings.Cut(t, sep)
 		if !ok {

@@ -32,6 +32,7 @@ func TestSecretLine(t *testing.T) {
 		{"signingInMemoryKey=-----BEGIN", []string{"*key*"}, true}, // gradle's signing key
 		{"org.gradle.jvmargs=-Xmx2g", []string{"*passw*", "*key*", "*token*"}, false},
 		{"@corp:registry=https://npm.corp/", npm, false},
+		{"ghp_0123456789abcdef", nil, true}, // a bare value
 	} {
 		if got := secretLine(c.line, c.keys); got != c.want {
 			t.Errorf("secretLine(%q) = %v, want %v", c.line, got, c.want)
@@ -43,15 +44,15 @@ func TestFilteredFile(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "npmrc")
 	os.WriteFile(f, []byte("a=1\n_authToken=x\nb=2"), 0o600)
-	_, data, ok := filteredFile(f + " *_authtoken")
+	_, data, ok := filteredFile(f+" *_authtoken", nil)
 	if !ok || string(data) != "a=1\n\nb=2" {
 		t.Errorf("filtered: %q %v, want the token's line emptied, the others kept", data, ok)
 	}
 	os.WriteFile(f, []byte(strings.Repeat("a=1\n", maxFiltered)), 0o600)
-	if _, _, ok := filteredFile(f + " *_authtoken"); ok {
+	if _, _, ok := filteredFile(f+" *_authtoken", nil); ok {
 		t.Error("a file larger than maxFiltered is shown filtered, not hidden")
 	}
-	if _, _, ok := filteredFile(filepath.Join(dir, "missing") + " x"); ok {
+	if _, _, ok := filteredFile(filepath.Join(dir, "missing")+" x", nil); ok {
 		t.Error("a missing file is shown")
 	}
 }
@@ -63,7 +64,7 @@ func TestFilteredValueLines(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(f, []byte("a=1\nsigning.password=abc\\\n   def\\\n   ghi\nb=2\n"+
 		"npmRegistries:\n  x:\n    npmAuthToken: >-\n      tok1\n      tok2\n    npmAlwaysAuth: true\nc: 3\n"), 0o600)
-	_, data, ok := filteredFile(f + " *passw* npmauthtoken")
+	_, data, ok := filteredFile(f+" *passw* npmauthtoken", nil)
 	got := string(data)
 	for _, gone := range []string{"abc", "def", "ghi", "tok1", "tok2"} {
 		if strings.Contains(got, gone) {

@@ -527,6 +527,9 @@ type mountPlan struct {
 	layers *Policy
 	// filtered are the credential files shown filtered ([Policy.Filtered]).
 	filtered []string
+	// shown are the filtered files shown with placeholders
+	// ([Policy.Shown]).
+	shown map[string]string
 	// caBundle is bound read-only over each of caTargets, last
 	// ([Policy.CABundle]).
 	caBundle  string
@@ -544,7 +547,7 @@ type bind struct {
 // planMounts returns the mounts for p; isDir reports whether a path is a
 // directory.
 func planMounts(p *Policy, isDir func(string) bool) *mountPlan {
-	m := &mountPlan{proxy: p.Proxy, filtered: p.Filtered, caBundle: p.CABundle, caTargets: p.CATargets}
+	m := &mountPlan{proxy: p.Proxy, filtered: p.Filtered, shown: p.Shown, caBundle: p.CABundle, caTargets: p.CATargets}
 	if len(p.Caches) > 0 && p.Layer != "" {
 		m.layers = p
 	}
@@ -675,7 +678,7 @@ func (m *mountPlan) apply() error {
 			return err
 		}
 	}
-	if err := filterFiles(m.filtered); err != nil {
+	if err := filterFiles(m.filtered, m.shown); err != nil {
 		return err
 	}
 	for _, d := range m.maskDirs {
@@ -812,7 +815,7 @@ func maskFiles(files, vanish []string) error {
 // made on a tmpfs mounted over /tmp for the moment, then detached: the
 // binds keep them alive. The files are opened before, in case some are
 // in /tmp.
-func filterFiles(entries []string) error {
+func filterFiles(entries []string, shown map[string]string) error {
 	type copied struct {
 		path string
 		fd   int
@@ -821,7 +824,7 @@ func filterFiles(entries []string) error {
 	var todo []copied
 	var hide []string
 	for _, e := range entries {
-		path, data, ok := filteredFile(e)
+		path, data, ok := (&Policy{Shown: shown}).shownFile(e)
 		if !ok {
 			if _, err := os.Lstat(path); err == nil {
 				hide = append(hide, path)

@@ -207,7 +207,7 @@ func (l *landlockBackend) withProxy(path string, argv, env []string) (*landlockB
 	if l.mounts != nil {
 		m := *l.mounts
 		m.proxy = h.sock
-		m.caBundle, m.caTargets = p.CABundle, p.CATargets
+		m.caBundle, m.caTargets, m.shown = p.CABundle, p.CATargets, p.Shown
 		c.mounts = &m
 	}
 	return &c, h, self, cmd, env, nil

@@ -230,6 +230,13 @@ type Policy struct {
 	// with (a session's, which its manager keeps adding to); nil: a
 	// start makes one of its own.
 	brokerage *Brokerage
+	// TokenFiles are the person's filtered files that hold tokens the
+	// sandbox sees as placeholders, with the network allowlist (see
+	// tokenfiles.go): how to find them, never their values.
+	TokenFiles []TokenFile `json:"token_files,omitempty"`
+	// Shown are what a start that brokers TokenFiles shows for them,
+	// by path: each token a placeholder (set on that start's copy).
+	Shown map[string]string `json:"shown,omitempty"`
 	// CABundle is the bundle (the host's certificates and the broker's
 	// authority) bound read-only over each of CATargets, the host's
 	// bundles, in a start that brokers credentials (set on that start's
@@ -419,6 +426,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	}
 	// Credential files that also hold settings are shown filtered.
 	p.filterEntries(&r, s.Filtered)
+	p.tokenFiles(&r, s.Credentials)
 	// A socket the policy names stays reachable, even in a hidden
 	// directory ($XDG_RUNTIME_DIR) or under a hidden name (*.sock).
 	p.Hidden = slices.DeleteFunc(p.Hidden, func(h string) bool { return slices.Contains(p.Sockets, h) })

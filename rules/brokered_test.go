@@ -60,6 +60,12 @@ func TestCredentialKinds(t *testing.T) {
 		{Env: "X_TOKEN", Hosts: []string{"*.*"}},
 		{Env: "X_TOKEN", Hosts: []string{"https://api.example.com/"}},
 		{Env: "X_TOKEN", Hosts: []string{"user@api.example.com"}},
+		// A file whose host or value cannot be found, or that is no path.
+		{Env: "X_TOKEN", Hosts: []string{"api.example.com"}, Files: []rules.CredentialFile{{Path: "~/.xrc", Secret: `^token=(.*)$`}}},
+		{Env: "X_TOKEN", Hosts: []string{"api.example.com"}, Files: []rules.CredentialFile{{Path: "~/.xrc", Secret: `^token=(?P<value>.*)$`}}},
+		{Env: "X_TOKEN", Hosts: []string{"api.example.com"}, Files: []rules.CredentialFile{{Path: "~/.xrc", Secret: `^token=(?P<value>.*)$`, Section: `^\[(.*)\]$`}}},
+		{Env: "X_TOKEN", Hosts: []string{"api.example.com"}, Files: []rules.CredentialFile{{Path: ".xrc", Secret: `^(?P<host>\S+) (?P<value>.*)$`}}},
+		{Env: "X_TOKEN", Hosts: []string{"api.example.com"}, Files: []rules.CredentialFile{{Path: "~/.xrc", Secret: `^(?P<host>\S+) (?P<value>(.*)$`}}},
 	} {
 		if _, err := rules.Compile([]string{"f.yaml"}, []*rules.File{{Version: 1, Credentials: []rules.CredentialKind{k}}}); err == nil {
 			t.Errorf("%+v: no error", k)

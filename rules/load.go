@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -550,7 +551,7 @@ func addKinds(name string, a, b []CredentialKind) ([]CredentialKind, error) {
 		}
 		i := slices.IndexFunc(out, func(o CredentialKind) bool { return o.Env == k.Env })
 		if i < 0 {
-			out = append(out, CredentialKind{Env: k.Env, Hosts: slices.Clone(k.Hosts)})
+			out = append(out, CredentialKind{Env: k.Env, Hosts: slices.Clone(k.Hosts), Files: slices.Clone(k.Files)})
 			continue
 		}
 		hosts := slices.Clone(out[i].Hosts)
@@ -559,7 +560,7 @@ func addKinds(name string, a, b []CredentialKind) ([]CredentialKind, error) {
 				hosts = append(hosts, h)
 			}
 		}
-		out[i] = CredentialKind{Env: k.Env, Hosts: hosts}
+		out[i] = CredentialKind{Env: k.Env, Hosts: hosts, Files: slices.Concat(out[i].Files, k.Files)}
 	}
 	return out, nil
 }
@@ -578,6 +579,33 @@ func checkKind(k CredentialKind) error {
 			// "*" alone, or a URL, would send the credential anywhere.
 			return fmt.Errorf("credentials: %s: %q is not a host name", k.Env, h)
 		}
+	}
+	for _, f := range k.Files {
+		if err := checkFile(f); err != nil {
+			return fmt.Errorf("credentials: %s: files: %s: %v", k.Env, f.Path, err)
+		}
+	}
+	return nil
+}
+
+// checkFile reports what is wrong with a credential file's patterns.
+func checkFile(f CredentialFile) error {
+	if !strings.HasPrefix(f.Path, "~/") && !strings.HasPrefix(f.Path, "/") && !strings.HasPrefix(f.Path, "$") {
+		return errors.New("not a path from the home directory, the root or a variable")
+	}
+	secret, err := regexp.Compile(f.Secret)
+	if err != nil {
+		return fmt.Errorf("secret: %v", err)
+	}
+	if secret.SubexpIndex("value") < 0 {
+		return errors.New(`secret has no group "value"`)
+	}
+	if secret.SubexpIndex("host") >= 0 {
+		return nil
+	}
+	section, err := regexp.Compile(f.Section)
+	if err != nil || f.Section == "" || section.SubexpIndex("host") < 0 {
+		return errors.New(`neither secret nor section has a group "host"`)
 	}
 	return nil
 }

@@ -86,6 +86,26 @@ type NetworkRules struct {
 type CredentialKind struct {
 	Env   string   `yaml:"env" json:"env"`
 	Hosts []string `yaml:"hosts" json:"hosts"`
+	// Files are the person's files that hold tokens of this kind too
+	// (gh's hosts.yml): the sandbox sees each token as a placeholder
+	// the broker swaps on requests to the token's host.
+	Files []CredentialFile `yaml:"files" json:"files,omitempty"`
+}
+
+// A CredentialFile says where a file holds its tokens, and for which
+// host: Secret is a regular expression matching a line that holds one
+// (its group "value"), and the host it is for (its group "host"), or,
+// when Secret has no "host", Section matches the line above that names
+// it (gh's hosts.yml: "github.com:" then "  oauth_token: gho_..."). A
+// token for one of its kind's hosts goes to all of them; one for
+// another host, to that host only (the person's file names it; an
+// agent cannot write the file).
+type CredentialFile struct {
+	Path    string `yaml:"path" json:"path"`
+	Section string `yaml:"section" json:"section,omitempty"`
+	Secret  string `yaml:"secret" json:"secret"`
+	// URLEscaped says the value is written %-escaped, as in a URL.
+	URLEscaped bool `yaml:"url_escaped" json:"url_escaped,omitempty"`
 }
 
 // PathClasses name groups of paths. Entries are paths or globs; "~"

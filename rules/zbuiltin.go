@@ -16293,7 +16293,7 @@ var builtinTable = table{
 			"~/.git-credentials",
 			"~/.npmrc",
 			"~/.pypirc",
-			"~/.config/gh",
+			"~/.config/gh/hosts.yml",
 			"~/.config/hub",
 			"~/.password-store",
 			"~/.vault-token",
@@ -16584,6 +16584,9 @@ var builtinTable = table{
 			"~/.npmrc *_authtoken *_auth *_password key *:key",
 			"~/.yarnrc.yml npmauthtoken npmauthident npmpassword",
 			"~/.pypirc password",
+			"~/.config/gh/hosts.yml oauth_token",
+			"~/.git-credentials password",
+			"~/.config/git/credentials password",
 			"~/.my.cnf *password*",
 			"~/.gradle/gradle.properties *passw* *token* *secret* *key* *credential* *auth*",
 		},
@@ -18319,6 +18322,23 @@ var builtinTable = table{
 				"github.com",
 				"uploads.github.com",
 			},
+			Files: []CredentialFile{
+				{
+					Path:    "~/.config/gh/hosts.yml",
+					Section: "^(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?):\\s*$",
+					Secret:  "^\\s+oauth_token:\\s*(?P<value>[^\\s\"']+)\\s*$",
+				},
+				{
+					Path:       "~/.git-credentials",
+					Secret:     "^\\s*https://[^:@/\\s]*:(?P<value>[^@/\\s]+)@(?P<host>[^/@\\s]+)/?\\s*$",
+					URLEscaped: true,
+				},
+				{
+					Path:       "~/.config/git/credentials",
+					Secret:     "^\\s*https://[^:@/\\s]*:(?P<value>[^@/\\s]+)@(?P<host>[^/@\\s]+)/?\\s*$",
+					URLEscaped: true,
+				},
+			},
 		},
 		{
 			Env: "GITHUB_TOKEN",
@@ -18338,6 +18358,12 @@ var builtinTable = table{
 			Env: "NPM_TOKEN",
 			Hosts: []string{
 				"registry.npmjs.org",
+			},
+			Files: []CredentialFile{
+				{
+					Path:   "~/.npmrc",
+					Secret: "^\\s*//(?P<host>[^/:\\s]+(:[0-9]+)?)/[^=\\s]*:_authToken\\s*=\\s*\"?(?P<value>[^\"$\\s][^\"\\s]*)\"?\\s*$",
+				},
 			},
 		},
 		{

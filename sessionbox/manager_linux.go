@@ -163,7 +163,7 @@ func (m *manager) setup() error {
 			// Then the start brokers nothing either: the variables stay
 			// withheld.
 			m.brokerErr = err
-			p.Credentials = nil
+			p.Credentials, p.TokenFiles = nil, nil
 			p.SetSecrets(nil)
 		} else {
 			m.broker = bk

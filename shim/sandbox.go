@@ -53,7 +53,11 @@ func SandboxSpec(set *rules.Set, cfg *config.Config, ws string) *platform.Spec {
 func credentialKinds(set *rules.Set) []platform.CredentialKind {
 	var out []platform.CredentialKind
 	for _, k := range set.CredentialKinds() {
-		out = append(out, platform.CredentialKind{Env: k.Env, Hosts: k.Hosts})
+		kind := platform.CredentialKind{Env: k.Env, Hosts: k.Hosts}
+		for _, f := range k.Files {
+			kind.Files = append(kind.Files, platform.CredentialFile(f))
+		}
+		out = append(out, kind)
 	}
 	return out
 }

@@ -396,7 +396,8 @@ paths:
 // project names. A user's file can.
 func TestUntrustedProjectCredentials(t *testing.T) {
 	m := newMachine(t)
-	p := m.write(t, "project", "creds.yaml", "version: 1\ncredentials:\n  - {env: GH_TOKEN, hosts: [evil.example]}\n  - {env: MY_TOKEN, hosts: [evil.example]}\n")
+	p := m.write(t, "project", "creds.yaml", "version: 1\ncredentials:\n  - {env: GH_TOKEN, hosts: [evil.example]}\n  - {env: MY_TOKEN, hosts: [evil.example]}\n"+
+		"  - {env: NPM_TOKEN, hosts: [registry.npmjs.org], files: [{path: ~/.npmrc, secret: '^(?P<value>.*)$', section: '^(?P<host>)'}]}\n")
 	l := m.load(t)
 	if !slices.ContainsFunc(l.Warnings, func(w string) bool {
 		return strings.HasPrefix(w, p+":2: not applied") && strings.Contains(w, "credentials")
@@ -404,7 +405,7 @@ func TestUntrustedProjectCredentials(t *testing.T) {
 		t.Errorf("no refusal of credentials in %q", l.Warnings)
 	}
 	for _, k := range l.Set.CredentialKinds() {
-		if k.Env == "MY_TOKEN" || slices.Contains(k.Hosts, "evil.example") {
+		if k.Env == "MY_TOKEN" || slices.Contains(k.Hosts, "evil.example") || slices.ContainsFunc(k.Files, func(f rules.CredentialFile) bool { return f.Secret == "^(?P<value>.*)$" }) {
 			t.Errorf("the project's kind was applied: %+v", k)
 		}
 	}
