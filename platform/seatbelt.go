@@ -66,11 +66,19 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	writable := darwinPaths(p.WritableRoots())
 	// The files tools run on their own are kept from being made where
 	// there is none yet (.envrc): a path rule needs nothing there.
-	readOnly := darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...))
+	// git's configuration files too: the guard that undoes a command's
+	// changes to their code-running keys runs on Linux only, so here
+	// they are read-only, as on Windows.
+	readOnly := darwinPaths(slices.Concat(p.ReadOnly, noGlobs(p.Guarded), noGlobs(p.GitConfig)))
+	deep := seatbeltGlobs(slices.Concat(p.Guarded, p.GitConfig))
 	hidden := darwinPaths(slices.Concat(p.Hidden, p.FilteredPaths(), p.Missing, p.HostSockets)) // (no file laid over another here)
 	visible := darwinPaths(p.Visible)
 	sockets := darwinPaths(p.Sockets)
-	pins := darwinPaths(pinsOf(slices.Concat(p.ReadOnly, p.Hidden, p.Missing, p.HostSockets), p.WritableRoots()))
+	var deepDirs []string
+	for _, d := range deep {
+		deepDirs = append(deepDirs, d.dir+"/x") // the directory itself is pinned
+	}
+	pins := darwinPaths(pinsOf(slices.Concat(p.ReadOnly, p.Hidden, p.Missing, p.HostSockets, deepDirs), p.WritableRoots()))
 
 	w := g.params("WRITABLE", writable)
 	g.comment("Files")
@@ -92,6 +100,16 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	if ro := g.params("READONLY", readOnly); len(ro) > 0 {
 		g.comment("Read-only inside the writable directories, and not to be made there: .git/hooks, .git/config, files tools run on their own (.envrc, .vscode/tasks.json), cordon's rules")
 		g.rule("deny", "file-write* file-link", "subpath", ro)
+	}
+	if len(deep) > 0 {
+		g.comment("the same at any depth (a submodule's .git/modules/NAME/config and hooks): a directory and, below it, the paths that end so")
+		dirs := make([]string, len(deep))
+		for i, d := range deep {
+			dirs[i] = DarwinPath(d.dir)
+		}
+		for i, name := range g.params("RODEEP", dirs) {
+			g.line(`(deny file-write* file-link (require-all (subpath (param "` + name + `")) (regex #"` + deep[i].tail + `")))`)
+		}
 	}
 	if pn := g.params("PIN", pins); len(pn) > 0 {
 		g.comment("the directories that hold read-only or hidden paths cannot be renamed or removed (mv .git .git.old would carry them off)")
@@ -254,6 +272,84 @@ func DarwinPath(p string) string {
 		}
 	}
 	return p
+}
+
+// noGlobs returns the paths of patterns that hold no glob.
+func noGlobs(patterns []string) []string {
+	return slices.DeleteFunc(slices.Clone(patterns), hasGlob)
+}
+
+// A seatbeltGlob is a read-only pattern with globs as Seatbelt matches
+// it: paths below dir (a parameter) that tail, a regex, matches.
+type seatbeltGlob struct{ dir, tail string }
+
+// seatbeltGlobs turns the patterns that hold globs ("*" within a name,
+// "**" any run of directories) into a directory without globs and a
+// regex of what follows it, anchored at the end only (dir says where it
+// starts): a path of the pattern, or below one. A regex matches a
+// little more than its pattern where a "*" starts the tail (the
+// directory's own depth is not counted): more is kept read-only, never
+// less. A pattern with a character a regex literal cannot hold keeps
+// its whole directory read-only.
+func seatbeltGlobs(patterns []string) []seatbeltGlob {
+	var out []seatbeltGlob
+	for _, pat := range patterns {
+		if !hasGlob(pat) {
+			continue
+		}
+		parts := strings.Split(pat, "/")
+		i := slices.IndexFunc(parts, hasGlob)
+		dir := strings.Join(parts[:i], "/")
+		if dir == "" || dir == "/" {
+			continue // not a place inside a workspace
+		}
+		out = append(out, seatbeltGlob{dir, globTail(parts[i:])})
+	}
+	slices.SortFunc(out, func(a, b seatbeltGlob) int { return strings.Compare(a.dir+"\x00"+a.tail, b.dir+"\x00"+b.tail) })
+	return slices.Compact(out)
+}
+
+// globTail is the regex of the path components parts, each after a
+// "/", and of anything below them; "/" (all below) when a part holds
+// what is not written here (a quote, a backslash, "?", brackets, "^",
+// a control character).
+func globTail(parts []string) string {
+	var b strings.Builder
+	for _, part := range parts {
+		if strings.ContainsAny(part, "\"?[]^\\") || strings.ContainsFunc(part, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return "/"
+		}
+		switch {
+		case part == "**":
+			b.WriteString("(/.+)?")
+		case part == "*":
+			b.WriteString("/[^/]+")
+		default:
+			b.WriteString("/")
+			for j, lit := range strings.Split(part, "*") {
+				if j > 0 {
+					b.WriteString("[^/]*")
+				}
+				b.WriteString(regexLiteral(lit))
+			}
+		}
+	}
+	b.WriteString("(/.*)?$")
+	return b.String()
+}
+
+// regexLiteral is s as a regex, its special characters in brackets
+// ("[.]"): no backslash, which SBPL's string literals would read.
+func regexLiteral(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(".+*()|{}$", r) {
+			b.WriteString("[" + string(r) + "]")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // pinsOf returns the directories between a root and a path inside it
@@ -485,6 +581,7 @@ func SeatbeltDegradations(p *Policy) []string {
 	out := []string{
 		"Unix sockets the host makes in a writable directory (scratch) after a command starts can be connected to: only those found at its start are hidden",
 		"a file that tools run on their own and that is not there yet (.vscode/tasks.json) cannot be written, but a new directory holding one can be renamed into place (mv x .vscode): the guard that puts such files aside after a command runs on Linux only",
+		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
 		"a command can still send ioctls to the terminal it was given (Seatbelt filters ioctls by device, not by request), so typing into it (TIOCSTI) is not stopped by the sandbox",
 	}
 	if p.Network != NetworkOff {
