@@ -383,8 +383,10 @@ const sbBase = `
 (allow process-fork)
 ; kill, wait and job control among the command's own processes, none outside
 (allow signal (target same-sandbox))
-; ps, pgrep and libproc about the command's own processes
+; pgrep and libproc about the command's own processes (/bin/ps is setuid root: Seatbelt refuses to start it, and cordon runs nothing outside the sandbox)
 (allow process-info* (target same-sandbox))
+; the processor list of the host (host_processor_info): Node's os.cpus(), and the worker counts npm, yarn and node-gyp take from it
+(allow mach-host*)
 
 ; System facts
 ; CPU count, memory, page size, OS version: Go, Node, Python, Rust, Java, make -j, uname, sw_vers
@@ -441,7 +443,10 @@ const sbBase = `
   (sysctl-name "machdep.ptrauth_enabled")
   (sysctl-name "sysctl.proc_cputype")
   (sysctl-name "vm.loadavg")
-  ; ps, pgrep and Python's psutil list processes (names and ids, not arguments)
+  ; read at every Node start and by env: denied, they only flood --explain-denials
+  (sysctl-name "kern.bootargs")
+  (sysctl-name "security.mac.lockdown_mode_state")
+  ; pgrep and Python's psutil list processes (names and ids, not arguments)
   (sysctl-name-prefix "kern.proc.all")
   (sysctl-name-prefix "kern.proc.pgrp.")
   (sysctl-name-prefix "kern.proc.pid.")
@@ -466,6 +471,8 @@ const sbBase = `
   (global-name "com.apple.cfprefsd.agent")
   (local-name "com.apple.cfprefsd.agent"))
 (allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
+; file watchers (FSEvents): chokidar and fsevents (vite, webpack, jest --watch), Rust's notify, watchdog, watchman; and Xcode's xcrun shims
+(allow mach-lookup (global-name "com.apple.FSEvents"))
 ; os_log from system tools and libraries
 (allow mach-lookup
   (global-name "com.apple.logd")

@@ -325,7 +325,7 @@ func parseSBPL(text string) ([]sexp, error) {
 // profile with a name it does not know, and a typo must not reach a Mac.
 var (
 	knownOps = []string{"default", "process-exec", "process-fork", "signal", "process-info*", "sysctl-read", "sysctl-write",
-		"mach-lookup", "user-preference-read", "ipc-posix-shm-read*", "ipc-posix-shm", "ipc-posix-sem", "iokit-open",
+		"mach-lookup", "mach-host*", "user-preference-read", "ipc-posix-shm-read*", "ipc-posix-shm", "ipc-posix-sem", "iokit-open",
 		"system-socket", "file-read*", "file-read-metadata", "file-write*", "file-write-data", "file-write-unlink",
 		"file-ioctl", "file-link", "file-clone", "pseudo-tty", "network-outbound", "network-inbound", "network-bind"}
 	knownFilters = []string{"literal", "subpath", "regex", "path-literal", "require-all", "require-any", "require-not",
@@ -771,5 +771,25 @@ func TestSeatbeltGlobs(t *testing.T) {
 				t.Errorf("%s: %q matches %s%s", c.pat, g[0].tail, g[0].dir, rel)
 			}
 		}
+	}
+}
+
+// TestSeatbeltOrdinaryTools checks the allowances ordinary tools need
+// on a Mac (each named in docs/macos.md), and that nothing runs outside
+// the sandbox (Codex lets /bin/ps do so).
+func TestSeatbeltOrdinaryTools(t *testing.T) {
+	text := NewSeatbeltProfile(seatbeltPolicies()["network-off"], "").Text
+	for _, want := range []string{
+		"(allow mach-host*)", // Node's os.cpus()
+		`(allow mach-lookup (global-name "com.apple.FSEvents"))`, // file watchers
+		`(sysctl-name "kern.bootargs")`,
+		`(sysctl-name "security.mac.lockdown_mode_state")`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the profile lacks %s", want)
+		}
+	}
+	if strings.Contains(text, "no-sandbox") {
+		t.Errorf("the profile runs something outside the sandbox")
 	}
 }
