@@ -793,3 +793,31 @@ func TestSeatbeltOrdinaryTools(t *testing.T) {
 		t.Errorf("the profile runs something outside the sandbox")
 	}
 }
+
+// TestDarwinUserDirs checks that of /private/var/folders only the
+// user's own T and C directories are named, found next to a TMPDIR of
+// the shape macOS gives, and that the environment cannot name them.
+func TestDarwinUserDirs(t *testing.T) {
+	for _, c := range []struct{ tmpdir, temp, cache string }{
+		{"/var/folders/x1/abc_123/T/", "/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/C"},
+		{"/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/C"},
+		{"/var/folders/x1/abc_123/T/../0", "", ""},
+		{"/var/folders/x1/T", "", ""},
+		{"/var/folders/x1/abc_123/T/sub", "", ""},
+		{"/tmp", "", ""},
+		{"/home/u/tmp", "", ""},
+		{"", "", ""},
+	} {
+		env := []string{"TMPDIR=" + c.tmpdir, "DARWIN_USER_CACHE_DIR=/", "DARWIN_USER_TEMP_DIR=/Users/dev"}
+		r := resolver{getenv: envLookup(env)}
+		for _, v := range []struct{ name, want string }{{"$DARWIN_USER_TEMP_DIR", c.temp}, {"$DARWIN_USER_CACHE_DIR", c.cache}} {
+			got, ok := r.expand(v.name)
+			if !ok {
+				got = ""
+			}
+			if got != v.want {
+				t.Errorf("TMPDIR=%q: %s is %q, want %q", c.tmpdir, v.name, got, v.want)
+			}
+		}
+	}
+}
