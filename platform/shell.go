@@ -161,17 +161,29 @@ func windowsShellDirs(name, system, programFiles string, path []string) (string,
 	case "powershell":
 		add(sub(system, `WindowsPowerShell\v1.0`))
 	case "pwsh":
-		add(path...)
+		add(withoutStoreAliases(path)...)
 		add(sub(programFiles, `PowerShell\7`))
 	case "pwsh-preview":
 		// The preview's program is pwsh.exe too, in a folder of its own.
 		add(sub(programFiles, `PowerShell\7-preview`))
 		return "pwsh.exe", dirs
 	default:
-		add(path...)
+		add(withoutStoreAliases(path)...)
 		add(sub(programFiles, `Git\bin`), sub(programFiles, `Git\usr\bin`))
 	}
 	return name + ".exe", dirs
+}
+
+// withoutStoreAliases returns the folders of path but the ones that hold
+// the Store's app execution aliases (%LOCALAPPDATA%\Microsoft\WindowsApps):
+// a pwsh.exe there only forwards to the Store's package, which a
+// restricted token cannot start (CreateProcessAsUser fails with error
+// 1312 or 1920), and a bash.exe there is WSL's, not Git Bash.
+func withoutStoreAliases(path []string) []string {
+	return slices.DeleteFunc(slices.Clone(path), func(d string) bool {
+		c := winpath.Canon(d)
+		return c != "" && strings.EqualFold(c[strings.LastIndexByte(c, '/')+1:], "WindowsApps")
+	})
 }
 
 func exeName(name string) string {
