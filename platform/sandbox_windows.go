@@ -313,21 +313,14 @@ func joinAndResume(job windows.Handle, pid int) error {
 	return nil
 }
 
-// applyACEs adds plan's ACEs to the paths' DACLs, each once: a path that
-// already has an explicit ACE for the workspace's SID is left alone, so
-// a large workspace is walked once, not on every command.
+// applyACEs adds plan's ACEs to the paths' DACLs (see [WindowsPlan.Apply]);
+// what it had to leave out is said on stderr.
 func applyACEs(plan *WindowsPlan) error {
-	done := map[string]bool{}
-	for _, a := range plan.ACEs {
-		if done[a.Path] {
-			continue
-		}
-		done[a.Path] = true
-		if err := addACEs(a.Path, plan.SDDL(a.Path), plan.SID); err != nil {
-			return fmt.Errorf("cannot set the sandbox's ACEs on %s: %w", a.Path, err)
-		}
+	skipped, err := plan.Apply(addACEs)
+	for _, msg := range skipped {
+		fmt.Fprintln(os.Stderr, "cordon: "+msg)
 	}
-	return nil
+	return err
 }
 
 func addACEs(path, aces, sid string) error {
