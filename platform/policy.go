@@ -679,17 +679,19 @@ func (r *resolver) expand(entry string) (string, bool) {
 	return filepath.Clean(entry), true
 }
 
-// variable returns the value of the variable a rule names: the
-// environment's, but for the macOS per-user directories (see
+func (r *resolver) variable(name string) string { return Variable(r.getenv, name) }
+
+// Variable returns the value of the variable a path rule names ($NAME):
+// getenv's, but for the macOS per-user directories (see
 // [DarwinUserDir]), which are worked out, never read.
-func (r *resolver) variable(name string) string {
+func Variable(getenv func(string) string, name string) string {
 	switch name {
 	case "DARWIN_USER_TEMP_DIR":
-		return DarwinUserDir(r.getenv("TMPDIR"), "T")
+		return DarwinUserDir(getenv("TMPDIR"), "T")
 	case "DARWIN_USER_CACHE_DIR":
-		return DarwinUserDir(r.getenv("TMPDIR"), "C")
+		return DarwinUserDir(getenv("TMPDIR"), "C")
 	}
-	return r.getenv(name)
+	return getenv(name)
 }
 
 // darwinTempDir is the shape of the per-user temporary directory macOS
