@@ -588,7 +588,7 @@ func SeatbeltDegradations(p *Policy) []string {
 	out := []string{
 		"Unix sockets the host makes in a writable directory (scratch) after a command starts can be connected to: only those found at its start are hidden",
 		"a file that tools run on their own and that is not there yet (.vscode/tasks.json) cannot be written, but a new directory holding one can be renamed into place (mv x .vscode): the guard that puts such files aside after a command runs on Linux only",
-		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
+		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to, a checkout that makes a branch tracking a remote one, and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
 		"a command can still send ioctls to the terminal it was given (Seatbelt filters ioctls by device, not by request), so typing into it (TIOCSTI) is not stopped by the sandbox",
 	}
 	if p.Network != NetworkOff {
