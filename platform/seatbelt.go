@@ -560,6 +560,17 @@ const sbFinal = `
   (global-name "com.apple.lsd.modifydb"))
 `
 
+// seatbeltGitConfig is git configuration every command under Seatbelt
+// gets, where the workspace's git configuration files are read-only: a
+// branch made from a remote one (git checkout BRANCH for origin/BRANCH,
+// git checkout -b NAME origin/NAME) is not set to track it, which would
+// write .git/config and fail the checkout.
+var seatbeltGitConfig = [][2]string{{"branch.autoSetupMerge", "false"}}
+
+// SeatbeltEnv returns env as a command under Seatbelt gets it: with
+// [seatbeltGitConfig] after the configuration env already carries.
+func SeatbeltEnv(env []string) []string { return WithGitConfig(env, seatbeltGitConfig) }
+
 // SeatbeltRole is argv[1] of cordon when sandbox-exec starts it inside
 // the sandbox, to set the limits and exec the program with its own
 // argv[0] (see [SeatbeltMain]). main looks for it only when cordon does
@@ -588,7 +599,7 @@ func SeatbeltDegradations(p *Policy) []string {
 	out := []string{
 		"Unix sockets the host makes in a writable directory (scratch) after a command starts can be connected to: only those found at its start are hidden",
 		"a file that tools run on their own and that is not there yet (.vscode/tasks.json) cannot be written, but a new directory holding one can be renamed into place (mv x .vscode): the guard that puts such files aside after a command runs on Linux only",
-		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to, a checkout that makes a branch tracking a remote one, and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
+		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to, checkout --track and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
 		"a command can still send ioctls to the terminal it was given (Seatbelt filters ioctls by device, not by request), so typing into it (TIOCSTI) is not stopped by the sandbox",
 	}
 	if p.Network != NetworkOff {

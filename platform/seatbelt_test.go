@@ -821,3 +821,15 @@ func TestDarwinUserDirs(t *testing.T) {
 		}
 	}
 }
+
+// TestSeatbeltEnv: under Seatbelt a checkout that makes a branch from a
+// remote one does not set it to track (that would write the read-only
+// .git/config), after what the agent set itself.
+func TestSeatbeltEnv(t *testing.T) {
+	env := SeatbeltEnv([]string{"HOME=/Users/dev", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat"})
+	for _, want := range []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_KEY_1=branch.autoSetupMerge", "GIT_CONFIG_VALUE_1=false", "HOME=/Users/dev"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("no %s in %q", want, env)
+		}
+	}
+}
