@@ -9,6 +9,7 @@ import (
 	"os/user"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -675,7 +676,7 @@ func (r *resolver) expand(entry string) (string, bool) {
 		entry = r.home + entry[1:]
 	case strings.HasPrefix(entry, "$"):
 		name, rest, _ := strings.Cut(entry[1:], "/")
-		val := r.getenv(name)
+		val := r.variable(name)
 		if val == "" || !filepath.IsAbs(val) {
 			return "", false
 		}
@@ -685,6 +686,41 @@ func (r *resolver) expand(entry string) (string, bool) {
 		return "", false
 	}
 	return filepath.Clean(entry), true
+}
+
+func (r *resolver) variable(name string) string { return Variable(r.getenv, name) }
+
+// Variable returns the value of the variable a path rule names ($NAME):
+// getenv's, but for the macOS per-user directories (see
+// [DarwinUserDir]), which are worked out, never read.
+func Variable(getenv func(string) string, name string) string {
+	switch name {
+	case "DARWIN_USER_TEMP_DIR":
+		return DarwinUserDir(getenv("TMPDIR"), "T")
+	case "DARWIN_USER_CACHE_DIR":
+		return DarwinUserDir(getenv("TMPDIR"), "C")
+	}
+	return getenv(name)
+}
+
+// darwinTempDir is the shape of the per-user temporary directory macOS
+// gives every process in TMPDIR (confstr's _CS_DARWIN_USER_TEMP_DIR).
+var darwinTempDir = regexp.MustCompile(`^/private/var/folders/[^/]+/[^/]+/T$`)
+
+// DarwinUserDir returns the user's own directory which ("T", temporary;
+// "C", caches: clang's module cache, xcrun's database) below
+// /private/var/folders, found next to tmpdir when it has the shape macOS
+// gives TMPDIR (/var/folders/xx/yyyy/T/), else "". Go has no confstr
+// without cgo, and getconf would cost a process per command.
+func DarwinUserDir(tmpdir, which string) string {
+	if tmpdir == "" {
+		return ""
+	}
+	t := DarwinPath(filepath.Clean(tmpdir))
+	if !darwinTempDir.MatchString(t) {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(t), which)
 }
 
 // existing returns the real paths of the entries that exist. Entries that

@@ -86,11 +86,11 @@ func (b *seatbeltBackend) args(path string, argv []string) []string {
 }
 
 func (b *seatbeltBackend) Exec(path string, argv, env []string, dir string) error {
-	return execDirect(SeatbeltExec, b.args(path, argv), env, dir)
+	return execDirect(SeatbeltExec, b.args(path, argv), SeatbeltEnv(env), dir)
 }
 
 func (b *seatbeltBackend) Start(path string, argv, env []string, stdin *os.File) (*Child, error) {
-	s := &spawn{path: SeatbeltExec, argv: b.args(path, argv), env: env, stdin: stdin, sys: groupAttr(&syscall.SysProcAttr{}, 0)}
+	s := &spawn{path: SeatbeltExec, argv: b.args(path, argv), env: SeatbeltEnv(env), stdin: stdin, sys: groupAttr(&syscall.SysProcAttr{}, 0)}
 	return s.start()
 }
 

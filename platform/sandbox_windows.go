@@ -313,30 +313,14 @@ func joinAndResume(job windows.Handle, p *started) error {
 	return nil
 }
 
-// applyACEs adds plan's ACEs to the paths' DACLs, each once: a path that
-// already has an explicit ACE for the workspace's SID is left alone, so
-// a large workspace is walked once, not on every command.
+// applyACEs adds plan's ACEs to the paths' DACLs (see [WindowsPlan.Apply]);
+// what it had to leave out is said on stderr.
 func applyACEs(plan *WindowsPlan) error {
-	done := map[string]bool{}
-	for _, a := range plan.ACEs {
-		if done[a.Path] {
-			continue
-		}
-		done[a.Path] = true
-		aces := plan.SDDL(a.Path)
-		err := addACEs(a.Path, aces, plan.SID)
-		if errors.Is(err, windows.ERROR_ACCESS_DENIED) && grantsOnly(aces) {
-			// A folder another account owns (C:\tmp made by an
-			// elevated installer): commands cannot write there, which
-			// is the safe side; every other command still runs.
-			fmt.Fprintf(os.Stderr, "cordon: %s stays read-only in the sandbox: cordon cannot change its permissions (%v; it belongs to another account)\n", a.Path, err)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("cannot set the sandbox's ACEs on %s: %w", a.Path, err)
-		}
+	skipped, err := plan.Apply(addACEs)
+	for _, msg := range skipped {
+		fmt.Fprintln(os.Stderr, "cordon: "+msg)
 	}
-	return nil
+	return err
 }
 
 func addACEs(path, aces, sid string) error {

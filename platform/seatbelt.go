@@ -66,11 +66,19 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	writable := darwinPaths(p.WritableRoots())
 	// The files tools run on their own are kept from being made where
 	// there is none yet (.envrc): a path rule needs nothing there.
-	readOnly := darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...))
+	// git's configuration files too: the guard that undoes a command's
+	// changes to their code-running keys runs on Linux only, so here
+	// they are read-only, as on Windows.
+	readOnly := darwinPaths(slices.Concat(p.ReadOnly, noGlobs(p.Guarded), noGlobs(p.GitConfig)))
+	deep := seatbeltGlobs(slices.Concat(p.Guarded, p.GitConfig))
 	hidden := darwinPaths(slices.Concat(p.Hidden, p.FilteredPaths(), p.Missing, p.HostSockets)) // (no file laid over another here)
 	visible := darwinPaths(p.Visible)
 	sockets := darwinPaths(p.Sockets)
-	pins := darwinPaths(pinsOf(slices.Concat(p.ReadOnly, p.Hidden, p.Missing, p.HostSockets), p.WritableRoots()))
+	var deepDirs []string
+	for _, d := range deep {
+		deepDirs = append(deepDirs, d.dir+"/x") // the directory itself is pinned
+	}
+	pins := darwinPaths(pinsOf(slices.Concat(p.ReadOnly, p.Hidden, p.Missing, p.HostSockets, deepDirs), p.WritableRoots()))
 
 	w := g.params("WRITABLE", writable)
 	g.comment("Files")
@@ -92,6 +100,16 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	if ro := g.params("READONLY", readOnly); len(ro) > 0 {
 		g.comment("Read-only inside the writable directories, and not to be made there: .git/hooks, .git/config, files tools run on their own (.envrc, .vscode/tasks.json), cordon's rules")
 		g.rule("deny", "file-write* file-link", "subpath", ro)
+	}
+	if len(deep) > 0 {
+		g.comment("the same at any depth (a submodule's .git/modules/NAME/config and hooks): a directory and, below it, the paths that end so")
+		dirs := make([]string, len(deep))
+		for i, d := range deep {
+			dirs[i] = DarwinPath(d.dir)
+		}
+		for i, name := range g.params("RODEEP", dirs) {
+			g.line(`(deny file-write* file-link (require-all (subpath (param "` + name + `")) (regex #"` + deep[i].tail + `")))`)
+		}
 	}
 	if pn := g.params("PIN", pins); len(pn) > 0 {
 		g.comment("the directories that hold read-only or hidden paths cannot be renamed or removed (mv .git .git.old would carry them off)")
@@ -256,6 +274,84 @@ func DarwinPath(p string) string {
 	return p
 }
 
+// noGlobs returns the paths of patterns that hold no glob.
+func noGlobs(patterns []string) []string {
+	return slices.DeleteFunc(slices.Clone(patterns), hasGlob)
+}
+
+// A seatbeltGlob is a read-only pattern with globs as Seatbelt matches
+// it: paths below dir (a parameter) that tail, a regex, matches.
+type seatbeltGlob struct{ dir, tail string }
+
+// seatbeltGlobs turns the patterns that hold globs ("*" within a name,
+// "**" any run of directories) into a directory without globs and a
+// regex of what follows it, anchored at the end only (dir says where it
+// starts): a path of the pattern, or below one. A regex matches a
+// little more than its pattern where a "*" starts the tail (the
+// directory's own depth is not counted): more is kept read-only, never
+// less. A pattern with a character a regex literal cannot hold keeps
+// its whole directory read-only.
+func seatbeltGlobs(patterns []string) []seatbeltGlob {
+	var out []seatbeltGlob
+	for _, pat := range patterns {
+		if !hasGlob(pat) {
+			continue
+		}
+		parts := strings.Split(pat, "/")
+		i := slices.IndexFunc(parts, hasGlob)
+		dir := strings.Join(parts[:i], "/")
+		if dir == "" || dir == "/" {
+			continue // not a place inside a workspace
+		}
+		out = append(out, seatbeltGlob{dir, globTail(parts[i:])})
+	}
+	slices.SortFunc(out, func(a, b seatbeltGlob) int { return strings.Compare(a.dir+"\x00"+a.tail, b.dir+"\x00"+b.tail) })
+	return slices.Compact(out)
+}
+
+// globTail is the regex of the path components parts, each after a
+// "/", and of anything below them; "/" (all below) when a part holds
+// what is not written here (a quote, a backslash, "?", brackets, "^",
+// a control character).
+func globTail(parts []string) string {
+	var b strings.Builder
+	for _, part := range parts {
+		if strings.ContainsAny(part, "\"?[]^\\") || strings.ContainsFunc(part, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return "/"
+		}
+		switch {
+		case part == "**":
+			b.WriteString("(/.+)?")
+		case part == "*":
+			b.WriteString("/[^/]+")
+		default:
+			b.WriteString("/")
+			for j, lit := range strings.Split(part, "*") {
+				if j > 0 {
+					b.WriteString("[^/]*")
+				}
+				b.WriteString(regexLiteral(lit))
+			}
+		}
+	}
+	b.WriteString("(/.*)?$")
+	return b.String()
+}
+
+// regexLiteral is s as a regex, its special characters in brackets
+// ("[.]"): no backslash, which SBPL's string literals would read.
+func regexLiteral(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(".+*()|{}$", r) {
+			b.WriteString("[" + string(r) + "]")
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // pinsOf returns the directories between a root and a path inside it
 // (the deepest root holding it), the path itself left out: what must
 // not be renamed away for the path to stay where a path rule sees it.
@@ -287,8 +383,10 @@ const sbBase = `
 (allow process-fork)
 ; kill, wait and job control among the command's own processes, none outside
 (allow signal (target same-sandbox))
-; ps, pgrep and libproc about the command's own processes
+; pgrep and libproc about the command's own processes (/bin/ps is setuid root: Seatbelt refuses to start it, and cordon runs nothing outside the sandbox)
 (allow process-info* (target same-sandbox))
+; the processor list of the host (host_processor_info): Node's os.cpus(), and the worker counts npm, yarn and node-gyp take from it
+(allow mach-host*)
 
 ; System facts
 ; CPU count, memory, page size, OS version: Go, Node, Python, Rust, Java, make -j, uname, sw_vers
@@ -345,7 +443,10 @@ const sbBase = `
   (sysctl-name "machdep.ptrauth_enabled")
   (sysctl-name "sysctl.proc_cputype")
   (sysctl-name "vm.loadavg")
-  ; ps, pgrep and Python's psutil list processes (names and ids, not arguments)
+  ; read at every Node start and by env: denied, they only flood --explain-denials
+  (sysctl-name "kern.bootargs")
+  (sysctl-name "security.mac.lockdown_mode_state")
+  ; pgrep and Python's psutil list processes (names and ids, not arguments)
   (sysctl-name-prefix "kern.proc.all")
   (sysctl-name-prefix "kern.proc.pgrp.")
   (sysctl-name-prefix "kern.proc.pid.")
@@ -370,6 +471,8 @@ const sbBase = `
   (global-name "com.apple.cfprefsd.agent")
   (local-name "com.apple.cfprefsd.agent"))
 (allow ipc-posix-shm-read* (ipc-posix-name-prefix "apple.cfprefs."))
+; file watchers (FSEvents): chokidar and fsevents (vite, webpack, jest --watch), Rust's notify, watchdog, watchman; and Xcode's xcrun shims
+(allow mach-lookup (global-name "com.apple.FSEvents"))
 ; os_log from system tools and libraries
 (allow mach-lookup
   (global-name "com.apple.logd")
@@ -457,6 +560,17 @@ const sbFinal = `
   (global-name "com.apple.lsd.modifydb"))
 `
 
+// seatbeltGitConfig is git configuration every command under Seatbelt
+// gets, where the workspace's git configuration files are read-only: a
+// branch made from a remote one (git checkout BRANCH for origin/BRANCH,
+// git checkout -b NAME origin/NAME) is not set to track it, which would
+// write .git/config and fail the checkout.
+var seatbeltGitConfig = [][2]string{{"branch.autoSetupMerge", "false"}}
+
+// SeatbeltEnv returns env as a command under Seatbelt gets it: with
+// [seatbeltGitConfig] after the configuration env already carries.
+func SeatbeltEnv(env []string) []string { return WithGitConfig(env, seatbeltGitConfig) }
+
 // SeatbeltRole is argv[1] of cordon when sandbox-exec starts it inside
 // the sandbox, to set the limits and exec the program with its own
 // argv[0] (see [SeatbeltMain]). main looks for it only when cordon does
@@ -485,6 +599,7 @@ func SeatbeltDegradations(p *Policy) []string {
 	out := []string{
 		"Unix sockets the host makes in a writable directory (scratch) after a command starts can be connected to: only those found at its start are hidden",
 		"a file that tools run on their own and that is not there yet (.vscode/tasks.json) cannot be written, but a new directory holding one can be renamed into place (mv x .vscode): the guard that puts such files aside after a command runs on Linux only",
+		"git's configuration files in the workspace (.git/config, .git/config.worktree, a submodule's .git/modules/NAME/config) are read-only, as the guard that keeps their code-running keys as they were runs on Linux only: git config, git remote add, git push -u, git branch --set-upstream-to, checkout --track and git submodule add/init fail with \"could not write config file .git/config: Operation not permitted\"; run them outside the sandbox",
 		"a command can still send ioctls to the terminal it was given (Seatbelt filters ioctls by device, not by request), so typing into it (TIOCSTI) is not stopped by the sandbox",
 	}
 	if p.Network != NetworkOff {

@@ -29,8 +29,9 @@ func seatbeltPolicies() map[string]*Policy {
 			Home:      home,
 			Scratch:   []string{"/private/tmp", "/private/var/folders/x1/abc_123/T", "/private/var/tmp"},
 			Writable:  []string{home + "/.cache", home + "/Library/Caches", ws},
-			ReadOnly:  []string{ws + "/.cordon", ws + "/.git/config", ws + "/.git/hooks"},
-			Guarded:   []string{ws + "/.envrc", ws + "/.git/hooks", ws + "/.git/modules/*/config", ws + "/.vscode/tasks.json"},
+			ReadOnly:  []string{ws + "/.cordon", ws + "/.git/hooks"},
+			Guarded:   []string{ws + "/.envrc", ws + "/.git/hooks", ws + "/.git/modules/*/**/hooks", ws + "/.vscode/tasks.json"},
+			GitConfig: []string{ws + "/.git/config", ws + "/.git/config.worktree", ws + "/.git/modules/*/**/config", ws + "/.git/worktrees/*/config.worktree"},
 			Hidden: []string{home + "/.aws", home + "/.netrc", home + "/.ssh", home + "/Library/Keychains",
 				"/private/tmp/com.apple.launchd.Xy12/Listeners"},
 			Missing: []string{home + "/.config/gh"},
@@ -113,8 +114,14 @@ func TestSeatbeltNoSplicing(t *testing.T) {
 	p := *plain
 	p.Workspace = ws
 	p.Writable = []string{"/Users/dev/.cache", "/Users/dev/Library/Caches", ws}
-	p.ReadOnly = []string{ws + "/.cordon", ws + "/.git/config", ws + "/.git/hooks"}
-	p.Guarded = []string{ws + "/.envrc", ws + "/.git/hooks", ws + "/.git/modules/*/config", ws + "/.vscode/tasks.json"}
+	moved := func(paths []string) []string {
+		out := make([]string, len(paths))
+		for i, path := range paths {
+			out[i] = strings.Replace(path, plain.Workspace, ws, 1)
+		}
+		return out
+	}
+	p.ReadOnly, p.Guarded, p.GitConfig = moved(plain.ReadOnly), moved(plain.Guarded), moved(plain.GitConfig)
 	a, b := NewSeatbeltProfile(plain, ""), NewSeatbeltProfile(&p, "")
 	if a.Text != b.Text {
 		t.Errorf("the workspace's name changed the profile's text")
@@ -318,7 +325,7 @@ func parseSBPL(text string) ([]sexp, error) {
 // profile with a name it does not know, and a typo must not reach a Mac.
 var (
 	knownOps = []string{"default", "process-exec", "process-fork", "signal", "process-info*", "sysctl-read", "sysctl-write",
-		"mach-lookup", "user-preference-read", "ipc-posix-shm-read*", "ipc-posix-shm", "ipc-posix-sem", "iokit-open",
+		"mach-lookup", "mach-host*", "user-preference-read", "ipc-posix-shm-read*", "ipc-posix-shm", "ipc-posix-sem", "iokit-open",
 		"system-socket", "file-read*", "file-read-metadata", "file-write*", "file-write-data", "file-write-unlink",
 		"file-ioctl", "file-link", "file-clone", "pseudo-tty", "network-outbound", "network-inbound", "network-bind"}
 	knownFilters = []string{"literal", "subpath", "regex", "path-literal", "require-all", "require-any", "require-not",
@@ -441,7 +448,17 @@ func profileProblems(sp *SeatbeltProfile, p *Policy) []string {
 			}
 		}
 	}
-	for _, ro := range darwinPaths(append(slices.Clone(p.ReadOnly), slices.DeleteFunc(slices.Clone(p.Guarded), hasGlob)...)) {
+	// Read-only: every path of the policy's read-only lists, git's
+	// configuration files included, and paths their globs match.
+	var readOnly []string
+	for _, pat := range slices.Concat(p.ReadOnly, p.Guarded, p.GitConfig) {
+		if hasGlob(pat) {
+			readOnly = append(readOnly, globSamples(pat)...)
+		} else {
+			readOnly = append(readOnly, pat)
+		}
+	}
+	for _, ro := range darwinPaths(readOnly) {
 		last := lastDeny(rules, ro, false, []string{"file-write*"})
 		if last < 0 {
 			bad("the read-only path %s is not denied writes", ro)
@@ -507,10 +524,58 @@ func checkFilter(e sexp, values map[string]string, r *pathRule, bad func(string,
 			}
 		}
 	case "require-all", "require-any", "require-not":
+		// A read-only pattern at any depth: below a parameter's
+		// directory, the paths a regex of their end matches.
+		if dir, re, ok := deepFilter(e, values); ok {
+			r.paths = append(r.paths, "&"+dir+"\x00"+re)
+			return
+		}
 		for _, a := range e.list[1:] {
 			checkFilter(a, values, r, bad)
 		}
 	}
+}
+
+// deepFilter reports whether e is (require-all (subpath (param N))
+// (regex #"...")), the regex matching the end of a path below the
+// directory N holds, and returns both.
+func deepFilter(e sexp, values map[string]string) (dir, re string, ok bool) {
+	if e.head() != "require-all" || len(e.list) != 3 {
+		return "", "", false
+	}
+	sub, rx := e.list[1], e.list[2]
+	if sub.head() != "subpath" || len(sub.list) != 2 || sub.list[1].head() != "param" || len(sub.list[1].list) != 2 || sub.list[1].list[1].str == nil ||
+		rx.head() != "regex" || len(rx.list) != 2 || rx.list[1].str == nil || !rx.list[1].re {
+		return "", "", false
+	}
+	dir, ok = values[*sub.list[1].list[1].str]
+	re = *rx.list[1].str
+	if !ok || !strings.HasPrefix(re, "/") || !strings.HasSuffix(re, "$") {
+		return "", "", false
+	}
+	if _, err := regexp.Compile(re); err != nil {
+		return "", "", false
+	}
+	return dir, re, true
+}
+
+// deepMatch reports whether path is below dir and re matches it.
+func deepMatch(m, path string) bool {
+	dir, re, _ := strings.Cut(m[1:], "\x00")
+	return Within(path, dir) && path != dir && regexp.MustCompile(re).MatchString(path)
+}
+
+// globSamples returns paths a glob pattern ("*" within a name, "**" any
+// run of directories) matches: "**" as no directory and as two, "*" as
+// a name, and a file below the match.
+func globSamples(pat string) []string {
+	var out []string
+	for _, deep := range []string{"", "d1/d2/"} {
+		s := strings.ReplaceAll(pat, "**/", deep)
+		s = strings.ReplaceAll(s, "*", "n1")
+		out = append(out, s, s+"/f")
+	}
+	return out
 }
 
 func hasFilter(f sexp) bool {
@@ -535,7 +600,12 @@ func globalNames(e sexp) []string {
 func lastDeny(rules []pathRule, path string, unix bool, ops []string) int {
 	last := -1
 	for _, r := range rules {
-		if r.allow || r.unix != unix || !slices.ContainsFunc(r.paths, func(m string) bool { return !strings.HasPrefix(m, "=") && Within(path, m) }) {
+		if r.allow || r.unix != unix || !slices.ContainsFunc(r.paths, func(m string) bool {
+			if strings.HasPrefix(m, "&") {
+				return deepMatch(m, path)
+			}
+			return !strings.HasPrefix(m, "=") && Within(path, m)
+		}) {
 			continue
 		}
 		if !slices.ContainsFunc(ops, func(op string) bool { return !slices.Contains(r.ops, op) }) {
@@ -654,5 +724,112 @@ func TestSeatbeltTaggedDenies(t *testing.T) {
 	untagged := NewSeatbeltProfile(p, "")
 	if strings.Contains(untagged.Text, "with message") {
 		t.Errorf("an ordinary profile carries a tag")
+	}
+}
+
+// TestSeatbeltGlobs checks the regexes made of read-only patterns with
+// globs: what they match below their directory, and that a name no
+// regex here may hold keeps the whole directory read-only.
+func TestSeatbeltGlobs(t *testing.T) {
+	ws := "/Users/dev/w"
+	for _, c := range []struct {
+		pat      string
+		yes, no  []string
+		wholeDir bool
+	}{
+		{pat: ws + "/.git/modules/*/**/config",
+			yes: []string{"/lib/config", "/lib/dep/config", "/a/b/c/config", "/lib/config/x"},
+			no:  []string{"/lib/configx", "/lib/dep/config.lock", "/lib/dep/HEAD"}},
+		{pat: ws + "/.git/worktrees/*/config.worktree",
+			yes: []string{"/w1/config.worktree"},
+			no:  []string{"/w1/configXworktree", "/w1/config.worktree.lock"}},
+		{pat: ws + "/.git/modules/*/**/hooks",
+			yes: []string{"/lib/hooks", "/lib/hooks/pre-commit", "/lib/dep/hooks/post-checkout"},
+			no:  []string{"/lib/hooksx", "/lib/dep/objects/ab"}},
+		{pat: ws + "/.idea/run*.xml", yes: []string{"/run.xml", "/runAll.xml"}, no: []string{"/run.xmlx", "/rxnxxml"}},
+		{pat: ws + "/a/b?c/d", wholeDir: true},
+		{pat: ws + "/a/\"x*/d", wholeDir: true},
+	} {
+		g := seatbeltGlobs([]string{c.pat})
+		if len(g) != 1 {
+			t.Fatalf("%s: %v", c.pat, g)
+		}
+		if strings.ContainsAny(g[0].tail, "\\\"") {
+			t.Errorf("%s: the regex %q holds a quote or a backslash", c.pat, g[0].tail)
+		}
+		if c.wholeDir != (g[0].tail == "/") {
+			t.Errorf("%s: regex %q", c.pat, g[0].tail)
+		}
+		re := regexp.MustCompile(g[0].tail)
+		for _, rel := range c.yes {
+			if !re.MatchString(g[0].dir + rel) {
+				t.Errorf("%s: %q does not match %s%s", c.pat, g[0].tail, g[0].dir, rel)
+			}
+		}
+		for _, rel := range c.no {
+			if re.MatchString(g[0].dir + rel) {
+				t.Errorf("%s: %q matches %s%s", c.pat, g[0].tail, g[0].dir, rel)
+			}
+		}
+	}
+}
+
+// TestSeatbeltOrdinaryTools checks the allowances ordinary tools need
+// on a Mac (each named in docs/macos.md), and that nothing runs outside
+// the sandbox (Codex lets /bin/ps do so).
+func TestSeatbeltOrdinaryTools(t *testing.T) {
+	text := NewSeatbeltProfile(seatbeltPolicies()["network-off"], "").Text
+	for _, want := range []string{
+		"(allow mach-host*)", // Node's os.cpus()
+		`(allow mach-lookup (global-name "com.apple.FSEvents"))`, // file watchers
+		`(sysctl-name "kern.bootargs")`,
+		`(sysctl-name "security.mac.lockdown_mode_state")`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the profile lacks %s", want)
+		}
+	}
+	if strings.Contains(text, "no-sandbox") {
+		t.Errorf("the profile runs something outside the sandbox")
+	}
+}
+
+// TestDarwinUserDirs checks that of /private/var/folders only the
+// user's own T and C directories are named, found next to a TMPDIR of
+// the shape macOS gives, and that the environment cannot name them.
+func TestDarwinUserDirs(t *testing.T) {
+	for _, c := range []struct{ tmpdir, temp, cache string }{
+		{"/var/folders/x1/abc_123/T/", "/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/C"},
+		{"/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/T", "/private/var/folders/x1/abc_123/C"},
+		{"/var/folders/x1/abc_123/T/../0", "", ""},
+		{"/var/folders/x1/T", "", ""},
+		{"/var/folders/x1/abc_123/T/sub", "", ""},
+		{"/tmp", "", ""},
+		{"/home/u/tmp", "", ""},
+		{"", "", ""},
+	} {
+		env := []string{"TMPDIR=" + c.tmpdir, "DARWIN_USER_CACHE_DIR=/", "DARWIN_USER_TEMP_DIR=/Users/dev"}
+		r := resolver{getenv: envLookup(env)}
+		for _, v := range []struct{ name, want string }{{"$DARWIN_USER_TEMP_DIR", c.temp}, {"$DARWIN_USER_CACHE_DIR", c.cache}} {
+			got, ok := r.expand(v.name)
+			if !ok {
+				got = ""
+			}
+			if got != v.want {
+				t.Errorf("TMPDIR=%q: %s is %q, want %q", c.tmpdir, v.name, got, v.want)
+			}
+		}
+	}
+}
+
+// TestSeatbeltEnv: under Seatbelt a checkout that makes a branch from a
+// remote one does not set it to track (that would write the read-only
+// .git/config), after what the agent set itself.
+func TestSeatbeltEnv(t *testing.T) {
+	env := SeatbeltEnv([]string{"HOME=/Users/dev", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_VALUE_0=cat"})
+	for _, want := range []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=core.pager", "GIT_CONFIG_KEY_1=branch.autoSetupMerge", "GIT_CONFIG_VALUE_1=false", "HOME=/Users/dev"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("no %s in %q", want, env)
+		}
 	}
 }

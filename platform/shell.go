@@ -37,7 +37,7 @@ func (e *NotFoundError) Error() string {
 		msg += fmt.Sprintf(" (skipped %s: cordon itself)", strings.Join(e.Skipped, ", "))
 	}
 	if e.Name == "pwsh" && runtime.GOOS == "windows" {
-		msg += "; PowerShell 7 from the Microsoft Store is not used (its app execution alias cannot be started with cordon's restricted token): install it from its MSI or with winget"
+		msg += "; PowerShell 7 from the Microsoft Store is not used (its app execution alias cannot be started with cordon's restricted token): install it with winget install Microsoft.PowerShell"
 	}
 	return msg
 }
@@ -164,27 +164,29 @@ func windowsShellDirs(name, system, programFiles string, path []string) (string,
 	case "powershell":
 		add(sub(system, `WindowsPowerShell\v1.0`))
 	case "pwsh":
-		add(slices.DeleteFunc(slices.Clone(path), storeAliases)...)
+		add(withoutStoreAliases(path)...)
 		add(sub(programFiles, `PowerShell\7`))
 	case "pwsh-preview":
 		// The preview's program is pwsh.exe too, in a folder of its own.
 		add(sub(programFiles, `PowerShell\7-preview`))
 		return "pwsh.exe", dirs
 	default:
-		add(path...)
+		add(withoutStoreAliases(path)...)
 		add(sub(programFiles, `Git\bin`), sub(programFiles, `Git\usr\bin`))
 	}
 	return name + ".exe", dirs
 }
 
-// storeAliases reports whether dir is the folder of the Microsoft Store's
-// app execution aliases (%LOCALAPPDATA%\Microsoft\WindowsApps): what is
-// there is no program but a link only an unrestricted token can start
-// (CreateProcessAsUser fails with it), so the Store's PowerShell 7 is
-// passed over.
-func storeAliases(dir string) bool {
-	d := strings.ToLower(strings.TrimRight(strings.ReplaceAll(dir, "/", `\`), `\`))
-	return strings.HasSuffix(d, `\microsoft\windowsapps`)
+// withoutStoreAliases returns the folders of path but the ones that hold
+// the Store's app execution aliases (%LOCALAPPDATA%\Microsoft\WindowsApps):
+// a pwsh.exe there only forwards to the Store's package, which a
+// restricted token cannot start (CreateProcessAsUser fails with error
+// 1312 or 1920), and a bash.exe there is WSL's, not Git Bash.
+func withoutStoreAliases(path []string) []string {
+	return slices.DeleteFunc(slices.Clone(path), func(d string) bool {
+		c := winpath.Canon(d)
+		return c != "" && strings.EqualFold(c[strings.LastIndexByte(c, '/')+1:], "WindowsApps")
+	})
 }
 
 func exeName(name string) string {

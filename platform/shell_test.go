@@ -212,10 +212,10 @@ func TestFindProgramSkipsUntrusted(t *testing.T) {
 // TestWindowsShellDirs: cmd.exe and Windows PowerShell come only from
 // the system directory, never from PATH (where cordon's shims and
 // folders anyone can write are); pwsh and Git Bash from PATH, then
-// their install folders; pwsh never from the Store's aliases.
+// their install folders, never from the Store's alias folder.
 func TestWindowsShellDirs(t *testing.T) {
 	sys, pf := `C:\Windows\system32`, `C:\Program Files`
-	path := []string{`C:\Users\dev\cordon\shims`, `relative\bin`, `c:\users\DEV\cordon\shims\`, `C:\Users\dev\AppData\Local\Microsoft\WindowsApps\`, `C:\Program Files\PowerShell\7`, ``}
+	path := []string{`C:\Users\dev\cordon\shims`, `relative\bin`, `c:\users\DEV\cordon\shims\`, `C:\Users\dev\AppData\Local\Microsoft\WindowsApps`, `C:\Program Files\PowerShell\7`, `c:\users\dev\appdata\local\microsoft\windowsapps\`, ``}
 	tests := []struct {
 		name, file string
 		dirs       []string
@@ -224,7 +224,7 @@ func TestWindowsShellDirs(t *testing.T) {
 		{"powershell", "powershell.exe", []string{sys + `\WindowsPowerShell\v1.0`}},
 		{"pwsh", "pwsh.exe", []string{`C:\Users\dev\cordon\shims`, `C:\Program Files\PowerShell\7`}},
 		{"pwsh-preview", "pwsh.exe", []string{`C:\Program Files\PowerShell\7-preview`}},
-		{"bash", "bash.exe", []string{`C:\Users\dev\cordon\shims`, `C:\Users\dev\AppData\Local\Microsoft\WindowsApps\`, `C:\Program Files\PowerShell\7`, `C:\Program Files\Git\bin`, `C:\Program Files\Git\usr\bin`}},
+		{"bash", "bash.exe", []string{`C:\Users\dev\cordon\shims`, `C:\Program Files\PowerShell\7`, `C:\Program Files\Git\bin`, `C:\Program Files\Git\usr\bin`}},
 	}
 	for _, tt := range tests {
 		file, dirs := windowsShellDirs(tt.name, sys, pf, path)

@@ -3,7 +3,9 @@ package platform
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,17 +230,38 @@ func (w *WindowsPlan) SDDL(path string) string {
 	return b.String()
 }
 
-// grantsOnly reports whether aces (SDDL entries) only allow: when they
-// cannot be set, the sandbox only has less, so a command may run without
-// them; a deny that cannot be set must stop it.
-func grantsOnly(aces string) bool {
-	entries := strings.Split(strings.TrimSuffix(strings.TrimPrefix(aces, "("), ")"), ")(")
-	for _, e := range entries {
-		if !strings.HasPrefix(e, "A;") {
-			return false
+// Apply adds the plan's ACEs to the paths' DACLs with add (path, its
+// ACEs as SDDL, the SID), each path once: add leaves a path that already
+// has an explicit ACE for the SID alone, so a large workspace is walked
+// once, not on every command. A scratch folder whose DACL cordon may not
+// change (C:\tmp made by an elevated installer, owned by Administrators)
+// is left out, not writable in the sandbox, and said in skipped: it must
+// not fail every command. Any other failure is an error, since a
+// read-only path left writable would be a hole.
+func (w *WindowsPlan) Apply(add func(path, aces, sid string) error) (skipped []string, err error) {
+	done := map[string]bool{}
+	for _, a := range w.ACEs {
+		if done[a.Path] {
+			continue
 		}
+		done[a.Path] = true
+		err := add(a.Path, w.SDDL(a.Path), w.SID)
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, fs.ErrPermission) && w.onlyScratch(a.Path) {
+			skipped = append(skipped, fmt.Sprintf("cannot let the sandbox write the scratch folder %s (%v: its owner, another account, did not allow you to change its permissions); commands cannot write there. To use it, take ownership (takeown /f %s) or remove it", a.Path, err, a.Path))
+			continue
+		}
+		return skipped, fmt.Errorf("cannot set the sandbox's ACEs on %s: %w", a.Path, err)
 	}
-	return aces != ""
+	return skipped, nil
+}
+
+// onlyScratch reports whether every ACE of the plan on path grants a
+// scratch folder.
+func (w *WindowsPlan) onlyScratch(path string) bool {
+	return !slices.ContainsFunc(w.ACEs, func(a WindowsACE) bool { return a.Path == path && a.Why != "scratch" })
 }
 
 // mergeDACL returns the security descriptor sd (SDDL, with a D: part)

@@ -1,6 +1,8 @@
 package platform
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,18 +104,60 @@ func TestMergeDACL(t *testing.T) {
 	}
 }
 
-// TestGrantsOnly: a path whose entries only allow may be left without
-// them (the sandbox then has less); one with a deny may not.
-func TestGrantsOnly(t *testing.T) {
-	for aces, want := range map[string]bool{
-		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)":                                true,
-		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)(A;;0x1;;;S-1-5-21-1-2-3-4)":     true,
-		"(D;OICI;0xd0156;;;S-1-5-21-1-2-3-4)":                                 false,
-		"(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)(D;;0x10000;;;S-1-5-21-1-2-3-4)": false,
-		"": false,
-	} {
-		if got := grantsOnly(aces); got != want {
-			t.Errorf("grantsOnly(%q) = %v, want %v", aces, got, want)
+// TestWindowsPlanApplySkipsLockedScratch: a scratch folder whose
+// permissions cordon may not change (C:\tmp owned by Administrators) is
+// left out with a message saying what to do, and the command still
+// runs; the same refusal on a read-only path, or any other error, stops
+// it.
+func TestWindowsPlanApplySkipsLockedScratch(t *testing.T) {
+	denied := &fs.PathError{Op: "SetNamedSecurityInfo", Path: `C:\tmp`, Err: fs.ErrPermission}
+	plan := &WindowsPlan{SID: "S-1-5-21-1-2-3-4", ACEs: []WindowsACE{
+		{`C:\tmp`, "(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)", "scratch"},
+		{`C:\Users\dev\src\app`, "(A;OICI;0x1301bf;;;S-1-5-21-1-2-3-4)", "writable"},
+		{`C:\Users\dev\src\app\.git\hooks`, "(D;OICI;0x40116;;;S-1-5-21-1-2-3-4)", "read-only"},
+	}}
+	var applied []string
+	skipped, err := plan.Apply(func(path, aces, sid string) error {
+		if path == `C:\tmp` {
+			return denied
 		}
+		applied = append(applied, path)
+		return nil
+	})
+	if err != nil || len(skipped) != 1 || !strings.Contains(skipped[0], `C:\tmp`) || !strings.Contains(skipped[0], "takeown") {
+		t.Errorf("a locked scratch folder: skipped %q, err %v; want it said, and no error", skipped, err)
+	}
+	if len(applied) != 2 {
+		t.Errorf("the other paths were not all given their ACEs: %q", applied)
+	}
+	for _, c := range []struct {
+		name string
+		path string
+		err  error
+	}{
+		{"a read-only path", `C:\Users\dev\src\app\.git\hooks`, denied},
+		{"the workspace", `C:\Users\dev\src\app`, denied},
+		{"another error on scratch", `C:\tmp`, errors.New("the disk is gone")},
+	} {
+		_, err := plan.Apply(func(path, aces, sid string) error {
+			if path == c.path {
+				return c.err
+			}
+			return nil
+		})
+		if err == nil {
+			t.Errorf("%s that cannot get its ACEs: no error", c.name)
+		}
+	}
+	// A scratch folder that also holds a read-only path is no scratch
+	// to skip.
+	plan.ACEs = append(plan.ACEs, WindowsACE{`C:\tmp`, "(D;OICI;0x40116;;;S-1-5-21-1-2-3-4)", "read-only"})
+	if _, err := plan.Apply(func(path, aces, sid string) error {
+		if path == `C:\tmp` {
+			return denied
+		}
+		return nil
+	}); err == nil {
+		t.Errorf("a scratch folder with a read-only ACE was skipped")
 	}
 }

@@ -454,6 +454,12 @@ func TestPackageManifests(t *testing.T) {
 	if !bytes.Contains(cask, []byte(`binary "cordon"`)) {
 		t.Errorf("the cask installs no cordon binary")
 	}
+	// The binary is not notarized: without its quarantine removed,
+	// Gatekeeper refuses to start it, and every command with it.
+	quarantine := regexp.MustCompile(`(?s)postflight do.*if OS\.mac\?.*system_command "/usr/bin/xattr", args: \["-dr", "com\.apple\.quarantine", "#\{staged_path\}/cordon"\]`)
+	if !quarantine.Match(cask) {
+		t.Errorf("the cask does not remove the quarantine from the binary on macOS:\n%s", cask)
+	}
 
 	var scoop struct {
 		Architecture map[string]struct {

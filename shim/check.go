@@ -73,7 +73,10 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // none), brokered which credential variables it holds by placeholder
 // (nil: none).
 func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool) *rules.Judgement {
-	getenv := envLookup(env)
+	// The path rules' variables as the sandbox reads them (a
+	// $DARWIN_USER_CACHE_DIR of the environment's is not the sandbox's).
+	lookup := envLookup(env)
+	getenv := func(name string) string { return platform.Variable(lookup, name) }
 	// Environ tells which credentials a dump of the environment would
 	// pass on (env | base64 asks when one is set, env | sort never).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable, Brokered: brokered}, Report: report}

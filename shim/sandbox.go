@@ -276,7 +276,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 			return true
 		}
 		name, rest, _ := strings.Cut(e[1:], "/")
-		val := getenv(name)
+		val := platform.Variable(getenv, name)
 		if !filepath.IsAbs(val) {
 			return true // expands to nothing
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/platform"
 )
 
 // A plain directory is a workspace only when it is in scratch space or
@@ -207,5 +208,47 @@ func TestNewProject(t *testing.T) {
 	os.MkdirAll(other, 0o755)
 	if got := choose(other); got != "" {
 		t.Errorf("%s: workspace %q", other, got)
+	}
+}
+
+// TestSandboxHidesMacCredentialStores makes a home with the files
+// macOS keeps signed-in secrets in (a Firefox profile's passwords and
+// cookies, Chrome's, VS Code's secret storage) and checks that the
+// Seatbelt profile made from the built-in rules hides each one.
+func TestSandboxHidesMacCredentialStores(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "src", "app")
+	secrets := []string{
+		"Library/Application Support/Firefox/Profiles/ab12.default-release/logins.json",
+		"Library/Application Support/Firefox/Profiles/ab12.default-release/key4.db",
+		"Library/Application Support/Google/Chrome/Default/Login Data",
+		"Library/Application Support/Code/User/globalStorage/state.vscdb",
+		"Library/Application Support/Cursor/User/globalStorage/state.vscdb.backup",
+		"Library/Cookies/Cookies.binarycookies",
+	}
+	for _, f := range append(slices.Clone(secrets), "src/app/.git/HEAD", "Library/Application Support/Code/User/settings.json") {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, f)), 0o755)
+		os.WriteFile(filepath.Join(home, f), []byte("x"), 0o600)
+	}
+	p, err := platform.NewPolicy(SandboxSpec(builtinRules(), &config.Config{}, ws), []string{"HOME=" + home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []string
+	for _, prm := range platform.NewSeatbeltProfile(p, "").Params {
+		if strings.HasPrefix(prm.Name, "HIDDEN_") {
+			hidden = append(hidden, prm.Value)
+		}
+	}
+	covered := func(path string) bool {
+		return slices.ContainsFunc(hidden, func(h string) bool { return platform.Within(platform.DarwinPath(path), h) })
+	}
+	for _, f := range secrets {
+		if path := filepath.Join(home, f); !covered(path) {
+			t.Errorf("%s is readable in the sandbox", f)
+		}
+	}
+	if covered(filepath.Join(home, "Library/Application Support/Code/User/settings.json")) {
+		t.Errorf("VS Code's settings are hidden; only its secret storage should be")
 	}
 }
