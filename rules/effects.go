@@ -607,6 +607,10 @@ func selectTargets(spec *EffectSpec, a *args) (words []parse.Word, whole bool) {
 		return []parse.Word{}, false
 	case "options":
 		return optionTargets(spec, a), false
+	case "unknown":
+		// What the command acts on comes at run time (a remote helper
+		// reads its refspecs from its input).
+		return []parse.Word{{Text: parse.Unknown, Computed: true}}, false
 	}
 	if len(ops) == 0 && len(spec.Options) == 0 {
 		return []parse.Word{}, false

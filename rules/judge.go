@@ -762,8 +762,8 @@ func (j *judging) remoteState(remote string) string {
 	if j.ctx.Env.Foreign {
 		return "unseen"
 	}
-	if j.ctx.Repo == nil || remote == "" {
-		return "unknown" // no push destination: git says so
+	if j.ctx.Repo == nil || remote == "" || strings.Contains(remote, parse.Unknown) {
+		return "unknown" // no push destination (git says so), or computed
 	}
 	remotes, err := j.ctx.Repo.Remotes()
 	if err != nil {
@@ -838,11 +838,10 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		return "unknown" // computed at run time
 	}
 	spec := strings.TrimPrefix(refspec, "+")
-	dst := spec
-	if _, after, ok := strings.Cut(spec, ":"); ok {
-		dst = after
+	if spec == ":" || strings.Contains(spec, "*") {
+		return "default" // matching branches, or a pattern: main too
 	}
-	dst = strings.TrimPrefix(dst, "refs/heads/")
+	dst := pushDestination(spec)
 	current := dst == "" || dst == "HEAD" || dst == "@"
 	if current && j.ctx.Env.Foreign {
 		return "unseen"
@@ -875,6 +874,23 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		return "default"
 	}
 	return "branch"
+}
+
+// pushDestination is the branch a refspec (SRC[:DST], without "+")
+// writes, as git completes it: "refs/heads/X", "heads/X" (git tries
+// refs/X) and "X" all write branch X; "" for the branch checked out.
+func pushDestination(spec string) string {
+	dst := spec
+	if _, after, ok := strings.Cut(spec, ":"); ok {
+		dst = after
+	}
+	if d, ok := strings.CutPrefix(dst, "refs/heads/"); ok {
+		return d
+	}
+	if !strings.HasPrefix(dst, "refs/") {
+		return strings.TrimPrefix(dst, "heads/")
+	}
+	return dst
 }
 
 func (j *judging) branchState(branch string) string {

@@ -407,7 +407,7 @@ var knownEffects = map[string]bool{
 
 var knownTargets = map[string]bool{
 	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
-	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "repo-file": true, "none": true, "repo": true, "options": true,
+	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "repo-file": true, "none": true, "repo": true, "options": true, "unknown": true,
 }
 
 var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}

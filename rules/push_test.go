@@ -82,6 +82,41 @@ func TestPushPolicy(t *testing.T) {
 		{"git push origin :feature", "main", rules.Ask, "rewrite-remote"},
 		{"git push --prune origin 'refs/heads/*:refs/heads/*'", "main", rules.Ask, "rewrite-remote"},
 
+		// git takes any unique prefix of a long option; a prefix is
+		// never taken as --dry-run (found by an attacker).
+		{"git push --mirr origin", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-w origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-w=feature:abc origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dele origin release", "main", rules.Ask, "rewrite-remote"},
+		{"git push --prun origin 'refs/heads/x/*:refs/heads/x/*'", "main", rules.Ask, "rewrite-remote"},
+		{"git push --al origin", "main", rules.Ask, "push-default"},
+		{"git push --bra origin", "main", rules.Ask, "push-default"},
+		{"git push --dry --force origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dry-run --no-dry --force origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dry-run --no-dry origin feature:main", "main", rules.Ask, "push-default"},
+		// git completes a destination as it completes a ref; a
+		// pattern, or ":", pushes main too.
+		{"git push origin HEAD:heads/main", "main", rules.Ask, "push-default"},
+		{"git push origin HEAD:heads/main", "", rules.Ask, "push-default"},
+		{"git push origin feature:heads/trunk", "trunk", rules.Ask, "push-default"},
+		{"git push origin 'refs/heads/*'", "main", rules.Ask, "push-default"},
+		{"git push origin 'refs/heads/*:refs/heads/*'", "main", rules.Ask, "push-default"},
+		{"git push origin 'feat*:x*'", "main", rules.Ask, "push-default"},
+		{"git push origin :", "main", rules.Ask, ""},
+		// Settings that choose what a bare push writes.
+		{"git -c push.default=matching push origin", "trunk", rules.Ask, "push-unknown"},
+		{"git -c push.default=upstream push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c remote.origin.push=refs/heads/*:refs/heads/* push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c branch.main.merge=refs/heads/trunk push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c push.default=current push", "trunk", rules.Allow, ""},
+		// Remote helpers and pack plumbing read what they push from
+		// their input.
+		{"printf 'push +refs/heads/w:refs/heads/main\\n\\n' | git remote-https origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git remote-http origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git-remote-https origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git send-pack https://git.example/me/app.git main", "main", rules.Ask, "push-unknown"},
+		{"git-receive-pack .", "main", rules.Ask, "push-unknown"},
+
 		{"git push https://other.example/r.git feature", "main", rules.Ask, "push-foreign"},
 		{"git remote add x https://x.example/r.git && git push x feature", "main", rules.Ask, "push-foreign"},
 		{"git push added feature", "main", rules.Ask, "push-foreign"},
