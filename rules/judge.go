@@ -61,6 +61,16 @@ type RemoteDetails interface {
 	DefaultBranch(remote string) (string, error)
 }
 
+// PushSettings is what a [Repo] may also tell of what a git push with
+// no refspec writes.
+type PushSettings interface {
+	// PushTarget returns the remote branch a push of branch to remote
+	// writes, as the configuration chooses it: "" for the branch of the
+	// same name, "*" for every matching branch, "?" when it is not known
+	// (push.default=upstream and branch.X.merge, remote.X.push).
+	PushTarget(remote, branch string) (string, error)
+}
+
 // Context is the machine and repository a script is judged against.
 type Context struct {
 	Env
@@ -864,6 +874,17 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		}
 		if err != nil || head == "" || def == "" {
 			return "unknown"
+		}
+		if p, ok := j.ctx.Repo.(PushSettings); ok {
+			dst, err := p.PushTarget(remote, head)
+			switch {
+			case err != nil || dst == "?":
+				return "unknown"
+			case dst == "*":
+				return "default"
+			case dst != "":
+				head = dst
+			}
 		}
 		if head == def {
 			return "default"

@@ -142,6 +142,54 @@ func TestPushPolicy(t *testing.T) {
 	}
 }
 
+// settingsRepo is a pushRepo whose configuration chooses what a bare
+// push writes (rules.PushSettings).
+type settingsRepo struct {
+	pushRepo
+	target string
+}
+
+func (r *settingsRepo) PushTarget(remote, branch string) (string, error) { return r.target, nil }
+
+// TestPushSettings: a push with no refspec writes what the
+// repository's configuration chooses: git branch -u origin/trunk with
+// push.default=upstream pushes main onto trunk (found by an attacker).
+func TestPushSettings(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	set := rules.Builtin()
+	tests := []struct {
+		script, target string
+		want           rules.Verdict
+		rule           string
+	}{
+		{"git push", "", rules.Allow, ""},
+		{"git push origin", "", rules.Allow, ""},
+		{"git push", "trunk", rules.Ask, "push-default"},
+		{"git push origin", "trunk", rules.Ask, "push-default"},
+		{"git push", "release", rules.Allow, ""},
+		{"git push", "*", rules.Ask, "push-default"},
+		{"git push", "?", rules.Ask, "push-unknown"},
+		{"git push origin feature", "*", rules.Allow, ""}, // a refspec: the configuration is not used
+	}
+	for _, tt := range tests {
+		repo := &settingsRepo{pushRepo{fakeRepo{remotes: []string{"origin"}, def: "trunk"}}, tt.target}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		var ids []string
+		for _, r := range j.Reasons {
+			ids = append(ids, r.Rule)
+		}
+		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
+			t.Errorf("%q (push target %q): got %v %v, want %v by %s; reasons %+v", tt.script, tt.target, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
+		}
+	}
+}
+
 // TestPushLocal: pushing to a repository on this machine (in the
 // workspace) writes no one else's default branch.
 func TestPushLocal(t *testing.T) {
