@@ -772,7 +772,7 @@ func (j *judging) remoteState(remote string) string {
 	if j.ctx.Env.Foreign {
 		return "unseen"
 	}
-	if j.ctx.Repo == nil || remote == "" || strings.Contains(remote, parse.Unknown) {
+	if j.ctx.Repo == nil || remote == "" || strings.Contains(remote, "?") {
 		return "unknown" // no push destination (git says so), or computed
 	}
 	remotes, err := j.ctx.Repo.Remotes()

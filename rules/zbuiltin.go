@@ -18176,7 +18176,7 @@ var builtinTable = table{
 			Category: Categories{
 				"outside",
 			},
-			Message: "{line} would push a branch cordon cannot name, so it cannot tell whether that is the remote's default branch: the branch checked out when the remote's default (its HEAD, which git remote set-head origin --auto records) is not known, or a name computed when it runs. Naming the branch (git push origin BRANCH) lets it be judged",
+			Message: "{line} would push a branch cordon cannot name, so it cannot tell whether that is the remote's default branch: the branch checked out when the remote's default (its HEAD, which git remote set-head origin --auto records) is not known, a name computed when it runs, what the configuration chooses (push.default, a remote's push refspecs, -c), or what a remote helper or pack plumbing (git remote-https, send-pack, receive-pack) reads from its input. Naming the remote and the branch (git push origin BRANCH) lets it be judged",
 		},
 		{
 			ID: "upload",
