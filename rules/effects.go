@@ -36,6 +36,9 @@ type Effect struct {
 	// Selected: the command acts on what it selects below the target
 	// (find -delete), not on the target itself.
 	Selected bool
+	// Dir, for a push, is the directory git runs in (after cd and -C):
+	// the repository it finds there is the one pushed.
+	Dir string
 }
 
 // args is a command's arguments split into flags and operands.
@@ -435,6 +438,9 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string, 
 		for _, v := range a.values[opt] {
 			base.Filter = v.Text
 		}
+	}
+	if spec.Effect == "push-to" {
+		base.Dir = dir
 	}
 	if spec.Targets == "repo-file" {
 		return s.repoFiles(e, base, spec.Options, dir)

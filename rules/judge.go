@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -794,6 +795,9 @@ func (j *judging) remoteState(remote string) string {
 // when that cannot be told.
 func (j *judging) pushToState(e Effect) string {
 	s := j.remoteState(e.Raw)
+	if s == "known" && j.otherRepo(e.Dir) {
+		return "foreign" // the remote of a repository the workspace's is not
+	}
 	if s != "known" || j.localPush(e.Cmd) {
 		return s
 	}
@@ -806,6 +810,31 @@ func (j *judging) pushToState(e Effect) string {
 		return b
 	}
 	return s
+}
+
+// otherRepo reports whether git run in dir finds a repository that is
+// not the workspace's: one below the workspace (a .git, or a bare
+// repository's HEAD, objects and refs), one outside it, or one in a
+// directory that does not exist yet or cannot be told (the script makes
+// it: git init x && cd x). Its remotes are not the person's.
+func (j *judging) otherRepo(dir string) bool {
+	ws := j.ctx.Workspace
+	if ws == "" || j.ctx.Env.Foreign {
+		return false
+	}
+	if dir == "" || !within(dir, ws) {
+		return true
+	}
+	exists := func(p string) bool {
+		_, err := os.Lstat(j.ctx.Env.native(p))
+		return err == nil
+	}
+	for d := dir; d != ws && within(d, ws); d = path.Dir(d) {
+		if !exists(d) || exists(d+"/.git") || exists(d+"/HEAD") && exists(d+"/objects") && exists(d+"/refs") {
+			return true
+		}
+	}
+	return false
 }
 
 // pushBranchState says whether git push REMOTE SRC[:DST] writes the

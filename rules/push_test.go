@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -186,6 +187,55 @@ func TestPushSettings(t *testing.T) {
 		}
 		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
 			t.Errorf("%q (push target %q): got %v %v, want %v by %s; reasons %+v", tt.script, tt.target, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
+		}
+	}
+}
+
+// TestPushOtherRepo: a push from a repository that is not the
+// workspace's (one a command made below it, or one it makes in the same
+// script) goes to that repository's remotes, which are not the person's:
+// asked as a push elsewhere (found by an attacker: git init o, add a
+// remote on the workspace's host, git -C o push origin feature).
+func TestPushOtherRepo(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	for _, d := range []string{"src", "o/.git", "b/objects", "b/refs"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "b/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	set := rules.Builtin()
+	tests := []struct {
+		script string
+		want   rules.Verdict
+		rule   string
+	}{
+		{"git push origin feature", rules.Allow, ""},
+		{"cd src && git push origin feature", rules.Allow, ""},
+		{"git -C src push origin feature", rules.Allow, ""},
+		{"git -C o push origin feature", rules.Ask, "push-foreign"},
+		{"cd o && git push origin feature", rules.Ask, "push-foreign"},
+		{"cd o && git push", rules.Ask, "push-foreign"},
+		{"git -C b push origin feature", rules.Ask, "push-foreign"},
+		{"git init x && cd x && git remote add origin https://git.example/me/app.git && git push origin feature", rules.Ask, "push-foreign"},
+		{"git -C /elsewhere push origin feature", rules.Ask, "push-foreign"},
+		{"cd x && git push origin feature", rules.Ask, "push-foreign"},
+		{"git -C x push origin feature", rules.Ask, "push-foreign"},
+		{"git init x && git -C x push origin feature", rules.Ask, "push-foreign"},
+	}
+	for _, tt := range tests {
+		repo := &pushRepo{fakeRepo{remotes: []string{"origin"}, def: "main"}}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		var ids []string
+		for _, r := range j.Reasons {
+			ids = append(ids, r.Rule)
+		}
+		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
+			t.Errorf("%q: got %v %v, want %v by %s; reasons %+v", tt.script, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
 		}
 	}
 }

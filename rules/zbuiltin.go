@@ -18141,7 +18141,7 @@ var builtinTable = table{
 			Category: Categories{
 				"network-exfil",
 			},
-			Message: "git push would send the repository to {raw}, a remote this repository did not have (a URL, or a remote a command added)",
+			Message: "git push would send the repository to {raw}, a remote this repository did not have (a URL, a remote a command added, or a remote of another repository than the workspace's: one a command made, or a directory git -C or cd names). Pushing from the workspace to one of its own remotes (git push origin BRANCH) is judged as usual",
 		},
 		{
 			ID: "push-default",
