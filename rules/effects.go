@@ -536,7 +536,7 @@ var pathless = map[string]bool{
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "publish": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
-	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true,
+	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 

@@ -894,6 +894,9 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		def, _ = d.DefaultBranch(remote)
 	}
 	if current {
+		if j.pushSettingBefore(cmd) {
+			return "unknown"
+		}
 		head, err := j.ctx.Repo.Head()
 		if h, ok := j.heads[cmd]; ok {
 			head, err = h.branch, nil
@@ -924,6 +927,20 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		return "default"
 	}
 	return "branch"
+}
+
+// pushSettingBefore reports whether a command before cmd changes what a
+// push with no refspec writes (git config push.default, git branch -u):
+// the configuration read before the script no longer tells.
+func (j *judging) pushSettingBefore(cmd int) bool {
+	for k := 0; k < cmd && k < len(j.effects); k++ {
+		for _, o := range j.effects[k] {
+			if o.Kind == "push-setting" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pushDestination is the branch a refspec (SRC[:DST], without "+")

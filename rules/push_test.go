@@ -172,6 +172,16 @@ func TestPushSettings(t *testing.T) {
 		{"git push", "*", rules.Ask, "push-default"},
 		{"git push", "?", rules.Ask, "push-unknown"},
 		{"git push origin feature", "*", rules.Allow, ""}, // a refspec: the configuration is not used
+		// The script itself changes what a bare push writes.
+		{"git branch -u origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git branch --set-upstream-to=origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git config push.default upstream && git push", "", rules.Ask, "push-unknown"},
+		{"git config Push.Default upstream && git push origin", "", rules.Ask, "push-unknown"},
+		{"git config set push.default upstream && git push", "", rules.Ask, "push-unknown"},
+		{"git config branch.main.merge refs/heads/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git checkout -b fix --track origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git config user.name x && git push", "", rules.Allow, ""},
+		{"git branch -u origin/trunk && git push origin feature", "", rules.Allow, ""},
 	}
 	for _, tt := range tests {
 		repo := &settingsRepo{pushRepo{fakeRepo{remotes: []string{"origin"}, def: "trunk"}}, tt.target}

@@ -4125,6 +4125,16 @@ func cmd477() *CmdSpec {
 						},
 					},
 					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-u",
+							"--set-upstream-to",
+							"-t",
+							"--track",
+						},
+					},
+					{
 						Effect:  "delete-branch",
 						Targets: "operands",
 						When: []string{
@@ -4225,6 +4235,14 @@ func cmd477() *CmdSpec {
 					"--pathspec-from-file",
 				},
 				Effects: []*EffectSpec{
+					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-t",
+							"--track",
+						},
+					},
 					{
 						Effect:  "discard-changes",
 						Targets: "operands",
@@ -4503,6 +4521,18 @@ func cmd477() *CmdSpec {
 							"--get-regexp",
 							"--list",
 							"-l",
+						},
+					},
+					{
+						Effect:  "push-setting",
+						Targets: "none",
+						WhenArg: []string{
+							"[Pp][Uu][Ss][Hh].[Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
+							"[Rr][Ee][Mm][Oo][Tt][Ee].*.[Pp][Uu][Ss][Hh]",
+							"[Rr][Ee][Mm][Oo][Tt][Ee].[Pp][Uu][Ss][Hh][Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Mm][Ee][Rr][Gg][Ee]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Pp][Uu][Ss][Hh][Rr][Ee][Mm][Oo][Tt][Ee]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Rr][Ee][Mm][Oo][Tt][Ee]",
 						},
 					},
 				},
@@ -5304,6 +5334,14 @@ func cmd477() *CmdSpec {
 					"--orphan",
 				},
 				Effects: []*EffectSpec{
+					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-t",
+							"--track",
+						},
+					},
 					{
 						Effect:  "discard-changes",
 						Targets: "repo",
