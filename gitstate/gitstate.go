@@ -508,15 +508,7 @@ func (r *Repo) Remote(name string, push bool) (string, string, error) {
 	if err := r.prepare(); err != nil {
 		return "", "", err
 	}
-	get := func(key string) string {
-		v := ""
-		for _, e := range r.config {
-			if strings.EqualFold(e.key, key) {
-				v = e.value // the last one wins, as in git
-			}
-		}
-		return v
-	}
+	get := r.value // the last one wins, as in git
 	if name == "" {
 		branch := strings.TrimPrefix(r.head(), "refs/heads/")
 		if push {
@@ -541,6 +533,44 @@ func (r *Repo) Remote(name string, push bool) (string, string, error) {
 	}
 	url, _ = r.rewrite(url, ".insteadof")
 	return name, url, nil
+}
+
+// PushTarget implements [rules.PushSettings]: what a git push of branch
+// to remote with no refspec writes, as the configuration says (git's
+// push.default and remote.NAME.push).
+func (r *Repo) PushTarget(remote, branch string) (string, error) {
+	if err := r.prepare(); err != nil {
+		return "", err
+	}
+	if r.value("remote."+remote+".push") != "" {
+		return "?", nil // the remote's own refspecs: not read here
+	}
+	switch strings.ToLower(r.value("push.default")) {
+	case "matching":
+		return "*", nil
+	case "upstream", "tracking":
+		merge := r.value("branch." + branch + ".merge")
+		if merge == "" {
+			return "", nil // git refuses: no upstream
+		}
+		if d, ok := strings.CutPrefix(merge, "refs/heads/"); ok {
+			return d, nil
+		}
+		return "?", nil
+	}
+	return "", nil // simple, current, nothing: the branch's own name or none
+}
+
+// value returns the last value of key in the configuration (keys ignore
+// case, as git's section and variable names do), or "".
+func (r *Repo) value(key string) string {
+	v := ""
+	for _, e := range r.config {
+		if strings.EqualFold(e.key, key) {
+			v = e.value
+		}
+	}
+	return v
 }
 
 // rewrite applies the longest url.<base>.<suffix> prefix of the

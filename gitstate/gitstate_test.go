@@ -411,3 +411,40 @@ func TestDefaultBranch(t *testing.T) {
 		t.Errorf("AgentRemotes: %v", a)
 	}
 }
+
+// TestPushTarget: what a push with no refspec writes follows the
+// configuration as git reads it: push.default=upstream writes the
+// branch's upstream (git branch -u origin/main on feature pushes main),
+// matching every branch, a remote's push refspecs something not read
+// here (found by an attacker).
+func TestPushTarget(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	env := []string{"HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "PATH=" + os.Getenv("PATH")}
+	git := gitIn(t, dir)
+	git("init", "-q", "-b", "feature")
+	git("remote", "add", "origin", "https://github.com/o/r.git")
+	git("config", "branch.feature.remote", "origin")
+	git("config", "branch.feature.merge", "refs/heads/main")
+	for _, tc := range []struct {
+		key, value, want string
+	}{
+		{"", "", ""},
+		{"push.default", "simple", ""},
+		{"push.default", "current", ""},
+		{"push.default", "Upstream", "main"},
+		{"push.default", "tracking", "main"},
+		{"push.default", "matching", "*"},
+		{"remote.origin.push", "refs/heads/feature:refs/heads/main", "?"},
+	} {
+		if tc.key != "" {
+			git("config", tc.key, tc.value)
+		}
+		r := &Repo{Top: dir, Env: env, Host: testHost(t)}
+		if got, err := r.PushTarget("origin", "feature"); got != tc.want || err != nil {
+			t.Errorf("%s=%s: PushTarget = %q, %v; want %q", tc.key, tc.value, got, err, tc.want)
+		}
+	}
+}

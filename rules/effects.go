@@ -36,6 +36,9 @@ type Effect struct {
 	// Selected: the command acts on what it selects below the target
 	// (find -delete), not on the target itself.
 	Selected bool
+	// Dir, for a push, is the directory git runs in (after cd and -C):
+	// the repository it finds there is the one pushed.
+	Dir string
 }
 
 // args is a command's arguments split into flags and operands.
@@ -46,10 +49,15 @@ type args struct {
 	dashdash int   // index in operands of the first one after "--", or -1
 	values   map[string][]parse.Word
 	fold     bool // globs ignore case (Windows)
+	// known are the long options the rules name for the command: one of
+	// them is never read as an abbreviation of another.
+	known []string
 }
 
-func splitArgs(ws []parse.Word, valueOpts []string) args {
-	a := args{dashdash: -1}
+// splitArgs splits a command's arguments. known are the long options the
+// rules name for it ([CmdSpec.longOptions]).
+func splitArgs(ws []parse.Word, valueOpts, known []string) args {
+	a := args{dashdash: -1, known: known}
 	for j := 0; j < len(ws); j++ {
 		t := ws[j].Text
 		switch {
@@ -58,6 +66,8 @@ func splitArgs(ws []parse.Word, valueOpts []string) args {
 			a.opIdx = append(a.opIdx, j)
 		case t == "--":
 			a.dashdash = len(a.operands)
+		case len(a.abbrev(t, valueOpts)) > 0:
+			j = a.addAbbrev(ws, j, valueOpts)
 		default:
 			opt, val, next, ok := parse.Option(ws, j, valueOpts)
 			if ok && next == j+1 && !strings.HasPrefix(t, "--") {
@@ -100,6 +110,67 @@ func oldOptions(ws []parse.Word, valueOpts []string) []parse.Word {
 	return append(out, ws[next:]...)
 }
 
+// longOptions lists the long options ("--force") the rules name for the
+// command, anywhere: an argument that is one of them exactly is never
+// read as an abbreviation of another.
+func (c *CmdSpec) longOptions() []string {
+	lists := [][]string{c.ValueOptions, c.DirOptions, c.SplitOptions, c.ArgFileOptions, c.ExecFlags, c.CodeFlags, c.FileFlags, c.StreamWhen}
+	for _, t := range c.OptionCode {
+		lists = append(lists, t.Options)
+	}
+	for _, e := range c.Effects {
+		lists = append(lists, e.Options, e.When, e.Unless, e.ValueOf, e.Filter, e.Recursive, e.Ignored)
+	}
+	var out []string
+	for _, l := range lists {
+		for _, o := range l {
+			if strings.HasPrefix(o, "--") {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// abbrev returns the long options of opts that t ("--in-pl",
+// "--in-pl=x") may abbreviate, as getopt_long, git's parse-options and
+// argparse take any unique prefix: none when t is no long option or one
+// the rules know exactly. A prefix the program finds ambiguous is an
+// error there, so taking it as each is never less strict.
+func (a *args) abbrev(t string, opts []string) []string {
+	name, _, _ := strings.Cut(t, "=")
+	if len(name) < 3 || !strings.HasPrefix(name, "--") || slices.Contains(a.known, name) {
+		return nil
+	}
+	var out []string
+	for _, o := range opts {
+		if strings.HasPrefix(o, name) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// addAbbrev reads ws[j], an abbreviation of value options, and returns
+// the index of the last word it took. Its value is given after "=" or is
+// the next word; the next word is then also kept as an operand, as the
+// abbreviation may stand for a flag too: a wrong guess must not hide an
+// operand from judgement.
+func (a *args) addAbbrev(ws []parse.Word, j int, valueOpts []string) int {
+	t := ws[j].Text
+	a.flags = append(a.flags, t)
+	_, val, glued := strings.Cut(t, "=")
+	for _, opt := range a.abbrev(t, valueOpts) {
+		switch {
+		case glued:
+			a.addValue(opt, parse.Word{Text: val, Vars: ws[j].Vars, Computed: ws[j].Computed})
+		case j+1 < len(ws):
+			a.addValue(opt, ws[j+1])
+		}
+	}
+	return j
+}
+
 // addValue adds values to option opt's.
 func (a *args) addValue(opt string, values ...parse.Word) {
 	if a.values == nil {
@@ -109,8 +180,23 @@ func (a *args) addValue(opt string, values ...parse.Word) {
 }
 
 // has reports whether one of flags was given, also inside a cluster of
-// short options ("-r" in "-rf") or with a value ("--force=...").
+// short options ("-r" in "-rf"), with a value ("--force=..."), or
+// abbreviated ("--forc", see [args.abbrev]).
 func (a *args) has(flags []string) bool {
+	if a.hasExact(flags) {
+		return true
+	}
+	for _, f := range a.flags {
+		if len(a.abbrev(f, flags)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// hasExact is has without abbreviations: for the options that make an
+// effect harmless, which a prefix is never taken as.
+func (a *args) hasExact(flags []string) bool {
 	for _, f := range a.flags {
 		for _, want := range flags {
 			if f == want || strings.HasPrefix(f, want+"=") || parse.InCluster(f, want) {
@@ -122,22 +208,21 @@ func (a *args) has(flags []string) bool {
 }
 
 // unless reports whether one of flags, which make an effect harmless
-// (-n, --dry-run), is present and not undone: a "--no-" form of any of
-// them anywhere (git push --dry-run --no-dry-run pushes: the last
-// wins) leaves the effect as it is, whichever came last.
+// (-n, --dry-run), is present as written (never abbreviated) and not
+// undone: a "--no-" form of any of them anywhere, abbreviated or not
+// (git push --dry-run --no-dry-run pushes: the last wins), leaves the
+// effect as it is, whichever came last.
 func (a *args) unless(flags []string) bool {
-	if !a.has(flags) {
+	if !a.hasExact(flags) {
 		return false
 	}
-	for _, f := range a.flags {
-		name, _, _ := strings.Cut(f, "=")
-		for _, want := range flags {
-			if long, ok := strings.CutPrefix(want, "--"); ok && name == "--no-"+long {
-				return false
-			}
+	var undo []string
+	for _, want := range flags {
+		if long, ok := strings.CutPrefix(want, "--"); ok {
+			undo = append(undo, "--no-"+long)
 		}
 	}
-	return true
+	return !a.has(undo)
 }
 
 // firstMatches reports whether the first operand matches one of globs;
@@ -354,6 +439,9 @@ func (s *Set) specEffects(e *Env, spec *EffectSpec, a *args, i int, dir string, 
 			base.Filter = v.Text
 		}
 	}
+	if spec.Effect == "push-to" {
+		base.Dir = dir
+	}
 	if spec.Targets == "repo-file" {
 		return s.repoFiles(e, base, spec.Options, dir)
 	}
@@ -448,7 +536,7 @@ var pathless = map[string]bool{
 	"network": true, "download": true, "privilege": true, "persist": true,
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "publish": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
-	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true,
+	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 
@@ -525,6 +613,10 @@ func selectTargets(spec *EffectSpec, a *args) (words []parse.Word, whole bool) {
 		return []parse.Word{}, false
 	case "options":
 		return optionTargets(spec, a), false
+	case "unknown":
+		// What the command acts on comes at run time (a remote helper
+		// reads its refspecs from its input).
+		return []parse.Word{{Text: parse.Unknown, Computed: true}}, false
 	}
 	if len(ops) == 0 && len(spec.Options) == 0 {
 		return []parse.Word{}, false

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,6 +60,16 @@ type RemoteDetails interface {
 	// DefaultBranch returns the branch remote's HEAD names ("" when it
 	// is not known).
 	DefaultBranch(remote string) (string, error)
+}
+
+// PushSettings is what a [Repo] may also tell of what a git push with
+// no refspec writes.
+type PushSettings interface {
+	// PushTarget returns the remote branch a push of branch to remote
+	// writes, as the configuration chooses it: "" for the branch of the
+	// same name, "*" for every matching branch, "?" when it is not known
+	// (push.default=upstream and branch.X.merge, remote.X.push).
+	PushTarget(remote, branch string) (string, error)
 }
 
 // Context is the machine and repository a script is judged against.
@@ -762,8 +773,8 @@ func (j *judging) remoteState(remote string) string {
 	if j.ctx.Env.Foreign {
 		return "unseen"
 	}
-	if j.ctx.Repo == nil || remote == "" {
-		return "unknown" // no push destination: git says so
+	if j.ctx.Repo == nil || remote == "" || strings.Contains(remote, "?") {
+		return "unknown" // no push destination (git says so), or computed
 	}
 	remotes, err := j.ctx.Repo.Remotes()
 	if err != nil {
@@ -784,6 +795,9 @@ func (j *judging) remoteState(remote string) string {
 // when that cannot be told.
 func (j *judging) pushToState(e Effect) string {
 	s := j.remoteState(e.Raw)
+	if s == "known" && j.otherRepo(e.Dir) {
+		return "foreign" // the remote of a repository the workspace's is not
+	}
 	if s != "known" || j.localPush(e.Cmd) {
 		return s
 	}
@@ -796,6 +810,31 @@ func (j *judging) pushToState(e Effect) string {
 		return b
 	}
 	return s
+}
+
+// otherRepo reports whether git run in dir finds a repository that is
+// not the workspace's: one below the workspace (a .git, or a bare
+// repository's HEAD, objects and refs), one outside it, or one in a
+// directory that does not exist yet or cannot be told (the script makes
+// it: git init x && cd x). Its remotes are not the person's.
+func (j *judging) otherRepo(dir string) bool {
+	ws := j.ctx.Workspace
+	if ws == "" || j.ctx.Env.Foreign {
+		return false
+	}
+	if dir == "" || !within(dir, ws) {
+		return true
+	}
+	exists := func(p string) bool {
+		_, err := os.Lstat(j.ctx.Env.native(p))
+		return err == nil
+	}
+	for d := dir; d != ws && within(d, ws); d = path.Dir(d) {
+		if !exists(d) || exists(d+"/.git") || exists(d+"/HEAD") && exists(d+"/objects") && exists(d+"/refs") {
+			return true
+		}
+	}
+	return false
 }
 
 // pushBranchState says whether git push REMOTE SRC[:DST] writes the
@@ -838,11 +877,10 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		return "unknown" // computed at run time
 	}
 	spec := strings.TrimPrefix(refspec, "+")
-	dst := spec
-	if _, after, ok := strings.Cut(spec, ":"); ok {
-		dst = after
+	if spec == ":" || strings.Contains(spec, "*") {
+		return "default" // matching branches, or a pattern: main too
 	}
-	dst = strings.TrimPrefix(dst, "refs/heads/")
+	dst := pushDestination(spec)
 	current := dst == "" || dst == "HEAD" || dst == "@"
 	if current && j.ctx.Env.Foreign {
 		return "unseen"
@@ -856,6 +894,9 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		def, _ = d.DefaultBranch(remote)
 	}
 	if current {
+		if j.pushSettingBefore(cmd) {
+			return "unknown"
+		}
 		head, err := j.ctx.Repo.Head()
 		if h, ok := j.heads[cmd]; ok {
 			head, err = h.branch, nil
@@ -866,6 +907,17 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		if err != nil || head == "" || def == "" {
 			return "unknown"
 		}
+		if p, ok := j.ctx.Repo.(PushSettings); ok {
+			dst, err := p.PushTarget(remote, head)
+			switch {
+			case err != nil || dst == "?":
+				return "unknown"
+			case dst == "*":
+				return "default"
+			case dst != "":
+				head = dst
+			}
+		}
 		if head == def {
 			return "default"
 		}
@@ -875,6 +927,37 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		return "default"
 	}
 	return "branch"
+}
+
+// pushSettingBefore reports whether a command before cmd changes what a
+// push with no refspec writes (git config push.default, git branch -u):
+// the configuration read before the script no longer tells.
+func (j *judging) pushSettingBefore(cmd int) bool {
+	for k := 0; k < cmd && k < len(j.effects); k++ {
+		for _, o := range j.effects[k] {
+			if o.Kind == "push-setting" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pushDestination is the branch a refspec (SRC[:DST], without "+")
+// writes, as git completes it: "refs/heads/X", "heads/X" (git tries
+// refs/X) and "X" all write branch X; "" for the branch checked out.
+func pushDestination(spec string) string {
+	dst := spec
+	if _, after, ok := strings.Cut(spec, ":"); ok {
+		dst = after
+	}
+	if d, ok := strings.CutPrefix(dst, "refs/heads/"); ok {
+		return d
+	}
+	if !strings.HasPrefix(dst, "refs/") {
+		return strings.TrimPrefix(dst, "heads/")
+	}
+	return dst
 }
 
 func (j *judging) branchState(branch string) string {

@@ -403,12 +403,12 @@ var knownEffects = map[string]bool{
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
 	"exfil": true, "destroy-remote": true, "publish": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true, "fetch-from": true,
-	"push-stash": true, "pop-stash": true, "create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true,
+	"push-stash": true, "pop-stash": true, "create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true,
 }
 
 var knownTargets = map[string]bool{
 	"": true, "operands": true, "first": true, "last": true, "all-but-last": true,
-	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "repo-file": true, "none": true, "repo": true, "options": true,
+	"rest": true, "after-dashdash": true, "operands-or-repo": true, "first-or-dot": true, "repo-file": true, "none": true, "repo": true, "options": true, "unknown": true,
 }
 
 var knownVerdicts = map[string]bool{"allow": true, "ask": true, "deny": true}

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -82,6 +83,41 @@ func TestPushPolicy(t *testing.T) {
 		{"git push origin :feature", "main", rules.Ask, "rewrite-remote"},
 		{"git push --prune origin 'refs/heads/*:refs/heads/*'", "main", rules.Ask, "rewrite-remote"},
 
+		// git takes any unique prefix of a long option; a prefix is
+		// never taken as --dry-run (found by an attacker).
+		{"git push --mirr origin", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-w origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --force-w=feature:abc origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dele origin release", "main", rules.Ask, "rewrite-remote"},
+		{"git push --prun origin 'refs/heads/x/*:refs/heads/x/*'", "main", rules.Ask, "rewrite-remote"},
+		{"git push --al origin", "main", rules.Ask, "push-default"},
+		{"git push --bra origin", "main", rules.Ask, "push-default"},
+		{"git push --dry --force origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dry-run --no-dry --force origin feature", "main", rules.Ask, "rewrite-remote"},
+		{"git push --dry-run --no-dry origin feature:main", "main", rules.Ask, "push-default"},
+		// git completes a destination as it completes a ref; a
+		// pattern, or ":", pushes main too.
+		{"git push origin HEAD:heads/main", "main", rules.Ask, "push-default"},
+		{"git push origin HEAD:heads/main", "", rules.Ask, "push-default"},
+		{"git push origin feature:heads/trunk", "trunk", rules.Ask, "push-default"},
+		{"git push origin 'refs/heads/*'", "main", rules.Ask, "push-default"},
+		{"git push origin 'refs/heads/*:refs/heads/*'", "main", rules.Ask, "push-default"},
+		{"git push origin 'feat*:x*'", "main", rules.Ask, "push-default"},
+		{"git push origin :", "main", rules.Ask, ""},
+		// Settings that choose what a bare push writes.
+		{"git -c push.default=matching push origin", "trunk", rules.Ask, "push-unknown"},
+		{"git -c push.default=upstream push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c remote.origin.push=refs/heads/*:refs/heads/* push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c branch.main.merge=refs/heads/trunk push", "trunk", rules.Ask, "push-unknown"},
+		{"git -c push.default=current push", "trunk", rules.Allow, ""},
+		// Remote helpers and pack plumbing read what they push from
+		// their input.
+		{"printf 'push +refs/heads/w:refs/heads/main\\n\\n' | git remote-https origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git remote-http origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git-remote-https origin https://git.example/me/app.git", "main", rules.Ask, "push-unknown"},
+		{"git send-pack https://git.example/me/app.git main", "main", rules.Ask, "push-unknown"},
+		{"git-receive-pack .", "main", rules.Ask, "push-unknown"},
+
 		{"git push https://other.example/r.git feature", "main", rules.Ask, "push-foreign"},
 		{"git remote add x https://x.example/r.git && git push x feature", "main", rules.Ask, "push-foreign"},
 		{"git push added feature", "main", rules.Ask, "push-foreign"},
@@ -103,6 +139,113 @@ func TestPushPolicy(t *testing.T) {
 		}
 		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
 			t.Errorf("%q (origin's HEAD %q): got %v %v, want %v by %s; reasons %+v", tt.script, tt.def, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
+		}
+	}
+}
+
+// settingsRepo is a pushRepo whose configuration chooses what a bare
+// push writes (rules.PushSettings).
+type settingsRepo struct {
+	pushRepo
+	target string
+}
+
+func (r *settingsRepo) PushTarget(remote, branch string) (string, error) { return r.target, nil }
+
+// TestPushSettings: a push with no refspec writes what the
+// repository's configuration chooses: git branch -u origin/trunk with
+// push.default=upstream pushes main onto trunk (found by an attacker).
+func TestPushSettings(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	set := rules.Builtin()
+	tests := []struct {
+		script, target string
+		want           rules.Verdict
+		rule           string
+	}{
+		{"git push", "", rules.Allow, ""},
+		{"git push origin", "", rules.Allow, ""},
+		{"git push", "trunk", rules.Ask, "push-default"},
+		{"git push origin", "trunk", rules.Ask, "push-default"},
+		{"git push", "release", rules.Allow, ""},
+		{"git push", "*", rules.Ask, "push-default"},
+		{"git push", "?", rules.Ask, "push-unknown"},
+		{"git push origin feature", "*", rules.Allow, ""}, // a refspec: the configuration is not used
+		// The script itself changes what a bare push writes.
+		{"git branch -u origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git branch --set-upstream-to=origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git config push.default upstream && git push", "", rules.Ask, "push-unknown"},
+		{"git config Push.Default upstream && git push origin", "", rules.Ask, "push-unknown"},
+		{"git config set push.default upstream && git push", "", rules.Ask, "push-unknown"},
+		{"git config branch.main.merge refs/heads/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git checkout -b fix --track origin/trunk && git push", "", rules.Ask, "push-unknown"},
+		{"git config user.name x && git push", "", rules.Allow, ""},
+		{"git branch -u origin/trunk && git push origin feature", "", rules.Allow, ""},
+	}
+	for _, tt := range tests {
+		repo := &settingsRepo{pushRepo{fakeRepo{remotes: []string{"origin"}, def: "trunk"}}, tt.target}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		var ids []string
+		for _, r := range j.Reasons {
+			ids = append(ids, r.Rule)
+		}
+		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
+			t.Errorf("%q (push target %q): got %v %v, want %v by %s; reasons %+v", tt.script, tt.target, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
+		}
+	}
+}
+
+// TestPushOtherRepo: a push from a repository that is not the
+// workspace's (one a command made below it, or one it makes in the same
+// script) goes to that repository's remotes, which are not the person's:
+// asked as a push elsewhere (found by an attacker: git init o, add a
+// remote on the workspace's host, git -C o push origin feature).
+func TestPushOtherRepo(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "app")
+	for _, d := range []string{"src", "o/.git", "b/objects", "b/refs"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "b/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	set := rules.Builtin()
+	tests := []struct {
+		script string
+		want   rules.Verdict
+		rule   string
+	}{
+		{"git push origin feature", rules.Allow, ""},
+		{"cd src && git push origin feature", rules.Allow, ""},
+		{"git -C src push origin feature", rules.Allow, ""},
+		{"git -C o push origin feature", rules.Ask, "push-foreign"},
+		{"cd o && git push origin feature", rules.Ask, "push-foreign"},
+		{"cd o && git push", rules.Ask, "push-foreign"},
+		{"git -C b push origin feature", rules.Ask, "push-foreign"},
+		{"git init x && cd x && git remote add origin https://git.example/me/app.git && git push origin feature", rules.Ask, "push-foreign"},
+		{"git -C /elsewhere push origin feature", rules.Ask, "push-foreign"},
+		{"cd x && git push origin feature", rules.Ask, "push-foreign"},
+		{"git -C x push origin feature", rules.Ask, "push-foreign"},
+		{"git init x && git -C x push origin feature", rules.Ask, "push-foreign"},
+	}
+	for _, tt := range tests {
+		repo := &pushRepo{fakeRepo{remotes: []string{"origin"}, def: "main"}}
+		cfg := &parse.Config{Dialect: parse.Bash, Env: []string{"HOME=" + home}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil }}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		var ids []string
+		for _, r := range j.Reasons {
+			ids = append(ids, r.Rule)
+		}
+		if j.Verdict != tt.want || tt.rule != "" && !slices.Contains(ids, tt.rule) {
+			t.Errorf("%q: got %v %v, want %v by %s; reasons %+v", tt.script, j.Verdict, ids, tt.want, tt.rule, j.Reasons)
 		}
 	}
 }

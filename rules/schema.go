@@ -326,7 +326,9 @@ type EffectSpec struct {
 	Effect string `yaml:"effect"`
 	// Targets selects the arguments the effect applies to: operands,
 	// first, last, all-but-last, rest (operands after the first),
-	// after-dashdash, none, repo, or an option list in Options.
+	// after-dashdash, none, repo, unknown (one target computed when it
+	// runs: what a remote helper reads from its input), or an option list
+	// in Options.
 	Targets string `yaml:"targets"`
 	// Options are options whose values are targets (-o FILE, of=FILE).
 	Options []string `yaml:"options"`

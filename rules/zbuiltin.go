@@ -3954,6 +3954,17 @@ func cmd477() *CmdSpec {
 			},
 			{
 				Options: []string{
+					"-c",
+				},
+				Pattern: "(?i)^(?:push\\.default=(?:matching|upstream|tracking)|remote\\.[^=]+\\.push=|remote\\.pushDefault=|branch\\.[^=]+\\.(?:merge|pushRemote)=)",
+				Argv: []string{
+					"git",
+					"remote-https",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
 					"-x",
 					"--exec",
 					"--extcmd",
@@ -4114,6 +4125,16 @@ func cmd477() *CmdSpec {
 						},
 					},
 					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-u",
+							"--set-upstream-to",
+							"-t",
+							"--track",
+						},
+					},
+					{
 						Effect:  "delete-branch",
 						Targets: "operands",
 						When: []string{
@@ -4214,6 +4235,14 @@ func cmd477() *CmdSpec {
 					"--pathspec-from-file",
 				},
 				Effects: []*EffectSpec{
+					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-t",
+							"--track",
+						},
+					},
 					{
 						Effect:  "discard-changes",
 						Targets: "operands",
@@ -4492,6 +4521,18 @@ func cmd477() *CmdSpec {
 							"--get-regexp",
 							"--list",
 							"-l",
+						},
+					},
+					{
+						Effect:  "push-setting",
+						Targets: "none",
+						WhenArg: []string{
+							"[Pp][Uu][Ss][Hh].[Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
+							"[Rr][Ee][Mm][Oo][Tt][Ee].*.[Pp][Uu][Ss][Hh]",
+							"[Rr][Ee][Mm][Oo][Tt][Ee].[Pp][Uu][Ss][Hh][Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Mm][Ee][Rr][Gg][Ee]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Pp][Uu][Ss][Hh][Rr][Ee][Mm][Oo][Tt][Ee]",
+							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Rr][Ee][Mm][Oo][Tt][Ee]",
 						},
 					},
 				},
@@ -4838,6 +4879,12 @@ func cmd477() *CmdSpec {
 							"*:refs/heads/main",
 							"*:refs/heads/master",
 							"*:refs/heads/trunk",
+							"heads/main",
+							"heads/master",
+							"heads/trunk",
+							"*:heads/main",
+							"*:heads/master",
+							"*:heads/trunk",
 						},
 						Unless: []string{
 							"-n",
@@ -4973,6 +5020,43 @@ func cmd477() *CmdSpec {
 					},
 				},
 				Operands: "none",
+			},
+			"remote-https": {
+				Aliases: []string{
+					"remote-http",
+					"remote-ftp",
+					"remote-ftps",
+					"send-pack",
+					"receive-pack",
+					"http-push",
+				},
+				ValueOptions: []string{
+					"-C",
+					"-c",
+					"--git-dir",
+					"--work-tree",
+					"--namespace",
+					"--exec-path",
+					"--config-env",
+					"--super-prefix",
+					"--exec",
+					"-x",
+					"--extcmd",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "network",
+						Targets: "none",
+					},
+					{
+						Effect:  "push-to",
+						Targets: "unknown",
+					},
+					{
+						Effect:  "push-branch",
+						Targets: "unknown",
+					},
+				},
 			},
 			"reset": {
 				ValueOptions: []string{
@@ -5251,6 +5335,14 @@ func cmd477() *CmdSpec {
 				},
 				Effects: []*EffectSpec{
 					{
+						Effect:  "push-setting",
+						Targets: "none",
+						When: []string{
+							"-t",
+							"--track",
+						},
+					},
+					{
 						Effect:  "discard-changes",
 						Targets: "repo",
 						When: []string{
@@ -5372,6 +5464,33 @@ func cmd477() *CmdSpec {
 
 func cmd478() *CmdSpec {
 	return &CmdSpec{
+		Aliases: []string{
+			"git-remote-http",
+			"git-remote-ftp",
+			"git-remote-ftps",
+			"git-send-pack",
+			"git-receive-pack",
+			"git-http-push",
+		},
+		Effects: []*EffectSpec{
+			{
+				Effect:  "network",
+				Targets: "none",
+			},
+			{
+				Effect:  "push-to",
+				Targets: "unknown",
+			},
+			{
+				Effect:  "push-branch",
+				Targets: "unknown",
+			},
+		},
+	}
+}
+
+func cmd485() *CmdSpec {
+	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
 				Effect:  "destroy-remote",
@@ -5452,7 +5571,7 @@ func cmd478() *CmdSpec {
 	}
 }
 
-func cmd479() *CmdSpec {
+func cmd486() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--profile",
@@ -5757,7 +5876,7 @@ func cmd479() *CmdSpec {
 	}
 }
 
-func cmd480() *CmdSpec {
+func cmd487() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"serverless",
@@ -5778,7 +5897,7 @@ func cmd480() *CmdSpec {
 	}
 }
 
-func cmd484() *CmdSpec {
+func cmd491() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-d",
@@ -5921,7 +6040,7 @@ func cmd484() *CmdSpec {
 	}
 }
 
-func cmd485() *CmdSpec {
+func cmd492() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"nslookup",
@@ -5959,7 +6078,7 @@ func cmd485() *CmdSpec {
 	}
 }
 
-func cmd497() *CmdSpec {
+func cmd504() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman",
@@ -6249,7 +6368,7 @@ func cmd497() *CmdSpec {
 	}
 }
 
-func cmd500() *CmdSpec {
+func cmd507() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"podman-compose",
@@ -6283,7 +6402,7 @@ func cmd500() *CmdSpec {
 	}
 }
 
-func cmd502() *CmdSpec {
+func cmd509() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"dropuser",
@@ -6297,7 +6416,7 @@ func cmd502() *CmdSpec {
 	}
 }
 
-func cmd504() *CmdSpec {
+func cmd511() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -6312,7 +6431,7 @@ func cmd504() *CmdSpec {
 	}
 }
 
-func cmd505() *CmdSpec {
+func cmd512() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"az",
@@ -6369,7 +6488,7 @@ func cmd505() *CmdSpec {
 	}
 }
 
-func cmd520() *CmdSpec {
+func cmd527() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"glab",
@@ -6716,7 +6835,7 @@ func cmd520() *CmdSpec {
 	}
 }
 
-func cmd522() *CmdSpec {
+func cmd529() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gpg2",
@@ -6736,7 +6855,7 @@ func cmd522() *CmdSpec {
 	}
 }
 
-func cmd524() *CmdSpec {
+func cmd531() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gcloud-storage",
@@ -6840,7 +6959,7 @@ func cmd524() *CmdSpec {
 	}
 }
 
-func cmd530() *CmdSpec {
+func cmd537() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-n",
@@ -6902,7 +7021,7 @@ func cmd530() *CmdSpec {
 	}
 }
 
-func cmd531() *CmdSpec {
+func cmd538() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"vercel",
@@ -6948,7 +7067,7 @@ func cmd531() *CmdSpec {
 	}
 }
 
-func cmd540() *CmdSpec {
+func cmd547() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"https",
@@ -7013,7 +7132,7 @@ func cmd540() *CmdSpec {
 	}
 }
 
-func cmd545() *CmdSpec {
+func cmd552() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"oc",
@@ -7206,7 +7325,7 @@ func cmd545() *CmdSpec {
 	}
 }
 
-func cmd548() *CmdSpec {
+func cmd555() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mailx",
@@ -7224,7 +7343,7 @@ func cmd548() *CmdSpec {
 	}
 }
 
-func cmd554() *CmdSpec {
+func cmd561() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ncat",
@@ -7280,7 +7399,7 @@ func cmd554() *CmdSpec {
 	}
 }
 
-func cmd564() *CmdSpec {
+func cmd571() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pnpm",
@@ -7465,7 +7584,7 @@ func cmd564() *CmdSpec {
 	}
 }
 
-func cmd568() *CmdSpec {
+func cmd575() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7491,7 +7610,7 @@ func cmd568() *CmdSpec {
 	}
 }
 
-func cmd569() *CmdSpec {
+func cmd576() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7509,7 +7628,7 @@ func cmd569() *CmdSpec {
 	}
 }
 
-func cmd570() *CmdSpec {
+func cmd577() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gopass",
@@ -7530,7 +7649,7 @@ func cmd570() *CmdSpec {
 	}
 }
 
-func cmd572() *CmdSpec {
+func cmd579() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pip3",
@@ -7595,7 +7714,7 @@ func cmd572() *CmdSpec {
 	}
 }
 
-func cmd575() *CmdSpec {
+func cmd582() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7625,7 +7744,7 @@ func cmd575() *CmdSpec {
 	}
 }
 
-func cmd576() *CmdSpec {
+func cmd583() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"kind",
@@ -7644,7 +7763,7 @@ func cmd576() *CmdSpec {
 	}
 }
 
-func cmd588() *CmdSpec {
+func cmd595() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7660,7 +7779,7 @@ func cmd588() *CmdSpec {
 	}
 }
 
-func cmd589() *CmdSpec {
+func cmd596() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -7757,7 +7876,7 @@ func cmd589() *CmdSpec {
 	}
 }
 
-func cmd590() *CmdSpec {
+func cmd597() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"--config",
@@ -7924,7 +8043,7 @@ func cmd590() *CmdSpec {
 	}
 }
 
-func cmd591() *CmdSpec {
+func cmd598() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -7947,7 +8066,7 @@ func cmd591() *CmdSpec {
 	}
 }
 
-func cmd592() *CmdSpec {
+func cmd599() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftp",
@@ -7964,7 +8083,7 @@ func cmd592() *CmdSpec {
 	}
 }
 
-func cmd597() *CmdSpec {
+func cmd604() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -7975,7 +8094,7 @@ func cmd597() *CmdSpec {
 	}
 }
 
-func cmd598() *CmdSpec {
+func cmd605() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mosh",
@@ -8032,7 +8151,7 @@ func cmd598() *CmdSpec {
 	}
 }
 
-func cmd601() *CmdSpec {
+func cmd608() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8051,7 +8170,7 @@ func cmd601() *CmdSpec {
 	}
 }
 
-func cmd602() *CmdSpec {
+func cmd609() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"tofu",
@@ -8139,7 +8258,7 @@ func cmd602() *CmdSpec {
 	}
 }
 
-func cmd605() *CmdSpec {
+func cmd612() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -8156,7 +8275,7 @@ func cmd605() *CmdSpec {
 	}
 }
 
-func cmd606() *CmdSpec {
+func cmd613() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8201,7 +8320,7 @@ func cmd606() *CmdSpec {
 	}
 }
 
-func cmd607() *CmdSpec {
+func cmd614() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wget2",
@@ -8307,7 +8426,7 @@ func cmd607() *CmdSpec {
 	}
 }
 
-func cmd609() *CmdSpec {
+func cmd616() *CmdSpec {
 	return &CmdSpec{
 		Carries: "interp",
 		CodeFlags: []string{
@@ -8347,7 +8466,7 @@ func cmd609() *CmdSpec {
 	}
 }
 
-func cmd610() *CmdSpec {
+func cmd617() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"batch",
@@ -8362,7 +8481,7 @@ func cmd610() *CmdSpec {
 	}
 }
 
-func cmd612() *CmdSpec {
+func cmd619() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8423,7 +8542,7 @@ func cmd612() *CmdSpec {
 	}
 }
 
-func cmd613() *CmdSpec {
+func cmd620() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ninja",
@@ -8492,7 +8611,7 @@ func cmd613() *CmdSpec {
 	}
 }
 
-func cmd675() *CmdSpec {
+func cmd682() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -8592,7 +8711,7 @@ func cmd675() *CmdSpec {
 	}
 }
 
-func cmd676() *CmdSpec {
+func cmd683() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-u",
@@ -8610,7 +8729,7 @@ func cmd676() *CmdSpec {
 	}
 }
 
-func cmd677() *CmdSpec {
+func cmd684() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"yum",
@@ -8658,7 +8777,7 @@ func cmd677() *CmdSpec {
 	}
 }
 
-func cmd691() *CmdSpec {
+func cmd698() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8681,7 +8800,7 @@ func cmd691() *CmdSpec {
 	}
 }
 
-func cmd692() *CmdSpec {
+func cmd699() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"g++",
@@ -8720,7 +8839,7 @@ func cmd692() *CmdSpec {
 	}
 }
 
-func cmd702() *CmdSpec {
+func cmd709() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8776,7 +8895,7 @@ func cmd702() *CmdSpec {
 	}
 }
 
-func cmd703() *CmdSpec {
+func cmd710() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -8871,7 +8990,7 @@ func cmd703() *CmdSpec {
 	}
 }
 
-func cmd704() *CmdSpec {
+func cmd711() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gradlew",
@@ -8926,7 +9045,7 @@ func cmd704() *CmdSpec {
 	}
 }
 
-func cmd706() *CmdSpec {
+func cmd713() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"swapon",
@@ -8995,7 +9114,7 @@ func cmd706() *CmdSpec {
 	}
 }
 
-func cmd762() *CmdSpec {
+func cmd769() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9011,7 +9130,7 @@ func cmd762() *CmdSpec {
 	}
 }
 
-func cmd763() *CmdSpec {
+func cmd770() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -9038,7 +9157,7 @@ func cmd763() *CmdSpec {
 	}
 }
 
-func cmd764() *CmdSpec {
+func cmd771() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkfs.ext4",
@@ -9072,7 +9191,7 @@ func cmd764() *CmdSpec {
 	}
 }
 
-func cmd786() *CmdSpec {
+func cmd793() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"umount",
@@ -9090,7 +9209,7 @@ func cmd786() *CmdSpec {
 	}
 }
 
-func cmd788() *CmdSpec {
+func cmd795() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mvnw",
@@ -9141,7 +9260,7 @@ func cmd788() *CmdSpec {
 	}
 }
 
-func cmd790() *CmdSpec {
+func cmd797() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"killall",
@@ -9150,7 +9269,7 @@ func cmd790() *CmdSpec {
 	}
 }
 
-func cmd792() *CmdSpec {
+func cmd799() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"flatpak",
@@ -9160,7 +9279,7 @@ func cmd792() *CmdSpec {
 	}
 }
 
-func cmd795() *CmdSpec {
+func cmd802() *CmdSpec {
 	return &CmdSpec{
 		Carries: "exec",
 		ValueOptions: []string{
@@ -9197,7 +9316,7 @@ func cmd795() *CmdSpec {
 	}
 }
 
-func cmd796() *CmdSpec {
+func cmd803() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -9265,7 +9384,7 @@ func cmd796() *CmdSpec {
 	}
 }
 
-func cmd797() *CmdSpec {
+func cmd804() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9277,7 +9396,7 @@ func cmd797() *CmdSpec {
 	}
 }
 
-func cmd798() *CmdSpec {
+func cmd805() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"reboot",
@@ -9297,7 +9416,7 @@ func cmd798() *CmdSpec {
 	}
 }
 
-func cmd805() *CmdSpec {
+func cmd812() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9312,7 +9431,7 @@ func cmd805() *CmdSpec {
 	}
 }
 
-func cmd806() *CmdSpec {
+func cmd813() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9338,7 +9457,7 @@ func cmd806() *CmdSpec {
 	}
 }
 
-func cmd807() *CmdSpec {
+func cmd814() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-H",
@@ -9469,7 +9588,7 @@ func cmd807() *CmdSpec {
 	}
 }
 
-func cmd808() *CmdSpec {
+func cmd815() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"ftype",
@@ -9495,7 +9614,7 @@ func cmd808() *CmdSpec {
 	}
 }
 
-func cmd810() *CmdSpec {
+func cmd817() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9525,7 +9644,7 @@ func cmd810() *CmdSpec {
 	}
 }
 
-func cmd811() *CmdSpec {
+func cmd818() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"time",
@@ -9544,7 +9663,7 @@ func cmd811() *CmdSpec {
 	}
 }
 
-func cmd813() *CmdSpec {
+func cmd820() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"erase",
@@ -9562,14 +9681,14 @@ func cmd813() *CmdSpec {
 	}
 }
 
-func cmd815() *CmdSpec {
+func cmd822() *CmdSpec {
 	return &CmdSpec{
 		Operands:     "none",
 		SlashOptions: true,
 	}
 }
 
-func cmd816() *CmdSpec {
+func cmd823() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cd",
@@ -9600,7 +9719,7 @@ func cmd816() *CmdSpec {
 	}
 }
 
-func cmd839() *CmdSpec {
+func cmd846() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mkdir",
@@ -9615,7 +9734,7 @@ func cmd839() *CmdSpec {
 	}
 }
 
-func cmd841() *CmdSpec {
+func cmd848() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9631,7 +9750,7 @@ func cmd841() *CmdSpec {
 	}
 }
 
-func cmd842() *CmdSpec {
+func cmd849() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9661,7 +9780,7 @@ func cmd842() *CmdSpec {
 	}
 }
 
-func cmd843() *CmdSpec {
+func cmd850() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rmdir",
@@ -9679,7 +9798,7 @@ func cmd843() *CmdSpec {
 	}
 }
 
-func cmd845() *CmdSpec {
+func cmd852() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"rename",
@@ -9698,7 +9817,7 @@ func cmd845() *CmdSpec {
 	}
 }
 
-func cmd847() *CmdSpec {
+func cmd854() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9719,7 +9838,7 @@ func cmd847() *CmdSpec {
 	}
 }
 
-func cmd848() *CmdSpec {
+func cmd855() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9731,7 +9850,7 @@ func cmd848() *CmdSpec {
 	}
 }
 
-func cmd849() *CmdSpec {
+func cmd856() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9770,7 +9889,7 @@ func cmd849() *CmdSpec {
 	}
 }
 
-func cmd850() *CmdSpec {
+func cmd857() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9826,7 +9945,7 @@ func cmd850() *CmdSpec {
 	}
 }
 
-func cmd851() *CmdSpec {
+func cmd858() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9859,7 +9978,7 @@ func cmd851() *CmdSpec {
 	}
 }
 
-func cmd852() *CmdSpec {
+func cmd859() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9881,7 +10000,7 @@ func cmd852() *CmdSpec {
 	}
 }
 
-func cmd853() *CmdSpec {
+func cmd860() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9913,7 +10032,7 @@ func cmd853() *CmdSpec {
 	}
 }
 
-func cmd854() *CmdSpec {
+func cmd861() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9937,7 +10056,7 @@ func cmd854() *CmdSpec {
 	}
 }
 
-func cmd855() *CmdSpec {
+func cmd862() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -9994,7 +10113,7 @@ func cmd855() *CmdSpec {
 	}
 }
 
-func cmd856() *CmdSpec {
+func cmd863() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10020,7 +10139,7 @@ func cmd856() *CmdSpec {
 	}
 }
 
-func cmd857() *CmdSpec {
+func cmd864() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10083,7 +10202,7 @@ func cmd857() *CmdSpec {
 	}
 }
 
-func cmd858() *CmdSpec {
+func cmd865() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Move-ItemProperty",
@@ -10185,7 +10304,7 @@ func cmd858() *CmdSpec {
 	}
 }
 
-func cmd860() *CmdSpec {
+func cmd867() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Disable-WindowsOptionalFeature",
@@ -10248,7 +10367,7 @@ func cmd860() *CmdSpec {
 	}
 }
 
-func cmd907() *CmdSpec {
+func cmd914() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-PSSession",
@@ -10311,7 +10430,7 @@ func cmd907() *CmdSpec {
 	}
 }
 
-func cmd909() *CmdSpec {
+func cmd916() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10352,7 +10471,7 @@ func cmd909() *CmdSpec {
 	}
 }
 
-func cmd910() *CmdSpec {
+func cmd917() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10379,7 +10498,7 @@ func cmd910() *CmdSpec {
 	}
 }
 
-func cmd911() *CmdSpec {
+func cmd918() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10426,7 +10545,7 @@ func cmd911() *CmdSpec {
 	}
 }
 
-func cmd912() *CmdSpec {
+func cmd919() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10483,7 +10602,7 @@ func cmd912() *CmdSpec {
 	}
 }
 
-func cmd913() *CmdSpec {
+func cmd920() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10519,7 +10638,7 @@ func cmd913() *CmdSpec {
 	}
 }
 
-func cmd914() *CmdSpec {
+func cmd921() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10548,7 +10667,7 @@ func cmd914() *CmdSpec {
 	}
 }
 
-func cmd915() *CmdSpec {
+func cmd922() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10605,13 +10724,13 @@ func cmd915() *CmdSpec {
 	}
 }
 
-func cmd916() *CmdSpec {
+func cmd923() *CmdSpec {
 	return &CmdSpec{
 		Operands: "none",
 	}
 }
 
-func cmd917() *CmdSpec {
+func cmd924() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Backup-BitLockerKeyProtector",
@@ -10627,7 +10746,7 @@ func cmd917() *CmdSpec {
 	}
 }
 
-func cmd920() *CmdSpec {
+func cmd927() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10680,7 +10799,7 @@ func cmd920() *CmdSpec {
 	}
 }
 
-func cmd921() *CmdSpec {
+func cmd928() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10718,7 +10837,7 @@ func cmd921() *CmdSpec {
 	}
 }
 
-func cmd922() *CmdSpec {
+func cmd929() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10742,7 +10861,7 @@ func cmd922() *CmdSpec {
 	}
 }
 
-func cmd923() *CmdSpec {
+func cmd930() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-ItemProperty",
@@ -10778,7 +10897,7 @@ func cmd923() *CmdSpec {
 	}
 }
 
-func cmd926() *CmdSpec {
+func cmd933() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Get-StoredCredential",
@@ -10805,7 +10924,7 @@ func cmd926() *CmdSpec {
 	}
 }
 
-func cmd928() *CmdSpec {
+func cmd935() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Import-PowerShellDataFile",
@@ -10840,7 +10959,7 @@ func cmd928() *CmdSpec {
 	}
 }
 
-func cmd931() *CmdSpec {
+func cmd938() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -10869,7 +10988,7 @@ func cmd931() *CmdSpec {
 	}
 }
 
-func cmd932() *CmdSpec {
+func cmd939() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Partition",
@@ -10907,7 +11026,7 @@ func cmd932() *CmdSpec {
 	}
 }
 
-func cmd954() *CmdSpec {
+func cmd961() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Install-Script",
@@ -10987,7 +11106,7 @@ func cmd954() *CmdSpec {
 	}
 }
 
-func cmd963() *CmdSpec {
+func cmd970() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Save-Package",
@@ -11077,7 +11196,7 @@ func cmd963() *CmdSpec {
 	}
 }
 
-func cmd965() *CmdSpec {
+func cmd972() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-WmiMethod",
@@ -11099,7 +11218,7 @@ func cmd965() *CmdSpec {
 	}
 }
 
-func cmd967() *CmdSpec {
+func cmd974() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11170,7 +11289,7 @@ func cmd967() *CmdSpec {
 	}
 }
 
-func cmd968() *CmdSpec {
+func cmd975() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11219,7 +11338,7 @@ func cmd968() *CmdSpec {
 	}
 }
 
-func cmd969() *CmdSpec {
+func cmd976() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Invoke-RestMethod",
@@ -11350,7 +11469,7 @@ func cmd969() *CmdSpec {
 	}
 }
 
-func cmd971() *CmdSpec {
+func cmd978() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11406,7 +11525,7 @@ func cmd971() *CmdSpec {
 	}
 }
 
-func cmd972() *CmdSpec {
+func cmd979() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11467,7 +11586,7 @@ func cmd972() *CmdSpec {
 	}
 }
 
-func cmd973() *CmdSpec {
+func cmd980() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-LocalGroupMember",
@@ -11497,7 +11616,7 @@ func cmd973() *CmdSpec {
 	}
 }
 
-func cmd987() *CmdSpec {
+func cmd994() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11528,7 +11647,7 @@ func cmd987() *CmdSpec {
 	}
 }
 
-func cmd988() *CmdSpec {
+func cmd995() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-Service",
@@ -11554,7 +11673,7 @@ func cmd988() *CmdSpec {
 	}
 }
 
-func cmd991() *CmdSpec {
+func cmd998() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11606,7 +11725,7 @@ func cmd991() *CmdSpec {
 	}
 }
 
-func cmd992() *CmdSpec {
+func cmd999() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-PSRepository",
@@ -11628,7 +11747,7 @@ func cmd992() *CmdSpec {
 	}
 }
 
-func cmd998() *CmdSpec {
+func cmd1005() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Set-ScheduledTask",
@@ -11658,7 +11777,7 @@ func cmd998() *CmdSpec {
 	}
 }
 
-func cmd1012() *CmdSpec {
+func cmd1019() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11695,7 +11814,7 @@ func cmd1012() *CmdSpec {
 	}
 }
 
-func cmd1013() *CmdSpec {
+func cmd1020() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Clear-ItemProperty",
@@ -11790,7 +11909,7 @@ func cmd1013() *CmdSpec {
 	}
 }
 
-func cmd1015() *CmdSpec {
+func cmd1022() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11833,7 +11952,7 @@ func cmd1015() *CmdSpec {
 	}
 }
 
-func cmd1016() *CmdSpec {
+func cmd1023() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11927,7 +12046,7 @@ func cmd1016() *CmdSpec {
 	}
 }
 
-func cmd1017() *CmdSpec {
+func cmd1024() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11967,7 +12086,7 @@ func cmd1017() *CmdSpec {
 	}
 }
 
-func cmd1018() *CmdSpec {
+func cmd1025() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -11994,7 +12113,7 @@ func cmd1018() *CmdSpec {
 	}
 }
 
-func cmd1019() *CmdSpec {
+func cmd1026() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12038,7 +12157,7 @@ func cmd1019() *CmdSpec {
 	}
 }
 
-func cmd1020() *CmdSpec {
+func cmd1027() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12074,7 +12193,7 @@ func cmd1020() *CmdSpec {
 	}
 }
 
-func cmd1021() *CmdSpec {
+func cmd1028() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12113,7 +12232,7 @@ func cmd1021() *CmdSpec {
 	}
 }
 
-func cmd1022() *CmdSpec {
+func cmd1029() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12205,7 +12324,7 @@ func cmd1022() *CmdSpec {
 	}
 }
 
-func cmd1023() *CmdSpec {
+func cmd1030() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12270,7 +12389,7 @@ func cmd1023() *CmdSpec {
 	}
 }
 
-func cmd1024() *CmdSpec {
+func cmd1031() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"New-ItemProperty",
@@ -12369,7 +12488,7 @@ func cmd1024() *CmdSpec {
 	}
 }
 
-func cmd1026() *CmdSpec {
+func cmd1033() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Push-Location",
@@ -12547,7 +12666,7 @@ func cmd1026() *CmdSpec {
 	}
 }
 
-func cmd1197() *CmdSpec {
+func cmd1204() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Add-MpPreference",
@@ -12621,7 +12740,7 @@ func cmd1197() *CmdSpec {
 	}
 }
 
-func cmd1200() *CmdSpec {
+func cmd1207() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Remove-Secret",
@@ -12645,7 +12764,7 @@ func cmd1200() *CmdSpec {
 	}
 }
 
-func cmd1208() *CmdSpec {
+func cmd1215() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12745,7 +12864,7 @@ func cmd1208() *CmdSpec {
 	}
 }
 
-func cmd1209() *CmdSpec {
+func cmd1216() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12808,7 +12927,7 @@ func cmd1209() *CmdSpec {
 	}
 }
 
-func cmd1210() *CmdSpec {
+func cmd1217() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Restart-Computer",
@@ -12830,7 +12949,7 @@ func cmd1210() *CmdSpec {
 	}
 }
 
-func cmd1219() *CmdSpec {
+func cmd1226() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"Start-Service",
@@ -12851,7 +12970,7 @@ func cmd1219() *CmdSpec {
 	}
 }
 
-func cmd1224() *CmdSpec {
+func cmd1231() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12893,7 +13012,7 @@ func cmd1224() *CmdSpec {
 	}
 }
 
-func cmd1225() *CmdSpec {
+func cmd1232() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12904,7 +13023,7 @@ func cmd1225() *CmdSpec {
 	}
 }
 
-func cmd1226() *CmdSpec {
+func cmd1233() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -12947,7 +13066,7 @@ func cmd1226() *CmdSpec {
 	}
 }
 
-func cmd1227() *CmdSpec {
+func cmd1234() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].CopyFile",
@@ -12965,7 +13084,7 @@ func cmd1227() *CmdSpec {
 	}
 }
 
-func cmd1229() *CmdSpec {
+func cmd1236() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].OpenTextFile",
@@ -12981,7 +13100,7 @@ func cmd1229() *CmdSpec {
 	}
 }
 
-func cmd1233() *CmdSpec {
+func cmd1240() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].DeleteFile",
@@ -12998,7 +13117,7 @@ func cmd1233() *CmdSpec {
 	}
 }
 
-func cmd1235() *CmdSpec {
+func cmd1242() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Scripting.FileSystemObject].MoveFile",
@@ -13020,7 +13139,7 @@ func cmd1235() *CmdSpec {
 	}
 }
 
-func cmd1237() *CmdSpec {
+func cmd1244() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Diagnostics.Process]::Start",
@@ -13036,7 +13155,7 @@ func cmd1237() *CmdSpec {
 	}
 }
 
-func cmd1240() *CmdSpec {
+func cmd1247() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariable",
@@ -13050,7 +13169,7 @@ func cmd1240() *CmdSpec {
 	}
 }
 
-func cmd1242() *CmdSpec {
+func cmd1249() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetEnvironmentVariables",
@@ -13065,7 +13184,7 @@ func cmd1242() *CmdSpec {
 	}
 }
 
-func cmd1244() *CmdSpec {
+func cmd1251() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::GetFolderPath",
@@ -13078,7 +13197,7 @@ func cmd1244() *CmdSpec {
 	}
 }
 
-func cmd1250() *CmdSpec {
+func cmd1257() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Environment]::SetEnvironmentVariable",
@@ -13110,7 +13229,7 @@ func cmd1250() *CmdSpec {
 	}
 }
 
-func cmd1252() *CmdSpec {
+func cmd1259() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::CreateDirectory",
@@ -13128,7 +13247,7 @@ func cmd1252() *CmdSpec {
 	}
 }
 
-func cmd1258() *CmdSpec {
+func cmd1265() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Delete",
@@ -13154,7 +13273,7 @@ func cmd1258() *CmdSpec {
 	}
 }
 
-func cmd1260() *CmdSpec {
+func cmd1267() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::GetFiles",
@@ -13179,7 +13298,7 @@ func cmd1260() *CmdSpec {
 	}
 }
 
-func cmd1278() *CmdSpec {
+func cmd1285() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.Directory]::Move",
@@ -13201,7 +13320,7 @@ func cmd1278() *CmdSpec {
 	}
 }
 
-func cmd1280() *CmdSpec {
+func cmd1287() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::AppendAllText",
@@ -13231,7 +13350,7 @@ func cmd1280() *CmdSpec {
 	}
 }
 
-func cmd1298() *CmdSpec {
+func cmd1305() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Copy",
@@ -13249,7 +13368,7 @@ func cmd1298() *CmdSpec {
 	}
 }
 
-func cmd1300() *CmdSpec {
+func cmd1307() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Delete",
@@ -13263,7 +13382,7 @@ func cmd1300() *CmdSpec {
 	}
 }
 
-func cmd1302() *CmdSpec {
+func cmd1309() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::Move",
@@ -13287,7 +13406,7 @@ func cmd1302() *CmdSpec {
 	}
 }
 
-func cmd1306() *CmdSpec {
+func cmd1313() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::ReadAllText",
@@ -13314,7 +13433,7 @@ func cmd1306() *CmdSpec {
 	}
 }
 
-func cmd1321() *CmdSpec {
+func cmd1328() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[IO.File]::WriteAllText",
@@ -13339,7 +13458,7 @@ func cmd1321() *CmdSpec {
 	}
 }
 
-func cmd1334() *CmdSpec {
+func cmd1341() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[System.Net.Sockets.UdpClient]::new",
@@ -13355,7 +13474,7 @@ func cmd1334() *CmdSpec {
 	}
 }
 
-func cmd1338() *CmdSpec {
+func cmd1345() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadFile",
@@ -13376,7 +13495,7 @@ func cmd1338() *CmdSpec {
 	}
 }
 
-func cmd1343() *CmdSpec {
+func cmd1350() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].DownloadString",
@@ -13402,7 +13521,7 @@ func cmd1343() *CmdSpec {
 	}
 }
 
-func cmd1357() *CmdSpec {
+func cmd1364() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadFile",
@@ -13422,7 +13541,7 @@ func cmd1357() *CmdSpec {
 	}
 }
 
-func cmd1361() *CmdSpec {
+func cmd1368() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"[Net.WebClient].UploadString",
@@ -13450,7 +13569,7 @@ func cmd1361() *CmdSpec {
 	}
 }
 
-func cmd1376() *CmdSpec {
+func cmd1383() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13467,7 +13586,7 @@ func cmd1376() *CmdSpec {
 	}
 }
 
-func cmd1377() *CmdSpec {
+func cmd1384() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13504,7 +13623,7 @@ func cmd1377() *CmdSpec {
 	}
 }
 
-func cmd1378() *CmdSpec {
+func cmd1385() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13549,7 +13668,7 @@ func cmd1378() *CmdSpec {
 	}
 }
 
-func cmd1379() *CmdSpec {
+func cmd1386() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/priority",
@@ -13612,7 +13731,7 @@ func cmd1379() *CmdSpec {
 	}
 }
 
-func cmd1380() *CmdSpec {
+func cmd1387() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"bcdboot",
@@ -13634,7 +13753,7 @@ func cmd1380() *CmdSpec {
 	}
 }
 
-func cmd1384() *CmdSpec {
+func cmd1391() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/g",
@@ -13692,7 +13811,7 @@ func cmd1384() *CmdSpec {
 	}
 }
 
-func cmd1385() *CmdSpec {
+func cmd1392() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/p",
@@ -13808,7 +13927,7 @@ func cmd1385() *CmdSpec {
 	}
 }
 
-func cmd1386() *CmdSpec {
+func cmd1393() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13829,7 +13948,7 @@ func cmd1386() *CmdSpec {
 	}
 }
 
-func cmd1387() *CmdSpec {
+func cmd1394() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"cinst",
@@ -13902,7 +14021,7 @@ func cmd1387() *CmdSpec {
 	}
 }
 
-func cmd1391() *CmdSpec {
+func cmd1398() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13941,7 +14060,7 @@ func cmd1391() *CmdSpec {
 	}
 }
 
-func cmd1392() *CmdSpec {
+func cmd1399() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -13966,7 +14085,7 @@ func cmd1392() *CmdSpec {
 	}
 }
 
-func cmd1393() *CmdSpec {
+func cmd1400() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"wscript",
@@ -13989,7 +14108,7 @@ func cmd1393() *CmdSpec {
 	}
 }
 
-func cmd1403() *CmdSpec {
+func cmd1410() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -14016,7 +14135,7 @@ func cmd1403() *CmdSpec {
 	}
 }
 
-func cmd1404() *CmdSpec {
+func cmd1411() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"sfc",
@@ -14068,7 +14187,7 @@ func cmd1404() *CmdSpec {
 	}
 }
 
-func cmd1419() *CmdSpec {
+func cmd1426() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/y",
@@ -14102,7 +14221,7 @@ func cmd1419() *CmdSpec {
 	}
 }
 
-func cmd1420() *CmdSpec {
+func cmd1427() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"extrac32",
@@ -14121,7 +14240,7 @@ func cmd1420() *CmdSpec {
 	}
 }
 
-func cmd1422() *CmdSpec {
+func cmd1429() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14133,7 +14252,7 @@ func cmd1422() *CmdSpec {
 	}
 }
 
-func cmd1423() *CmdSpec {
+func cmd1430() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14165,7 +14284,7 @@ func cmd1423() *CmdSpec {
 	}
 }
 
-func cmd1424() *CmdSpec {
+func cmd1431() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14188,7 +14307,7 @@ func cmd1424() *CmdSpec {
 	}
 }
 
-func cmd1425() *CmdSpec {
+func cmd1432() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -14307,7 +14426,7 @@ func cmd1425() *CmdSpec {
 	}
 }
 
-func cmd1426() *CmdSpec {
+func cmd1433() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/grant",
@@ -14400,7 +14519,7 @@ func cmd1426() *CmdSpec {
 	}
 }
 
-func cmd1427() *CmdSpec {
+func cmd1434() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14420,7 +14539,7 @@ func cmd1427() *CmdSpec {
 	}
 }
 
-func cmd1428() *CmdSpec {
+func cmd1435() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"fc",
@@ -14436,7 +14555,7 @@ func cmd1428() *CmdSpec {
 	}
 }
 
-func cmd1431() *CmdSpec {
+func cmd1438() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14458,7 +14577,7 @@ func cmd1431() *CmdSpec {
 	}
 }
 
-func cmd1432() *CmdSpec {
+func cmd1439() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/i",
@@ -14514,7 +14633,7 @@ func cmd1432() *CmdSpec {
 	}
 }
 
-func cmd1433() *CmdSpec {
+func cmd1440() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"net1",
@@ -14707,7 +14826,7 @@ func cmd1433() *CmdSpec {
 	}
 }
 
-func cmd1435() *CmdSpec {
+func cmd1442() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -14765,7 +14884,7 @@ func cmd1435() *CmdSpec {
 	}
 }
 
-func cmd1436() *CmdSpec {
+func cmd1443() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"mimikatz",
@@ -14786,7 +14905,7 @@ func cmd1436() *CmdSpec {
 	}
 }
 
-func cmd1440() *CmdSpec {
+func cmd1447() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -14812,7 +14931,7 @@ func cmd1440() *CmdSpec {
 	}
 }
 
-func cmd1441() *CmdSpec {
+func cmd1448() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"procdump64",
@@ -14834,7 +14953,7 @@ func cmd1441() *CmdSpec {
 	}
 }
 
-func cmd1443() *CmdSpec {
+func cmd1450() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15183,7 +15302,7 @@ func cmd1443() *CmdSpec {
 	}
 }
 
-func cmd1444() *CmdSpec {
+func cmd1451() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"regsvr64",
@@ -15226,7 +15345,7 @@ func cmd1444() *CmdSpec {
 	}
 }
 
-func cmd1446() *CmdSpec {
+func cmd1453() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15295,7 +15414,7 @@ func cmd1446() *CmdSpec {
 	}
 }
 
-func cmd1447() *CmdSpec {
+func cmd1454() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15322,7 +15441,7 @@ func cmd1447() *CmdSpec {
 	}
 }
 
-func cmd1448() *CmdSpec {
+func cmd1455() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"gsudo",
@@ -15347,7 +15466,7 @@ func cmd1448() *CmdSpec {
 	}
 }
 
-func cmd1453() *CmdSpec {
+func cmd1460() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15382,7 +15501,7 @@ func cmd1453() *CmdSpec {
 	}
 }
 
-func cmd1454() *CmdSpec {
+func cmd1461() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15433,7 +15552,7 @@ func cmd1454() *CmdSpec {
 	}
 }
 
-func cmd1455() *CmdSpec {
+func cmd1462() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/tn",
@@ -15515,7 +15634,7 @@ func cmd1455() *CmdSpec {
 	}
 }
 
-func cmd1456() *CmdSpec {
+func cmd1463() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-a",
@@ -15583,7 +15702,7 @@ func cmd1456() *CmdSpec {
 	}
 }
 
-func cmd1457() *CmdSpec {
+func cmd1464() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/s",
@@ -15620,7 +15739,7 @@ func cmd1457() *CmdSpec {
 	}
 }
 
-func cmd1458() *CmdSpec {
+func cmd1465() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"logoff",
@@ -15663,7 +15782,7 @@ func cmd1458() *CmdSpec {
 	}
 }
 
-func cmd1460() *CmdSpec {
+func cmd1467() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/o",
@@ -15695,7 +15814,7 @@ func cmd1460() *CmdSpec {
 	}
 }
 
-func cmd1461() *CmdSpec {
+func cmd1468() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"/f",
@@ -15724,7 +15843,7 @@ func cmd1461() *CmdSpec {
 	}
 }
 
-func cmd1462() *CmdSpec {
+func cmd1469() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"pathping",
@@ -15748,7 +15867,7 @@ func cmd1462() *CmdSpec {
 	}
 }
 
-func cmd1464() *CmdSpec {
+func cmd1471() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -15775,7 +15894,7 @@ func cmd1464() *CmdSpec {
 	}
 }
 
-func cmd1465() *CmdSpec {
+func cmd1472() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15817,7 +15936,7 @@ func cmd1465() *CmdSpec {
 	}
 }
 
-func cmd1466() *CmdSpec {
+func cmd1473() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15837,7 +15956,7 @@ func cmd1466() *CmdSpec {
 	}
 }
 
-func cmd1467() *CmdSpec {
+func cmd1474() *CmdSpec {
 	return &CmdSpec{
 		Subcommands: map[string]*CmdSpec{
 			"*": {
@@ -15896,7 +16015,7 @@ func cmd1467() *CmdSpec {
 	}
 }
 
-func cmd1468() *CmdSpec {
+func cmd1475() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"whoami",
@@ -15942,7 +16061,7 @@ func cmd1468() *CmdSpec {
 	}
 }
 
-func cmd1506() *CmdSpec {
+func cmd1513() *CmdSpec {
 	return &CmdSpec{
 		ValueOptions: []string{
 			"-s",
@@ -16165,7 +16284,7 @@ func cmd1506() *CmdSpec {
 	}
 }
 
-func cmd1507() *CmdSpec {
+func cmd1514() *CmdSpec {
 	return &CmdSpec{
 		Effects: []*EffectSpec{
 			{
@@ -16211,7 +16330,7 @@ func cmd1507() *CmdSpec {
 	}
 }
 
-func cmd1508() *CmdSpec {
+func cmd1515() *CmdSpec {
 	return &CmdSpec{
 		Aliases: []string{
 			"replace",
@@ -18086,7 +18205,7 @@ var builtinTable = table{
 			Category: Categories{
 				"network-exfil",
 			},
-			Message: "git push would send the repository to {raw}, a remote this repository did not have (a URL, or a remote a command added)",
+			Message: "git push would send the repository to {raw}, a remote this repository did not have (a URL, a remote a command added, or a remote of another repository than the workspace's: one a command made, or a directory git -C or cd names). Pushing from the workspace to one of its own remotes (git push origin BRANCH) is judged as usual",
 		},
 		{
 			ID: "push-default",
@@ -18121,7 +18240,7 @@ var builtinTable = table{
 			Category: Categories{
 				"outside",
 			},
-			Message: "{line} would push a branch cordon cannot name, so it cannot tell whether that is the remote's default branch: the branch checked out when the remote's default (its HEAD, which git remote set-head origin --auto records) is not known, or a name computed when it runs. Naming the branch (git push origin BRANCH) lets it be judged",
+			Message: "{line} would push a branch cordon cannot name, so it cannot tell whether that is the remote's default branch: the branch checked out when the remote's default (its HEAD, which git remote set-head origin --auto records) is not known, a name computed when it runs, what the configuration chooses (push.default, a remote's push refspecs, -c), or what a remote helper or pack plumbing (git remote-https, send-pack, receive-pack) reads from its input. Naming the remote and the branch (git push origin BRANCH) lets it be judged",
 		},
 		{
 			ID: "upload",
@@ -18507,45 +18626,45 @@ var builtinTable = table{
 		},
 	},
 	commands: []tableEntry{
-		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd478},
+		{name: "*", file: "builtin/40-network.yaml", key: "*", spec: cmd485},
 		{name: ".", file: "builtin/10-carriers.yaml", key: "source", spec: cmd222},
 		{name: ":", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "R", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "Rscript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "[", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "[[", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "aa-disable", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "ack", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
 		{name: "add-zsh-hook", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
-		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "addgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "adduser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "ag", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
 		{name: "alias", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "ansible", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "ansible-playbook", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "ant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "apk", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "apropos", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "apt", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
+		{name: "apt-get", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
+		{name: "aptitude", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "ar", file: "builtin/20-files.yaml", key: "ar", spec: cmd266},
 		{name: "arch", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "arp", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "arping", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "asdf", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
 		{name: "ash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd610},
-		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
+		{name: "at", file: "builtin/50-system.yaml", key: "at", spec: cmd617},
+		{name: "auditctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "autossh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd605},
 		{name: "awk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd479},
+		{name: "aws", file: "builtin/40-network.yaml", key: "aws", spec: cmd486},
 		{name: "aws-vault", file: "builtin/10-carriers.yaml", key: "aws-vault", spec: cmd4},
-		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
-		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
-		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "az", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
+		{name: "azcopy", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
+		{name: "b2", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
 		{name: "b2sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "badblocks", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "base32", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "base64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
 		{name: "basename", file: "builtin/10-carriers.yaml", key: "basename", spec: cmd9},
@@ -18553,106 +18672,106 @@ var builtinTable = table{
 		{name: "bash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
 		{name: "batcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd610},
-		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "batch", file: "builtin/50-system.yaml", key: "at", spec: cmd617},
+		{name: "bazel", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "bc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "beeline", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "bfs", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
 		{name: "bg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "bind", file: "builtin/10-carriers.yaml", key: "bind", spec: cmd19},
-		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "black", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "bless", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "blkdiscard", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "brew", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "bsdtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
-		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "buck", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "builtin", file: "builtin/10-carriers.yaml", key: "builtin", spec: cmd20},
 		{name: "bun", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
-		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "bun-pm", file: "builtin/40-network.yaml", key: "npm", spec: cmd571},
 		{name: "bundle", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
 		{name: "bunx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
 		{name: "busybox", file: "builtin/10-carriers.yaml", key: "busybox", spec: cmd26},
 		{name: "busybox-sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "bwrap", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
-		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
-		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "c++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
+		{name: "cabal", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "caffeinate", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "cal", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "caller", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd612},
+		{name: "cargo", file: "builtin/50-system.yaml", key: "cargo", spec: cmd619},
 		{name: "cat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
 		{name: "catchsegv", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
-		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
 		{name: "cd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
-		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
+		{name: "cdk", file: "builtin/40-network.yaml", key: "cdk", spec: cmd487},
+		{name: "cdktf", file: "builtin/40-network.yaml", key: "cdk", spec: cmd487},
 		{name: "chattr", file: "builtin/20-files.yaml", key: "chattr", spec: cmd267},
-		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chfn", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "chgrp", file: "builtin/20-files.yaml", key: "chown", spec: cmd269},
 		{name: "chmod", file: "builtin/20-files.yaml", key: "chmod", spec: cmd268},
 		{name: "chown", file: "builtin/20-files.yaml", key: "chown", spec: cmd269},
-		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chpasswd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "chronic", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "chronic-retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
-		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "chroot", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "chrt", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd227},
-		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "chsh", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "civo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "cksum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
-		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "clang", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
+		{name: "clang++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
 		{name: "clear", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "clickhouse", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
 		{name: "clickhouse-client", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
 		{name: "clisp", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "cmake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "cmd", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "cmd.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
-		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd808},
-		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd810},
-		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd811},
-		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd813},
-		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd815},
-		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd813},
-		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd808},
-		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd839},
-		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd839},
-		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd841},
-		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd842},
-		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd843},
-		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd845},
-		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd845},
-		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd843},
-		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd847},
-		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd811},
-		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd848},
-		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
-		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd816},
+		{name: "cmd:assoc", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd815},
+		{name: "cmd:break", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:cd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:chdir", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:cls", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:color", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:copy", file: "builtin/60-windows.yaml", key: "copy", spec: cmd817},
+		{name: "cmd:date", file: "builtin/60-windows.yaml", key: "date", spec: cmd818},
+		{name: "cmd:del", file: "builtin/60-windows.yaml", key: "del", spec: cmd820},
+		{name: "cmd:dir", file: "builtin/60-windows.yaml", key: "dir", spec: cmd822},
+		{name: "cmd:echo", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:echo.", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:endlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:erase", file: "builtin/60-windows.yaml", key: "del", spec: cmd820},
+		{name: "cmd:exit", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:ftype", file: "builtin/60-windows.yaml", key: "assoc", spec: cmd815},
+		{name: "cmd:goto", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:keys", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:md", file: "builtin/60-windows.yaml", key: "md", spec: cmd846},
+		{name: "cmd:mkdir", file: "builtin/60-windows.yaml", key: "md", spec: cmd846},
+		{name: "cmd:mklink", file: "builtin/60-windows.yaml", key: "mklink", spec: cmd848},
+		{name: "cmd:move", file: "builtin/60-windows.yaml", key: "move", spec: cmd849},
+		{name: "cmd:path", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:pause", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:popd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:prompt", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:pushd", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:rd", file: "builtin/60-windows.yaml", key: "rd", spec: cmd850},
+		{name: "cmd:rem", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:ren", file: "builtin/60-windows.yaml", key: "ren", spec: cmd852},
+		{name: "cmd:rename", file: "builtin/60-windows.yaml", key: "ren", spec: cmd852},
+		{name: "cmd:rmdir", file: "builtin/60-windows.yaml", key: "rd", spec: cmd850},
+		{name: "cmd:set", file: "builtin/60-windows.yaml", key: "set", spec: cmd854},
+		{name: "cmd:setlocal", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:shift", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:time", file: "builtin/60-windows.yaml", key: "date", spec: cmd818},
+		{name: "cmd:title", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:type", file: "builtin/60-windows.yaml", key: "type", spec: cmd855},
+		{name: "cmd:ver", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:verify", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
+		{name: "cmd:vol", file: "builtin/60-windows.yaml", key: "echo", spec: cmd823},
 		{name: "cmp", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "cockroach-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
-		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "code", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "colima", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
 		{name: "colordiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "column", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
 		{name: "comm", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
@@ -18660,21 +18779,21 @@ var builtinTable = table{
 		{name: "compdef", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
 		{name: "compgen", file: "builtin/10-carriers.yaml", key: "complete", spec: cmd43},
 		{name: "complete", file: "builtin/10-carriers.yaml", key: "complete", spec: cmd43},
-		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "composer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "conda", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
-		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
-		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd675},
+		{name: "copilot", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
+		{name: "cordon", file: "builtin/50-system.yaml", key: "cordon", spec: cmd682},
 		{name: "cp", file: "builtin/20-files.yaml", key: "cp", spec: cmd271},
 		{name: "cpulimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
 		{name: "cqlsh", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
-		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd676},
-		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "crontab", file: "builtin/50-system.yaml", key: "crontab", spec: cmd683},
+		{name: "cryptcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "cryptsetup", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "crystal", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "csplit", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd484},
-		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "csrutil", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "curl", file: "builtin/40-network.yaml", key: "curl", spec: cmd491},
+		{name: "cursor", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "cut", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "cut-f", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
 		{name: "dash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
@@ -18683,69 +18802,69 @@ var builtinTable = table{
 		{name: "dbus-run-session", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "dc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "dd", file: "builtin/20-files.yaml", key: "dd", spec: cmd273},
-		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "debugfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "declare", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
 		{name: "del", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
 		{name: "del-cli", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
-		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "delgroup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "deluser", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "deno", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
 		{name: "deno-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "depmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "devbox", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "df", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "diff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "diff3", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "dig", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "direnv", file: "builtin/10-carriers.yaml", key: "direnv", spec: cmd58},
 		{name: "dirname", file: "builtin/10-carriers.yaml", key: "dirname", spec: cmd59},
 		{name: "dirs", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "diskutil", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "disown", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "django-admin", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "dmesg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "dmsetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "dnf", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "doas", file: "builtin/10-carriers.yaml", key: "doas", spec: cmd60},
 		{name: "doas-keepenv", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
-		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
-		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd500},
-		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "docker", file: "builtin/40-network.yaml", key: "docker", spec: cmd504},
+		{name: "docker-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd507},
+		{name: "doctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "doppler-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
 		{name: "dotenv", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
 		{name: "dotenvx", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
-		{name: "dotnet", file: "builtin/50-system.yaml", key: "dotnet", spec: cmd691},
-		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
-		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd502},
-		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd502},
-		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "dotnet", file: "builtin/50-system.yaml", key: "dotnet", spec: cmd698},
+		{name: "dpkg", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
+		{name: "drill", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
+		{name: "dropdb", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd509},
+		{name: "dropuser", file: "builtin/40-network.yaml", key: "dropdb", spec: cmd509},
+		{name: "dscl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "du", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "duckdb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "dumb-init", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "echo", file: "builtin/10-carriers.yaml", key: "echo", spec: cmd68},
-		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "efibootmgr", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "egrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
-		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
-		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "eksctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
+		{name: "elixir", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "elixir-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "emacs", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "emerge", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "emulate", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "enable", file: "builtin/10-carriers.yaml", key: "enable", spec: cmd69},
 		{name: "env", file: "builtin/10-carriers.yaml", key: "env", spec: cmd70},
 		{name: "env-print", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "envchain", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
-		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "erl", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "erl-eval", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "eslint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "eval", file: "builtin/10-carriers.yaml", key: "eval", spec: cmd71},
 		{name: "evim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
 		{name: "ex", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
 		{name: "exa", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "exec", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "exit", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "exo", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "expand", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "expect", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
 		{name: "export", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
@@ -18755,144 +18874,151 @@ var builtinTable = table{
 		{name: "fakeroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
 		{name: "faketime", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "false", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd504},
+		{name: "fc", file: "builtin/40-network.yaml", key: "fc", spec: cmd511},
 		{name: "fd", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd93},
 		{name: "fdfind", file: "builtin/10-carriers.yaml", key: "fd", spec: cmd93},
-		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "fdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "fg", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "fgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
 		{name: "file", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "find", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
 		{name: "finger", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "firebase", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "firejail", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "firejail-run", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
-		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
-		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "firewall-cmd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "flake8", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "flask", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "flatpak", file: "builtin/50-system.yaml", key: "port", spec: cmd799},
+		{name: "flatpak-system", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "flit", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "flock", file: "builtin/10-carriers.yaml", key: "flock", spec: cmd98},
-		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
-		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "fly", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
+		{name: "flyctl", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "fmt", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "fnm", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "fold", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "forever", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
 		{name: "free", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "ftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd599},
 		{name: "fuser", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "g++", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
 		{name: "gawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
 		{name: "gbase64", file: "builtin/10-carriers.yaml", key: "base64", spec: cmd5},
-		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
-		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
-		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "gcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
+		{name: "gcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
+		{name: "gcloud-storage", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
 		{name: "gcp", file: "builtin/20-files.yaml", key: "cp", spec: cmd271},
 		{name: "gdb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd702},
+		{name: "gdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "gem", file: "builtin/50-system.yaml", key: "gem", spec: cmd709},
 		{name: "getconf", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "getent", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "getfacl", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "getopts", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "gfind", file: "builtin/10-carriers.yaml", key: "find", spec: cmd95},
-		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd520},
-		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "gh", file: "builtin/40-network.yaml", key: "gh", spec: cmd527},
+		{name: "ghc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "gio-trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd470},
 		{name: "git", file: "builtin/30-git.yaml", key: "git", spec: cmd477},
-		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd520},
+		{name: "git-http-push", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-receive-pack", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-remote-ftp", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-remote-ftps", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-remote-http", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-remote-https", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "git-send-pack", file: "builtin/30-git.yaml", key: "git-remote-https", spec: cmd478},
+		{name: "glab", file: "builtin/40-network.yaml", key: "gh", spec: cmd527},
 		{name: "gmake", file: "builtin/10-carriers.yaml", key: "make", spec: cmd135},
 		{name: "gmv", file: "builtin/20-files.yaml", key: "mv", spec: cmd441},
-		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd703},
+		{name: "go", file: "builtin/50-system.yaml", key: "go", spec: cmd710},
 		{name: "goenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd570},
-		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd522},
+		{name: "gopass", file: "builtin/40-network.yaml", key: "pass", spec: cmd577},
+		{name: "gpg", file: "builtin/40-network.yaml", key: "gpg", spec: cmd529},
 		{name: "gpg-verify", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd522},
+		{name: "gpg2", file: "builtin/40-network.yaml", key: "gpg", spec: cmd529},
 		{name: "gpgconf", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "gradle", file: "builtin/50-system.yaml", key: "gradle", spec: cmd704},
-		{name: "gradlew", file: "builtin/50-system.yaml", key: "gradle", spec: cmd704},
+		{name: "gradle", file: "builtin/50-system.yaml", key: "gradle", spec: cmd711},
+		{name: "gradlew", file: "builtin/50-system.yaml", key: "gradle", spec: cmd711},
 		{name: "grealpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd206},
 		{name: "grep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
 		{name: "grm", file: "builtin/20-files.yaml", key: "rm", spec: cmd451},
 		{name: "groovy", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "groupadd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "groupdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "groupmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "groups", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "grub-install", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "gsed", file: "builtin/20-files.yaml", key: "sed", spec: cmd456},
 		{name: "gsettings-get", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "gsutil", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
 		{name: "gtar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
 		{name: "guile", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "gunicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "gvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
-		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "halt", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
 		{name: "hash", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "hatch", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
-		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "hcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "hd", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
-		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "hdparm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "head", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd530},
+		{name: "helm", file: "builtin/40-network.yaml", key: "helm", spec: cmd537},
 		{name: "help", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "heroku", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "hexdump", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
 		{name: "history", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "hive", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
-		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "host", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "hostname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "htop", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
-		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
-		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
-		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "http", file: "builtin/40-network.yaml", key: "http", spec: cmd547},
+		{name: "httpie", file: "builtin/40-network.yaml", key: "http", spec: cmd547},
+		{name: "https", file: "builtin/40-network.yaml", key: "http", spec: cmd547},
+		{name: "hugo", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "hyperfine", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
-		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "ibmcloud", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "iconv", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "id", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "ifconfig", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "incus", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
 		{name: "infisical-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
 		{name: "info", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
-		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "init", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
+		{name: "insmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "install", file: "builtin/20-files.yaml", key: "install", spec: cmd314},
 		{name: "ionice", file: "builtin/10-carriers.yaml", key: "ionice", spec: cmd99},
 		{name: "ip", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
-		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ip6tables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "iptables", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "java", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "javac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "javac-o", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
+		{name: "jekyll", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "jenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "jest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "jobs", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "join", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "journalctl", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "jq", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "jshell", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "julia", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
-		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "k", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd552},
+		{name: "k3d", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "kexec", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
 		{name: "keydb-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
-		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd762},
+		{name: "kill", file: "builtin/50-system.yaml", key: "kill", spec: cmd769},
 		{name: "kill-l", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd790},
-		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "killall", file: "builtin/50-system.yaml", key: "pkill", spec: cmd797},
+		{name: "kind", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
 		{name: "kotlin", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "kotlinc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "ksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
-		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "kubectl", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd552},
+		{name: "kubectl-apply", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "last", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd763},
-		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "launchctl", file: "builtin/50-system.yaml", key: "launchctl", spec: cmd770},
+		{name: "ld", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "ld-linux-aarch64.so.1", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
 		{name: "ld-linux-armhf.so.3", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
 		{name: "ld-linux-x86-64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
@@ -18904,17 +19030,17 @@ var builtinTable = table{
 		{name: "ld64.so.2", file: "builtin/10-carriers.yaml", key: "ld.so", spec: cmd100},
 		{name: "less", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
 		{name: "let", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
-		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
+		{name: "lftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd599},
+		{name: "limactl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
 		{name: "link", file: "builtin/20-files.yaml", key: "link", spec: cmd315},
-		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "linode-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "lldb", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "ln", file: "builtin/20-files.yaml", key: "ln", spec: cmd316},
 		{name: "local", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "locale", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "logname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "logout", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "losetup", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "ls", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "lsattr", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "lsblk", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
@@ -18927,79 +19053,79 @@ var builtinTable = table{
 		{name: "lua", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "luajit", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "luarocks", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
-		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "lvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "lxc", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "mail", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
+		{name: "mailx", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
 		{name: "make", file: "builtin/10-carriers.yaml", key: "make", spec: cmd135},
 		{name: "mamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "man", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "manage.py", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "mapfile", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "mariadb", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "mawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
+		{name: "mc", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
 		{name: "md5sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mdadm", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "meson", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "micromamba", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "minikube", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "mise", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
-		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mix", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "mkdir", file: "builtin/20-files.yaml", key: "mkdir", spec: cmd440},
-		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "mke2fs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.btrfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.ext2", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.ext3", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.ext4", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.fat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.ntfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.vfat", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "mkfs.xfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "mksh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "mkswap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "mktemp", file: "builtin/10-carriers.yaml", key: "mktemp", spec: cmd137},
-		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "mocha", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "modprobe", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "mongo", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd138},
 		{name: "mongosh", file: "builtin/10-carriers.yaml", key: "mongosh", spec: cmd138},
 		{name: "more", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
-		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd786},
-		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
-		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
-		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "mosh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd605},
+		{name: "mount", file: "builtin/50-system.yaml", key: "mount", spec: cmd793},
+		{name: "msbuild", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "msmtp", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
+		{name: "mtr", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
+		{name: "multipass", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "mutt", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
 		{name: "mv", file: "builtin/20-files.yaml", key: "mv", spec: cmd441},
-		{name: "mvn", file: "builtin/50-system.yaml", key: "mvn", spec: cmd788},
-		{name: "mvnw", file: "builtin/50-system.yaml", key: "mvn", spec: cmd788},
-		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "mvn", file: "builtin/50-system.yaml", key: "mvn", spec: cmd795},
+		{name: "mvnw", file: "builtin/50-system.yaml", key: "mvn", spec: cmd795},
+		{name: "mypy", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "mysql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "namei", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "nano", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "nawk", file: "builtin/10-carriers.yaml", key: "awk", spec: cmd0},
-		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
-		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "nc", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "nc.openbsd", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "nc.traditional", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "ncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "nerdctl", file: "builtin/40-network.yaml", key: "docker", spec: cmd504},
+		{name: "netcat", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "netlify", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "netstat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "newfs_apfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "newfs_hfs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "nft", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "nice", file: "builtin/10-carriers.yaml", key: "nice", spec: cmd140},
-		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "nim", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "nim-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ninja", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "nix", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd141},
-		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
+		{name: "nix-env", file: "builtin/50-system.yaml", key: "port", spec: cmd799},
 		{name: "nix-shell", file: "builtin/10-carriers.yaml", key: "nix-shell", spec: cmd141},
 		{name: "nl", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "nmap", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "nocorrect", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd147},
 		{name: "node", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
 		{name: "nodejs", file: "builtin/10-carriers.yaml", key: "node", spec: cmd143},
@@ -19007,35 +19133,35 @@ var builtinTable = table{
 		{name: "nodenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "noglob", file: "builtin/10-carriers.yaml", key: "noglob", spec: cmd147},
 		{name: "nohup", file: "builtin/10-carriers.yaml", key: "nohup", spec: cmd149},
-		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "nox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "npm", file: "builtin/40-network.yaml", key: "npm", spec: cmd571},
 		{name: "nproc", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "npx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
-		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "nsenter", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "nsjail", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
-		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "nslookup", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "numactl", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
 		{name: "nvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
-		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd545},
+		{name: "nvm", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "nvram", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "oc", file: "builtin/40-network.yaml", key: "kubectl", spec: cmd552},
 		{name: "ocaml", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "oci", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "od", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
-		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd568},
+		{name: "ollama", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "op", file: "builtin/40-network.yaml", key: "op", spec: cmd575},
 		{name: "op-run", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
 		{name: "opam", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd569},
-		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "openssl", file: "builtin/40-network.yaml", key: "openssl", spec: cmd576},
+		{name: "openssl-s_client", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
 		{name: "osascript", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "packer", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "pacman", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "parallel", file: "builtin/10-carriers.yaml", key: "parallel", spec: cmd153},
-		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd570},
-		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "parted", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "pass", file: "builtin/40-network.yaml", key: "pass", spec: cmd577},
+		{name: "passwd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "paste", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "patch", file: "builtin/20-files.yaml", key: "patch", spec: cmd450},
 		{name: "pdm", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
@@ -19043,31 +19169,31 @@ var builtinTable = table{
 		{name: "pgrep", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "php", file: "builtin/10-carriers.yaml", key: "php", spec: cmd155},
 		{name: "pidof", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
-		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "ping", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
+		{name: "ping6", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "pinky", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
-		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
+		{name: "pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd579},
+		{name: "pip3", file: "builtin/40-network.yaml", key: "pip", spec: cmd579},
 		{name: "pipenv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
-		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd575},
+		{name: "pipx", file: "builtin/40-network.yaml", key: "pipx", spec: cmd582},
 		{name: "pixi", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "pkexec", file: "builtin/10-carriers.yaml", key: "pkexec", spec: cmd156},
-		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd790},
+		{name: "pkill", file: "builtin/50-system.yaml", key: "pkill", spec: cmd797},
 		{name: "plenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "pm2", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "pnpm", file: "builtin/40-network.yaml", key: "npm", spec: cmd571},
 		{name: "pnpx", file: "builtin/10-carriers.yaml", key: "npx", spec: cmd150},
-		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd497},
-		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd500},
+		{name: "podman", file: "builtin/40-network.yaml", key: "docker", spec: cmd504},
+		{name: "podman-compose", file: "builtin/40-network.yaml", key: "docker-compose", spec: cmd507},
 		{name: "poetry", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
 		{name: "popd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd792},
-		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "port", file: "builtin/50-system.yaml", key: "port", spec: cmd799},
+		{name: "poweroff", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
 		{name: "powershell", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "powershell.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "presto", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
-		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd588},
+		{name: "prettier", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "printenv", file: "builtin/40-network.yaml", key: "printenv", spec: cmd595},
 		{name: "printenv-all", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "printf", file: "builtin/10-carriers.yaml", key: "printf", spec: cmd157},
 		{name: "prlimit", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
@@ -19075,549 +19201,549 @@ var builtinTable = table{
 		{name: "proxychains", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "proxychains4", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "ps", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
-		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1240},
-		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1242},
-		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1250},
-		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1258},
-		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1278},
-		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1298},
-		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1300},
-		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
-		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
-		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1225},
-		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1226},
-		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
-		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
-		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
-		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1227},
-		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1227},
-		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
-		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
-		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1233},
-		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1233},
-		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1235},
-		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1235},
-		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
-		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
-		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1237},
-		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1240},
-		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1242},
-		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1244},
-		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1250},
-		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1258},
-		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1278},
-		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1298},
-		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1252},
-		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1300},
-		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
-		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1306},
-		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1302},
-		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1280},
-		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1321},
-		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1260},
-		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
-		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
-		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
-		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1334},
-		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1338},
-		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1343},
-		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
-		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
-		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1357},
-		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1361},
-		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1229},
-		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd849},
-		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
-		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd850},
-		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
-		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
-		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd851},
-		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd852},
-		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd853},
-		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1013},
-		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd854},
-		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd855},
-		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd856},
-		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd857},
-		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd858},
-		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd907},
-		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd909},
-		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd910},
-		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd911},
-		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd912},
-		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd913},
-		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd914},
-		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd915},
-		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd916},
-		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
-		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd917},
-		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd920},
-		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd921},
-		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd922},
-		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
-		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
-		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd923},
-		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd926},
-		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd926},
-		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
-		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd931},
-		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd928},
-		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd963},
-		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd965},
-		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd967},
-		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd968},
-		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd969},
-		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd969},
-		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd965},
-		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd971},
-		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd858},
-		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd972},
-		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1024},
-		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd987},
-		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd907},
-		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
-		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd991},
-		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1012},
-		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1013},
-		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
-		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
-		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1015},
-		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1016},
-		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
-		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
-		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd963},
-		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1017},
-		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1018},
-		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1019},
-		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1020},
-		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1021},
-		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1022},
-		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1023},
-		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1024},
-		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd973},
-		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1197},
-		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd992},
-		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd988},
-		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1208},
-		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1209},
-		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
-		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1210},
-		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
-		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1219},
-		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1224},
-		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd860},
-		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd998},
-		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1200},
-		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd932},
-		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd954},
-		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
-		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1026},
+		{name: "ps:[diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1244},
+		{name: "ps:[environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1247},
+		{name: "ps:[environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1249},
+		{name: "ps:[environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1257},
+		{name: "ps:[io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1265},
+		{name: "ps:[io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1285},
+		{name: "ps:[io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1305},
+		{name: "ps:[io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1307},
+		{name: "ps:[io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1309},
+		{name: "ps:[io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1309},
+		{name: "ps:[io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[microsoft.win32.registry]::getvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::GetValue", spec: cmd1232},
+		{name: "ps:[microsoft.win32.registry]::setvalue", file: "builtin/60-windows.yaml", key: "[Microsoft.Win32.Registry]::SetValue", spec: cmd1233},
+		{name: "ps:[net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1345},
+		{name: "ps:[net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1345},
+		{name: "ps:[net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1364},
+		{name: "ps:[net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[scripting.filesystemobject].copyfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1234},
+		{name: "ps:[scripting.filesystemobject].copyfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CopyFolder", spec: cmd1234},
+		{name: "ps:[scripting.filesystemobject].createfolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1236},
+		{name: "ps:[scripting.filesystemobject].createtextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1236},
+		{name: "ps:[scripting.filesystemobject].deletefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1240},
+		{name: "ps:[scripting.filesystemobject].deletefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].DeleteFolder", spec: cmd1240},
+		{name: "ps:[scripting.filesystemobject].movefile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1242},
+		{name: "ps:[scripting.filesystemobject].movefolder", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].MoveFolder", spec: cmd1242},
+		{name: "ps:[scripting.filesystemobject].opentextfile", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1236},
+		{name: "ps:[system.diagnostics.process].start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1244},
+		{name: "ps:[system.diagnostics.process]::start", file: "builtin/60-windows.yaml", key: "[System.Diagnostics.Process]::Start", spec: cmd1244},
+		{name: "ps:[system.environment]::exit", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[system.environment]::expandenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[system.environment]::getenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariable", spec: cmd1247},
+		{name: "ps:[system.environment]::getenvironmentvariables", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetEnvironmentVariables", spec: cmd1249},
+		{name: "ps:[system.environment]::getfolderpath", file: "builtin/60-windows.yaml", key: "[System.Environment]::GetFolderPath", spec: cmd1251},
+		{name: "ps:[system.environment]::setenvironmentvariable", file: "builtin/60-windows.yaml", key: "[System.Environment]::SetEnvironmentVariable", spec: cmd1257},
+		{name: "ps:[system.io.directory]::createdirectory", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[system.io.directory]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[system.io.directory]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Delete", spec: cmd1265},
+		{name: "ps:[system.io.directory]::enumeratefiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.directory]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.directory]::getdirectories", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.directory]::getfiles", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.directory]::getfilesystementries", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.directory]::move", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::Move", spec: cmd1285},
+		{name: "ps:[system.io.file]::appendalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::appendalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::appendalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::appendalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::appendtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::copy", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Copy", spec: cmd1305},
+		{name: "ps:[system.io.file]::create", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::createsymboliclink", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::CreateDirectory", spec: cmd1259},
+		{name: "ps:[system.io.file]::createtext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::decrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::delete", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Delete", spec: cmd1307},
+		{name: "ps:[system.io.file]::encrypt", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::exists", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.file]::move", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1309},
+		{name: "ps:[system.io.file]::open", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::openread", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::opentext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::openwrite", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::readallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readalllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readalllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readalltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readalltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::readlines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::ReadAllText", spec: cmd1313},
+		{name: "ps:[system.io.file]::replace", file: "builtin/60-windows.yaml", key: "[System.IO.File]::Move", spec: cmd1309},
+		{name: "ps:[system.io.file]::setattributes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::setlastwritetime", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::setunixfilemode", file: "builtin/60-windows.yaml", key: "[System.IO.File]::AppendAllText", spec: cmd1287},
+		{name: "ps:[system.io.file]::writeallbytes", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::writeallbytesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::writealllines", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::writealllinesasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::writealltext", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.file]::writealltextasync", file: "builtin/60-windows.yaml", key: "[System.IO.File]::WriteAllText", spec: cmd1328},
+		{name: "ps:[system.io.path]::combine", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::getdirectoryname", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::getextension", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::getfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::getfullpath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::gettempfilename", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.io.path]::gettemppath", file: "builtin/60-windows.yaml", key: "[System.IO.Directory]::GetFiles", spec: cmd1267},
+		{name: "ps:[system.net.http.httpclient].getasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.http.httpclient].getbytearrayasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.http.httpclient].getstreamasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.http.httpclient].getstringasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.http.httpclient].patchasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.http.httpclient].postasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.http.httpclient].putasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.http.httpclient].sendasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.sockets.socket].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1341},
+		{name: "ps:[system.net.sockets.tcpclient].connect", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1341},
+		{name: "ps:[system.net.sockets.tcpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1341},
+		{name: "ps:[system.net.sockets.udpclient]::new", file: "builtin/60-windows.yaml", key: "[System.Net.Sockets.TcpClient]::new", spec: cmd1341},
+		{name: "ps:[system.net.webclient].downloaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.webclient].downloaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.webclient].downloadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1345},
+		{name: "ps:[system.net.webclient].downloadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1345},
+		{name: "ps:[system.net.webclient].downloadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadFile", spec: cmd1345},
+		{name: "ps:[system.net.webclient].downloadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.webclient].downloadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.webclient].openread", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].DownloadString", spec: cmd1350},
+		{name: "ps:[system.net.webclient].uploaddata", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.webclient].uploaddatataskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.webclient].uploadfile", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1364},
+		{name: "ps:[system.net.webclient].uploadfileasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1364},
+		{name: "ps:[system.net.webclient].uploadfiletaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadFile", spec: cmd1364},
+		{name: "ps:[system.net.webclient].uploadstring", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.webclient].uploadstringtaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.webclient].uploadvalues", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[system.net.webclient].uploadvaluestaskasync", file: "builtin/60-windows.yaml", key: "[System.Net.WebClient].UploadString", spec: cmd1368},
+		{name: "ps:[wscript.shell].createshortcut", file: "builtin/60-windows.yaml", key: "[Scripting.FileSystemObject].CreateTextFile", spec: cmd1236},
+		{name: "ps:add-adgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:add-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:add-content", file: "builtin/60-windows.yaml", key: "Add-Content", spec: cmd856},
+		{name: "ps:add-dnsclientnrptrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:add-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:add-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:add-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1204},
+		{name: "ps:add-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:add-type", file: "builtin/60-windows.yaml", key: "Add-Type", spec: cmd857},
+		{name: "ps:add-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:add-windowsdriver", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:add-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:add-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:backup-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd924},
+		{name: "ps:backuptoaad-bitlockerkeyprotector", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd924},
+		{name: "ps:checkpoint-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:clear-bitlockerautounlock", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:clear-content", file: "builtin/60-windows.yaml", key: "Clear-Content", spec: cmd858},
+		{name: "ps:clear-disk", file: "builtin/60-windows.yaml", key: "Clear-Disk", spec: cmd859},
+		{name: "ps:clear-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:clear-item", file: "builtin/60-windows.yaml", key: "Clear-Item", spec: cmd860},
+		{name: "ps:clear-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1020},
+		{name: "ps:clear-recyclebin", file: "builtin/60-windows.yaml", key: "Clear-RecycleBin", spec: cmd861},
+		{name: "ps:clear-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:compare-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:compress-archive", file: "builtin/60-windows.yaml", key: "Compress-Archive", spec: cmd862},
+		{name: "ps:convert-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertfrom-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertfrom-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertfrom-securestring", file: "builtin/60-windows.yaml", key: "ConvertFrom-SecureString", spec: cmd863},
+		{name: "ps:convertfrom-stringdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertto-csv", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertto-html", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertto-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertto-securestring", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:convertto-xml", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:copy-item", file: "builtin/60-windows.yaml", key: "Copy-Item", spec: cmd864},
+		{name: "ps:copy-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd865},
+		{name: "ps:debug-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:disable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:disable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:disable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:disable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:disable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:disable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:disable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:dismount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:enable-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:enable-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:enable-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:enable-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:enable-psremoting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:enable-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:enable-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:enable-wsmancredssp", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:enter-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd914},
+		{name: "ps:exit-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:expand-archive", file: "builtin/60-windows.yaml", key: "Expand-Archive", spec: cmd916},
+		{name: "ps:export-certificate", file: "builtin/60-windows.yaml", key: "Export-Certificate", spec: cmd917},
+		{name: "ps:export-clixml", file: "builtin/60-windows.yaml", key: "Export-Clixml", spec: cmd918},
+		{name: "ps:export-csv", file: "builtin/60-windows.yaml", key: "Export-Csv", spec: cmd919},
+		{name: "ps:export-pfxcertificate", file: "builtin/60-windows.yaml", key: "Export-PfxCertificate", spec: cmd920},
+		{name: "ps:find-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:find-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:find-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:find-script", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:foreach-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:format-custom", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:format-hex", file: "builtin/60-windows.yaml", key: "Format-Hex", spec: cmd921},
+		{name: "ps:format-list", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:format-table", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:format-volume", file: "builtin/60-windows.yaml", key: "Format-Volume", spec: cmd922},
+		{name: "ps:format-wide", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-acl", file: "builtin/60-windows.yaml", key: "Get-Acl", spec: cmd923},
+		{name: "ps:get-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-appxpackage", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-authenticodesignature", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd935},
+		{name: "ps:get-bitlockervolume", file: "builtin/60-windows.yaml", key: "Get-BitLockerVolume", spec: cmd924},
+		{name: "ps:get-childitem", file: "builtin/60-windows.yaml", key: "Get-ChildItem", spec: cmd927},
+		{name: "ps:get-ciminstance", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-computerinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-content", file: "builtin/60-windows.yaml", key: "Get-Content", spec: cmd928},
+		{name: "ps:get-counter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-credential", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-culture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-date", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-disk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-eventlog", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-eventsubscriber", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-filehash", file: "builtin/60-windows.yaml", key: "Get-FileHash", spec: cmd929},
+		{name: "ps:get-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-help", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-hotfix", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-installedmodule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-installedscript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-item", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd930},
+		{name: "ps:get-itemproperty", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd930},
+		{name: "ps:get-itempropertyvalue", file: "builtin/60-windows.yaml", key: "Get-Item", spec: cmd930},
+		{name: "ps:get-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-localgroup", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-localgroupmember", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-localuser", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-member", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-mpcomputerstatus", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-mppreference", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-netadapter", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-netfirewallrule", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-netipaddress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-netipconfiguration", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-nettcpconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-package", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-partition", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-physicaldisk", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-pscallstack", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-psrepository", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-psresource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-random", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-runspace", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-scheduledtaskinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-secret", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd933},
+		{name: "ps:get-service", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-storedcredential", file: "builtin/60-windows.yaml", key: "Get-Secret", spec: cmd933},
+		{name: "ps:get-timezone", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-tracesource", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-uiculture", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-unique", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-uptime", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-verb", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-volume", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-windowsoptionalfeature", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-winevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:get-wmiobject", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:grant-smbshareaccess", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:group-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:import-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:import-clixml", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd935},
+		{name: "ps:import-csv", file: "builtin/60-windows.yaml", key: "Import-Csv", spec: cmd938},
+		{name: "ps:import-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:import-pfxcertificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:import-powershelldatafile", file: "builtin/60-windows.yaml", key: "Import-Clixml", spec: cmd935},
+		{name: "ps:initialize-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:install-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:install-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd970},
+		{name: "ps:install-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:install-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:install-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:install-windowsupdate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:invoke-cimmethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd972},
+		{name: "ps:invoke-command", file: "builtin/60-windows.yaml", key: "Invoke-Command", spec: cmd974},
+		{name: "ps:invoke-expression", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:invoke-history", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:invoke-item", file: "builtin/60-windows.yaml", key: "Invoke-Item", spec: cmd975},
+		{name: "ps:invoke-pester", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:invoke-restmethod", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd976},
+		{name: "ps:invoke-webrequest", file: "builtin/60-windows.yaml", key: "Invoke-WebRequest", spec: cmd976},
+		{name: "ps:invoke-wmimethod", file: "builtin/60-windows.yaml", key: "Invoke-CimMethod", spec: cmd972},
+		{name: "ps:join-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:measure-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:measure-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:mount-diskimage", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:move-item", file: "builtin/60-windows.yaml", key: "Move-Item", spec: cmd978},
+		{name: "ps:move-itemproperty", file: "builtin/60-windows.yaml", key: "Copy-ItemProperty", spec: cmd865},
+		{name: "ps:new-aduser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:new-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:new-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-guid", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-item", file: "builtin/60-windows.yaml", key: "New-Item", spec: cmd979},
+		{name: "ps:new-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1031},
+		{name: "ps:new-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:new-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:new-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:new-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:new-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:new-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:new-psdrive", file: "builtin/60-windows.yaml", key: "New-PSDrive", spec: cmd994},
+		{name: "ps:new-pssession", file: "builtin/60-windows.yaml", key: "Enter-PSSession", spec: cmd914},
+		{name: "ps:new-scheduledtask", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-scheduledtaskaction", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-scheduledtaskprincipal", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-scheduledtasksettingsset", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-scheduledtasktrigger", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd995},
+		{name: "ps:new-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:new-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:new-temporaryfile", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-timespan", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:new-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:optimize-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:out-default", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:out-file", file: "builtin/60-windows.yaml", key: "Out-File", spec: cmd998},
+		{name: "ps:out-gridview", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:out-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:out-null", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:out-string", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:pop-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:push-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:read-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:receive-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:register-cimindicationevent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:register-engineevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:register-objectevent", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:register-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:register-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:register-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:register-scheduledjob", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:register-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:register-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:register-wmievent", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:remove-certificate", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:remove-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:remove-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-item", file: "builtin/60-windows.yaml", key: "Remove-Item", spec: cmd1019},
+		{name: "ps:remove-itemproperty", file: "builtin/60-windows.yaml", key: "Remove-ItemProperty", spec: cmd1020},
+		{name: "ps:remove-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:remove-localgroupmember", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:remove-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:remove-module", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1204},
+		{name: "ps:remove-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-netroute", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:remove-partitionaccesspath", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:remove-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:remove-psdrive", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-pssession", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:remove-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd995},
+		{name: "ps:remove-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-storagepool", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:remove-storedcredential", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:remove-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:remove-virtualdisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:remove-windowscapability", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-windowspackage", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:remove-wmiobject", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:rename-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:rename-item", file: "builtin/60-windows.yaml", key: "Rename-Item", spec: cmd1022},
+		{name: "ps:rename-itemproperty", file: "builtin/60-windows.yaml", key: "Rename-ItemProperty", spec: cmd1023},
+		{name: "ps:rename-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:repair-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:reset-physicaldisk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:reset-secretstore", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:resize-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:resolve-dnsname", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:resolve-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:restart-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:restart-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:restart-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1226},
+		{name: "ps:restore-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:resume-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:resume-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1226},
+		{name: "ps:save-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:save-package", file: "builtin/60-windows.yaml", key: "Install-Package", spec: cmd970},
+		{name: "ps:save-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:save-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:select-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:select-string", file: "builtin/60-windows.yaml", key: "Select-String", spec: cmd1024},
+		{name: "ps:select-xml", file: "builtin/60-windows.yaml", key: "Select-Xml", spec: cmd1025},
+		{name: "ps:send-mailmessage", file: "builtin/60-windows.yaml", key: "Send-MailMessage", spec: cmd1026},
+		{name: "ps:set-acl", file: "builtin/60-windows.yaml", key: "Set-Acl", spec: cmd1027},
+		{name: "ps:set-adaccountpassword", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:set-alias", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-applockerpolicy", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-ciminstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:set-clipboard", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-content", file: "builtin/60-windows.yaml", key: "Set-Content", spec: cmd1028},
+		{name: "ps:set-date", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:set-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:set-dnsclient", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-dnsclientserveraddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-executionpolicy", file: "builtin/60-windows.yaml", key: "Set-ExecutionPolicy", spec: cmd1029},
+		{name: "ps:set-item", file: "builtin/60-windows.yaml", key: "Set-Item", spec: cmd1030},
+		{name: "ps:set-itemproperty", file: "builtin/60-windows.yaml", key: "Set-ItemProperty", spec: cmd1031},
+		{name: "ps:set-localgroup", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:set-localuser", file: "builtin/60-windows.yaml", key: "New-LocalUser", spec: cmd980},
+		{name: "ps:set-location", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-mppreference", file: "builtin/60-windows.yaml", key: "Set-MpPreference", spec: cmd1204},
+		{name: "ps:set-netadapter", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netconnectionprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netfirewallprofile", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netfirewallrule", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netfirewallsetting", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netipaddress", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-netipinterface", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-packagesource", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:set-partition", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:set-processmitigation", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-psdebug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-psreadlinekeyhandler", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-psreadlineoption", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-psrepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:set-psresourcerepository", file: "builtin/60-windows.yaml", key: "Register-PSRepository", spec: cmd999},
+		{name: "ps:set-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:set-secret", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:set-secretstoreconfiguration", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:set-service", file: "builtin/60-windows.yaml", key: "New-Service", spec: cmd995},
+		{name: "ps:set-smbserverconfiguration", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-smbshare", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:set-strictmode", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-timezone", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:set-variable", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:set-volume", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:set-wmiinstance", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:set-wsmanquickconfig", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:show-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:sort-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:split-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:start-bitstransfer", file: "builtin/60-windows.yaml", key: "Start-BitsTransfer", spec: cmd1215},
+		{name: "ps:start-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:start-process", file: "builtin/60-windows.yaml", key: "Start-Process", spec: cmd1216},
+		{name: "ps:start-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:start-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1226},
+		{name: "ps:start-sleep", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:start-threadjob", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:start-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:stop-computer", file: "builtin/60-windows.yaml", key: "Stop-Computer", spec: cmd1217},
+		{name: "ps:stop-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:stop-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:stop-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1226},
+		{name: "ps:stop-transcript", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:suspend-bitlocker", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:suspend-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:suspend-service", file: "builtin/60-windows.yaml", key: "Stop-Service", spec: cmd1226},
+		{name: "ps:tee-object", file: "builtin/60-windows.yaml", key: "Tee-Object", spec: cmd1231},
+		{name: "ps:test-connection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:test-json", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:test-modulemanifest", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:test-netconnection", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:test-path", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:test-scriptfileinfo", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:trace-command", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:uninstall-windowsfeature", file: "builtin/60-windows.yaml", key: "Enable-WindowsOptionalFeature", spec: cmd867},
+		{name: "ps:unregister-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:unregister-scheduledtask", file: "builtin/60-windows.yaml", key: "Register-ScheduledTask", spec: cmd1005},
+		{name: "ps:unregister-secretvault", file: "builtin/60-windows.yaml", key: "Set-Secret", spec: cmd1207},
+		{name: "ps:update-disk", file: "builtin/60-windows.yaml", key: "Initialize-Disk", spec: cmd939},
+		{name: "ps:update-formatdata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:update-module", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:update-psresource", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:update-script", file: "builtin/60-windows.yaml", key: "Install-Module", spec: cmd961},
+		{name: "ps:update-typedata", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:wait-event", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:wait-job", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:wait-process", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:where-object", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-debug", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-error", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-host", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-information", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-output", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-progress", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-verbose", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
+		{name: "ps:write-warning", file: "builtin/60-windows.yaml", key: "Set-Location", spec: cmd1033},
 		{name: "psql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "pstree", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd589},
+		{name: "pulumi", file: "builtin/40-network.yaml", key: "pulumi", spec: cmd596},
 		{name: "pushd", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "pvremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "pwck", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "pwd", file: "builtin/10-carriers.yaml", key: "pwd", spec: cmd170},
-		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "pwncat", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
 		{name: "pwsh", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "pwsh-preview", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "pwsh.exe", file: "builtin/10-carriers.yaml", key: "pwsh", spec: cmd171},
 		{name: "pyenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "pylint", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "pypy", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
 		{name: "pypy3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
-		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "pytest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "python", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
 		{name: "python2", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
 		{name: "python3", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
@@ -19629,21 +19755,21 @@ var builtinTable = table{
 		{name: "python3.8", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
 		{name: "python3.9", file: "builtin/10-carriers.yaml", key: "python", spec: cmd194},
 		{name: "racket", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
-		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "rails", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "railway", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
+		{name: "rake", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "rbash", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "rbenv", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd590},
+		{name: "rclone", file: "builtin/40-network.yaml", key: "rclone", spec: cmd597},
 		{name: "read", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "readarray", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "readlink", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "readonly", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "realpath", file: "builtin/10-carriers.yaml", key: "realpath", spec: cmd206},
-		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "rebar3", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "reboot", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
 		{name: "redis-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
-		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "render", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "repeat", file: "builtin/10-carriers.yaml", key: "repeat", spec: cmd211},
 		{name: "retry", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
 		{name: "return", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
@@ -19653,49 +19779,49 @@ var builtinTable = table{
 		{name: "rlwrap", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "rm", file: "builtin/20-files.yaml", key: "rm", spec: cmd451},
 		{name: "rmdir", file: "builtin/20-files.yaml", key: "rmdir", spec: cmd453},
-		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "rmmod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "route", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "rpm", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "rsync", file: "builtin/20-files.yaml", key: "rsync", spec: cmd454},
 		{name: "rtx", file: "builtin/10-carriers.yaml", key: "bundle", spec: cmd22},
 		{name: "ruby", file: "builtin/10-carriers.yaml", key: "ruby", spec: cmd217},
-		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "ruff", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "run0", file: "builtin/10-carriers.yaml", key: "run0", spec: cmd218},
-		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd795},
-		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
-		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd796},
+		{name: "runuser", file: "builtin/50-system.yaml", key: "runuser", spec: cmd802},
+		{name: "rustc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
+		{name: "rustup", file: "builtin/50-system.yaml", key: "rustup", spec: cmd803},
 		{name: "rvim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
 		{name: "rye", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
-		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd524},
-		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "s3cmd", file: "builtin/40-network.yaml", key: "gsutil", spec: cmd531},
+		{name: "sam", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "sbcl", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "sbt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "scala", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "scalac", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "schroot", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
 		{name: "scp", file: "builtin/20-files.yaml", key: "scp", spec: cmd455},
 		{name: "screen", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
 		{name: "script", file: "builtin/10-carriers.yaml", key: "script", spec: cmd219},
-		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "scw", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "sdiff", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd591},
+		{name: "sdk", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "security", file: "builtin/40-network.yaml", key: "security", spec: cmd598},
 		{name: "sed", file: "builtin/20-files.yaml", key: "sed", spec: cmd456},
-		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
+		{name: "semanage", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "sendmail", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
 		{name: "seq", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
-		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd797},
+		{name: "serverless", file: "builtin/40-network.yaml", key: "cdk", spec: cmd487},
+		{name: "service", file: "builtin/50-system.yaml", key: "service", spec: cmd804},
 		{name: "set", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "setcap", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "setenforce", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "setfacl", file: "builtin/20-files.yaml", key: "setfacl", spec: cmd458},
 		{name: "setopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "setsid", file: "builtin/10-carriers.yaml", key: "setsid", spec: cmd220},
-		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
-		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "sfdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
+		{name: "sftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd599},
 		{name: "sg", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
-		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "sgdisk", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "sh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
 		{name: "sha1sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "sha256sum", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
@@ -19703,31 +19829,31 @@ var builtinTable = table{
 		{name: "shift", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "shopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "shred", file: "builtin/20-files.yaml", key: "shred", spec: cmd459},
-		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
+		{name: "shutdown", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
 		{name: "shx", file: "builtin/10-carriers.yaml", key: "shx", spec: cmd221},
 		{name: "sleep", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd480},
-		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
-		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "sls", file: "builtin/40-network.yaml", key: "cdk", spec: cmd487},
+		{name: "smbclient", file: "builtin/40-network.yaml", key: "sftp", spec: cmd599},
+		{name: "snap", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "snowsql", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
-		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
+		{name: "socat", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
 		{name: "sort", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "source", file: "builtin/10-carriers.yaml", key: "source", spec: cmd222},
 		{name: "source-highlight", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "spark-sql", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
-		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "spctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "split", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
 		{name: "sponge", file: "builtin/20-files.yaml", key: "sponge", spec: cmd460},
-		{name: "sql-grant", file: "builtin/40-network.yaml", key: "sql-grant", spec: cmd597},
+		{name: "sql-grant", file: "builtin/40-network.yaml", key: "sql-grant", spec: cmd604},
 		{name: "sqlcmd", file: "builtin/10-carriers.yaml", key: "clickhouse-client", spec: cmd39},
 		{name: "sqlite3", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "srm", file: "builtin/20-files.yaml", key: "srm", spec: cmd461},
 		{name: "ss", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd598},
+		{name: "ssh", file: "builtin/40-network.yaml", key: "ssh", spec: cmd605},
 		{name: "ssh-add", file: "builtin/20-files.yaml", key: "ssh-add", spec: cmd463},
 		{name: "ssh-agent", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "ssh-keygen", file: "builtin/20-files.yaml", key: "ssh-keygen", spec: cmd464},
-		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "stack", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "starship", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "stdbuf", file: "builtin/10-carriers.yaml", key: "stdbuf", spec: cmd224},
@@ -19736,38 +19862,38 @@ var builtinTable = table{
 		{name: "stty", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "su", file: "builtin/10-carriers.yaml", key: "su", spec: cmd225},
 		{name: "sudo", file: "builtin/10-carriers.yaml", key: "sudo", spec: cmd226},
-		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd805},
-		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd601},
-		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
+		{name: "sudoedit", file: "builtin/50-system.yaml", key: "sudoedit", spec: cmd812},
+		{name: "supabase", file: "builtin/40-network.yaml", key: "supabase", spec: cmd608},
+		{name: "supervisorctl", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "surge", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
 		{name: "suspend", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "sw_vers", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd548},
-		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "swaks", file: "builtin/40-network.yaml", key: "mail", spec: cmd555},
+		{name: "swapoff", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "swapon", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "swift", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "swift-e", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
-		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "swiftc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "sync", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd806},
+		{name: "sysadminctl", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "sysctl", file: "builtin/50-system.yaml", key: "sysctl", spec: cmd813},
 		{name: "sysctl-read", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd807},
+		{name: "systemctl", file: "builtin/50-system.yaml", key: "systemctl", spec: cmd814},
 		{name: "systemd-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "tac", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
 		{name: "tail", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
 		{name: "tar", file: "builtin/20-files.yaml", key: "tar", spec: cmd465},
 		{name: "taskset", file: "builtin/10-carriers.yaml", key: "taskset", spec: cmd227},
-		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "tcc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
 		{name: "tclsh", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "tee", file: "builtin/20-files.yaml", key: "tee", spec: cmd468},
-		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd798},
-		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd554},
-		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
-		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
+		{name: "telinit", file: "builtin/50-system.yaml", key: "shutdown", spec: cmd805},
+		{name: "telnet", file: "builtin/40-network.yaml", key: "nc", spec: cmd561},
+		{name: "terraform", file: "builtin/40-network.yaml", key: "terraform", spec: cmd609},
+		{name: "terraform-fmt", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "terragrunt", file: "builtin/40-network.yaml", key: "terraform", spec: cmd609},
 		{name: "test", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd592},
+		{name: "tftp", file: "builtin/40-network.yaml", key: "sftp", spec: cmd599},
 		{name: "thefuck", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
 		{name: "time", file: "builtin/10-carriers.yaml", key: "time", spec: cmd229},
 		{name: "timeout", file: "builtin/10-carriers.yaml", key: "timeout", spec: cmd230},
@@ -19775,17 +19901,17 @@ var builtinTable = table{
 		{name: "tini", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "tldr", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "tmux", file: "builtin/10-carriers.yaml", key: "tmux", spec: cmd231},
-		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd576},
-		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd602},
+		{name: "tmuxp", file: "builtin/40-network.yaml", key: "pm2", spec: cmd583},
+		{name: "tofu", file: "builtin/40-network.yaml", key: "terraform", spec: cmd609},
 		{name: "top", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "torsocks", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "touch", file: "builtin/20-files.yaml", key: "touch", spec: cmd469},
-		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "tox", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "toybox", file: "builtin/10-carriers.yaml", key: "cpulimit", spec: cmd45},
 		{name: "tput", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "tr", file: "builtin/10-carriers.yaml", key: "tr", spec: cmd235},
-		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
-		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
+		{name: "tracepath", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
+		{name: "traceroute", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
 		{name: "trap", file: "builtin/10-carriers.yaml", key: "trap", spec: cmd236},
 		{name: "trash", file: "builtin/20-files.yaml", key: "trash", spec: cmd470},
 		{name: "trash-cli-force", file: "builtin/10-carriers.yaml", key: "rimraf", spec: cmd213},
@@ -19794,16 +19920,16 @@ var builtinTable = table{
 		{name: "trino", file: "builtin/10-carriers.yaml", key: "psql", spec: cmd158},
 		{name: "true", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "truncate", file: "builtin/20-files.yaml", key: "truncate", spec: cmd473},
-		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "tsc", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "tty", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd605},
+		{name: "tune2fs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "twine", file: "builtin/40-network.yaml", key: "twine", spec: cmd612},
 		{name: "type", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "typeset", file: "builtin/20-files.yaml", key: "declare", spec: cmd274},
-		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "ufw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "ulimit", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "umask", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd786},
+		{name: "umount", file: "builtin/50-system.yaml", key: "mount", spec: cmd793},
 		{name: "unalias", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "uname", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "unbuffer", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
@@ -19814,209 +19940,209 @@ var builtinTable = table{
 		{name: "unsetopt", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "unshare", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "unzip", file: "builtin/20-files.yaml", key: "unzip", spec: cmd475},
-		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
-		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "upctl", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
+		{name: "update-grub", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "uptime", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "useradd", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "userdel", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "usermod", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "users", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "uv", file: "builtin/10-carriers.yaml", key: "uv", spec: cmd237},
-		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd572},
-		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "uv-pip", file: "builtin/40-network.yaml", key: "pip", spec: cmd579},
+		{name: "uvicorn", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "vagrant", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "valgrind", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "valkey-cli", file: "builtin/10-carriers.yaml", key: "redis-cli", spec: cmd208},
-		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd606},
-		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd531},
-		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "vault", file: "builtin/40-network.yaml", key: "vault", spec: cmd613},
+		{name: "vercel", file: "builtin/40-network.yaml", key: "heroku", spec: cmd538},
+		{name: "vgremove", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "vi", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
 		{name: "view", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
 		{name: "vim", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
 		{name: "vimdiff", file: "builtin/10-carriers.yaml", key: "vim", spec: cmd249},
-		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "vipw", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "vis", file: "builtin/20-files.yaml", key: "od", spec: cmd443},
-		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
-		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "visudo", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
+		{name: "vitest", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "vm_stat", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd505},
+		{name: "volta", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "vultr-cli", file: "builtin/40-network.yaml", key: "gcloud", spec: cmd512},
 		{name: "w", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "wait", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "watch", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "watchexec", file: "builtin/10-carriers.yaml", key: "watchexec", spec: cmd257},
 		{name: "wc", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd607},
-		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd607},
+		{name: "wget", file: "builtin/40-network.yaml", key: "wget", spec: cmd614},
+		{name: "wget2", file: "builtin/40-network.yaml", key: "wget", spec: cmd614},
 		{name: "whatis", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "whereis", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "which", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "who", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "whoami", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd485},
-		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1376},
-		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1377},
-		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
-		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1378},
-		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1379},
-		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
-		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
-		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1384},
-		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1385},
-		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1386},
-		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
-		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
-		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1391},
-		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1392},
-		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
-		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
-		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1387},
-		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1403},
-		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1419},
-		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1420},
-		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1420},
-		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
-		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1422},
-		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1423},
-		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1424},
-		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1425},
-		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
-		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1426},
-		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
-		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1458},
-		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1427},
-		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
-		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1428},
-		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1431},
-		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1432},
-		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1433},
-		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1433},
-		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1435},
-		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
-		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
-		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1462},
-		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1440},
-		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1441},
-		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1441},
-		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
-		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
-		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1380},
-		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1443},
-		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1444},
-		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1444},
-		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1508},
-		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1446},
-		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1447},
-		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1448},
-		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1453},
-		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1454},
-		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1455},
-		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1456},
-		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1436},
-		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1457},
-		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1458},
-		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1460},
-		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1461},
-		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1462},
-		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1464},
-		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1465},
-		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1466},
-		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1467},
-		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1506},
-		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1468},
-		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1507},
-		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1393},
-		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1404},
-		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1508},
+		{name: "whois", file: "builtin/40-network.yaml", key: "dig", spec: cmd492},
+		{name: "win:arp", file: "builtin/60-windows.yaml", key: "arp", spec: cmd1383},
+		{name: "win:attrib", file: "builtin/60-windows.yaml", key: "attrib", spec: cmd1384},
+		{name: "win:auditpol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:bcdboot", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1387},
+		{name: "win:bcdedit", file: "builtin/60-windows.yaml", key: "bcdedit", spec: cmd1385},
+		{name: "win:bitsadmin", file: "builtin/60-windows.yaml", key: "bitsadmin", spec: cmd1386},
+		{name: "win:bootrec", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1387},
+		{name: "win:bootsect", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1387},
+		{name: "win:cacls", file: "builtin/60-windows.yaml", key: "cacls", spec: cmd1391},
+		{name: "win:certutil", file: "builtin/60-windows.yaml", key: "certutil", spec: cmd1392},
+		{name: "win:chcp", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:chkdsk", file: "builtin/60-windows.yaml", key: "chkdsk", spec: cmd1393},
+		{name: "win:chkntfs", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:choco", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1394},
+		{name: "win:choice", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:cinst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1394},
+		{name: "win:cipher", file: "builtin/60-windows.yaml", key: "cipher", spec: cmd1398},
+		{name: "win:clip", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:cmdkey", file: "builtin/60-windows.yaml", key: "cmdkey", spec: cmd1399},
+		{name: "win:cmstp", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:comp", file: "builtin/60-windows.yaml", key: "more", spec: cmd1435},
+		{name: "win:control", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:cscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:cuninst", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1394},
+		{name: "win:cup", file: "builtin/60-windows.yaml", key: "choco", spec: cmd1394},
+		{name: "win:defrag", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:diskpart", file: "builtin/60-windows.yaml", key: "diskpart", spec: cmd1410},
+		{name: "win:dism", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:doskey", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:driverquery", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:dsacls", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:dsregcmd", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:esentutl", file: "builtin/60-windows.yaml", key: "esentutl", spec: cmd1426},
+		{name: "win:eventvwr", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:expand", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1427},
+		{name: "win:explorer", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:extrac32", file: "builtin/60-windows.yaml", key: "expand", spec: cmd1427},
+		{name: "win:fc", file: "builtin/60-windows.yaml", key: "more", spec: cmd1435},
+		{name: "win:find", file: "builtin/60-windows.yaml", key: "find", spec: cmd1429},
+		{name: "win:findstr", file: "builtin/60-windows.yaml", key: "findstr", spec: cmd1430},
+		{name: "win:format", file: "builtin/60-windows.yaml", key: "format", spec: cmd1431},
+		{name: "win:fsutil", file: "builtin/60-windows.yaml", key: "fsutil", spec: cmd1432},
+		{name: "win:getmac", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:gpresult", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:gpupdate", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:gsudo", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1455},
+		{name: "win:hostname", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:icacls", file: "builtin/60-windows.yaml", key: "icacls", spec: cmd1433},
+		{name: "win:installutil", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:ipconfig", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:klist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:label", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:lazagne", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1443},
+		{name: "win:lodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:logoff", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1465},
+		{name: "win:manage-bde", file: "builtin/60-windows.yaml", key: "manage-bde", spec: cmd1434},
+		{name: "win:mimikatz", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1443},
+		{name: "win:mode", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:more", file: "builtin/60-windows.yaml", key: "more", spec: cmd1435},
+		{name: "win:mountvol", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:mshta", file: "builtin/60-windows.yaml", key: "mshta", spec: cmd1438},
+		{name: "win:msiexec", file: "builtin/60-windows.yaml", key: "msiexec", spec: cmd1439},
+		{name: "win:msinfo32", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:msxsl", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:nbtstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:net", file: "builtin/60-windows.yaml", key: "net", spec: cmd1440},
+		{name: "win:net1", file: "builtin/60-windows.yaml", key: "net", spec: cmd1440},
+		{name: "win:netsh", file: "builtin/60-windows.yaml", key: "netsh", spec: cmd1442},
+		{name: "win:netstat", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:notepad", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:ntdsutil", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1443},
+		{name: "win:odbcconf", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:openfiles", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:paexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1455},
+		{name: "win:pathping", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1469},
+		{name: "win:pcalua", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:perfmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:pnputil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:powercfg", file: "builtin/60-windows.yaml", key: "powercfg", spec: cmd1447},
+		{name: "win:powershell_ise", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:procdump", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1448},
+		{name: "win:procdump64", file: "builtin/60-windows.yaml", key: "procdump", spec: cmd1448},
+		{name: "win:psexec", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1455},
+		{name: "win:psexec64", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1455},
+		{name: "win:qprocess", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:query", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:quser", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:reagentc", file: "builtin/60-windows.yaml", key: "bootrec", spec: cmd1387},
+		{name: "win:reg", file: "builtin/60-windows.yaml", key: "reg", spec: cmd1450},
+		{name: "win:regasm", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:regsvcs", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:regsvr32", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1451},
+		{name: "win:regsvr64", file: "builtin/60-windows.yaml", key: "regsvr32", spec: cmd1451},
+		{name: "win:replace", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1515},
+		{name: "win:resmon", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:robocopy", file: "builtin/60-windows.yaml", key: "robocopy", spec: cmd1453},
+		{name: "win:route", file: "builtin/60-windows.yaml", key: "route", spec: cmd1454},
+		{name: "win:runas", file: "builtin/60-windows.yaml", key: "runas", spec: cmd1455},
+		{name: "win:rundll32", file: "builtin/60-windows.yaml", key: "rundll32", spec: cmd1460},
+		{name: "win:sc", file: "builtin/60-windows.yaml", key: "sc", spec: cmd1461},
+		{name: "win:schtasks", file: "builtin/60-windows.yaml", key: "schtasks", spec: cmd1462},
+		{name: "win:scoop", file: "builtin/60-windows.yaml", key: "scoop", spec: cmd1463},
+		{name: "win:secedit", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:secretsdump", file: "builtin/60-windows.yaml", key: "ntdsutil", spec: cmd1443},
+		{name: "win:setspn", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:setx", file: "builtin/60-windows.yaml", key: "setx", spec: cmd1464},
+		{name: "win:sfc", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:shutdown", file: "builtin/60-windows.yaml", key: "shutdown", spec: cmd1465},
+		{name: "win:sort", file: "builtin/60-windows.yaml", key: "sort", spec: cmd1467},
+		{name: "win:subst", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:syncappvpublishingserver", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:systeminfo", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:takeown", file: "builtin/60-windows.yaml", key: "takeown", spec: cmd1468},
+		{name: "win:taskkill", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:tasklist", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:timeout", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:tracert", file: "builtin/60-windows.yaml", key: "tracert", spec: cmd1469},
+		{name: "win:tree", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:typeperf", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:unlodctr", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:vaultcmd", file: "builtin/60-windows.yaml", key: "vaultcmd", spec: cmd1471},
+		{name: "win:vssadmin", file: "builtin/60-windows.yaml", key: "vssadmin", spec: cmd1472},
+		{name: "win:waitfor", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:wbadmin", file: "builtin/60-windows.yaml", key: "wbadmin", spec: cmd1473},
+		{name: "win:wecutil", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:wevtutil", file: "builtin/60-windows.yaml", key: "wevtutil", spec: cmd1474},
+		{name: "win:where", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:whoami", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:winget", file: "builtin/60-windows.yaml", key: "winget", spec: cmd1513},
+		{name: "win:winver", file: "builtin/60-windows.yaml", key: "where", spec: cmd1475},
+		{name: "win:wmic", file: "builtin/60-windows.yaml", key: "wmic", spec: cmd1514},
+		{name: "win:wscript", file: "builtin/60-windows.yaml", key: "cscript", spec: cmd1400},
+		{name: "win:wusa", file: "builtin/60-windows.yaml", key: "dism", spec: cmd1411},
+		{name: "win:xcopy", file: "builtin/60-windows.yaml", key: "xcopy", spec: cmd1515},
 		{name: "wipe", file: "builtin/20-files.yaml", key: "srm", spec: cmd461},
-		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd764},
+		{name: "wipefs", file: "builtin/50-system.yaml", key: "mkfs", spec: cmd771},
 		{name: "wish", file: "builtin/10-carriers.yaml", key: "lua", spec: cmd109},
 		{name: "with-env", file: "builtin/10-carriers.yaml", key: "dotenv", spec: cmd61},
-		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd609},
+		{name: "wrangler", file: "builtin/40-network.yaml", key: "wrangler", spec: cmd616},
 		{name: "xargs", file: "builtin/10-carriers.yaml", key: "xargs", spec: cmd261},
-		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
-		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
+		{name: "xbps-install", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
+		{name: "xdg-open", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
 		{name: "xdg-user-dir", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
-		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
-		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd540},
+		{name: "xh", file: "builtin/40-network.yaml", key: "http", spec: cmd547},
+		{name: "xhs", file: "builtin/40-network.yaml", key: "http", spec: cmd547},
 		{name: "xvfb-run", file: "builtin/10-carriers.yaml", key: "exec", spec: cmd72},
 		{name: "xxd", file: "builtin/10-carriers.yaml", key: "xxd", spec: cmd262},
 		{name: "xxd-dump", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd564},
+		{name: "yarn", file: "builtin/40-network.yaml", key: "npm", spec: cmd571},
 		{name: "yes", file: "builtin/20-files.yaml", key: "ls", spec: cmd317},
 		{name: "yq", file: "builtin/20-files.yaml", key: "diff", spec: cmd277},
-		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "yum", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 		{name: "zcat", file: "builtin/10-carriers.yaml", key: "cat", spec: cmd27},
-		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "zfs", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "zgrep", file: "builtin/20-files.yaml", key: "grep", spec: cmd307},
-		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd613},
-		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd692},
+		{name: "zig", file: "builtin/50-system.yaml", key: "cmake", spec: cmd620},
+		{name: "zig-cc", file: "builtin/50-system.yaml", key: "gcc", spec: cmd699},
 		{name: "zip", file: "builtin/20-files.yaml", key: "zip", spec: cmd476},
 		{name: "zle", file: "builtin/10-carriers.yaml", key: "zle", spec: cmd263},
 		{name: "zoxide", file: "builtin/10-carriers.yaml", key: "pyenv", spec: cmd178},
-		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd706},
+		{name: "zpool", file: "builtin/50-system.yaml", key: "insmod", spec: cmd713},
 		{name: "zsh", file: "builtin/10-carriers.yaml", key: "bash", spec: cmd10},
-		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd677},
+		{name: "zypper", file: "builtin/50-system.yaml", key: "dnf", spec: cmd684},
 	},
 }
 
