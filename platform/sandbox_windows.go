@@ -130,6 +130,12 @@ func commandLine(argv []string) (string, error) {
 // start makes the ACEs, the token and the job, starts the program
 // suspended with the token, puts it in the job and lets it run.
 func (b *tokenBackend) start(path string, env []string, dir string, stdin *os.File, line string) (*Child, error) {
+	if b.plan.Temp != "" {
+		if err := os.MkdirAll(b.plan.Temp, 0o700); err != nil {
+			return nil, fmt.Errorf("cannot make the workspace's temporary folder: %w", err)
+		}
+		env = b.plan.Env(env)
+	}
 	if err := applyACEs(b.plan); err != nil {
 		return nil, err
 	}

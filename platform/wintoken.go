@@ -55,6 +55,12 @@ type WindowsPlan struct {
 	FlagNames []string `json:"flag_names"`
 	// SID is the workspace's own SID (a restricting SID of the token).
 	SID string `json:"sid"`
+	// Temp is the workspace's own temporary folder, which TEMP and TMP
+	// name for the program in place of the person's %TEMP% (left out of
+	// the grants: an inheritable ACE set on it reaches every file in it,
+	// on the first command of each workspace), or "" when there is none
+	// (no LOCALAPPDATA).
+	Temp string `json:"temp,omitempty"`
 	// Restricting are the token's restricting SIDs ("logon" is this
 	// logon session's).
 	Restricting []string `json:"restricting_sids"`
@@ -132,7 +138,21 @@ func PlanWindows(p *Policy) *WindowsPlan {
 			}
 		}
 	}
-	grant(p.Scratch, "scratch")
+	scratch := p.Scratch
+	if lad := Getenv(p.Env, "LOCALAPPDATA"); filepath.IsAbs(lad) {
+		w.Temp = filepath.Join(lad, "cordon", "tmp", strings.ReplaceAll(strings.TrimPrefix(sid, "S-1-5-21-"), "-", ""))
+		w.ACEs = append(w.ACEs, WindowsACE{w.Temp, fmt.Sprintf("(A;OICI;0x%x;;;%s)", aceModify, sid), "temporary"})
+		var own []string
+		for _, k := range []string{"TEMP", "TMP"} {
+			if v := Getenv(p.Env, k); v != "" {
+				own = append(own, v)
+			}
+		}
+		scratch = slices.DeleteFunc(slices.Clone(scratch), func(d string) bool {
+			return slices.ContainsFunc(own, func(t string) bool { return strings.EqualFold(filepath.Clean(t), filepath.Clean(d)) })
+		})
+	}
+	grant(scratch, "scratch")
 	grant(p.Writable, "writable")
 	grant(p.Caches, "cache") // the host's own: no private layer here (docs/windows.md)
 	roots := p.WritableRoots()
@@ -182,7 +202,7 @@ func PlanWindows(p *Policy) *WindowsPlan {
 	if p.Limits.FileSize > 0 || p.Limits.Files > 0 {
 		w.NotEnforced = append(w.NotEnforced, "the file size and open files limits: a job object has neither")
 	}
-	if p.PrivateTmp {
+	if p.PrivateTmp && w.Temp == "" {
 		w.NotEnforced = append(w.NotEnforced, "a private temporary folder: %TEMP% is shared")
 	}
 	w.NotEnforced = append(w.NotEnforced,
@@ -228,6 +248,19 @@ func (w *WindowsPlan) SDDL(path string) string {
 		}
 	}
 	return b.String()
+}
+
+// Env returns env with TEMP and TMP naming the plan's temporary folder,
+// when it has one.
+func (w *WindowsPlan) Env(env []string) []string {
+	if w.Temp == "" {
+		return env
+	}
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		return strings.EqualFold(name, "TEMP") || strings.EqualFold(name, "TMP")
+	})
+	return append(out, "TEMP="+w.Temp, "TMP="+w.Temp)
 }
 
 // Apply adds the plan's ACEs to the paths' DACLs with add (path, its

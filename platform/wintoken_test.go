@@ -161,3 +161,36 @@ func TestWindowsPlanApplySkipsLockedScratch(t *testing.T) {
 		t.Errorf("a scratch folder with a read-only ACE was skipped")
 	}
 }
+
+// TestPlanWindowsTemp: the person's %TEMP% gets no ACE (set on it, an
+// inheritable entry would reach every file in it on each workspace's
+// first command); the program gets a temporary folder of the
+// workspace's own, named by TEMP and TMP. Other scratch folders keep
+// theirs.
+func TestPlanWindowsTemp(t *testing.T) {
+	ws, temp, other, lad := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	p := &Policy{Workspace: ws, Writable: []string{ws}, Scratch: []string{temp, other}, Network: NetworkOn, PrivateTmp: true,
+		Env: []string{"TEMP=" + temp, "TMP=" + temp + string(filepath.Separator), "LOCALAPPDATA=" + lad}}
+	w := PlanWindows(p)
+	if w.SDDL(temp) != "" {
+		t.Errorf("the person's %%TEMP%% gets %q", w.SDDL(temp))
+	}
+	if w.SDDL(other) == "" {
+		t.Errorf("another scratch folder gets no ACE")
+	}
+	if !strings.HasPrefix(w.Temp, filepath.Join(lad, "cordon", "tmp")+string(filepath.Separator)) || !strings.HasPrefix(w.SDDL(w.Temp), "(A;OICI;") {
+		t.Errorf("temporary folder %q, ACEs %q", w.Temp, w.SDDL(w.Temp))
+	}
+	env := w.Env([]string{"PATH=x", "temp=" + temp, "TMP=" + temp})
+	if Getenv(env, "TEMP") != w.Temp || Getenv(env, "TMP") != w.Temp || len(env) != 3 {
+		t.Errorf("env %q", env)
+	}
+	if strings.Contains(strings.Join(w.NotEnforced, "\n"), "%TEMP% is shared") {
+		t.Errorf("says %%TEMP%% is shared: %q", w.NotEnforced)
+	}
+	// Without LOCALAPPDATA, as before.
+	p.Env = []string{"TEMP=" + temp}
+	if w := PlanWindows(p); w.Temp != "" || w.SDDL(temp) == "" {
+		t.Errorf("without LOCALAPPDATA: temp %q, %%TEMP%% ACEs %q", w.Temp, w.SDDL(temp))
+	}
+}
