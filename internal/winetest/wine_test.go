@@ -251,6 +251,9 @@ func TestWineShim(t *testing.T) {
 		}
 		// Started on cordon's own window station and desktop, named
 		// (PowerShell under a restricted token needs it).
+		if !strings.Contains(out, `\cordon\tmp\`) {
+			t.Errorf("pwsh with the token backend: stdout %q; want TEMP in the workspace's own temporary folder", out)
+		}
 		if !strings.Contains(out, ` desktop=WinSta0\Default`) {
 			t.Errorf("pwsh with the token backend: stdout %q; want it started on WinSta0\\Default, named", out)
 		}

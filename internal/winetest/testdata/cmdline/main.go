@@ -2,7 +2,7 @@
 // passed it, and exits with status 3: a stand-in for a real shell that
 // shows what cordon handed it. With CMDLINE_REPORT=1 in its environment
 // it also prints whether it runs in a job object and with a restricted
-// token, and the desktop it was started on. With CMDLINE_TERMINAL=1 it plays a judged interactive
+// token, the desktop it was started on and its TEMP. With CMDLINE_TERMINAL=1 it plays a judged interactive
 // PowerShell instead (terminal.go).
 package main
 
@@ -29,7 +29,7 @@ func main() {
 		restricted, err2 := windows.GetCurrentProcessToken().IsRestricted()
 		var si windows.StartupInfo
 		windows.GetStartupInfo(&si)
-		fmt.Printf("\njob=%v (%v) restricted=%v (%v) desktop=%s", job != 0, err, restricted, err2, windows.UTF16PtrToString(si.Desktop))
+		fmt.Printf("\njob=%v (%v) restricted=%v (%v) desktop=%s temp=%s", job != 0, err, restricted, err2, windows.UTF16PtrToString(si.Desktop), os.Getenv("TEMP"))
 	}
 	os.Exit(3)
 }
