@@ -90,9 +90,11 @@ func authValue(value string) bool {
 // AuthHeader reports whether an HTTP header named name carries a
 // credential: Authorization, or one of the API-key headers services
 // take instead (GitLab's Private-Token, X-Api-Key, Google's
-// X-Goog-Api-Key).
+// X-Goog-Api-Key). Case, surrounding space and "_" for "-" do not
+// matter: servers behind CGI-style gateways (Rack, Puma, PHP) read
+// Private_Token as Private-Token.
 func AuthHeader(name string) bool {
-	switch strings.ToLower(name) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
 	case "authorization", "proxy-authorization", "private-token", "job-token", "deploy-token",
 		"x-api-key", "api-key", "x-auth-token", "x-goog-api-key":
 		return true
