@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cordonsh/cordon/credvar"
@@ -64,8 +65,9 @@ type Broker struct {
 	mu    sync.RWMutex
 	creds []*held
 
-	once  sync.Once
-	slots chan struct{} // one per connection served
+	once     sync.Once
+	slots    chan struct{} // one per connection served
+	buffered atomic.Int64  // bytes of request bodies held to check
 }
 
 // held is a credential with its hosts parsed, and what Lookup gave.
@@ -199,8 +201,9 @@ func (b *Broker) Intercepts(host string, port int) bool {
 // authentication, when that credential may not go to host:port; "" when
 // none does.
 func (b *Broker) Carried(host string, port int, text string) string {
+	vs := views(text)
 	for _, h := range b.all() {
-		if carries(text, h.Placeholder) && !h.takes(host, port) {
+		if holds(vs, h.Placeholder) && !h.takes(host, port) {
 			return h.Name
 		}
 	}
@@ -209,23 +212,39 @@ func (b *Broker) Carried(host string, port int, text string) string {
 
 // carries reports whether text holds ph: as it is, percent-encoded in
 // part, or inside a base64 "Basic" value.
-func carries(text, ph string) bool {
-	if strings.Contains(text, ph) {
-		return true
-	}
+func carries(text, ph string) bool { return holds(views(text), ph) }
+
+// views returns the forms of text a placeholder may hide in: text,
+// text percent-decoded, and each long field of it base64-decoded. Each
+// field is decoded twice (the standard and the URL alphabet, padding
+// or not), whatever the number of credentials looked for.
+func views(text string) []string {
+	vs := []string{text}
 	if strings.Contains(text, "%") {
-		if u, err := url.PathUnescape(text); err == nil && strings.Contains(u, ph) {
-			return true
+		if u, err := url.PathUnescape(text); err == nil {
+			vs = append(vs, u)
 		}
 	}
 	for _, f := range strings.Fields(text) {
+		f = strings.TrimRight(f, ",;=")
 		if len(f) < 16 {
 			continue
 		}
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-			if d, err := enc.DecodeString(strings.TrimRight(f, ",;")); err == nil && strings.Contains(string(d), ph) {
-				return true
+		for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if d, err := enc.DecodeString(f); err == nil {
+				vs = append(vs, string(d))
+				break
 			}
+		}
+	}
+	return vs
+}
+
+// holds reports whether one of views contains ph.
+func holds(views []string, ph string) bool {
+	for _, v := range views {
+		if strings.Contains(v, ph) {
+			return true
 		}
 	}
 	return false
@@ -307,24 +326,33 @@ func (s *served) one() bool {
 		return false
 	}
 	if !s.sameHost(req.Host) {
-		return s.refuse(req, fmt.Sprintf("the request names the host %q inside a connection to %s", req.Host, s.hostPort()))
+		return s.refuse(403, fmt.Sprintf("the request names the host %q inside a connection to %s", req.Host, s.hostPort()))
+	}
+	if req.ProtoMajor != 1 {
+		return s.refuse(505, fmt.Sprintf("it is %s; the credential broker speaks HTTP/1", req.Proto))
 	}
 	reason, echo := s.b.swap(req, s.host, s.port)
 	if reason != "" {
-		return s.refuse(req, reason)
+		return s.refuse(403, reason)
+	}
+	if switchesProtocol(req.Header) {
+		return s.refuse(403, fmt.Sprintf("it asks to switch protocols (Upgrade: %s): what would follow (a WebSocket's frames) cordon could neither check for a credential that is not the person's nor mask, so a credential's host is reached over plain HTTP requests only", req.Header.Get("Upgrade")))
 	}
 	// Uncompressed, so that what the host echoes can be masked.
 	req.Header.Set("Accept-Encoding", "identity")
+	if checked(req.Header) && req.ContentLength > maxBody {
+		return s.refuse(413, tooLarge().reason)
+	}
 	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
 		req.Header.Del("Expect")
 		io.WriteString(s.client, "HTTP/1.1 100 Continue\r\n\r\n")
 	}
-	upgrade := req.Header.Get("Upgrade")
-	removeHopHeaders(req.Header)
-	if upgrade != "" {
-		req.Header.Set("Connection", "Upgrade")
-		req.Header.Set("Upgrade", upgrade)
+	ref, release := s.b.checkBody(req)
+	defer release()
+	if ref != nil {
+		return s.refuse(ref.code, ref.reason)
 	}
+	removeHopHeaders(req.Header)
 	if _, ok := req.Header["User-Agent"]; !ok {
 		req.Header["User-Agent"] = []string{""} // none added
 	}
@@ -341,17 +369,13 @@ func (s *served) one() bool {
 		resp.Write(s.client)
 		resp, err = http.ReadResponse(s.upBr, req)
 	}
+	if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
+		err = errors.New("it switched protocols unasked")
+	}
 	if err != nil {
 		s.closeUp()
 		<-sent
 		s.reply(502, fmt.Sprintf("cordon's credential broker: %s answered badly: %v\n", s.hostPort(), err))
-		return false
-	}
-	if resp.StatusCode == http.StatusSwitchingProtocols {
-		if resp.Write(s.client) != nil || <-sent != nil {
-			return false
-		}
-		s.pipeUp()
 		return false
 	}
 	s.b.maskResponse(resp, echo...)
@@ -434,32 +458,13 @@ func (s *served) connectUp() error {
 	return nil
 }
 
-// pipeUp copies both ways after a protocol switch (a WebSocket).
-func (s *served) pipeUp() {
-	done := make(chan struct{})
-	go func() {
-		if n := s.br.Buffered(); n > 0 {
-			b, _ := s.br.Peek(n)
-			s.up.Write(b)
-		}
-		io.Copy(s.up, s.client)
-		s.up.Close()
-		close(done)
-	}()
-	if n := s.upBr.Buffered(); n > 0 {
-		b, _ := s.upBr.Peek(n)
-		s.client.Write(b)
-	}
-	io.Copy(s.client, s.up)
-	s.client.Close()
-	<-done
-}
-
-func (s *served) refuse(req *http.Request, reason string) bool {
+// refuse answers code with why the request is refused, and ends the
+// connection.
+func (s *served) refuse(code int, reason string) bool {
 	if s.b.Refused != nil {
 		s.b.Refused(s.host, s.port, reason)
 	}
-	s.reply(403, fmt.Sprintf("cordon refused the request to %s: %s.\nA credential the sandbox holds is a placeholder that cordon's proxy swaps for the real one on requests to that credential's own hosts only (docs/network.md).\n", s.hostPort(), reason))
+	s.reply(code, fmt.Sprintf("cordon refused the request to %s: %s.\nA credential the sandbox holds is a placeholder that cordon's proxy swaps for the real one on requests to that credential's own hosts only (docs/network.md).\n", s.hostPort(), reason))
 	return false
 }
 
@@ -519,6 +524,9 @@ func (b *Broker) maskResponse(resp *http.Response, extra ...string) {
 		}
 		h.mu.Unlock()
 	}
+	// Cookies are not sent up (no session of anyone's), so none is
+	// taken back: one could carry a value cut across several lines.
+	resp.Header.Del("Set-Cookie")
 	if len(pairs) == 0 {
 		return
 	}
@@ -606,6 +614,22 @@ func (m *maskedBody) Close() error { return m.rc.Close() }
 // hopHeaders are the headers of one connection, not of the request.
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Upgrade"}
 
+// switchesProtocol reports whether a request asks to switch protocols
+// (a WebSocket, h2c).
+func switchesProtocol(h http.Header) bool {
+	if len(h.Values("Upgrade")) > 0 || len(h.Values("Http2-Settings")) > 0 {
+		return true
+	}
+	for _, f := range h.Values("Connection") {
+		for _, name := range strings.Split(f, ",") {
+			if strings.EqualFold(strings.TrimSpace(name), "upgrade") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func removeHopHeaders(h http.Header) {
 	for _, f := range h.Values("Connection") {
 		for _, name := range strings.Split(f, ",") {
@@ -639,8 +663,9 @@ func removeHopHeaders(h http.Header) {
 // of the answer would not see otherwise).
 func (b *Broker) swap(req *http.Request, host string, port int) (reason string, echo []string) {
 	creds := b.all()
+	head := headViews(req)
 	for _, h := range creds {
-		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) || !requestCarries(req, h.Placeholder) {
+		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) || !holds(head, h.Placeholder) {
 			continue
 		}
 		if !h.takes(host, port) {
@@ -651,10 +676,8 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 	if carriesAny(req.URL.String(), creds) {
 		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil
 	}
-	for name := range req.URL.Query() {
-		if credvar.QueryCredential(name) {
-			return fmt.Sprintf("its query parameter %q carries a credential that is not the one cordon holds for %s (the command's own)", name, host), nil
-		}
+	if name := queryStranger(req.URL.RawQuery); name != "" {
+		return fmt.Sprintf("its query parameter %q carries a credential that is not the one cordon holds for %s (the command's own)", name, host), nil
 	}
 	req.Header.Del("Cookie") // no session of anyone's
 	req.Trailer = nil        // nor a header after the body
@@ -685,27 +708,24 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 
 // carriesAny reports whether text carries the placeholder of one of creds.
 func carriesAny(text string, creds []*held) bool {
+	vs := views(text)
 	for _, h := range creds {
-		if carries(text, h.Placeholder) {
+		if holds(vs, h.Placeholder) {
 			return true
 		}
 	}
 	return false
 }
 
-// requestCarries reports whether ph is anywhere in req's head.
-func requestCarries(req *http.Request, ph string) bool {
-	if carries(req.URL.String(), ph) {
-		return true
-	}
-	for _, vs := range req.Header {
-		for _, v := range vs {
-			if carries(v, ph) {
-				return true
-			}
+// headViews returns the views of req's URL and header values.
+func headViews(req *http.Request) []string {
+	vs := views(req.URL.String())
+	for _, hv := range req.Header {
+		for _, v := range hv {
+			vs = append(vs, views(v)...)
 		}
 	}
-	return false
+	return vs
 }
 
 // swapAuth returns the authorization header value v with the real value

@@ -35,7 +35,8 @@ type rig struct {
 	ph       string
 	client   *http.Client
 	b        *broker.Broker
-	proxy    string // the proxy's address
+	proxy    string         // the proxy's address
+	roots    *x509.CertPool // the sandbox's trust: the broker's authority
 
 	mu      sync.Mutex
 	seen    []string // the Authorization headers the service got
@@ -45,10 +46,10 @@ type rig struct {
 func newRig(t *testing.T) *rig {
 	r := &rig{t: t}
 	r.upstream = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.mu.Lock()
-		r.seen = append(r.seen, req.Header.Get("Authorization")+"|"+req.Header.Get("X-Api-Key")+"|"+req.URL.RawQuery)
-		r.mu.Unlock()
 		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.seen = append(r.seen, req.Header.Get("Authorization")+"|"+req.Header.Get("X-Api-Key")+"|"+req.URL.RawQuery+"|"+fmt.Sprint(req.Header)+"|"+string(body))
+		r.mu.Unlock()
 		ok := req.Header.Get("Authorization") == "Bearer "+real || req.URL.Query().Get("key") == real
 		if u, p, b := req.BasicAuth(); b {
 			ok = u == "person" && p == real || u == real && p == "x-oauth-basic"
@@ -57,6 +58,10 @@ func newRig(t *testing.T) *rig {
 			// A service that quotes the request back, compressed when
 			// the client takes it.
 			w.Header().Set("X-Echo", req.Header.Get("Authorization"))
+			// A value cut across cookies, put together by the client.
+			a := req.Header.Get("Authorization")
+			w.Header().Add("Set-Cookie", "a="+a[:len(a)/2])
+			w.Header().Add("Set-Cookie", "b="+a[len(a)/2:])
 			var out io.Writer = w
 			if strings.Contains(req.Header.Get("Accept-Encoding"), "gzip") {
 				w.Header().Set("Content-Encoding", "gzip")
@@ -108,6 +113,7 @@ func newRig(t *testing.T) *rig {
 		t.Fatalf("the authority's certificate: %v", err)
 	}
 	r.proxy = ln.Addr().String()
+	r.roots = sandboxRoots
 	proxy, _ := url.Parse("http://" + ln.Addr().String())
 	r.client = &http.Client{Transport: &http.Transport{
 		Proxy:           http.ProxyURL(proxy),
@@ -282,6 +288,9 @@ func TestEcho(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		got := string(b) + resp.Header.Get("X-Echo")
+		if c := resp.Header.Values("Set-Cookie"); len(c) > 0 {
+			t.Errorf("the echo of %q set cookies %q, which can carry the value in parts", auth, c)
+		}
 		if strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) {
 			t.Errorf("the echo of %q: %q, X-Echo %q", auth, b, resp.Header.Get("X-Echo"))
 		}

@@ -90,9 +90,11 @@ func authValue(value string) bool {
 // AuthHeader reports whether an HTTP header named name carries a
 // credential: Authorization, or one of the API-key headers services
 // take instead (GitLab's Private-Token, X-Api-Key, Google's
-// X-Goog-Api-Key).
+// X-Goog-Api-Key). Case, surrounding space and "_" for "-" do not
+// matter: servers behind CGI-style gateways (Rack, Puma, PHP) read
+// Private_Token as Private-Token.
 func AuthHeader(name string) bool {
-	switch strings.ToLower(name) {
+	switch strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-") {
 	case "authorization", "proxy-authorization", "private-token", "job-token", "deploy-token",
 		"x-api-key", "api-key", "x-auth-token", "x-goog-api-key":
 		return true
@@ -108,6 +110,30 @@ func QueryCredential(name string) bool {
 		switch strings.ToLower(w) {
 		case "token", "key", "apikey", "secret", "password", "passwd", "auth", "signature", "sig", "credential", "jwt":
 			return true
+		}
+	}
+	return false
+}
+
+// BodyCredential reports whether a parameter of a request's body (a
+// form field, a JSON key, a multipart part) named name carries a
+// credential that a server reads as one (private_token, access_token,
+// api_key, password): narrower than [QueryCredential], since bodies
+// name their own data key, key_id, signature or prompt_cache_key.
+func BodyCredential(name string) bool {
+	api, access := false, false
+	for _, w := range Parts(name) {
+		switch strings.ToLower(w) {
+		case "token", "apikey", "secret", "password", "passwd", "jwt":
+			return true
+		case "api":
+			api = true
+		case "access":
+			access = true
+		case "key":
+			if api || access {
+				return true
+			}
 		}
 	}
 	return false
