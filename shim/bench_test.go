@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -234,5 +235,28 @@ func BenchmarkShimOneShot(b *testing.B) {
 		if _, err := ctx.Confine(opts); err != nil {
 			b.Skip(err)
 		}
+	}
+}
+
+// BenchmarkMaskDecision: masking every string of a typical decision and
+// its judgement (no credential in it, the usual case), which Decide does
+// for every command.
+func BenchmarkMaskDecision(b *testing.B) {
+	dir, env := benchDirs(b)
+	builtinRules()
+	inv, err := Decode([]string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := Judge(inv, dir, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env = append(env, "GH_TOKEN=ghp_0123456789abcdef0123456789abcdef0123")
+	mask := builtinRules().Credentials().Masker(env)
+	b.ReportAllocs()
+	for b.Loop() {
+		d := &decision.Decision{Command: inv.Script, Dir: dir, Judgement: j, Reasons: []string{"a reason"}}
+		maskDecision(d, mask)
 	}
 }
