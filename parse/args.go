@@ -20,6 +20,19 @@ func Option(args []Word, j int, valued []string) (string, Word, int, bool) {
 			return opt, Word{Text: a[2:]}, j + 1, true
 		}
 	}
+	// An abbreviated long option ("--sig KILL", "--use-comp=sh"), as
+	// getopt_long and its kind take any unique prefix: taken as the
+	// valued option it abbreviates (a prefix the program finds ambiguous
+	// is an error there), so that its value is not taken for the
+	// command it runs.
+	if opt := abbrevOf(a, valued); opt != "" {
+		if _, v, glued := strings.Cut(a, "="); glued {
+			return opt, Word{Text: v}, j + 1, true
+		}
+		if j+1 < len(args) {
+			return opt, args[j+1], j + 2, true
+		}
+	}
 	if len(a) > 2 && a[0] == '-' && a[1] != '-' {
 		for k := 2; k < len(a); k++ {
 			opt := "-" + a[k:k+1]
@@ -35,6 +48,22 @@ func Option(args []Word, j int, valued []string) (string, Word, int, bool) {
 		}
 	}
 	return a, Word{}, j + 1, false
+}
+
+// abbrevOf returns the first long option of opts that a ("--sig",
+// "--use-comp=x") abbreviates, or "" when a is no long option, names one
+// of opts whole, or abbreviates none.
+func abbrevOf(a string, opts []string) string {
+	name, _, _ := strings.Cut(a, "=")
+	if len(name) < 3 || !strings.HasPrefix(name, "--") || contains(opts, name) {
+		return ""
+	}
+	for _, o := range opts {
+		if strings.HasPrefix(o, "--") && strings.HasPrefix(o, name) {
+			return o
+		}
+	}
+	return ""
 }
 
 // InCluster reports whether the short flag f (like "-d") is part of the
