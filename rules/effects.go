@@ -114,6 +114,12 @@ func oldOptions(ws []parse.Word, valueOpts []string) []parse.Word {
 // command, anywhere: an argument that is one of them exactly is never
 // read as an abbreviation of another.
 func (c *CmdSpec) longOptions() []string {
+	c.longOnce.Do(func() { c.long = c.listLongOptions() })
+	return c.long
+}
+
+// listLongOptions is longOptions, listed anew.
+func (c *CmdSpec) listLongOptions() []string {
 	lists := [][]string{c.ValueOptions, c.DirOptions, c.SplitOptions, c.ArgFileOptions, c.ExecFlags, c.CodeFlags, c.FileFlags, c.StreamWhen}
 	for _, t := range c.OptionCode {
 		lists = append(lists, t.Options)

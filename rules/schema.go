@@ -1,5 +1,7 @@
 package rules
 
+import "sync"
+
 // The types in this file are the YAML rule language, version 1. They are
 // decoded strictly: an unknown key is an error with its file and line.
 
@@ -293,6 +295,11 @@ type CmdSpec struct {
 	Parameters []string `yaml:"parameters"`
 	Switches   []string `yaml:"switches"`
 	Positional []string `yaml:"positional"`
+
+	// The long options the rules name for the command, listed on first
+	// use (see [CmdSpec.longOptions]).
+	longOnce sync.Once
+	long     []string
 }
 
 // Rewrite replaces a pattern in interpreter code ("{home}" is the home
