@@ -233,6 +233,19 @@ func TestSandboxCredentialsUnreadable(t *testing.T) {
 					t.Errorf("reading ~/%s: got through:\n%s", f, out)
 				}
 			}
+			// The same files where XDG_CONFIG_HOME puts them (found by
+			// an attacker: only the ~/.config spellings were listed).
+			xdg := filepath.Join(b.home, "xdg")
+			for f, text := range map[string]string{"gh/hosts.yml": "github.com:\n    oauth_token: " + secret + "\n", "git/credentials": "https://person:" + secret + "@github.com\n"} {
+				os.MkdirAll(filepath.Dir(filepath.Join(xdg, f)), 0o755)
+				os.WriteFile(filepath.Join(xdg, f), []byte(text), 0o600)
+			}
+			b.env = append(b.env, "XDG_CONFIG_HOME="+xdg)
+			for _, f := range []string{"gh/hosts.yml", "git/credentials"} {
+				if out, _ := b.run("on", "cat $XDG_CONFIG_HOME/"+f); strings.Contains(out, secret) {
+					t.Errorf("reading $XDG_CONFIG_HOME/%s: got through:\n%s", f, out)
+				}
+			}
 			if b.backend != "landlock" {
 				// Landlock lets the names in a hidden directory be
 				// listed (see platform/landlock_linux.go); bwrap and
