@@ -25,7 +25,8 @@ func Option(args []Word, j int, valued []string) (string, Word, int, bool) {
 	// valued option it abbreviates (a prefix the program finds ambiguous
 	// is an error there), so that its value is not taken for the
 	// command it runs.
-	if opt := abbrevOf(a, valued); opt != "" {
+	if opts := Abbreviates(a, valued, valued); len(opts) > 0 {
+		opt := opts[0]
 		if _, v, glued := strings.Cut(a, "="); glued {
 			return opt, Word{Text: v}, j + 1, true
 		}
@@ -50,20 +51,23 @@ func Option(args []Word, j int, valued []string) (string, Word, int, bool) {
 	return a, Word{}, j + 1, false
 }
 
-// abbrevOf returns the first long option of opts that a ("--sig",
-// "--use-comp=x") abbreviates, or "" when a is no long option, names one
-// of opts whole, or abbreviates none.
-func abbrevOf(a string, opts []string) string {
+// Abbreviates returns the long options of opts ("--signal") that a
+// ("--sig", "--sig=x") abbreviates, as getopt_long, git's parse-options
+// and argparse take any unique prefix: none when a is no long option or
+// names one of known whole. A prefix the program finds ambiguous is an
+// error there, so a caller that takes it as each is never less strict.
+func Abbreviates(a string, opts, known []string) []string {
 	name, _, _ := strings.Cut(a, "=")
-	if len(name) < 3 || !strings.HasPrefix(name, "--") || contains(opts, name) {
-		return ""
+	if len(name) < 3 || !strings.HasPrefix(name, "--") || contains(known, name) {
+		return nil
 	}
+	var out []string
 	for _, o := range opts {
-		if strings.HasPrefix(o, "--") && strings.HasPrefix(o, name) {
-			return o
+		if strings.HasPrefix(o, name) {
+			out = append(out, o)
 		}
 	}
-	return ""
+	return out
 }
 
 // InCluster reports whether the short flag f (like "-d") is part of the

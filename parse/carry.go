@@ -901,7 +901,7 @@ func (w *walker) optionCodeIn(st *state, c Command, args []Word, k *Carrier) {
 			opt, val, next = "", args[j], j+1
 		}
 		for _, t := range k.OptionCode {
-			if len(t.Options) > 0 && !contains(t.Options, opt) && abbrevOf(opt, t.Options) == "" {
+			if len(t.Options) > 0 && !contains(t.Options, opt) && len(Abbreviates(opt, t.Options, t.Options)) == 0 {
 				continue
 			}
 			if m := t.Pattern.FindStringSubmatch(val.Text); m != nil {

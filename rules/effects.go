@@ -139,22 +139,10 @@ func (c *CmdSpec) listLongOptions() []string {
 }
 
 // abbrev returns the long options of opts that t ("--in-pl",
-// "--in-pl=x") may abbreviate, as getopt_long, git's parse-options and
-// argparse take any unique prefix: none when t is no long option or one
-// the rules know exactly. A prefix the program finds ambiguous is an
-// error there, so taking it as each is never less strict.
+// "--in-pl=x") may abbreviate ([parse.Abbreviates]): none when t is one
+// the rules know exactly.
 func (a *args) abbrev(t string, opts []string) []string {
-	name, _, _ := strings.Cut(t, "=")
-	if len(name) < 3 || !strings.HasPrefix(name, "--") || slices.Contains(a.known, name) {
-		return nil
-	}
-	var out []string
-	for _, o := range opts {
-		if strings.HasPrefix(o, name) {
-			out = append(out, o)
-		}
-	}
-	return out
+	return parse.Abbreviates(t, opts, a.known)
 }
 
 // addAbbrev reads ws[j], an abbreviation of value options, and returns
