@@ -128,9 +128,7 @@ func hostGit(p *Policy) *gitcred.Helper {
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
-	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool {
-		return within(p, untrusted) || within(realPath(p), untrusted)
-	}}
+	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool { return leadsInto(p, untrusted) }}
 	for _, home := range []string{Getenv(p.Env, "HOME"), AccountHome()} {
 		if trustedHome(home, untrusted) {
 			h.Home = home
@@ -144,6 +142,32 @@ func hostGit(p *Policy) *gitcred.Helper {
 	}
 	h.Git, _ = FindProgram("git", path, untrusted)
 	return h
+}
+
+// leadsInto reports whether a file at p is, or would be made, in one of
+// roots: where its links lead, a link whose target is not there yet
+// included (realPath stops at such a link; a command could make the
+// target between a check and a read).
+func leadsInto(p string, roots []string) bool {
+	for range 40 {
+		real := realPath(p)
+		if within(p, roots) || within(real, roots) {
+			return true
+		}
+		fi, err := os.Lstat(real)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			return false
+		}
+		target, err := os.Readlink(real)
+		if err != nil {
+			return true
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(real), target)
+		}
+		p = target
+	}
+	return true // a loop of links: nothing to trust
 }
 
 // trustedHome reports whether git's configuration in home (.gitconfig,

@@ -3,6 +3,7 @@ package platform
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -93,5 +94,24 @@ func TestHostGitPath(t *testing.T) {
 	}
 	if len(h.Path) == 0 || h.Path[0] != bin {
 		t.Errorf("PATH: %v", h.Path)
+	}
+}
+
+// TestLeadsInto: a file of the person's git configuration counts as in
+// the sandbox's reach where its links lead, a dangling link's target
+// included (found by an attacker: ~/.gitconfig.local linked to a file
+// in the workspace not made yet passed the check, and the command made
+// it before git read it).
+func TestLeadsInto(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	os.Symlink(filepath.Join(ws, "later"), filepath.Join(home, "dangling"))
+	os.Symlink(filepath.Join(home, "dangling"), filepath.Join(home, "chain"))
+	os.Symlink("loop2", filepath.Join(home, "loop1"))
+	os.Symlink("loop1", filepath.Join(home, "loop2"))
+	os.WriteFile(filepath.Join(home, "plain"), nil, 0o600)
+	for name, want := range map[string]bool{"dangling": true, "chain": true, "loop1": true, "plain": false, "missing": false} {
+		if got := leadsInto(filepath.Join(home, name), []string{ws}); got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
 	}
 }
