@@ -190,16 +190,27 @@ function Remove-Aside {
     }
 }
 
-# Add-UserPath adds Dir to the end of the user's Path (the registry's,
-# kept as written: %VARIABLES% are not expanded into it), records it, and
+# Get-UserPath is the user's Path as the registry holds it (%VARIABLES%
+# not expanded), a folder each.
+function Get-UserPath {
+    return @(((Get-Item -LiteralPath 'HKCU:\Environment').GetValue('Path', '', 'DoNotExpandEnvironmentNames') -split ';') | Where-Object { $_ })
+}
+
+# Set-UserPath writes Parts as the user's Path, kept unexpanded, and
+# tells running programs (Explorer among them) that the environment
+# changed, as setting any user variable does.
+function Set-UserPath([string[]]$Parts) {
+    # (Empty entries left out: a function's empty result is $null.)
+    New-ItemProperty -LiteralPath 'HKCU:\Environment' -Name 'Path' -Value (@($Parts | Where-Object { $_ }) -join ';') -PropertyType ExpandString -Force | Out-Null
+    [System.Environment]::SetEnvironmentVariable('CORDON_INSTALL_PATH', $null, 'User')
+}
+
+# Add-UserPath adds Dir to the end of the user's Path, records it, and
 # adds it to this session's; windows opened later have it.
 function Add-UserPath([string]$Dir, [System.Collections.Generic.List[string]]$Made) {
-    $parts = @(((Get-Item -LiteralPath 'HKCU:\Environment').GetValue('Path', '', 'DoNotExpandEnvironmentNames') -split ';') | Where-Object { $_ })
+    $parts = Get-UserPath
     if ($parts -notcontains $Dir) {
-        New-ItemProperty -LiteralPath 'HKCU:\Environment' -Name 'Path' -Value (($parts + $Dir) -join ';') -PropertyType ExpandString -Force | Out-Null
-        # (Setting a user variable tells running programs, Explorer
-        # among them, that the environment changed.)
-        [System.Environment]::SetEnvironmentVariable('CORDON_INSTALL_PATH', $null, 'User')
+        Set-UserPath (@($parts) + $Dir)
         $Made.Add("path $Dir")
     }
     if (@($env:Path -split ';') -notcontains $Dir) {
@@ -209,10 +220,9 @@ function Add-UserPath([string]$Dir, [System.Collections.Generic.List[string]]$Ma
 
 # Remove-UserPath takes Dir out of the user's Path.
 function Remove-UserPath([string]$Dir) {
-    $parts = @(((Get-Item -LiteralPath 'HKCU:\Environment').GetValue('Path', '', 'DoNotExpandEnvironmentNames') -split ';') | Where-Object { $_ })
+    $parts = Get-UserPath
     if ($parts -contains $Dir) {
-        New-ItemProperty -LiteralPath 'HKCU:\Environment' -Name 'Path' -Value (@($parts | Where-Object { $_ -ne $Dir }) -join ';') -PropertyType ExpandString -Force | Out-Null
-        [System.Environment]::SetEnvironmentVariable('CORDON_INSTALL_PATH', $null, 'User')
+        Set-UserPath @($parts | Where-Object { $_ -ne $Dir })
         Write-Host "removed $Dir from the user's Path"
     }
 }
