@@ -172,20 +172,14 @@ func leadsInto(p string, roots []string) bool {
 
 // trustedHome reports whether git's configuration in home (.gitconfig,
 // .config/git/config) is out of reach of sandboxed commands: neither the
-// directory nor those files (where links lead) are in untrusted.
+// directory nor those files (where links lead, made yet or not) are in
+// untrusted.
 func trustedHome(home string, untrusted []string) bool {
 	if !filepath.IsAbs(home) {
 		return false
 	}
 	for _, p := range []string{home, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config"), filepath.Join(home, ".config", "git"), filepath.Join(home, ".config", "git", "config")} {
-		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				return false // a link to a place not made yet
-			}
-			real = p // missing: where it would be made
-		}
-		if within(p, untrusted) || within(real, untrusted) {
+		if leadsInto(p, untrusted) {
 			return false
 		}
 	}
