@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -84,7 +85,7 @@ func benchJudge(b *testing.B, argv []string, dir string, env []string) {
 	builtinRules()
 	b.ReportAllocs()
 	for b.Loop() {
-		inv, err := Decode(argv, false)
+		inv, err := invocation.Decode(argv, false)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -217,7 +218,7 @@ func BenchmarkShimOneShot(b *testing.B) {
 	defer os.RemoveAll(state)
 	env = append(env, "XDG_STATE_HOME="+state)
 	builtinRules()
-	inv, err := Decode(oneShotArgv, false)
+	inv, err := invocation.Decode(oneShotArgv, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -244,7 +245,7 @@ func BenchmarkShimOneShot(b *testing.B) {
 func BenchmarkMaskDecision(b *testing.B) {
 	dir, env := benchDirs(b)
 	builtinRules()
-	inv, err := Decode([]string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}, false)
+	inv, err := invocation.Decode([]string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -23,8 +24,8 @@ var builtinRules = sync.OnceValue(rules.Builtin)
 // bash -lc '...', or a direct command) as if run in dir with env. It never
 // executes any part of argv.
 func Check(argv []string, dir string, env []string) (*rules.Judgement, error) {
-	inv, err := Decode(argv, false)
-	var de *DecodeError
+	inv, err := invocation.Decode(argv, false)
+	var de *invocation.DecodeError
 	if errors.As(err, &de) {
 		return refusedByShell(de), nil
 	}
@@ -36,7 +37,7 @@ func Check(argv []string, dir string, env []string) (*rules.Judgement, error) {
 
 // refusedByShell is the judgement on an argv the shell itself rejects:
 // nothing would run, so it is allowed, with the shell's message.
-func refusedByShell(de *DecodeError) *rules.Judgement {
+func refusedByShell(de *invocation.DecodeError) *rules.Judgement {
 	return &rules.Judgement{Reasons: []rules.Reason{{Rule: "shell-rejects", Message: de.Msg + "; the shell would run nothing", Command: -1}}}
 }
 
@@ -49,11 +50,11 @@ func refusedByShell(de *DecodeError) *rules.Judgement {
 //
 // The judgement carries the reasons but not the per-command report
 // ([rules.Judgement.Commands]), which only [Check] builds.
-func Judge(inv *Invocation, dir string, env []string) (*rules.Judgement, error) {
+func Judge(inv *invocation.Invocation, dir string, env []string) (*rules.Judgement, error) {
 	return judge(inv, dir, env, false)
 }
 
-func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
+func judge(inv *invocation.Invocation, dir string, env []string, report bool) (*rules.Judgement, error) {
 	ctx, err := NewContext(dir, env, nil)
 	if err != nil {
 		return nil, err
@@ -72,7 +73,7 @@ func judge(inv *Invocation, dir string, env []string, report bool) (*rules.Judge
 // write a path, seen whether it shows the command a path as it is, installed which script files are installed software (nil:
 // none), brokered which credential variables it holds by placeholder
 // (nil: none).
-func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool) *rules.Judgement {
+func judgeWith(set *rules.Set, inv *invocation.Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool) *rules.Judgement {
 	// The path rules' variables as the sandbox reads them (a
 	// $DARWIN_USER_CACHE_DIR of the environment's is not the sandbox's).
 	lookup := envLookup(env)
@@ -87,20 +88,20 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
+		NoUnset: invocation.HasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 		Installed: installed, Pinned: inv.Pinned,
 		Seen: seen,
 	}
-	if inv.Mode == ModeCommand && inv.Shell != "" {
-		call := inv.shellCall()
+	if inv.Mode == invocation.ModeCommand && inv.Shell != "" {
+		call := inv.ShellCall()
 		cfg.Start = &call
 	}
 	var res *parse.Result
 	switch inv.Mode {
-	case ModeCommand:
+	case invocation.ModeCommand:
 		res = parse.Parse(inv.Script, cfg)
-	case ModeFile, ModeExec:
+	case invocation.ModeFile, invocation.ModeExec:
 		res = parse.Exec(inv.Argv, cfg)
 	default:
 		res = &parse.Result{}
@@ -112,44 +113,12 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 // the shells that rules know.
 func nestedShellWith(rules parse.Knowledge) func([]string) (parse.ShellCall, error) {
 	return func(argv []string) (parse.ShellCall, error) {
-		inv, err := decodeWith(rules, argv, false)
+		inv, err := invocation.DecodeWith(rules, argv, false)
 		if err != nil {
 			return parse.ShellCall{}, err
 		}
-		return inv.shellCall(), nil
+		return inv.ShellCall(), nil
 	}
-}
-
-// shellCall is what the walker needs of a shell started from a script.
-// A shell given no script reads one from its standard input there
-// (curl ... | sh, echo ... | cmd).
-func (inv *Invocation) shellCall() parse.ShellCall {
-	call := parse.ShellCall{
-		Dialect: inv.Dialect, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Options: inv.Options, Delayed: inv.Delayed, Core: inv.Core,
-		Login: inv.Login, Interactive: inv.Interactive || inv.Mode == ModeInteractive,
-		NoRc: inv.NoRc || hasOption(inv.Options, "norcs"), NoProfile: inv.NoProfile, RcFile: inv.RcFile,
-	}
-	switch inv.Mode {
-	case ModeCommand:
-		call.Script, call.HasScript = inv.Script, true
-	case ModeFile:
-		call.File = inv.File
-	case ModeInfo:
-		call.HasScript = true
-	default:
-		call.Stdin = true
-	}
-	return call
-}
-
-func hasOption(opts []string, name string) bool {
-	for _, o := range opts {
-		if o == name {
-			return true
-		}
-	}
-	return false
 }
 
 func envLookup(env []string) func(string) string {

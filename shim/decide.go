@@ -17,6 +17,7 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/review"
 	"github.com/cordonsh/cordon/rules"
@@ -77,7 +78,7 @@ type Request struct {
 	Text, Bind string
 	// Inv is the decoded invocation judged. For a statement, its Script
 	// holds the piped shell's prelude followed by the statement.
-	Inv *Invocation
+	Inv *invocation.Invocation
 	// Rules, when set, judge instead of the context's (a piped shell's rules
 	// of the moment).
 	Rules *rules.Set

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -64,7 +65,7 @@ func (c *agentCommand) key(dir string) string {
 // needs; nil when req is no agent's wrapper.
 func (ctx *Context) agentCommand(set *rules.Set, req Request) *agentCommand {
 	inv := req.Inv
-	if req.Windows || inv == nil || inv.Mode != ModeCommand || len(inv.Params) > 0 || len(inv.Argv) == 0 || inv.Arg0 != inv.Argv[0] ||
+	if req.Windows || inv == nil || inv.Mode != invocation.ModeCommand || len(inv.Params) > 0 || len(inv.Argv) == 0 || inv.Arg0 != inv.Argv[0] ||
 		len(inv.Options) > 0 || inv.Interactive || inv.RcFile != "" || inv.NoRc || inv.NoProfile || req.Bind != "" {
 		return nil
 	}
@@ -106,7 +107,7 @@ func (ctx *Context) dialogApproval(store *approval.Store, set *rules.Set, req Re
 		}
 		return store.Use(approval.DialogKey(session, ac.command, ac.pieces, ctx.Dir))
 	}
-	if req.Windows || req.Inv == nil || req.Inv.Mode != ModeCommand || !store.HasGrants() {
+	if req.Windows || req.Inv == nil || req.Inv.Mode != invocation.ModeCommand || !store.HasGrants() {
 		return "", false
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {

@@ -2,7 +2,11 @@
 
 package shim
 
-// hookedTerminal reports whether inv gets the terminal hook: not here.
-func hookedTerminal(*Invocation) bool { return false }
+import "github.com/cordonsh/cordon/invocation"
 
-func (r *run) terminal(*Invocation, string) int { return r.fail("no terminal hook on this system") }
+// hookedTerminal reports whether inv gets the terminal hook: not here.
+func hookedTerminal(*invocation.Invocation) bool { return false }
+
+func (r *run) terminal(*invocation.Invocation, string) int {
+	return r.fail("no terminal hook on this system")
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/termhook"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkTerminalJudge(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inv, _ := Decode([]string{"bash"}, true)
+	inv, _ := invocation.Decode([]string{"bash"}, true)
 	r := &run{name: "bash", env: env, ctx: ctx}
 	s := &piped{r: r, inv: inv, dir: ws, rules: builtinRules}
 	b.ReportAllocs()
@@ -46,7 +47,7 @@ func TestTerminalLineVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv, _ := Decode([]string{"bash"}, true)
+	inv, _ := invocation.Decode([]string{"bash"}, true)
 	inv.Interactive = true // as the shim sets it for a terminal
 	s := &piped{r: &run{name: "bash", env: env, ctx: ctx}, inv: inv, dir: ws, rules: builtinRules}
 	for _, tt := range []struct {

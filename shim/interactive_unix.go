@@ -15,6 +15,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/termhook"
 )
@@ -27,13 +28,13 @@ import (
 
 // hookedTerminal reports whether inv is an interactive shell on a
 // terminal that gets the hook.
-func hookedTerminal(inv *Invocation) bool {
-	return inv.Mode == ModeInteractive && (inv.Shell == "bash" || inv.Shell == "zsh") && platform.IsTerminal(os.Stdin.Fd())
+func hookedTerminal(inv *invocation.Invocation) bool {
+	return inv.Mode == invocation.ModeInteractive && (inv.Shell == "bash" || inv.Shell == "zsh") && platform.IsTerminal(os.Stdin.Fd())
 }
 
 // terminal runs the real shell, confined, with the hook, and judges its
 // lines until it ends. It returns the shell's exit status.
-func (r *run) terminal(inv *Invocation, dir string) int {
+func (r *run) terminal(inv *invocation.Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
 	}

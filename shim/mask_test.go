@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/invocation"
 )
 
 // TestRefusalShowsNoCredential: the judge expands a command's variables
@@ -30,7 +32,7 @@ func TestRefusalShowsNoCredential(t *testing.T) {
 	} {
 		for _, query := range []bool{false, true} {
 			argv := []string{"bash", "-c", cmd}
-			inv, err := Decode(argv, false)
+			inv, err := invocation.Decode(argv, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -56,7 +57,7 @@ func TestJudgePinnedBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := []string{"HOME=" + filepath.Join(dir, "home"), "PATH=/usr/bin:/bin"}
-	inv, err := Decode([]string{"bash", "s.sh"}, false)
+	inv, err := invocation.Decode([]string{"bash", "s.sh"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

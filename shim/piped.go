@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/watch"
@@ -55,7 +56,7 @@ func streamedStdin() bool {
 // A piped is one piped shell's run.
 type piped struct {
 	r       *run
-	inv     *Invocation
+	inv     *invocation.Invocation
 	dir     string          // where the shell started
 	ws      WorkspaceChoice // the workspace of dir
 	rules   func() *rules.Set
@@ -69,7 +70,7 @@ type piped struct {
 // piped runs the real shell as a child, confined, and feeds it the
 // statements of standard input that the rules allow. It returns the
 // shell's exit status.
-func (r *run) piped(inv *Invocation, dir string) int {
+func (r *run) piped(inv *invocation.Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
 	}
@@ -194,7 +195,7 @@ func (s *piped) judge(c chunk) string {
 		return s.r.failMessage("a piped shell does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
 	}
 	inv := *s.inv
-	inv.Mode, inv.Script = ModeCommand, s.preludeText()+text
+	inv.Mode, inv.Script = invocation.ModeCommand, s.preludeText()+text
 	stmt := strings.TrimSuffix(text, "\n")
 	d := s.r.ctx.Decide(Request{Shell: s.r.name, Mode: "statement", Text: stmt, Inv: &inv, Rules: s.rules()})
 	switch {

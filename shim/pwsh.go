@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/parse/powershell"
 	"github.com/cordonsh/cordon/termhook"
@@ -30,14 +31,14 @@ var pwshSetup string
 // judgesLines reports whether inv is a PowerShell that reads commands from
 // its console after its command line: no -Command, -File or
 // -EncodedCommand, or -NoExit.
-func judgesLines(inv *Invocation) bool {
+func judgesLines(inv *invocation.Invocation) bool {
 	if inv.Dialect != parse.PowerShell {
 		return false
 	}
 	switch inv.Mode {
-	case ModeInteractive:
+	case invocation.ModeInteractive:
 		return true
-	case ModeCommand, ModeFile:
+	case invocation.ModeCommand, invocation.ModeFile:
 		return inv.Interactive
 	}
 	return false
@@ -198,7 +199,7 @@ func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string)
 	if len(r.argv) > 0 {
 		arg0 = r.argv[0]
 	}
-	inv := &Invocation{Argv: []string{arg0, "-Command", text}, Shell: r.name, Arg0: arg0, Dialect: parse.PowerShell, Core: core, Mode: ModeCommand, Script: text}
+	inv := &invocation.Invocation{Argv: []string{arg0, "-Command", text}, Shell: r.name, Arg0: arg0, Dialect: parse.PowerShell, Core: core, Mode: invocation.ModeCommand, Script: text}
 	d := ctx.Decide(Request{Shell: r.name, Mode: "statement", Text: text, Inv: inv, Windows: true})
 	switch {
 	case d.Error != "":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
 )
@@ -46,8 +47,8 @@ func JudgeExample(set *rules.Set, ex rules.Example) (*rules.Judgement, error) {
 	if ex.Script != "" {
 		argv = []string{"bash", "-c", ex.Script}
 	}
-	inv, err := Decode(argv, false)
-	var de *DecodeError
+	inv, err := invocation.Decode(argv, false)
+	var de *invocation.DecodeError
 	if errors.As(err, &de) {
 		return refusedByShell(de), nil
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -32,7 +33,7 @@ const (
 // or cannot be judged, 127 (with a message) when the real shell is not
 // installed. Nothing of cordon's is printed when the command runs.
 //
-// An argv the shell itself would reject (a *DecodeError) is passed to the
+// An argv the shell itself would reject (a *invocation.DecodeError) is passed to the
 // real shell unjudged, so that the shell prints its own error.
 func Run(argv []string) int {
 	r := &run{argv: argv, env: os.Environ(), name: canonicalName(argv), start: time.Now()}
@@ -60,20 +61,20 @@ type run struct {
 }
 
 func (r *run) main() int {
-	if runtime.GOOS == "windows" && len(r.argv) > 0 && IsWindowsShell(r.argv[0]) {
+	if runtime.GOOS == "windows" && len(r.argv) > 0 && invocation.IsWindowsShell(r.argv[0]) {
 		return r.windows()
 	}
-	inv, decodeErr := Decode(r.argv, platform.IsTerminal(os.Stdin.Fd()))
+	inv, decodeErr := invocation.Decode(r.argv, platform.IsTerminal(os.Stdin.Fd()))
 	if code, ok := r.findReal(); !ok {
 		return code
 	}
-	var de *DecodeError
+	var de *invocation.DecodeError
 	switch {
 	case errors.As(decodeErr, &de):
 		return r.exec()
 	case decodeErr != nil:
 		return r.fail("could not decode the command line: %v", decodeErr)
-	case inv.Mode == ModeInfo:
+	case inv.Mode == invocation.ModeInfo:
 		return r.exec()
 	}
 	return r.judgeAndRun(inv)
@@ -83,7 +84,7 @@ func (r *run) main() int {
 // from the raw text Windows passed, and the real shell receives that text
 // unchanged.
 func (r *run) windows() int {
-	inv, err := DecodeWindows(platform.CommandLine())
+	inv, err := invocation.DecodeWindows(platform.CommandLine())
 	if code, ok := r.findReal(); !ok {
 		return code
 	}
@@ -91,7 +92,7 @@ func (r *run) windows() int {
 		r.print(blockedMessage(r.argv, undecodable(err), r.env, "", false))
 		return exitRefused
 	}
-	if inv.Mode == ModeInfo {
+	if inv.Mode == invocation.ModeInfo {
 		return r.exec()
 	}
 	dir, err := os.Getwd()
@@ -144,25 +145,25 @@ func (r *run) findReal() (int, bool) {
 	return 0, true
 }
 
-func (r *run) judgeAndRun(inv *Invocation) int {
+func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	dir, err := os.Getwd()
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
 	req := Request{Shell: r.name, Mode: inv.Mode.String(), Text: requestText(r.argv), Inv: inv}
-	if inv.Mode == ModeStdin {
+	if inv.Mode == invocation.ModeStdin {
 		script, ok, err := regularStdin()
 		if err != nil {
 			return r.fail("%v", err)
 		}
 		if ok {
 			c := *inv
-			c.Mode, c.Script = ModeCommand, script
+			c.Mode, c.Script = invocation.ModeCommand, script
 			inv, req.Inv, req.Bind = &c, &c, script
 			r.pin = &pin{stdin: true, data: []byte(script), exists: true}
 		}
 	}
-	if inv.Mode == ModeFile {
+	if inv.Mode == invocation.ModeFile {
 		// The script is read once: the judge judges these bytes, an
 		// approval is for them, and the shell must find them there.
 		path := scriptPath(dir, inv.File)
@@ -179,7 +180,7 @@ func (r *run) judgeAndRun(inv *Invocation) int {
 		return r.fail("could not judge the command: %v", err)
 	}
 	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
-	if (inv.Mode == ModeStdin || inv.Mode == ModeInteractive) && streamedStdin() {
+	if (inv.Mode == invocation.ModeStdin || inv.Mode == invocation.ModeInteractive) && streamedStdin() {
 		return r.piped(inv, dir)
 	}
 	// A guard that died before putting its workspace back (killed with
@@ -416,10 +417,10 @@ func executable() (string, error) {
 // ShellName returns the canonical name of the shell that argv0 names
 // ("bash" for "/usr/bin/bash", "-bash" or "BASH.EXE"), and whether it is
 // one of the shells cordon stands in for here: the POSIX shells, and on
-// Windows cmd.exe and PowerShell too ([IsWindowsShell]).
+// Windows cmd.exe and PowerShell too ([invocation.IsWindowsShell]).
 func ShellName(argv0 string) (string, bool) {
-	name := commandName(argv0)
-	return name, slices.Contains(platform.ShellNames, name) || runtime.GOOS == "windows" && IsWindowsShell(name)
+	name := invocation.CommandName(argv0)
+	return name, slices.Contains(platform.ShellNames, name) || runtime.GOOS == "windows" && invocation.IsWindowsShell(name)
 }
 
 func canonicalName(argv []string) string {

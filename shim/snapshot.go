@@ -14,6 +14,7 @@ import (
 	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/snapshot"
@@ -154,8 +155,8 @@ func saveLosses(ctx *Context, store *snapshot.Store, j *rules.Judgement, command
 
 // commandText is the command as the person would read it in cordon undo
 // --list.
-func commandText(inv *Invocation, argv []string) string {
-	if inv != nil && inv.Mode == ModeCommand {
+func commandText(inv *invocation.Invocation, argv []string) string {
+	if inv != nil && inv.Mode == invocation.ModeCommand {
 		return inv.Script
 	}
 	return QuoteArgv(argv)

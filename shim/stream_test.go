@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/cordonsh/cordon/invocation"
 )
 
 func TestSplitStatements(t *testing.T) {
@@ -93,7 +95,7 @@ func TestTooLarge(t *testing.T) {
 // session whose prelude holds a cd and a few variables and a function.
 func BenchmarkPipedStatement(b *testing.B) {
 	dir := b.TempDir()
-	inv, err := Decode([]string{"bash", "-s"}, false)
+	inv, err := invocation.Decode([]string{"bash", "-s"}, false)
 	if err != nil {
 		b.Fatal(err)
 	}

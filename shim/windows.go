@@ -11,99 +11,11 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/winargs"
 	"github.com/cordonsh/cordon/winpath"
 )
-
-// A Windows program receives one string, its command line, and splits it
-// itself. Windows invocations are therefore decoded from the command
-// line: cmd.exe's by cmd.exe's own rules, PowerShell's after the C
-// runtime's splitting, everything else (Git Bash's bash.exe included) by
-// the C runtime's rules.
-
-// DecodeWindows decodes a Windows command line, program first, the way
-// the program it names would: cmd.exe, powershell.exe and pwsh.exe read a
-// script from it, bash.exe and sh.exe are Git Bash, and any other program
-// is a direct exec of the arguments the C runtime splits.
-//
-// Unlike [Decode], a command line the shell would reject (an unknown
-// cmd.exe switch, an -EncodedCommand that is not base64 of UTF-16 text,
-// an ambiguous PowerShell parameter) is an error: nothing about it is
-// judged, so it is not run unjudged either.
-func DecodeWindows(cmdline string) (*Invocation, error) {
-	args := winargs.Split(cmdline)
-	inv := &Invocation{Argv: args, Mode: ModeExec, Dialect: parse.Cmd}
-	if len(args) == 0 {
-		return inv, nil
-	}
-	inv.Arg0 = args[0]
-	switch name := commandName(args[0]); name {
-	case "cmd":
-		call, err := winargs.Cmd(cmdline, isExecutable)
-		if err != nil {
-			return nil, fmt.Errorf("cmd.exe: %v", err)
-		}
-		inv.Shell, inv.Dialect, inv.Script = "cmd", parse.Cmd, call.Command
-		inv.Delayed = call.DelayedExpansion()
-		switch {
-		case call.Run == "":
-			inv.Mode = ModeInteractive
-		case call.Run == "K":
-			inv.Mode, inv.Interactive = ModeCommand, true
-		default:
-			inv.Mode = ModeCommand
-		}
-	case "powershell", "pwsh", "pwsh-preview":
-		core := name != "powershell"
-		call, err := winargs.PowerShell(args[1:], core)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		inv.Shell, inv.Dialect, inv.Core = name, parse.PowerShell, core
-		switch {
-		case call.ShowVersion || call.Help:
-			inv.Mode = ModeInfo
-		case call.Stdin:
-			inv.Mode = ModeStdin
-		case call.File != "":
-			inv.Mode, inv.File, inv.Params = ModeFile, call.File, call.Args
-		case call.Command != "" || call.Encoded:
-			inv.Mode, inv.Script = ModeCommand, call.Command
-		default:
-			inv.Mode = ModeInteractive
-		}
-		inv.Interactive = call.NoExit
-	default:
-		if _, _, ok := shellFor(name); ok {
-			// Git Bash: the POSIX shell, given the arguments the C runtime
-			// splits (MSYS's own globbing is not applied: cordon forwards
-			// every argument quoted).
-			return Decode(args, false)
-		}
-		inv.Dialect = parse.Bash
-	}
-	return inv, nil
-}
-
-// isExecutable reports whether a path names a program file, for cmd.exe's
-// quote rule. Only a Windows machine can say.
-func isExecutable(p string) bool {
-	if runtime.GOOS != "windows" {
-		return false
-	}
-	fi, err := os.Stat(p)
-	if err == nil {
-		return fi.Mode().IsRegular()
-	}
-	for _, ext := range []string{".exe", ".com", ".bat", ".cmd"} {
-		if fi, err := os.Stat(p + ext); err == nil && fi.Mode().IsRegular() {
-			return true
-		}
-	}
-	return false
-}
 
 // CheckWindows judges a Windows command line (program first; for argv,
 // join it with [winargs.Join] as Windows callers do) as if run in dir, a
@@ -111,7 +23,7 @@ func isExecutable(p string) bool {
 // on this machine: nothing is looked up on disk, and what git could
 // restore is unknown. It never executes any part of cmdline.
 func CheckWindows(cmdline, dir string, env []string) (*rules.Judgement, error) {
-	inv, err := DecodeWindows(cmdline)
+	inv, err := invocation.DecodeWindows(cmdline)
 	if err != nil {
 		return undecodable(err), nil
 	}
@@ -136,7 +48,7 @@ func undecodable(err error) *rules.Judgement {
 // with the effective rules: on another machine the project's rule files
 // are not there, the system's and user's are this machine's. The error
 // is a *[RulesError].
-func judgeWindows(c *Context, inv *Invocation, report bool) (*rules.Judgement, error) {
+func judgeWindows(c *Context, inv *invocation.Invocation, report bool) (*rules.Judgement, error) {
 	dir, env := c.Dir, c.Env
 	getenv := winLookup(env)
 	foreign := runtime.GOOS != "windows"
@@ -168,19 +80,19 @@ func judgeWindows(c *Context, inv *Invocation, report bool) (*rules.Judgement, e
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,
-		NoUnset: hasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShellWith(set),
+		NoUnset: invocation.HasOption(inv.Options, "nounset"), Knowledge: set, Shell: nestedShellWith(set),
 		Windows: true, Delayed: inv.Delayed, Core: inv.Core, CommandLine: nestedWindows,
 		Startup: func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 	}
 	var res *parse.Result
 	switch inv.Mode {
-	case ModeCommand:
+	case invocation.ModeCommand:
 		res = parse.Parse(inv.Script, cfg)
-	case ModeFile:
+	case invocation.ModeFile:
 		res = windowsFile(inv, dir, cfg)
-	case ModeExec:
+	case invocation.ModeExec:
 		res = parse.Exec(inv.Argv, cfg)
-	case ModeStdin:
+	case invocation.ModeStdin:
 		res = &parse.Result{Problems: []parse.Problem{{Kind: parse.ProblemDepth, Pos: "1:1",
 			Msg: inv.Shell + " reads its script from standard input, which is not part of the command line"}}}
 	default:
@@ -191,7 +103,7 @@ func judgeWindows(c *Context, inv *Invocation, report bool) (*rules.Judgement, e
 
 // windowsFile finds what a script file run by PowerShell (-File) or
 // Git Bash would run: it is read when it is on this machine.
-func windowsFile(inv *Invocation, dir string, cfg *parse.Config) *parse.Result {
+func windowsFile(inv *invocation.Invocation, dir string, cfg *parse.Config) *parse.Result {
 	if inv.Dialect != parse.PowerShell {
 		return parse.Exec(inv.Argv, cfg)
 	}
@@ -210,11 +122,11 @@ func windowsFile(inv *Invocation, dir string, cfg *parse.Config) *parse.Result {
 
 // nestedWindows decodes a Windows command line found inside a script.
 func nestedWindows(cmdline string) (parse.ShellCall, error) {
-	inv, err := DecodeWindows(cmdline)
+	inv, err := invocation.DecodeWindows(cmdline)
 	if err != nil {
 		return parse.ShellCall{}, err
 	}
-	return inv.shellCall(), nil
+	return inv.ShellCall(), nil
 }
 
 // winLookup returns a lookup of env that ignores the case of names, as

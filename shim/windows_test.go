@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -12,37 +13,37 @@ func TestDecodeWindows(t *testing.T) {
 	tests := []struct {
 		line    string
 		shell   string
-		mode    Mode
+		mode    invocation.Mode
 		dialect parse.Dialect
 		script  string
 		delayed bool
 	}{
-		{`C:\Windows\System32\cmd.exe /d /s /c "npm run build && echo "done""`, "cmd", ModeCommand, parse.Cmd, `npm run build && echo "done"`, false},
-		{`cmd.exe /c "git status"`, "cmd", ModeCommand, parse.Cmd, `git status`, false},
-		{`cmd /D/S/C "x"`, "cmd", ModeCommand, parse.Cmd, `x`, false},
-		{`cmd /cdir`, "cmd", ModeCommand, parse.Cmd, `dir`, false},
-		{`cmd /E:ON /V:ON /C "echo !x!"`, "cmd", ModeCommand, parse.Cmd, `echo !x!`, true},
-		{`CMD.EXE /K "x"`, "cmd", ModeCommand, parse.Cmd, `x`, false},
-		{`cmd.exe`, "cmd", ModeInteractive, parse.Cmd, ``, false},
-		{`pwsh -NoProfile -NonInteractive -Command "Get-ChildItem"`, "pwsh", ModeCommand, parse.PowerShell, `Get-ChildItem`, false},
-		{`powershell.exe -nop -c Write-Output "a b"`, "powershell", ModeCommand, parse.PowerShell, `Write-Output a b`, false},
-		{`powershell.exe Get-Date`, "powershell", ModeCommand, parse.PowerShell, `Get-Date`, false},
-		{`pwsh script.ps1 a`, "pwsh", ModeFile, parse.PowerShell, ``, false},
-		{`pwsh -Command -`, "pwsh", ModeStdin, parse.PowerShell, ``, false},
-		{`pwsh.exe --version`, "pwsh", ModeInfo, parse.PowerShell, ``, false},
-		{`pwsh -NoExit -Command ". x.ps1"`, "pwsh", ModeCommand, parse.PowerShell, `. x.ps1`, false},
-		{"pwsh -EncodedCommand " + encodeUTF16("Remove-Item x"), "pwsh", ModeCommand, parse.PowerShell, "Remove-Item x", false},
-		{`"C:\Program Files\Git\bin\bash.exe" -c "ls /c/Users"`, "bash", ModeCommand, parse.Bash, `ls /c/Users`, false},
-		{`C:\Windows\System32\reg.exe add HKLM\x /f`, "", ModeExec, parse.Bash, ``, false},
+		{`C:\Windows\System32\cmd.exe /d /s /c "npm run build && echo "done""`, "cmd", invocation.ModeCommand, parse.Cmd, `npm run build && echo "done"`, false},
+		{`cmd.exe /c "git status"`, "cmd", invocation.ModeCommand, parse.Cmd, `git status`, false},
+		{`cmd /D/S/C "x"`, "cmd", invocation.ModeCommand, parse.Cmd, `x`, false},
+		{`cmd /cdir`, "cmd", invocation.ModeCommand, parse.Cmd, `dir`, false},
+		{`cmd /E:ON /V:ON /C "echo !x!"`, "cmd", invocation.ModeCommand, parse.Cmd, `echo !x!`, true},
+		{`CMD.EXE /K "x"`, "cmd", invocation.ModeCommand, parse.Cmd, `x`, false},
+		{`cmd.exe`, "cmd", invocation.ModeInteractive, parse.Cmd, ``, false},
+		{`pwsh -NoProfile -NonInteractive -Command "Get-ChildItem"`, "pwsh", invocation.ModeCommand, parse.PowerShell, `Get-ChildItem`, false},
+		{`powershell.exe -nop -c Write-Output "a b"`, "powershell", invocation.ModeCommand, parse.PowerShell, `Write-Output a b`, false},
+		{`powershell.exe Get-Date`, "powershell", invocation.ModeCommand, parse.PowerShell, `Get-Date`, false},
+		{`pwsh script.ps1 a`, "pwsh", invocation.ModeFile, parse.PowerShell, ``, false},
+		{`pwsh -Command -`, "pwsh", invocation.ModeStdin, parse.PowerShell, ``, false},
+		{`pwsh.exe --version`, "pwsh", invocation.ModeInfo, parse.PowerShell, ``, false},
+		{`pwsh -NoExit -Command ". x.ps1"`, "pwsh", invocation.ModeCommand, parse.PowerShell, `. x.ps1`, false},
+		{"pwsh -EncodedCommand " + encodeUTF16("Remove-Item x"), "pwsh", invocation.ModeCommand, parse.PowerShell, "Remove-Item x", false},
+		{`"C:\Program Files\Git\bin\bash.exe" -c "ls /c/Users"`, "bash", invocation.ModeCommand, parse.Bash, `ls /c/Users`, false},
+		{`C:\Windows\System32\reg.exe add HKLM\x /f`, "", invocation.ModeExec, parse.Bash, ``, false},
 	}
 	for _, tt := range tests {
-		inv, err := DecodeWindows(tt.line)
+		inv, err := invocation.DecodeWindows(tt.line)
 		if err != nil {
-			t.Errorf("DecodeWindows(%q): %v", tt.line, err)
+			t.Errorf("invocation.DecodeWindows(%q): %v", tt.line, err)
 			continue
 		}
 		if inv.Shell != tt.shell || inv.Mode != tt.mode || inv.Dialect != tt.dialect || inv.Script != tt.script || inv.Delayed != tt.delayed {
-			t.Errorf("DecodeWindows(%q) = shell %q mode %v dialect %v script %q delayed %v; want %q %v %v %q %v",
+			t.Errorf("invocation.DecodeWindows(%q) = shell %q mode %v dialect %v script %q delayed %v; want %q %v %v %q %v",
 				tt.line, inv.Shell, inv.Mode, inv.Dialect, inv.Script, inv.Delayed, tt.shell, tt.mode, tt.dialect, tt.script, tt.delayed)
 		}
 	}

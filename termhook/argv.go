@@ -73,7 +73,7 @@ func BashArgv(argv []string, start BashStart, rc, dir string) ([]string, []strin
 
 // ZshEnv returns the environment that makes an interactive zsh read its
 // start-up files from zdotdir, given the caller's ZDOTDIR ("" for none)
-// and HOME, or an error when the options (as [shim.Decode] lists them)
+// and HOME, or an error when the options (as [invocation.Decode] lists them)
 // turn the start-up files off (-f, --no-rcs, +o rcs): zsh would then
 // read no hook.
 func ZshEnv(options []string, zdotdir, userZdotdir, home string) ([]string, error) {

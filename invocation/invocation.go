@@ -1,6 +1,11 @@
-package shim
+package invocation
 
-import "github.com/cordonsh/cordon/parse"
+import (
+	"sync"
+
+	"github.com/cordonsh/cordon/parse"
+	"github.com/cordonsh/cordon/rules"
+)
 
 // Mode says where the code an invocation runs comes from.
 type Mode uint8
@@ -76,3 +81,7 @@ type Invocation struct {
 	// judge reads them from here (see [pin]).
 	Pinned map[string][]byte
 }
+
+// builtinRules are the built-in rules, whose shells Decode knows; made
+// once, on first use.
+var builtinRules = sync.OnceValue(rules.Builtin)

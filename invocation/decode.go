@@ -1,4 +1,4 @@
-package shim
+package invocation
 
 import (
 	"fmt"
@@ -59,16 +59,16 @@ func (e *DecodeError) Error() string { return e.Msg }
 // input. Options, Login and Interactive say what the command line sets, not
 // what startup files may set later.
 func Decode(argv []string, stdinIsTerminal bool) (*Invocation, error) {
-	return decodeWith(builtinRules(), argv, stdinIsTerminal)
+	return DecodeWith(builtinRules(), argv, stdinIsTerminal)
 }
 
-// decodeWith is Decode with the shells that rules know.
-func decodeWith(rules parse.Knowledge, argv []string, stdinIsTerminal bool) (*Invocation, error) {
+// DecodeWith is Decode with the shells that rules know.
+func DecodeWith(rules parse.Knowledge, argv []string, stdinIsTerminal bool) (*Invocation, error) {
 	inv := &Invocation{Argv: argv, Mode: ModeExec}
 	if len(argv) == 0 {
 		return inv, nil
 	}
-	shell, dialect, ok := shellIn(rules, commandName(argv[0]))
+	shell, dialect, ok := shellIn(rules, CommandName(argv[0]))
 	if !ok {
 		return inv, nil
 	}
@@ -89,16 +89,16 @@ func decodeWith(rules parse.Knowledge, argv []string, stdinIsTerminal bool) (*In
 // or without ".exe") names a Windows shell: cmd, powershell or pwsh. Decode
 // treats these as a direct exec for now.
 func IsWindowsShell(name string) bool {
-	switch commandName(name) {
+	switch CommandName(name) {
 	case "cmd", "powershell", "pwsh", "pwsh-preview":
 		return true
 	}
 	return false
 }
 
-// commandName is argv0's base name (after / or \), lowercase, with ".exe"
+// CommandName is argv0's base name (after / or \), lowercase, with ".exe"
 // and one leading "-" (a login shell) removed.
-func commandName(argv0 string) string {
+func CommandName(argv0 string) string {
 	name := strings.ToLower(argv0[strings.LastIndexAny(argv0, `/\`)+1:])
 	return strings.TrimPrefix(strings.TrimSuffix(name, ".exe"), "-")
 }
