@@ -26,9 +26,14 @@ func TestDeps(t *testing.T) {
 		"./winargs":  {"parse", "rules", "shim", "platform", "gitstate", "cli"},
 		// invocation reads an argv as a shell would: it knows the rules'
 		// shells and nothing of judging, sandboxes or git.
-		"./invocation": {"shim", "platform", "gitstate", "cli", "approval", "audit", "review"},
-		"./winpath":    {"parse", "rules", "shim", "platform", "gitstate", "cli", "winargs"},
-		".":            {"net/rpc"},
+		"./invocation": {"shim", "decide", "platform", "gitstate", "cli", "approval", "audit", "review"},
+		// decide is the one decision point: the shim, the hooks, the
+		// terminal judge and cordon check call it, never the other way.
+		"./decide": {"shim", "cli", "installer", "termhook", "winpipe"},
+		// printable is a leaf every message uses.
+		"./internal/printable": {"parse", "rules", "platform"},
+		"./winpath":            {"parse", "rules", "shim", "platform", "gitstate", "cli", "winargs"},
+		".":                    {"net/rpc"},
 	}
 	// rules must not run anything itself: no direct use of os/exec.
 	out, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", "./rules", "./parse").Output()

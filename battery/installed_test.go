@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // A version manager's layout in a fresh home, as pyenv makes it: each
@@ -220,7 +220,7 @@ func TestInstalledScriptJudgedAsProgram(t *testing.T) {
 		{[]string{"bash", "-c", "bash < " + pyenv}, false},
 		{[]string{"bash", "-c", "cat " + pyenv + " | bash -s exec python3"}, false},
 	} {
-		j, err := shim.Check(tt.argv, e.ws, env)
+		j, err := decide.Check(tt.argv, e.ws, env)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.argv, err)
 		}
@@ -238,7 +238,7 @@ func TestInstalledScriptUnconfined(t *testing.T) {
 	shimPath := linkShim(t, "bash")
 	env := append(e.env, "PATH="+pyenvHome(t, e.home, filepath.Dir(shimPath)))
 	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
-	j, err := shim.Check([]string{"bash", pyenv, "exec", "python3"}, e.ws, env)
+	j, err := decide.Check([]string{"bash", pyenv, "exec", "python3"}, e.ws, env)
 	if err != nil {
 		t.Fatal(err)
 	}

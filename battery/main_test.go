@@ -18,6 +18,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/internal/testenv"
 	"github.com/cordonsh/cordon/platform"
@@ -218,7 +219,7 @@ func hasSandbox() (bool, error) {
 		}
 		return false, nil
 	}
-	_, err := shim.Confine(os.TempDir(), os.Environ(), &shim.ConfineOptions{Inspect: true})
+	_, err := decide.Confine(os.TempDir(), os.Environ(), &decide.ConfineOptions{Inspect: true})
 	switch {
 	case err == nil:
 		return true, nil
@@ -229,7 +230,7 @@ func hasSandbox() (bool, error) {
 }
 
 var judgeIsReal = sync.OnceValue(func() bool {
-	j, err := shim.Check([]string{"rm", "-rf", "/"}, os.TempDir(), os.Environ())
+	j, err := decide.Check([]string{"rm", "-rf", "/"}, os.TempDir(), os.Environ())
 	return err == nil && j.Verdict != rules.Allow
 })
 

@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func agentCommand() *command {
@@ -65,12 +66,12 @@ func agentReadOnly(setup *platform.AgentSetup, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("cannot read the current directory: %v", err)
 	}
-	ctx, err := shim.NewContext(dir, os.Environ(), nil)
+	ctx, err := decide.NewContext(dir, os.Environ(), nil)
 	if err != nil {
 		return err
 	}
 	if ctx.Workspace.Dir == "" {
-		fmt.Fprintf(stderr, "cordon agent: %s is no workspace (%s): no auto-run place is kept read-only for the program itself\n", shim.Printable(dir), shim.Printable(ctx.Workspace.Why))
+		fmt.Fprintf(stderr, "cordon agent: %s is no workspace (%s): no auto-run place is kept read-only for the program itself\n", printable.String(dir), printable.String(ctx.Workspace.Why))
 		return nil
 	}
 	p, err := ctx.Policy()

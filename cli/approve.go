@@ -15,10 +15,11 @@ import (
 
 	"github.com/cordonsh/cordon/approval"
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/netproxy"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func approveCommand() *command {
@@ -97,7 +98,7 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 			return exitError
 		}
 		store.Done(a)
-		fmt.Fprintf(stdout, "approved for good in %s: %s\nwrote to %s:\n%s", shim.Printable(a.Dir), shim.Printable(a.Shown), file, entry)
+		fmt.Fprintf(stdout, "approved for good in %s: %s\nwrote to %s:\n%s", printable.String(a.Dir), printable.String(a.Shown), file, entry)
 		return exitOK
 	}
 	g, err := store.Grant(a, forD)
@@ -109,7 +110,7 @@ func runApprove(c *command, args []string, stdout, stderr io.Writer) int {
 	if !g.Once {
 		how = "every time until " + g.Expires.Format("15:04:05")
 	}
-	fmt.Fprintf(stdout, "approved %s in %s: %s\nthe agent can retry it now.\n", how, shim.Printable(a.Dir), shim.Printable(a.Shown))
+	fmt.Fprintf(stdout, "approved %s in %s: %s\nthe agent can retry it now.\n", how, printable.String(a.Dir), printable.String(a.Shown))
 	return exitOK
 }
 
@@ -135,7 +136,7 @@ func approveHost(c *command, host string, revoke bool, wsDir string, nargs int, 
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	ws, err := shim.Workspace(dir, os.Getenv)
+	ws, err := decide.Workspace(dir, os.Getenv)
 	if err == nil && ws.Dir == "" {
 		err = fmt.Errorf("%s is in no workspace (%s)", dir, ws.Why)
 	}
@@ -151,17 +152,17 @@ func approveHost(c *command, host string, revoke bool, wsDir string, nargs int, 
 			fmt.Fprintf(stderr, "cordon approve: %v\n", err)
 			return exitError
 		case !had:
-			fmt.Fprintf(stderr, "cordon approve: %s was not approved for %s\n", host, shim.Printable(ws.Dir))
+			fmt.Fprintf(stderr, "cordon approve: %s was not approved for %s\n", host, printable.String(ws.Dir))
 			return exitError
 		}
-		fmt.Fprintf(stdout, "revoked: sandboxed commands in %s no longer reach %s (unless a rule allows it)\n", shim.Printable(ws.Dir), host)
+		fmt.Fprintf(stdout, "revoked: sandboxed commands in %s no longer reach %s (unless a rule allows it)\n", printable.String(ws.Dir), host)
 		return exitOK
 	}
 	if err := store.ApproveHost(ws.Dir, host); err != nil {
 		fmt.Fprintf(stderr, "cordon approve: cannot keep the approval: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stdout, "approved: sandboxed commands in %s may connect to %s (any port); the agent can retry now.\nrevoke with: cordon approve --revoke --host %s --workspace %s\n", shim.Printable(ws.Dir), host, host, shim.Printable(ws.Dir))
+	fmt.Fprintf(stdout, "approved: sandboxed commands in %s may connect to %s (any port); the agent can retry now.\nrevoke with: cordon approve --revoke --host %s --workspace %s\n", printable.String(ws.Dir), host, host, printable.String(ws.Dir))
 	return exitOK
 }
 
@@ -173,7 +174,7 @@ func notAPerson() string {
 	if !platform.IsTerminal(os.Stdin.Fd()) {
 		return "standard input is not a terminal"
 	}
-	if why, in := shim.Sandboxed(); in {
+	if why, in := decide.Sandboxed(); in {
 		return "it runs inside a sandbox (" + why + ")"
 	}
 	return ""
@@ -252,7 +253,7 @@ func runPending(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	damaged := store.Damaged()
 	for _, f := range damaged {
-		fmt.Fprintf(stderr, "cordon pending: %s cannot be read (damaged): an ask may be missing from this list; remove the file, and have the command run again to ask anew\n", shim.Printable(f))
+		fmt.Fprintf(stderr, "cordon pending: %s cannot be read (damaged): an ask may be missing from this list; remove the file, and have the command run again to ask anew\n", printable.String(f))
 	}
 	if len(asks) == 0 {
 		if len(damaged) > 0 {
@@ -262,9 +263,9 @@ func runPending(c *command, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	for _, a := range asks {
-		fmt.Fprintf(stdout, "%s  %s ago  in %s\n  %s\n", a.ID, time.Since(a.Time).Round(time.Second), shim.Printable(a.Dir), shim.Printable(a.Shown))
+		fmt.Fprintf(stdout, "%s  %s ago  in %s\n  %s\n", a.ID, time.Since(a.Time).Round(time.Second), printable.String(a.Dir), printable.String(a.Shown))
 		for _, r := range a.Reasons {
-			fmt.Fprintf(stdout, "  why: %s\n", shim.Printable(r))
+			fmt.Fprintf(stdout, "  why: %s\n", printable.String(r))
 		}
 	}
 	fmt.Fprintln(stdout, "\napprove one with: cordon approve ID  (--for 10m, or --always-here)")

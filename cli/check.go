@@ -8,8 +8,10 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func checkCommand() *command {
@@ -133,9 +135,9 @@ func judge(req *judgeRequest) (j *rules.Judgement, err error) {
 		if err != nil {
 			return nil, err
 		}
-		return shim.CheckWindows(line, req.cwd, windowsEnviron(os.Environ()))
+		return decide.CheckWindows(line, req.cwd, windowsEnviron(os.Environ()))
 	}
-	return shim.Check(req.argv, req.cwd, os.Environ())
+	return decide.Check(req.argv, req.cwd, os.Environ())
 }
 
 func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
@@ -145,7 +147,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	j, err := judge(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "cordon check: could not judge %s: %v\n", shim.Printable(shim.QuoteArgv(req.argv)), err)
+		fmt.Fprintf(stderr, "cordon check: could not judge %s: %v\n", printable.String(invocation.QuoteArgv(req.argv)), err)
 		return exitError
 	}
 	if req.json {
@@ -154,7 +156,7 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s\n", verdictLine(j))
 	for _, rs := range j.Reasons {
-		fmt.Fprintf(stdout, "  %s\n", shim.Printable(reasonLine(rs)))
+		fmt.Fprintf(stdout, "  %s\n", printable.String(reasonLine(rs)))
 	}
 	return exitOK
 }
@@ -166,7 +168,7 @@ func runExplain(c *command, args []string, stdout, stderr io.Writer) int {
 	}
 	j, err := judge(req)
 	if err != nil {
-		fmt.Fprintf(stderr, "cordon explain: could not judge %s: %v\n", shim.Printable(shim.QuoteArgv(req.argv)), err)
+		fmt.Fprintf(stderr, "cordon explain: could not judge %s: %v\n", printable.String(invocation.QuoteArgv(req.argv)), err)
 		return exitError
 	}
 	fmt.Fprint(stdout, explanation(req, j))
@@ -193,8 +195,8 @@ func reasonLine(rs rules.Reason) string {
 // explanation is cordon explain's report.
 func explanation(req *judgeRequest, j *rules.Judgement) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "command:   %s\n", shim.Printable(shim.QuoteArgv(req.argv)))
-	fmt.Fprintf(&b, "directory: %s\n", shim.Printable(req.cwd))
+	fmt.Fprintf(&b, "command:   %s\n", printable.String(invocation.QuoteArgv(req.argv)))
+	fmt.Fprintf(&b, "directory: %s\n", printable.String(req.cwd))
 	if j.Workspace != "" {
 		fmt.Fprintf(&b, "workspace: %s\n", j.Workspace)
 	}
@@ -217,10 +219,10 @@ func writeLosses(b *strings.Builder, j *rules.Judgement) {
 		case l.Kind == "stash":
 			b.WriteString("  the stash entries\n")
 		case l.Kind == "unmerged":
-			fmt.Fprintf(b, "  the branch %s\n", shim.Printable(l.Ref))
+			fmt.Fprintf(b, "  the branch %s\n", printable.String(l.Ref))
 		default:
 			for _, p := range l.Paths {
-				fmt.Fprintf(b, "  %s (%s)\n", shim.Printable(p), l.Kind)
+				fmt.Fprintf(b, "  %s (%s)\n", printable.String(p), l.Kind)
 			}
 		}
 	}
@@ -234,18 +236,18 @@ func writeCommands(b *strings.Builder, j *rules.Judgement) {
 	}
 	b.WriteString("\ncommands found:\n")
 	for i, cr := range j.Commands {
-		fmt.Fprintf(b, "  %d. %s\n", i+1, shim.Printable(cr.Line))
+		fmt.Fprintf(b, "  %d. %s\n", i+1, printable.String(cr.Line))
 		if len(cr.Via) > 0 {
-			fmt.Fprintf(b, "       via:     %s\n", shim.Printable(strings.Join(cr.Via, " > ")))
+			fmt.Fprintf(b, "       via:     %s\n", printable.String(strings.Join(cr.Via, " > ")))
 		}
 		if cr.Dir != "" {
-			fmt.Fprintf(b, "       in:      %s\n", shim.Printable(cr.Dir))
+			fmt.Fprintf(b, "       in:      %s\n", printable.String(cr.Dir))
 		}
 		if cr.Pos != "" {
 			fmt.Fprintf(b, "       at:      %s\n", cr.Pos)
 		}
 		for _, e := range cr.Effects {
-			fmt.Fprintf(b, "       effect:  %s\n", shim.Printable(e))
+			fmt.Fprintf(b, "       effect:  %s\n", printable.String(e))
 		}
 	}
 }
@@ -257,7 +259,7 @@ func writeReasons(b *strings.Builder, j *rules.Judgement) {
 	}
 	b.WriteString("\nrules matched:\n")
 	for _, rs := range j.Reasons {
-		fmt.Fprintf(b, "  %s", shim.Printable(reasonLine(rs)))
+		fmt.Fprintf(b, "  %s", printable.String(reasonLine(rs)))
 		if rs.Command >= 0 && rs.Command < len(j.Commands) {
 			fmt.Fprintf(b, " (command %d)", rs.Command+1)
 		}

@@ -11,9 +11,10 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
@@ -92,7 +93,7 @@ type doctor struct {
 	names []string
 	// conf is how a command started here is confined (nil when it
 	// cannot be: confErr says why).
-	conf    *shim.Confinement
+	conf    *decide.Confinement
 	confErr error
 	// configBroken is set when the settings or the rules do not load.
 	configBroken bool
@@ -179,7 +180,7 @@ func (d *doctor) binaryCheck() {
 			Fix: "run cordon by its path (~/.local/bin/cordon), from an installation ./install.sh made"})
 		return
 	}
-	d.add(check{ID: "cordon", Status: statusOK, Summary: fmt.Sprintf("cordon %s at %s", version(), shim.Printable(d.self))})
+	d.add(check{ID: "cordon", Status: statusOK, Summary: fmt.Sprintf("cordon %s at %s", version(), printable.String(d.self))})
 }
 
 // configChecks loads the settings and the rules of every layer as the
@@ -188,40 +189,40 @@ func (d *doctor) configChecks() {
 	cfg, err := config.Load(d.getenv)
 	if err != nil {
 		d.configBroken = true
-		d.add(check{ID: "settings", Status: statusFail, Summary: "the settings cannot be loaded: " + shim.Printable(err.Error()),
+		d.add(check{ID: "settings", Status: statusFail, Summary: "the settings cannot be loaded: " + printable.String(err.Error()),
 			Fix: "fix that file at the line shown, or move it away; the shim runs nothing until then"})
 	} else {
 		c := check{ID: "settings", Status: statusOK, Summary: "settings: none (the defaults: backend auto, network allowlist)"}
 		if len(cfg.Files) > 0 {
-			c.Summary = "settings load: " + shim.Printable(strings.Join(cfg.Files, " "))
+			c.Summary = "settings load: " + printable.String(strings.Join(cfg.Files, " "))
 		}
 		d.add(c)
 	}
-	ws, err := shim.Workspace(d.dir, d.getenv)
+	ws, err := decide.Workspace(d.dir, d.getenv)
 	if err != nil {
 		d.configBroken = true
 		d.add(check{ID: "rules", Status: statusFail, Summary: "the rules were not loaded: the settings decide the workspace",
 			Fix: "fix the settings first"})
 		return
 	}
-	l, err := shim.Rules(ws.Dir, d.getenv)
-	var re *shim.RulesError
+	l, err := decide.Rules(ws.Dir, d.getenv)
+	var re *decide.RulesError
 	if err != nil {
 		d.configBroken = true
 	}
 	switch {
 	case errors.As(err, &re):
-		d.add(check{ID: "rules", Status: statusFail, Summary: "a rule file does not load: " + shim.Printable(re.Err.Error()),
+		d.add(check{ID: "rules", Status: statusFail, Summary: "a rule file does not load: " + printable.String(re.Err.Error()),
 			Fix: "fix that file at the line shown, or remove it (cordon rules lint lists every problem); the shim runs nothing until then"})
 		return
 	case err != nil:
-		d.add(check{ID: "rules", Status: statusFail, Summary: "the rules do not load: " + shim.Printable(err.Error()),
+		d.add(check{ID: "rules", Status: statusFail, Summary: "the rules do not load: " + printable.String(err.Error()),
 			Fix: "fix or remove that file"})
 		return
 	}
 	layers := []string{fmt.Sprintf("built-in (%d policies)", len(l.Set.Policies()))}
 	for _, f := range l.Files {
-		layers = append(layers, f.Layer.String()+" "+shim.Printable(f.Path))
+		layers = append(layers, f.Layer.String()+" "+printable.String(f.Path))
 	}
 	c := check{ID: "rules", Status: statusOK, Summary: "rules load: " + strings.Join(layers, ", ")}
 	if len(l.Warnings) > 0 {
@@ -238,13 +239,13 @@ func (d *doctor) confine() {
 	if d.shims != "" {
 		invoked = filepath.Join(d.shims, d.names[0])
 	}
-	d.conf, d.confErr = shim.Confine(d.dir, d.env, &shim.ConfineOptions{Invoked: invoked, Inspect: true})
+	d.conf, d.confErr = decide.Confine(d.dir, d.env, &decide.ConfineOptions{Invoked: invoked, Inspect: true})
 }
 
 func (d *doctor) backendCheck() {
 	switch {
 	case d.confErr != nil:
-		var re *shim.RulesError
+		var re *decide.RulesError
 		if d.configBroken || errors.As(d.confErr, &re) {
 			d.add(check{ID: "backend", Status: statusFail, Summary: "no sandbox policy: the settings or the rules do not load (see above)", Fix: "fix them first"})
 			return
@@ -264,14 +265,14 @@ func (d *doctor) backendCheck() {
 		c.Summary += " (" + r.Detail + ")"
 	}
 	for _, s := range r.Degraded {
-		c.Detail = append(c.Detail, "not enforced here: "+shim.Printable(s))
+		c.Detail = append(c.Detail, "not enforced here: "+printable.String(s))
 	}
 	if f := d.conf.Policy.FilteredPaths(); len(f) > 0 {
-		c.Detail = append(c.Detail, "shown to commands without their secret lines (your settings in them kept): "+shim.Printable(strings.Join(f, " ")))
+		c.Detail = append(c.Detail, "shown to commands without their secret lines (your settings in them kept): "+printable.String(strings.Join(f, " ")))
 	}
 	if d.conf.Unconfined {
 		c.Status, c.Summary = statusFail, "sandbox backend: none: commands are judged but run unconfined"
-		c.Fix = "remove `backend: none` from " + shim.Printable(strings.Join(d.conf.Settings.Files, " or "))
+		c.Fix = "remove `backend: none` from " + printable.String(strings.Join(d.conf.Settings.Files, " or "))
 	}
 	d.add(c)
 }
@@ -289,7 +290,7 @@ func (d *doctor) selfCheck() {
 	}
 	for _, w := range d.conf.Weaknesses {
 		d.add(check{ID: "self-check", Status: statusFail,
-			Summary: fmt.Sprintf("%s %s can be written by sandboxed commands (inside %s): an agent could switch cordon off", w.What, shim.Printable(w.Path), shim.Printable(w.Root)),
+			Summary: fmt.Sprintf("%s %s can be written by sandboxed commands (inside %s): an agent could switch cordon off", w.What, printable.String(w.Path), printable.String(w.Root)),
 			Fix:     w.Fix, Data: w})
 	}
 }
@@ -303,15 +304,15 @@ func (d *doctor) stateCheck() {
 		return
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		d.add(check{ID: "state", Status: statusFail, Summary: "cannot make the state directory: " + shim.Printable(err.Error()),
-			Fix: "make " + shim.Printable(dir) + " yours (mkdir -p; chown), or set XDG_STATE_HOME to a directory of yours"})
+		d.add(check{ID: "state", Status: statusFail, Summary: "cannot make the state directory: " + printable.String(err.Error()),
+			Fix: "make " + printable.String(dir) + " yours (mkdir -p; chown), or set XDG_STATE_HOME to a directory of yours"})
 		return
 	}
 	if why, fix := notPrivate(dir); why != "" {
-		d.add(check{ID: "state", Status: statusFail, Summary: "the state directory " + shim.Printable(dir) + " " + why, Fix: fix})
+		d.add(check{ID: "state", Status: statusFail, Summary: "the state directory " + printable.String(dir) + " " + why, Fix: fix})
 		return
 	}
-	d.add(check{ID: "state", Status: statusOK, Summary: "the state directory " + shim.Printable(dir) + " is yours, and no one else can write it or what holds it"})
+	d.add(check{ID: "state", Status: statusOK, Summary: "the state directory " + printable.String(dir) + " is yours, and no one else can write it or what holds it"})
 	d.leftoversCheck(dir)
 }
 
@@ -356,7 +357,7 @@ func notPrivate(dir string) (why, fix string) {
 		return fmt.Sprintf("belongs to another user (uid %d)", uid), "chown it to yourself, or set XDG_STATE_HOME to a directory of yours"
 	}
 	if fi.Mode().Perm()&0o002 != 0 {
-		return fmt.Sprintf("is writable by everyone (mode %04o)", fi.Mode().Perm()), "chmod 700 " + shim.Printable(dir)
+		return fmt.Sprintf("is writable by everyone (mode %04o)", fi.Mode().Perm()), "chmod 700 " + printable.String(dir)
 	}
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -365,7 +366,7 @@ func notPrivate(dir string) (why, fix string) {
 	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
 		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm()&0o002 != 0 && fi.Mode()&os.ModeSticky == 0 {
 			return fmt.Sprintf("is inside %s, which everyone can write (mode %04o, no sticky bit): another user could replace it", p, fi.Mode().Perm()),
-				"chmod o-w " + shim.Printable(p) + ", or set XDG_STATE_HOME elsewhere"
+				"chmod o-w " + printable.String(p) + ", or set XDG_STATE_HOME elsewhere"
 		}
 		if filepath.Dir(p) == p {
 			return "", ""
@@ -374,7 +375,7 @@ func notPrivate(dir string) (why, fix string) {
 }
 
 func (d *doctor) workspaceCheck() {
-	ws, err := shim.Workspace(d.dir, d.getenv)
+	ws, err := decide.Workspace(d.dir, d.getenv)
 	if err != nil {
 		return // the settings check said why
 	}
@@ -383,18 +384,18 @@ func (d *doctor) workspaceCheck() {
 	}
 	c := check{ID: "workspace", Status: statusInfo, Data: map[string]string{"dir": ws.Dir, "why": ws.Why}}
 	if ws.Dir != "" {
-		c.Summary = fmt.Sprintf("workspace here: %s (%s)", shim.Printable(ws.Dir), shim.Printable(ws.Why))
+		c.Summary = fmt.Sprintf("workspace here: %s (%s)", printable.String(ws.Dir), printable.String(ws.Why))
 	} else {
-		c.Summary = "no workspace here: " + shim.Printable(ws.Why)
+		c.Summary = "no workspace here: " + printable.String(ws.Why)
 		if ws.Could != "" {
 			c.Detail = []string{fmt.Sprintf("to make this directory one: run `git init` in %s, or add `workspaces: [%s]` to %s",
-				shim.Printable(ws.Could), shim.Printable(ws.Could), shim.Printable(ws.Settings))}
+				printable.String(ws.Could), printable.String(ws.Could), printable.String(ws.Settings))}
 		}
 	}
 	d.add(c)
 	if d.conf != nil {
 		if typos := unmatched(d.conf.Settings, d.conf.Policy); len(typos) > 0 {
-			d.add(check{ID: "unmatched", Status: statusWarn, Summary: "entries of the settings' sandbox lists name nothing here: " + shim.Printable(strings.Join(typos, " ")),
+			d.add(check{ID: "unmatched", Status: statusWarn, Summary: "entries of the settings' sandbox lists name nothing here: " + printable.String(strings.Join(typos, " ")),
 				Fix: "check them for a typo (a path that is not there is neither writable nor protected)"})
 		}
 	}
@@ -403,7 +404,7 @@ func (d *doctor) workspaceCheck() {
 func printableAll(lines []string) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = shim.Printable(l)
+		out[i] = printable.String(l)
 	}
 	return out
 }

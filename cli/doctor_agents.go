@@ -8,7 +8,7 @@ import (
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/installer"
-	"github.com/cordonsh/cordon/shim"
+	"github.com/cordonsh/cordon/internal/printable"
 )
 
 // agentChecks are cordon doctor's checks of the agents: for each
@@ -25,25 +25,25 @@ func (d *doctor) agentChecks() {
 	}
 	found, err := env.Check()
 	if err != nil {
-		d.add(check{ID: "agents", Status: statusFail, Summary: "what cordon install changed cannot be read: " + shim.Printable(err.Error()),
+		d.add(check{ID: "agents", Status: statusFail, Summary: "what cordon install changed cannot be read: " + printable.String(err.Error()),
 			Fix: "run `cordon uninstall --all` and `cordon install --all`"})
 		return
 	}
 	var wired []string
 	for _, f := range found {
 		wired = append(wired, f.Agent)
-		c := check{ID: "agent", Status: statusOK, Summary: f.Agent + ": " + shim.Printable(f.File) + " points at cordon", Data: f}
+		c := check{ID: "agent", Status: statusOK, Summary: f.Agent + ": " + printable.String(f.File) + " points at cordon", Data: f}
 		switch {
 		case envErr != nil:
-			c.Status, c.Summary, c.Fix = statusFail, f.Agent+": "+shim.Printable(envErr.Error()), "reinstall cordon with install.sh (install.ps1 on Windows)"
+			c.Status, c.Summary, c.Fix = statusFail, f.Agent+": "+printable.String(envErr.Error()), "reinstall cordon with install.sh (install.ps1 on Windows)"
 		case !f.OK:
-			c.Status, c.Summary, c.Fix = statusFail, f.Agent+": "+shim.Printable(f.File)+": "+shim.Printable(f.Problem), shim.Printable(f.Fix)
+			c.Status, c.Summary, c.Fix = statusFail, f.Agent+": "+printable.String(f.File)+": "+printable.String(f.Problem), printable.String(f.Fix)
 		}
 		d.add(c)
 	}
 	agents, err := installer.Agents()
 	if err != nil {
-		d.add(check{ID: "agents", Status: statusFail, Summary: shim.Printable(err.Error()), Fix: "reinstall cordon: its agents.yaml is broken (a cordon bug, please report it)"})
+		d.add(check{ID: "agents", Status: statusFail, Summary: printable.String(err.Error()), Fix: "reinstall cordon: its agents.yaml is broken (a cordon bug, please report it)"})
 		return
 	}
 	n := len(d.checks)
@@ -69,10 +69,10 @@ func (d *doctor) unwiredAgent(env *installer.Env, envErr error, a *installer.Age
 		return
 	}
 	c := check{ID: "agent", Status: statusWarn, Data: map[string]string{"agent": a.Name, "found": where}}
-	head := a.Name + ": found at " + shim.Printable(where)
+	head := a.Name + ": found at " + printable.String(where)
 	if len(a.Files) == 0 {
 		c.Summary = head + ", and no setting of its own can point it at cordon"
-		c.Detail = []string{shim.Printable(fillShims(a.Cannot, env.Shims))}
+		c.Detail = []string{printable.String(fillShims(a.Cannot, env.Shims))}
 		d.add(c)
 		return
 	}
@@ -84,7 +84,7 @@ func (d *doctor) unwiredAgent(env *installer.Env, envErr error, a *installer.Age
 	changes := 0
 	for _, ch := range env.PlanInstall(a) {
 		if ch.Err != nil {
-			c.Status, c.Summary, c.Fix = statusFail, a.Name+": "+shim.Printable(ch.Err.Error()), "fix the file, then run `cordon install "+a.Name+"`"
+			c.Status, c.Summary, c.Fix = statusFail, a.Name+": "+printable.String(ch.Err.Error()), "fix the file, then run `cordon install "+a.Name+"`"
 			d.add(c)
 			return
 		}

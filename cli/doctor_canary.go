@@ -15,9 +15,10 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // The live canary: the real bash run confined the way the shim runs a
@@ -114,25 +115,25 @@ func (d *doctor) canary() check {
 	}
 	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self)
 	if err != nil {
-		return fail("it runs bash, and "+shim.Printable(err.Error()), "install bash")
+		return fail("it runs bash, and "+printable.String(err.Error()), "install bash")
 	}
 	base := filepath.Join(state, "doctor")
 	if err := os.MkdirAll(base, 0o700); err != nil {
-		return fail(shim.Printable(err.Error()), "make the state directory "+shim.Printable(state)+" yours")
+		return fail(printable.String(err.Error()), "make the state directory "+printable.String(state)+" yours")
 	}
 	root, err := os.MkdirTemp(base, "canary-")
 	if err != nil {
-		return fail(shim.Printable(err.Error()), "make the state directory "+shim.Printable(state)+" yours")
+		return fail(printable.String(err.Error()), "make the state directory "+printable.String(state)+" yours")
 	}
 	defer os.RemoveAll(root)
 	run, err := newCanaryRun(root, d.env)
 	if err != nil {
-		return fail(shim.Printable(err.Error()), "make the state directory "+shim.Printable(state)+" yours")
+		return fail(printable.String(err.Error()), "make the state directory "+printable.String(state)+" yours")
 	}
 	defer run.close()
 	data, err := run.run(bash, d.self)
 	if err != nil {
-		return fail(shim.Printable(err.Error()), "fix what it says; `cordon run -- true` run here shows the same error")
+		return fail(printable.String(err.Error()), "fix what it says; `cordon run -- true` run here shows the same error")
 	}
 	c.Data = data
 	var good, bad []string
@@ -237,7 +238,7 @@ func (r *canaryRun) close() { r.ln.Close() }
 // could not be started.
 func (r *canaryRun) run(bash, self string) (*canaryData, error) {
 	t0 := time.Now()
-	conf, err := shim.Confine(r.ws, r.env, &shim.ConfineOptions{Workspace: r.ws, Inspect: true})
+	conf, err := decide.Confine(r.ws, r.env, &decide.ConfineOptions{Workspace: r.ws, Inspect: true})
 	if err != nil {
 		return nil, err
 	}

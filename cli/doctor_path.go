@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -91,19 +93,19 @@ func (d *doctor) shimChecks() {
 		c := check{ID: "shims", Status: statusFail, Summary: "no cordon shims on PATH: agents' shells run without cordon"}
 		dir := installedShims(d.self)
 		if other, target := otherShims(pathEnv, d.self); other != "" {
-			c.Summary = "the shims on PATH are another cordon's: " + shim.Printable(other) + " links to " + shim.Printable(target) + ", not to this one"
+			c.Summary = "the shims on PATH are another cordon's: " + printable.String(other) + " links to " + printable.String(target) + ", not to this one"
 			c.Fix = "run that cordon's doctor, or reinstall so that one cordon is on PATH and behind the shims (./install.sh)"
 		} else if names := shimsIn(dir, d.self); d.self != "" && len(names) > 0 {
-			c.Detail = []string{fmt.Sprintf("installed in %s (%s), but not on PATH", shim.Printable(dir), strings.Join(names, " "))}
-			c.Fix = "put it first on PATH, for the agents and in ~/.profile: export PATH=" + shim.QuoteArgv([]string{dir}) + `:"$PATH"`
+			c.Detail = []string{fmt.Sprintf("installed in %s (%s), but not on PATH", printable.String(dir), strings.Join(names, " "))}
+			c.Fix = "put it first on PATH, for the agents and in ~/.profile: export PATH=" + invocation.QuoteArgv([]string{dir}) + `:"$PATH"`
 		} else {
 			c.Fix = "./install.sh installs them in ~/.local/share/cordon/shims; put that directory first on PATH"
 		}
 		d.add(c)
 		return
 	}
-	d.add(check{ID: "shims", Status: statusOK, Summary: fmt.Sprintf("shims on PATH: %s (%s)", shim.Printable(d.shims), strings.Join(d.names, " "))})
-	fix := "put " + shim.Printable(d.shims) + " first on PATH: export PATH=" + shim.QuoteArgv([]string{d.shims}) + `:"$PATH"` + " in ~/.profile and in the agents' environment"
+	d.add(check{ID: "shims", Status: statusOK, Summary: fmt.Sprintf("shims on PATH: %s (%s)", printable.String(d.shims), strings.Join(d.names, " "))})
+	fix := "put " + printable.String(d.shims) + " first on PATH: export PATH=" + invocation.QuoteArgv([]string{d.shims}) + `:"$PATH"` + " in ~/.profile and in the agents' environment"
 	if before := d.realFirst(pathEnv); len(before) > 0 {
 		d.add(check{ID: "path", Status: statusFail, Summary: "PATH finds a real shell before the shim: " + strings.Join(before, ", "), Fix: fix})
 	} else {
@@ -126,7 +128,7 @@ func (d *doctor) realFirst(pathEnv string) []string {
 			continue // the real-shells check says so
 		}
 		if i := slices.Index(entries, filepath.Dir(real)); i >= 0 && (at < 0 || i < at) {
-			out = append(out, name+" "+shim.Printable(real))
+			out = append(out, name+" "+printable.String(real))
 		}
 	}
 	return out
@@ -175,7 +177,7 @@ func (d *doctor) loginPathCheck(fix string) check {
 	login, err := d.login()
 	switch {
 	case err != nil:
-		c.Status, c.Summary = statusWarn, "a login shell's PATH could not be read: "+shim.Printable(err.Error())
+		c.Status, c.Summary = statusWarn, "a login shell's PATH could not be read: "+printable.String(err.Error())
 		c.Fix = "check that `bash -lc 'echo $PATH'` works in a terminal"
 		return c
 	case login == "":
@@ -186,14 +188,14 @@ func (d *doctor) loginPathCheck(fix string) check {
 	if !slices.Contains(cleanEntries(login), d.shims) {
 		c.Status = statusWarn
 		c.Summary = "a login shell's PATH does not have the shims: agents started from a new login (a desktop launcher, ssh, Codex's bash -lc) bypass cordon"
-		c.Detail = []string{"login PATH: " + shim.Printable(login)}
+		c.Detail = []string{"login PATH: " + printable.String(login)}
 		c.Fix = fix
 		return c
 	}
 	if before := d.realFirst(login); len(before) > 0 {
 		c.Status = statusWarn
 		c.Summary = "a login shell's PATH finds a real shell before the shim: " + strings.Join(before, ", ")
-		c.Detail = []string{"login PATH: " + shim.Printable(login)}
+		c.Detail = []string{"login PATH: " + printable.String(login)}
 		c.Fix = fix
 		return c
 	}
@@ -259,11 +261,11 @@ func (d *doctor) realShellsCheck(pathEnv string) check {
 		switch {
 		case errors.As(err, &nf) && len(nf.Writable) > 0:
 			planted = append(planted, name)
-			c.Detail = append(c.Detail, fmt.Sprintf("%s: only in %s, which sandboxed commands can write", name, shim.Printable(strings.Join(nf.Writable, " "))))
+			c.Detail = append(c.Detail, fmt.Sprintf("%s: only in %s, which sandboxed commands can write", name, printable.String(strings.Join(nf.Writable, " "))))
 		case err != nil:
 			absent = append(absent, name)
 		default:
-			found = append(found, name+" "+shim.Printable(real))
+			found = append(found, name+" "+printable.String(real))
 		}
 	}
 	switch {

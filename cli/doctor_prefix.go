@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // prefixCheck is cordon doctor --prefix: whether cordon installed under
@@ -24,7 +25,7 @@ func prefixCheck(prefix string, env []string, stdout io.Writer) int {
 		return exitError
 	}
 	real, dir := existing(abs)
-	ctx, err := shim.NewContext(dir, env, nil)
+	ctx, err := decide.NewContext(dir, env, nil)
 	if err == nil {
 		ctx.Inspect = true // (install.sh asks before anything is installed)
 		var roots []string
@@ -32,15 +33,15 @@ func prefixCheck(prefix string, env []string, stdout io.Writer) int {
 			for _, r := range roots {
 				if platform.Within(real, r) {
 					fmt.Fprintf(stdout, "cordon doctor: PREFIX=%s is inside %s, which sandboxed commands can write: an agent could replace cordon there, and cordon refuses to run from such a place. Install it elsewhere: leave PREFIX unset (~/.local), or PREFIX=/usr/local\n",
-						shim.Printable(prefix), shim.Printable(r))
+						printable.String(prefix), printable.String(r))
 					return exitError
 				}
 			}
-			fmt.Fprintf(stdout, "ok: PREFIX=%s is no place sandboxed commands can write\n", shim.Printable(prefix))
+			fmt.Fprintf(stdout, "ok: PREFIX=%s is no place sandboxed commands can write\n", printable.String(prefix))
 			return exitOK
 		}
 	}
-	fmt.Fprintf(stdout, "cordon doctor: cannot tell whether PREFIX=%s is safe: %s\n", shim.Printable(prefix), shim.Printable(err.Error()))
+	fmt.Fprintf(stdout, "cordon doctor: cannot tell whether PREFIX=%s is safe: %s\n", printable.String(prefix), printable.String(err.Error()))
 	return exitError
 }
 

@@ -9,14 +9,15 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // runExplained is cordon run --explain-denials: CMD runs as a child,
 // confined by a profile whose denials carry a tag of this run, while the
 // system log is read; then the denials of its sandbox are listed.
-func runExplained(conf *shim.Confinement, path string, argv []string, stderr io.Writer) int {
+func runExplained(conf *decide.Confinement, path string, argv []string, stderr io.Writer) int {
 	var buf [8]byte
 	rand.Read(buf[:])
 	tag := "cordon-" + hex.EncodeToString(buf[:])
@@ -55,7 +56,7 @@ func runExplained(conf *shim.Confinement, path string, argv []string, stderr io.
 	}
 	fmt.Fprintf(stderr, "cordon: the sandbox refused (%d):\n", len(denials))
 	for _, d := range denials {
-		fmt.Fprintf(stderr, "  %s\n", shim.Printable(d.String()))
+		fmt.Fprintf(stderr, "  %s\n", printable.String(d.String()))
 	}
 	return code
 }

@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/rules"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func hookCommand() *command {
@@ -186,7 +187,7 @@ func claudeHook(data []byte, readErr error, stdout, stderr io.Writer) int {
 // keepDialogApproval keeps the approval for once of the ask j that the
 // dialog of in is about to put to a person.
 func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
-	if why, sandboxed := shim.Sandboxed(); sandboxed {
+	if why, sandboxed := decide.Sandboxed(); sandboxed {
 		return fmt.Errorf("cordon hook runs inside a sandbox (%s), where approvals cannot be given: Claude Code runs its hooks outside", why)
 	}
 	if !slices.Contains(dialogModes, in.PermissionMode) {
@@ -195,13 +196,13 @@ func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
 	if in.SessionID == "" {
 		return errors.New("the hook input has no session_id, which the approval is bound to")
 	}
-	state := shim.StateDir(os.Getenv)
+	state := decide.StateDir(os.Getenv)
 	if state == "" {
 		return errors.New("there is no state directory (set HOME or XDG_STATE_HOME)")
 	}
 	dir, _ := resolveDir(in.Cwd)
 	cmd := *in.command()
-	key := approval.DialogKey(in.SessionID, cmd, shim.RefusedPieces(j), dir)
+	key := approval.DialogKey(in.SessionID, cmd, decide.RefusedPieces(j), dir)
 	if _, err := approval.New(state).GrantDialog(key, cmd, dir); err != nil {
 		return fmt.Errorf("cannot keep the approval: %v", err)
 	}
@@ -217,8 +218,8 @@ func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
 // directory) it says what else works.
 func askNextStep(in *claudeInput, j *rules.Judgement) string {
 	const other = " If Claude Code shows no dialog (claude -p), run the command yourself in a terminal, or allow it with a rule (cordon explain says which)"
-	state := shim.StateDir(os.Getenv)
-	if _, sandboxed := shim.Sandboxed(); sandboxed || state == "" {
+	state := decide.StateDir(os.Getenv)
+	if _, sandboxed := decide.Sandboxed(); sandboxed || state == "" {
 		return "." + other
 	}
 	dir, _ := resolveDir(in.Cwd)
@@ -229,9 +230,9 @@ func askNextStep(in *claudeInput, j *rules.Judgement) string {
 			reasons = append(reasons, rs.Message)
 		}
 	}
-	a := &approval.Ask{Key: approval.AgentKey("claude-code", claudeShell(), cmd, shim.RefusedPieces(j), dir), Mode: "command",
+	a := &approval.Ask{Key: approval.AgentKey("claude-code", claudeShell(), cmd, decide.RefusedPieces(j), dir), Mode: "command",
 		Text: cmd, Shown: cmd, Dir: dir, Reasons: reasons, Time: time.Now(), Agent: "claude-code"}
-	if ws, err := shim.Workspace(dir, os.Getenv); err == nil {
+	if ws, err := decide.Workspace(dir, os.Getenv); err == nil {
 		a.Workspace = ws.Dir
 	}
 	if approval.New(state).Record(a) != nil {
@@ -314,7 +315,7 @@ func hookReason(j *rules.Judgement) string {
 	var parts []string
 	for _, rs := range j.Reasons {
 		if rs.Verdict != rules.Allow {
-			parts = append(parts, shim.Printable(rs.Message)+" [rule "+shim.Printable(rs.Rule)+"]")
+			parts = append(parts, printable.String(rs.Message)+" [rule "+printable.String(rs.Rule)+"]")
 		}
 	}
 	head := "cordon asks a person: "

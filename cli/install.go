@@ -12,8 +12,9 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/installer"
-	"github.com/cordonsh/cordon/shim"
+	"github.com/cordonsh/cordon/internal/printable"
 )
 
 func installCommand() *command {
@@ -58,7 +59,7 @@ cordon says so. Without an argument it lists what is installed.`,
 
 // sandboxed reports whether this process runs in a sandbox; tests
 // replace it.
-var sandboxed = shim.Sandboxed
+var sandboxed = decide.Sandboxed
 
 // refuseSandboxed refuses to change settings from inside a sandbox: an
 // agent's command must not rewire (or unwire) the agents. "" when this is
@@ -84,7 +85,7 @@ var installEnv = func() (*installer.Env, error) {
 		shims, _ = shimsOnPath(os.Getenv("PATH"), self)
 	}
 	if shims == "" {
-		return nil, fmt.Errorf("no shims directory for %s: none beside it (PREFIX/share/cordon/shims, as install.sh makes) nor on PATH; run install.sh (install.ps1 on Windows) first", shim.Printable(self))
+		return nil, fmt.Errorf("no shims directory for %s: none beside it (PREFIX/share/cordon/shims, as install.sh makes) nor on PATH; run install.sh (install.ps1 on Windows) first", printable.String(self))
 	}
 	state := config.StateDir(os.Getenv)
 	if state == "" {
@@ -351,7 +352,7 @@ func writeJSON(w io.Writer, v any) {
 }
 
 func printReports(w io.Writer, reports []agentReport) {
-	p := shim.Printable
+	p := printable.String
 	for _, r := range reports {
 		fmt.Fprintf(w, "%s (%s)", r.Title, r.Agent)
 		if r.Found != "" {

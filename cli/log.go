@@ -11,7 +11,7 @@ import (
 	"github.com/cordonsh/cordon/audit"
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/decision"
-	"github.com/cordonsh/cordon/shim"
+	"github.com/cordonsh/cordon/internal/printable"
 )
 
 func logCommand() *command {
@@ -167,7 +167,7 @@ func tableRow(d *decision.Decision) string {
 		rules = "error"
 	}
 	cmd := strings.ReplaceAll(d.Command, "\n", "⏎")
-	return fmt.Sprintf(format, d.Time.Local().Format("2006-01-02 15:04:05"), d.Verdict, cut(rules, 22), by, cutLeft(shim.Printable(d.Dir), 28), cut(shim.Printable(cmd), 100))
+	return fmt.Sprintf(format, d.Time.Local().Format("2006-01-02 15:04:05"), d.Verdict, cut(rules, 22), by, cutLeft(printable.String(d.Dir), 28), cut(printable.String(cmd), 100))
 }
 
 // cut shortens s to n runes, marking the cut.

@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func rulesCommand() *command {
@@ -65,7 +65,7 @@ func here(dir string) (string, func(string) string, error) {
 			return "", nil, err
 		}
 	}
-	ws, err := shim.Workspace(dir, os.Getenv)
+	ws, err := decide.Workspace(dir, os.Getenv)
 	return ws.Dir, os.Getenv, err
 }
 
@@ -74,7 +74,7 @@ func inspect(files []string, stderr io.Writer) (*layers.Report, bool) {
 	ws, getenv, err := here("")
 	if err == nil {
 		var rep *layers.Report
-		if rep, err = layers.Inspect(ws, getenv, shim.JudgeExample, files); err == nil {
+		if rep, err = layers.Inspect(ws, getenv, decide.JudgeExample, files); err == nil {
 			return rep, true
 		}
 	}

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/watch"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func rulesWatchCommand() *command {
@@ -53,11 +53,11 @@ func runRulesWatch(c *command, args []string, stdout, stderr io.Writer) int {
 // ends. The error says why watching could not start.
 func watchRules(ctx context.Context, dir string, env []string, stdout io.Writer) error {
 	stdout = &lockedWriter{w: stdout}
-	ws, err := shim.Workspace(dir, func(k string) string { return envValue(env, k) })
+	ws, err := decide.Workspace(dir, func(k string) string { return envValue(env, k) })
 	if err != nil {
 		return err
 	}
-	dirs, load := shim.RuleSource(ws.Dir, env)
+	dirs, load := decide.RuleSource(ws.Dir, env)
 	from := strings.Join(dirs, ", ")
 	if from == "" {
 		from = "the built-in rules alone"

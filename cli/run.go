@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/shim"
 )
@@ -35,7 +36,7 @@ reported as the exit status 128+N.`,
 
 func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
-	opts := &shim.ConfineOptions{}
+	opts := &decide.ConfineOptions{}
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none (default: the settings', else auto)")
 	explain := fs.Bool("explain-denials", false, "list what the sandbox refused (macOS), on stderr, after CMD ends")
 	fs.StringVar(&opts.Network, "network", "", "allowlist, on or off (default: the settings', else allowlist)")
@@ -84,7 +85,7 @@ func runRun(c *command, args []string, stdout, stderr io.Writer) int {
 		return runExplained(conf, path, argv, stderr)
 	}
 	// In a session's sandbox only when CORDON_SESSION names one.
-	err = shim.ExecConfined(conf, shim.StateDir(os.Getenv), path, argv, os.Getenv, false)
+	err = shim.ExecConfined(conf, decide.StateDir(os.Getenv), path, argv, os.Getenv, false)
 	fmt.Fprintf(stderr, "cordon run: cannot run %s: %v\n", argv[0], err)
 	return 126
 }

@@ -11,9 +11,11 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/sessionbox"
-	"github.com/cordonsh/cordon/shim"
 )
 
 func sandboxCommand() *command {
@@ -55,7 +57,7 @@ type sandboxStatus struct {
 	WorkspaceWhy string `json:"workspace_why"`
 	// Unsafe are cordon's own places sandboxed commands could write
 	// (see cordon doctor); commands are refused until they are fixed.
-	Unsafe []shim.Weakness `json:"unsafe,omitempty"`
+	Unsafe []decide.Weakness `json:"unsafe,omitempty"`
 }
 
 // unmatched returns the writable, read-only, hidden and socket entries of the
@@ -88,7 +90,7 @@ func unmatched(cfg *config.Config, p *platform.Policy) []string {
 
 func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	fs := c.flags()
-	opts := &shim.ConfineOptions{Inspect: true}
+	opts := &decide.ConfineOptions{Inspect: true}
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	fs.StringVar(&opts.Backend, "backend", "", "sandbox backend: auto, bwrap, landlock, seatbelt, token or none")
 	fs.StringVar(&opts.Network, "network", "", "allowlist, on or off")
@@ -102,7 +104,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 		return c.usageError(stderr, "unexpected argument %q", fs.Arg(0))
 	}
 	if *stop {
-		n, err := sessionbox.Stop(shim.StateDir(os.Getenv))
+		n, err := sessionbox.Stop(decide.StateDir(os.Getenv))
 		if err != nil {
 			fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
 			return exitError
@@ -128,7 +130,7 @@ func runSandbox(c *command, args []string, stdout, stderr io.Writer) int {
 	case "windows":
 		return printWindowsPlan(dir, env, opts, *asJSON, stdout, stderr)
 	}
-	conf, err := shim.Confine(dir, env, opts)
+	conf, err := decide.Confine(dir, env, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon sandbox: %v\n", err)
 		return exitError
@@ -198,7 +200,7 @@ func (st *sandboxStatus) text() string {
 		}
 		fmt.Fprintf(&b, "%s:\n", name)
 		for _, path := range paths {
-			fmt.Fprintf(&b, "  %s\n", shim.Printable(path))
+			fmt.Fprintf(&b, "  %s\n", printable.String(path))
 		}
 	}
 	scratch := "scratch (shared)"
@@ -223,7 +225,7 @@ func (st *sandboxStatus) text() string {
 	}
 	list("UNSAFE, commands are refused (see cordon doctor)", unsafe)
 	if len(st.CommandLine) > 0 {
-		fmt.Fprintf(&b, "command line for bash -c true:\n  %s\n", shim.QuoteArgv(st.CommandLine))
+		fmt.Fprintf(&b, "command line for bash -c true:\n  %s\n", invocation.QuoteArgv(st.CommandLine))
 	}
 	return b.String()
 }

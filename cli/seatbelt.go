@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // printSeatbelt is cordon sandbox --platform darwin: the Seatbelt profile
 // and parameters for the policy of a command started in dir, made on
 // whatever system this is (a policy resolved here, with macOS's
 // /private forms of /tmp, /var and /etc).
-func printSeatbelt(dir string, env []string, opts *shim.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
+func printSeatbelt(dir string, env []string, opts *decide.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
 	p, ok := sandboxPolicy(dir, env, opts, stderr)
 	if !ok {
 		return exitError
@@ -29,8 +29,8 @@ func printSeatbelt(dir string, env []string, opts *shim.ConfineOptions, asJSON b
 // sandboxPolicy resolves the policy of a command started in dir, for
 // the other platforms' plans of cordon sandbox; an error is said on
 // stderr.
-func sandboxPolicy(dir string, env []string, opts *shim.ConfineOptions, stderr io.Writer) (*platform.Policy, bool) {
-	ctx, err := shim.NewContext(dir, env, opts)
+func sandboxPolicy(dir string, env []string, opts *decide.ConfineOptions, stderr io.Writer) (*platform.Policy, bool) {
+	ctx, err := decide.NewContext(dir, env, opts)
 	if err == nil {
 		var p *platform.Policy
 		if p, err = ctx.Policy(); err == nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/shim"
 	"github.com/cordonsh/cordon/snapshot"
 )
@@ -65,7 +67,7 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
 		return exitError
 	}
-	ws, err := shim.Workspace(dir, os.Getenv)
+	ws, err := decide.Workspace(dir, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "cordon undo: %v\n", err)
 		return exitError
@@ -111,21 +113,21 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if m == nil {
-			fmt.Fprintf(stderr, "cordon undo: no snapshot of the workspace %s (cordon undo --list shows them all)\n", shim.Printable(ws.Dir))
+			fmt.Fprintf(stderr, "cordon undo: no snapshot of the workspace %s (cordon undo --list shows them all)\n", printable.String(ws.Dir))
 			return exitError
 		}
 	}
 	fmt.Fprintf(stdout, "snapshot %s, %s, before: %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), oneLine(m.Command))
 	code := exitOK
 	for _, r := range store.Restore(m, snapshot.RestoreOptions{Force: *force, Git: shim.GitRestorer(dir, env), Vet: shim.UndoVet(dir, env, *force)}) {
-		what := shim.Printable(r.Entry.Path)
+		what := printable.String(r.Entry.Path)
 		switch r.Entry.Type {
 		case snapshot.TypeStash:
-			what = fmt.Sprintf("stash entry %s (%s) in %s", short(r.Entry.Commit), shim.Printable(r.Entry.Message), what)
+			what = fmt.Sprintf("stash entry %s (%s) in %s", short(r.Entry.Commit), printable.String(r.Entry.Message), what)
 		case snapshot.TypeBranch:
-			what = fmt.Sprintf("branch %s at %s in %s", shim.Printable(r.Entry.Ref), short(r.Entry.Commit), what)
+			what = fmt.Sprintf("branch %s at %s in %s", printable.String(r.Entry.Ref), short(r.Entry.Commit), what)
 		case snapshot.TypeIndexTree:
-			what = fmt.Sprintf("the index of %s (what is staged), tree %s", shim.Printable(filepath.Dir(filepath.Dir(r.Entry.Path))), short(r.Entry.Commit))
+			what = fmt.Sprintf("the index of %s (what is staged), tree %s", printable.String(filepath.Dir(filepath.Dir(r.Entry.Path))), short(r.Entry.Commit))
 		case snapshot.TypeDir:
 			what += "/"
 		case snapshot.TypeObjects:
@@ -133,11 +135,11 @@ func runUndo(c *command, args []string, stdout, stderr io.Writer) int {
 		case snapshot.TypeCheckout:
 			what = fmt.Sprintf("%d tracked files, written from the restored index, in %s", r.Entry.Size, what)
 		case snapshot.TypeMoved:
-			what = fmt.Sprintf("%s: it was no directory; moved to %s", what, shim.Printable(r.Entry.Target))
+			what = fmt.Sprintf("%s: it was no directory; moved to %s", what, printable.String(r.Entry.Target))
 		}
 		line := fmt.Sprintf("  %-10s %s", r.Action, what)
 		if r.Why != "" {
-			line += ": " + shim.Printable(r.Why)
+			line += ": " + printable.String(r.Why)
 		}
 		fmt.Fprintln(stdout, line)
 		if r.Action == snapshot.Kept || r.Action == snapshot.Failed {
@@ -156,13 +158,13 @@ func undoList(store *snapshot.Store, all []*snapshot.Manifest, asJSON bool, stdo
 		return exitOK
 	}
 	for _, u := range store.Unkept() {
-		fmt.Fprintf(stdout, "not kept in %s (the next command that loses it is not undone):\n", shim.Printable(u.Workspace))
+		fmt.Fprintf(stdout, "not kept in %s (the next command that loses it is not undone):\n", printable.String(u.Workspace))
 		for i, w := range u.What {
 			if i == 10 {
-				fmt.Fprintf(stdout, "          ... and %d more (the log: %s)\n", len(u.What)-10, shim.Printable(filepath.Join(store.Dir, "guard.log")))
+				fmt.Fprintf(stdout, "          ... and %d more (the log: %s)\n", len(u.What)-10, printable.String(filepath.Join(store.Dir, "guard.log")))
 				break
 			}
-			fmt.Fprintf(stdout, "          %s\n", shim.Printable(w))
+			fmt.Fprintf(stdout, "          %s\n", printable.String(w))
 		}
 	}
 	if len(all) == 0 {
@@ -171,7 +173,7 @@ func undoList(store *snapshot.Store, all []*snapshot.Manifest, asJSON bool, stdo
 	}
 	for _, m := range all {
 		fmt.Fprintf(stdout, "%s  %s  %-10s %s\n", m.ID, m.Time.Local().Format("2006-01-02 15:04:05"), m.Kind, oneLine(m.Command))
-		fmt.Fprintf(stdout, "          in %s, %s\n", shim.Printable(m.Workspace), snapshot.Human(m.Size))
+		fmt.Fprintf(stdout, "          in %s, %s\n", printable.String(m.Workspace), snapshot.Human(m.Size))
 		shown := 0
 		for _, e := range m.Entries {
 			line := entryLine(store, m, e)
@@ -197,20 +199,20 @@ func entryLine(store *snapshot.Store, m *snapshot.Manifest, e snapshot.Entry) st
 		if rel, err := filepath.Rel(filepath.Join(m.Workspace, ".git"), e.Path); err == nil && !strings.HasPrefix(rel, "..") {
 			return "git: " + gitLine(store, filepath.ToSlash(rel), e)
 		}
-		return fmt.Sprintf("%s (%s)", shim.Printable(e.Path), snapshot.Human(e.Size))
+		return fmt.Sprintf("%s (%s)", printable.String(e.Path), snapshot.Human(e.Size))
 	case snapshot.TypeDir:
-		return shim.Printable(e.Path) + "/"
+		return printable.String(e.Path) + "/"
 	case snapshot.TypeSymlink:
-		return fmt.Sprintf("%s -> %s", shim.Printable(e.Path), shim.Printable(e.Target))
+		return fmt.Sprintf("%s -> %s", printable.String(e.Path), printable.String(e.Target))
 	case snapshot.TypeStash:
-		return fmt.Sprintf("stash %s %s", short(e.Commit), shim.Printable(e.Message))
+		return fmt.Sprintf("stash %s %s", short(e.Commit), printable.String(e.Message))
 	case snapshot.TypeBranch:
-		return fmt.Sprintf("branch %s at %s", shim.Printable(e.Ref), short(e.Commit))
+		return fmt.Sprintf("branch %s at %s", printable.String(e.Ref), short(e.Commit))
 	case snapshot.TypeIndexTree:
 		return "git: the index (what is staged), tree " + short(e.Commit)
 	case snapshot.TypeObject:
 		rel, _ := filepath.Rel(filepath.Join(m.Workspace, ".git"), e.Path)
-		return "git: " + shim.Printable(filepath.ToSlash(rel)) + ", an object file changed in place (its copy is kept)"
+		return "git: " + printable.String(filepath.ToSlash(rel)) + ", an object file changed in place (its copy is kept)"
 	}
 	return ""
 }
@@ -219,21 +221,21 @@ func entryLine(store *snapshot.Store, m *snapshot.Manifest, e snapshot.Entry) st
 func gitLine(store *snapshot.Store, rel string, e snapshot.Entry) string {
 	data, err := store.Content(e, 1<<20)
 	if err != nil {
-		return shim.Printable(rel)
+		return printable.String(rel)
 	}
 	text := strings.TrimSpace(string(data))
 	lines := func() int { return strings.Count(text, "\n") + 1 }
 	switch {
 	case rel == "HEAD":
-		return "HEAD was " + shim.Printable(strings.TrimPrefix(text, "ref: "))
+		return "HEAD was " + printable.String(strings.TrimPrefix(text, "ref: "))
 	case rel == "logs/refs/stash":
 		return fmt.Sprintf("the stash, %d entries", lines())
 	case strings.HasPrefix(rel, "logs/"):
-		return fmt.Sprintf("the reflog of %s, %d entries", shim.Printable(strings.TrimPrefix(rel, "logs/")), lines())
+		return fmt.Sprintf("the reflog of %s, %d entries", printable.String(strings.TrimPrefix(rel, "logs/")), lines())
 	case rel == "refs/stash":
 		return "the stash, its newest entry " + short(text)
 	case strings.HasPrefix(rel, "refs/"):
-		return fmt.Sprintf("%s at %s", shim.Printable(rel), short(text))
+		return fmt.Sprintf("%s at %s", printable.String(rel), short(text))
 	case rel == "packed-refs":
 		n := 0
 		for l := range strings.SplitSeq(text, "\n") {
@@ -245,12 +247,12 @@ func gitLine(store *snapshot.Store, rel string, e snapshot.Entry) string {
 	case rel == "index":
 		return "the index (what is staged), " + snapshot.Human(e.Size)
 	}
-	return fmt.Sprintf("%s (%s)", shim.Printable(rel), snapshot.Human(e.Size))
+	return fmt.Sprintf("%s (%s)", printable.String(rel), snapshot.Human(e.Size))
 }
 
 // oneLine is a command on one line, at most 100 characters.
 func oneLine(s string) string {
-	s = shim.Printable(strings.ReplaceAll(s, "\n", "; "))
+	s = printable.String(strings.ReplaceAll(s, "\n", "; "))
 	if len(s) > 100 {
 		s = s[:97] + "..."
 	}

@@ -7,8 +7,9 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
-	"github.com/cordonsh/cordon/shim"
 	"github.com/cordonsh/cordon/winargs"
 	"github.com/cordonsh/cordon/winpath"
 )
@@ -90,7 +91,7 @@ func windowsEnvDefaults() map[string]string {
 // backend would confine a command started in dir, for this directory's
 // policy resolved on this system: the token, the ACEs, the job, and what
 // is not enforced.
-func printWindowsPlan(dir string, env []string, opts *shim.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
+func printWindowsPlan(dir string, env []string, opts *decide.ConfineOptions, asJSON bool, stdout, stderr io.Writer) int {
 	p, ok := sandboxPolicy(dir, env, opts, stderr)
 	if !ok {
 		return exitError
@@ -126,7 +127,7 @@ func windowsPlanText(plan *platform.WindowsPlan, network platform.Network) strin
 	}
 	b.WriteString("ACEs added (SDDL; once, left in place):\n")
 	for _, a := range plan.ACEs {
-		fmt.Fprintf(&b, "  %s  %s  (%s)\n", a.ACE, shim.Printable(a.Path), a.Why)
+		fmt.Fprintf(&b, "  %s  %s  (%s)\n", a.ACE, printable.String(a.Path), a.Why)
 	}
 	fmt.Fprintf(&b, "job object: %s = %#x", strings.Join(plan.Job.FlagNames, "|"), plan.Job.LimitFlags)
 	if plan.Job.ProcessMemory > 0 {

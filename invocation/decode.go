@@ -59,7 +59,7 @@ func (e *DecodeError) Error() string { return e.Msg }
 // input. Options, Login and Interactive say what the command line sets, not
 // what startup files may set later.
 func Decode(argv []string, stdinIsTerminal bool) (*Invocation, error) {
-	return DecodeWith(builtinRules(), argv, stdinIsTerminal)
+	return DecodeWith(BuiltinRules(), argv, stdinIsTerminal)
 }
 
 // DecodeWith is Decode with the shells that rules know.
@@ -106,7 +106,7 @@ func CommandName(argv0 string) string {
 // shellFor maps a command name to the canonical shell name and its
 // dialect, for the shells the built-in rules know.
 func shellFor(name string) (string, parse.Dialect, bool) {
-	return shellIn(builtinRules(), name)
+	return shellIn(BuiltinRules(), name)
 }
 
 // shellIn maps a command name to the canonical shell name and its

@@ -82,6 +82,6 @@ type Invocation struct {
 	Pinned map[string][]byte
 }
 
-// builtinRules are the built-in rules, whose shells Decode knows; made
+// BuiltinRules are the built-in rules (whose shells Decode knows), made
 // once, on first use.
-var builtinRules = sync.OnceValue(rules.Builtin)
+var BuiltinRules = sync.OnceValue(rules.Builtin)

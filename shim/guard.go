@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
@@ -51,13 +53,13 @@ func SnapshotMain(args []string) int {
 		return 2
 	}
 	env := os.Environ()
-	getenv := envLookup(env)
+	getenv := decide.EnvLookup(env)
 	cfg, err := config.Load(getenv)
 	if err != nil {
 		return 1
 	}
 	sn := &cfg.Snapshots
-	store := snapshot.Open(StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
+	store := snapshot.Open(decide.StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
 	if len(args) == 8 {
 		if clock, err := strconv.ParseInt(args[7], 10, 64); err == nil {
 			preRound(store, ws, time.Unix(0, clock), env)
@@ -71,8 +73,8 @@ func SnapshotMain(args []string) int {
 	// saver runs with sessions off too).
 	defer func() {
 		store.CleanTemp()
-		guard.CleanLedgers(StateDir(getenv))
-		platform.CleanLayers(StateDir(getenv))
+		guard.CleanLedgers(decide.StateDir(getenv))
+		platform.CleanLayers(decide.StateDir(getenv))
 	}()
 	unlock, err := store.LockPending(ws)
 	if err != nil {
@@ -103,8 +105,8 @@ func SnapshotMain(args []string) int {
 // at again, so that their loss is recorded, as is the loss of the
 // repository's data.
 func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began, ended time.Time, env []string) error {
-	getenv := envLookup(env)
-	loaded, err := Rules(ws, getenv)
+	getenv := decide.EnvLookup(env)
+	loaded, err := decide.Rules(ws, getenv)
 	if err != nil {
 		return err
 	}
@@ -137,7 +139,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 		}
 	} else {
 		for _, e := range store.Index(ws).Entries {
-			if !within(e.Path, []string{gitDir}) {
+			if !decide.Within(e.Path, []string{gitDir}) {
 				paths = append(paths, e.Path)
 			}
 		}
@@ -177,7 +179,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 	// round has kept them. A session's watch that could not see every
 	// directory leaves a mark: the round then looks from the watch's
 	// start on.
-	state := StateDir(getenv)
+	state := decide.StateDir(getenv)
 	since := began
 	mark, marked := guard.BelowSince(state, ws)
 	if marked && mark.Before(since) {
@@ -204,7 +206,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 	}
 	lines := guard.MoveAside(state, ws, below)
 	if !complete {
-		lines = append(lines, "cordon: "+Printable(ws)+": the workspace has more directories (or deeper) than the guard looks through for auto-run places below its root and links to them: those past them were not looked at; look before you run npm, direnv or an editor's tasks there")
+		lines = append(lines, "cordon: "+printable.String(ws)+": the workspace has more directories (or deeper) than the guard looks through for auto-run places below its root and links to them: those past them were not looked at; look before you run npm, direnv or an editor's tasks there")
 		guard.SayNext(state, ws, "below-partial", lines[len(lines)-1:])
 	}
 	for _, l := range lines {
@@ -254,7 +256,7 @@ func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {
 	if !repoIntact(gitDir) {
 		return
 	}
-	loaded, err := Rules(ws, envLookup(env))
+	loaded, err := decide.Rules(ws, decide.EnvLookup(env))
 	if err != nil {
 		return
 	}
@@ -296,7 +298,7 @@ func hiddenFromStatus(store *snapshot.Store, ws, gitDir string, repo *gitstate.R
 	}
 	var dropped []string
 	for _, e := range store.Index(ws).Entries {
-		if listed[e.Path] || within(e.Path, []string{gitDir}) || e.Type != snapshot.TypeFile {
+		if listed[e.Path] || decide.Within(e.Path, []string{gitDir}) || e.Type != snapshot.TypeFile {
 			continue
 		}
 		if _, err := os.Lstat(e.Path); err == nil {

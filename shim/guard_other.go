@@ -5,9 +5,10 @@ package shim
 import (
 	"time"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/snapshot"
 )
 
 // startGuard: the continuous guard runs on Unix only.
-func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
+func (r *run) startGuard(store *snapshot.Store, c *decide.Confinement, dir, id, command string, start time.Time) {
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/cordonsh/cordon/snapshot"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -23,7 +24,7 @@ import (
 // that nothing waits for it and it prints nothing; this process's pid,
 // which the command keeps once the shell is exec'd, tells it when the
 // command has ended.
-func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command string, start time.Time) {
+func (r *run) startGuard(store *snapshot.Store, c *decide.Confinement, dir, id, command string, start time.Time) {
 	ws := c.Workspace.Dir
 	if ws == "" || !c.Settings.Snapshots.ContinuousOn() {
 		return
@@ -31,7 +32,7 @@ func (r *run) startGuard(store *snapshot.Store, c *Confinement, dir, id, command
 	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
 		return
 	}
-	self, err := executable()
+	self, err := decide.Executable()
 	if err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/termhook"
 )
@@ -19,13 +20,13 @@ func BenchmarkTerminalJudge(b *testing.B) {
 	ws := filepath.Join(base, "ws")
 	os.MkdirAll(ws, 0o755)
 	env := []string{"HOME=" + base, "PATH=/usr/bin:/bin", "XDG_STATE_HOME=" + filepath.Join(base, "state"), "XDG_CONFIG_HOME=" + filepath.Join(base, "cfg")}
-	ctx, err := NewContext(ws, env, nil)
+	ctx, err := decide.NewContext(ws, env, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	inv, _ := invocation.Decode([]string{"bash"}, true)
 	r := &run{name: "bash", env: env, ctx: ctx}
-	s := &piped{r: r, inv: inv, dir: ws, rules: builtinRules}
+	s := &piped{r: r, inv: inv, dir: ws, rules: invocation.BuiltinRules}
 	b.ReportAllocs()
 	for b.Loop() {
 		if a := s.line(termhook.Line{Seq: "1", Cwd: ws, Text: "true"}, 10); a.Verdict != termhook.Run {
@@ -43,13 +44,13 @@ func TestTerminalLineVerdicts(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, "sub"), 0o755)
 	os.MkdirAll(filepath.Join(base, "home"), 0o755)
 	env := []string{"HOME=" + filepath.Join(base, "home"), "PATH=/usr/bin:/bin", "XDG_STATE_HOME=" + filepath.Join(base, "state"), "XDG_CONFIG_HOME=" + filepath.Join(base, "cfg")}
-	ctx, err := NewContext(ws, env, nil)
+	ctx, err := decide.NewContext(ws, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	inv, _ := invocation.Decode([]string{"bash"}, true)
 	inv.Interactive = true // as the shim sets it for a terminal
-	s := &piped{r: &run{name: "bash", env: env, ctx: ctx}, inv: inv, dir: ws, rules: builtinRules}
+	s := &piped{r: &run{name: "bash", env: env, ctx: ctx}, inv: inv, dir: ws, rules: invocation.BuiltinRules}
 	for _, tt := range []struct {
 		cwd, text, verdict, msg string
 		large                   bool

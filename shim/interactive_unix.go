@@ -14,7 +14,9 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/termhook"
@@ -36,13 +38,13 @@ func hookedTerminal(inv *invocation.Invocation) bool {
 // lines until it ends. It returns the shell's exit status.
 func (r *run) terminal(inv *invocation.Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
-		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
+		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", printable.String(name), printable.String(name))
 	}
 	c, err := r.confine(dir)
 	if err != nil {
 		return r.fail("%v", err)
 	}
-	state := StateDir(envLookup(r.env))
+	state := decide.StateDir(decide.EnvLookup(r.env))
 	files, err := termhook.Write(filepath.Join(state, "terminal"))
 	if err != nil {
 		return r.fail("%v", err)
@@ -65,7 +67,7 @@ func (r *run) terminal(inv *invocation.Invocation, dir string) int {
 	}
 	defer stop()
 	if c.Unconfined {
-		r.print(unconfinedNotice(state))
+		r.print(decide.UnconfinedNotice(state))
 	}
 	conn, shellEnd, err := termhook.Pair()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/invocation"
 )
 
@@ -36,11 +37,11 @@ func TestRefusalShowsNoCredential(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ctx, err := NewContext(ws, env, nil)
+			ctx, err := decide.NewContext(ws, env, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			d := ctx.Decide(Request{Shell: "bash", Mode: "command", Text: requestText(argv), Inv: inv, Query: query})
+			d := ctx.Decide(decide.Request{Shell: "bash", Mode: "command", Text: requestText(argv), Inv: inv, Query: query})
 			if d.Verdict == "allow" {
 				t.Errorf("%s: allowed; the test wants a refusal", cmd)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -61,12 +62,12 @@ func TestJudgePinnedBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := WorkspaceChoice{Dir: dir}
-	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Allow {
+	ws := decide.WorkspaceChoice{Dir: dir}
+	if j := decide.JudgeWith(invocation.BuiltinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Allow {
 		t.Fatalf("the file on disk: %v %v", j.Verdict, j.Reasons)
 	}
 	inv.Pinned = map[string][]byte{script: []byte("rm -rf ~\n")}
-	if j := judgeWith(builtinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Deny {
+	if j := decide.JudgeWith(invocation.BuiltinRules(), inv, dir, env, ws, false, false, nil, nil, nil, nil, nil); j.Verdict != rules.Deny {
 		t.Errorf("the pinned bytes: %v %v, want deny", j.Verdict, j.Reasons)
 	}
 }

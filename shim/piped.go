@@ -13,7 +13,9 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -57,14 +59,14 @@ func streamedStdin() bool {
 type piped struct {
 	r       *run
 	inv     *invocation.Invocation
-	dir     string          // where the shell started
-	ws      WorkspaceChoice // the workspace of dir
+	dir     string                 // where the shell started
+	ws      decide.WorkspaceChoice // the workspace of dir
 	rules   func() *rules.Set
-	prelude []string        // state statements, printed
-	size    int             // bytes in prelude
-	funcs   map[string]bool // functions the piped shell defined
-	conf    *Confinement    // how the shell is confined
-	cwd     string          // a terminal's directory, sent with each line
+	prelude []string            // state statements, printed
+	size    int                 // bytes in prelude
+	funcs   map[string]bool     // functions the piped shell defined
+	conf    *decide.Confinement // how the shell is confined
+	cwd     string              // a terminal's directory, sent with each line
 }
 
 // piped runs the real shell as a child, confined, and feeds it the
@@ -72,7 +74,7 @@ type piped struct {
 // shell's exit status.
 func (r *run) piped(inv *invocation.Invocation, dir string) int {
 	if name := funcsInEnv(r.env); name != "" {
-		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", Printable(name), Printable(name))
+		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", printable.String(name), printable.String(name))
 	}
 	c, err := r.confine(dir)
 	if err != nil {
@@ -84,13 +86,13 @@ func (r *run) piped(inv *invocation.Invocation, dir string) int {
 	}
 	defer stop()
 	if c.Unconfined {
-		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
+		r.print(decide.UnconfinedNotice(decide.StateDir(decide.EnvLookup(r.env))))
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return r.fail("cannot make a pipe for the shell: %v", err)
 	}
-	child, err := guard.Start(c.Backend, c.Policy, StateDir(envLookup(r.env)), r.real, r.argv, c.Policy.Env, pr)
+	child, err := guard.Start(c.Backend, c.Policy, decide.StateDir(decide.EnvLookup(r.env)), r.real, r.argv, c.Policy.Env, pr)
 	pr.Close()
 	if err != nil {
 		pw.Close()
@@ -119,17 +121,17 @@ func (r *run) piped(inv *invocation.Invocation, dir string) int {
 // pipedRules returns the rules of the moment for a piped shell in dir,
 // kept current by a watcher until stop. A rules directory that sandboxed
 // commands can write is refused: an agent could loosen its own rules.
-func (r *run) pipedRules(dir string, c *Confinement) (current func() *rules.Set, stop func(), err error) {
+func (r *run) pipedRules(dir string, c *decide.Confinement) (current func() *rules.Set, stop func(), err error) {
 	ws := c.Workspace.Dir
-	dirs, load := RuleSource(ws, r.env)
+	dirs, load := decide.RuleSource(ws, r.env)
 	roots := c.Policy.WritableRoots()
 	guarded := func() (*rules.Set, error) {
 		for _, d := range dirs {
 			if _, err := os.Stat(d); err != nil || ws != "" && d == filepath.Join(ws, ".cordon") {
 				continue // the project's rules are read-only in the sandbox
 			}
-			if root := containing(d, roots); root != "" {
-				return nil, fmt.Errorf("the rules directory %s can be written by sandboxed commands (it is inside %s); move it out (set XDG_CONFIG_HOME elsewhere)", Printable(d), Printable(root))
+			if root := decide.Containing(d, roots); root != "" {
+				return nil, fmt.Errorf("the rules directory %s can be written by sandboxed commands (it is inside %s); move it out (set XDG_CONFIG_HOME elsewhere)", printable.String(d), printable.String(root))
 			}
 		}
 		return load()
@@ -197,7 +199,7 @@ func (s *piped) judge(c chunk) string {
 	inv := *s.inv
 	inv.Mode, inv.Script = invocation.ModeCommand, s.preludeText()+text
 	stmt := strings.TrimSuffix(text, "\n")
-	d := s.r.ctx.Decide(Request{Shell: s.r.name, Mode: "statement", Text: stmt, Inv: &inv, Rules: s.rules()})
+	d := s.r.ctx.Decide(decide.Request{Shell: s.r.name, Mode: "statement", Text: stmt, Inv: &inv, Rules: s.rules()})
 	switch {
 	case d.Error != "":
 		return s.r.failMessage("could not judge the command: %v", d.Error)
@@ -271,7 +273,7 @@ func (s *piped) remember(stmts []*syntax.Stmt) {
 func (s *piped) preludeText() string {
 	p := strings.Join(s.prelude, "")
 	if s.cwd != "" {
-		p += "cd -- " + quote(s.cwd) + "\n"
+		p += "cd -- " + invocation.Quote(s.cwd) + "\n"
 	}
 	return p
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/parse/powershell"
@@ -200,7 +201,7 @@ func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string)
 		arg0 = r.argv[0]
 	}
 	inv := &invocation.Invocation{Argv: []string{arg0, "-Command", text}, Shell: r.name, Arg0: arg0, Dialect: parse.PowerShell, Core: core, Mode: invocation.ModeCommand, Script: text}
-	d := ctx.Decide(Request{Shell: r.name, Mode: "statement", Text: text, Inv: inv, Windows: true})
+	d := ctx.Decide(decide.Request{Shell: r.name, Mode: "statement", Text: text, Inv: inv, Windows: true})
 	switch {
 	case d.Error != "":
 		return termhook.Refuse, r.failMessage("could not judge the command: %v", d.Error)

@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
@@ -39,7 +40,7 @@ func (r *run) psTerminal(dir string) int {
 		return r.fail("%v", errPSLaunch(err))
 	}
 	if c.Unconfined {
-		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
+		r.print(decide.UnconfinedNotice(decide.StateDir(decide.EnvLookup(r.env))))
 	}
 	child, err := c.Backend.Start(r.real, append([]string{r.real}, launch...), c.Policy.Env, os.Stdin)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/internal/testenv"
 	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
 )
@@ -90,7 +92,7 @@ func psRun(t *testing.T) *run {
 	tmp := t.TempDir()
 	env := []string{`USERPROFILE=C:\Users\dev`, "XDG_STATE_HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "HOME=" + tmp}
 	return &run{argv: []string{"pwsh.exe"}, env: env, name: "pwsh",
-		ctx: &Context{Dir: `C:\Users\dev\src\app`, Env: env, Getenv: winLookup(env), Settings: &config.Config{}}}
+		ctx: &decide.Context{Dir: `C:\Users\dev\src\app`, Env: env, Getenv: decide.WinLookup(env), Settings: &config.Config{}}}
 }
 
 // TestPSTerminalJudge: each line entered in a judged PowerShell gets the
@@ -128,7 +130,7 @@ func TestPSTerminalJudge(t *testing.T) {
 		{`C:\Users\dev\src\app`, "$ExecutionContext.InvokeCommand.InvokeScript('x')", termhook.Refuse, "executioncontext"},
 		{`C:\Users\dev\src\app`, "& ('Remove-PSRead' + 'LineKeyHandler') Enter", termhook.Refuse, "it names psreadline"},
 		{`C:\Users\dev\src\app`, "$m = 'rm' + 'o'; Get-Module | & $m", termhook.Refuse, "remove-module"},
-		{`C:\Users\dev\src\app`, "iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('" + encodeUTF16("Remove-Module PSReadLine") + "')))", termhook.Refuse, "[rule terminal-hook]"},
+		{`C:\Users\dev\src\app`, "iex ([Text.Encoding]::Unicode.GetString([Convert]::FromBase64String('" + testenv.EncodeUTF16("Remove-Module PSReadLine") + "')))", termhook.Refuse, "[rule terminal-hook]"},
 	} {
 		a := answer(termhook.Line{Seq: "1", Cwd: c.cwd, Text: c.text})
 		if a.Verdict != c.verdict || !strings.Contains(a.Message, c.message) || (c.verdict == termhook.Run) != (a.Message == "") {
@@ -229,7 +231,7 @@ func BenchmarkPSTerminalLine(b *testing.B) {
 	tmp := b.TempDir()
 	env := []string{`USERPROFILE=C:\Users\dev`, "XDG_STATE_HOME=" + tmp, "XDG_CONFIG_HOME=" + tmp, "HOME=" + tmp}
 	r := &run{argv: []string{"pwsh.exe"}, env: env, name: "pwsh",
-		ctx: &Context{Dir: `C:\Users\dev\src\app`, Env: env, Getenv: winLookup(env), Settings: &config.Config{}}}
+		ctx: &decide.Context{Dir: `C:\Users\dev\src\app`, Env: env, Getenv: decide.WinLookup(env), Settings: &config.Config{}}}
 	answer := r.psAnswer(true)
 	for b.Loop() {
 		if a := answer(termhook.Line{Seq: "1", Cwd: `C:\Users\dev\src\app`, Text: "Get-ChildItem -Recurse src | Select-String TODO"}); a.Verdict != termhook.Run {

@@ -13,7 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/platform"
@@ -44,10 +46,10 @@ func Run(argv []string) int {
 type run struct {
 	argv []string
 	env  []string
-	name string       // the shell looked for, "bash"
-	real string       // the real shell's path, once found
-	ctx  *Context     // what judging and confining read, once
-	conf *Confinement // the sandbox, once made
+	name string              // the shell looked for, "bash"
+	real string              // the real shell's path, once found
+	ctx  *decide.Context     // what judging and confining read, once
+	conf *decide.Confinement // the sandbox, once made
 	// start is when the shim started: a change made before is not the
 	// command's (the continuous snapshot saver).
 	start time.Time
@@ -89,7 +91,7 @@ func (r *run) windows() int {
 		return code
 	}
 	if err != nil {
-		r.print(blockedMessage(r.argv, undecodable(err), r.env, "", false))
+		r.print(blockedMessage(r.argv, decide.Undecodable(err), r.env, "", false))
 		return exitRefused
 	}
 	if inv.Mode == invocation.ModeInfo {
@@ -99,11 +101,11 @@ func (r *run) windows() int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
-	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
+	if r.ctx, err = decide.NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
 	}
-	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
-	d := r.ctx.Decide(Request{Shell: r.name, Mode: "windows", Text: platform.CommandLine(), Inv: inv, Windows: true})
+	r.ctx.Prepare = func() (*decide.Confinement, error) { return r.confine(dir) }
+	d := r.ctx.Decide(decide.Request{Shell: r.name, Mode: "windows", Text: platform.CommandLine(), Inv: inv, Windows: true})
 	if d.Error == "" && d.Allowed() && judgesLines(inv) {
 		return r.psTerminal(dir)
 	}
@@ -129,7 +131,7 @@ func (r *run) follow(d *decision.Decision) int {
 // findReal locates the real shell, or prints why not and returns the
 // exit status.
 func (r *run) findReal() (int, bool) {
-	self, err := executable()
+	self, err := decide.Executable()
 	if err == nil {
 		r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self)
 	}
@@ -150,7 +152,7 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	if err != nil {
 		return r.fail("cannot read the current directory: %v", err)
 	}
-	req := Request{Shell: r.name, Mode: inv.Mode.String(), Text: requestText(r.argv), Inv: inv}
+	req := decide.Request{Shell: r.name, Mode: inv.Mode.String(), Text: requestText(r.argv), Inv: inv}
 	if inv.Mode == invocation.ModeStdin {
 		script, ok, err := regularStdin()
 		if err != nil {
@@ -176,10 +178,10 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 		inv, req.Inv = &c, &c
 		req.Bind = r.pin.digest()
 	}
-	if r.ctx, err = NewContext(dir, r.env, nil); err != nil {
+	if r.ctx, err = decide.NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
 	}
-	r.ctx.Prepare = func() (*Confinement, error) { return r.confine(dir) }
+	r.ctx.Prepare = func() (*decide.Confinement, error) { return r.confine(dir) }
 	if (inv.Mode == invocation.ModeStdin || inv.Mode == invocation.ModeInteractive) && streamedStdin() {
 		return r.piped(inv, dir)
 	}
@@ -188,7 +190,7 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	// a process of a session's sandbox that wrote there since the last
 	// command. Before the policy is made: what is put back is not bound.
 	if ws := r.ctx.Workspace.Dir; ws != "" {
-		for _, line := range reconcileBefore(StateDir(r.ctx.Getenv), ws, r.ctx.Settings) {
+		for _, line := range reconcileBefore(decide.StateDir(r.ctx.Getenv), ws, r.ctx.Settings) {
 			r.print(line + "\n")
 		}
 	}
@@ -262,7 +264,7 @@ func (p *pin) changed() string {
 	}
 	now := pinFile(p.path)
 	if now.exists != p.exists || !bytes.Equal(now.data, p.data) {
-		return fmt.Sprintf("the script %s changed after it was judged (another command wrote it meanwhile); run the command again to have it judged as it is now", Printable(p.path))
+		return fmt.Sprintf("the script %s changed after it was judged (another command wrote it meanwhile); run the command again to have it judged as it is now", printable.String(p.path))
 	}
 	return ""
 }
@@ -283,7 +285,7 @@ func requestText(argv []string) string {
 	}
 	a := slices.Clone(argv)
 	a[0] = a[0][strings.LastIndexAny(a[0], `/\`)+1:]
-	return QuoteArgv(a)
+	return invocation.QuoteArgv(a)
 }
 
 // exec runs the real shell, confined, in place of this process. The
@@ -302,26 +304,26 @@ func (r *run) exec() int {
 }
 
 // execIn is exec with the confinement c.
-func (r *run) execIn(c *Confinement) int {
+func (r *run) execIn(c *decide.Confinement) int {
 	if c.Unconfined {
-		r.print(unconfinedNotice(StateDir(envLookup(r.env))))
+		r.print(decide.UnconfinedNotice(decide.StateDir(decide.EnvLookup(r.env))))
 	}
-	r.print(foreignNotice(c, StateDir(envLookup(r.env))))
+	r.print(decide.ForeignNotice(c, decide.StateDir(decide.EnvLookup(r.env))))
 	r.startSnapshots(c)
-	getenv := envLookup(r.env)
+	getenv := decide.EnvLookup(r.env)
 	if r.pin != nil {
 		if why := r.pin.changed(); why != "" {
 			return r.fail("%s", why)
 		}
 	}
-	err := ExecConfined(c, StateDir(getenv), r.real, r.argv, getenv, true)
+	err := ExecConfined(c, decide.StateDir(getenv), r.real, r.argv, getenv, true)
 	return r.fail("cannot run the real shell: %v", err)
 }
 
-// confine is [Confine] for this shim run: cordon's own places are
+// confine is [decide.Confine] for this shim run: cordon's own places are
 // checked, and the real shell is looked for again, past the directories
 // the sandbox leaves writable, when it was found in one of them.
-func (r *run) confine(dir string) (*Confinement, error) {
+func (r *run) confine(dir string) (*decide.Confinement, error) {
 	if r.conf != nil {
 		return r.conf, nil
 	}
@@ -330,24 +332,24 @@ func (r *run) confine(dir string) (*Confinement, error) {
 		argv0 = r.argv[0]
 	}
 	if r.ctx == nil {
-		ctx, err := NewContext(dir, r.env, nil)
+		ctx, err := decide.NewContext(dir, r.env, nil)
 		if err != nil {
 			return nil, err
 		}
 		r.ctx = ctx
 	}
-	c, err := r.ctx.Confine(&ConfineOptions{Invoked: argv0})
+	c, err := r.ctx.Confine(&decide.ConfineOptions{Invoked: argv0})
 	if err != nil {
 		return nil, err
 	}
-	if roots := c.Policy.WritableRoots(); within(r.real, roots) {
-		self, err := executable()
+	if roots := c.Policy.WritableRoots(); decide.Within(r.real, roots) {
+		self, err := decide.Executable()
 		if err == nil {
 			r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self, roots...)
 		}
 		var nf *platform.NotFoundError
 		if errors.As(err, &nf) {
-			return nil, fmt.Errorf("the only %s found is in %s, which sandboxed commands can write, so it may not be the real one; install %s in /bin or /usr/bin", r.name, Printable(strings.Join(nf.Writable, " ")), r.name)
+			return nil, fmt.Errorf("the only %s found is in %s, which sandboxed commands can write, so it may not be the real one; install %s in /bin or /usr/bin", r.name, printable.String(strings.Join(nf.Writable, " ")), r.name)
 		}
 		if err != nil {
 			return nil, err
@@ -391,29 +393,6 @@ func regularStdin() (script string, ok bool, err error) {
 	return string(buf[:n]), true, nil
 }
 
-// safeJudgeWith runs judge, with a panic turned into an error.
-func safeJudgeWith(judge func() *rules.Judgement) (j *rules.Judgement, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("internal error (a cordon bug, please report it): %v", p)
-		}
-	}()
-	j = judge()
-	if j == nil {
-		err = errors.New("internal error (a cordon bug, please report it): no judgement")
-	}
-	return j, err
-}
-
-// executable is the running cordon binary, symlinks resolved.
-func executable() (string, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("cannot locate the cordon binary itself: %w", err)
-	}
-	return filepath.EvalSymlinks(self)
-}
-
 // ShellName returns the canonical name of the shell that argv0 names
 // ("bash" for "/usr/bin/bash", "-bash" or "BASH.EXE"), and whether it is
 // one of the shells cordon stands in for here: the POSIX shells, and on
@@ -455,12 +434,12 @@ func notFoundMessage(nf *platform.NotFoundError) string {
 
 // refusedMessage is [blockedMessage] for the decision d of this run.
 func (r *run) refusedMessage(argv []string, d *decision.Decision) string {
-	msg := blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.confined())
+	msg := blockedMessage(argv, d.Judgement, r.env, d.ID, r.ctx != nil && r.ctx.Confined())
 	if d.Unsaved != "" {
-		msg += "  cordon could not keep a copy first: " + Printable(d.Unsaved) + "\n"
+		msg += "  cordon could not keep a copy first: " + printable.String(d.Unsaved) + "\n"
 	}
 	if r.ctx != nil {
-		msg += r.ctx.foreignRefusal()
+		msg += r.ctx.ForeignRefusal()
 	}
 	return msg
 }
@@ -474,7 +453,7 @@ func (r *run) refusedMessage(argv []string, d *decision.Decision) string {
 func blockedMessage(argv []string, j *rules.Judgement, env []string, id string, nested bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cordon: refused (%s)", strings.Join(append([]string{j.Verdict.String()}, j.Categories...), ", "))
-	reasons := blockingReasons(j)
+	reasons := decide.BlockingReasons(j)
 	switch len(reasons) {
 	case 0:
 		b.WriteString(": no reason recorded (a cordon bug, please report it)\n")
@@ -501,22 +480,10 @@ func blockedMessage(argv []string, j *rules.Judgement, env []string, id string, 
 	return b.String()
 }
 
-// blockingReasons are the reasons that did not allow: the ones that
-// explain the refusal.
-func blockingReasons(j *rules.Judgement) []rules.Reason {
-	var out []rules.Reason
-	for _, rs := range j.Reasons {
-		if rs.Verdict != rules.Allow {
-			out = append(out, rs)
-		}
-	}
-	return out
-}
-
 func reasonLine(rs rules.Reason) string {
-	line := Printable(rs.Message)
+	line := printable.String(rs.Message)
 	if rs.Rule != "" {
-		line += " [rule " + Printable(rs.Rule) + "]"
+		line += " [rule " + printable.String(rs.Rule) + "]"
 	}
 	return line
 }
@@ -524,7 +491,7 @@ func reasonLine(rs rules.Reason) string {
 // configDir is the user's cordon rules directory, as a person would type it.
 func configDir(env []string) string {
 	if x := getenv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
-		return Printable(filepath.Join(x, "cordon", "rules")) + string(filepath.Separator)
+		return printable.String(filepath.Join(x, "cordon", "rules")) + string(filepath.Separator)
 	}
 	return "~/.config/cordon/rules/"
 }
@@ -540,48 +507,11 @@ func explainHint(argv []string) string {
 		if i == 0 {
 			a = a[strings.LastIndexAny(a, `/\`)+1:]
 		}
-		words[i] = quote(a)
+		words[i] = invocation.Quote(a)
 	}
 	line := strings.Join(words, " ")
 	if len(line) > maxHint || strings.ContainsAny(line, "\n\r") {
 		return "`cordon explain -- ` followed by the same command"
 	}
-	return "`cordon explain -- " + Printable(line) + "`"
+	return "`cordon explain -- " + printable.String(line) + "`"
 }
-
-// QuoteArgv returns argv as one POSIX shell command line, each word
-// quoted where it needs to be.
-func QuoteArgv(argv []string) string {
-	words := make([]string, len(argv))
-	for i, a := range argv {
-		words[i] = quote(a)
-	}
-	return strings.Join(words, " ")
-}
-
-// quote quotes s as one POSIX shell word.
-func quote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// Printable escapes control characters, so that a file name cannot move
-// the cursor or retitle the terminal of the person reading a message.
-func Printable(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, c := range s {
-		if isControl(c) {
-			fmt.Fprintf(&b, "\\x%02x", c)
-			continue
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-func isControl(c rune) bool { return c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) }

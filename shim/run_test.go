@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -122,8 +123,8 @@ func TestQuote(t *testing.T) {
 		"a=b,c:d@e%": "a=b,c:d@e%",
 	}
 	for in, want := range tests {
-		if got := quote(in); got != want {
-			t.Errorf("quote(%q) = %s, want %s", in, got, want)
+		if got := invocation.Quote(in); got != want {
+			t.Errorf("invocation.Quote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -1,11 +1,9 @@
 package shim
 
 import (
-	"os"
-
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
-	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/sessionbox"
 )
 
@@ -15,7 +13,7 @@ import (
 // sandbox of its own under a guard process. The session is the one
 // CORDON_SESSION names, or, when agent is true, the agent process that
 // started this one. It returns only when the program could not be run.
-func ExecConfined(c *Confinement, stateDir, path string, argv []string, getenv func(string) string, agent bool) error {
+func ExecConfined(c *decide.Confinement, stateDir, path string, argv []string, getenv func(string) string, agent bool) error {
 	env := c.Policy.Env
 	named := getenv("CORDON_SESSION")
 	if c.Settings != nil && c.Settings.Sandbox.SessionOn() && (agent || named != "") {
@@ -41,29 +39,18 @@ func reconcileBefore(stateDir, ws string, cfg *config.Config) []string {
 	return guard.Sweep(stateDir, ws)
 }
 
-// ConfineForSession is [Confine] for a command that may run in a
+// ConfineForSession is [decide.Confine] for a command that may run in a
 // session's sandbox: the workspace's guarded places are put back first
 // (see reconcileBefore), and the policy made after, so that it binds
 // nothing that was moved away; the lines say what was put back.
-func ConfineForSession(dir string, env []string, opts *ConfineOptions) (*Confinement, []string, error) {
-	c, err := Confine(dir, env, opts)
+func ConfineForSession(dir string, env []string, opts *decide.ConfineOptions) (*decide.Confinement, []string, error) {
+	c, err := decide.Confine(dir, env, opts)
 	if err != nil || c.Workspace.Dir == "" {
 		return c, nil, err
 	}
-	lines := reconcileBefore(StateDir(envLookup(env)), c.Workspace.Dir, c.Settings)
+	lines := reconcileBefore(decide.StateDir(decide.EnvLookup(env)), c.Workspace.Dir, c.Settings)
 	if len(lines) > 0 {
-		c, err = Confine(dir, env, opts)
+		c, err = decide.Confine(dir, env, opts)
 	}
 	return c, lines, err
-}
-
-// makeSessionDir makes the sessions' directory before the policy is
-// resolved, so that the policy hides it (a hidden path must exist): it
-// holds the sessions' sockets and, with the network allowlist, the
-// proxies' (sessions on or off), which no other sandbox may reach.
-func makeSessionDir(ctx *Context) {
-	net := platform.Network(ctx.Settings.Sandbox.Network)
-	if state := StateDir(ctx.Getenv); state != "" && (ctx.Settings.Sandbox.SessionOn() || net == "" || net == platform.NetworkAllowlist) {
-		os.MkdirAll(sessionbox.Dir(state), 0o700)
-	}
 }

@@ -10,10 +10,12 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/config"
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/decision"
 	"github.com/cordonsh/cordon/gitkey"
 	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
@@ -27,21 +29,21 @@ import (
 // budget, a store a sandboxed command could write) leaves the verdict
 // as it was.
 
-func init() { BeforeRun = append(BeforeRun, saveBeforeRun) }
+func init() { decide.BeforeRun = append(decide.BeforeRun, saveBeforeRun) }
 
-// saveBeforeRun is the [BeforeRun] step of snapshots: when every reason
+// saveBeforeRun is the [decide.BeforeRun] step of snapshots: when every reason
 // to ask about d's command is a loss, it waits for the continuous
 // saver's pending save of the workspace, saves what the command would
 // lose, lists the snapshot in d.Saved and allows the command; when it
 // cannot, d.Unsaved says why and the verdict stays ask.
-func saveBeforeRun(ctx *Context, d *decision.Decision) {
+func saveBeforeRun(ctx *decide.Context, d *decision.Decision) {
 	j := d.Judgement
 	if j == nil || len(j.Losses) == 0 || !j.Savable() {
 		return
 	}
 	prepare := ctx.Prepare
 	if prepare == nil {
-		prepare = func() (*Confinement, error) { return ctx.Confine(nil) }
+		prepare = func() (*decide.Confinement, error) { return ctx.Confine(nil) }
 	}
 	c, err := prepare()
 	if err != nil {
@@ -67,21 +69,10 @@ func saveBeforeRun(ctx *Context, d *decision.Decision) {
 	}
 }
 
-// makeSnapshotDir makes the snapshot store's directory before the
-// sandbox policy is made from ctx ([Context.Spec] calls it): a hidden
-// path that does not exist yet cannot be hidden, and the store made
-// afterwards (by the saver, right before the shell runs) would be
-// readable inside the sandbox.
-func makeSnapshotDir(ctx *Context) {
-	if state := StateDir(ctx.Getenv); state != "" {
-		os.MkdirAll(filepath.Join(state, "snapshots"), 0o700)
-	}
-}
-
 // startSnapshots waits for the continuous saver's pending save of the
 // workspace and starts the saver for this command, confined by c, right
 // before the shell runs; only for a command that was decided.
-func (r *run) startSnapshots(c *Confinement) {
+func (r *run) startSnapshots(c *decide.Confinement) {
 	if !r.judged || r.ctx == nil {
 		return
 	}
@@ -97,15 +88,15 @@ func (r *run) startSnapshots(c *Confinement) {
 
 // snapshotStore is the store for a command confined by c, or why there
 // is none that sandboxed commands could not tamper with.
-func snapshotStore(env []string, c *Confinement) (*snapshot.Store, error) {
-	state := StateDir(envLookup(env))
+func snapshotStore(env []string, c *decide.Confinement) (*snapshot.Store, error) {
+	state := decide.StateDir(decide.EnvLookup(env))
 	switch {
 	case state == "":
 		return nil, errors.New("there is no home directory to keep snapshots in")
 	case c.Nested:
 		return nil, errors.New("this shell runs inside a cordon sandbox, where cordon's state directory is read-only")
-	case within(state, c.Policy.WritableRoots()):
-		return nil, fmt.Errorf("cordon's state directory %s is inside a directory sandboxed commands can write (set XDG_STATE_HOME elsewhere)", Printable(state))
+	case decide.Within(state, c.Policy.WritableRoots()):
+		return nil, fmt.Errorf("cordon's state directory %s is inside a directory sandboxed commands can write (set XDG_STATE_HOME elsewhere)", printable.String(state))
 	}
 	sn := &c.Settings.Snapshots
 	return snapshot.Open(state, snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)}), nil
@@ -113,7 +104,7 @@ func snapshotStore(env []string, c *Confinement) (*snapshot.Store, error) {
 
 // saveLosses saves what j says the command (its text: command) would
 // destroy, before it runs in dir, and returns the snapshot.
-func saveLosses(ctx *Context, store *snapshot.Store, j *rules.Judgement, command string, c *Confinement) (*snapshot.Manifest, error) {
+func saveLosses(ctx *decide.Context, store *snapshot.Store, j *rules.Judgement, command string, c *decide.Confinement) (*snapshot.Manifest, error) {
 	dir, env := ctx.Dir, ctx.Env
 	ws := c.Workspace.Dir
 	var paths []string
@@ -124,7 +115,7 @@ func saveLosses(ctx *Context, store *snapshot.Store, j *rules.Judgement, command
 			if _, err := os.Lstat(filepath.Join(ws, ".git")); ws == "" || err != nil {
 				return nil, errors.New("the repository could not be found")
 			}
-			repo = &gitstate.Repo{Top: ws, Env: env, Host: gitHost(ctx)}
+			repo = &gitstate.Repo{Top: ws, Env: env, Host: decide.GitHost(ctx)}
 		}
 		switch l.Kind {
 		case "stash":
@@ -138,7 +129,7 @@ func saveLosses(ctx *Context, store *snapshot.Store, j *rules.Judgement, command
 		case "unmerged":
 			commit, err := repo.BranchCommit(l.Ref)
 			if err != nil || commit == "" {
-				return nil, fmt.Errorf("cannot read the branch %s: %v", Printable(l.Ref), err)
+				return nil, fmt.Errorf("cannot read the branch %s: %v", printable.String(l.Ref), err)
 			}
 			refs = append(refs, snapshot.Entry{Type: snapshot.TypeBranch, Path: ws, Ref: l.Ref, Commit: commit})
 		default:
@@ -159,7 +150,7 @@ func commandText(inv *invocation.Invocation, argv []string) string {
 	if inv != nil && inv.Mode == invocation.ModeCommand {
 		return inv.Script
 	}
-	return QuoteArgv(argv)
+	return invocation.QuoteArgv(argv)
 }
 
 // UndoStore returns the snapshot store for a person's `cordon undo` run
@@ -167,14 +158,14 @@ func commandText(inv *invocation.Invocation, argv []string) string {
 // person's work (the rules deny `cordon undo` through the shim too, and
 // the store is read-only and hidden in the sandbox).
 func UndoStore(dir string, env []string) (*snapshot.Store, error) {
-	c, err := Confine(dir, env, &ConfineOptions{Inspect: true})
+	c, err := decide.Confine(dir, env, &decide.ConfineOptions{Inspect: true})
 	if err != nil {
 		// No sandbox can run here, so this is not inside one.
-		cfg, cerr := config.Load(envLookup(env))
+		cfg, cerr := config.Load(decide.EnvLookup(env))
 		if cerr != nil {
 			return nil, cerr
 		}
-		c = &Confinement{Settings: cfg, Policy: &platform.Policy{}}
+		c = &decide.Confinement{Settings: cfg, Policy: &platform.Policy{}}
 	}
 	if c.Nested {
 		return nil, errors.New("refused inside a cordon sandbox: an agent must not undo a person's work; run it in your own terminal")
@@ -224,14 +215,14 @@ func (g *gitRestorer) SetBranch(top, name, commit string) error {
 	return g.repo(top).CreateBranch(name, commit)
 }
 
-// gitHostFor is [gitHost] for reading the repository at dir with env
+// gitHostFor is [decide.GitHost] for reading the repository at dir with env
 // outside a shim run (cordon undo, the continuous saver).
 func gitHostFor(dir string, env []string) func() (gitstate.Host, error) {
-	ctx, err := NewContext(dir, env, nil)
+	ctx, err := decide.NewContext(dir, env, nil)
 	if err != nil {
 		return func() (gitstate.Host, error) { return gitstate.Host{}, err }
 	}
-	return gitHost(ctx)
+	return decide.GitHost(ctx)
 }
 
 func (g *gitRestorer) IndexTree(top string) (string, error) { return g.repo(top).WriteTreeAside("") }
@@ -258,12 +249,12 @@ func (g *gitRestorer) CheckoutMissing(top string) (int, error) {
 // git run a program (outside git_config_safe), which go beside it in the
 // whole saved file. With force, everything is written back as saved.
 func UndoVet(dir string, env []string, force bool) func(string, string, func() ([]byte, error)) (snapshot.Verdict, string) {
-	getenv := envLookup(env)
+	getenv := decide.EnvLookup(env)
 	return func(ws, path string, saved func() ([]byte, error)) (snapshot.Verdict, string) {
 		if force || ws == "" {
 			return snapshot.Verdict{}, ""
 		}
-		loaded, err := Rules(ws, getenv)
+		loaded, err := decide.Rules(ws, getenv)
 		if err != nil {
 			return snapshot.Verdict{Keep: true}, "not written back: the rules cannot be read to tell whether it runs on its own (" + err.Error() + "); its saved content is beside it"
 		}
@@ -281,7 +272,7 @@ func UndoVet(dir string, env []string, force bool) func(string, string, func() (
 			if err != nil {
 				return snapshot.Verdict{Keep: true}, "not written back: " + err.Error()
 			}
-			trusted, _ := guard.TrustedContent(StateDir(getenv), ws, path)
+			trusted, _ := guard.TrustedContent(decide.StateDir(getenv), ws, path)
 			safe, unsafe, err := safeConfig(dir, env, data, trusted, loaded.Set.GitConfigSafe())
 			if err != nil {
 				return snapshot.Verdict{Keep: true}, "not written back: git cannot read the saved file (" + err.Error() + "); it is " + aside

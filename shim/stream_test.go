@@ -99,7 +99,7 @@ func BenchmarkPipedStatement(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := &piped{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: builtinRules}
+	s := &piped{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: invocation.BuiltinRules}
 	for _, line := range []string{"cd " + dir + "\n", "X=1\n", "export Y=2\n", "f() { echo $1; }\n"} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
 		if err != nil {

@@ -2,8 +2,10 @@
 package testenv
 
 import (
+	"encoding/base64"
 	"os"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/cordonsh/cordon/platform"
 )
@@ -34,4 +36,14 @@ func SkipNested(t testing.TB) {
 		t.Fatal(why + " (CORDON_REQUIRE_SANDBOX is set)")
 	}
 	t.Skip(why)
+}
+
+// EncodeUTF16 is base64 of s in UTF-16LE: what -EncodedCommand takes.
+func EncodeUTF16(s string) string {
+	u := utf16.Encode([]rune(s))
+	b := make([]byte, 2*len(u))
+	for i, c := range u {
+		b[2*i], b[2*i+1] = byte(c), byte(c>>8)
+	}
+	return base64.StdEncoding.EncodeToString(b)
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // BenchmarkLoadBuiltin is the built-in rule set alone, as before layers.
@@ -25,7 +25,7 @@ func BenchmarkLoadLayersNoFiles(b *testing.B) {
 	m := benchMachine(b, false)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := layers.Load(m.ws, m.getenv, shim.JudgeExample); err != nil {
+		if _, err := layers.Load(m.ws, m.getenv, decide.JudgeExample); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -35,11 +35,11 @@ func BenchmarkLoadLayersNoFiles(b *testing.B) {
 // policies each, with examples, from the cache.
 func BenchmarkLoadLayersCached(b *testing.B) {
 	m := benchMachine(b, true)
-	layers.Load(m.ws, m.getenv, shim.JudgeExample) // fills the cache
+	layers.Load(m.ws, m.getenv, decide.JudgeExample) // fills the cache
 	b.ReportAllocs()
 	for b.Loop() {
 		layers.ForgetLast()
-		if _, err := layers.Load(m.ws, m.getenv, shim.JudgeExample); err != nil {
+		if _, err := layers.Load(m.ws, m.getenv, decide.JudgeExample); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -50,10 +50,10 @@ func BenchmarkLoadLayersCached(b *testing.B) {
 // last load is reused.
 func BenchmarkLoadLayersAgain(b *testing.B) {
 	m := benchMachine(b, true)
-	layers.Load(m.ws, m.getenv, shim.JudgeExample)
+	layers.Load(m.ws, m.getenv, decide.JudgeExample)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := layers.Load(m.ws, m.getenv, shim.JudgeExample); err != nil {
+		if _, err := layers.Load(m.ws, m.getenv, decide.JudgeExample); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func BenchmarkLoadLayersUncached(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		layers.ForgetLast()
-		if _, err := layers.Load(m.ws, m.getenv, shim.JudgeExample); err != nil {
+		if _, err := layers.Load(m.ws, m.getenv, decide.JudgeExample); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules/layers"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // TestProjectFilesMustBeRegularAndInside: a project's rule file that is
@@ -33,7 +33,7 @@ func TestProjectFilesMustBeRegularAndInside(t *testing.T) {
 			if err := create(p); err != nil {
 				t.Fatal(err)
 			}
-			_, err := layers.Load(m.ws, m.getenv, shim.JudgeExample)
+			_, err := layers.Load(m.ws, m.getenv, decide.JudgeExample)
 			if err == nil || !strings.Contains(err.Error(), p) || strings.Contains(err.Error(), "BEGIN") {
 				t.Errorf("Load: %v", err)
 			}

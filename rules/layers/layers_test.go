@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/layers"
 	"github.com/cordonsh/cordon/rules/ruleyaml"
-	"github.com/cordonsh/cordon/shim"
 )
 
 // machine is a home with the layers' directories, all in a temporary
@@ -55,7 +55,7 @@ func (m *machine) write(t *testing.T, dir, name, body string) string {
 
 func (m *machine) load(t *testing.T) *layers.Loaded {
 	t.Helper()
-	l, err := layers.Load(m.ws, m.getenv, shim.JudgeExample)
+	l, err := layers.Load(m.ws, m.getenv, decide.JudgeExample)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func verdict(t *testing.T, set *rules.Set, script string) (rules.Verdict, []stri
 // verdictIn judges script in cwd ("" for the default, inside the home).
 func verdictIn(t *testing.T, set *rules.Set, script, cwd string) (rules.Verdict, []string) {
 	t.Helper()
-	j, err := shim.JudgeExample(set, layers.Fill(rules.Example{Script: script, Cwd: cwd}))
+	j, err := decide.JudgeExample(set, layers.Fill(rules.Example{Script: script, Cwd: cwd}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestBrokenFileFailsClosed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m := newMachine(t)
 			p := m.write(t, "user", "bad.yaml", tc.body)
-			_, err := layers.Load(m.ws, m.getenv, shim.JudgeExample)
+			_, err := layers.Load(m.ws, m.getenv, decide.JudgeExample)
 			if err == nil || !strings.Contains(err.Error(), p+tc.want) {
 				t.Errorf("error %v, want %q", err, p+tc.want)
 			}
@@ -343,7 +343,7 @@ func TestBuiltinExamples(t *testing.T) {
 	for i, name := range names {
 		f, _, _ := ruleyaml.DecodeLines("rules/"+name, mustRead(t, filepath.Join("..", name)))
 		for _, p := range f.Policies {
-			for _, fail := range layers.TestPolicy(set, "rules/"+names[i], p, shim.JudgeExample) {
+			for _, fail := range layers.TestPolicy(set, "rules/"+names[i], p, decide.JudgeExample) {
 				t.Error(fail.Error())
 			}
 		}

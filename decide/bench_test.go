@@ -1,0 +1,263 @@
+package decide
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/decision"
+	"github.com/cordonsh/cordon/invocation"
+	"github.com/cordonsh/cordon/rules"
+)
+
+// BenchmarkLoadRules measures what every shim process does once: make
+// the built-in rule set and build the commands a typical command meets.
+func BenchmarkLoadRules(b *testing.B) {
+	for b.Loop() {
+		s := rules.Builtin()
+		for _, name := range []string{"bash", "source", "shopt", "eval", "rm", "go", "tee", "pwd"} {
+			s.Carrier(name)
+		}
+	}
+}
+
+// BenchmarkShimJudgeTypical is the shim's work for a typical agent
+// command (Claude Code's wrapper around a build): decode and judge, rules
+// already loaded.
+func BenchmarkShimJudgeTypical(b *testing.B) {
+	dir, env := benchDirs(b)
+	argv := []string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}
+	benchJudge(b, argv, dir, env)
+}
+
+// BenchmarkShimJudgeRemote judges (allowed) commands on data elsewhere:
+// SQL read statement by statement, a script run over ssh, a cloud tool,
+// and a tool the rules do not name.
+func BenchmarkShimJudgeRemote(b *testing.B) {
+	dir, env := benchDirs(b)
+	argv := []string{"bash", "-c", `psql app -c "BEGIN; UPDATE t SET a = 1 WHERE id = 2; DELETE FROM s WHERE id = 3; COMMIT" && ssh -p 22 prod 'cd /srv/app && git pull && ls build' && aws --profile p s3 ls s3://b/x --recursive && mycli items list 3`}
+	benchJudge(b, argv, dir, env)
+}
+
+// BenchmarkShimJudgeLongScript judges a 2,000-command script.
+func BenchmarkShimJudgeLongScript(b *testing.B) {
+	dir, env := benchDirs(b)
+	lines := []string{"set -e", "cd src", "X=build"}
+	for i := 0; len(lines) < 2000; i++ {
+		lines = append(lines, "echo step "+strings.Repeat("x", i%7), `grep -rn "TODO" . | head -5`, "mkdir -p $X/out && cp a.txt $X/out/", "go test ./... && git status --short")
+	}
+	argv := []string{"bash", "-c", strings.Join(lines[:2000], "\n")}
+	benchJudge(b, argv, dir, env)
+}
+
+// longScript is the 2,000-line script of scripts/bench.sh: a test run
+// per package, its output filtered to a log.
+func longScript() string {
+	var sb strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&sb, "go test ./p%d/... 2>&1 | grep -v ok > o%d.log || echo f%d\n", i, i, i)
+	}
+	return sb.String()
+}
+
+// longScriptBudget is what judging [longScript] may take, on a quiet
+// machine.
+const longScriptBudget = 30 * time.Millisecond
+
+// BenchmarkShimJudgeLongScriptGit judges [longScript] in a git
+// repository, and fails past [longScriptBudget] (run it on a quiet
+// machine).
+func BenchmarkShimJudgeLongScriptGit(b *testing.B) {
+	dir, env := benchDirs(b)
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v\n%s", err, out)
+	}
+	benchJudge(b, []string{"bash", "-c", longScript()}, dir, env)
+	if per := b.Elapsed() / time.Duration(b.N); b.N > 1 && per > longScriptBudget {
+		b.Errorf("judging the long script took %v, over the %v budget", per, longScriptBudget)
+	}
+}
+
+func benchJudge(b *testing.B, argv []string, dir string, env []string) {
+	invocation.BuiltinRules()
+	b.ReportAllocs()
+	for b.Loop() {
+		inv, err := invocation.Decode(argv, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		j, err := Judge(inv, dir, env)
+		if err != nil || j.Verdict != 0 {
+			b.Fatalf("verdict %v, err %v", j.Verdict, err)
+		}
+	}
+}
+
+// benchDirs makes a workspace with a src directory and a separate home.
+func benchDirs(b *testing.B) (string, []string) {
+	root := b.TempDir()
+	ws, home := root+"/ws", root+"/home"
+	for _, d := range []string{ws + "/src", home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return ws, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+}
+
+// BenchmarkConfine measures what the shim does after the judgement and
+// before the sandbox starts: the settings read, the policy resolved on
+// this machine (paths, globs, /tmp's entries), the confinement test and
+// the backend chosen from the cached probe. The policy is resolved
+// afresh: the state directory is in /tmp, where no cache is kept.
+func BenchmarkConfine(b *testing.B) {
+	dir := b.TempDir()
+	env := append(os.Environ(), "XDG_STATE_HOME="+dir)
+	benchConfine(b, dir, env)
+}
+
+// BenchmarkConfineCached is [BenchmarkConfine] with the policy cache in
+// a state directory outside what commands can write, made a few seconds
+// before (a witness changed just before is not trusted).
+func BenchmarkConfineCached(b *testing.B) {
+	dir := b.TempDir()
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+	if _, err := Confine(dir, env, &ConfineOptions{Inspect: true, Invoked: "bash"}); err != nil {
+		b.Skip(err)
+	}
+	time.Sleep(3100 * time.Millisecond)
+	benchConfine(b, dir, env)
+}
+
+func benchConfine(b *testing.B, dir string, env []string) {
+	// Inspect: the test binary is in /tmp, which the self-check refuses.
+	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+	if _, err := Confine(dir, env, opts); err != nil {
+		b.Skip(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Confine(dir, env, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSelfCheck is what the self-check adds to every command run.
+func BenchmarkSelfCheck(b *testing.B) {
+	dir := b.TempDir()
+	env := os.Environ()
+	c, err := Confine(dir, env, &ConfineOptions{Inspect: true})
+	if err != nil {
+		b.Skip(err)
+	}
+	cfg, getenv := c.Settings, EnvLookup(env)
+	roots := c.Policy.WritableRoots()
+	b.ReportAllocs()
+	for b.Loop() {
+		selfCheck(roots, getenv, dir, "bash", false, cfg, nil)
+	}
+}
+
+// BenchmarkWorkspace is the workspace choice, settings read included.
+func BenchmarkWorkspace(b *testing.B) {
+	dir := b.TempDir()
+	getenv := EnvLookup(os.Environ())
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Workspace(dir, getenv); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkShimJudgeGitState judges a command whose verdict depends on
+// the repository's state (git reset --hard in a clean repository of 100
+// files): git runs once, on the host.
+func BenchmarkShimJudgeGitState(b *testing.B) {
+	dir, env := benchDirs(b)
+	git := func(args ...string) {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = dir, append(env, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Skipf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for i := range 100 {
+		os.WriteFile(fmt.Sprintf("%s/src/f%d.txt", dir, i), []byte("x"), 0o644)
+	}
+	git("add", ".")
+	git("commit", "-qm", "one")
+	benchJudge(b, []string{"bash", "-c", "git reset --hard"}, dir, env)
+}
+
+// oneShotArgv is the typical agent command of [BenchmarkShimJudgeTypical].
+var oneShotArgv = []string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}
+
+// BenchmarkShimOneShot is all a one-shot shim does before it execs the
+// sandbox: the context read once (settings, workspace, rules), the
+// decision (judged, written to the audit log), and the confinement made
+// from the same context.
+func BenchmarkShimOneShot(b *testing.B) {
+	dir, env := benchDirs(b)
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	env = append(env, "XDG_STATE_HOME="+state)
+	invocation.BuiltinRules()
+	inv, err := invocation.Decode(oneShotArgv, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, err := NewContext(dir, env, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := ctx.Decide(Request{Shell: "bash", Mode: "command", Text: invocation.QuoteArgv(oneShotArgv), Inv: inv})
+		if !d.Allowed() {
+			b.Fatalf("verdict %s %v", d.Verdict, d.Reasons)
+		}
+		if _, err := ctx.Confine(opts); err != nil {
+			b.Skip(err)
+		}
+	}
+}
+
+// BenchmarkMaskDecision: masking every string of a typical decision and
+// its judgement (no credential in it, the usual case), which Decide does
+// for every command.
+func BenchmarkMaskDecision(b *testing.B) {
+	dir, env := benchDirs(b)
+	invocation.BuiltinRules()
+	inv, err := invocation.Decode([]string{"bash", "-c", `source '/h/.claude/shell-snapshots/snapshot-bash-1-a.sh' 2>/dev/null || true && eval 'rm -rf build && go test ./... | tee /tmp/out.txt' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd`}, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := Judge(inv, dir, env)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env = append(env, "GH_TOKEN=ghp_0123456789abcdef0123456789abcdef0123")
+	mask := invocation.BuiltinRules().Credentials().Masker(env)
+	b.ReportAllocs()
+	for b.Loop() {
+		d := &decision.Decision{Command: inv.Script, Dir: dir, Judgement: j, Reasons: []string{"a reason"}}
+		maskDecision(d, mask)
+	}
+}

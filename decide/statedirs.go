@@ -1,0 +1,31 @@
+package decide
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/sessionbox"
+)
+
+// makeSessionDir makes the sessions' directory before the policy is
+// resolved, so that the policy hides it (a hidden path must exist): it
+// holds the sessions' sockets and, with the network allowlist, the
+// proxies' (sessions on or off), which no other sandbox may reach.
+func makeSessionDir(ctx *Context) {
+	net := platform.Network(ctx.Settings.Sandbox.Network)
+	if state := StateDir(ctx.Getenv); state != "" && (ctx.Settings.Sandbox.SessionOn() || net == "" || net == platform.NetworkAllowlist) {
+		os.MkdirAll(sessionbox.Dir(state), 0o700)
+	}
+}
+
+// makeSnapshotDir makes the snapshot store's directory before the
+// sandbox policy is made from ctx ([Context.Spec] calls it): a hidden
+// path that does not exist yet cannot be hidden, and the store made
+// afterwards (by the saver, right before the shell runs) would be
+// readable inside the sandbox.
+func makeSnapshotDir(ctx *Context) {
+	if state := StateDir(ctx.Getenv); state != "" {
+		os.MkdirAll(filepath.Join(state, "snapshots"), 0o700)
+	}
+}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package shim
-
-// mkdirBelow: cordon has no sandbox here that binds directories, so
-// nothing is made.
-func mkdirBelow(home string, names []string) {}
