@@ -104,7 +104,7 @@ func (s *pipedShell) noSandbox() {
 
 // TestPipedStatePersists: cd, variables and functions persist from one
 // statement to the next; a refused statement prints the refusal, sets $?
-// to 126, runs nothing, and the session goes on; exit's status is ours.
+// to 126, runs nothing, and the piped shell goes on; exit's status is ours.
 func TestPipedStatePersists(t *testing.T) {
 	for _, backend := range pipedBackends {
 		t.Run(backend, func(t *testing.T) {
@@ -161,7 +161,7 @@ func TestPipedFollowsCd(t *testing.T) {
 // TestPipedHardening: what a review found, each tried again: a
 // refusal cannot be made to run the agent's own function, a carriage
 // return cannot join two lines, a cd inside a compound statement is
-// followed, history expansion is refused in an interactive session, and
+// followed, history expansion is refused in an interactive shell, and
 // none of the refused commands ran.
 func TestPipedHardening(t *testing.T) {
 	e := newHarness(t, "none")
@@ -212,7 +212,7 @@ func TestPipedHardening(t *testing.T) {
 }
 
 // TestPipedEnvFunctions: a function handed in by the environment under
-// a builtin's name stops the session before anything runs.
+// a builtin's name stops the piped shell before anything runs.
 func TestPipedEnvFunctions(t *testing.T) {
 	e := newHarness(t, "none")
 	e.env = append(e.env, "BASH_FUNC_exit%%=() { echo hijacked; }")
@@ -225,7 +225,7 @@ func TestPipedEnvFunctions(t *testing.T) {
 }
 
 // TestPipedProjectRules: a workspace with rule files of its own (read-
-// only in the sandbox) still gets sessions.
+// only in the sandbox) still gets piped shells.
 func TestPipedProjectRules(t *testing.T) {
 	e := newHarness(t, "bwrap")
 	os.MkdirAll(filepath.Join(e.ws, ".cordon"), 0o755)
@@ -236,9 +236,9 @@ func TestPipedProjectRules(t *testing.T) {
 	s.end()
 }
 
-// sessionScript is run through the shim and through bash: the same
+// pipedScript is run through the shim and through bash: the same
 // bytes must come out.
-const sessionScript = `echo start
+const pipedScript = `echo start
 for i in 1 2 3; do
   printf '%s,' "$i"
 done; echo
@@ -262,7 +262,7 @@ func TestPipedSameOutput(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			e := newHarness(t, backend)
 			run := func(path string) (string, string) {
-				cmd := &exec.Cmd{Path: path, Args: []string{"bash"}, Dir: e.ws, Env: e.env, Stdin: strings.NewReader(sessionScript)}
+				cmd := &exec.Cmd{Path: path, Args: []string{"bash"}, Dir: e.ws, Env: e.env, Stdin: strings.NewReader(pipedScript)}
 				var out, errb bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &out, &errb
 				// A pipe, not a file: strings.Reader makes exec copy
@@ -342,7 +342,7 @@ policies:
 `
 
 // TestPipedRulesReload: an edit of the user's rules takes effect in a
-// running session on the next statement, within a second of the save,
+// running piped shell on the next statement, within a second of the save,
 // for the three ways editors save.
 func TestPipedRulesReload(t *testing.T) {
 	for _, backend := range pipedBackends {
@@ -379,7 +379,7 @@ func TestPipedRulesReload(t *testing.T) {
 						break
 					}
 					if time.Since(begin) > time.Second {
-						t.Fatalf("%s: after %v the session still says %q, want %q\nstderr: %s", how, time.Since(begin), got, want, s.stderr)
+						t.Fatalf("%s: after %v the piped shell still says %q, want %q\nstderr: %s", how, time.Since(begin), got, want, s.stderr)
 					}
 					time.Sleep(20 * time.Millisecond)
 				}
@@ -389,7 +389,7 @@ func TestPipedRulesReload(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// The directory does not exist when the session starts.
+			// The directory does not exist when the piped shell starts.
 			waitFor("new-directory", "rm 126", func() {
 				os.MkdirAll(e.rules, 0o755)
 				write(file, denyDeleteRule)

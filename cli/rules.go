@@ -28,7 +28,7 @@ func rulesCommand() *command {
   trust  trust the exact content of the project's rule files (of DIR, or of
          the current workspace) so that all of it applies; --revoke forgets it
   watch  print each reload of the rules, or each rejected edit (file:line),
-         as a running session sees them; runs until interrupted
+         as a running piped shell sees them; runs until interrupted
 
 A person runs these, never an agent: through the shim they are refused.`,
 		run: runRules,

@@ -20,7 +20,7 @@ func rulesWatchCommand() *command {
 		name:  "rules watch",
 		short: "watch the rule files and report each reload or rejected edit",
 		long: "Watches the rule directories of the workspace of the current directory, the ones a\n" +
-			"persistent shell session reloads its rules from, and prints a line each time the\n" +
+			"piped shell (a shell reading its script from a pipe) reloads its rules from, and prints a line each time the\n" +
 			"rules are reloaded, or the error (file:line) when an edit is rejected and the last\n" +
 			"good rules stay in force. Runs until interrupted.",
 		run: runRulesWatch,
@@ -49,7 +49,7 @@ func runRulesWatch(c *command, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// watchRules prints the rules' reloads for a session in dir until ctx
+// watchRules prints the rules' reloads for a piped shell in dir until ctx
 // ends. The error says why watching could not start.
 func watchRules(ctx context.Context, dir string, env []string, stdout io.Writer) error {
 	stdout = &lockedWriter{w: stdout}

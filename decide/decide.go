@@ -72,8 +72,8 @@ type Request struct {
 	// Shell is the shell's name ("bash", "cmd"); Mode how the code came
 	// ("command", "file", "exec", "statement", "windows").
 	Shell, Mode string
-	// Text is the exact command: argv quoted as one line, or a session
-	// statement. An approval binds it, with Bind: what else the command
+	// Text is the exact command: argv quoted as one line, or a piped
+	// shell's statement. An approval binds it, with Bind: what else the command
 	// runs (the script read from a file on standard input, the digest of
 	// a script file).
 	Text, Bind string

@@ -1,12 +1,14 @@
 // Package decision holds the record of one judgement: what was asked,
 // what the rules said, what turned an ask into an allow (a snapshot, an
 // approval, a reviewer), and, where known, how the command ended. The
-// shim makes one per command or session statement (shim.Context.Decide),
-// the audit log writes it as one JSON line, and a reviewer reads it.
+// decision point makes one per command or statement of a piped shell
+// (decide.Context.Decide), the audit log writes it as one JSON line, and
+// a reviewer reads it.
 //
-// Other steps attach to the flow in shim, never here: a step that runs
-// after the judgement and before the command (snapshots: shim.BeforeRun)
-// fills Saved and may set Verdict to allow; approvals fill Approval.
+// Other steps attach to the flow in package decide, never here: a step
+// that runs after the judgement and before the command (snapshots:
+// decide.BeforeRun) fills Saved and may set Verdict to allow; approvals
+// fill Approval.
 package decision
 
 import (
@@ -66,8 +68,8 @@ type Decision struct {
 	// Error is why the command could not be judged (the verdict is then
 	// ask).
 	Error string `json:"error,omitempty"`
-	// Exit and Duration are the command's, where known (a session's
-	// whole run; a one-shot command replaces cordon and is not seen).
+	// Exit and Duration are the command's, where known (a piped
+	// shell's whole run; a one-shot command replaces cordon and is not seen).
 	Exit     *int    `json:"exit,omitempty"`
 	Duration float64 `json:"duration_s,omitempty"`
 	// Timings are what cordon spent, in milliseconds, by step.

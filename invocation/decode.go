@@ -29,7 +29,7 @@ func (e *DecodeError) Error() string { return e.Msg }
 
 // Decode decodes argv the way the shell named by argv[0] would: which shell
 // and dialect, where the script comes from (-c, a file, standard input, an
-// interactive session), $0, the positional parameters, login and
+// interactive shell), $0, the positional parameters, login and
 // interactive flags, and the options set on the command line.
 // stdinIsTerminal decides between [ModeInteractive] and [ModeStdin] when
 // argv gives no script.

@@ -12,7 +12,7 @@ import (
 )
 
 // maxStatement bounds one statement (a line, or the lines of a construct
-// left open: an if, a quote, a here-document) read in a session.
+// left open: an if, a quote, a here-document) read by a piped shell.
 const maxStatement = 1 << 20
 
 // errTooLarge stops the parser at a statement larger than maxStatement.

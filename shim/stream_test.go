@@ -92,7 +92,7 @@ func TestTooLarge(t *testing.T) {
 }
 
 // BenchmarkPipedStatement is the judge's work for one statement of a
-// session whose prelude holds a cd and a few variables and a function.
+// piped shell whose prelude holds a cd and a few variables and a function.
 func BenchmarkPipedStatement(b *testing.B) {
 	dir := b.TempDir()
 	inv, err := invocation.Decode([]string{"bash", "-s"}, false)

@@ -12,7 +12,7 @@ import (
 
 // An interactive shell on a terminal runs cordon's hook (package
 // termhook), which every line could switch off before the next one: so
-// a terminal refuses, besides what a session refuses (sessionguard.go),
+// a terminal refuses, besides what a piped shell refuses (pipedguard.go),
 // the lines that would change the hook or go round it. This is the rule
 // "terminal-hook" of docs/interactive.md.
 
