@@ -19,6 +19,7 @@ import (
 	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/tamper"
 	"github.com/cordonsh/cordon/termhook"
 )
 
@@ -37,7 +38,7 @@ func hookedTerminal(inv *invocation.Invocation) bool {
 // terminal runs the real shell, confined, with the hook, and judges its
 // lines until it ends. It returns the shell's exit status.
 func (r *run) terminal(inv *invocation.Invocation, dir string) int {
-	if name := funcsInEnv(r.env); name != "" {
+	if name := tamper.FuncsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", printable.String(name), printable.String(name))
 	}
 	c, err := r.confine(dir)
@@ -123,7 +124,7 @@ func (s *piped) line(l termhook.Line, fd int) termhook.Answer {
 	c := chunk{text: []byte(text), err: err}
 	if err == nil {
 		c.stmts = f.Stmts
-		if why := hookTamper(l.Text, c.stmts, hookScope{fd: fd, zsh: s.inv.Shell == "zsh", lang: langOf(s.inv.Dialect), dir: l.Cwd, home: getenv(s.r.env, "HOME")}); why != "" {
+		if why := tamper.HookTamper(l.Text, c.stmts, tamper.HookScope{Fd: fd, Zsh: s.inv.Shell == "zsh", Lang: langOf(s.inv.Dialect), Dir: l.Cwd, Home: getenv(s.r.env, "HOME")}); why != "" {
 			return refuse(s.r.failMessage("this terminal does not run the line: %s [rule terminal-hook]", why))
 		}
 	}

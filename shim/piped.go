@@ -20,6 +20,7 @@ import (
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/watch"
+	"github.com/cordonsh/cordon/tamper"
 )
 
 // A piped shell: a shell that reads its script from a pipe (bash,
@@ -42,7 +43,7 @@ import (
 // to a function the piped shell defined, source and eval are kept). Past the
 // bound, the oldest are dropped and the directory is taken as unknown.
 // A piped shell refuses statements that would change what its refusal line
-// runs (see pipedguard.go).
+// runs (see [tamper.Hijack]).
 
 // maxPrelude bounds the state statements kept for the judge.
 const maxPrelude = 256 << 10
@@ -73,7 +74,7 @@ type piped struct {
 // statements of standard input that the rules allow. It returns the
 // shell's exit status.
 func (r *run) piped(inv *invocation.Invocation, dir string) int {
-	if name := funcsInEnv(r.env); name != "" {
+	if name := tamper.FuncsInEnv(r.env); name != "" {
 		return r.fail("the environment defines a shell function named %s (BASH_FUNC_%s%%%%), which would change what cordon's refusals run; unset it", printable.String(name), printable.String(name))
 	}
 	c, err := r.confine(dir)
@@ -190,10 +191,10 @@ func (s *piped) judge(c chunk) string {
 	case bytes.IndexByte(c.text, '\r') >= 0:
 		return s.r.failMessage("the statement holds a carriage return (\\r), which the shell and cordon read differently; convert its line endings")
 	}
-	if s.inv.Interactive && historyBang(text) {
+	if s.inv.Interactive && tamper.HistoryBang(text) {
 		return s.r.failMessage("the statement holds a ! that an interactive shell would expand from its history, which cordon does not see; quote it ('!') or escape it (\\!)")
 	}
-	if why := hijack(c.stmts); why != "" {
+	if why := tamper.Hijack(c.stmts); why != "" {
 		return s.r.failMessage("a piped shell does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
 	}
 	inv := *s.inv

@@ -3,7 +3,6 @@ package shim
 import (
 	_ "embed"
 	"fmt"
-	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -11,7 +10,7 @@ import (
 	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
-	"github.com/cordonsh/cordon/parse/powershell"
+	"github.com/cordonsh/cordon/tamper"
 	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
 )
@@ -91,97 +90,6 @@ func PowerShellLaunch(args []string, pwsh bool, channel string) ([]string, error
 
 var psSwitch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[A-Za-z_][A-Za-z0-9_]*:?$`) })
 
-// psHijack are the words that refuse a line entered in a judged
-// PowerShell: they name what would switch the judging off (PSReadLine,
-// its key handlers, the PSConsoleHostReadLine function, cordon's own
-// names, removing modules, the function: drive, the engine's own
-// objects). A line that does it another way (reflection, a script file
-// it runs) is not seen: the sandbox is the guard there.
-var psHijack = []string{"psreadline", "psconsole", "__cordon", "remove-module", "function:", "executioncontext"}
-
-// psHijackWord is Remove-Module's alias.
-var psHijackWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(^|[\s;|&({])rmo($|[\s;|&)}])`) })
-
-// psWildDrive finds a drive named with a wildcard (Func*:, F[u]nction:),
-// which PowerShell resolves like a path.
-var psWildDrive = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z*?\[\]]*[*?\[][A-Za-z*?\[\]]*:`) })
-
-// psHookDrives are the drives whose items cordon's hook is made of.
-var psHookDrives = []string{"function", "variable", "alias"}
-
-// wildHookDrive returns the hook's drive that a wildcard drive in t
-// matches, or "".
-func wildHookDrive(t string) string {
-	for _, m := range psWildDrive().FindAllString(t, -1) {
-		pat := strings.ToLower(strings.TrimSuffix(m, ":"))
-		for _, d := range psHookDrives {
-			if ok, err := path.Match(pat, d); ok || err != nil {
-				return d
-			}
-		}
-	}
-	return ""
-}
-
-// psHijackNames are whole names the words of psHijack stand for, which a
-// pattern (ipmo PSRead* -Force, & (gcm Remove-PSR*)) can name without
-// spelling the word.
-var psHijackNames = []string{"psreadline", "psconsolehostreadline", "microsoft.powershell.psconsolereadline", "remove-module",
-	"set-psreadlinekeyhandler", "remove-psreadlinekeyhandler", "set-psreadlineoption", "executioncontext", "__cordonrefused"}
-
-// psWildWord finds a word with a wildcard in it.
-var psWildWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z0-9_.\-]*[*?\[][A-Za-z0-9_.\-*?\[\]]*`) })
-
-// wildHijack returns the name of psHijackNames a pattern in t matches, or
-// "". A pattern of wildcards alone (Get-ChildItem *) names nothing in
-// particular.
-func wildHijack(t string) string {
-	for _, m := range psWildWord().FindAllString(t, -1) {
-		pat := strings.ToLower(m)
-		if !strings.ContainsFunc(pat, func(r rune) bool { return !strings.ContainsRune("*?", r) }) {
-			continue
-		}
-		for _, n := range psHijackNames {
-			if ok, err := path.Match(pat, n); ok || err != nil {
-				return n
-			}
-		}
-	}
-	return ""
-}
-
-// hijackPS returns why a PowerShell line is refused before it is judged,
-// or "". The words are looked for in the text, and in the commands and
-// arguments cordon's parser finds in it, strings put together and
-// decoded payloads included: ('Remove-PSRead' + 'LineKeyHandler').
-func hijackPS(text string, core bool) string {
-	texts := []string{text}
-	for _, c := range powershell.Commands(text, &powershell.Config{Core: core}).Commands {
-		texts = append(texts, c.Name)
-		for _, a := range c.Args {
-			texts = append(texts, a.Text)
-		}
-	}
-	for _, t := range texts {
-		lower := strings.ToLower(t)
-		for _, w := range psHijack {
-			if strings.Contains(lower, w) {
-				return "it names " + w
-			}
-		}
-		if psHijackWord().MatchString(t) || strings.EqualFold(t, "rmo") {
-			return "it names rmo (Remove-Module)"
-		}
-		if d := wildHookDrive(t); d != "" {
-			return "it names a drive by a pattern that matches " + d + ":"
-		}
-		if n := wildHijack(t); n != "" {
-			return "it names by a pattern what matches " + n
-		}
-	}
-	return ""
-}
-
 // judgePSLine judges one line entered in a judged PowerShell of this
 // run, in the directory cwd (the shell's, as its handler reports it):
 // run, or refuse and the refusal paragraph.
@@ -189,7 +97,7 @@ func (r *run) judgePSLine(core bool, cwd, text string) (verdict, message string)
 	if strings.TrimSpace(text) == "" {
 		return termhook.Run, ""
 	}
-	if why := hijackPS(text, core); why != "" {
+	if why := tamper.HijackPS(text, core); why != "" {
 		return termhook.Refuse, r.failMessage("this terminal does not run the line: %s, which could switch off how cordon sees the lines of this shell [rule terminal-hook]", why)
 	}
 	ctx := *r.ctx

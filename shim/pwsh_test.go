@@ -10,6 +10,7 @@ import (
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/internal/testenv"
+	"github.com/cordonsh/cordon/tamper"
 	"github.com/cordonsh/cordon/termhook"
 	"github.com/cordonsh/cordon/winargs"
 )
@@ -253,7 +254,7 @@ func BenchmarkPowerShellLaunch(b *testing.B) {
 // BenchmarkPSHijack: the tampering check's share of a line's answer.
 func BenchmarkPSHijack(b *testing.B) {
 	for b.Loop() {
-		if why := hijackPS("Get-ChildItem -Recurse src | Select-String TODO", true); why != "" {
+		if why := tamper.HijackPS("Get-ChildItem -Recurse src | Select-String TODO", true); why != "" {
 			b.Fatal(why)
 		}
 	}

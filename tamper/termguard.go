@@ -1,4 +1,4 @@
-package shim
+package tamper
 
 import (
 	"bytes"
@@ -16,25 +16,25 @@ import (
 // the lines that would change the hook or go round it. This is the rule
 // "terminal-hook" of docs/interactive.md.
 
-// A hookScope is what hookTamper knows of the shell: the judge's
+// A HookScope is what HookTamper knows of the shell: the judge's
 // descriptor in it, whether it is zsh (where r re-runs the history), and
 // its language, and the directory and home a file it sources is found
 // from.
-type hookScope struct {
-	fd        int
-	zsh       bool
-	lang      syntax.LangVariant
-	dir, home string
+type HookScope struct {
+	Fd        int
+	Zsh       bool
+	Lang      syntax.LangVariant
+	Dir, Home string
 	depth     int // of sourced files
 }
 
-// hookTamper returns why a terminal refuses text (parsed as stmts), or
+// HookTamper returns why a terminal refuses text (parsed as stmts), or
 // "".
-func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
+func HookTamper(text string, stmts []*syntax.Stmt, h HookScope) string {
 	if strings.Contains(text, "__cordon") {
 		return "it names cordon's hook (__cordon...), which judges each line of this terminal"
 	}
-	fd, zsh := h.fd, h.zsh
+	fd, zsh := h.Fd, h.Zsh
 	n := strconv.Itoa(fd)
 	why := ""
 	for _, st := range stmts {
@@ -124,7 +124,7 @@ func hookTamper(text string, stmts []*syntax.Stmt, h hookScope) string {
 // to the shell to run later or at once (eval's arguments, a trap's
 // action, PROMPT_COMMAND): the same as a line's, and code that is not
 // literal, which no one can judge before it runs in the shell itself.
-func codeIn(what string, words []*syntax.Word, h hookScope) string {
+func codeIn(what string, words []*syntax.Word, h HookScope) string {
 	var code []string
 	for _, w := range words {
 		if w == nil {
@@ -141,33 +141,33 @@ func codeIn(what string, words []*syntax.Word, h hookScope) string {
 	if err != nil {
 		return "the code it gives " + what + " does not parse"
 	}
-	return hookTamper(text, f.Stmts, h)
+	return HookTamper(text, f.Stmts, h)
 }
 
 // sourced returns why a terminal refuses to source the file word names:
 // the file's code runs in the shell, so it is checked like a line (as
 // it is when the line is judged; a file changed after that is not seen).
-func sourced(word *syntax.Word, h hookScope) string {
+func sourced(word *syntax.Word, h HookScope) string {
 	name, ok := literal(word)
-	if rest, tilde := strings.CutPrefix(name, "~/"); tilde && h.home != "" {
-		name = filepath.Join(h.home, rest)
+	if rest, tilde := strings.CutPrefix(name, "~/"); tilde && h.Home != "" {
+		name = filepath.Join(h.Home, rest)
 	}
 	if !ok || name == "" || strings.HasPrefix(name, "~") || h.depth > 8 {
 		return "cordon cannot tell which file it sources, whose code could switch cordon's hook off unseen"
 	}
 	if !filepath.IsAbs(name) {
-		name = filepath.Join(h.dir, name)
+		name = filepath.Join(h.Dir, name)
 	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		return "" // the shell will not find it either (or looks in PATH)
 	}
-	f, err := syntax.NewParser(syntax.Variant(h.lang)).Parse(bytes.NewReader(data), "")
+	f, err := syntax.NewParser(syntax.Variant(h.Lang)).Parse(bytes.NewReader(data), "")
 	if err != nil {
 		return "cordon cannot parse the file it sources (" + name + "), whose code could switch cordon's hook off unseen"
 	}
-	h.dir, h.depth = filepath.Dir(name), h.depth+1
-	if why := hookTamper(string(data), f.Stmts, h); why != "" {
+	h.Dir, h.depth = filepath.Dir(name), h.depth+1
+	if why := HookTamper(string(data), f.Stmts, h); why != "" {
 		return "the file it sources (" + name + ") would run code that " + strings.TrimPrefix(why, "it ")
 	}
 	return ""

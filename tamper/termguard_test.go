@@ -1,4 +1,4 @@
-package shim
+package tamper
 
 import (
 	"os"
@@ -111,9 +111,9 @@ EOF`,
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		return hookTamper(line, f.Stmts, hookScope{fd: 12, dir: dir})
+		return HookTamper(line, f.Stmts, HookScope{Fd: 12, Dir: dir})
 	}
-	if hookTamper("r", nil, hookScope{fd: 12, zsh: true}) != "" || hookTamper("r", parseLine(t, "r"), hookScope{fd: 12, zsh: true}) == "" || hookTamper("r", parseLine(t, "r"), hookScope{fd: 12}) != "" {
+	if HookTamper("r", nil, HookScope{Fd: 12, Zsh: true}) != "" || HookTamper("r", parseLine(t, "r"), HookScope{Fd: 12, Zsh: true}) == "" || HookTamper("r", parseLine(t, "r"), HookScope{Fd: 12}) != "" {
 		t.Error("r re-runs the history in zsh only")
 	}
 	for _, line := range refused {

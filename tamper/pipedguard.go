@@ -1,4 +1,4 @@
-package shim
+package tamper
 
 import (
 	"fmt"
@@ -32,9 +32,9 @@ func init() {
 	}
 }
 
-// hijack returns why a piped shell refuses stmts as a redefinition of what
+// Hijack returns why a piped shell refuses stmts as a redefinition of what
 // its refusals rely on, or "".
-func hijack(stmts []*syntax.Stmt) string {
+func Hijack(stmts []*syntax.Stmt) string {
 	why := ""
 	for _, st := range stmts {
 		syntax.Walk(st, func(node syntax.Node) bool {
@@ -94,57 +94,11 @@ func reservedName(name string) bool {
 	return reserved[name] || strings.Contains(name, "/") || name == ""
 }
 
-// stateCalls are the commands that change the shell's directory or run
-// code in the shell itself.
-var stateCalls = map[string]bool{
-	"cd": true, "pushd": true, "popd": true, "chdir": true, "source": true, ".": true, "eval": true,
-}
-
-// lostDirectory, in the prelude, makes the judge take the current
-// directory as unknown: relative paths after it cannot be resolved. It
-// stands for statements dropped from a full prelude.
-const lostDirectory = `cd -- "$(__cordon_lost_track_of_the_directory)"` + "\n"
-
-// stateOnly returns st, which is not a state statement of its own, with
-// every command but those that change the shell's state (cd, source,
-// eval, the state builtins, calls to the piped shell's functions) made a
-// no-op, and whether anything is left to replay: true && cd .git
-// becomes : && cd .git, so that the judge follows the cd as the shell
-// does. st is changed in place.
-func stateOnly(st *syntax.Stmt, funcs map[string]bool) bool {
-	keep := func(c *syntax.CallExpr) bool {
-		if len(c.Args) == 0 {
-			return true // assignments alone
-		}
-		name := c.Args[0].Lit()
-		return stateCalls[name] || stateBuiltins[name] || funcs[name]
-	}
-	left := false
-	syntax.Walk(st, func(node syntax.Node) bool {
-		switch n := node.(type) {
-		case *syntax.Stmt:
-			if c, ok := n.Cmd.(*syntax.CallExpr); ok && !keep(c) {
-				n.Redirs = nil
-			}
-		case *syntax.CallExpr:
-			if keep(n) {
-				left = left || len(n.Args) > 0
-				return true
-			}
-			n.Assigns = nil
-			n.Args = []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: ":"}}}}
-			return false
-		}
-		return true
-	})
-	return left
-}
-
-// historyBang reports whether text holds a ! that an interactive bash or
+// HistoryBang reports whether text holds a ! that an interactive bash or
 // zsh would take for a history expansion (!!, !$, !-2, !cmd), which
 // pastes earlier lines, unseen, into this one: outside single quotes, not
 // escaped, not followed by a blank, =, ( or a closing double quote.
-func historyBang(text string) bool {
+func HistoryBang(text string) bool {
 	single, double := false, false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; {
@@ -166,9 +120,9 @@ func historyBang(text string) bool {
 	return false
 }
 
-// funcsInEnv returns the first function the environment hands bash
+// FuncsInEnv returns the first function the environment hands bash
 // (BASH_FUNC_NAME%%=() {...}) under a reserved name, or "".
-func funcsInEnv(env []string) string {
+func FuncsInEnv(env []string) string {
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
 		name, ok := strings.CutPrefix(k, "BASH_FUNC_")
