@@ -30,7 +30,8 @@ func TestDeps(t *testing.T) {
 		// decide is the one decision point: the shim, the hooks, the
 		// terminal judge and cordon check call it, never the other way.
 		"./decide": {"shim", "cli", "installer", "termhook", "winpipe"},
-		// tamper reads statements; it neither judges nor runs them.
+		// stream and tamper read statements; they neither judge nor run them.
+		"./stream": {"shim", "decide", "rules", "platform", "cli"},
 		"./tamper": {"shim", "decide", "rules", "platform", "cli"},
 		// printable is a leaf every message uses.
 		"./internal/printable": {"parse", "rules", "platform"},

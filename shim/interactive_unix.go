@@ -19,6 +19,7 @@ import (
 	"github.com/cordonsh/cordon/internal/printable"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/stream"
 	"github.com/cordonsh/cordon/tamper"
 	"github.com/cordonsh/cordon/termhook"
 )
@@ -117,14 +118,14 @@ func (s *piped) line(l termhook.Line, fd int) termhook.Answer {
 		return refuse(s.r.failMessage("the line is larger than %d bytes; cordon does not judge lines that large", termhook.MaxText))
 	}
 	text := l.Text + "\n"
-	f, err := syntax.NewParser(syntax.Variant(langOf(s.inv.Dialect))).Parse(strings.NewReader(text), "")
-	if err != nil && syntax.IsIncomplete(err) && len(text) < maxStatement {
+	f, err := syntax.NewParser(syntax.Variant(stream.Lang(s.inv.Dialect))).Parse(strings.NewReader(text), "")
+	if err != nil && syntax.IsIncomplete(err) && len(text) < stream.MaxStatement {
 		return termhook.Answer{Verdict: termhook.More}
 	}
-	c := chunk{text: []byte(text), err: err}
+	c := stream.Chunk{Text: []byte(text), Err: err}
 	if err == nil {
-		c.stmts = f.Stmts
-		if why := tamper.HookTamper(l.Text, c.stmts, tamper.HookScope{Fd: fd, Zsh: s.inv.Shell == "zsh", Lang: langOf(s.inv.Dialect), Dir: l.Cwd, Home: getenv(s.r.env, "HOME")}); why != "" {
+		c.Stmts = f.Stmts
+		if why := tamper.HookTamper(l.Text, c.Stmts, tamper.HookScope{Fd: fd, Zsh: s.inv.Shell == "zsh", Lang: stream.Lang(s.inv.Dialect), Dir: l.Cwd, Home: getenv(s.r.env, "HOME")}); why != "" {
 			return refuse(s.r.failMessage("this terminal does not run the line: %s [rule terminal-hook]", why))
 		}
 	}

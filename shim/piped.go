@@ -20,6 +20,7 @@ import (
 	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 	"github.com/cordonsh/cordon/rules/watch"
+	"github.com/cordonsh/cordon/stream"
 	"github.com/cordonsh/cordon/tamper"
 )
 
@@ -157,18 +158,18 @@ func (r *run) pipedRules(dir string, c *decide.Confinement) (current func() *rul
 
 // feed judges the statements read from in and writes to the shell the
 // allowed ones, or a refusal in their place. It returns at the end of in,
-// after a syntax error (see [splitStatements]), or when the shell stops
+// after a syntax error (see [stream.Split]), or when the shell stops
 // reading.
 func (s *piped) feed(in io.Reader, shell io.Writer) {
 	resync := s.inv.Interactive
-	splitStatements(in, langOf(s.inv.Dialect), resync, func(c chunk) bool {
-		out := string(c.text)
+	stream.Split(in, stream.Lang(s.inv.Dialect), resync, func(c stream.Chunk) bool {
+		out := string(c.Text)
 		if msg := s.judge(c); msg != "" {
 			// As long as c (the same number of lines, for $LINENO). After
 			// a syntax error a shell reading a script stops: so does the
 			// piped shell, with the refusal's status.
 			end := "(exit 126)"
-			if c.err != nil && !resync {
+			if c.Err != nil && !resync {
 				end = "exit 126"
 			}
 			out = refusal(msg, end) + strings.Repeat("\n", max(strings.Count(out, "\n")-1, 0))
@@ -179,22 +180,22 @@ func (s *piped) feed(in io.Reader, shell io.Writer) {
 }
 
 // judge returns the refusal message for c, or "" when c is allowed.
-func (s *piped) judge(c chunk) string {
-	text := string(c.text)
+func (s *piped) judge(c stream.Chunk) string {
+	text := string(c.Text)
 	switch {
-	case errors.Is(c.err, errTooLarge):
-		return s.r.failMessage("a statement is larger than %d bytes; cordon does not judge statements that large", maxStatement)
-	case c.err != nil:
-		return s.r.failMessage("cannot parse the statement: %v", syntaxError(c.err))
-	case len(c.stmts) == 0:
+	case errors.Is(c.Err, stream.ErrTooLarge):
+		return s.r.failMessage("a statement is larger than %d bytes; cordon does not judge statements that large", stream.MaxStatement)
+	case c.Err != nil:
+		return s.r.failMessage("cannot parse the statement: %v", syntaxError(c.Err))
+	case len(c.Stmts) == 0:
 		return ""
-	case bytes.IndexByte(c.text, '\r') >= 0:
+	case bytes.IndexByte(c.Text, '\r') >= 0:
 		return s.r.failMessage("the statement holds a carriage return (\\r), which the shell and cordon read differently; convert its line endings")
 	}
 	if s.inv.Interactive && tamper.HistoryBang(text) {
 		return s.r.failMessage("the statement holds a ! that an interactive shell would expand from its history, which cordon does not see; quote it ('!') or escape it (\\!)")
 	}
-	if why := tamper.Hijack(c.stmts); why != "" {
+	if why := tamper.Hijack(c.Stmts); why != "" {
 		return s.r.failMessage("a piped shell does not run this statement: %s, which would change what cordon's refusals run in this shell", why)
 	}
 	inv := *s.inv
@@ -207,7 +208,7 @@ func (s *piped) judge(c chunk) string {
 	case !d.Allowed():
 		return s.r.refusedMessage([]string{s.inv.Shell, "-c", stmt}, d)
 	}
-	s.remember(c.stmts)
+	s.remember(c.Stmts)
 	return ""
 }
 

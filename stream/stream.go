@@ -1,4 +1,4 @@
-package shim
+package stream
 
 import (
 	"bufio"
@@ -11,30 +11,30 @@ import (
 	"github.com/cordonsh/cordon/parse"
 )
 
-// maxStatement bounds one statement (a line, or the lines of a construct
+// MaxStatement bounds one statement (a line, or the lines of a construct
 // left open: an if, a quote, a here-document) read by a piped shell.
-const maxStatement = 1 << 20
+const MaxStatement = 1 << 20
 
-// errTooLarge stops the parser at a statement larger than maxStatement.
-var errTooLarge = errors.New("statement too large")
+// ErrTooLarge stops the parser at a statement larger than MaxStatement.
+var ErrTooLarge = errors.New("statement too large")
 
-// A chunk is the text of one or more complete statements, as read: the
+// A Chunk is the text of one or more complete statements, as read: the
 // bytes the real shell gets when they are allowed.
-type chunk struct {
-	text  []byte
-	stmts []*syntax.Stmt // nil for blank and comment lines
-	err   error          // a syntax error, or errTooLarge: text does not parse
+type Chunk struct {
+	Text  []byte
+	Stmts []*syntax.Stmt // nil for blank and comment lines
+	Err   error          // a syntax error, or ErrTooLarge: Text does not parse
 }
 
-// splitStatements reads a script from in as it arrives and calls fn with
+// Split reads a script from in as it arrives and calls fn with
 // each complete line of statements as soon as its last line has been
 // read, in order, with the exact bytes read. It ends at the end of in, or
 // when fn returns false. A syntax error, or a statement larger than
-// maxStatement, is passed to fn as a chunk with err set: with resync, the
+// MaxStatement, is passed to fn as a Chunk with err set: with resync, the
 // rest of that line is skipped and reading goes on with a new parser (an
 // interactive shell reports the error and reads on); without, it is the
-// last chunk (a shell reading a script stops at a syntax error).
-func splitStatements(in io.Reader, lang syntax.LangVariant, resync bool, fn func(chunk) bool) {
+// last Chunk (a shell reading a script stops at a syntax error).
+func Split(in io.Reader, lang syntax.LangVariant, resync bool, fn func(Chunk) bool) {
 	lr := &lineReader{br: bufio.NewReaderSize(in, 64<<10)}
 	for {
 		p := syntax.NewParser(syntax.Variant(lang))
@@ -43,7 +43,7 @@ func splitStatements(in io.Reader, lang syntax.LangVariant, resync bool, fn func
 			if p.Incomplete() {
 				return true
 			}
-			if !fn(chunk{text: lr.take(), stmts: stmts}) {
+			if !fn(Chunk{Text: lr.take(), Stmts: stmts}) {
 				stopped = true
 				return false
 			}
@@ -58,12 +58,12 @@ func splitStatements(in io.Reader, lang syntax.LangVariant, resync bool, fn func
 			lastChunk(lr.take(), lang, fn)
 			return
 		}
-		if lr.err == errTooLarge {
+		if lr.err == ErrTooLarge {
 			err = lr.err
 		}
 		text := lr.take()
-		atEOF := lr.err != nil && lr.err != errTooLarge
-		if !fn(chunk{text: text, err: err}) || !resync || atEOF || lr.err == errTooLarge {
+		atEOF := lr.err != nil && lr.err != ErrTooLarge
+		if !fn(Chunk{Text: text, Err: err}) || !resync || atEOF || lr.err == ErrTooLarge {
 			return
 		}
 		if len(text) > 0 && text[len(text)-1] != '\n' {
@@ -73,16 +73,16 @@ func splitStatements(in io.Reader, lang syntax.LangVariant, resync bool, fn func
 }
 
 // lastChunk passes on text read at the end of input without a newline.
-func lastChunk(text []byte, lang syntax.LangVariant, fn func(chunk) bool) {
+func lastChunk(text []byte, lang syntax.LangVariant, fn func(Chunk) bool) {
 	if len(text) == 0 {
 		return
 	}
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(string(text)), "")
 	if err != nil {
-		fn(chunk{text: text, err: err})
+		fn(Chunk{Text: text, Err: err})
 		return
 	}
-	fn(chunk{text: text, stmts: f.Stmts})
+	fn(Chunk{Text: text, Stmts: f.Stmts})
 }
 
 // A lineReader gives the parser one line at a time, so that what the
@@ -99,8 +99,8 @@ func (l *lineReader) Read(p []byte) (int, error) {
 	if l.err != nil {
 		return 0, l.err
 	}
-	if len(l.pending) > maxStatement {
-		l.err = errTooLarge
+	if len(l.pending) > MaxStatement {
+		l.err = ErrTooLarge
 		return 0, l.err
 	}
 	if len(l.rest) == 0 {
@@ -141,8 +141,8 @@ func (l *lineReader) skipLine() {
 	}
 }
 
-// langOf is the parser's language for a dialect.
-func langOf(d parse.Dialect) syntax.LangVariant {
+// Lang is the parser's language for a dialect.
+func Lang(d parse.Dialect) syntax.LangVariant {
 	switch d {
 	case parse.POSIX:
 		return syntax.LangPOSIX

@@ -1,4 +1,4 @@
-package shim
+package stream
 
 import (
 	"io"
@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/cordonsh/cordon/invocation"
 )
 
 func TestSplitStatements(t *testing.T) {
@@ -16,7 +14,7 @@ func TestSplitStatements(t *testing.T) {
 		name   string
 		in     string
 		resync bool
-		want   []string // chunk texts; "!" prefix for a chunk with an error
+		want   []string // Chunk texts; "!" prefix for a Chunk with an error
 	}{
 		{"lines", "echo a\necho b; echo c\n", false, []string{"echo a\n", "echo b; echo c\n"}},
 		{"open-if", "if true\nthen echo x\nfi\necho y\n", false, []string{"if true\nthen echo x\nfi\n", "echo y\n"}},
@@ -32,9 +30,9 @@ func TestSplitStatements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			splitStatements(strings.NewReader(tt.in), syntax.LangBash, tt.resync, func(c chunk) bool {
-				s := string(c.text)
-				if c.err != nil {
+			Split(strings.NewReader(tt.in), syntax.LangBash, tt.resync, func(c Chunk) bool {
+				s := string(c.Text)
+				if c.Err != nil {
 					s = "!" + s
 				}
 				got = append(got, s)
@@ -52,14 +50,14 @@ func TestSplitStatements(t *testing.T) {
 func TestSplitStatementsAsTheyArrive(t *testing.T) {
 	pr, pw := io.Pipe()
 	got := make(chan string, 10)
-	go splitStatements(pr, syntax.LangBash, false, func(c chunk) bool { got <- string(c.text); return true })
+	go Split(pr, syntax.LangBash, false, func(c Chunk) bool { got <- string(c.Text); return true })
 	for _, line := range []string{"echo a\n", "if true; then\n"} {
 		pw.Write([]byte(line))
 	}
 	select {
 	case s := <-got:
 		if s != "echo a\n" {
-			t.Fatalf("first chunk %q", s)
+			t.Fatalf("first Chunk %q", s)
 		}
 	case <-time.After(time.Second):
 		t.Fatal("a complete line was not passed on before the next one")
@@ -71,50 +69,22 @@ func TestSplitStatementsAsTheyArrive(t *testing.T) {
 	}
 	pw.Write([]byte("echo b; fi\n"))
 	if s := <-got; s != "if true; then\necho b; fi\n" {
-		t.Fatalf("second chunk %q", s)
+		t.Fatalf("second Chunk %q", s)
 	}
 	pw.Close()
 }
 
 func TestTooLarge(t *testing.T) {
-	in := "echo a\necho '" + strings.Repeat("x\n", maxStatement/2+10) + "'\necho b\n"
+	in := "echo a\necho '" + strings.Repeat("x\n", MaxStatement/2+10) + "'\necho b\n"
 	var errs, n int
-	splitStatements(strings.NewReader(in), syntax.LangBash, true, func(c chunk) bool {
+	Split(strings.NewReader(in), syntax.LangBash, true, func(c Chunk) bool {
 		n++
-		if c.err != nil {
+		if c.Err != nil {
 			errs++
 		}
 		return true
 	})
 	if n != 2 || errs != 1 {
 		t.Errorf("got %d chunks, %d with errors; want echo a, then the refusal, then nothing", n, errs)
-	}
-}
-
-// BenchmarkPipedStatement is the judge's work for one statement of a
-// piped shell whose prelude holds a cd and a few variables and a function.
-func BenchmarkPipedStatement(b *testing.B) {
-	dir := b.TempDir()
-	inv, err := invocation.Decode([]string{"bash", "-s"}, false)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := &piped{r: &run{name: "bash", env: []string{"HOME=/nonexistent", "PATH=/usr/bin:/bin"}}, inv: inv, dir: dir, rules: invocation.BuiltinRules}
-	for _, line := range []string{"cd " + dir + "\n", "X=1\n", "export Y=2\n", "f() { echo $1; }\n"} {
-		f, err := syntax.NewParser().Parse(strings.NewReader(line), "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if msg := s.judge(chunk{text: []byte(line), stmts: f.Stmts}); msg != "" {
-			b.Fatal(msg)
-		}
-	}
-	f, _ := syntax.NewParser().Parse(strings.NewReader("ls -la src | grep x\n"), "")
-	c := chunk{text: []byte("ls -la src | grep x\n"), stmts: f.Stmts}
-	b.ReportAllocs()
-	for b.Loop() {
-		if msg := s.judge(c); msg != "" {
-			b.Fatal(msg)
-		}
 	}
 }
