@@ -52,3 +52,10 @@ func gitHost(ctx *Context) func() (gitstate.Host, error) {
 		return gitstate.Host{Git: git, Dir: private}, nil
 	}
 }
+
+// hostGit returns the host's git binary for the context's command (see
+// [gitHost]).
+func (ctx *Context) hostGit() (string, error) {
+	h, err := gitHost(ctx)()
+	return h.Git, err
+}
