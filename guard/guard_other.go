@@ -76,3 +76,6 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { ret
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
 func AgentRemotes(stateDir, ws string) []string { return nil }
+
+// MadeBy is Linux's: elsewhere there is no ledger.
+func MadeBy(stateDir, ws string) string { return "" }

@@ -52,6 +52,15 @@ type ledger struct {
 	// root and git directory are both the directory.
 	AdoptedBare []string `json:"adopted_bare,omitempty"`
 	RootConfigs []string `json:"root_configs,omitempty"`
+	// Made are the repositories (their roots) that appeared below the
+	// workspace's root while a command ran there (git init o, git clone
+	// URL o): their remotes are the command's, never the person's, even
+	// once a shell is in one and it is a workspace of its own ([MadeBy]).
+	// Kept for as long as the repository's .git is there. MadeMore is
+	// true when more were made than the ledger keeps: then every
+	// repository below the root is taken for one.
+	Made     []string `json:"made,omitempty"`
+	MadeMore bool     `json:"made_more,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -245,6 +254,10 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 			}
 		}
 		b.l.AdoptedBare = slices.DeleteFunc(b.l.AdoptedBare, func(d string) bool { return !bareGitDirAt(d) })
+		b.l.Made = slices.DeleteFunc(b.l.Made, func(r string) bool {
+			_, err := os.Lstat(filepath.Join(r, ".git"))
+			return err != nil
+		})
 		for _, d := range b.l.AdoptedBare {
 			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
@@ -294,17 +307,56 @@ func Sweep(stateDir, ws string) []string {
 }
 
 // AgentRemotes returns the remotes sandboxed commands added to workspace
-// ws's repository, as its ledger keeps them (read, not locked).
+// ws's repository, as its ledger keeps them, and as the ledgers of the
+// workspaces that hold ws do (a command run there may have added one to
+// a repository below it, which is a workspace of its own once a shell is
+// in it). Read, not locked.
 func AgentRemotes(stateDir, ws string) []string {
-	data, err := os.ReadFile(ledgerFile(stateDir, ws))
-	if err != nil {
+	var out []string
+	for _, l := range ledgers(stateDir, ws) {
+		for _, r := range l.AgentRemotes {
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}
+
+// MadeBy returns the workspace whose ledger holds ws, or a repository
+// holding it, as made by a sandboxed command there (see ledger.Made),
+// or "" when none does: the remotes of such a repository are the
+// command's, whatever the ledger of ws itself says. Read, not locked.
+func MadeBy(stateDir, ws string) string {
+	for _, l := range ledgers(stateDir, ws) {
+		if l.Workspace == ws {
+			continue // a workspace is never made by its own commands
+		}
+		if l.MadeMore || slices.ContainsFunc(l.Made, func(r string) bool { return platform.Within(ws, r) }) {
+			return l.Workspace
+		}
+	}
+	return ""
+}
+
+// ledgers returns the ledgers of ws and of the directories holding it,
+// those that have one, innermost first.
+func ledgers(stateDir, ws string) []ledger {
+	if stateDir == "" || !filepath.IsAbs(ws) {
 		return nil
 	}
-	var l ledger
-	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
-		return nil
+	var out []ledger
+	for d := filepath.Clean(ws); ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
+			var l ledger
+			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
+				out = append(out, l)
+			}
+		}
+		if filepath.Dir(d) == d {
+			return out
+		}
 	}
-	return l.AgentRemotes
 }
 
 // TrustedContent returns the content the guard trusts for path, one of

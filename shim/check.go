@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/cordonsh/cordon/gitstate"
-	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
 )
@@ -81,9 +80,15 @@ func judgeWith(set *rules.Set, inv *Invocation, dir string, env []string, ws Wor
 	// pass on (env | base64 asks when one is set, env | sort never).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable, Brokered: brokered}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host, Agent: func() []string {
-			return guard.AgentRemotes(StateDir(getenv), ws.Dir)
-		}}
+		repo := &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
+		repo.Agent = func() []string {
+			agent, _ := agentRemotes(StateDir(getenv), ws.Dir, func() []string {
+				remotes, _ := repo.Remotes()
+				return remotes
+			})
+			return agent
+		}
+		ctx.Repo = repo
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

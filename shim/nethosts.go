@@ -169,25 +169,19 @@ func repoConfig(ws string) string {
 }
 
 // gitRemotes returns the HTTPS remotes (url and pushurl, from urls) of
-// the repository at ws that the person configured, as HOST/PATH
-// (HOST:PORT for another port than 443; PATH the repository's, without
-// the slashes around it): the remotes sandboxed commands added (the
-// guard's ledger keeps them) are left out, so that a command cannot
-// have the person's credential asked for a host of its choosing.
-func gitRemotes(ws, stateDir string, urls []gitkey.Entry) []string {
+// the repository at ws, as HOST/PATH (HOST:PORT for another port than
+// 443; PATH the repository's, without the slashes around it): own, those
+// the person configured, and others, with why they are not the person's
+// ("" when all are). A remote a sandboxed command added is not (the
+// guard's ledgers keep them), and none of a repository a command made
+// is, so that a command cannot have the person's credential asked for a
+// repository or host of its choosing.
+func gitRemotes(ws, stateDir string, urls []gitkey.Entry) (own, others []string, why string) {
 	if ws == "" {
-		return nil
+		return nil, nil, ""
 	}
-	var agent []string
-	if stateDir != "" {
-		agent = guard.AgentRemotes(stateDir, ws)
-	}
-	var remotes []string
+	agent, why := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
 	for _, e := range urls {
-		remote := strings.TrimPrefix(gitkey.Subsection(e.Key), "remote.")
-		if slices.Contains(agent, remote) {
-			continue
-		}
 		u, err := url.Parse(e.Value)
 		if err != nil || strings.ToLower(u.Scheme) != "https" || u.Hostname() == "" || strings.ContainsAny(u.Host, "*%") {
 			continue
@@ -197,9 +191,46 @@ func gitRemotes(ws, stateDir string, urls []gitkey.Entry) []string {
 			h = strings.ToLower(u.Hostname())
 		}
 		r := h + "/" + strings.Trim(u.Path, "/")
-		if !slices.Contains(remotes, r) {
-			remotes = append(remotes, r)
+		list := &own
+		if slices.Contains(agent, remoteName(e)) {
+			list = &others
+		}
+		if !slices.Contains(*list, r) {
+			*list = append(*list, r)
 		}
 	}
-	return remotes
+	if len(others) == 0 {
+		why = ""
+	}
+	return own, others, why
+}
+
+// agentRemotes returns the remotes of the repository at ws that are not
+// the person's, and why: those sandboxed commands added (see
+// [guard.AgentRemotes]), or, in a repository a command made
+// ([guard.MadeBy]), every one of remotes.
+func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, string) {
+	if stateDir == "" || ws == "" {
+		return nil, ""
+	}
+	if by := guard.MadeBy(stateDir, ws); by != "" {
+		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard saw it appear in " + by + "), so its remotes are the command's"
+	}
+	return guard.AgentRemotes(stateDir, ws), "its remotes there were added by sandboxed commands"
+}
+
+// remoteName is the name of the remote whose url or pushurl e is.
+func remoteName(e gitkey.Entry) string {
+	return strings.TrimPrefix(gitkey.Subsection(e.Key), "remote.")
+}
+
+// remoteNames returns the names of the remotes urls are of.
+func remoteNames(urls []gitkey.Entry) []string {
+	var names []string
+	for _, e := range urls {
+		if n := remoteName(e); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -5,7 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
@@ -59,8 +61,56 @@ func TestGitRemotesDifferentials(t *testing.T) {
 	if agent := guard.AgentRemotes(state, ws); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
 		t.Fatalf("the guard's ledger does not hold the command's remotes: %q", agent)
 	}
-	got := gitRemotes(ws, state, remoteURLs(ws, state, hostGitFor(t)))
+	got := personRemotes(t, ws, state)
 	if want := []string{"github.com/me/app.git"}; !slices.Equal(got, want) {
 		t.Errorf("gitRemotes: %v, want %v", got, want)
+	}
+}
+
+// TestGitRemotesMadeByACommand: a repository a command makes in the
+// workspace (git init o, remotes of its choosing) is a workspace of its
+// own once the agent's shell is in it, but its remotes are the
+// command's: no credential for them, and a line that says why (found by
+// an attacker). A repository the person had there (their clone, a
+// submodule) keeps its remotes, except one a command added to it.
+func TestGitRemotesMadeByACommand(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	ws := filepath.Join(root, "ws")
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+	}
+	os.MkdirAll(ws, 0o755)
+	run(ws, "init", "-q")
+	run(ws, "remote", "add", "origin", "https://github.com/me/app.git")
+	run(ws, "init", "-q", "mine")
+	run(ws, "-C", "mine", "remote", "add", "origin", "https://github.com/me/lib.git")
+	// (The guard trusts a configuration that has not changed for 3 s.)
+	past := time.Now().Add(-time.Minute)
+	for _, f := range []string{"ws/.git/config", "ws/mine/.git/config"} {
+		os.Chtimes(filepath.Join(root, f), past, past)
+	}
+	commandWrites(t, state, ws, func() {
+		run(ws, "init", "-q", "o")
+		run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/evil/drop.git")
+		run(ws, "-C", "mine", "remote", "add", "corp", "https://corp.example/private.git")
+	})
+	git := hostGitFor(t)
+	own, others, why := gitRemotes(filepath.Join(ws, "o"), state, remoteURLs(filepath.Join(ws, "o"), state, git))
+	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/drop.git"}) || !strings.Contains(why, "made by a sandboxed command") {
+		t.Errorf("the command's repository: own %q, others %q (%s)", own, others, why)
+	}
+	mine := filepath.Join(ws, "mine")
+	own, others, _ = gitRemotes(mine, state, remoteURLs(mine, state, git))
+	if !slices.Equal(own, []string{"github.com/me/lib.git"}) || !slices.Equal(others, []string{"corp.example/private.git"}) {
+		t.Errorf("the person's nested repository: own %q, others %q", own, others)
+	}
+	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
+		t.Errorf("the workspace: own %q", own)
 	}
 }

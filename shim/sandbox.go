@@ -297,7 +297,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
 		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv), urls)...)
 	}
-	spec.GitRemotes = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
+	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
 	return spec, nil
 }
 
