@@ -90,9 +90,17 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 	run(ws, "remote", "add", "origin", "https://github.com/me/app.git")
 	run(ws, "init", "-q", "mine")
 	run(ws, "-C", "mine", "remote", "add", "origin", "https://github.com/me/lib.git")
+	// A submodule the person cloned (its configuration in the
+	// workspace's .git/modules).
+	run(root, "init", "-q", "--bare", "sub.git")
+	run(root, "clone", "-q", "sub.git", "seed")
+	run(filepath.Join(root, "seed"), "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-q", "--allow-empty", "-m", "sub")
+	run(filepath.Join(root, "seed"), "push", "-q", "origin", "HEAD")
+	run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", filepath.Join(root, "sub.git"), "sub")
+	run(ws, "-C", "sub", "remote", "set-url", "origin", "https://github.com/me/sub.git")
 	// (The guard trusts a configuration that has not changed for 3 s.)
 	past := time.Now().Add(-time.Minute)
-	for _, f := range []string{"ws/.git/config", "ws/mine/.git/config"} {
+	for _, f := range []string{"ws/.git/config", "ws/mine/.git/config", "ws/.git/modules/sub/config"} {
 		os.Chtimes(filepath.Join(root, f), past, past)
 	}
 	commandWrites(t, state, ws, func() {
@@ -109,6 +117,10 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 	own, others, _ = gitRemotes(mine, state, remoteURLs(mine, state, git))
 	if !slices.Equal(own, []string{"github.com/me/lib.git"}) || !slices.Equal(others, []string{"corp.example/private.git"}) {
 		t.Errorf("the person's nested repository: own %q, others %q", own, others)
+	}
+	sub := filepath.Join(ws, "sub")
+	if own, _, _ := gitRemotes(sub, state, remoteURLs(sub, state, git)); !slices.Equal(own, []string{"github.com/me/sub.git"}) {
+		t.Errorf("the person's submodule: own %q", own)
 	}
 	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
 		t.Errorf("the workspace: own %q", own)
