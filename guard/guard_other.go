@@ -75,7 +75,4 @@ func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func
 func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { return nil }
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
-func AgentRemotes(stateDir, ws string) []string { return nil }
-
-// MadeBy is Linux's: elsewhere there is no ledger.
-func MadeBy(stateDir, ws string) string { return "" }
+func AgentRemotes(stateDir, ws string) ([]string, string) { return nil, "" }

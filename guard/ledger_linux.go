@@ -310,33 +310,23 @@ func Sweep(stateDir, ws string) []string {
 // ws's repository, as its ledger keeps them, and as the ledgers of the
 // workspaces that hold ws do (a command run there may have added one to
 // a repository below it, which is a workspace of its own once a shell is
-// in it). Read, not locked.
-func AgentRemotes(stateDir, ws string) []string {
-	var out []string
+// in it); and madeBy, the workspace whose ledger holds ws, or a
+// repository holding it, as made by a sandboxed command there (see
+// ledger.Made), or "": then every remote of ws is the command's,
+// whatever the ledger of ws itself says. Read, not locked.
+func AgentRemotes(stateDir, ws string) (remotes []string, madeBy string) {
 	for _, l := range ledgers(stateDir, ws) {
 		for _, r := range l.AgentRemotes {
-			if !slices.Contains(out, r) {
-				out = append(out, r)
+			if !slices.Contains(remotes, r) {
+				remotes = append(remotes, r)
 			}
 		}
-	}
-	return out
-}
-
-// MadeBy returns the workspace whose ledger holds ws, or a repository
-// holding it, as made by a sandboxed command there (see ledger.Made),
-// or "" when none does: the remotes of such a repository are the
-// command's, whatever the ledger of ws itself says. Read, not locked.
-func MadeBy(stateDir, ws string) string {
-	for _, l := range ledgers(stateDir, ws) {
-		if l.Workspace == ws {
-			continue // a workspace is never made by its own commands
-		}
-		if l.MadeMore || slices.ContainsFunc(l.Made, func(r string) bool { return platform.Within(ws, r) }) {
-			return l.Workspace
+		// (A workspace is never made by its own commands.)
+		if madeBy == "" && l.Workspace != ws && (l.MadeMore || slices.ContainsFunc(l.Made, func(r string) bool { return platform.Within(ws, r) })) {
+			madeBy = l.Workspace
 		}
 	}
-	return ""
+	return remotes, madeBy
 }
 
 // ledgers returns the ledgers of ws and of the directories holding it,

@@ -207,16 +207,17 @@ func gitRemotes(ws, stateDir string, urls []gitkey.Entry) (own, others []string,
 
 // agentRemotes returns the remotes of the repository at ws that are not
 // the person's, and why: those sandboxed commands added (see
-// [guard.AgentRemotes]), or, in a repository a command made
-// ([guard.MadeBy]), every one of remotes.
+// [guard.AgentRemotes]), or, in a repository a command made, every one
+// of remotes.
 func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, string) {
 	if stateDir == "" || ws == "" {
 		return nil, ""
 	}
-	if by := guard.MadeBy(stateDir, ws); by != "" {
+	agent, by := guard.AgentRemotes(stateDir, ws)
+	if by != "" {
 		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard saw it appear in " + by + "), so its remotes are the command's"
 	}
-	return guard.AgentRemotes(stateDir, ws), "its remotes there were added by sandboxed commands"
+	return agent, "its remotes there were added by sandboxed commands"
 }
 
 // remoteName is the name of the remote whose url or pushurl e is.

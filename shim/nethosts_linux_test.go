@@ -58,7 +58,7 @@ func TestGitRemotesDifferentials(t *testing.T) {
 		f.WriteString("[remote \"origin\"]\n#\\\n[remote \"mine\"]\n\turl = https://evil.example/drop.git\n[remote \"x\\\"y\"]\n\turl = https://evil.example/quoted.git\n")
 		f.Close()
 	})
-	if agent := guard.AgentRemotes(state, ws); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
+	if agent, _ := guard.AgentRemotes(state, ws); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
 		t.Fatalf("the guard's ledger does not hold the command's remotes: %q", agent)
 	}
 	got := personRemotes(t, ws, state)
