@@ -41,6 +41,9 @@ type keyGuard struct {
 	agentRemotes []string
 	// added collects the remotes a change kept adds.
 	added []string
+	// born collects the files that appeared while the command ran, and
+	// were kept: a repository's configuration a command made.
+	born []string
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -101,6 +104,9 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 		if statErr != nil {
 			delete(w.trusted, path)
 			return
+		}
+		if te == nil {
+			w.keys.born = append(w.keys.born, path)
 		}
 		// What is trusted is the content judged, read once: the file may
 		// be written again meanwhile, and that is the next check's.

@@ -102,7 +102,6 @@ func (b *book) newRoots() []string {
 	for _, n := range found {
 		if !slices.Contains(b.l.Roots, n.Root) {
 			b.addRoot(n)
-			b.made(n)
 		}
 	}
 	if more {
@@ -159,7 +158,6 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			if !slices.Contains(b.l.Adopted, n.Root) {
 				b.l.Adopted = append(b.l.Adopted, n.Root)
 			}
-			b.made(n)
 		}
 		// (Only its git directory is the ledger's: a place at its root
 		// stays one below the root until the next trusted state.)
@@ -190,26 +188,11 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			g.git, _ = platform.FindProgram("git", "/usr/bin:/bin", []string{ws})
 		}
 		lines = append(lines, reconcileConfigs(configs, b.l.TrustedConfigs, g, q)...)
+		b.noteRemotes(g)
 	}
 	b.save()
 	keepLines(stateDir, ws, lines)
 	return lines
-}
-
-// maxMade bounds the repositories made by commands that a ledger names.
-const maxMade = 1024
-
-// made records n, a repository that appeared while a command ran, as
-// made by a command (not the workspace itself: a new project's first
-// command makes it a repository, and its remotes are the person's).
-func (b *book) made(n platform.NestedRepo) {
-	switch {
-	case n.Root == b.l.Workspace || n.GitDir == n.Root || slices.Contains(b.l.Made, n.Root):
-	case len(b.l.Made) >= maxMade:
-		b.l.MadeMore = true
-	default:
-		b.l.Made = append(b.l.Made, n.Root)
-	}
 }
 
 // keeps reports whether the ledger keeps n's git directory already.

@@ -213,7 +213,7 @@ func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, strin
 	if stateDir == "" || ws == "" {
 		return nil, ""
 	}
-	agent, by := guard.AgentRemotes(stateDir, ws)
+	agent, by := guard.AgentRemotes(stateDir, ws, repoConfig(ws))
 	if by != "" {
 		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard saw it appear in " + by + "), so its remotes are the command's"
 	}

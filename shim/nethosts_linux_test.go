@@ -24,9 +24,9 @@ func commandWrites(t *testing.T, state, ws string, write func()) {
 	}
 	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
 		Guarded:       []string{ws + "/.git/hooks"},
-		GitConfig:     []string{ws + "/.git/config"},
+		GitConfig:     []string{ws + "/.git/config", ws + "/.git/modules/*/**/config"},
 		RootGuarded:   []string{".git/hooks/", ".git/hooks"},
-		RootGitConfig: []string{".git/config", ".git/config.worktree"},
+		RootGitConfig: []string{".git/config", ".git/config.worktree", ".git/modules/*/**/config"},
 		GitConfigSafe: builtinRules().GitConfigSafe()}
 	if _, err := guard.Hold(state, p); err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestGitRemotesDifferentials(t *testing.T) {
 		f.WriteString("[remote \"origin\"]\n#\\\n[remote \"mine\"]\n\turl = https://evil.example/drop.git\n[remote \"x\\\"y\"]\n\turl = https://evil.example/quoted.git\n")
 		f.Close()
 	})
-	if agent, _ := guard.AgentRemotes(state, ws); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
+	if agent, _ := guard.AgentRemotes(state, ws, ""); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
 		t.Fatalf("the guard's ledger does not hold the command's remotes: %q", agent)
 	}
 	got := personRemotes(t, ws, state)
@@ -71,8 +71,9 @@ func TestGitRemotesDifferentials(t *testing.T) {
 // workspace (git init o, remotes of its choosing) is a workspace of its
 // own once the agent's shell is in it, but its remotes are the
 // command's: no credential for them, and a line that says why (found by
-// an attacker). A repository the person had there (their clone, a
-// submodule) keeps its remotes, except one a command added to it.
+// an attacker); so is a submodule a command adds. A repository the
+// person had there (their clone, a submodule) keeps its remotes, except
+// one a command added to it.
 func TestGitRemotesMadeByACommand(t *testing.T) {
 	root, state := t.TempDir(), t.TempDir()
 	ws := filepath.Join(root, "ws")
@@ -107,11 +108,18 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 		run(ws, "init", "-q", "o")
 		run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/evil/drop.git")
 		run(ws, "-C", "mine", "remote", "add", "corp", "https://corp.example/private.git")
+		run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", filepath.Join(root, "sub.git"), "theirs")
+		run(ws, "-C", "theirs", "remote", "set-url", "origin", "https://github.com/evil/sub.git")
 	})
 	git := hostGitFor(t)
 	own, others, why := gitRemotes(filepath.Join(ws, "o"), state, remoteURLs(filepath.Join(ws, "o"), state, git))
 	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/drop.git"}) || !strings.Contains(why, "made by a sandboxed command") {
 		t.Errorf("the command's repository: own %q, others %q (%s)", own, others, why)
+	}
+	theirs := filepath.Join(ws, "theirs")
+	own, others, _ = gitRemotes(theirs, state, remoteURLs(theirs, state, git))
+	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/sub.git"}) {
+		t.Errorf("a submodule the command added: own %q, others %q", own, others)
 	}
 	mine := filepath.Join(ws, "mine")
 	own, others, _ = gitRemotes(mine, state, remoteURLs(mine, state, git))
