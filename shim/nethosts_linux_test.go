@@ -133,4 +133,14 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
 		t.Errorf("the workspace: own %q", own)
 	}
+	// The person removes the command's repository, a command runs, and
+	// the person makes their own there: it is theirs.
+	o := filepath.Join(ws, "o")
+	os.RemoveAll(o)
+	commandWrites(t, state, ws, func() {})
+	run(ws, "init", "-q", "o")
+	run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/me/o.git")
+	if own, _, _ := gitRemotes(o, state, remoteURLs(o, state, git)); !slices.Equal(own, []string{"github.com/me/o.git"}) {
+		t.Errorf("the person's repository where the command's was: own %q", own)
+	}
 }
