@@ -228,3 +228,90 @@ func TestGitPushJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestGitPushMadeRepository: a repository a command makes in the
+// workspace, with remotes of its choosing, is a workspace of its own
+// once the agent's shell is in it (cd o: agents keep the shell's
+// directory between commands), but its remotes are the command's: a push
+// from there is asked about, and git in the sandbox gets no credential
+// for them, even through a script the judge cannot read, and is told why
+// (found by an attacker: the person's credential pushed the workspace to
+// a repository of the command's choosing); so is a submodule a command
+// adds. A repository the person made in the workspace keeps pushing to
+// its own remote.
+func TestGitPushMadeRepository(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				port, seen, bare, _ := gitPushSetup(t, r.battery)
+				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
+				drop := filepath.Join(filepath.Dir(bare), "drop.git")
+				if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
+					t.Fatalf("git init --bare: %v %s", err, out)
+				}
+				r.host(fmt.Sprintf("git init -q mine && git -C mine remote add origin https://127.0.0.1:%d/repo.git && git -C mine -c user.name=p -c user.email=p@p commit -q --allow-empty -m mine", port))
+				made := fmt.Sprintf("git init -q o && git -C o remote add origin https://127.0.0.1:%d/drop.git && git -C o fetch -q .. HEAD:refs/heads/feature && cp /bin/sh o/x", port)
+				if out, errs, code := r.sh(made); code != 0 {
+					t.Fatalf("%s (exit %d):\n%s\n%s", made, code, out, errs)
+				}
+				o := filepath.Join(r.ws, "o")
+				before := len(seen())
+				out, errs, code := r.shIn(o, "git push -q origin feature")
+				leaks(t, "git push", out+errs)
+				if code == 0 || !strings.Contains(errs, "[rule push-foreign]") {
+					t.Errorf("a push from the command's repository was not asked about (exit %d):\n%s\n%s", code, out, errs)
+				}
+				// The same push in a script (what an npm script or a test
+				// runs): no credential, and git says why.
+				os.WriteFile(filepath.Join(o, ".q"), []byte("git push -q origin feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+				out, errs, _ = r.shIn(o, "./x < .q")
+				leaks(t, "git push", out+errs)
+				if strings.Contains(out, "push exit 0") || !strings.Contains(out, "was made by a sandboxed command") || !strings.Contains(out, "run git yourself") {
+					t.Errorf("a push from the command's repository in a script: no failure that says why:\n%s\n%s", out, errs)
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// A submodule the command adds (its git directory in the
+				// workspace's .git/modules), its remote of the command's
+				// choosing: the same.
+				// (In a script the judge cannot read, a program of the
+				// workspace's: the judge asks about git submodule add.)
+				sub := fmt.Sprintf("git -c protocol.file.allow=always submodule add -q \"$PWD\" sub && git -C sub remote set-url origin https://127.0.0.1:%d/drop.git && git -C sub fetch -q ../o feature:feature && cp /bin/sh sub/x && echo added\n", port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(sub), 0o644)
+				r.host("cp /bin/sh x")
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "added") {
+					t.Fatalf("%s:\n%s\n%s", sub, out, errs)
+				}
+				os.WriteFile(filepath.Join(r.ws, "sub", ".q"), []byte("git push -q origin feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+				out, errs, _ = r.shIn(filepath.Join(r.ws, "sub"), "./x < .q")
+				leaks(t, "git push", out+errs)
+				if strings.Contains(out, "push exit 0") || !strings.Contains(out, "was made by a sandboxed command") {
+					t.Errorf("a push from the command's submodule in a script: no failure that says why:\n%s\n%s", out, errs)
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// The person's own repository in the workspace.
+				out, errs, code = r.shIn(filepath.Join(r.ws, "mine"), "git push -q origin HEAD:refs/heads/mine")
+				if code != 0 {
+					t.Errorf("a push from the person's nested repository (exit %d):\n%s\n%s", code, out, errs)
+				}
+				if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/mine").Output(); err != nil {
+					t.Errorf("the person's remote has no branch mine")
+				}
+			})
+		}
+	}
+}

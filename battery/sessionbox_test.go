@@ -50,9 +50,16 @@ func newSessionRig(t *testing.T, backend string, settings ...string) *sessionRig
 // its stderr and its exit status.
 func (r *sessionRig) sh(script string) (string, string, int) {
 	r.t.Helper()
+	return r.shIn(r.ws, script)
+}
+
+// shIn is sh with the shell's directory dir, as an agent's shell that
+// went there (cd dir) in an earlier command runs the next.
+func (r *sessionRig) shIn(dir, script string) (string, string, int) {
+	r.t.Helper()
 	cmd := exec.Command(r.shim, "-c", script)
 	cmd.Args[0] = "bash"
-	cmd.Dir, cmd.Env = r.ws, r.env
+	cmd.Dir, cmd.Env = dir, r.env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	cmd.Run()

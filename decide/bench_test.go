@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,30 @@ func BenchmarkMaskDecision(b *testing.B) {
 		d := &decision.Decision{Command: inv.Script, Dir: dir, Judgement: j, Reasons: []string{"a reason"}}
 		maskDecision(d, mask)
 	}
+}
+
+// BenchmarkRemoteURLs: reading the workspace's remotes for the
+// allowlist and the credential broker, once per command: with git (the
+// file changed since the last command) and from the state directory's
+// cache (it did not).
+func BenchmarkRemoteURLs(b *testing.B) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		b.Skip("no git")
+	}
+	ws := b.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git", "config"), []byte("[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/me/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\tmerge = refs/heads/main\n"), 0o644)
+	hostGit := func() (string, error) { return git, nil }
+	b.Run("git", func(b *testing.B) {
+		for b.Loop() {
+			gitRemotes(ws, "", remoteURLs(ws, "", hostGit))
+		}
+	})
+	state := b.TempDir()
+	b.Run("cached", func(b *testing.B) {
+		for b.Loop() {
+			gitRemotes(ws, state, remoteURLs(ws, state, hostGit))
+		}
+	})
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/gitstate"
-	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/invocation"
 	"github.com/cordonsh/cordon/parse"
 	"github.com/cordonsh/cordon/rules"
@@ -78,9 +77,15 @@ func JudgeWith(set *rules.Set, inv *invocation.Invocation, dir string, env []str
 	// pass on (env | base64 asks when one is set, env | sort never).
 	ctx := &rules.Context{Env: rules.Env{Home: getenv("HOME"), Workspace: ws.Dir, NoWorkspace: ws.Hint(), Getenv: getenv, Environ: env, Foreign: foreign, Writable: writable, Brokered: brokered}, Report: report}
 	if _, err := os.Lstat(filepath.Join(ws.Dir, ".git")); ws.Dir != "" && !foreign && err == nil {
-		ctx.Repo = &gitstate.Repo{Top: ws.Dir, Env: env, Host: host, Agent: func() []string {
-			return guard.AgentRemotes(StateDir(getenv), ws.Dir)
-		}}
+		repo := &gitstate.Repo{Top: ws.Dir, Env: env, Host: host}
+		repo.Agent = func() []string {
+			agent, _ := agentRemotes(StateDir(getenv), ws.Dir, func() []string {
+				remotes, _ := repo.Remotes()
+				return remotes
+			})
+			return agent
+		}
+		ctx.Repo = repo
 	}
 	cfg := &parse.Config{
 		Dialect: inv.Dialect, Env: env, Dir: dir, Arg0: inv.Arg0, Params: inv.Params,

@@ -52,3 +52,10 @@ func GitHost(ctx *Context) func() (gitstate.Host, error) {
 		return gitstate.Host{Git: git, Dir: private}, nil
 	}
 }
+
+// hostGit returns the host's git binary for the context's command (see
+// [GitHost]).
+func (ctx *Context) hostGit() (string, error) {
+	h, err := GitHost(ctx)()
+	return h.Git, err
+}

@@ -1,29 +1,34 @@
 package decide
 
 import (
-	"bufio"
-	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/cordonsh/cordon/internal/atomicfile"
+
 	"github.com/cordonsh/cordon/approval"
+	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/nethost"
 	"github.com/cordonsh/cordon/netproxy"
 )
 
 // netAllow is what the network allowlist adds for workspace ws, besides
-// the rules: the hosts of the repository's own git remotes (so that git
-// fetch and push reach them) and the hosts a person approved for the
-// workspace (cordon approve --host).
-func netAllow(ws, stateDir string) []string {
+// the rules: the hosts of the repository's own git remotes (urls, as
+// [remoteURLs] lists them: so that git fetch and push reach them) and
+// the hosts a person approved for the workspace (cordon approve --host).
+func netAllow(ws, stateDir string, urls []gitkey.Entry) []string {
 	if ws == "" {
 		return nil
 	}
-	hosts := remoteHosts(ws)
+	hosts := remoteHosts(urls)
 	if stateDir != "" {
 		hosts = append(hosts, approval.New(stateDir).Hosts(ws)...)
 	}
@@ -38,58 +43,15 @@ func netAllow(ws, stateDir string) []string {
 	return out
 }
 
-// remoteHosts returns the hosts of the remotes (url and pushurl of each
-// [remote "..."] section) in the repository configuration of ws. It
-// reads the file, without running git: a command's start must not pay
-// for a process. insteadOf rewrites from other files are not applied.
-// configLines returns the lines of a git configuration file as git
-// reads them, trimmed: a line that ends in a backslash goes on with the
-// next (git's continuation), so that the next is never taken for a
-// section or a key of its own (a command that wrote `name = a\` above
-// `[remote "origin"]` would have had cordon see a remote git does not).
-func configLines(data []byte) []string {
-	var out []string
-	cont := false
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		raw := strings.TrimRight(sc.Text(), " \t\r")
-		joined := strings.HasSuffix(raw, "\\") && (len(raw)-len(strings.TrimRight(raw, "\\")))%2 == 1
-		if joined {
-			raw = raw[:len(raw)-1]
-		}
-		if cont {
-			out[len(out)-1] += raw
-		} else {
-			out = append(out, strings.TrimSpace(raw))
-		}
-		cont = joined
-	}
-	return out
-}
-
-func remoteHosts(ws string) []string {
-	data, err := os.ReadFile(repoConfig(ws))
-	if err != nil {
-		return nil
-	}
+// remoteHosts returns the hosts of the remotes' urls. insteadOf
+// rewrites from other files are not applied.
+func remoteHosts(urls []gitkey.Entry) []string {
 	var hosts []string
-	inRemote := false
-	for _, line := range configLines(data) {
-		if strings.HasPrefix(line, "[") {
-			inRemote = strings.HasPrefix(strings.ToLower(line), "[remote ")
+	for _, e := range urls {
+		if nethost.Local(e.Value) {
 			continue
 		}
-		key, val, ok := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if !inRemote || !ok || (key != "url" && key != "pushurl") {
-			continue
-		}
-		val = strings.Trim(strings.TrimSpace(val), `"`)
-		if nethost.Local(val) {
-			continue
-		}
-		for _, h := range nethost.Hosts(val) {
+		for _, h := range nethost.Hosts(e.Value) {
 			// A remote names one host: "*" would be a glob of the rules
 			// (https://*/ opening every destination).
 			if h != "" && !strings.ContainsAny(h, "/\\ *") {
@@ -98,6 +60,85 @@ func remoteHosts(ws string) []string {
 		}
 	}
 	return hosts
+}
+
+// remoteURLs returns the url and pushurl entries of the remotes
+// (remote.NAME.url, remote.NAME.pushurl) in the repository configuration
+// of ws, as git reads the file: listed by the host's git (git names it:
+// one outside the directories sandboxed commands can write, see
+// [gitstate.ListConfig]), never by a parser of cordon's own. None when
+// the file cannot be read, by cordon or by git. The answer is kept in
+// the state directory by the file's content (a SHA-256 of it), so that
+// a command's start pays for git only when the file changed.
+func remoteURLs(ws, stateDir string, git func() (string, error)) []gitkey.Entry {
+	if ws == "" {
+		return nil
+	}
+	data, err := os.ReadFile(repoConfig(ws))
+	if err != nil {
+		return nil
+	}
+	sum := sha256.Sum256(data)
+	cache := remotesCache(stateDir, ws)
+	if urls, ok := cachedURLs(cache, hex.EncodeToString(sum[:])); ok {
+		return urls
+	}
+	bin, err := git()
+	if err != nil {
+		return nil
+	}
+	entries, err := gitstate.ListConfig(bin, data)
+	if err != nil {
+		return nil
+	}
+	urls := []gitkey.Entry{}
+	for _, e := range entries {
+		sub := gitkey.Subsection(e.Key)
+		name := strings.TrimPrefix(e.Key, sub+".")
+		if strings.HasPrefix(sub, "remote.") && (name == "url" || name == "pushurl") && !e.Bare {
+			urls = append(urls, e)
+		}
+	}
+	if cache != "" {
+		if out, err := json.Marshal(remotesFile{Sum: hex.EncodeToString(sum[:]), URLs: urls}); err == nil && os.MkdirAll(filepath.Dir(cache), 0o700) == nil {
+			atomicfile.Write(cache, out)
+		}
+	}
+	return urls
+}
+
+// remotesFile is what [remoteURLs] keeps for a workspace: the SHA-256
+// of its configuration file and the remotes' urls git read in it.
+type remotesFile struct {
+	Sum  string         `json:"sum"`
+	URLs []gitkey.Entry `json:"urls"`
+}
+
+// remotesCache is the file in the state directory where [remoteURLs]
+// keeps its answer for ws; "" for none.
+func remotesCache(stateDir, ws string) string {
+	if stateDir == "" {
+		return ""
+	}
+	key := sha256.Sum256([]byte(ws))
+	return filepath.Join(stateDir, "remotes", hex.EncodeToString(key[:12])+".json")
+}
+
+// cachedURLs returns the urls kept in cache for a configuration file
+// whose SHA-256 is sum.
+func cachedURLs(cache, sum string) ([]gitkey.Entry, bool) {
+	if cache == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(cache)
+	if err != nil {
+		return nil, false
+	}
+	var f remotesFile
+	if json.Unmarshal(data, &f) != nil || f.Sum != sum || f.URLs == nil {
+		return nil, false
+	}
+	return f.URLs, true
 }
 
 // repoConfig is the configuration file of the repository at ws: in
@@ -127,41 +168,21 @@ func repoConfig(ws string) string {
 	return filepath.Join(dir, "config")
 }
 
-// gitRemotes returns the HTTPS remotes (url and pushurl) of the
-// repository at ws that the person configured, as HOST/PATH (HOST:PORT
-// for another port than 443; PATH the repository's, without the slashes
-// around it): the remotes sandboxed commands added (the
-// guard's ledger keeps them) are left out, so that a command cannot
-// have the person's credential asked for a host of its choosing. Read
-// from the file, as remoteHosts.
-func gitRemotes(ws, stateDir string) []string {
+// gitRemotes returns the HTTPS remotes (url and pushurl, from urls) of
+// the repository at ws, as HOST/PATH (HOST:PORT for another port than
+// 443; PATH the repository's, without the slashes around it): own, those
+// the person configured, and others, with why they are not the person's
+// ("" when all are). A remote a sandboxed command added is not (the
+// guard's ledgers keep them), and none of a repository a command made
+// is, so that a command cannot have the person's credential asked for a
+// repository or host of its choosing.
+func gitRemotes(ws, stateDir string, urls []gitkey.Entry) (own, others []string, why string) {
 	if ws == "" {
-		return nil
+		return nil, nil, ""
 	}
-	data, err := os.ReadFile(repoConfig(ws))
-	if err != nil {
-		return nil
-	}
-	var agent []string
-	if stateDir != "" {
-		agent = guard.AgentRemotes(stateDir, ws)
-	}
-	var remotes []string
-	remote := ""
-	for _, line := range configLines(data) {
-		if strings.HasPrefix(line, "[") {
-			remote = ""
-			if len(line) > 8 && strings.EqualFold(line[:8], "[remote ") {
-				remote = strings.Trim(strings.TrimSuffix(strings.TrimSpace(line[8:]), "]"), `"`)
-			}
-			continue
-		}
-		key, val, ok := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if remote == "" || !ok || (key != "url" && key != "pushurl") || slices.Contains(agent, remote) {
-			continue
-		}
-		u, err := url.Parse(strings.Trim(strings.TrimSpace(val), `"`))
+	agent, why := agentRemotes(stateDir, ws, func() []string { return remoteNames(urls) })
+	for _, e := range urls {
+		u, err := url.Parse(e.Value)
 		if err != nil || strings.ToLower(u.Scheme) != "https" || u.Hostname() == "" || strings.ContainsAny(u.Host, "*%") {
 			continue
 		}
@@ -170,9 +191,47 @@ func gitRemotes(ws, stateDir string) []string {
 			h = strings.ToLower(u.Hostname())
 		}
 		r := h + "/" + strings.Trim(u.Path, "/")
-		if !slices.Contains(remotes, r) {
-			remotes = append(remotes, r)
+		list := &own
+		if slices.Contains(agent, remoteName(e)) {
+			list = &others
+		}
+		if !slices.Contains(*list, r) {
+			*list = append(*list, r)
 		}
 	}
-	return remotes
+	if len(others) == 0 {
+		why = ""
+	}
+	return own, others, why
+}
+
+// agentRemotes returns the remotes of the repository at ws that are not
+// the person's, and why: those sandboxed commands added (see
+// [guard.AgentRemotes]), or, in a repository a command made, every one
+// of remotes.
+func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, string) {
+	if stateDir == "" || ws == "" {
+		return nil, ""
+	}
+	agent, by := guard.AgentRemotes(stateDir, ws, repoConfig(ws))
+	if by != "" {
+		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard saw it appear in " + by + "), so its remotes are the command's"
+	}
+	return agent, "its remotes there were added by sandboxed commands"
+}
+
+// remoteName is the name of the remote whose url or pushurl e is.
+func remoteName(e gitkey.Entry) string {
+	return strings.TrimPrefix(gitkey.Subsection(e.Key), "remote.")
+}
+
+// remoteNames returns the names of the remotes urls are of.
+func remoteNames(urls []gitkey.Entry) []string {
+	var names []string
+	for _, e := range urls {
+		if n := remoteName(e); !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
 }

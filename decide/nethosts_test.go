@@ -33,12 +33,12 @@ func TestNetAllow(t *testing.T) {
 	if err := approval.New(state).ApproveHost(ws, "docs.example.com"); err != nil {
 		t.Fatal(err)
 	}
-	got := netAllow(ws, state)
+	got := netAllow(ws, state, remoteURLs(ws, state, hostGitFor(t)))
 	want := []string{"github.com", "git.example.org", "push.example.net", "docs.example.com"}
 	if !slices.Equal(got, want) {
 		t.Errorf("netAllow = %q, want %q", got, want)
 	}
-	if got := netAllow("", state); got != nil {
+	if got := netAllow("", state, nil); got != nil {
 		t.Errorf("no workspace: %q", got)
 	}
 }

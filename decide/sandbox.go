@@ -289,11 +289,15 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	spec.Scratch = slices.DeleteFunc(spec.Scratch, func(e string) bool { return !varOK(e) })
 	spec.Writable = slices.DeleteFunc(spec.Writable, func(e string) bool { return !varOK(e) })
 	spec.Caches = slices.DeleteFunc(spec.Caches, func(e string) bool { return !varOK(e) })
-	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
-		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv))...)
-	}
-	spec.GitRemotes = gitRemotes(ctx.Workspace.Dir, StateDir(getenv))
+	// The spec is the context's from here: the repository's remotes are
+	// read with the host's git, found outside the writable directories
+	// that it decides (ctx.WritableRoots), which the remotes do not change.
 	ctx.spec = spec
+	urls := remoteURLs(ctx.Workspace.Dir, StateDir(getenv), ctx.hostGit)
+	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
+		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv), urls)...)
+	}
+	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
 	return spec, nil
 }
 

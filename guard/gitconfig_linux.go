@@ -2,18 +2,15 @@ package guard
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"time"
 	"unsafe"
 
 	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/gitstate"
 	"github.com/cordonsh/cordon/platform"
 	"golang.org/x/sys/unix"
 )
@@ -44,6 +41,9 @@ type keyGuard struct {
 	agentRemotes []string
 	// added collects the remotes a change kept adds.
 	added []string
+	// born collects the files that appeared while the command ran, and
+	// were kept: a repository's configuration a command made.
+	born []string
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -104,6 +104,9 @@ func (w *walker) checkKeys(dirfd int, name, path string, st *unix.Stat_t, statEr
 		if statErr != nil {
 			delete(w.trusted, path)
 			return
+		}
+		if te == nil {
+			w.keys.born = append(w.keys.born, path)
 		}
 		// What is trusted is the content judged, read once: the file may
 		// be written again meanwhile, and that is the next check's.
@@ -269,29 +272,13 @@ func (g *keyGuard) safeIn(dir, key string, before, es []gitkey.Entry) bool {
 	return true
 }
 
-// list lists a configuration file's entries with the host's git: from
-// its bytes on standard input, includes not followed, without a
-// repository or any other configuration, so that nothing is run.
+// list lists a configuration file's entries with the host's git (see
+// [gitstate.ListConfig]): reading runs nothing.
 func (g *keyGuard) list(data []byte) ([]gitkey.Entry, error) {
 	if g.git == "" {
 		return nil, fmt.Errorf("no git outside the directories sandboxed commands can write")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, g.git, "--no-pager", "config", "--file", "-", "--no-includes", "--list", "-z")
-	cmd.Dir = "/"
-	cmd.Env = []string{"GIT_DIR=" + os.DevNull + "/none", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + os.DevNull, "HOME=" + os.DevNull, "LC_ALL=C", "PATH=/usr/bin:/bin"}
-	cmd.Stdin = bytes.NewReader(data)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		if line, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n"); line != "" {
-			return nil, fmt.Errorf("%s", line)
-		}
-		return nil, err
-	}
-	return gitkey.List(out), nil
+	return gitstate.ListConfig(g.git, data)
 }
 
 // watchConfigs shortens the time a code-running key planted by the

@@ -75,4 +75,4 @@ func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func
 func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { return nil }
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
-func AgentRemotes(stateDir, ws string) []string { return nil }
+func AgentRemotes(stateDir, ws, config string) ([]string, string) { return nil, "" }

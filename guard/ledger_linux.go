@@ -52,6 +52,16 @@ type ledger struct {
 	// root and git directory are both the directory.
 	AdoptedBare []string `json:"adopted_bare,omitempty"`
 	RootConfigs []string `json:"root_configs,omitempty"`
+	// Made are the configuration files (.git/config, a submodule's
+	// .git/modules/NAME/config) that appeared while a command ran (git
+	// init o, git clone URL o, git submodule add URL sub): the remotes
+	// there are the command's, never the person's, even once a shell is
+	// in the repository and it is a workspace of its own (see
+	// [AgentRemotes]); kept for as long as the file is there. MadeMore is
+	// true when more were made than the ledger keeps: then every
+	// repository below the root is taken for one.
+	Made     []string `json:"made,omitempty"`
+	MadeMore bool     `json:"made_more,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -64,12 +74,35 @@ func (b *book) keyGuard(live bool) *keyGuard {
 	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes}
 }
 
-// noteRemotes records the remotes g saw a command add.
+// noteRemotes records the remotes g saw a command add, and the
+// configuration files it saw a command make.
 func (b *book) noteRemotes(g *keyGuard) {
 	for _, r := range g.added {
 		if !slices.Contains(b.l.AgentRemotes, r) {
 			b.l.AgentRemotes = append(b.l.AgentRemotes, r)
 		}
+	}
+	for _, f := range g.born {
+		b.made(f)
+	}
+}
+
+// maxMade bounds the configuration files made by commands that a
+// ledger names.
+const maxMade = 1024
+
+// made records file, a repository's configuration that appeared while a
+// command ran, as made by a command; not the workspace's own (a new
+// project's first command makes it a repository, and its remotes are
+// the person's), nor a worktree's config.worktree (git reads it with
+// its repository's config, which decides).
+func (b *book) made(file string) {
+	switch {
+	case file == filepath.Join(b.l.Workspace, ".git", "config") || filepath.Base(file) != "config" || slices.Contains(b.l.Made, file):
+	case len(b.l.Made) >= maxMade:
+		b.l.MadeMore = true
+	default:
+		b.l.Made = append(b.l.Made, file)
 	}
 }
 
@@ -245,6 +278,10 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 			}
 		}
 		b.l.AdoptedBare = slices.DeleteFunc(b.l.AdoptedBare, func(d string) bool { return !bareGitDirAt(d) })
+		b.l.Made = slices.DeleteFunc(b.l.Made, func(f string) bool {
+			_, err := os.Lstat(f)
+			return err != nil
+		})
 		for _, d := range b.l.AdoptedBare {
 			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
@@ -294,17 +331,45 @@ func Sweep(stateDir, ws string) []string {
 }
 
 // AgentRemotes returns the remotes sandboxed commands added to workspace
-// ws's repository, as its ledger keeps them (read, not locked).
-func AgentRemotes(stateDir, ws string) []string {
-	data, err := os.ReadFile(ledgerFile(stateDir, ws))
-	if err != nil {
+// ws's repository, as its ledger keeps them, and as the ledgers of the
+// workspaces that hold ws do (a command run there may have added one to
+// a repository below it, which is a workspace of its own once a shell is
+// in it); and madeBy, the workspace whose ledger holds config (the
+// repository's configuration file) as made by a sandboxed command there
+// (see ledger.Made), or "": then every remote of ws is the command's,
+// whatever the ledger of ws itself says. Read, not locked.
+func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string) {
+	for _, l := range ledgers(stateDir, ws) {
+		for _, r := range l.AgentRemotes {
+			if !slices.Contains(remotes, r) {
+				remotes = append(remotes, r)
+			}
+		}
+		if madeBy == "" && (slices.Contains(l.Made, config) || l.MadeMore && l.Workspace != ws) {
+			madeBy = l.Workspace
+		}
+	}
+	return remotes, madeBy
+}
+
+// ledgers returns the ledgers of ws and of the directories holding it,
+// those that have one, innermost first.
+func ledgers(stateDir, ws string) []ledger {
+	if stateDir == "" || !filepath.IsAbs(ws) {
 		return nil
 	}
-	var l ledger
-	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
-		return nil
+	var out []ledger
+	for d := filepath.Clean(ws); ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
+			var l ledger
+			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
+				out = append(out, l)
+			}
+		}
+		if filepath.Dir(d) == d {
+			return out
+		}
 	}
-	return l.AgentRemotes
 }
 
 // TrustedContent returns the content the guard trusts for path, one of

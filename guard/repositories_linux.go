@@ -188,6 +188,7 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			g.git, _ = platform.FindProgram("git", "/usr/bin:/bin", []string{ws})
 		}
 		lines = append(lines, reconcileConfigs(configs, b.l.TrustedConfigs, g, q)...)
+		b.noteRemotes(g)
 	}
 	b.save()
 	keepLines(stateDir, ws, lines)

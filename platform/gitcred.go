@@ -29,7 +29,7 @@ import (
 // configuration's helpers hold nothing and say why git cannot
 // authenticate there.
 func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, [][2]string) {
-	if len(p.GitRemotes) == 0 {
+	if len(p.GitRemotes)+len(p.GitRefused) == 0 {
 		return nil, nil
 	}
 	var hosts []string
@@ -61,7 +61,24 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		})
 		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})
 	}
-	return creds, config
+	return creds, append(config, gitRefusals(p, hosts)...)
+}
+
+// gitRefusals is the configuration for the hosts of p.GitRefused that
+// are not in own: a helper that says why git has no credential there.
+func gitRefusals(p *Policy, own []string) [][2]string {
+	var config [][2]string
+	for _, r := range p.GitRefused {
+		h, _, _ := strings.Cut(r, "/")
+		if !gitHostOK(h) || slices.Contains(own, h) {
+			continue
+		}
+		own = append(own, h)
+		name := "credential.https://" + h + ".helper"
+		msg := "cordon: git gets no credential for " + h + " here: " + p.GitRefusal + ". The person's git credential goes only to the remotes they configured themselves (docs/network.md). To push or fetch there, run git yourself, outside the agent."
+		config = append(config, [2]string{name, ""}, [2]string{name, gitHelperSays(msg)})
+	}
+	return config
 }
 
 // gitHostOK reports whether h is a host git's configuration key and the
@@ -86,7 +103,12 @@ func gitHelperRefusal(host string, network Network) string {
 	if network != NetworkAllowlist {
 		why = "cordon brokers git credentials only with the network allowlist (sandbox.network: allowlist), and this sandbox has the network " + string(network)
 	}
-	msg := "cordon: git's credential for " + host + " is the person's own, which cordon's proxy puts on requests to that host without the sandbox holding it; " + why + ", so git cannot authenticate here (docs/network.md)"
+	return gitHelperSays("cordon: git's credential for " + host + " is the person's own, which cordon's proxy puts on requests to that host without the sandbox holding it; " + why + ", so git cannot authenticate here (docs/network.md)")
+}
+
+// gitHelperSays is a helper that answers git's "get" with msg on
+// standard error, and stops git from prompting.
+func gitHelperSays(msg string) string {
 	return `!f() { test "$1" = get || exit 0; cat >/dev/null; echo '` + strings.ReplaceAll(msg, "'", "") + `' >&2; echo quit=1; }; f`
 }
 

@@ -65,6 +65,41 @@ func TestGitCredentialsHelper(t *testing.T) {
 	}
 }
 
+// TestGitCredentialsRefused: a remote that is not the person's gets no
+// credential; git asking for one there is told why, and does not prompt.
+// A host with a remote of the person's too keeps its (path-scoped) one.
+func TestGitCredentialsRefused(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	p := &Policy{GitRemotes: []string{"git.example/me/app.git"}, GitRefused: []string{"drop.example/x.git", "git.example/evil/x.git"}, GitRefusal: "the repository was made by a sandboxed command", Network: NetworkAllowlist}
+	creds, config := GitCredentials(p, []byte("0123456789abcdef0123456789abcdef"), true)
+	if len(creds) != 1 || creds[0].Hosts[0] != "git.example" {
+		t.Fatalf("credentials: %+v", creds)
+	}
+	home := t.TempDir()
+	env := WithGitConfig([]string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1"}, config)
+	fill := func(host string) (string, error) {
+		cmd := exec.Command(git, "credential", "fill")
+		cmd.Env, cmd.Dir = env, home
+		cmd.Stdin = strings.NewReader("protocol=https\nhost=" + host + "\n\n")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	if out, err := fill("drop.example"); err == nil || strings.Contains(out, "password=") || !strings.Contains(out, "no credential for drop.example here: the repository was made by a sandboxed command") || !strings.Contains(out, "run git yourself") {
+		t.Errorf("drop.example: %v %q", err, out)
+	}
+	if out, _ := fill("git.example"); !strings.Contains(out, "password="+creds[0].Placeholder+"\n") {
+		t.Errorf("git.example: %q", out)
+	}
+	// No remote of the person's at all: the refusal still says why.
+	_, config = GitCredentials(&Policy{GitRefused: p.GitRefused[:1], GitRefusal: "why", Network: NetworkAllowlist}, nil, true)
+	if len(config) != 2 {
+		t.Errorf("config without a remote of the person's: %q", config)
+	}
+}
+
 // TestHostGitHome: the person's git configuration is read from HOME
 // only when sandboxed commands cannot write it.
 func TestHostGitHome(t *testing.T) {

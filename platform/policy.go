@@ -103,6 +103,13 @@ type Spec struct {
 	// sandbox gets a brokered credential that goes to those repositories'
 	// paths only (see [GitCredentials]).
 	GitRemotes []string
+	// GitRefused are the repository's other HTTPS remotes (HOST/PATH):
+	// added by sandboxed commands, or all of a repository a command made.
+	// git in the sandbox gets a helper for their hosts (those with no
+	// remote in GitRemotes) that says why it has no credential there:
+	// GitRefusal.
+	GitRefused []string
+	GitRefusal string
 	// PrivateTmp gives the program an empty /tmp of its own instead of the
 	// shared one.
 	PrivateTmp bool
@@ -255,6 +262,9 @@ type Policy struct {
 	NetDeny  []string `json:"net_deny,omitempty"`
 	// GitRemotes are the workspace's own HTTPS git remotes (HOST/PATH).
 	GitRemotes []string `json:"git_remotes,omitempty"`
+	// GitRefused and GitRefusal are the spec's.
+	GitRefused []string `json:"git_refused,omitempty"`
+	GitRefusal string   `json:"git_refusal,omitempty"`
 	// Proxy is the socket of the allowlist's proxy serving one start
 	// (set on that start's copy of the policy; the Landlock backend
 	// passes it to its setup step): bound into the hidden directory
@@ -323,6 +333,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 		p.NetAllow, p.NetDeny = slices.Clone(s.NetAllow), slices.Clone(s.NetDeny)
 	}
 	p.GitRemotes = slices.Clone(s.GitRemotes)
+	p.GitRefused, p.GitRefusal = slices.Clone(s.GitRefused), s.GitRefusal
 	p.Scratch = r.existing(s.Scratch, nil)
 	// Globs inside a shared scratch directory (/tmp/claude-*) name what
 	// is writable already: not worth reading /tmp for.

@@ -318,21 +318,14 @@ func safeConfig(dir string, env []string, data, trusted []byte, safe []string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := git(file, "--no-includes", "--list", "-z")
+	entries, err := gitstate.ListConfig(host.Git, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	var before []gitkey.Entry
 	if trusted != nil {
-		tf, err := write(trusted)
-		defer os.Remove(tf)
-		if err == nil {
-			if tout, err := git(tf, "--no-includes", "--list", "-z"); err == nil {
-				before = gitkey.List(tout)
-			}
-		}
+		before, _ = gitstate.ListConfig(host.Git, trusted)
 	}
-	entries := gitkey.List(out)
 	values := func(es []gitkey.Entry, key string) []gitkey.Entry {
 		return slices.DeleteFunc(slices.Clone(es), func(e gitkey.Entry) bool { return e.Key != key })
 	}

@@ -1,0 +1,147 @@
+package decide
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/invocation"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// commandWrites has the guard hold workspace ws (a git repository) as
+// it does for a command, runs write (what the command does), and
+// reconciles as the command's end does: the remotes the change adds are
+// the command's in the ledger.
+func commandWrites(t *testing.T, state, ws string, write func()) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
+		Guarded:       []string{ws + "/.git/hooks"},
+		GitConfig:     []string{ws + "/.git/config", ws + "/.git/modules/*/**/config"},
+		RootGuarded:   []string{".git/hooks/", ".git/hooks"},
+		RootGitConfig: []string{".git/config", ".git/config.worktree", ".git/modules/*/**/config"},
+		GitConfigSafe: invocation.BuiltinRules().GitConfigSafe()}
+	if _, err := guard.Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	lines, err := guard.Release(state, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		t.Logf("guard: %s", l)
+	}
+}
+
+// TestGitRemotesDifferentials: two spellings a hand-written parser read
+// otherwise than git, each found by an attacker: a comment that ends in
+// a backslash (git does not go on with the next line: the header after
+// it starts a remote of the command's, it is no url of the person's
+// origin), and an escaped quote in a remote's name (git, and so the
+// guard's ledger, names the command's remote x"y). Neither is the
+// person's.
+func TestGitRemotesDifferentials(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	config := filepath.Join(ws, ".git", "config")
+	os.WriteFile(config, []byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/me/app.git\n"), 0o644)
+	commandWrites(t, state, ws, func() {
+		f, _ := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("[remote \"origin\"]\n#\\\n[remote \"mine\"]\n\turl = https://evil.example/drop.git\n[remote \"x\\\"y\"]\n\turl = https://evil.example/quoted.git\n")
+		f.Close()
+	})
+	if agent, _ := guard.AgentRemotes(state, ws, ""); !slices.Contains(agent, "mine") || !slices.Contains(agent, `x"y`) {
+		t.Fatalf("the guard's ledger does not hold the command's remotes: %q", agent)
+	}
+	got := personRemotes(t, ws, state)
+	if want := []string{"github.com/me/app.git"}; !slices.Equal(got, want) {
+		t.Errorf("gitRemotes: %v, want %v", got, want)
+	}
+}
+
+// TestGitRemotesMadeByACommand: a repository a command makes in the
+// workspace (git init o, remotes of its choosing) is a workspace of its
+// own once the agent's shell is in it, but its remotes are the
+// command's: no credential for them, and a line that says why (found by
+// an attacker); so is a submodule a command adds. A repository the
+// person had there (their clone, a submodule) keeps its remotes, except
+// one a command added to it.
+func TestGitRemotesMadeByACommand(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	ws := filepath.Join(root, "ws")
+	run := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "PATH=/usr/bin:/bin"}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+	}
+	os.MkdirAll(ws, 0o755)
+	run(ws, "init", "-q")
+	run(ws, "remote", "add", "origin", "https://github.com/me/app.git")
+	run(ws, "init", "-q", "mine")
+	run(ws, "-C", "mine", "remote", "add", "origin", "https://github.com/me/lib.git")
+	// A submodule the person cloned (its configuration in the
+	// workspace's .git/modules).
+	run(root, "init", "-q", "--bare", "sub.git")
+	run(root, "clone", "-q", "sub.git", "seed")
+	run(filepath.Join(root, "seed"), "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-q", "--allow-empty", "-m", "sub")
+	run(filepath.Join(root, "seed"), "push", "-q", "origin", "HEAD")
+	run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", filepath.Join(root, "sub.git"), "sub")
+	run(ws, "-C", "sub", "remote", "set-url", "origin", "https://github.com/me/sub.git")
+	// (The guard trusts a configuration that has not changed for 3 s.)
+	past := time.Now().Add(-time.Minute)
+	for _, f := range []string{"ws/.git/config", "ws/mine/.git/config", "ws/.git/modules/sub/config"} {
+		os.Chtimes(filepath.Join(root, f), past, past)
+	}
+	commandWrites(t, state, ws, func() {
+		run(ws, "init", "-q", "o")
+		run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/evil/drop.git")
+		run(ws, "-C", "mine", "remote", "add", "corp", "https://corp.example/private.git")
+		run(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", filepath.Join(root, "sub.git"), "theirs")
+		run(ws, "-C", "theirs", "remote", "set-url", "origin", "https://github.com/evil/sub.git")
+	})
+	git := hostGitFor(t)
+	own, others, why := gitRemotes(filepath.Join(ws, "o"), state, remoteURLs(filepath.Join(ws, "o"), state, git))
+	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/drop.git"}) || !strings.Contains(why, "made by a sandboxed command") {
+		t.Errorf("the command's repository: own %q, others %q (%s)", own, others, why)
+	}
+	theirs := filepath.Join(ws, "theirs")
+	own, others, _ = gitRemotes(theirs, state, remoteURLs(theirs, state, git))
+	if len(own) != 0 || !slices.Equal(others, []string{"github.com/evil/sub.git"}) {
+		t.Errorf("a submodule the command added: own %q, others %q", own, others)
+	}
+	mine := filepath.Join(ws, "mine")
+	own, others, _ = gitRemotes(mine, state, remoteURLs(mine, state, git))
+	if !slices.Equal(own, []string{"github.com/me/lib.git"}) || !slices.Equal(others, []string{"corp.example/private.git"}) {
+		t.Errorf("the person's nested repository: own %q, others %q", own, others)
+	}
+	sub := filepath.Join(ws, "sub")
+	if own, _, _ := gitRemotes(sub, state, remoteURLs(sub, state, git)); !slices.Equal(own, []string{"github.com/me/sub.git"}) {
+		t.Errorf("the person's submodule: own %q", own)
+	}
+	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
+		t.Errorf("the workspace: own %q", own)
+	}
+	// The person removes the command's repository, a command runs, and
+	// the person makes their own there: it is theirs.
+	o := filepath.Join(ws, "o")
+	os.RemoveAll(o)
+	commandWrites(t, state, ws, func() {})
+	run(ws, "init", "-q", "o")
+	run(ws, "-C", "o", "remote", "add", "origin", "https://github.com/me/o.git")
+	if own, _, _ := gitRemotes(o, state, remoteURLs(o, state, git)); !slices.Equal(own, []string{"github.com/me/o.git"}) {
+		t.Errorf("the person's repository where the command's was: own %q", own)
+	}
+}
