@@ -145,3 +145,26 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 		t.Errorf("the person's repository where the command's was: own %q", own)
 	}
 }
+
+// TestGitRemotesFirstRemote: in a repository with no remote yet (a
+// person's new local project), the first remote a command adds is the
+// command's too: its URL is the command's choice, and the person's
+// credential must not follow it (found by an attacker: the push went
+// to a repository of the command's with the person's password).
+func TestGitRemotesFirstRemote(t *testing.T) {
+	ws, state := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+	config := filepath.Join(ws, ".git", "config")
+	os.WriteFile(config, []byte("[core]\n\tbare = false\n"), 0o644)
+	commandWrites(t, state, ws, func() {
+		f, _ := os.OpenFile(config, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString("[remote \"origin\"]\n\turl = https://github.com/evil/drop.git\n")
+		f.Close()
+	})
+	if agent, _ := guard.AgentRemotes(state, ws, ""); !slices.Contains(agent, "origin") {
+		t.Fatalf("the guard's ledger does not hold the command's first remote: %q", agent)
+	}
+	if got := personRemotes(t, ws, state); len(got) != 0 {
+		t.Errorf("the person's remotes: %v, want none", got)
+	}
+}

@@ -185,27 +185,31 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 	}
 	if len(unsafe) == 0 {
-		// A remote added beside the person's own is the command's; the
-		// first remote of a repository that had none (git init, then
-		// git remote add origin) is how a new project is set up.
-		hadRemote := slices.ContainsFunc(before, func(e gitkey.Entry) bool { return strings.HasPrefix(gitkey.Subsection(e.Key), "remote.") })
-		if hadRemote {
-			var added []string
-			for _, e := range after {
-				if sub := gitkey.Subsection(e.Key); strings.HasPrefix(sub, "remote.") && !gitkey.Remote(before, sub[len("remote."):]) {
-					if name := sub[len("remote."):]; !slices.Contains(added, name) && !slices.Contains(g.added, name) {
-						added = append(added, name)
-					}
+		// A remote a command adds is the command's, the first remote of
+		// a repository that had none too (git init, then git remote add
+		// origin URL): the URL is the command's choice, and the person's
+		// credential must not follow it (the broker gives git's
+		// credential only to the person's remotes). A repository's
+		// configuration a command made is the command's whole (the
+		// ledger's Made), but for the workspace's own.
+		var added []string
+		for _, e := range after {
+			if te == nil && dir != filepath.Join(g.ws, ".git") {
+				break
+			}
+			if sub := gitkey.Subsection(e.Key); strings.HasPrefix(sub, "remote.") && !gitkey.Remote(before, sub[len("remote."):]) {
+				if name := sub[len("remote."):]; !slices.Contains(added, name) && !slices.Contains(g.added, name) {
+					added = append(added, name)
 				}
 			}
-			// Every remote a command adds must be remembered as its own,
-			// or a later command could point a branch at it.
-			if len(g.agentRemotes)+len(g.added)+len(added) > maxAgentRemotes {
-				return fmt.Sprintf("a sandboxed command added more remotes than cordon remembers (%d): its change to the file was undone", maxAgentRemotes), nil, false
-			}
-			if !g.live {
-				g.added = append(g.added, added...)
-			}
+		}
+		// Every remote a command adds must be remembered as its own,
+		// or a later command could point a branch at it.
+		if len(g.agentRemotes)+len(g.added)+len(added) > maxAgentRemotes {
+			return fmt.Sprintf("a sandboxed command added more remotes than cordon remembers (%d): its change to the file was undone", maxAgentRemotes), nil, false
+		}
+		if !g.live {
+			g.added = append(g.added, added...)
 		}
 		return "", data, true
 	}
