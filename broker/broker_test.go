@@ -360,14 +360,13 @@ func TestLookup(t *testing.T) {
 }
 
 // TestRepositories: git's credential for a host goes only to the
-// workspace's own repositories there (the path as the remote names it,
-// with or without .git, and below it); a push to another repository on
-// the same host is refused before the service sees the value, however
-// its path is spelled.
+// workspace's own repositories there (its paths, and below them); a push
+// to another repository on the same host is refused before the service
+// sees the value, however its path is spelled.
 func TestRepositories(t *testing.T) {
 	r := newRig(t)
 	ph := broker.Placeholder([]byte("k"), "git:"+r.host, "")
-	r.b.Add(broker.Credential{Name: "git credential", Placeholder: ph, Hosts: []string{r.host}, Repositories: []string{"/me/app.git", "/team/tool"},
+	r.b.Add(broker.Credential{Name: "git credential", Placeholder: ph, Hosts: []string{r.host}, Paths: []string{"/me/app", "/me/app.git", "/team/tool", "/team/tool.git"},
 		Lookup: func(ctx context.Context, host string) (string, string, error) { return "person", real, nil }})
 	auth := map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("cordon:"+ph))}
 	for _, path := range []string{"/me/app.git/info/refs?service=git-receive-pack", "/me/app/git-receive-pack", "/me/app.git", "/team/tool.git/info/lfs/objects/batch", "/team/tool/info/refs"} {
@@ -379,9 +378,13 @@ func TestRepositories(t *testing.T) {
 	n := len(r.seen)
 	r.mu.Unlock()
 	for _, path := range []string{"/me/drop.git/git-receive-pack", "/me/app.gitx/info/refs", "/me/apps/info/refs", "/me/app.git/../drop.git/info/refs",
-		"/me/app.git/%2e%2e/drop.git/info/refs", "/me%2fapp.git/info/refs", "/ME/app.git/info/refs", "/team/tool/./../x/info/refs", "/"} {
+		"/me/app.git/%2e%2e/drop.git/info/refs", "/me%2fapp.git/info/refs", "/ME/app.git/info/refs", "/team/tool/./../x/info/refs", "/",
+		// What a Java server (Tomcat: Bitbucket Data Center) reads as
+		// /me/drop.git: a path parameter, "..;" going up.
+		"/me/app.git/..;/drop.git/info/refs", "/me/app.git/..%3b/drop.git/info/refs", "/me/app.git/;x/info/refs",
+		"/me/app.git//info/refs", "/me/app.git/info/refs/.."} {
 		code, body := r.do("GET", path, auth, nil)
-		if code != 403 || !strings.Contains(body, "workspace's own remotes") {
+		if code != 403 || !strings.Contains(body, "not a path it is for") {
 			t.Errorf("%s: %d %q, want 403 naming the remotes", path, code, body)
 		}
 	}

@@ -42,7 +42,9 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		if _, ok := paths[h]; !ok {
 			hosts = append(hosts, h)
 		}
-		paths[h] = append(paths[h], "/"+path)
+		// The path as the remote names it, with or without ".git".
+		base := "/" + strings.TrimSuffix(strings.TrimRight(path, "/"), ".git")
+		paths[h] = append(paths[h], base, base+".git")
 	}
 	fill := hostGit(p)
 	var creds []broker.Credential
@@ -56,7 +58,7 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		ph := broker.Placeholder(key, "git:"+h, "")
 		host := h
 		creds = append(creds, broker.Credential{
-			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Repositories: paths[h],
+			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Paths: paths[h],
 			Lookup: func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
 		})
 		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})
