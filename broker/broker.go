@@ -370,6 +370,9 @@ func (s *served) one() bool {
 	go func() { sent <- req.Write(s.up) }()
 	resp, err := http.ReadResponse(s.upBr, req)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		// Informational answers (103 Early Hints) are masked as the
+		// final one: a service may quote the request in them too.
+		s.b.maskResponse(resp, echo...)
 		resp.Write(s.client)
 		resp, err = http.ReadResponse(s.upBr, req)
 	}

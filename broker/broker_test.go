@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,6 +55,16 @@ func newRig(t *testing.T) *rig {
 		ok := req.Header.Get("Authorization") == "Bearer "+real || req.URL.Query().Get("key") == real
 		if u, p, b := req.BasicAuth(); b {
 			ok = u == "person" && p == real || u == real && p == "x-oauth-basic"
+		}
+		if req.URL.Path == "/early" {
+			// Early hints that quote the request (103, before the answer).
+			w.Header().Set("X-Echo", req.Header.Get("Authorization"))
+			w.Header().Set("Set-Cookie", "a="+req.Header.Get("Authorization"))
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("X-Echo")
+			w.Header().Del("Set-Cookie")
+			io.WriteString(w, "ok\n")
+			return
 		}
 		if req.URL.Path == "/echo" {
 			// A service that quotes the request back, compressed when
@@ -293,6 +305,32 @@ func TestEcho(t *testing.T) {
 		}
 		if strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) {
 			t.Errorf("the echo of %q: %q, X-Echo %q", auth, b, resp.Header.Get("X-Echo"))
+		}
+	}
+}
+
+// TestEchoInformational: what a service quotes back in an informational
+// answer (103 Early Hints, before the real one) is masked too.
+func TestEchoInformational(t *testing.T) {
+	r := newRig(t)
+	basic := base64.StdEncoding.EncodeToString([]byte("person:" + real))
+	for _, auth := range []string{"Bearer " + r.ph, "Basic " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))} {
+		var early []string
+		trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			early = append(early, fmt.Sprint(code, h))
+			return nil
+		}}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", "https://"+r.host+"/early", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got := strings.Join(early, "\n")
+		if len(early) != 1 || strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) || strings.Contains(got, "Set-Cookie") {
+			t.Errorf("the early hints to %q: %q", auth, early)
 		}
 	}
 }
