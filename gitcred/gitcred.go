@@ -14,7 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,8 +115,9 @@ func (h *Helper) Fill(ctx context.Context, host string) (user, password string, 
 
 // checkConfig refuses the person's git configuration (the system's and
 // the global one, with what they include) when h.Writable holds a file
-// of it, a file an include names, or a credential helper named by path
-// (a "!" helper's every path-like word).
+// of it, a file an include names, or a file a credential helper names
+// by path (its program, a "!" helper's every path, an argument's:
+// store's --file, cache's --socket).
 func (h *Helper) checkConfig(ctx context.Context) error {
 	if h.Writable == nil {
 		return nil
@@ -138,17 +141,23 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 			file, isFile := strings.CutPrefix(origin, "file:")
 			key, value, _ := strings.Cut(entry, "\n")
 			key = strings.ToLower(key)
+			var named []string
+			switch {
+			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+				named = []string{value}
+			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
+				named = helperPaths(value, h.env())
+			}
 			var paths []string
 			if isFile {
 				paths = append(paths, file)
 			}
-			switch {
-			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
-				paths = append(paths, h.configPath(value, filepath.Dir(file)))
-			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
-				for _, w := range helperPaths(value) {
-					paths = append(paths, h.configPath(w, "/"))
+			for _, n := range named {
+				p, err := h.configPath(n, filepath.Dir(file))
+				if err != nil {
+					return fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", file, key, n, err)
 				}
+				paths = append(paths, p)
 			}
 			for _, p := range paths {
 				if filepath.IsAbs(p) && h.Writable(p) {
@@ -161,29 +170,47 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 }
 
 // configPath is a path as git's configuration means it: "~/" is the
-// home, a relative path is taken from dir.
-func (h *Helper) configPath(p, dir string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(h.Home, rest)
+// home, "~USER/" that user's, a relative path is taken from dir.
+func (h *Helper) configPath(p, dir string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "~"); ok {
+		name, rest, _ := strings.Cut(rest, "/")
+		home := h.Home
+		if name != "" {
+			u, err := user.Lookup(name)
+			if err != nil {
+				return "", fmt.Errorf("the home directory of %s is not known here", name)
+			}
+			home = u.HomeDir
+		}
+		return filepath.Join(home, rest), nil
 	}
 	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+		return filepath.Clean(p), nil
 	}
-	return filepath.Join(dir, p)
+	return filepath.Join(dir, p), nil
 }
 
-// helperPaths are the programs a credential helper value names by path:
-// its first word, or every word of a "!" shell command that looks like a
-// path (starts with "/" or "~/", quotes and shell punctuation taken off).
-func helperPaths(v string) []string {
-	v = strings.TrimSpace(v)
-	shell := strings.HasPrefix(v, "!")
-	words := strings.FieldsFunc(strings.TrimPrefix(v, "!"), func(r rune) bool {
-		return r == ' ' || r == '\t' || shell && strings.ContainsRune(`'"=;&|<>()$`+"`", r)
+// helperPaths are the files a credential helper value names by path, as
+// the shell git runs it with reads them (git runs every helper so, a
+// "!" one, one named by path and "NAME ARGS" as "git credential-NAME
+// ARGS"): each word, or option value after "=", that starts with "/" or
+// "~" ("store --file=~/creds", "!$HOME/bin/cred"), with the variables of
+// env put in ("$NAME", "${NAME}"; none else is set).
+func helperPaths(v string, env []string) []string {
+	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), func(name string) string {
+		for _, kv := range env {
+			if n, val, _ := strings.Cut(kv, "="); n == name {
+				return val
+			}
+		}
+		return ""
+	})
+	words := strings.FieldsFunc(v, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'"=;&|<>()`+"`", r)
 	})
 	var out []string
-	for i, w := range words {
-		if (shell || i == 0) && (strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/")) {
+	for _, w := range words {
+		if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") {
 			out = append(out, w)
 		}
 	}
