@@ -122,51 +122,132 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 	if h.Writable == nil {
 		return nil
 	}
-	for _, scope := range []string{"--system", "--global"} {
-		cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "config", scope, "--includes", "--show-origin", "--list", "-z")
-		cmd.Dir = "/"
-		cmd.Env = slices.DeleteFunc(h.env(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_DIR=") })
-		var out limited
-		cmd.Stdout = &out
-		if err := cmd.Run(); err != nil && ctx.Err() != nil {
-			return fmt.Errorf("git config %s did not answer in time", scope)
+	entries, err := h.config(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		var named []string
+		switch {
+		case e.include():
+			named = []string{e.value}
+		case e.helper():
+			named = helperPaths(e.value, h.getenv)
 		}
-		if out.over {
-			return fmt.Errorf("git's %s configuration is larger than %d bytes", scope[2:], maxOutput)
+		var paths []string
+		if e.file != "" {
+			paths = append(paths, e.file)
 		}
-		// Entries come as "ORIGIN\0KEY\nVALUE\0" (no "\n" when no value).
-		fields := strings.Split(out.String(), "\x00")
-		for i := 0; i+1 < len(fields); i += 2 {
-			origin, entry := fields[i], fields[i+1]
-			file, isFile := strings.CutPrefix(origin, "file:")
-			key, value, _ := strings.Cut(entry, "\n")
-			key = strings.ToLower(key)
-			var named []string
-			switch {
-			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
-				named = []string{value}
-			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
-				named = helperPaths(value, h.env())
+		for _, n := range named {
+			p, err := h.configPath(n, filepath.Dir(e.file))
+			if err != nil {
+				return fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
 			}
-			var paths []string
-			if isFile {
-				paths = append(paths, file)
-			}
-			for _, n := range named {
-				p, err := h.configPath(n, filepath.Dir(file))
-				if err != nil {
-					return fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", file, key, n, err)
-				}
-				paths = append(paths, p)
-			}
-			for _, p := range paths {
-				if filepath.IsAbs(p) && h.Writable(p) {
-					return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", file, key, p)
-				}
+			paths = append(paths, p)
+		}
+		for _, p := range paths {
+			if filepath.IsAbs(p) && h.Writable(p) {
+				return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", e.file, e.key, p)
 			}
 		}
 	}
 	return nil
+}
+
+// StoreFiles returns where the person's git configuration has git's own
+// helpers keep credentials at a path it chooses (store's --file, cache's
+// --socket: credential.helper = "store --file=~/.secrets/git"), and the
+// files of that configuration (what the answer depends on).
+func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err error) {
+	entries, err := h.config(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		if e.file != "" && !slices.Contains(config, e.file) {
+			config = append(config, e.file)
+		}
+		if e.include() {
+			if p, err := h.configPath(e.value, filepath.Dir(e.file)); err == nil && filepath.IsAbs(p) {
+				config = append(config, p) // there yet or not
+			}
+		}
+		if !e.helper() {
+			continue
+		}
+		for _, n := range storeArgs(os.Expand(e.value, h.getenv)) {
+			p, err := h.configPath(n, "/")
+			if err != nil {
+				return nil, nil, fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
+			}
+			files = append(files, p)
+		}
+	}
+	return files, config, nil
+}
+
+// storeArgs are the values of the --file and --socket options in a
+// credential helper's words.
+func storeArgs(v string) []string {
+	words := strings.FieldsFunc(v, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'";&|<>()`+"`", r)
+	})
+	var out []string
+	for i, w := range words {
+		for _, opt := range []string{"--file", "--socket"} {
+			if rest, ok := strings.CutPrefix(w, opt+"="); ok && rest != "" {
+				out = append(out, rest)
+			} else if w == opt && i+1 < len(words) {
+				out = append(out, words[i+1])
+			}
+		}
+	}
+	return out
+}
+
+// An entry is one setting of git's configuration, and the file it is in
+// ("" when not a file).
+type entry struct {
+	file, key, value string
+}
+
+// include reports whether e names a file to include.
+func (e entry) include() bool {
+	return e.key == "include.path" || strings.HasPrefix(e.key, "includeif.") && strings.HasSuffix(e.key, ".path")
+}
+
+// helper reports whether e names a credential helper.
+func (e entry) helper() bool {
+	return e.key == "credential.helper" || strings.HasPrefix(e.key, "credential.") && strings.HasSuffix(e.key, ".helper")
+}
+
+// config lists the person's git configuration, the system's and the
+// global one with what they include, as the host's git reads it (keys in
+// lower case): one git, outside any repository.
+func (h *Helper) config(ctx context.Context) ([]entry, error) {
+	cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "config", "--includes", "--show-origin", "--list", "-z")
+	cmd.Dir = "/"
+	cmd.Env = slices.DeleteFunc(h.env(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_DIR=") })
+	var out limited
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil && ctx.Err() != nil {
+		return nil, errors.New("git config did not answer in time")
+	}
+	if out.over {
+		return nil, fmt.Errorf("git's configuration is larger than %d bytes", maxOutput)
+	}
+	// Entries come as "ORIGIN\0KEY\nVALUE\0" (no "\n" when no value).
+	var entries []entry
+	fields := strings.Split(out.String(), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		file, isFile := strings.CutPrefix(fields[i], "file:")
+		if !isFile {
+			file = ""
+		}
+		key, value, _ := strings.Cut(fields[i+1], "\n")
+		entries = append(entries, entry{file: file, key: strings.ToLower(key), value: value})
+	}
+	return entries, nil
 }
 
 // configPath is a path as git's configuration means it: "~/" is the
@@ -194,17 +275,10 @@ func (h *Helper) configPath(p, dir string) (string, error) {
 // the shell git runs it with reads them (git runs every helper so, a
 // "!" one, one named by path and "NAME ARGS" as "git credential-NAME
 // ARGS"): each word, or option value after "=", that starts with "/" or
-// "~" ("store --file=~/creds", "!$HOME/bin/cred"), with the variables of
-// env put in ("$NAME", "${NAME}"; none else is set).
-func helperPaths(v string, env []string) []string {
-	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), func(name string) string {
-		for _, kv := range env {
-			if n, val, _ := strings.Cut(kv, "="); n == name {
-				return val
-			}
-		}
-		return ""
-	})
+// "~" ("store --file=~/creds", "!$HOME/bin/cred"), with the variables
+// put in as getenv gives them ("$NAME", "${NAME}").
+func helperPaths(v string, getenv func(string) string) []string {
+	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), getenv)
 	words := strings.FieldsFunc(v, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'"=;&|<>()`+"`", r)
 	})
@@ -233,6 +307,16 @@ func (h *Helper) env() []string {
 		}
 	}
 	return env
+}
+
+// getenv is the value of a variable of git's environment (see env).
+func (h *Helper) getenv(name string) string {
+	for _, kv := range h.env() {
+		if n, v, _ := strings.Cut(kv, "="); n == name {
+			return v
+		}
+	}
+	return ""
 }
 
 func firstLine(s string) string {

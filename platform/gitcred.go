@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/broker"
 	"github.com/cordonsh/cordon/gitcred"
@@ -125,13 +126,19 @@ func WithGitConfig(env []string, config [][2]string) []string {
 // when its configuration includes a file, or names a helper by path, in
 // one.
 func hostGit(p *Policy) *gitcred.Helper {
-	untrusted := p.WritableRoots() // caches too: a helper planted in ~/go/bin
-	path := Getenv(p.Env, "PATH")
+	return hostGitFor(p.WritableRoots(), func(name string) string { return Getenv(p.Env, name) })
+}
+
+// hostGitFor is hostGit for a sandbox that can write untrusted (its
+// caches too: a helper planted in ~/go/bin), with the command's
+// variables as getenv gives them.
+func hostGitFor(untrusted []string, getenv func(string) string) *gitcred.Helper {
+	path := getenv("PATH")
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
 	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool { return leadsInto(p, untrusted) }}
-	for _, home := range []string{Getenv(p.Env, "HOME"), AccountHome()} {
+	for _, home := range []string{getenv("HOME"), AccountHome()} {
 		if trustedHome(home, untrusted) {
 			h.Home = home
 			break
@@ -186,4 +193,31 @@ func trustedHome(home string, untrusted []string) bool {
 		}
 	}
 	return true
+}
+
+// gitStoreFiles are the files the person's git configuration has git's
+// own helpers keep credentials in at paths of its choosing (store's
+// --file, cache's --socket), to be hidden as ~/.git-credentials is. The
+// configuration's files are recorded as witnesses of the answer (the
+// default ones there or not); an answer that cannot be had is not kept.
+func (r *resolver) gitStoreFiles(p *Policy) []string {
+	h := hostGitFor(p.WritableRoots(), r.getenv)
+	if h.Git == "" || h.Home == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	files, config, err := h.StoreFiles(ctx)
+	if r.rec != nil {
+		if err != nil {
+			r.rec.bad = true
+		}
+		for _, f := range append(config, filepath.Join(h.Home, ".gitconfig"), filepath.Join(h.Home, ".config", "git", "config"), "/etc/gitconfig") {
+			r.realPath(f) // each name on the way, there or not
+			if _, err := os.Stat(f); err == nil {
+				r.rec.file(f)
+			}
+		}
+	}
+	return files
 }
