@@ -239,6 +239,14 @@ done`, port, other))
 					t.Errorf("the other server was sent the person's password: %q", otherSeen())
 				}
 			}
+			// The store file at a path of the person's choosing: hidden as
+			// well (leaks fails on its content), and git still pushes.
+			os.MkdirAll(filepath.Join(b.home, ".secrets"), 0o700)
+			os.Rename(filepath.Join(b.home, ".git-credentials"), filepath.Join(b.home, ".secrets", "git-creds"))
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte("[credential]\n\thelper = store --file ~/.secrets/git-creds\n"), 0o600)
+			if out := run("cat ~/.secrets/git-creds; git push -q origin HEAD:refs/heads/viacustom 2>&1; echo \"push exit $?\""); !strings.Contains(out, "push exit 0") {
+				t.Errorf("git push with the person's store helper at a path of theirs:\n%s", out)
+			}
 		})
 	}
 }
