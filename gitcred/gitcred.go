@@ -251,8 +251,16 @@ func (h *Helper) config(ctx context.Context) ([]entry, error) {
 }
 
 // configPath is a path as git's configuration means it: "~/" is the
-// home, "~USER/" that user's, a relative path is taken from dir.
+// home, "~USER/" that user's, "%(prefix)/" git's installation (the
+// directory above the one git is in), a relative path is taken from dir.
 func (h *Helper) configPath(p, dir string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "%(prefix)/"); ok {
+		git, err := filepath.EvalSymlinks(h.Git)
+		if err != nil {
+			return "", fmt.Errorf("git's installation is not known here: %v", err)
+		}
+		return filepath.Join(filepath.Dir(filepath.Dir(git)), rest), nil
+	}
 	if rest, ok := strings.CutPrefix(p, "~"); ok {
 		name, rest, _ := strings.Cut(rest, "/")
 		home := h.Home

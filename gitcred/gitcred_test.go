@@ -160,6 +160,21 @@ func TestFillWritableConfig(t *testing.T) {
 	}
 }
 
+// TestFillPrefix: an include at "%(prefix)/" is judged where git's
+// installation is, as git reads it.
+func TestFillPrefix(t *testing.T) {
+	h := helper(t, "[include]\n\tpath = %(prefix)/cordon-test-nowhere/gitconfig\n")
+	git, err := filepath.EvalSymlinks(h.Git)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(filepath.Dir(filepath.Dir(git)), "cordon-test-nowhere")
+	h.Writable = func(p string) bool { return p == ws || strings.HasPrefix(p, ws+"/") }
+	if _, _, err := h.Fill(context.Background(), "git.example"); err == nil || !strings.Contains(err.Error(), "runs "+ws+"/gitconfig") {
+		t.Errorf("Fill: %v, want a refusal naming %s", err, ws)
+	}
+}
+
 // TestFillOtherHome: a path in another user's home (~USER/) is judged
 // there, as git reads it; a user who is not known is refused.
 func TestFillOtherHome(t *testing.T) {
