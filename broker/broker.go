@@ -678,7 +678,7 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 		if !h.takes(host, port) {
 			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
 		}
-		return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s)", h.Name, req.URL.EscapedPath(), strings.Join(h.Paths, ", ")), nil
+		return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s): git's credential goes only to the workspace's own remotes, a token file's for a path only to that path", h.Name, req.URL.EscapedPath(), strings.Join(h.Paths, ", ")), nil
 	}
 	if carriesAny(req.URL.String(), creds) {
 		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil
