@@ -2,6 +2,8 @@ package platform
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,18 +203,27 @@ func trustedHome(home string, untrusted []string) bool {
 // configuration's files are recorded as witnesses of the answer (the
 // default ones there or not); an answer that cannot be had is not kept.
 func (r *resolver) gitStoreFiles(p *Policy) []string {
-	h := hostGitFor(p.WritableRoots(), r.getenv)
-	if h.Git == "" || h.Home == "" {
-		return nil
+	defaults := []string{"/etc/gitconfig"}
+	for _, home := range []string{r.getenv("HOME"), AccountHome()} {
+		if filepath.IsAbs(home) {
+			defaults = append(defaults, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	files, config, err := h.StoreFiles(ctx)
+	var files, config []string
+	var err error
+	if namesMore(defaults) {
+		h := hostGitFor(p.WritableRoots(), r.getenv)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if h.Git != "" && h.Home != "" {
+			files, config, err = h.StoreFiles(ctx)
+		}
+	}
 	if r.rec != nil {
 		if err != nil {
 			r.rec.bad = true
 		}
-		for _, f := range append(config, filepath.Join(h.Home, ".gitconfig"), filepath.Join(h.Home, ".config", "git", "config"), "/etc/gitconfig") {
+		for _, f := range append(config, defaults...) {
 			r.realPath(f) // each name on the way, there or not
 			if _, err := os.Stat(f); err == nil {
 				r.rec.file(f)
@@ -221,3 +232,28 @@ func (r *resolver) gitStoreFiles(p *Policy) []string {
 	}
 	return files
 }
+
+// namesMore reports whether one of git's configuration files may name a
+// store file or include another: it holds "--file", "--socket" or
+// "include" once git's quotes and line continuations are taken out, or
+// cannot be read. Otherwise no git need run (one costs milliseconds).
+func namesMore(files []string) bool {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		text := strings.ToLower(gitUnquote.Replace(string(data)))
+		if strings.Contains(text, "--file") || strings.Contains(text, "--socket") || strings.Contains(text, "include") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitUnquote takes out what git takes out of a value: quotes, a line's
+// end after a backslash.
+var gitUnquote = strings.NewReplacer("\\\r\n", "", "\\\n", "", `"`, "")

@@ -201,7 +201,8 @@ func TestPolicyCacheInvalidated(t *testing.T) {
 		// their git configuration names: hidden as ~/.git-credentials.
 		{"the person's git configuration names a store file", func(c *cacheCase) {
 			os.WriteFile(c.home+"/a/git-creds", []byte("https://me:secret@git.example\n"), 0o600)
-			os.WriteFile(c.home+"/.gitconfig", []byte("[credential]\n\thelper = store --file=~/a/git-creds\n"), 0o600)
+			// (Spelled as git reads it: "--file" across a line's end.)
+			os.WriteFile(c.home+"/.gitconfig", []byte("[credential]\n\thelper = store --fi\\\nle=~/a/git-creds\n"), 0o600)
 		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.Hidden, c.home+"/a/git-creds") }},
 		{"an included file names a cache socket", func(c *cacheCase) {
 			os.WriteFile(c.home+"/.gitconfig", []byte("[include]\n\tpath = ~/b/inc\n"), 0o600)
