@@ -122,6 +122,24 @@ func TestBrokeredFiles(t *testing.T) {
 				leaks(t, "the other host's request", s)
 			}
 			os.Remove(npmrc)
+			// An .npmrc token for a path of its host (a team's registry
+			// there) goes to that path only. (Per command: a session
+			// reads the files when it starts.)
+			if !b.session {
+				os.WriteFile(npmrc, []byte(fmt.Sprintf("//%s/team/:_authToken=%s\n", host, realTokenA)), 0o600)
+				before := len(seen())
+				npm := `-H "Authorization: Bearer $(sed -n 's/.*_authToken=//p' ~/.npmrc)"`
+				out, _ = run(fmt.Sprintf(`curl -sS %s https://%s/team/pkg; echo; curl -sS %s https://%s/other/pkg; echo; curl -sS %s https://%s/team/..%%3b/other/pkg; echo`, npm, host, npm, host, npm, host))
+				if strings.Count(out, "granted") != 1 || !strings.Contains(out, "not a path it is for") {
+					t.Errorf("an .npmrc token for /team/:\n%s\nthe server saw %q", out, seen()[before:])
+				}
+				for _, s := range seen()[before:] {
+					if strings.Contains(s, realTokenA) && !strings.Contains(s, " /team/pkg") {
+						t.Errorf("the token went to another path: %q", s)
+					}
+				}
+				os.Remove(npmrc)
+			}
 			tokenFiles(t, b.home, host, realTokenA)
 			// The network on: no broker; the token lines are emptied.
 			if out, _ := b.run("on", `cat ~/.npmrc ~/.config/gh/hosts.yml ~/.git-credentials`); strings.Contains(out, "REALtoken") || strings.Contains(out, "cordon_") || !strings.Contains(out, "save-exact=true") {
