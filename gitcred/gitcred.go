@@ -175,7 +175,7 @@ func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err er
 		if !e.helper() {
 			continue
 		}
-		for _, n := range storeArgs(os.Expand(e.value, h.getenv)) {
+		for _, n := range storeArgs(helperWords(e.value, h.getenv)) {
 			p, err := h.configPath(n, "/")
 			if err != nil {
 				return nil, nil, fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
@@ -186,12 +186,9 @@ func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err er
 	return files, config, nil
 }
 
-// storeArgs are the values of the --file and --socket options in a
+// storeArgs are the values of the --file and --socket options among a
 // credential helper's words.
-func storeArgs(v string) []string {
-	words := strings.FieldsFunc(v, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'";&|<>()`+"`", r)
-	})
+func storeArgs(words []string) []string {
 	var out []string
 	for i, w := range words {
 		for _, opt := range []string{"--file", "--socket"} {
@@ -279,24 +276,32 @@ func (h *Helper) configPath(p, dir string) (string, error) {
 	return filepath.Join(dir, p), nil
 }
 
-// helperPaths are the files a credential helper value names by path, as
-// the shell git runs it with reads them (git runs every helper so, a
-// "!" one, one named by path and "NAME ARGS" as "git credential-NAME
-// ARGS"): each word, or option value after "=", that starts with "/" or
-// "~" ("store --file=~/creds", "!$HOME/bin/cred"), with the variables
-// put in as getenv gives them ("$NAME", "${NAME}").
+// helperPaths are the files a credential helper value names by path
+// (git runs every helper with the shell: a "!" one, one named by path,
+// and "NAME ARGS" as "git credential-NAME ARGS"): each of its words, or
+// an option's value after "=", that starts with "/" or "~"
+// ("store --file=~/creds", "!$HOME/bin/cred").
 func helperPaths(v string, getenv func(string) string) []string {
-	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), getenv)
-	words := strings.FieldsFunc(v, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'"=;&|<>()`+"`", r)
-	})
 	var out []string
-	for _, w := range words {
-		if strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~") {
-			out = append(out, w)
+	for _, w := range helperWords(v, getenv) {
+		_, val, _ := strings.Cut(w, "=")
+		for _, c := range []string{w, val} {
+			if strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~") {
+				out = append(out, c)
+			}
 		}
 	}
 	return out
+}
+
+// helperWords are the words of a credential helper value as the shell
+// splits them, its variables put in as getenv gives them ("$NAME",
+// "${NAME}"), quotes and shell punctuation taken off.
+func helperWords(v string, getenv func(string) string) []string {
+	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), getenv)
+	return strings.FieldsFunc(v, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'";&|<>()`+"`", r)
+	})
 }
 
 // env is git's whole environment: nothing of the judged command's.
