@@ -166,33 +166,12 @@ func (t TokenFile) swap(key []byte, lines []string) (map[int]string, []broker.Cr
 		if m == nil {
 			continue
 		}
-		group := func(name string) (string, bool) {
-			g := secret.SubexpIndex(name)
-			if g < 0 || m[2*g] < 0 {
-				return "", true
-			}
-			v := line[m[2*g]:m[2*g+1]]
-			if !t.URLEscaped {
-				return v, true
-			}
-			v, err := url.PathUnescape(v) // git's store helper writes a port "%3a8443"
-			return v, err == nil
-		}
-		h, okHost := group("host")
-		value, okValue := group("value")
-		path, okPath := group("path")
-		if secret.SubexpIndex("host") < 0 {
-			h = host
-		}
-		h = strings.ToLower(h)
-		if !okHost || !okValue || !okPath || !plainHost(h) || value == "" || placeholder(value) {
+		h, value, path, ok := t.token(secret, line, m, host)
+		if !ok {
 			continue
 		}
 		var paths []string
-		if path = strings.TrimRight(path, "/"); path != "" {
-			if !strings.HasPrefix(path, "/") {
-				continue
-			}
+		if path != "" {
 			paths = []string{path}
 		}
 		ph := broker.Placeholder(key, t.Path+" "+h+path, value)
@@ -201,6 +180,36 @@ func (t TokenFile) swap(key []byte, lines []string) (map[int]string, []broker.Cr
 		creds = append(creds, broker.Credential{Name: t.Path + " (" + h + path + ")", Placeholder: ph, Value: value, Hosts: t.hosts(h), Paths: paths})
 	}
 	return kept, creds
+}
+
+// token reads the host, value and path of the token in line, which
+// secret matched at m (host is the section's, when secret names none):
+// %-decoded when t's are, the host in lower case, the path without a "/"
+// at its end. ok is false when one cannot be read, the host is not a
+// plain one, the path not absolute, or the value empty or a placeholder.
+func (t TokenFile) token(secret *regexp.Regexp, line string, m []int, host string) (h, value, path string, ok bool) {
+	group := func(name string) (string, bool) {
+		g := secret.SubexpIndex(name)
+		if g < 0 || m[2*g] < 0 {
+			return "", true
+		}
+		v := line[m[2*g]:m[2*g+1]]
+		if !t.URLEscaped {
+			return v, true
+		}
+		v, err := url.PathUnescape(v) // git's store helper writes a port "%3a8443"
+		return v, err == nil
+	}
+	h, okHost := group("host")
+	value, okValue := group("value")
+	path, okPath := group("path")
+	if secret.SubexpIndex("host") < 0 {
+		h = host
+	}
+	h, path = strings.ToLower(h), strings.TrimRight(path, "/")
+	ok = okHost && okValue && okPath && plainHost(h) && value != "" && !placeholder(value) &&
+		(path == "" || strings.HasPrefix(path, "/"))
+	return h, value, path, ok
 }
 
 // hosts are where a token of t's file for host h may go: the hosts of
