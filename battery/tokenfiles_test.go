@@ -12,9 +12,11 @@ import (
 )
 
 // Tokens in the person's files, used, never held (docs/network.md): gh's
-// hosts.yml, an .npmrc and git's store helper file name a host and a
-// token for it; inside, each file shows a placeholder, which reaches
-// that host as the real token and is worthless anywhere else.
+// hosts.yml and an .npmrc name a host and a token for it; inside, each
+// file shows a placeholder, which reaches that host as the real token
+// and is worthless anywhere else. git's store helper file is shown with
+// its tokens emptied: git's credential is brokered through git's own
+// helper, for the workspace's remotes only (TestGitPushStoreFile).
 
 // tokenFiles writes the three files of the person's home, each naming
 // host with token.
@@ -57,7 +59,7 @@ func TestBrokeredFiles(t *testing.T) {
 			// (The pattern does not match itself in grep's command line;
 			// /tmp is left out: it holds the test's own binary.)
 			out, _ := run(`cat ~/.config/gh/hosts.yml ~/.npmrc ~/.git-credentials; grep -rsl 'REAL[t]oken' ~ /etc /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | sed 's/^/LEAK in /'`)
-			if strings.Count(out, "cordon_") != 3 || !strings.Contains(out, "save-exact=true") || !strings.Contains(out, host+":") || strings.Contains(out, "LEAK") {
+			if strings.Count(out, "cordon_") != 2 || !strings.Contains(out, "save-exact=true") || !strings.Contains(out, host+":") || strings.Contains(out, "LEAK") {
 				t.Errorf("the files as the sandbox shows them:\n%s", out)
 			}
 			// gh's way: the token of hosts.yml, for its host.
@@ -71,17 +73,17 @@ func TestBrokeredFiles(t *testing.T) {
 					t.Errorf("npm whoami (exit %d):\n%s\nthe server saw %q", code, out, seen())
 				}
 			}
-			// git with its store helper, which reads ~/.git-credentials.
-			before := len(seen())
-			// (The person's ~/.gitconfig names it, as `git config --global
-			// credential.helper store` writes it.)
+			// git's store helper file: its token is not brokered as a file
+			// (it would go to any repository of the host), so git with
+			// the store helper inside, to a host that is no remote of
+			// the workspace, has nothing.
 			gitconfig := filepath.Join(b.home, ".gitconfig")
 			old, _ := os.ReadFile(gitconfig)
 			os.WriteFile(gitconfig, append(old, "\n[credential]\n\thelper = store\n"...), 0o644)
-			out, code := run(fmt.Sprintf(`git ls-remote https://%s/repo.git; echo "git exit $?"`, host))
+			out, _ = run(fmt.Sprintf(`git ls-remote https://%s/repo.git; echo "git exit $?"`, host))
 			os.WriteFile(gitconfig, old, 0o644)
-			if !strings.Contains(out, "git exit 0") {
-				t.Errorf("git with credential.helper=store (exit %d): the server saw %q:\n%s", code, seen()[before:], out)
+			if strings.Contains(out, "git exit 0") {
+				t.Errorf("git with credential.helper=store reached a host that is no remote of the workspace:\n%s", out)
 			}
 			// Another host, with each placeholder: not granted, and the
 			// value never sent there.
@@ -120,6 +122,24 @@ func TestBrokeredFiles(t *testing.T) {
 				leaks(t, "the other host's request", s)
 			}
 			os.Remove(npmrc)
+			// An .npmrc token for a path of its host (a team's registry
+			// there) goes to that path only. (Per command: a session
+			// reads the files when it starts.)
+			if !b.session {
+				os.WriteFile(npmrc, []byte(fmt.Sprintf("//%s/team/:_authToken=%s\n", host, realTokenA)), 0o600)
+				before := len(seen())
+				npm := `-H "Authorization: Bearer $(sed -n 's/.*_authToken=//p' ~/.npmrc)"`
+				out, _ = run(fmt.Sprintf(`curl -sS %s https://%s/team/pkg; echo; curl -sS %s https://%s/other/pkg; echo; curl -sS %s https://%s/team/..%%3b/other/pkg; echo`, npm, host, npm, host, npm, host))
+				if strings.Count(out, "granted") != 1 || !strings.Contains(out, "not a path it is for") {
+					t.Errorf("an .npmrc token for /team/:\n%s\nthe server saw %q", out, seen()[before:])
+				}
+				for _, s := range seen()[before:] {
+					if strings.Contains(s, realTokenA) && !strings.Contains(s, " /team/pkg") {
+						t.Errorf("the token went to another path: %q", s)
+					}
+				}
+				os.Remove(npmrc)
+			}
 			tokenFiles(t, b.home, host, realTokenA)
 			// The network on: no broker; the token lines are emptied.
 			if out, _ := b.run("on", `cat ~/.npmrc ~/.config/gh/hosts.yml ~/.git-credentials`); strings.Contains(out, "REALtoken") || strings.Contains(out, "cordon_") || !strings.Contains(out, "save-exact=true") {

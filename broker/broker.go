@@ -12,7 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,10 +37,11 @@ type Credential struct {
 	// matches any run of characters, dots too), each with an optional
 	// ":PORT" (443 when none; "*" for any).
 	Hosts []string
-	// Repositories, when set, are the paths of the git repositories on
-	// those hosts it is for ("/me/app.git"): it goes only on requests
-	// for them (the path, with or without ".git", and below it).
-	Repositories []string
+	// Paths, when set, are the paths on those hosts it is for: it goes
+	// only on requests for one of them or below it (git's credential:
+	// the workspace's remotes' repositories, "/me/app.git" and
+	// "/me/app"; an .npmrc token for //HOST/PATH/: that path).
+	Paths []string
 	// Lookup, when set, gives the user and password for a request to
 	// host that carries the placeholder (git over HTTPS: the person's
 	// own credential helper, run on the host when a request needs it).
@@ -138,35 +139,38 @@ func parseHost(p string) hostPort {
 	return hp
 }
 
-// takesPath reports whether a request for path (as sent, escaped) may
-// carry h: any path, unless h is for some repositories only. A path
-// with an escaped slash or backslash, or a "." or ".." name, is for
-// none (a server may read it otherwise).
-func (h *held) takesPath(path string) bool {
-	if len(h.Repositories) == 0 {
+// takesPath reports whether a request for the path escaped (as sent)
+// may carry h: any path, unless h is for some paths only. A path a server
+// may read otherwise is for none: one with an escaped slash or
+// backslash, a ";" (a Java server drops "..;" as a path parameter and
+// goes up), or that does not stay the same when cleaned ("." and ".."
+// names, "//").
+func (h *held) takesPath(escaped string) bool {
+	if len(h.Paths) == 0 {
 		return true
 	}
-	lower := strings.ToLower(path)
-	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(path, "\\") {
+	lower := strings.ToLower(escaped)
+	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
 		return false
 	}
-	path, err := url.PathUnescape(path)
-	if err != nil {
+	p, err := url.PathUnescape(escaped)
+	if err != nil || strings.ContainsAny(p, ";\\") || !clean(p) {
 		return false
 	}
-	names := strings.Split(path, "/")
-	if slices.Contains(names, "..") || slices.Contains(names, ".") {
-		return false
-	}
-	for _, r := range h.Repositories {
-		base := strings.TrimSuffix(strings.TrimRight(r, "/"), ".git")
-		for _, b := range []string{base, base + ".git"} {
-			if path == b || strings.HasPrefix(path, b+"/") {
-				return true
-			}
+	for _, want := range h.Paths {
+		want = strings.TrimRight(want, "/")
+		if p == want || strings.HasPrefix(p, want+"/") {
+			return true
 		}
 	}
 	return false
+}
+
+// clean reports whether p is absolute and the same cleaned, but for a
+// "/" at its end.
+func clean(p string) bool {
+	c := path.Clean(p)
+	return strings.HasPrefix(p, "/") && (c == p || c+"/" == p)
 }
 
 func (h *held) takes(host string, port int) bool {
@@ -366,6 +370,9 @@ func (s *served) one() bool {
 	go func() { sent <- req.Write(s.up) }()
 	resp, err := http.ReadResponse(s.upBr, req)
 	for err == nil && resp.StatusCode >= 100 && resp.StatusCode < 200 && resp.StatusCode != http.StatusSwitchingProtocols {
+		// Informational answers (103 Early Hints) are masked as the
+		// final one: a service may quote the request in them too.
+		s.b.maskResponse(resp, echo...)
 		resp.Write(s.client)
 		resp, err = http.ReadResponse(s.upBr, req)
 	}
@@ -671,7 +678,7 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 		if !h.takes(host, port) {
 			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
 		}
-		return fmt.Sprintf("it would send %s to %s, which is not a repository it is for (%s): git's credential goes only to the workspace's own remotes", h.Name, req.URL.EscapedPath(), strings.Join(h.Repositories, ", ")), nil
+		return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s): git's credential goes only to the workspace's own remotes, a token file's for a path only to that path", h.Name, req.URL.EscapedPath(), strings.Join(h.Paths, ", ")), nil
 	}
 	if carriesAny(req.URL.String(), creds) {
 		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil

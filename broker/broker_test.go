@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,6 +55,16 @@ func newRig(t *testing.T) *rig {
 		ok := req.Header.Get("Authorization") == "Bearer "+real || req.URL.Query().Get("key") == real
 		if u, p, b := req.BasicAuth(); b {
 			ok = u == "person" && p == real || u == real && p == "x-oauth-basic"
+		}
+		if req.URL.Path == "/early" {
+			// Early hints that quote the request (103, before the answer).
+			w.Header().Set("X-Echo", req.Header.Get("Authorization"))
+			w.Header().Set("Set-Cookie", "a="+req.Header.Get("Authorization"))
+			w.WriteHeader(http.StatusEarlyHints)
+			w.Header().Del("X-Echo")
+			w.Header().Del("Set-Cookie")
+			io.WriteString(w, "ok\n")
+			return
 		}
 		if req.URL.Path == "/echo" {
 			// A service that quotes the request back, compressed when
@@ -297,6 +309,32 @@ func TestEcho(t *testing.T) {
 	}
 }
 
+// TestEchoInformational: what a service quotes back in an informational
+// answer (103 Early Hints, before the real one) is masked too.
+func TestEchoInformational(t *testing.T) {
+	r := newRig(t)
+	basic := base64.StdEncoding.EncodeToString([]byte("person:" + real))
+	for _, auth := range []string{"Bearer " + r.ph, "Basic " + base64.StdEncoding.EncodeToString([]byte("person:"+r.ph))} {
+		var early []string
+		trace := &httptrace.ClientTrace{Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			early = append(early, fmt.Sprint(code, h))
+			return nil
+		}}
+		req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "GET", "https://"+r.host+"/early", nil)
+		req.Header.Set("Authorization", auth)
+		resp, err := r.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		got := strings.Join(early, "\n")
+		if len(early) != 1 || strings.Contains(got, real) || strings.Contains(got, basic) || !strings.Contains(got, auth) || strings.Contains(got, "Set-Cookie") {
+			t.Errorf("the early hints to %q: %q", auth, early)
+		}
+	}
+}
+
 // TestMaskedBody: a secret split across reads of any size is replaced.
 func TestMaskedBody(t *testing.T) {
 	text := strings.Repeat("x", 100) + real + "y" + real + strings.Repeat("z", 7)
@@ -360,14 +398,13 @@ func TestLookup(t *testing.T) {
 }
 
 // TestRepositories: git's credential for a host goes only to the
-// workspace's own repositories there (the path as the remote names it,
-// with or without .git, and below it); a push to another repository on
-// the same host is refused before the service sees the value, however
-// its path is spelled.
+// workspace's own repositories there (its paths, and below them); a push
+// to another repository on the same host is refused before the service
+// sees the value, however its path is spelled.
 func TestRepositories(t *testing.T) {
 	r := newRig(t)
 	ph := broker.Placeholder([]byte("k"), "git:"+r.host, "")
-	r.b.Add(broker.Credential{Name: "git credential", Placeholder: ph, Hosts: []string{r.host}, Repositories: []string{"/me/app.git", "/team/tool"},
+	r.b.Add(broker.Credential{Name: "git credential", Placeholder: ph, Hosts: []string{r.host}, Paths: []string{"/me/app", "/me/app.git", "/team/tool", "/team/tool.git"},
 		Lookup: func(ctx context.Context, host string) (string, string, error) { return "person", real, nil }})
 	auth := map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte("cordon:"+ph))}
 	for _, path := range []string{"/me/app.git/info/refs?service=git-receive-pack", "/me/app/git-receive-pack", "/me/app.git", "/team/tool.git/info/lfs/objects/batch", "/team/tool/info/refs"} {
@@ -379,9 +416,13 @@ func TestRepositories(t *testing.T) {
 	n := len(r.seen)
 	r.mu.Unlock()
 	for _, path := range []string{"/me/drop.git/git-receive-pack", "/me/app.gitx/info/refs", "/me/apps/info/refs", "/me/app.git/../drop.git/info/refs",
-		"/me/app.git/%2e%2e/drop.git/info/refs", "/me%2fapp.git/info/refs", "/ME/app.git/info/refs", "/team/tool/./../x/info/refs", "/"} {
+		"/me/app.git/%2e%2e/drop.git/info/refs", "/me%2fapp.git/info/refs", "/ME/app.git/info/refs", "/team/tool/./../x/info/refs", "/",
+		// What a Java server (Tomcat: Bitbucket Data Center) reads as
+		// /me/drop.git: a path parameter, "..;" going up.
+		"/me/app.git/..;/drop.git/info/refs", "/me/app.git/..%3b/drop.git/info/refs", "/me/app.git/;x/info/refs",
+		"/me/app.git//info/refs", "/me/app.git/info/refs/.."} {
 		code, body := r.do("GET", path, auth, nil)
-		if code != 403 || !strings.Contains(body, "workspace's own remotes") {
+		if code != 403 || !strings.Contains(body, "not a path it is for") {
 			t.Errorf("%s: %d %q, want 403 naming the remotes", path, code, body)
 		}
 	}

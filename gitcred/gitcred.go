@@ -14,7 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,81 +115,193 @@ func (h *Helper) Fill(ctx context.Context, host string) (user, password string, 
 
 // checkConfig refuses the person's git configuration (the system's and
 // the global one, with what they include) when h.Writable holds a file
-// of it, a file an include names, or a credential helper named by path
-// (a "!" helper's every path-like word).
+// of it, a file an include names, or a file a credential helper names
+// by path (its program, a "!" helper's every path, an argument's:
+// store's --file, cache's --socket).
 func (h *Helper) checkConfig(ctx context.Context) error {
 	if h.Writable == nil {
 		return nil
 	}
-	for _, scope := range []string{"--system", "--global"} {
-		cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "config", scope, "--includes", "--show-origin", "--list", "-z")
-		cmd.Dir = "/"
-		cmd.Env = slices.DeleteFunc(h.env(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_DIR=") })
-		var out limited
-		cmd.Stdout = &out
-		if err := cmd.Run(); err != nil && ctx.Err() != nil {
-			return fmt.Errorf("git config %s did not answer in time", scope)
+	entries, err := h.config(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		var named []string
+		switch {
+		case e.include():
+			named = []string{e.value}
+		case e.helper():
+			named = helperPaths(e.value, h.getenv)
 		}
-		if out.over {
-			return fmt.Errorf("git's %s configuration is larger than %d bytes", scope[2:], maxOutput)
+		var paths []string
+		if e.file != "" {
+			paths = append(paths, e.file)
 		}
-		// Entries come as "ORIGIN\0KEY\nVALUE\0" (no "\n" when no value).
-		fields := strings.Split(out.String(), "\x00")
-		for i := 0; i+1 < len(fields); i += 2 {
-			origin, entry := fields[i], fields[i+1]
-			file, isFile := strings.CutPrefix(origin, "file:")
-			key, value, _ := strings.Cut(entry, "\n")
-			key = strings.ToLower(key)
-			var paths []string
-			if isFile {
-				paths = append(paths, file)
+		for _, n := range named {
+			p, err := h.configPath(n, filepath.Dir(e.file))
+			if err != nil {
+				return fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
 			}
-			switch {
-			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
-				paths = append(paths, h.configPath(value, filepath.Dir(file)))
-			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
-				for _, w := range helperPaths(value) {
-					paths = append(paths, h.configPath(w, "/"))
-				}
-			}
-			for _, p := range paths {
-				if filepath.IsAbs(p) && h.Writable(p) {
-					return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", file, key, p)
-				}
+			paths = append(paths, p)
+		}
+		for _, p := range paths {
+			if filepath.IsAbs(p) && h.Writable(p) {
+				return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", e.file, e.key, p)
 			}
 		}
 	}
 	return nil
 }
 
-// configPath is a path as git's configuration means it: "~/" is the
-// home, a relative path is taken from dir.
-func (h *Helper) configPath(p, dir string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(h.Home, rest)
+// StoreFiles returns where the person's git configuration has git's own
+// helpers keep credentials at a path it chooses (store's --file, cache's
+// --socket: credential.helper = "store --file=~/.secrets/git"), and the
+// files of that configuration (what the answer depends on).
+func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err error) {
+	entries, err := h.config(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	for _, e := range entries {
+		if e.file != "" && !slices.Contains(config, e.file) {
+			config = append(config, e.file)
+		}
+		if e.include() {
+			if p, err := h.configPath(e.value, filepath.Dir(e.file)); err == nil && filepath.IsAbs(p) {
+				config = append(config, p) // there yet or not
+			}
+		}
+		if !e.helper() {
+			continue
+		}
+		for _, n := range storeArgs(helperWords(e.value, h.getenv)) {
+			p, err := h.configPath(n, "/")
+			if err != nil {
+				return nil, nil, fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
+			}
+			files = append(files, p)
+		}
 	}
-	return filepath.Join(dir, p)
+	return files, config, nil
 }
 
-// helperPaths are the programs a credential helper value names by path:
-// its first word, or every word of a "!" shell command that looks like a
-// path (starts with "/" or "~/", quotes and shell punctuation taken off).
-func helperPaths(v string) []string {
-	v = strings.TrimSpace(v)
-	shell := strings.HasPrefix(v, "!")
-	words := strings.FieldsFunc(strings.TrimPrefix(v, "!"), func(r rune) bool {
-		return r == ' ' || r == '\t' || shell && strings.ContainsRune(`'"=;&|<>()$`+"`", r)
-	})
+// storeArgs are the values of the --file and --socket options among a
+// credential helper's words.
+func storeArgs(words []string) []string {
 	var out []string
 	for i, w := range words {
-		if (shell || i == 0) && (strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/")) {
-			out = append(out, w)
+		for _, opt := range []string{"--file", "--socket"} {
+			if rest, ok := strings.CutPrefix(w, opt+"="); ok && rest != "" {
+				out = append(out, rest)
+			} else if w == opt && i+1 < len(words) {
+				out = append(out, words[i+1])
+			}
 		}
 	}
 	return out
+}
+
+// An entry is one setting of git's configuration, and the file it is in
+// ("" when not a file).
+type entry struct {
+	file, key, value string
+}
+
+// include reports whether e names a file to include.
+func (e entry) include() bool {
+	return e.key == "include.path" || strings.HasPrefix(e.key, "includeif.") && strings.HasSuffix(e.key, ".path")
+}
+
+// helper reports whether e names a credential helper.
+func (e entry) helper() bool {
+	return e.key == "credential.helper" || strings.HasPrefix(e.key, "credential.") && strings.HasSuffix(e.key, ".helper")
+}
+
+// config lists the person's git configuration, the system's and the
+// global one with what they include, as the host's git reads it (keys in
+// lower case): one git, outside any repository.
+func (h *Helper) config(ctx context.Context) ([]entry, error) {
+	cmd := exec.CommandContext(ctx, h.Git, "--no-pager", "config", "--includes", "--show-origin", "--list", "-z")
+	cmd.Dir = "/"
+	cmd.Env = slices.DeleteFunc(h.env(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_DIR=") })
+	var out limited
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil && ctx.Err() != nil {
+		return nil, errors.New("git config did not answer in time")
+	}
+	if out.over {
+		return nil, fmt.Errorf("git's configuration is larger than %d bytes", maxOutput)
+	}
+	// Entries come as "ORIGIN\0KEY\nVALUE\0" (no "\n" when no value).
+	var entries []entry
+	fields := strings.Split(out.String(), "\x00")
+	for i := 0; i+1 < len(fields); i += 2 {
+		file, isFile := strings.CutPrefix(fields[i], "file:")
+		if !isFile {
+			file = ""
+		}
+		key, value, _ := strings.Cut(fields[i+1], "\n")
+		entries = append(entries, entry{file: file, key: strings.ToLower(key), value: value})
+	}
+	return entries, nil
+}
+
+// configPath is a path as git's configuration means it: "~/" is the
+// home, "~USER/" that user's, "%(prefix)/" git's installation (the
+// directory above the one git is in), a relative path is taken from dir.
+func (h *Helper) configPath(p, dir string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "%(prefix)/"); ok {
+		git, err := filepath.EvalSymlinks(h.Git)
+		if err != nil {
+			return "", fmt.Errorf("git's installation is not known here: %v", err)
+		}
+		return filepath.Join(filepath.Dir(filepath.Dir(git)), rest), nil
+	}
+	if rest, ok := strings.CutPrefix(p, "~"); ok {
+		name, rest, _ := strings.Cut(rest, "/")
+		home := h.Home
+		if name != "" {
+			u, err := user.Lookup(name)
+			if err != nil {
+				return "", fmt.Errorf("the home directory of %s is not known here", name)
+			}
+			home = u.HomeDir
+		}
+		return filepath.Join(home, rest), nil
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	return filepath.Join(dir, p), nil
+}
+
+// helperPaths are the files a credential helper value names by path
+// (git runs every helper with the shell: a "!" one, one named by path,
+// and "NAME ARGS" as "git credential-NAME ARGS"): each of its words, or
+// an option's value after "=", that starts with "/" or "~"
+// ("store --file=~/creds", "!$HOME/bin/cred").
+func helperPaths(v string, getenv func(string) string) []string {
+	var out []string
+	for _, w := range helperWords(v, getenv) {
+		_, val, _ := strings.Cut(w, "=")
+		for _, c := range []string{w, val} {
+			if strings.HasPrefix(c, "/") || strings.HasPrefix(c, "~") {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// helperWords are the words of a credential helper value as the shell
+// splits them, its variables put in as getenv gives them ("$NAME",
+// "${NAME}"), quotes and shell punctuation taken off.
+func helperWords(v string, getenv func(string) string) []string {
+	v = os.Expand(strings.TrimPrefix(strings.TrimSpace(v), "!"), getenv)
+	return strings.FieldsFunc(v, func(r rune) bool {
+		return r == ' ' || r == '\t' || r == '\n' || strings.ContainsRune(`'";&|<>()`+"`", r)
+	})
 }
 
 // env is git's whole environment: nothing of the judged command's.
@@ -206,6 +320,16 @@ func (h *Helper) env() []string {
 		}
 	}
 	return env
+}
+
+// getenv is the value of a variable of git's environment (see env).
+func (h *Helper) getenv(name string) string {
+	for _, kv := range h.env() {
+		if n, v, _ := strings.Cut(kv, "="); n == name {
+			return v
+		}
+	}
+	return ""
 }
 
 func firstLine(s string) string {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,6 +118,13 @@ func TestFillWritableConfig(t *testing.T) {
 		"nested":          {"[include]\n\tpath = safe/gitconfig\n", "safe/gitconfig"},
 		"helper-path":     {"[credential]\n\thelper = ~/ws/helper\n", ""},
 		"helper-shell":    {"[credential \"https://git.example\"]\n\thelper = \"!f() { sh '~/ws/helper'; }; f\"\n", ""},
+		// A store file or cache socket where sandboxed commands write: the
+		// host would fill from what the command put there.
+		"store-file":        {"[credential]\n\thelper = store --file=~/ws/creds\n", ""},
+		"store-file-apart":  {"[credential]\n\thelper = store --file ~/ws/creds\n", ""},
+		"cache-socket":      {"[credential]\n\thelper = cache --socket=~/ws/sock\n", ""},
+		"helper-home-var":   {"[credential]\n\thelper = \"!$HOME/ws/helper\"\n", ""},
+		"helper-home-brace": {"[credential]\n\thelper = \"!f() { \\\"${HOME}/ws/helper\\\"; }; f\"\n", ""},
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := helper(t, c.gitconfig)
@@ -131,6 +139,7 @@ func TestFillWritableConfig(t *testing.T) {
 				os.WriteFile(filepath.Join(ws, "gitconfig"), []byte(evil), 0o600)
 			}
 			os.WriteFile(filepath.Join(ws, "helper"), []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755)
+			os.WriteFile(filepath.Join(ws, "creds"), []byte("https://evil:evil@git.example\n"), 0o600)
 			h.Writable = func(p string) bool { return p == ws || strings.HasPrefix(p, ws+"/") }
 			_, _, err := h.Fill(context.Background(), "git.example")
 			if !errors.Is(err, ErrNone) || !strings.Contains(err.Error(), "sandboxed commands can write") {
@@ -148,5 +157,48 @@ func TestFillWritableConfig(t *testing.T) {
 	h.Writable = func(p string) bool { return strings.HasPrefix(p, filepath.Join(h.Home, "ws")) }
 	if user, pass, err := h.Fill(context.Background(), "git.example"); err != nil || user != "person" || pass != "real" {
 		t.Errorf("an include out of reach: %q %q %v", user, pass, err)
+	}
+}
+
+// TestFillPrefix: an include at "%(prefix)/" is judged where git's
+// installation is, as git reads it.
+func TestFillPrefix(t *testing.T) {
+	h := helper(t, "[include]\n\tpath = %(prefix)/cordon-test-nowhere/gitconfig\n")
+	git, err := filepath.EvalSymlinks(h.Git)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(filepath.Dir(filepath.Dir(git)), "cordon-test-nowhere")
+	h.Writable = func(p string) bool { return p == ws || strings.HasPrefix(p, ws+"/") }
+	if _, _, err := h.Fill(context.Background(), "git.example"); err == nil || !strings.Contains(err.Error(), "runs "+ws+"/gitconfig") {
+		t.Errorf("Fill: %v, want a refusal naming %s", err, ws)
+	}
+}
+
+// TestFillOtherHome: a path in another user's home (~USER/) is judged
+// there, as git reads it; a user who is not known is refused.
+func TestFillOtherHome(t *testing.T) {
+	me, err := user.Current()
+	if err != nil || me.HomeDir == "" {
+		t.Skip("no current user")
+	}
+	ws := filepath.Join(me.HomeDir, "cordon-test-nowhere")
+	for name, gitconfig := range map[string]string{
+		"include": "[include]\n\tpath = ~" + me.Username + "/cordon-test-nowhere/gitconfig\n",
+		"helper":  "[credential]\n\thelper = \"!~" + me.Username + "/cordon-test-nowhere/helper\"\n",
+		"unknown": "[credential]\n\thelper = \"!~no-such-user-cordon/cordon-test-nowhere/helper\"\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := helper(t, gitconfig)
+			h.Writable = func(p string) bool { return p == ws || strings.HasPrefix(p, ws+"/") }
+			_, _, err := h.Fill(context.Background(), "git.example")
+			want := "runs " + ws + "/"
+			if name == "unknown" {
+				want = "is not known"
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("Fill: %v, want a refusal", err)
+			}
+		})
 	}
 }

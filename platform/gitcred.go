@@ -2,11 +2,14 @@ package platform
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/broker"
 	"github.com/cordonsh/cordon/gitcred"
@@ -42,7 +45,9 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		if _, ok := paths[h]; !ok {
 			hosts = append(hosts, h)
 		}
-		paths[h] = append(paths[h], "/"+path)
+		// The path as the remote names it, with or without ".git".
+		base := "/" + strings.TrimSuffix(strings.TrimRight(path, "/"), ".git")
+		paths[h] = append(paths[h], base, base+".git")
 	}
 	fill := hostGit(p)
 	var creds []broker.Credential
@@ -56,7 +61,7 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		ph := broker.Placeholder(key, "git:"+h, "")
 		host := h
 		creds = append(creds, broker.Credential{
-			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Repositories: paths[h],
+			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Paths: paths[h],
 			Lookup: func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
 		})
 		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})
@@ -145,13 +150,19 @@ func WithGitConfig(env []string, config [][2]string) []string {
 // when its configuration includes a file, or names a helper by path, in
 // one.
 func hostGit(p *Policy) *gitcred.Helper {
-	untrusted := p.WritableRoots() // caches too: a helper planted in ~/go/bin
-	path := Getenv(p.Env, "PATH")
+	return hostGitFor(p.WritableRoots(), func(name string) string { return Getenv(p.Env, name) })
+}
+
+// hostGitFor is hostGit for a sandbox that can write untrusted (its
+// caches too: a helper planted in ~/go/bin), with the command's
+// variables as getenv gives them.
+func hostGitFor(untrusted []string, getenv func(string) string) *gitcred.Helper {
+	path := getenv("PATH")
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
 	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool { return leadsInto(p, untrusted) }}
-	for _, home := range []string{Getenv(p.Env, "HOME"), AccountHome()} {
+	for _, home := range []string{getenv("HOME"), AccountHome()} {
 		if trustedHome(home, untrusted) {
 			h.Home = home
 			break
@@ -207,3 +218,64 @@ func trustedHome(home string, untrusted []string) bool {
 	}
 	return true
 }
+
+// gitStoreFiles are the files the person's git configuration has git's
+// own helpers keep credentials in at paths of its choosing (store's
+// --file, cache's --socket), to be hidden as ~/.git-credentials is. The
+// configuration's files are recorded as witnesses of the answer (the
+// default ones there or not); an answer that cannot be had is not kept.
+func (r *resolver) gitStoreFiles(p *Policy) []string {
+	defaults := []string{"/etc/gitconfig"}
+	for _, home := range []string{r.getenv("HOME"), AccountHome()} {
+		if filepath.IsAbs(home) {
+			defaults = append(defaults, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+		}
+	}
+	var files, config []string
+	var err error
+	if namesMore(defaults) {
+		h := hostGitFor(p.WritableRoots(), r.getenv)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if h.Git != "" && h.Home != "" {
+			files, config, err = h.StoreFiles(ctx)
+		}
+	}
+	if r.rec != nil {
+		if err != nil {
+			r.rec.bad = true
+		}
+		for _, f := range append(config, defaults...) {
+			r.realPath(f) // each name on the way, there or not
+			if _, err := os.Stat(f); err == nil {
+				r.rec.file(f)
+			}
+		}
+	}
+	return files
+}
+
+// namesMore reports whether one of git's configuration files may name a
+// store file or include another: it holds "--file", "--socket" or
+// "include" once git's quotes and line continuations are taken out, or
+// cannot be read. Otherwise no git need run (one costs milliseconds).
+func namesMore(files []string) bool {
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		text := strings.ToLower(gitUnquote.Replace(string(data)))
+		if strings.Contains(text, "--file") || strings.Contains(text, "--socket") || strings.Contains(text, "include") {
+			return true
+		}
+	}
+	return false
+}
+
+// gitUnquote takes out what git takes out of a value: quotes, a line's
+// end after a backslash.
+var gitUnquote = strings.NewReplacer("\\\r\n", "", "\\\n", "", `"`, "")

@@ -23,8 +23,8 @@ func TestGitCredentialsHelper(t *testing.T) {
 	if len(creds) != 2 || creds[0].Hosts[0] != "git.example" || creds[1].Hosts[0] != "127.0.0.1:8443" || creds[0].Lookup == nil || creds[0].Value != "" {
 		t.Fatalf("credentials: %+v", creds)
 	}
-	if !slices.Equal(creds[0].Repositories, []string{"/me/app.git", "/me/other"}) || !slices.Equal(creds[1].Repositories, []string{"/x.git"}) {
-		t.Errorf("repositories: %q %q", creds[0].Repositories, creds[1].Repositories)
+	if !slices.Equal(creds[0].Paths, []string{"/me/app", "/me/app.git", "/me/other", "/me/other.git"}) || !slices.Equal(creds[1].Paths, []string{"/x", "/x.git"}) {
+		t.Errorf("paths: %q %q", creds[0].Paths, creds[1].Paths)
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",

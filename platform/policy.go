@@ -487,6 +487,7 @@ func (r *resolver) hostPaths(s *Spec, p *Policy) *hostPaths {
 			}
 		}
 	}
+	hidden = append(hidden, r.gitStoreFiles(p)...)
 	hp := &hostPaths{}
 	hp.Hidden = r.existing(hidden, &hp.Missing)
 	hp.Sockets = r.existing(s.Sockets, nil)

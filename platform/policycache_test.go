@@ -197,6 +197,19 @@ func TestPolicyCacheInvalidated(t *testing.T) {
 		{"a rule hides one more path", func(c *cacheCase) {
 			c.spec.Hidden = append(c.spec.Hidden, "$H/a")
 		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.Hidden, c.home+"/a") }},
+		// git's store helper keeps the person's credentials at a path
+		// their git configuration names: hidden as ~/.git-credentials.
+		{"the person's git configuration names a store file", func(c *cacheCase) {
+			os.WriteFile(c.home+"/a/git-creds", []byte("https://me:secret@git.example\n"), 0o600)
+			// (Spelled as git reads it: "--file" across a line's end.)
+			os.WriteFile(c.home+"/.gitconfig", []byte("[credential]\n\thelper = store --fi\\\nle=~/a/git-creds\n"), 0o600)
+		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.Hidden, c.home+"/a/git-creds") }},
+		{"an included file names a cache socket", func(c *cacheCase) {
+			os.WriteFile(c.home+"/.gitconfig", []byte("[include]\n\tpath = ~/b/inc\n"), 0o600)
+			os.WriteFile(c.home+"/b/sock", nil, 0o600)
+			c.settle()
+			os.WriteFile(c.home+"/b/inc", []byte("[credential \"https://git.example\"]\n\thelper = \"!git credential-cache --socket $HOME/b/sock\"\n"), 0o600)
+		}, func(c *cacheCase, p *Policy) bool { return slices.Contains(p.Hidden, c.home+"/b/sock") }},
 		{"a variable the rules name", func(c *cacheCase) {
 			c.env = append(c.env, "H2="+c.home+"/b")
 			c.spec.Hidden = append(c.spec.Hidden, "$H2")

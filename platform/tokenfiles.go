@@ -23,8 +23,8 @@ import (
 
 // A CredentialFile says how a file holds tokens of a credential kind
 // (see rules.CredentialFile): Secret matches a line with a token (group
-// "value") and its host (group "host"), or Section the line above that
-// names the host.
+// "value"), its host (group "host") and the path on that host it is for,
+// if any (group "path"), or Section the line above that names the host.
 type CredentialFile struct {
 	Path       string `json:"path"`
 	Section    string `json:"section,omitempty"`
@@ -166,26 +166,50 @@ func (t TokenFile) swap(key []byte, lines []string) (map[int]string, []broker.Cr
 		if m == nil {
 			continue
 		}
-		h := host
-		if g := secret.SubexpIndex("host"); g >= 0 {
-			h = line[m[2*g]:m[2*g+1]]
-		}
-		g := secret.SubexpIndex("value")
-		value := line[m[2*g]:m[2*g+1]]
-		if t.URLEscaped {
-			if value, err = url.PathUnescape(value); err != nil {
-				continue
-			}
-		}
-		h = strings.ToLower(h)
-		if !plainHost(h) || value == "" || placeholder(value) {
+		h, value, path, ok := t.token(secret, line, m, host)
+		if !ok {
 			continue
 		}
-		ph := broker.Placeholder(key, t.Path+" "+h, value)
+		var paths []string
+		if path != "" {
+			paths = []string{path}
+		}
+		ph := broker.Placeholder(key, t.Path+" "+h+path, value)
+		g := secret.SubexpIndex("value")
 		kept[i] = line[:m[2*g]] + ph + line[m[2*g+1]:]
-		creds = append(creds, broker.Credential{Name: t.Path + " (" + h + ")", Placeholder: ph, Value: value, Hosts: t.hosts(h)})
+		creds = append(creds, broker.Credential{Name: t.Path + " (" + h + path + ")", Placeholder: ph, Value: value, Hosts: t.hosts(h), Paths: paths})
 	}
 	return kept, creds
+}
+
+// token reads the host, value and path of the token in line, which
+// secret matched at m (host is the section's, when secret names none):
+// %-decoded when t's are, the host in lower case, the path without a "/"
+// at its end. ok is false when one cannot be read, the host is not a
+// plain one, the path not absolute, or the value empty or a placeholder.
+func (t TokenFile) token(secret *regexp.Regexp, line string, m []int, host string) (h, value, path string, ok bool) {
+	group := func(name string) (string, bool) {
+		g := secret.SubexpIndex(name)
+		if g < 0 || m[2*g] < 0 {
+			return "", true
+		}
+		v := line[m[2*g]:m[2*g+1]]
+		if !t.URLEscaped {
+			return v, true
+		}
+		v, err := url.PathUnescape(v) // git's store helper writes a port "%3a8443"
+		return v, err == nil
+	}
+	h, okHost := group("host")
+	value, okValue := group("value")
+	path, okPath := group("path")
+	if secret.SubexpIndex("host") < 0 {
+		h = host
+	}
+	h, path = strings.ToLower(h), strings.TrimRight(path, "/")
+	ok = okHost && okValue && okPath && plainHost(h) && value != "" && !placeholder(value) &&
+		(path == "" || strings.HasPrefix(path, "/"))
+	return h, value, path, ok
 }
 
 // hosts are where a token of t's file for host h may go: the hosts of

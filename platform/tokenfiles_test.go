@@ -68,8 +68,8 @@ func TestTokenFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.TokenFiles) != 3 {
-		t.Fatalf("token files %+v, want the three", p.TokenFiles)
+	if len(p.TokenFiles) != 2 {
+		t.Fatalf("token files %+v, want gh's and npm's", p.TokenFiles)
 	}
 	bk, err := NewBrokerage(filepath.Join(root, "state"), nil)
 	if err != nil {
@@ -83,9 +83,16 @@ func TestTokenFiles(t *testing.T) {
 	}
 	for name := range tokenFileCases {
 		shown := c.Shown[filepath.Join(home, name)]
-		if strings.Count(shown, "cordon_") < 2 || strings.Contains(shown, "REAL") {
+		if name != ".git-credentials" && strings.Count(shown, "cordon_") < 2 || strings.Contains(shown, "REAL") {
 			t.Errorf("%s shown as:\n%s", name, shown)
 		}
+	}
+	// git's store file is git's credential, brokered through git's own
+	// helper for the workspace's remotes only (GitCredentials): as a
+	// token file it would go to any repository of its host. Its lines
+	// are emptied.
+	if _, shown, _ := c.shownFile(filepath.Join(home, ".git-credentials") + " password"); strings.Contains(string(shown), "cordon_") || strings.Contains(string(shown), "REAL") || strings.Count(string(shown), "\n") != 2 {
+		t.Errorf("git's store file shown as:\n%s", shown)
 	}
 	if !strings.Contains(c.Shown[filepath.Join(home, ".npmrc")], "save-exact=true\n") {
 		t.Errorf("the person's settings are gone:\n%s", c.Shown[filepath.Join(home, ".npmrc")])
@@ -96,8 +103,6 @@ func TestTokenFiles(t *testing.T) {
 		"gho_REALghe0002":    {"ghe.corp.example"},
 		"npm_REALnpm0003":    {"registry.npmjs.org"},
 		"npm_REALcorp0004":   {"npm.corp.example:8443"},
-		"ghp_REALgit@0006":   {"api.github.com", "github.com", "uploads.github.com"},
-		"glpat-REALlab0007":  {"gitlab.com"},
 	}
 	creds, _ := fileTokens(p, bk.key)
 	got := map[string][]string{}
@@ -106,6 +111,10 @@ func TestTokenFiles(t *testing.T) {
 			t.Errorf("%s: its placeholder is not shown", cr.Name)
 		}
 		got[cr.Value] = cr.Hosts
+		// An .npmrc token for //HOST/PATH/ goes to that path only.
+		if want := map[string][]string{"npm_REALcorp0004": {"/repo"}}[cr.Value]; !slices.Equal(cr.Paths, want) {
+			t.Errorf("%s: paths %q, want %q", cr.Name, cr.Paths, want)
+		}
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("tokens and hosts:\n%v\nwant\n%v", got, want)
@@ -143,5 +152,29 @@ func TestTokenFileWritable(t *testing.T) {
 	}
 	if len(p.TokenFiles) != 0 {
 		t.Errorf("a writable file's tokens are brokered: %+v", p.TokenFiles)
+	}
+}
+
+// A kind's file whose hosts are %-escaped (git's store helper writes
+// https://u:p@127.0.0.1%3a8443): the host is read unescaped, so its token
+// is brokered to that host and port.
+func TestTokenFileEscapedHost(t *testing.T) {
+	root := tree(t, "home/proj/")
+	home := filepath.Join(root, "home")
+	os.WriteFile(filepath.Join(home, ".xrc"), []byte("https://me:x%40REAL0008@127.0.0.1%3a8443\n"), 0o600)
+	kind := CredentialKind{Env: "X_TOKEN", Hosts: []string{"x.example"}, Files: []CredentialFile{{
+		Path: "~/.xrc", Secret: `^https://[^:@/\s]*:(?P<value>[^@/\s]+)@(?P<host>[^/@\s]+)/?$`, URLEscaped: true}}}
+	s := &Spec{Workspace: filepath.Join(home, "proj"), Network: NetworkAllowlist, Credentials: []CredentialKind{kind},
+		Hidden: []string{"~/.xrc"}, Filtered: []string{"~/.xrc password"}}
+	p, err := NewPolicy(s, []string{"HOME=" + home, "PATH=/usr/bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, shown := fileTokens(p, []byte("0123456789abcdef0123456789abcdef"))
+	if len(creds) != 1 || creds[0].Value != "x@REAL0008" || !slices.Equal(creds[0].Hosts, []string{"127.0.0.1:8443"}) {
+		t.Fatalf("credentials %+v, want the token for 127.0.0.1:8443", creds)
+	}
+	if got := shown[filepath.Join(home, ".xrc")]; got != "https://me:"+creds[0].Placeholder+"@127.0.0.1%3a8443\n" {
+		t.Errorf("shown as %q", got)
 	}
 }

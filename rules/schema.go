@@ -101,7 +101,9 @@ type CredentialKind struct {
 // it (gh's hosts.yml: "github.com:" then "  oauth_token: gho_..."). A
 // token for one of its kind's hosts goes to all of them; one for
 // another host, to that host only (the person's file names it; an
-// agent cannot write the file).
+// agent cannot write the file). An optional group "path" limits the
+// token to that path on the host and below it (an .npmrc's
+// //HOST/PATH/:_authToken).
 type CredentialFile struct {
 	Path    string `yaml:"path" json:"path"`
 	Section string `yaml:"section" json:"section,omitempty"`

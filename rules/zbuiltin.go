@@ -18474,16 +18474,6 @@ var builtinTable = table{
 					Section: "^(?P<host>[A-Za-z0-9][A-Za-z0-9.-]*(:[0-9]+)?):\\s*$",
 					Secret:  "^\\s+oauth_token:\\s*(?P<value>[^\\s\"']+)\\s*$",
 				},
-				{
-					Path:       "~/.git-credentials",
-					Secret:     "^\\s*https://[^:@/\\s]*:(?P<value>[^@/\\s]+)@(?P<host>[^/@\\s]+)/?\\s*$",
-					URLEscaped: true,
-				},
-				{
-					Path:       "~/.config/git/credentials",
-					Secret:     "^\\s*https://[^:@/\\s]*:(?P<value>[^@/\\s]+)@(?P<host>[^/@\\s]+)/?\\s*$",
-					URLEscaped: true,
-				},
 			},
 		},
 		{
@@ -18508,7 +18498,7 @@ var builtinTable = table{
 			Files: []CredentialFile{
 				{
 					Path:   "~/.npmrc",
-					Secret: "^\\s*//(?P<host>[^/:\\s]+(:[0-9]+)?)/[^=\\s]*:_authToken\\s*=\\s*\"?(?P<value>[^\"$\\s][^\"\\s]*)\"?\\s*$",
+					Secret: "^\\s*//(?P<host>[^/:\\s]+(:[0-9]+)?)(?P<path>/[^=\\s]*):_authToken\\s*=\\s*\"?(?P<value>[^\"$\\s][^\"\\s]*)\"?\\s*$",
 				},
 			},
 		},
