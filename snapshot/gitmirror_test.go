@@ -112,6 +112,32 @@ func TestKeepObjectsNoSymlink(t *testing.T) {
 	}
 }
 
+// The same when it is the directory holding the fan-out directories
+// (objects/ itself) that is swapped for a symlink: a round resolves each
+// holding directory once, not each fan-out directory, and must still
+// see it.
+func TestKeepObjectsNoSymlinkAbove(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/ab/cdef": "loose", "objects/pack/pack-1.pack": "pack"})
+	if res, err := s.TrackObjects(git, git, objectPatterns); err != nil || res.Copied != 2 {
+		t.Fatalf("first round: %+v, %v", res, err)
+	}
+	secret := t.TempDir()
+	writeFiles(t, secret, map[string]string{"ab/id_rsa": "secret", "ab/cdef": "loose", "pack/pack-1.pack": "pack", "pack/pack-9.pack": "secret"})
+	os.RemoveAll(filepath.Join(git, "objects"))
+	if err := os.Symlink(secret, filepath.Join(git, "objects")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.TrackObjects(git, git, objectPatterns)
+	if err != nil || res.Copied != 0 || res.Gone != 2 {
+		t.Fatalf("%+v, %v: want nothing copied through the symlink and both objects gone", res, err)
+	}
+}
+
 // What does not fit in the mirror's half of the total budget is not
 // copied, and said.
 func TestKeepObjectsBudget(t *testing.T) {
