@@ -120,6 +120,12 @@ type mirrorState struct {
 	// Modules are the git directories of submodules below GitDir whose
 	// objects the store keeps too (see [Store.SetModules]).
 	Modules []string `json:"modules,omitempty"`
+	// Checked is when the last look for objects changed in place began
+	// (Unix nanoseconds), and Differs what it found changed (relative to
+	// GitDir): an object file and its directory unchanged since (by
+	// their change times) are not compared again.
+	Checked int64    `json:"checked,omitempty"`
+	Differs []string `json:"differs,omitempty"`
 }
 
 func (s *Store) readMirror(dir string) *mirrorState {
@@ -240,7 +246,7 @@ func (s *Store) keepObjects(gitDir string, patterns []string, others int64, inPl
 		}
 	}
 	if inPlace {
-		res.Changed = s.changedInPlace(dir, gitDir)
+		res.Changed = s.changedInPlace(dir, gitDir, st)
 	}
 	if len(res.Unkept) > maxUnkept {
 		res.Unkept = append(res.Unkept[:maxUnkept], fmt.Sprintf("... and %d more object files", len(res.Unkept)-maxUnkept))
@@ -257,15 +263,29 @@ func (s *Store) keepObjects(gitDir string, patterns []string, others int64, inPl
 // made, so its change time after the copy was made means a command
 // opened it to change it (or git freshened it, or linked it): only then
 // are the contents compared; a copy found the same is stamped so that it
-// is not compared again.
-func (s *Store) changedInPlace(dir, gitDir string) []string {
+// is not compared again. An object whose file and directory have not
+// changed (by their change times, which no command can set back) since
+// the last look began, and that it did not find changed, is not looked
+// at in the mirror: that look saw it as it is. st records this look.
+func (s *Store) changedInPlace(dir, gitDir string, st *mirrorState) []string {
 	var out []string
+	began := time.Now()
+	since := time.Unix(0, st.Checked).Add(-tick) // before it, the last look saw a change
+	differed := map[string]bool{}
+	for _, rel := range st.Differs {
+		differed[rel] = true
+	}
+	seen := func(fi os.FileInfo) bool {
+		sec, nsec := ctime(fi)
+		return ctimeHeld && st.Checked != 0 && time.Unix(sec, nsec).Before(since)
+	}
 	have := filepath.Join(dir, "have")
 	// Each directory's files are looked at from the directory, opened
-	// once in the mirror and once in the repository (a lookup of one
-	// name, not of the whole path, for every object).
+	// once in the repository and, when one of them is compared, once in
+	// the mirror (a lookup of one name, not of the whole path).
 	var cur string
 	var mine, repo *os.Root
+	var dirSeen bool // the repository's directory unchanged since the last look
 	closeDirs := func() {
 		for _, r := range []*os.Root{mine, repo} {
 			if r != nil {
@@ -275,35 +295,50 @@ func (s *Store) changedInPlace(dir, gitDir string) []string {
 		mine, repo = nil, nil
 	}
 	defer closeDirs()
+	var found []string // relative to gitDir
 	filepath.WalkDir(have, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(have, p)
-		if parent := filepath.Dir(rel); parent != cur || mine == nil {
+		if parent := filepath.Dir(rel); parent != cur {
 			closeDirs()
 			cur = parent
-			mine, _ = os.OpenRoot(filepath.Join(have, parent))
 			repo, _ = os.OpenRoot(filepath.Join(gitDir, parent))
+			dirSeen = false
+			if repo != nil {
+				fi, err := repo.Lstat(".")
+				dirSeen = err == nil && seen(fi)
+			}
 		}
-		if mine == nil || repo == nil {
+		if repo == nil {
 			return nil // the repository's directory is gone: the next round moves its objects to gone/
 		}
 		name := filepath.Base(rel)
-		fm, err := mine.Lstat(name)
-		if err != nil {
-			return nil
-		}
 		fr, err := repo.Lstat(name)
 		if err != nil {
 			return nil // gone: the next round moves it to gone/
 		}
+		if dirSeen && seen(fr) && !differed[rel] {
+			return nil
+		}
+		if mine == nil {
+			if mine, err = os.OpenRoot(filepath.Dir(p)); err != nil {
+				return nil
+			}
+		}
+		fm, err := mine.Lstat(name)
+		if err != nil {
+			return nil
+		}
 		differs, err := s.statsDiffer(fm, fr, p, filepath.Join(gitDir, rel))
 		if err == nil && differs {
 			out = append(out, filepath.Join(gitDir, rel))
+			found = append(found, rel)
 		}
 		return nil
 	})
+	st.Checked, st.Differs = began.UnixNano(), found
 	return out
 }
 

@@ -88,6 +88,56 @@ func TestKeepObjects(t *testing.T) {
 	}
 }
 
+// An object changed in place is found by the round after the change,
+// and by every round after it while it stays changed, though rounds
+// look in the mirror only at objects whose file or directory changed
+// since the last look: in place with its size kept, replaced by a file
+// made before the last look (a rename keeps its own times), and left
+// changed.
+func TestChangedInPlaceFound(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/ab/cdef": "loose", "objects/cd/0123": "other", "objects/pack/pack-1.pack": "pack"})
+	round := func(want ...string) {
+		t.Helper()
+		res, err := s.TrackObjects(git, git, objectPatterns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range res.Changed {
+			got = append(got, filepath.ToSlash(strings.TrimPrefix(p, git+string(filepath.Separator))))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("changed in place: %q, want %q", got, want)
+		}
+		time.Sleep(3 * tick) // the next change is not within this round's tick
+	}
+	time.Sleep(3 * tick)
+	round()
+	round()
+	// In place, the same size.
+	p := filepath.Join(git, "objects/ab/cdef")
+	os.Chmod(p, 0o644)
+	if err := os.WriteFile(p, []byte("LOOSE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	round("objects/ab/cdef")
+	round("objects/ab/cdef") // still changed, nothing touched since
+	// Replaced by a file of the same size made before the last look.
+	made := filepath.Join(git, "objects/cd/.tmp")
+	os.WriteFile(made, []byte("OTHER"), 0o444)
+	time.Sleep(3 * tick)
+	round("objects/ab/cdef")
+	if err := os.Rename(made, filepath.Join(git, "objects/cd/0123")); err != nil {
+		t.Fatal(err)
+	}
+	round("objects/ab/cdef", "objects/cd/0123")
+	// Put back: no longer reported.
+	os.WriteFile(p, []byte("loose"), 0o444)
+	round("objects/cd/0123")
+}
+
 // A directory of objects swapped for a symlink is not read: it could
 // lead to files the sandbox hides, which a restore would then copy into
 // the workspace.
