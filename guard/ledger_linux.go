@@ -300,7 +300,12 @@ func AgentRemotes(stateDir, ws string) []string {
 	if err != nil {
 		return nil
 	}
-	var l ledger
+	// Only the two fields: the trusted state (every guarded file's
+	// content) is not decoded for them, on every command.
+	var l struct {
+		Workspace    string   `json:"workspace"`
+		AgentRemotes []string `json:"agent_remotes"`
+	}
 	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
 		return nil
 	}
