@@ -33,6 +33,10 @@ shim=$tmp/shims/bash
 # an agent.
 host_path=$PATH
 export PATH="$tmp/shims:$PATH"
+# State of its own (sessions, caches, the policy cache): the sandbox --stop
+# below ends every session of the state directory, which must not be the
+# person's (or, on a shared machine, another run's).
+export XDG_STATE_HOME="$tmp/state"
 out=${1:-$tmp/bench.md}
 
 # The commands run in a workspace: a copy of this repository's last commit,
