@@ -307,7 +307,7 @@ func TestGitPushMadeRepository(t *testing.T) {
 		for _, session := range []string{"on", "off"} {
 			t.Run(backend+"/session-"+session, func(t *testing.T) {
 				r := newSessionRig(t, backend, "  session: "+session+"\n")
-				port, seen, bare, _ := gitPushSetup(t, r.battery)
+				port, seen, bare, _, _ := gitPushSetup(t, r.battery)
 				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
 				drop := filepath.Join(filepath.Dir(bare), "drop.git")
 				if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {

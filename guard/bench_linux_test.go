@@ -1,11 +1,14 @@
 package guard
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +18,13 @@ import (
 // BenchmarkReconcile is the guard's part of a session's later command
 // when nothing changed: the reconcile before it ([Reconcile]) in a
 // repository with git's sample hooks, an .envrc and its configuration.
-func BenchmarkReconcile(b *testing.B) {
+func BenchmarkReconcile(b *testing.B) { benchReconcile(b, true) }
+
+// BenchmarkReconcileIdle is the same with nothing of the session running
+// (no ticket held): a later command's usual case.
+func BenchmarkReconcileIdle(b *testing.B) { benchReconcile(b, false) }
+
+func benchReconcile(b *testing.B, held bool) {
 	ws := filepath.Join(b.TempDir(), "ws")
 	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
 		b.Skipf("git init: %v\n%s", err, out)
@@ -33,7 +42,11 @@ func BenchmarkReconcile(b *testing.B) {
 	if _, err := Hold(state, p); err != nil {
 		b.Fatal(err)
 	}
-	defer Release(state, ws)
+	if held {
+		defer Release(state, ws)
+	} else {
+		Release(state, ws)
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		if lines, err := Reconcile(state, ws); err != nil || len(lines) > 0 {
@@ -73,5 +86,92 @@ func BenchmarkFindBelow(b *testing.B) {
 		if len(found) > 0 {
 			b.Fatal(found)
 		}
+	}
+}
+
+// agentRemotesLedger writes a ledger for ws with the remotes sandboxed
+// commands added and a trusted state of 40 hook files (as git's sample
+// hooks are): what every command in a repository reads it for.
+func agentRemotesLedger(t testing.TB, state, ws string, remotes []string) {
+	l := ledger{Workspace: ws, AgentRemotes: remotes, Trusted: state2(ws)}
+	data, err := json.Marshal(&l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Dir(ledgerFile(state, ws)), 0o700)
+	if err := os.WriteFile(ledgerFile(state, ws), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func state2(ws string) state {
+	s := state{}
+	for i := range 40 {
+		s[fmt.Sprintf("%s/.git/hooks/h%d.sample", ws, i)] = &entry{Kind: 'f', Mode: 0o755, Data: []byte(strings.Repeat("#!/bin/sh\n", 80))}
+	}
+	return s
+}
+
+func TestAgentRemotes(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	if r, _ := AgentRemotes(state, ws, ""); r != nil {
+		t.Errorf("no ledger: %q", r)
+	}
+	agentRemotesLedger(t, state, ws, []string{"fork", "x"})
+	if r, _ := AgentRemotes(state, ws, ""); !slices.Equal(r, []string{"fork", "x"}) {
+		t.Errorf("AgentRemotes = %q", r)
+	}
+	if r, _ := AgentRemotes(state, filepath.Dir(ws)+"/other", ""); r != nil {
+		t.Errorf("another workspace's ledger: %q", r)
+	}
+	os.WriteFile(ledgerFile(state, ws), []byte(`{"workspace":`), 0o600)
+	if r, _ := AgentRemotes(state, ws, ""); r != nil {
+		t.Errorf("a damaged ledger: %q", r)
+	}
+}
+
+// BenchmarkAgentRemotes is what judging a command in a repository pays
+// to know the remotes sandboxed commands added.
+func BenchmarkAgentRemotes(b *testing.B) {
+	state, ws := b.TempDir(), b.TempDir()
+	agentRemotesLedger(b, state, ws, []string{"fork"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if r, _ := AgentRemotes(state, ws, ""); len(r) != 1 {
+			b.Fatal(r)
+		}
+	}
+}
+
+// Reconcile with no ticket held takes the lines kept for the next
+// command without decoding the whole ledger; with a dead process's
+// ticket it still sweeps it (the ledger read in full).
+func TestReconcileIdle(t *testing.T) {
+	state, ws := t.TempDir(), t.TempDir()
+	p := &platform.Policy{Workspace: ws, Guarded: []string{ws + "/.envrc"}, RootGuarded: []string{".envrc"}}
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	Release(state, ws)
+	KeepLines(state, ws, []string{"put back .envrc"})
+	if lines, err := Reconcile(state, ws); err != nil || !slices.Equal(lines, []string{"put back .envrc"}) {
+		t.Fatalf("Reconcile = %q, %v; want the kept line", lines, err)
+	}
+	if lines, _ := Reconcile(state, ws); len(lines) != 0 {
+		t.Fatalf("the line was said twice: %q", lines)
+	}
+	// A ticket of a process that is gone: swept.
+	data, _ := os.ReadFile(ledgerFile(state, ws))
+	var l ledger
+	json.Unmarshal(data, &l)
+	l.Active = []ticket{{Pid: 1 << 22, Start: "1"}}
+	data, _ = json.Marshal(&l)
+	os.WriteFile(ledgerFile(state, ws), data, 0o600)
+	if _, err := Reconcile(state, ws); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(ledgerFile(state, ws))
+	if l = (ledger{}); json.Unmarshal(data, &l) != nil || len(l.Active) != 0 {
+		t.Errorf("the dead ticket was not swept: %s", data)
 	}
 }

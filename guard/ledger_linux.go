@@ -352,16 +352,26 @@ func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string)
 	return remotes, madeBy
 }
 
-// ledgers returns the ledgers of ws and of the directories holding it,
-// those that have one, innermost first.
-func ledgers(stateDir, ws string) []ledger {
+// remotesView is what AgentRemotes reads of a ledger: only these
+// fields, not the trusted state (every guarded file's content), are
+// decoded on every command.
+type remotesView struct {
+	Workspace    string   `json:"workspace"`
+	AgentRemotes []string `json:"agent_remotes"`
+	Made         []string `json:"made"`
+	MadeMore     bool     `json:"made_more"`
+}
+
+// ledgers returns what AgentRemotes needs of the ledgers of ws and of
+// the directories holding it, those that have one, innermost first.
+func ledgers(stateDir, ws string) []remotesView {
 	if stateDir == "" || !filepath.IsAbs(ws) {
 		return nil
 	}
-	var out []ledger
+	var out []remotesView
 	for d := filepath.Clean(ws); ; d = filepath.Dir(d) {
 		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
-			var l ledger
+			var l remotesView
 			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
 				out = append(out, l)
 			}

@@ -1,12 +1,15 @@
 package guard
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/cordonsh/cordon/filelock"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -71,6 +74,9 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 	if _, err := os.Stat(ledgerFile(stateDir, ws)); err != nil {
 		return nil, nil
 	}
+	if kept, ok := reconcileIdle(stateDir, ws); ok {
+		return kept, nil
+	}
 	b, err := open(stateDir, ws, false)
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the guard's ledger in %s: %w", stateDir, err)
@@ -88,6 +94,36 @@ func Reconcile(stateDir, ws string) ([]string, error) {
 	// later undo would bring back an older file.
 	lines = append(lines, b.reconcile()...)
 	return append(kept, lines...), b.save()
+}
+
+// reconcileIdle is Reconcile when the ledger holds no ticket (nothing
+// of a command or a session runs): there is nothing to sweep or put
+// back, so only the kept lines are taken, under the ledger's lock,
+// without decoding the trusted state (every guarded file's content). It
+// reports false when the ledger holds a ticket or cannot be read that
+// way: Reconcile then opens it in full.
+func reconcileIdle(stateDir, ws string) ([]string, bool) {
+	file := ledgerFile(stateDir, ws)
+	lock, err := os.OpenFile(file+".lock", os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	defer lock.Close()
+	if filelock.Lock(lock) != nil {
+		return nil, false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil || bytes.Contains(data, []byte(`"active":`)) {
+		return nil, false // a ticket (or a name that looks like one): read in full
+	}
+	var l struct {
+		Workspace string   `json:"workspace"`
+		Active    []ticket `json:"active"`
+	}
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws || len(l.Active) > 0 {
+		return nil, false
+	}
+	return takeLines(stateDir, ws), true
 }
 
 // keepLines keeps what a session's watch undid (it has no terminal of

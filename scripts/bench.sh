@@ -33,6 +33,10 @@ shim=$tmp/shims/bash
 # an agent.
 host_path=$PATH
 export PATH="$tmp/shims:$PATH"
+# State of its own (sessions, caches, the policy cache): the sandbox --stop
+# below ends every session of the state directory, which must not be the
+# person's (or, on a shared machine, another run's).
+export XDG_STATE_HOME="$tmp/state"
 out=${1:-$tmp/bench.md}
 
 # The commands run in a workspace: a copy of this repository's last commit,
@@ -174,21 +178,27 @@ ratios() {
 			for (i = 2; i <= NR; i++)
 				if (name[i] ~ /^(bash -c true|bwrap bash|cordon run|cordon check( \(a 2000|$))/)
 					printf "| `%s` | %.1f | %.2f | %.2f |\n", name[i], mean[i], mean[i] / bash, mean[i] / bwrap
-		}' "$tmp/bench.csv"
+		}' "$1"
 }
-ratios >>"$out"
+ratios "$tmp/bench.csv" >>"$out"
 
-# The session sandbox against a bare bwrap, in a table of its own: the first
-# command of a session needs the sessions stopped before each run.
-hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$tmp/session.md" \
+# The session sandbox against a bare bwrap and plain bash, in a table of its
+# own: the first command of a session needs the sessions stopped before
+# each run; a later one on Landlock is a session of its own.
+mkdir -p "$tmp/landlock/cordon"
+printf 'sandbox:\n  backend: landlock\n' >"$tmp/landlock/cordon/config.yaml"
+hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$tmp/session.md" --export-csv "$tmp/session.csv" \
+	--command-name 'bash -c true (real)' --prepare true "$real -c true" \
 	--command-name 'bwrap bash -c true (bare, same policy)' --prepare true "$bare" \
 	--command-name 'bash -c true (shim, bwrap, a sandbox per command)' --prepare true "env XDG_CONFIG_HOME=$tmp/nosession $shim -c true" \
 	--command-name 'bash -c true (shim, bwrap, first command of a session)' --prepare "$tmp/cordon sandbox --stop" "env CORDON_SESSION=bench-first $shim -c true" \
 	--command-name 'bash -c true (shim, bwrap, later command of a session)' --prepare true "env CORDON_SESSION=bench $shim -c true" \
+	--command-name 'bash -c true (shim, Landlock, later command of a session)' --prepare true "env XDG_CONFIG_HOME=$tmp/landlock CORDON_SESSION=bench-landlock $shim -c true" \
 	>&2
 {
 	echo
 	cat "$tmp/session.md"
+	ratios "$tmp/session.csv"
 } >>"$out"
 network
 

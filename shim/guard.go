@@ -268,7 +268,7 @@ func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {
 				paths = append(paths, p)
 			}
 		}
-		store.TrackObjects(g, gitDir, classes.GitObjects)
+		store.TrackNewObjects(g, gitDir, classes.GitObjects)
 	}
 	store.Refresh(ws, paths, start)
 }

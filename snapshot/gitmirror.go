@@ -120,6 +120,12 @@ type mirrorState struct {
 	// Modules are the git directories of submodules below GitDir whose
 	// objects the store keeps too (see [Store.SetModules]).
 	Modules []string `json:"modules,omitempty"`
+	// Checked is when the last look for objects changed in place began
+	// (Unix nanoseconds), and Differs what it found changed (relative to
+	// GitDir): an object file and its directory unchanged since (by
+	// their change times) are not compared again.
+	Checked int64    `json:"checked,omitempty"`
+	Differs []string `json:"differs,omitempty"`
 }
 
 func (s *Store) readMirror(dir string) *mirrorState {
@@ -153,12 +159,19 @@ type MirrorResult struct {
 // total budget together (others: what the others hold); what does not fit is reported in Unkept and
 // tried again next round. The caller holds the store's lock.
 func (s *Store) KeepObjects(gitDir string, patterns []string, others int64) (*MirrorResult, error) {
+	return s.keepObjects(gitDir, patterns, others, true)
+}
+
+// keepObjects is KeepObjects; inPlace false leaves out the objects
+// changed in place (Changed stays empty).
+func (s *Store) keepObjects(gitDir string, patterns []string, others int64, inPlace bool) (*MirrorResult, error) {
 	dir := s.mirrorDir(gitDir)
 	st := s.readMirror(dir)
 	st.GitDir = filepath.Clean(gitDir)
 	res := &MirrorResult{}
 	limit := s.Budgets.Total/2 - others
 	now := time.Now()
+	below := newBelowChecker(gitDir)
 	for _, p := range patterns {
 		pdir, base := path.Split(p)
 		dirs := map[string]bool{}
@@ -175,7 +188,7 @@ func (s *Store) KeepObjects(gitDir string, patterns []string, others int64) (*Mi
 			fi, err := os.Lstat(filepath.Join(gitDir, rel))
 			var mtime int64
 			var des []fs.DirEntry
-			if err == nil && fi.IsDir() && realBelow(gitDir, rel) {
+			if err == nil && below.dir(rel, fi) {
 				mtime = fi.ModTime().UnixNano()
 				if st.Dirs[key] == mtime {
 					continue
@@ -232,7 +245,9 @@ func (s *Store) KeepObjects(gitDir string, patterns []string, others int64) (*Mi
 			}
 		}
 	}
-	res.Changed = s.changedInPlace(dir, gitDir)
+	if inPlace {
+		res.Changed = s.changedInPlace(dir, gitDir, st)
+	}
 	if len(res.Unkept) > maxUnkept {
 		res.Unkept = append(res.Unkept[:maxUnkept], fmt.Sprintf("... and %d more object files", len(res.Unkept)-maxUnkept))
 	}
@@ -248,22 +263,82 @@ func (s *Store) KeepObjects(gitDir string, patterns []string, others int64) (*Mi
 // made, so its change time after the copy was made means a command
 // opened it to change it (or git freshened it, or linked it): only then
 // are the contents compared; a copy found the same is stamped so that it
-// is not compared again.
-func (s *Store) changedInPlace(dir, gitDir string) []string {
+// is not compared again. An object whose file and directory have not
+// changed (by their change times, which no command can set back) since
+// the last look began, and that it did not find changed, is not looked
+// at in the mirror: that look saw it as it is. st records this look.
+func (s *Store) changedInPlace(dir, gitDir string, st *mirrorState) []string {
 	var out []string
+	began := time.Now()
+	since := time.Unix(0, st.Checked).Add(-tick) // before it, the last look saw a change
+	differed := map[string]bool{}
+	for _, rel := range st.Differs {
+		differed[rel] = true
+	}
+	seen := func(fi os.FileInfo) bool {
+		sec, nsec := ctime(fi)
+		return ctimeHeld && st.Checked != 0 && time.Unix(sec, nsec).Before(since)
+	}
 	have := filepath.Join(dir, "have")
+	// Each directory's files are looked at from the directory, opened
+	// once in the repository and, when one of them is compared, once in
+	// the mirror (a lookup of one name, not of the whole path).
+	var cur string
+	var mine, repo *os.Root
+	var dirSeen bool // the repository's directory unchanged since the last look
+	closeDirs := func() {
+		for _, r := range []*os.Root{mine, repo} {
+			if r != nil {
+				r.Close()
+			}
+		}
+		mine, repo = nil, nil
+	}
+	defer closeDirs()
+	var found []string // relative to gitDir
 	filepath.WalkDir(have, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(have, p)
-		repo := filepath.Join(gitDir, rel)
-		differs, err := s.objectDiffers(p, repo)
+		if parent := filepath.Dir(rel); parent != cur {
+			closeDirs()
+			cur = parent
+			repo, _ = os.OpenRoot(filepath.Join(gitDir, parent))
+			dirSeen = false
+			if repo != nil {
+				fi, err := repo.Lstat(".")
+				dirSeen = err == nil && seen(fi)
+			}
+		}
+		if repo == nil {
+			return nil // the repository's directory is gone: the next round moves its objects to gone/
+		}
+		name := filepath.Base(rel)
+		fr, err := repo.Lstat(name)
+		if err != nil {
+			return nil // gone: the next round moves it to gone/
+		}
+		if dirSeen && seen(fr) && !differed[rel] {
+			return nil
+		}
+		if mine == nil {
+			if mine, err = os.OpenRoot(filepath.Dir(p)); err != nil {
+				return nil
+			}
+		}
+		fm, err := mine.Lstat(name)
+		if err != nil {
+			return nil
+		}
+		differs, err := s.statsDiffer(fm, fr, p, filepath.Join(gitDir, rel))
 		if err == nil && differs {
-			out = append(out, repo)
+			out = append(out, filepath.Join(gitDir, rel))
+			found = append(found, rel)
 		}
 		return nil
 	})
+	st.Checked, st.Differs = began.UnixNano(), found
 	return out
 }
 
@@ -279,6 +354,12 @@ func (s *Store) objectDiffers(mine, repo string) (bool, error) {
 	if err != nil {
 		return false, err // gone: the next round moves it to gone/
 	}
+	return s.statsDiffer(fm, fr, mine, repo)
+}
+
+// statsDiffer is objectDiffers with the files' Lstat, fm of mine and fr
+// of repo.
+func (s *Store) statsDiffer(fm, fr os.FileInfo, mine, repo string) (bool, error) {
 	sec, nsec := ctime(fr)
 	if fr.Size() == fm.Size() && !time.Unix(sec, nsec).After(fm.ModTime().Add(tick)) {
 		return false, nil
@@ -321,6 +402,37 @@ func sameContent(a, b string) (bool, error) {
 			return ea == eb || (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF), nil
 		}
 	}
+}
+
+// A belowChecker is realBelow for the directories of one pass over a
+// repository: each directory that holds them is resolved once, not once
+// for each of its subdirectories (objects/ for its 256 fan-out ones).
+type belowChecker struct {
+	gitDir  string
+	parents map[string]bool
+}
+
+func newBelowChecker(gitDir string) *belowChecker {
+	return &belowChecker{gitDir: gitDir, parents: map[string]bool{}}
+}
+
+// dir reports whether rel, whose Lstat is fi, is a directory below
+// gitDir that no symlink leads to: it is one itself (fi does not follow
+// a link), and realBelow holds for the directory holding it.
+func (c *belowChecker) dir(rel string, fi os.FileInfo) bool {
+	if !fi.IsDir() {
+		return false
+	}
+	parent := filepath.Dir(rel)
+	if rel == "." || parent == "." {
+		return realBelow(c.gitDir, rel)
+	}
+	ok, seen := c.parents[parent]
+	if !seen {
+		ok = realBelow(c.gitDir, parent)
+		c.parents[parent] = ok
+	}
+	return ok
 }
 
 // realBelow reports whether gitDir is a directory and no component of
@@ -539,6 +651,17 @@ func (s *Store) pruneMirrors(all []*Manifest) int64 {
 // copied in the store's usage (the oldest snapshots are evicted past the
 // total budget; no mirror of top's is removed for it).
 func (s *Store) TrackObjects(gitDir, top string, patterns []string) (*MirrorResult, error) {
+	return s.trackObjects(gitDir, top, patterns, true)
+}
+
+// TrackNewObjects is TrackObjects without looking for objects changed in
+// place (Changed stays empty): the pre-round keeps what is new before a
+// command runs, and the round after it finds what the command changed.
+func (s *Store) TrackNewObjects(gitDir, top string, patterns []string) (*MirrorResult, error) {
+	return s.trackObjects(gitDir, top, patterns, false)
+}
+
+func (s *Store) trackObjects(gitDir, top string, patterns []string, inPlace bool) (*MirrorResult, error) {
 	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
@@ -551,7 +674,7 @@ func (s *Store) TrackObjects(gitDir, top string, patterns []string) (*MirrorResu
 			others += st.Have + st.Gone
 		}
 	}
-	res, err := s.KeepObjects(gitDir, patterns, others)
+	res, err := s.keepObjects(gitDir, patterns, others, inPlace)
 	if err != nil {
 		return nil, err
 	}

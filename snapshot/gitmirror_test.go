@@ -88,6 +88,56 @@ func TestKeepObjects(t *testing.T) {
 	}
 }
 
+// An object changed in place is found by the round after the change,
+// and by every round after it while it stays changed, though rounds
+// look in the mirror only at objects whose file or directory changed
+// since the last look: in place with its size kept, replaced by a file
+// made before the last look (a rename keeps its own times), and left
+// changed.
+func TestChangedInPlaceFound(t *testing.T) {
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/ab/cdef": "loose", "objects/cd/0123": "other", "objects/pack/pack-1.pack": "pack"})
+	round := func(want ...string) {
+		t.Helper()
+		res, err := s.TrackObjects(git, git, objectPatterns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range res.Changed {
+			got = append(got, filepath.ToSlash(strings.TrimPrefix(p, git+string(filepath.Separator))))
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("changed in place: %q, want %q", got, want)
+		}
+		time.Sleep(3 * tick) // the next change is not within this round's tick
+	}
+	time.Sleep(3 * tick)
+	round()
+	round()
+	// In place, the same size.
+	p := filepath.Join(git, "objects/ab/cdef")
+	os.Chmod(p, 0o644)
+	if err := os.WriteFile(p, []byte("LOOSE"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	round("objects/ab/cdef")
+	round("objects/ab/cdef") // still changed, nothing touched since
+	// Replaced by a file of the same size made before the last look.
+	made := filepath.Join(git, "objects/cd/.tmp")
+	os.WriteFile(made, []byte("OTHER"), 0o444)
+	time.Sleep(3 * tick)
+	round("objects/ab/cdef")
+	if err := os.Rename(made, filepath.Join(git, "objects/cd/0123")); err != nil {
+		t.Fatal(err)
+	}
+	round("objects/ab/cdef", "objects/cd/0123")
+	// Put back: no longer reported.
+	os.WriteFile(p, []byte("loose"), 0o444)
+	round("objects/cd/0123")
+}
+
 // A directory of objects swapped for a symlink is not read: it could
 // lead to files the sandbox hides, which a restore would then copy into
 // the workspace.
@@ -109,6 +159,32 @@ func TestKeepObjectsNoSymlink(t *testing.T) {
 	os.Remove(filepath.Join(git, "objects", "ab"))
 	if n, _ := s.RestoreObjects(git, time.Time{}); n != 0 {
 		t.Errorf("restored %d files", n)
+	}
+}
+
+// The same when it is the directory holding the fan-out directories
+// (objects/ itself) that is swapped for a symlink: a round resolves each
+// holding directory once, not each fan-out directory, and must still
+// see it.
+func TestKeepObjectsNoSymlinkAbove(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symlinks")
+	}
+	s := Open(t.TempDir(), Budgets{})
+	git := filepath.Join(t.TempDir(), ".git")
+	writeFiles(t, git, map[string]string{"objects/ab/cdef": "loose", "objects/pack/pack-1.pack": "pack"})
+	if res, err := s.TrackObjects(git, git, objectPatterns); err != nil || res.Copied != 2 {
+		t.Fatalf("first round: %+v, %v", res, err)
+	}
+	secret := t.TempDir()
+	writeFiles(t, secret, map[string]string{"ab/id_rsa": "secret", "ab/cdef": "loose", "pack/pack-1.pack": "pack", "pack/pack-9.pack": "secret"})
+	os.RemoveAll(filepath.Join(git, "objects"))
+	if err := os.Symlink(secret, filepath.Join(git, "objects")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.TrackObjects(git, git, objectPatterns)
+	if err != nil || res.Copied != 0 || res.Gone != 2 {
+		t.Fatalf("%+v, %v: want nothing copied through the symlink and both objects gone", res, err)
 	}
 }
 

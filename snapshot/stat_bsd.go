@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// ctimeHeld says whether ctime is the inode's change time, which no
+// unprivileged process can set back (else it is the settable mtime).
+const ctimeHeld = true
+
 // ctime is when fi's inode last changed, which no program can set back.
 func ctime(fi os.FileInfo) (sec, nsec int64) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {

@@ -5,6 +5,10 @@ import (
 	"syscall"
 )
 
+// ctimeHeld says whether ctime is the inode's change time, which no
+// unprivileged process can set back (else it is the settable mtime).
+const ctimeHeld = true
+
 // ctime is when fi's inode last changed, which no program can set back
 // (the modification time it can).
 func ctime(fi os.FileInfo) (sec, nsec int64) {
