@@ -495,3 +495,62 @@ func TestGuardBelowBare(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardBelowAtOnce: what a command plants below the root is put
+// right before its shim returns, not by the snapshot round after it. The
+// person's command runs on the host as the very next process after the
+// shim's (no wait for the round, as an agent's next command or an
+// editor polling git does): git status below a bare repository the
+// command made, and in a directory whose .git file it pointed at a git
+// directory of its own (each with a core.fsmonitor that touches a
+// marker), and a look at a package's .npmrc and a folder's
+// .vscode/tasks.json. The marker must not appear, nor the files.
+func TestGuardBelowAtOnce(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if b.session {
+				b.settings("")
+			} else {
+				b.settings("  session: off\n")
+			}
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x")
+			fsmonitor := "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > "
+			ran := func(what string) {
+				t.Helper()
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git status, run as the shim returned, ran a program a sandboxed command planted %s", what)
+					os.Remove(marker)
+				}
+			}
+			b.plantThen("bare", "git init -q --bare deep/b && "+fsmonitor+"deep/b/config && mkdir deep/b/sub && echo planted\n", "planted",
+				"git -C deep/b/sub status >/dev/null 2>&1; true")
+			ran("in a bare repository deep/b above it")
+			b.plantThen("pointer", "git init -q --bare node_modules/g && "+fsmonitor+"node_modules/g/config && mkdir -p deep/p && "+
+				"printf 'gitdir: ../../node_modules/g\\n' > deep/p/.git && echo planted\n", "planted",
+				"git -C deep/p status >/dev/null 2>&1; true")
+			ran("through deep/p/.git")
+			if got := b.plantThen("files", "mkdir -p packages/app sub/.vscode && echo script-shell=./x > packages/app/.npmrc && echo '{}' > sub/.vscode/tasks.json && echo planted\n", "planted",
+				"ls packages/app/.npmrc sub/.vscode/tasks.json 2>/dev/null; true"); got != "" {
+				t.Errorf("auto-run files a sandboxed command planted below the root were there when its shim returned:\n%s", got)
+			}
+		})
+	}
+}
+
+// plantThen is plant, with then run on the host the moment the shim
+// returns (before the snapshot round); it returns then's output.
+func (b *battery) plantThen(name, script, want, then string) string {
+	b.t.Helper()
+	if err := os.WriteFile(filepath.Join(b.ws, name+".sh"), []byte(script), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	out, code := b.shim("./x < " + name + ".sh")
+	got := b.host(then)
+	if code != 0 || !strings.Contains(out, want) {
+		b.t.Fatalf("exit %d:\n%s", code, out)
+	}
+	snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+	return got
+}

@@ -76,3 +76,6 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { ret
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
 func AgentRemotes(stateDir, ws string) []string { return nil }
+
+// CheckBelow does nothing outside Linux.
+func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string { return nil }

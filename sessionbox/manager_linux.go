@@ -259,6 +259,18 @@ func (m *manager) release() {
 	m.held = false
 }
 
+// checkBelow moves aside what the commands since m.since made at the
+// auto-run places below the workspace's root ([guard.CheckBelow]),
+// before a command's end is answered: its shim returns only then. The
+// lines are the shim's to say.
+func (m *manager) checkBelow() {
+	if !m.held || m.since.IsZero() {
+		return
+	}
+	lines := guard.CheckBelow(m.s.StateDir, m.s.Policy, m.since)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
+}
+
 // reconcile puts back what the commands did at the guarded places while
 // the session keeps its ticket for something a command left running,
 // keeping the lines for the command's shim to say when its connection
@@ -422,6 +434,7 @@ func (m *manager) serve() {
 			running += d
 			last = time.Now()
 			if d < 0 {
+				m.checkBelow()
 				if running <= 0 {
 					m.release()
 				}
