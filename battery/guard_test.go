@@ -276,7 +276,7 @@ func TestGuardScratchRepository(t *testing.T) {
 // directory below the workspace's root, outside any repository's root
 // (npm reads packages/app/.npmrc in that package; an editor opened on
 // sub/ runs sub/.vscode/tasks.json), is moved aside once the command
-// has ended, and the next command says so; one the command left alone
+// has ended, and the command says so; one the command left alone
 // stays.
 func TestGuardBelowRoot(t *testing.T) {
 	for _, backend := range backends {
@@ -296,7 +296,7 @@ func TestGuardBelowRoot(t *testing.T) {
 			// Besides the plain ones: one committed (git status shows it
 			// clean), and 20,001 files in a directory before them (no
 			// budget of entries to use up: git's own walk finds names).
-			b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+			out := b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
 				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
 				"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
 				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n", "planted")
@@ -304,8 +304,8 @@ func TestGuardBelowRoot(t *testing.T) {
 			b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
 			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
 			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
-			if out, _ := b.shim("true"); !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
-				t.Errorf("the next command does not say what was moved aside:\n%s", out)
+			if !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
+				t.Errorf("the command does not say what was moved aside:\n%s", out)
 			}
 			// Staged where the round does not look (a regenerable
 			// directory) by one command, moved into place with its
