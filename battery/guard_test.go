@@ -452,7 +452,8 @@ func TestGuardBelowGitPointer(t *testing.T) {
 // the person's git status anywhere below it runs the program on the host.
 // Made in the person's own tracked lib/src in one command; and over two
 // commands (HEAD first, detached, then objects/, refs/ and the
-// configuration) in deep/h. The host's git runs there after each, as the
+// configuration) in deep/h; inside node_modules (node_modules/x/lib, and
+// a repository's .git in node_modules/y). The host's git runs there after each, as the
 // person would; the marker must not appear, and the person's file stays.
 // A test remote an agent makes (git init --bare remote.git, git push
 // remote.git HEAD) keeps working in the next command.
@@ -486,6 +487,13 @@ func TestGuardBelowBare(t *testing.T) {
 			b.plant("head", "echo 0123456789abcdef0123456789abcdef01234567 > deep/h/HEAD && echo planted\n", "planted")
 			b.plant("rest", "mkdir deep/h/objects deep/h/refs && "+config("deep/h")+" && echo planted\n", "planted")
 			ran("deep/h/sub")
+			// Inside a regenerable directory, which the walk before the
+			// command's status does not go into: the round after it
+			// does. A bare one, and a repository's .git there.
+			b.plant("inside", "mkdir -p node_modules/x && git init -q --bare node_modules/x/lib && "+config("node_modules/x/lib")+" && mkdir node_modules/x/lib/sub && "+
+				"git init -q node_modules/y && git -C node_modules/y config core.fsmonitor 'touch "+marker+"; false' && echo planted\n", "planted")
+			ran("node_modules/x/lib/sub")
+			ran("node_modules/y")
 			// Ordinary work: a test remote, pushed to and cloned later.
 			b.plant("remote", "git init -q --bare remote.git && git push -q remote.git HEAD && echo done\n", "done")
 			b.plant("remote2", "git push -q remote.git HEAD:refs/heads/two && git clone -q remote.git c && git -C c log --format=%s -1\n", "src")

@@ -124,7 +124,9 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	ws := p.Workspace
 	specs := PlaceSpecs(p.RootGuarded, p.Regenerable)
 	clean := CommittedPlaces(ws, p.Env, trustedGit(stateDir, p), p.Nested, specs)
-	found, made, _ := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean)
+	// (Not inside node_modules: their size would be every command's
+	// cost; the round after the command looks there.)
+	found, made, _ := findBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
 	AdoptRoots(stateDir, ws, made)
 	return moveAside(stateDir, ws, found)
 }
