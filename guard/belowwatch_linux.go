@@ -98,10 +98,13 @@ type belowWatch struct {
 	// insideDirs counts the directories it looked through there.
 	inside     bool
 	insideDirs int
-	partial    bool
-	said       bool // that the watch is partial
-	stopped    atomic.Bool
-	mu         sync.Mutex // held while moving; stop takes it
+	// lasts and heads are [placeNames] of entries, once.
+	lasts   map[string]bool
+	heads   []string
+	partial bool
+	said    bool // that the watch is partial
+	stopped atomic.Bool
+	mu      sync.Mutex // held while moving; stop takes it
 }
 
 // watchBelow starts watching the places below p's workspace's root for
@@ -817,7 +820,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 // place reports whether rel is an auto-run place below the root that
 // no ledger keeps (a nested repository's own places are put back by it).
 func (w *belowWatch) place(rel string) bool {
-	if !platform.BelowRoot(rel, w.entries) {
+	if !w.mayPlace(rel) || !platform.BelowRoot(rel, w.entries) {
 		return false
 	}
 	for _, r := range w.roots {
@@ -826,6 +829,38 @@ func (w *belowWatch) place(rel string) bool {
 		}
 	}
 	return true
+}
+
+// mayPlace reports, without [platform.BelowRoot]'s work (a walk asks it
+// of every file), whether rel can be a place at all: its name is the
+// last of an entry's, or it lies in a directory named as the first of
+// a directory entry's (.vscode/, .husky/).
+func (w *belowWatch) mayPlace(rel string) bool {
+	if w.lasts == nil {
+		w.lasts, w.heads = placeNames(w.entries)
+	}
+	if w.lasts[rel[strings.LastIndexByte(rel, '/')+1:]] {
+		return true
+	}
+	return slices.ContainsFunc(w.heads, func(h string) bool { return strings.Contains(rel, "/"+h+"/") })
+}
+
+// placeNames returns the last components of entries, and the first
+// components of the directory entries ("dir/").
+func placeNames(entries []string) (lasts map[string]bool, heads []string) {
+	lasts = map[string]bool{}
+	for _, e := range entries {
+		dir := strings.HasSuffix(e, "/")
+		e = strings.TrimSuffix(e, "/")
+		if e == "" {
+			continue
+		}
+		lasts[e[strings.LastIndexByte(e, '/')+1:]] = true
+		if head, _, _ := strings.Cut(e, "/"); dir && !slices.Contains(heads, head) {
+			heads = append(heads, head)
+		}
+	}
+	return lasts, heads
 }
 
 // atRoot reports whether rel is one of entries' places at a root.
@@ -954,7 +989,9 @@ type dirent struct {
 // getdents64 gives them (no stat, no file object).
 func readDirFD(fd int) []dirent {
 	var out []dirent
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if n <= 0 || err != nil {
@@ -981,6 +1018,10 @@ func readDirFD(fd int) []dirent {
 		}
 	}
 }
+
+// direntBufs are readDirFD's buffers: a walk lists thousands of
+// directories.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // markBelow records that what was written below ws's root since t may
 // have been missed, keeping an earlier mark; it reports whether the mark
