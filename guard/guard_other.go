@@ -79,3 +79,15 @@ func AgentRemotes(stateDir, ws string) []string { return nil }
 
 // CheckBelow does nothing outside Linux.
 func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string { return nil }
+
+// Changes is Linux's: elsewhere every end walks.
+type Changes struct{}
+
+// WatchChanges watches nothing outside Linux.
+func WatchChanges(p *platform.Policy, since time.Time) *Changes { return nil }
+
+// Changed is always true outside Linux.
+func (c *Changes) Changed() bool { return true }
+
+// Stop does nothing outside Linux.
+func (c *Changes) Stop() {}

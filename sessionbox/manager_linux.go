@@ -50,6 +50,7 @@ type manager struct {
 	guarded bool              // the workspace has guarded places
 	held    bool              // this process holds a ticket in the workspace's ledger
 	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	changes *guard.Changes    // what may have changed below the workspace's root, for the session's life
 	since   time.Time         // the start of the first command since the last watch or release
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
@@ -222,6 +223,9 @@ func (m *manager) hold() error {
 		return err
 	}
 	m.held = true
+	if m.changes == nil {
+		m.changes = guard.WatchChanges(m.s.Policy, m.since)
+	}
 	return nil
 }
 
@@ -261,10 +265,11 @@ func (m *manager) release() {
 
 // checkBelow moves aside what the commands since m.since made at the
 // auto-run places below the workspace's root ([guard.CheckBelow]),
-// before a command's end is answered: its shim returns only then. The
+// before a command's end is answered: its shim returns only then; only
+// when the session's watch saw a change there since the last end. The
 // lines are the shim's to say.
 func (m *manager) checkBelow() {
-	if !m.held || m.since.IsZero() {
+	if !m.held || m.since.IsZero() || !m.changes.Changed() {
 		return
 	}
 	lines := guard.CheckBelow(m.s.StateDir, m.s.Policy, m.since)
@@ -493,6 +498,7 @@ func (m *manager) shutdown() {
 	}
 	guard.KillAll()
 	m.stopBetween()
+	m.changes.Stop()
 	if m.held {
 		// (The next command in the workspace says what was put back.)
 		lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
