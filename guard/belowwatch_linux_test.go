@@ -262,7 +262,23 @@ func TestWatchChanges(t *testing.T) {
 	os.MkdirAll(filepath.Join(ws, "a/b"), 0o755)
 	os.MkdirAll(filepath.Join(ws, "node_modules/x"), 0o755)
 	p := &platform.Policy{Workspace: ws, RootGuarded: []string{".envrc", ".npmrc", ".vscode/"}, Regenerable: []string{"node_modules"}}
-	c := WatchChanges(p, time.Now())
+	// A directory with an old place moved in by the first command
+	// before the watch's first walk got there.
+	os.MkdirAll(filepath.Join(ws, "staged"), 0o755)
+	os.WriteFile(filepath.Join(ws, "staged/.npmrc"), nil, 0o644)
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	os.Rename(filepath.Join(ws, "staged"), filepath.Join(ws, "a/moved"))
+	c := WatchChanges(p, since)
+	if c == nil {
+		t.Fatal("no watch")
+	}
+	defer c.Stop()
+	if !c.Changed() {
+		t.Error("a place moved in with its directory before the watch's first walk, not seen")
+	}
+	c.Stop()
+	c = WatchChanges(p, time.Now().Add(time.Second))
 	if c == nil {
 		t.Fatal("no watch")
 	}

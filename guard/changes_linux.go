@@ -45,6 +45,9 @@ func WatchChanges(p *platform.Policy, since time.Time) *Changes {
 	w := &belowWatch{ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
 	mark := func(string) { c.dirty = true }
 	w.found, w.newRepo, w.newBare = mark, mark, mark
+	// A place in a directory changed since (moved in with it, before the
+	// first walk got there) counts: the walk at the end asks git.
+	w.clean = func(string) bool { return false }
 	w.setRoots(p.Nested)
 	c.w = w
 	// (Held until the first walk is done: an end before it waits.)
