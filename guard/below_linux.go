@@ -95,7 +95,8 @@ func openBelow(ws, rel string) (int, error) {
 // .npmrc in a package, a .git file, a bare repository: [FindBelow]),
 // before its status is given: the person's git status, run the moment
 // the command returns, must not find them. The repositories made there
-// are adopted ([AdoptRoots]). It returns a line per path moved; past
+// are adopted ([AdoptRoots]). It returns a line per path moved or
+// repository adopted (for the caller to say: none is kept); past
 // belowTimeout it gives up with a line that says so (the snapshot
 // round after the command then does it, as before).
 func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string {
@@ -103,7 +104,7 @@ func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 		return nil
 	}
 	done := make(chan []string, 1)
-	go func() { done <- checkBelow(stateDir, p, since) }()
+	go func() { done <- checkBelowWalk(stateDir, p, since) }()
 	select {
 	case lines := <-done:
 		return lines
@@ -111,6 +112,9 @@ func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 		return []string{"cordon: " + printable(p.Workspace) + ": the guard did not finish looking for auto-run places a command made below the workspace's root within " + belowTimeout.String() + " (a slow or hung file system?): what it made there may still be in place; do not run npm, git, direnv or an editor's tasks below the root before the next command has run"}
 	}
 }
+
+// checkBelowWalk is checkBelow (a test's that hangs).
+var checkBelowWalk = checkBelow
 
 // belowTimeout bounds [CheckBelow]: less than a session's keeper waits
 // for its manager at a command's end (5 s).
@@ -127,8 +131,8 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	// (Not inside node_modules: their size would be every command's
 	// cost; the round after the command looks there.)
 	found, made, _ := findBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
-	AdoptRoots(stateDir, ws, made)
-	return moveAside(stateDir, ws, found)
+	lines := adoptRoots(stateDir, ws, made)
+	return append(lines, moveAside(stateDir, ws, found)...)
 }
 
 // trustedGit is the host's git for reading the repositories of p's
