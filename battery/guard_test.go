@@ -276,7 +276,7 @@ func TestGuardScratchRepository(t *testing.T) {
 // directory below the workspace's root, outside any repository's root
 // (npm reads packages/app/.npmrc in that package; an editor opened on
 // sub/ runs sub/.vscode/tasks.json), is moved aside once the command
-// has ended, and the next command says so; one the command left alone
+// has ended, and the command says so; one the command left alone
 // stays.
 func TestGuardBelowRoot(t *testing.T) {
 	for _, backend := range backends {
@@ -296,7 +296,7 @@ func TestGuardBelowRoot(t *testing.T) {
 			// Besides the plain ones: one committed (git status shows it
 			// clean), and 20,001 files in a directory before them (no
 			// budget of entries to use up: git's own walk finds names).
-			b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+			out := b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
 				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
 				"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
 				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n", "planted")
@@ -304,8 +304,8 @@ func TestGuardBelowRoot(t *testing.T) {
 			b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
 			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
 			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
-			if out, _ := b.shim("true"); !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
-				t.Errorf("the next command does not say what was moved aside:\n%s", out)
+			if !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
+				t.Errorf("the command does not say what was moved aside:\n%s", out)
 			}
 			// Staged where the round does not look (a regenerable
 			// directory) by one command, moved into place with its
@@ -452,7 +452,8 @@ func TestGuardBelowGitPointer(t *testing.T) {
 // the person's git status anywhere below it runs the program on the host.
 // Made in the person's own tracked lib/src in one command; and over two
 // commands (HEAD first, detached, then objects/, refs/ and the
-// configuration) in deep/h. The host's git runs there after each, as the
+// configuration) in deep/h; inside node_modules (node_modules/x/lib, and
+// a repository's .git in node_modules/y). The host's git runs there after each, as the
 // person would; the marker must not appear, and the person's file stays.
 // A test remote an agent makes (git init --bare remote.git, git push
 // remote.git HEAD) keeps working in the next command.
@@ -486,6 +487,13 @@ func TestGuardBelowBare(t *testing.T) {
 			b.plant("head", "echo 0123456789abcdef0123456789abcdef01234567 > deep/h/HEAD && echo planted\n", "planted")
 			b.plant("rest", "mkdir deep/h/objects deep/h/refs && "+config("deep/h")+" && echo planted\n", "planted")
 			ran("deep/h/sub")
+			// Inside a regenerable directory, which the walk before the
+			// command's status does not go into: the round after it
+			// does. A bare one, and a repository's .git there.
+			b.plant("inside", "mkdir -p node_modules/x && git init -q --bare node_modules/x/lib && "+config("node_modules/x/lib")+" && mkdir node_modules/x/lib/sub && "+
+				"git init -q node_modules/y && git -C node_modules/y config core.fsmonitor 'touch "+marker+"; false' && echo planted\n", "planted")
+			ran("node_modules/x/lib/sub")
+			ran("node_modules/y")
 			// Ordinary work: a test remote, pushed to and cloned later.
 			b.plant("remote", "git init -q --bare remote.git && git push -q remote.git HEAD && echo done\n", "done")
 			b.plant("remote2", "git push -q remote.git HEAD:refs/heads/two && git clone -q remote.git c && git -C c log --format=%s -1\n", "src")
@@ -494,4 +502,63 @@ func TestGuardBelowBare(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGuardBelowAtOnce: what a command plants below the root is put
+// right before its shim returns, not by the snapshot round after it. The
+// person's command runs on the host as the very next process after the
+// shim's (no wait for the round, as an agent's next command or an
+// editor polling git does): git status below a bare repository the
+// command made, and in a directory whose .git file it pointed at a git
+// directory of its own (each with a core.fsmonitor that touches a
+// marker), and a look at a package's .npmrc and a folder's
+// .vscode/tasks.json. The marker must not appear, nor the files.
+func TestGuardBelowAtOnce(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if b.session {
+				b.settings("")
+			} else {
+				b.settings("  session: off\n")
+			}
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x")
+			fsmonitor := "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > "
+			ran := func(what string) {
+				t.Helper()
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("the person's git status, run as the shim returned, ran a program a sandboxed command planted %s", what)
+					os.Remove(marker)
+				}
+			}
+			b.plantThen("bare", "git init -q --bare deep/b && "+fsmonitor+"deep/b/config && mkdir deep/b/sub && echo planted\n", "planted",
+				"git -C deep/b/sub status >/dev/null 2>&1; true")
+			ran("in a bare repository deep/b above it")
+			b.plantThen("pointer", "git init -q --bare node_modules/g && "+fsmonitor+"node_modules/g/config && mkdir -p deep/p && "+
+				"printf 'gitdir: ../../node_modules/g\\n' > deep/p/.git && echo planted\n", "planted",
+				"git -C deep/p status >/dev/null 2>&1; true")
+			ran("through deep/p/.git")
+			if got := b.plantThen("files", "mkdir -p packages/app sub/.vscode && echo script-shell=./x > packages/app/.npmrc && echo '{}' > sub/.vscode/tasks.json && echo planted\n", "planted",
+				"ls packages/app/.npmrc sub/.vscode/tasks.json 2>/dev/null; true"); got != "" {
+				t.Errorf("auto-run files a sandboxed command planted below the root were there when its shim returned:\n%s", got)
+			}
+		})
+	}
+}
+
+// plantThen is plant, with then run on the host the moment the shim
+// returns (before the snapshot round); it returns then's output.
+func (b *battery) plantThen(name, script, want, then string) string {
+	b.t.Helper()
+	if err := os.WriteFile(filepath.Join(b.ws, name+".sh"), []byte(script), 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	out, code := b.shim("./x < " + name + ".sh")
+	got := b.host(then)
+	if code != 0 || !strings.Contains(out, want) {
+		b.t.Fatalf("exit %d:\n%s", code, out)
+	}
+	snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+	return got
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -273,5 +274,32 @@ func TestGuardBareAtRootWhenCommandEnds(t *testing.T) {
 	}
 	if ranOnHost(t, filepath.Join(ws, "lib/src/pkg"), marker) {
 		t.Error("the person's git status ran a program a command planted in a bare repository directly in the workspace, after the command ended")
+	}
+}
+
+// The round's walk looks inside regenerable directories for git
+// directories of their own made since t (git run below
+// node_modules/x/lib finds one there): a bare one, a repository's .git;
+// not one made before t, nor inside a git directory's objects.
+func TestFindBelowInside(t *testing.T) {
+	ws := t.TempDir()
+	hostGit(t, ws, "", "init", "-q", "--bare", "node_modules/old/lib")
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	hostGit(t, ws, "", "init", "-q", "--bare", "node_modules/x/lib")
+	hostGit(t, ws, "", "init", "-q", "node_modules/a/y")
+	var got []string
+	_, repos, complete := FindBelow(ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil)
+	for _, r := range repos {
+		rel, _ := filepath.Rel(ws, r.GitDir)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if want := []string{"node_modules/a/y/.git", "node_modules/x/lib"}; !slices.Equal(got, want) || !complete {
+		t.Errorf("found %q (complete %v), want %q", got, complete, want)
+	}
+	// Before a command's status, the walk leaves them to the round.
+	if _, repos, _ := findBelow(ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil, false); len(repos) > 0 {
+		t.Errorf("the walk before the status went into node_modules: %v", repos)
 	}
 }

@@ -1,10 +1,15 @@
 package guard
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/gitstate"
+	"github.com/cordonsh/cordon/platform"
 )
 
 // MoveAside moves to the quarantine the auto-run places below the
@@ -13,6 +18,13 @@ import (
 // shim), each reached without following a link, and keeps a line per
 // path for the next command to say. It returns the lines.
 func MoveAside(stateDir, ws string, paths []string) []string {
+	lines := moveAside(stateDir, ws, paths)
+	keepLines(stateDir, ws, lines)
+	return lines
+}
+
+// moveAside is [MoveAside] without keeping the lines.
+func moveAside(stateDir, ws string, paths []string) []string {
 	q := newQuarantine(stateDir)
 	var lines []string
 	var gitDirs []string // (read once, when a .git is found)
@@ -33,7 +45,6 @@ func MoveAside(stateDir, ws string, paths []string) []string {
 			lines = append(lines, "cordon: "+printable(p)+": a file tools run on their own (an auto-run place below the workspace's root), made or changed by a sandboxed command; "+what+" (cordon undo has its earlier version)")
 		}
 	}
-	keepLines(stateDir, ws, lines)
 	return lines
 }
 
@@ -77,4 +88,66 @@ func openBelow(ws, rel string) (int, error) {
 		dirfd = fd
 	}
 	return dirfd, nil
+}
+
+// CheckBelow moves aside what the command that started at since made or
+// changed at the auto-run places below the root of p's workspace (a
+// .npmrc in a package, a .git file, a bare repository: [FindBelow]),
+// before its status is given: the person's git status, run the moment
+// the command returns, must not find them. The repositories made there
+// are adopted ([AdoptRoots]). It returns a line per path moved or
+// repository adopted (for the caller to say: none is kept); past
+// belowTimeout it gives up with a line that says so (the snapshot
+// round after the command then does it, as before).
+func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string {
+	if p.Workspace == "" || stateDir == "" || !hasBelowEntries(p.RootGuarded) {
+		return nil
+	}
+	done := make(chan []string, 1)
+	go func() { done <- checkBelowWalk(stateDir, p, since) }()
+	select {
+	case lines := <-done:
+		return lines
+	case <-time.After(belowTimeout):
+		return []string{"cordon: " + printable(p.Workspace) + ": the guard did not finish looking for auto-run places a command made below the workspace's root within " + belowTimeout.String() + " (a slow or hung file system?): what it made there may still be in place; do not run npm, git, direnv or an editor's tasks below the root before the next command has run"}
+	}
+}
+
+// checkBelowWalk is checkBelow (a test's that hangs).
+var checkBelowWalk = checkBelow
+
+// belowTimeout bounds [CheckBelow]: less than a session's keeper waits
+// for its manager at a command's end (5 s).
+var belowTimeout = 3 * time.Second
+
+// checkBelow is [CheckBelow], unbounded. A place in a directory changed
+// since (a file moved in with its directory keeps its own change time)
+// stays when git has it committed and unchanged: git is asked only
+// then.
+func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
+	ws := p.Workspace
+	specs := PlaceSpecs(p.RootGuarded, p.Regenerable)
+	clean := CommittedPlaces(ws, p.Env, trustedGit(stateDir, p), p.Nested, specs)
+	// (Not inside node_modules: their size would be every command's
+	// cost; the round after the command looks there.)
+	found, made, _ := findBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
+	lines := adoptRoots(stateDir, ws, made)
+	return append(lines, moveAside(stateDir, ws, found)...)
+}
+
+// trustedGit is the host's git for reading the repositories of p's
+// workspace: found outside every directory the sandbox can write, with
+// cordon's own directory for the configuration it gives git.
+func trustedGit(stateDir string, p *platform.Policy) func() (gitstate.Host, error) {
+	return func() (gitstate.Host, error) {
+		git, err := platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+		if err != nil {
+			return gitstate.Host{}, err
+		}
+		dir := filepath.Join(stateDir, "git")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return gitstate.Host{}, err
+		}
+		return gitstate.Host{Git: git, Dir: dir}, nil
+	}
 }

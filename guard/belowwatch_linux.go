@@ -91,8 +91,16 @@ type belowWatch struct {
 	// kept are the git directories the guard keeps ([keptGitDirs]) as
 	// of the ledger whose identity and times keptOf holds: read again
 	// only when it changed (it holds the trusted state, megabytes).
-	kept    []string
-	keptOf  string
+	kept   []string
+	keptOf string
+	// inside is set for a walk that also looks inside regenerable
+	// directories, for git directories of their own ([bareInside]);
+	// insideDirs counts the directories it looked through there.
+	inside     bool
+	insideDirs int
+	// lasts and heads are [placeNames] of entries, once.
+	lasts   map[string]bool
+	heads   []string
 	partial bool
 	said    bool // that the watch is partial
 	stopped atomic.Bool
@@ -205,10 +213,53 @@ func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
 			w.partial = true
 		}
 	}
-	if w.newBare != nil && isBare(readDirFD(fd)) && (fresh || bareChanged(fd, w.since)) {
+	names := readDirFD(fd)
+	if w.newBare != nil && isBare(names) && (fresh || bareChanged(fd, w.since)) {
 		w.newBare(rel)
 	}
+	if w.inside {
+		w.bareInside(fd, names, rel, strings.Count(rel, "/")+1, fresh)
+	}
 }
+
+// bareInside hands to newBare the directories below the regenerable
+// directory open at fd (rel below ws, holding names) that git takes for git
+// directories of their own, made or changed since the walk's start (or
+// in a directory that was: fresh): git run below node_modules/x/lib
+// finds one there (a .git there is one too: its configuration runs the
+// same). Only names are read (a directory listing each), up
+// to maxInside directories a walk; past that the walk is partial.
+func (w *belowWatch) bareInside(fd int, names []dirent, rel string, depth int, fresh bool) {
+	for _, d := range names {
+		if d.typ != unix.DT_DIR {
+			continue // (a .git directory there is one too)
+		}
+		if w.insideDirs++; w.insideDirs > maxInside || depth > maxBelowDepth {
+			w.partial = true
+			return
+		}
+		sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		path := join(rel, d.name)
+		var st unix.Stat_t
+		moved := fresh || unix.Fstat(sub, &st) == nil && changedSince(&st, w.since)
+		inner := readDirFD(sub)
+		bare := isBare(inner)
+		if bare && (moved || bareChanged(sub, w.since)) {
+			w.newBare(path)
+		}
+		if !bare { // (a git directory's objects and refs: nothing git runs)
+			w.bareInside(sub, inner, path, depth+1, moved)
+		}
+		unix.Close(sub)
+	}
+}
+
+// maxInside bounds the directories a walk looks through inside
+// regenerable ones.
+const maxInside = 65536
 
 // checkBare hands the directory rel (below ws) to newBare when it is a
 // git directory this watch has not found yet.
@@ -584,9 +635,17 @@ func bornSince(dirfd int, name string, t time.Time) bool {
 // clean says git has the place committed and unchanged): what the snapshot round moves aside when git
 // cannot list them. The places of the repositories at roots (absolute)
 // are their ledger's. complete is false when the walk stopped at its
-// bounds (directories, depth).
+// bounds (directories, depth). Off the command's path, it also looks
+// inside the directories named skip for git directories of their own
+// ([belowWatch.bareInside]).
 func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, repos []platform.NestedRepo, complete bool) {
-	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1}
+	return findBelow(ws, entries, skip, roots, t, clean, true)
+}
+
+// findBelow is FindBelow; inside says whether to look inside the
+// directories named skip.
+func findBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool, inside bool) (found []string, repos []platform.NestedRepo, complete bool) {
+	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1, inside: inside}
 	w.newRepo = func(rel string) {
 		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel, ".git")})
 	}
@@ -761,7 +820,7 @@ func (w *belowWatch) event(wd int32, mask uint32, name string) {
 // place reports whether rel is an auto-run place below the root that
 // no ledger keeps (a nested repository's own places are put back by it).
 func (w *belowWatch) place(rel string) bool {
-	if !platform.BelowRoot(rel, w.entries) {
+	if !w.mayPlace(rel) || !platform.BelowRoot(rel, w.entries) {
 		return false
 	}
 	for _, r := range w.roots {
@@ -770,6 +829,38 @@ func (w *belowWatch) place(rel string) bool {
 		}
 	}
 	return true
+}
+
+// mayPlace reports, without [platform.BelowRoot]'s work (a walk asks it
+// of every file), whether rel can be a place at all: its name is the
+// last of an entry's, or it lies in a directory named as the first of
+// a directory entry's (.vscode/, .husky/).
+func (w *belowWatch) mayPlace(rel string) bool {
+	if w.lasts == nil {
+		w.lasts, w.heads = placeNames(w.entries)
+	}
+	if w.lasts[rel[strings.LastIndexByte(rel, '/')+1:]] {
+		return true
+	}
+	return slices.ContainsFunc(w.heads, func(h string) bool { return strings.Contains(rel, "/"+h+"/") })
+}
+
+// placeNames returns the last components of entries, and the first
+// components of the directory entries ("dir/").
+func placeNames(entries []string) (lasts map[string]bool, heads []string) {
+	lasts = map[string]bool{}
+	for _, e := range entries {
+		dir := strings.HasSuffix(e, "/")
+		e = strings.TrimSuffix(e, "/")
+		if e == "" {
+			continue
+		}
+		lasts[e[strings.LastIndexByte(e, '/')+1:]] = true
+		if head, _, _ := strings.Cut(e, "/"); dir && !slices.Contains(heads, head) {
+			heads = append(heads, head)
+		}
+	}
+	return lasts, heads
 }
 
 // atRoot reports whether rel is one of entries' places at a root.
@@ -898,7 +989,9 @@ type dirent struct {
 // getdents64 gives them (no stat, no file object).
 func readDirFD(fd int) []dirent {
 	var out []dirent
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if n <= 0 || err != nil {
@@ -925,6 +1018,10 @@ func readDirFD(fd int) []dirent {
 		}
 	}
 }
+
+// direntBufs are readDirFD's buffers: a walk lists thousands of
+// directories.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // markBelow records that what was written below ws's root since t may
 // have been missed, keeping an earlier mark; it reports whether the mark

@@ -252,3 +252,62 @@ func TestFindBelow(t *testing.T) {
 		t.Error("a walk past its bound says it was complete")
 	}
 }
+
+// A session's watch of changes below the root tells, the moment it is
+// asked (no wait for the watch's own reading), whether a command made or
+// changed a place, a .git or a bare repository there since the last
+// time; a change elsewhere does not count.
+func TestWatchChanges(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, "a/b"), 0o755)
+	os.MkdirAll(filepath.Join(ws, "node_modules/x"), 0o755)
+	p := &platform.Policy{Workspace: ws, RootGuarded: []string{".envrc", ".npmrc", ".vscode/"}, Regenerable: []string{"node_modules"}}
+	// A directory with an old place moved in by the first command
+	// before the watch's first walk got there.
+	os.MkdirAll(filepath.Join(ws, "staged"), 0o755)
+	os.WriteFile(filepath.Join(ws, "staged/.npmrc"), nil, 0o644)
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	os.Rename(filepath.Join(ws, "staged"), filepath.Join(ws, "a/moved"))
+	c := WatchChanges(p, since)
+	if c == nil {
+		t.Fatal("no watch")
+	}
+	defer c.Stop()
+	if !c.Changed() {
+		t.Error("a place moved in with its directory before the watch's first walk, not seen")
+	}
+	c.Stop()
+	c = WatchChanges(p, time.Now().Add(time.Second))
+	if c == nil {
+		t.Fatal("no watch")
+	}
+	defer c.Stop()
+	write := func(f string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(ws, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.Changed() {
+		t.Error("changed before anything was")
+	}
+	write("a/b/main.go")
+	write("node_modules/x/.npmrc")
+	if c.Changed() {
+		t.Error("a source file, or a place in node_modules, counts as a change below the root")
+	}
+	for _, f := range []string{"a/b/.npmrc", "new/deep/.vscode/tasks.json", "d/.git", "e/HEAD"} {
+		write(f)
+		if f == "e/HEAD" {
+			os.MkdirAll(filepath.Join(ws, "e/objects"), 0o755)
+			os.MkdirAll(filepath.Join(ws, "e/refs"), 0o755)
+		}
+		if !c.Changed() {
+			t.Errorf("%s made, not seen", f)
+		}
+		if c.Changed() {
+			t.Errorf("%s seen twice", f)
+		}
+	}
+}

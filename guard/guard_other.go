@@ -76,3 +76,18 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string { ret
 
 // AgentRemotes is Linux's: elsewhere there is no ledger.
 func AgentRemotes(stateDir, ws, config string) ([]string, string) { return nil, "" }
+
+// CheckBelow does nothing outside Linux.
+func CheckBelow(stateDir string, p *platform.Policy, since time.Time) []string { return nil }
+
+// Changes is Linux's: elsewhere every end walks.
+type Changes struct{}
+
+// WatchChanges watches nothing outside Linux.
+func WatchChanges(p *platform.Policy, since time.Time) *Changes { return nil }
+
+// Changed is always true outside Linux.
+func (c *Changes) Changed() bool { return true }
+
+// Stop does nothing outside Linux.
+func (c *Changes) Stop() {}

@@ -315,6 +315,7 @@ func Main(args []string) int {
 	if guarded && len(s.Policy.GitConfig) > 0 {
 		stopWatch = watchConfigs(s.StateDir, ws, s.Policy.GitConfig, say)
 	}
+	started := time.Now() // (what changed below the root since is the command's)
 	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
 	if err != nil {
 		stopWatch()
@@ -367,6 +368,11 @@ func Main(args []string) int {
 		case <-done:
 		case <-time.After(time.Second):
 		}
+	}
+	// What the command planted below the root goes before its status
+	// does: the agent, or the person's editor, runs git there next.
+	if guarded {
+		say(CheckBelow(s.StateDir, s.Policy, started))
 	}
 	finish(s.StateDir, ws, guarded)
 	if !abandoned {

@@ -123,6 +123,13 @@ const maxAdopted = 512
 // quarantine. It returns the lines saying what was done, kept too for
 // the next command.
 func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
+	lines := adoptRoots(stateDir, ws, repos)
+	keepLines(stateDir, ws, lines)
+	return lines
+}
+
+// adoptRoots is [AdoptRoots] without keeping the lines.
+func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 	if len(repos) == 0 {
 		return nil
 	}
@@ -191,7 +198,6 @@ func AdoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 		b.noteRemotes(g)
 	}
 	b.save()
-	keepLines(stateDir, ws, lines)
 	return lines
 }
 

@@ -50,6 +50,7 @@ type manager struct {
 	guarded bool              // the workspace has guarded places
 	held    bool              // this process holds a ticket in the workspace's ledger
 	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	changes *guard.Changes    // what may have changed below the workspace's root, for the session's life
 	since   time.Time         // the start of the first command since the last watch or release
 	base    int               // the processes below this one with no command running (bwrap, the keeper)
 	self    map[string]string // this process's namespaces
@@ -222,6 +223,9 @@ func (m *manager) hold() error {
 		return err
 	}
 	m.held = true
+	if m.changes == nil {
+		m.changes = guard.WatchChanges(m.s.Policy, m.since)
+	}
 	return nil
 }
 
@@ -257,6 +261,19 @@ func (m *manager) release() {
 	lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	m.held = false
+}
+
+// checkBelow moves aside what the commands since m.since made at the
+// auto-run places below the workspace's root ([guard.CheckBelow]),
+// before a command's end is answered: its shim returns only then; only
+// when the session's watch saw a change there since the last end. The
+// lines are the shim's to say.
+func (m *manager) checkBelow() {
+	if !m.held || m.since.IsZero() || !m.changes.Changed() {
+		return
+	}
+	lines := guard.CheckBelow(m.s.StateDir, m.s.Policy, m.since)
+	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 }
 
 // reconcile puts back what the commands did at the guarded places while
@@ -422,6 +439,7 @@ func (m *manager) serve() {
 			running += d
 			last = time.Now()
 			if d < 0 {
+				m.checkBelow()
 				if running <= 0 {
 					m.release()
 				}
@@ -480,6 +498,7 @@ func (m *manager) shutdown() {
 	}
 	guard.KillAll()
 	m.stopBetween()
+	m.changes.Stop()
 	if m.held {
 		// (The next command in the workspace says what was put back.)
 		lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cordonsh/cordon/config"
@@ -194,7 +193,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 	for _, n := range nested {
 		roots = append(roots, n.Root)
 	}
-	clean := committedPlaces(ws, env, repo.Host, roots, placeSpecs(classes.AutoRun, classes.Regenerable))
+	clean := guard.CommittedPlaces(ws, env, repo.Host, roots, guard.PlaceSpecs(classes.AutoRun, classes.Regenerable))
 	walked, made, complete := guard.FindBelow(ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since, clean)
 	for _, l := range guard.AdoptRoots(state, ws, made) {
 		store.Log(l)
@@ -339,7 +338,7 @@ func unrecoverable(ws string, repo *gitstate.Repo, getenv func(string) string, l
 // their names (regenerable directories, node_modules, left out), so that
 // no number of other files hides one.
 func belowRoot(ws string, repo *gitstate.Repo, entries, regenerable []string, began time.Time) []string {
-	specs := placeSpecs(entries, regenerable)
+	specs := guard.PlaceSpecs(entries, regenerable)
 	if len(specs) == 0 {
 		return nil
 	}
@@ -377,56 +376,6 @@ func belowRoot(ws string, repo *gitstate.Repo, entries, regenerable []string, be
 		out = append(out, p)
 	}
 	return out
-}
-
-// placeSpecs are git's pathspecs of the places entries name at any
-// depth, regenerable directories left out; none when entries name none.
-func placeSpecs(entries, regenerable []string) []string {
-	var specs []string
-	for _, e := range entries {
-		dir := strings.HasSuffix(e, "/")
-		e = strings.TrimSuffix(e, "/")
-		if e == "" || e == ".git" || strings.HasPrefix(e, ".git/") || strings.ContainsAny(e, "*?[") {
-			continue
-		}
-		spec := ":(glob)**/" + e
-		if dir {
-			spec += "/**"
-		}
-		specs = append(specs, spec)
-	}
-	if len(specs) == 0 {
-		return nil
-	}
-	for _, r := range regenerable {
-		if !strings.ContainsAny(r, "/*?[") {
-			specs = append(specs, ":(exclude,glob)**/"+r+"/**")
-		}
-	}
-	return specs
-}
-
-// committedPlaces returns a function that reports whether the place at
-// path is committed and unchanged in its repository (ws's, or one of
-// roots nested in it), asking git once per repository, when first
-// needed.
-func committedPlaces(ws string, env []string, host func() (gitstate.Host, error), roots []string, specs []string) func(path string) bool {
-	known := map[string][]string{}
-	return func(path string) bool {
-		top := ws
-		for _, r := range roots {
-			if platform.Within(path, r) && len(r) > len(top) {
-				top = r
-			}
-		}
-		clean, ok := known[top]
-		if !ok {
-			clean, _ = (&gitstate.Repo{Top: top, Env: env, Host: host}).Unchanged(specs)
-			known[top] = clean
-		}
-		rel, err := filepath.Rel(top, path)
-		return err == nil && slices.Contains(clean, filepath.ToSlash(rel))
-	}
 }
 
 // dirChangedSince reports whether a directory on the way from ws to rel
