@@ -72,6 +72,13 @@ type PushSettings interface {
 	PushTarget(remote, branch string) (string, error)
 }
 
+// RemoteBranches is what a [Repo] may also tell of a remote's branches.
+type RemoteBranches interface {
+	// RemoteHas reports whether the repository knows branch on remote
+	// (refs/remotes/REMOTE/BRANCH, as the last fetch or push left it).
+	RemoteHas(remote, branch string) (bool, error)
+}
+
 // Context is the machine and repository a script is judged against.
 type Context struct {
 	Env
@@ -114,6 +121,7 @@ type judging struct {
 type scriptHead struct {
 	branch  string
 	created bool
+	made    map[string]bool // the branches the script made before
 }
 
 func (j *judging) run() {
@@ -942,7 +950,26 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 	if def != "" && dst == def {
 		return "default"
 	}
+	if def == "" && j.mayBeDefault(cmd, remote, dst) {
+		return "nodefault"
+	}
 	return "branch"
+}
+
+// mayBeDefault reports, for a remote whose default branch is not known,
+// whether branch dst may be it: a branch the remote has (or that cannot
+// be told) and the script did not make. A new branch is not the
+// default.
+func (j *judging) mayBeDefault(cmd int, remote, dst string) bool {
+	if strings.HasPrefix(dst, "refs/") || j.heads[cmd].made[dst] {
+		return false // a tag or another ref, or the script's own branch
+	}
+	b, ok := j.ctx.Repo.(RemoteBranches)
+	if !ok || remote == "" {
+		return true
+	}
+	has, err := b.RemoteHas(remote, dst)
+	return err != nil || has
 }
 
 // pushSettingBefore reports whether a command before cmd changes what a
