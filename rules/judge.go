@@ -808,7 +808,7 @@ func (j *judging) pushToState(e Effect) string {
 	if s == "foreign" && pathInWorkspace(e) {
 		return "local"
 	}
-	if s == "known" && j.otherRepo(e.Dir) {
+	if s == "known" && (j.otherRepo(e.Dir) || j.gitDirElsewhere(e.Cmd, e.Dir)) {
 		return "foreign" // the remote of a repository the workspace's is not
 	}
 	if s != "known" || j.localPush(e.Cmd) {
@@ -823,6 +823,30 @@ func (j *judging) pushToState(e Effect) string {
 		return b
 	}
 	return s
+}
+
+// gitDirElsewhere reports whether git command cmd, run in dir, names
+// with --git-dir (or GIT_DIR, which the parser spells so) a repository
+// that is not the workspace's own .git, or one that cannot be told.
+func (j *judging) gitDirElsewhere(cmd int, dir string) bool {
+	c := &j.res.Commands[cmd]
+	git := j.set.command("git")
+	if c.Name() != "git" || git == nil || j.ctx.Workspace == "" || j.ctx.Env.Foreign {
+		return false
+	}
+	args := c.Args[1:]
+	for k := 0; k < len(args) && strings.HasPrefix(args[k].Text, "-"); {
+		opt, val, next, ok := parse.Option(args, k, git.spec.ValueOptions)
+		if !ok {
+			k++
+			continue
+		}
+		if opt == "--git-dir" && (!val.IsKnown() || j.ctx.Env.resolve(val.Text, dir, false) != j.ctx.Workspace+"/.git") {
+			return true
+		}
+		k = next
+	}
+	return false
 }
 
 // pathInWorkspace reports whether push-to e names, as a path, a

