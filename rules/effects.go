@@ -231,7 +231,8 @@ func (a *args) unless(flags []string) bool {
 
 // hasOn is hasExact for flags given switched on: not --dry-run=false,
 // nor --dry-run followed by a word that switches it off (npm's parser,
-// nopt, takes --dry-run false as the flag's value).
+// nopt, takes --dry-run false as the flag's value). A value option
+// counts with any value.
 func (a *args) hasOn(flags []string) bool {
 	for i, f := range a.flags {
 		for _, want := range flags {
@@ -244,8 +245,8 @@ func (a *args) hasOn(flags []string) bool {
 			case parse.InCluster(f, want):
 				return true
 			case strings.HasPrefix(f, want+"="):
-				if switchedOn(f[len(want)+1:]) {
-					return true
+				if _, valued := a.values[want]; valued || switchedOn(f[len(want)+1:]) {
+					return true // a value option's value is no switch (--repo=x)
 				}
 			}
 		}
