@@ -19,7 +19,7 @@ func TestConfigParameters(t *testing.T) {
 		{`'remote.origin.push=+a:b'`, []string{"remote.origin.push=+a:b"}, true},
 		{` 'a.b'='1'  'c.d'`, []string{"a.b=1", "c.d"}, true},
 		{`'alias.x'='!echo '\''hi'\'' '\!''`, []string{"alias.x=!echo 'hi' !"}, true},
-		{`'a.b'`+"\n"+`'c.d'='e'`, []string{"a.b", "c.d=e"}, true},
+		{`'a.b'` + "\n" + `'c.d'='e'`, []string{"a.b", "c.d=e"}, true},
 		{`junk`, nil, false},
 		{`'a.b`, nil, false},
 		{`'a.b'x`, nil, false},
