@@ -49,12 +49,14 @@ func TestGitValueOptions(t *testing.T) {
 		{"switch"}, {"branch"}, {"clone"}, {"commit"}, {"merge"}, {"rebase"}, {"init"}, {"config"},
 		{"stash", "push"}, {"cherry-pick"}, {"revert"}, {"tag"}, {"add"}, {"mv"}, {"apply"}, {"ls-remote"},
 		{"symbolic-ref"}, {"update-ref"}, {"gc"}, {"read-tree"}, {"checkout-index"},
+		{"worktree", "add"}, {"remote", "add"}, {"reflog", "expire"}, {"am"}, {"notes", "add"},
 	} {
 		c := git
 		for _, w := range sub {
-			if c.subs[w] != nil {
+			switch {
+			case c.subs[w] != nil:
 				c = c.subs[w]
-			} else {
+			case c.subs["*"] != nil:
 				c = c.subs["*"]
 			}
 		}

@@ -4100,6 +4100,7 @@ func cmd477() *CmdSpec {
 					"-p",
 					"--patch-format",
 					"--empty",
+					"--resolvemsg",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
@@ -5208,17 +5209,8 @@ func cmd477() *CmdSpec {
 					},
 					"expire": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"--expire",
+							"--expire-unreachable",
 						},
 						EndOfOptions: []string{
 							"--end-of-options",
@@ -5234,17 +5226,10 @@ func cmd477() *CmdSpec {
 			},
 			"remote": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-t",
+					"--track",
+					"-m",
+					"--master",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
@@ -5786,17 +5771,9 @@ func cmd477() *CmdSpec {
 			},
 			"worktree": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-b",
+					"-B",
+					"--reason",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
