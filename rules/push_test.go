@@ -429,6 +429,8 @@ func TestPushScriptBranch(t *testing.T) {
 		{"git checkout @{-1} && git push origin", rules.Ask, "push-unknown"},
 		{"git checkout docs && git push origin", rules.Ask, "push-unknown"},
 		{"git stash branch main && git push origin", rules.Ask, "push-default"},
+		{"echo 'ref: refs/heads/main' > .git/HEAD && git push origin", rules.Ask, "push-unknown"},
+		{"cp /tmp/h .git/HEAD; git push", rules.Ask, "push-unknown"},
 
 		{"git push origin", rules.Allow, ""},
 		{"git push", rules.Allow, ""},

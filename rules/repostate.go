@@ -58,11 +58,27 @@ func (j *judging) scriptStates() {
 			if scriptEffects[e.Kind] {
 				start()
 			}
+			if writesHead(e) {
+				// echo 'ref: refs/heads/main' > .git/HEAD: the branch
+				// checked out after it is not known.
+				start()
+				r.cur, r.curRead = "", true
+			}
 			if r != nil {
 				r.step(e)
 			}
 		}
 	}
+}
+
+// writesHead reports whether e writes or removes a repository's HEAD
+// file (.git/HEAD), which names the branch checked out.
+func writesHead(e *Effect) bool {
+	switch e.Kind {
+	case "overwrite", "modify", "rewrite", "move", "delete":
+		return strings.HasSuffix(e.Path, "/.git/HEAD")
+	}
+	return false
 }
 
 // unknown records a command whose effect on the repository is not known
