@@ -948,7 +948,7 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		head, err := j.ctx.Repo.Head()
 		if h, ok := j.heads[cmd]; ok {
 			head, err = h.branch, nil
-			if h.created && h.branch != "" && def == "" {
+			if h.created && h.branch != "" && def == "" && !j.mayBeDefault(cmd, remote, h.branch) {
 				return "known" // a branch the script made: new on the remote
 			}
 		}
@@ -981,16 +981,17 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 }
 
 // mayBeDefault reports, for a remote whose default branch is not known,
-// whether branch dst may be it: a branch the remote has (or that cannot
-// be told) and the script did not make. A new branch is not the
-// default.
+// whether branch dst may be it: a branch the remote has, or, when that
+// cannot be told, one the script did not make. A new branch is not the
+// default; a branch the script makes under the name of one the remote
+// has (git checkout -b develop origin/develop) may be.
 func (j *judging) mayBeDefault(cmd int, remote, dst string) bool {
-	if strings.HasPrefix(dst, "refs/") || j.heads[cmd].made[dst] {
-		return false // a tag or another ref, or the script's own branch
+	if strings.HasPrefix(dst, "refs/") {
+		return false // a tag or another ref
 	}
 	b, ok := j.ctx.Repo.(RemoteBranches)
 	if !ok || remote == "" {
-		return true
+		return !j.heads[cmd].made[dst]
 	}
 	has, err := b.RemoteHas(remote, dst)
 	return err != nil || has

@@ -376,6 +376,12 @@ func TestPushDefaultUnknown(t *testing.T) {
 		{"git push origin feature", "", rules.Ask, "push-default-unknown"},
 		{"git push origin v1.0", "", rules.Allow, ""},
 		{"git checkout -b develop2 && git push -u origin develop2", "", rules.Allow, ""},
+		{"git checkout -b develop2 && git push -u origin", "", rules.Allow, ""},
+		// A branch the script makes under the name of one the remote
+		// has is that one on the remote.
+		{"git checkout -b develop origin/develop && git push origin develop", "", rules.Ask, "push-default-unknown"},
+		{"git checkout -b develop origin/develop && git merge feature && git push origin", "", rules.Ask, "push-unknown"},
+		{"git switch -c develop && git push", "", rules.Ask, "push-unknown"},
 		{"git remote set-head origin -d", "develop", rules.Ask, "set-default"},
 		{"git remote set-head origin --delete", "develop", rules.Ask, "set-default"},
 		{"git remote set-head origin feature", "develop", rules.Ask, "set-default"},
