@@ -4479,6 +4479,8 @@ func cmd477() *CmdSpec {
 					"--shallow-exclude",
 					"--server-option",
 					"--bundle-uri",
+					"--ref-format",
+					"--revision",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
@@ -4548,6 +4550,9 @@ func cmd477() *CmdSpec {
 					"-t",
 					"--type",
 					"--default",
+					"--comment",
+					"--value",
+					"--url",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
@@ -5110,6 +5115,7 @@ func cmd477() *CmdSpec {
 					"--strategy",
 					"-X",
 					"--strategy-option",
+					"--trailer",
 				},
 				EndOfOptions: []string{
 					"--end-of-options",
