@@ -488,6 +488,19 @@ func (r *Repo) DefaultBranch(remote string) (string, error) {
 	return ref, nil
 }
 
+// RemoteHas implements [rules.RemoteBranches]: whether
+// refs/remotes/REMOTE/BRANCH exists.
+func (r *Repo) RemoteHas(remote, branch string) (bool, error) {
+	if remote == "" || branch == "" || strings.ContainsAny(remote+branch, "*?[\\") || strings.HasPrefix(remote, ".") {
+		return true, nil // cannot be told: it may
+	}
+	out, err := r.git("for-each-ref", "--format=%(refname)", "refs/remotes/"+remote+"/"+branch)
+	if err != nil {
+		return true, err
+	}
+	return strings.TrimSpace(string(out)) != "", nil
+}
+
 // head returns the branch HEAD names ("refs/heads/main"), read from the
 // file, or "" when HEAD is detached or unreadable.
 func (r *Repo) head() string {

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -394,7 +395,7 @@ func TestDefaultBranch(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
 		t.Skipf("git init: %v %s", err, out)
 	}
-	r := &Repo{Top: top, Agent: func() []string { return []string{"x"} }}
+	r := &Repo{Top: top, Agent: func() []string { return []string{"x"} }, Env: []string{"HOME=" + top, "PATH=" + os.Getenv("PATH")}, Host: testHost(t)}
 	if b, err := r.DefaultBranch("origin"); b != "" || err != nil {
 		t.Errorf("no HEAD recorded: %q %v", b, err)
 	}
@@ -409,6 +410,14 @@ func TestDefaultBranch(t *testing.T) {
 	}
 	if a := r.AgentRemotes(); len(a) != 1 || a[0] != "x" {
 		t.Errorf("AgentRemotes: %v", a)
+	}
+	// The branches the remote has, as the repository knows them.
+	os.WriteFile(filepath.Join(dir, "develop"), []byte(strings.Repeat("0", 39)+"1\n"), 0o644)
+	os.WriteFile(filepath.Join(top, ".git", "packed-refs"), []byte(strings.Repeat("0", 39)+"2 refs/remotes/origin/release\n"), 0o644)
+	for b, want := range map[string]bool{"develop": true, "release": true, "feature": false} {
+		if has, err := r.RemoteHas("origin", b); has != want {
+			t.Errorf("RemoteHas(origin, %s): %v %v, want %v", b, has, err, want)
+		}
 	}
 }
 

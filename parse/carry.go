@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -26,8 +27,14 @@ func (w *walker) carry(st *state, i int) {
 	}
 	w.optionCode(st, i, k)
 	if c := w.res.Commands[i]; c.Name() == "git" {
-		if extra := gitConfigArgs(withAssigns(st.env, c.Assigns), c.Args); len(extra) > 0 {
+		env := withAssigns(st.env, c.Assigns)
+		if extra := gitConfigArgs(env, w.cfg.Env, c.Args); len(extra) > 0 && !st.standIn {
 			w.optionCodeIn(st, c, extra, k)
+		}
+		if d, set := env.lookup("GIT_DIR"); set && !startsWith(w.cfg.Env, "GIT_DIR", d) {
+			// The repository the script points git at, judged as
+			// --git-dir names it.
+			w.res.Commands[i].Args = slices.Insert(c.Args, 1, Word{Text: "--git-dir=" + d})
 		}
 		w.gitApply(st, i)
 	}
@@ -879,7 +886,9 @@ func (w *walker) translate(st *state, c Command, t Translation, m []string) {
 		}
 		args[n] = Word{Text: text}
 	}
-	w.run(st, Command{Args: args, StdinFrom: -1, Pos: c.Pos}, nil)
+	in := *st
+	in.standIn = true
+	w.run(&in, Command{Args: args, StdinFrom: -1, Pos: c.Pos}, nil)
 }
 
 // optionCode follows shell code held in option values (git -c

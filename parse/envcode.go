@@ -11,12 +11,39 @@ import (
 // configuration, the dynamic loader's variables, less's preprocessor,
 // the diff git apply applies.
 
+// gitConfigFiles are the variables that name git's configuration files
+// or where git finds them (~/.gitconfig, $XDG_CONFIG_HOME/git/config).
+var gitConfigFiles = []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "HOME", "XDG_CONFIG_HOME"}
+
+// unknownConfig is the -c option for configuration whose content is not
+// known: judged as unknown code.
+var unknownConfig = []Word{{Text: "-c"}, {Text: "include.path=" + Unknown}}
+
 // gitConfigArgs returns the -c options that git's configuration in the
-// environment amounts to: GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and
+// environment amounts to: GIT_CONFIG_PARAMETERS (what git -c passes to
+// the gits it runs), GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n and
 // GIT_CONFIG_VALUE_n, and --config-env=KEY=VAR among args. A count or a
-// value that cannot be known is an include of unknown configuration.
-func gitConfigArgs(env *env, args []Word) []Word {
+// value that cannot be known, and a configuration file the script
+// points git at ([gitConfigFiles] set to other than what the script
+// started with: a file an earlier command wrote), are an include of
+// unknown configuration. start is the environment the script started
+// with.
+func gitConfigArgs(env *env, start []string, args []Word) []Word {
 	var out []Word
+	for _, name := range gitConfigFiles {
+		if v, set := env.lookup(name); set && !startsWith(start, name, v) {
+			return unknownConfig
+		}
+	}
+	if p, set := env.lookup("GIT_CONFIG_PARAMETERS"); set && strings.TrimSpace(p) != "" {
+		pairs, ok := configParameters(p)
+		if !ok {
+			return unknownConfig
+		}
+		for _, kv := range pairs {
+			out = append(out, Word{Text: "-c"}, Word{Text: kv})
+		}
+	}
 	if n, set := env.lookup("GIT_CONFIG_COUNT"); set && n != "" {
 		count, err := strconv.Atoi(n)
 		if err != nil || count > 64 {
@@ -46,6 +73,73 @@ func gitConfigArgs(env *env, args []Word) []Word {
 		}
 	}
 	return out
+}
+
+// startsWith reports whether the environment start sets name to value.
+func startsWith(start []string, name, value string) bool {
+	for _, kv := range start {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v == value
+		}
+	}
+	return false
+}
+
+// configParameters reads GIT_CONFIG_PARAMETERS as git does: shell-quoted
+// words, 'KEY'='VALUE', 'KEY=VALUE' or 'KEY' (true), separated by
+// blanks. It returns them as KEY=VALUE (or KEY), and false when the
+// value is not in that form.
+func configParameters(s string) ([]string, bool) {
+	var out []string
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++
+		}
+		if i == len(s) {
+			return out, true
+		}
+		key, next, ok := sqWord(s, i)
+		if !ok {
+			return nil, false
+		}
+		i = next
+		if i < len(s) && s[i] == '=' {
+			val, next, ok := sqWord(s, i+1)
+			if !ok {
+				return nil, false
+			}
+			key, i = key+"="+val, next
+		}
+		if i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
+			return nil, false
+		}
+		out = append(out, key)
+	}
+}
+
+// sqWord reads one single-quoted word of s at i, as git's sq_dequote
+// does ('a'\”b' is a'b), and returns it and the index after it.
+func sqWord(s string, i int) (string, int, bool) {
+	if i >= len(s) || s[i] != '\'' {
+		return "", i, false
+	}
+	var b strings.Builder
+	i++
+	for {
+		end := strings.IndexByte(s[i:], '\'')
+		if end < 0 {
+			return "", i, false
+		}
+		b.WriteString(s[i : i+end])
+		i += end + 1
+		if i+2 < len(s) && s[i] == '\\' && (s[i+1] == '\'' || s[i+1] == '!') && s[i+2] == '\'' {
+			b.WriteByte(s[i+1])
+			i += 3
+			continue
+		}
+		return b.String(), i, true
+	}
 }
 
 // installedLibs reports whether every entry of a loader variable's value

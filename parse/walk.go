@@ -47,6 +47,10 @@ type walker struct {
 type state struct {
 	dialect Dialect
 	env     *env
+	// standIn: the command stands for an option's value (git -c
+	// remote.X.mirror is git push --mirror ?) and runs in the
+	// environment already judged for the command that has the option.
+	standIn bool
 	dir     string
 	dirs    []string // pushd's stack, without dir itself; never appended to in place
 	later   bool     // the code may run again or later, in another state (a loop body, a trap): no test is taken as known
@@ -159,6 +163,7 @@ func (st *state) nested(via string, priv bool) *state {
 // newShell returns the state of a new shell process started from st.
 func (st *state) newShell(call ShellCall, via string) *state {
 	c := st.nested(via, false)
+	c.standIn = false // the shell runs code of its own
 	c.dialect = call.Dialect
 	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
 	c.env = st.env.child(call.Arg0, call.Params).shellStart(call.Dialect)

@@ -88,3 +88,75 @@ func TestAbbreviatedOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionValues: an option's value is read as the option's parser
+// reads it. A dry run given a value that does not switch it on is no dry
+// run (npm publish --dry-run=false published; found by an attacker), and
+// after git's --end-of-options every word is an operand (git restore
+// --end-of-options -S . restores the pathspecs -S and .). Pathspecs read
+// from a file or standard input are judged as ".".
+func TestOptionValues(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "app")
+	for _, f := range []string{"app/src/a.go", "app/src/dirty.go"} {
+		p := filepath.Join(home, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x"), 0o644)
+	}
+	repo := &fakeRepo{changes: []rules.Change{{Path: ws + "/src/dirty.go", Kind: rules.Modified}}, remotes: []string{"origin"}}
+	set := rules.Builtin()
+	tests := []struct {
+		script string
+		want   rules.Verdict
+	}{
+		{"npm publish --dry-run=false", rules.Ask},
+		{"npm publish --dry-run false", rules.Ask},
+		{"npm publish --dry-run=0", rules.Ask},
+		{"npm publish --dry-run=no", rules.Ask},
+		{"npm publish --dry-run", rules.Allow},
+		{"npm publish --dry-run=true", rules.Allow},
+		{"npm publish --dry-run true", rules.Allow},
+		{"pnpm publish --dry-run=false", rules.Ask},
+		{"helm uninstall prod --dry-run=false", rules.Ask},
+		{"helm uninstall prod --dry-run", rules.Allow},
+		{"rclone purge remote:bucket --dry-run=false", rules.Ask},
+		{"rclone sync . remote:b --dry-run=false", rules.Ask},
+		{"rclone purge remote:bucket --dry-run", rules.Allow},
+		{"kubectl delete pod x --dry-run=server", rules.Allow},
+		{"kubectl delete pod x --dry-run=none", rules.Ask},
+		{"git clean -fd --dry-run", rules.Allow},
+
+		{"git restore --end-of-options -S .", rules.Ask},
+		{"git restore --end-of-options --staged src", rules.Ask},
+		{"git checkout --end-of-options -b -- src", rules.Ask},
+		{"git restore --staged --end-of-options .", rules.Allow},
+		{"git restore --end-of-options src/a.go", rules.Allow},
+
+		{"echo . | git checkout -q --pathspec-from-file=-", rules.Ask},
+		{"git checkout --pathspec-from-file list.txt", rules.Ask},
+		{"git restore --pathspec-from-file=list.txt", rules.Ask},
+		{"git restore -SW --pathspec-from-file=list.txt", rules.Ask},
+		{"git restore -S --pathspec-from-file=list.txt", rules.Allow},
+		{"echo . | git rm -rfq --pathspec-from-file=-", rules.Deny},
+		{"git rm -f --pathspec-from-file list.txt", rules.Deny}, // as git rm -f .
+		{"git rm --cached --pathspec-from-file list.txt", rules.Allow},
+		{"git add --pathspec-from-file=list.txt", rules.Allow},
+		{"git reset --pathspec-from-file=list.txt", rules.Allow},
+		{"git stash push --pathspec-from-file=list.txt", rules.Allow},
+		{"git commit --pathspec-from-file=list.txt -m x", rules.Allow},
+	}
+	for _, tt := range tests {
+		cfg := &parse.Config{
+			Dialect: parse.Bash, Env: []string{"HOME=" + home, "TMPDIR=/tmp"}, Dir: ws, Knowledge: set,
+			Shell: func(argv []string) (parse.ShellCall, error) { return parse.ShellCall{Stdin: true}, nil },
+		}
+		ctx := &rules.Context{Env: rules.Env{Home: home, Workspace: ws, Getenv: func(k string) string {
+			return map[string]string{"HOME": home, "TMPDIR": "/tmp"}[k]
+		}}, Repo: repo}
+		j := set.Judge(parse.Parse(tt.script, cfg), ctx)
+		if j.Verdict != tt.want {
+			t.Errorf("%q: got %v, want %v; reasons %+v", tt.script, j.Verdict, tt.want, j.Reasons)
+		}
+	}
+}

@@ -44,6 +44,7 @@ type Effect struct {
 // args is a command's arguments split into flags and operands.
 type args struct {
 	flags    []string
+	next     []string // the word after each flag ("" when none or taken as its value)
 	operands []parse.Word
 	opIdx    []int // index in the input of each operand
 	dashdash int   // index in operands of the first one after "--", or -1
@@ -55,17 +56,21 @@ type args struct {
 }
 
 // splitArgs splits a command's arguments. known are the long options the
-// rules name for it ([CmdSpec.longOptions]).
-func splitArgs(ws []parse.Word, valueOpts, known []string) args {
+// rules name for it ([CmdSpec.longOptions]); end, words that end the
+// options ([CmdSpec.EndOfOptions]).
+func splitArgs(ws []parse.Word, valueOpts, known, end []string) args {
 	a := args{dashdash: -1, known: known}
+	ended := false
 	for j := 0; j < len(ws); j++ {
 		t := ws[j].Text
 		switch {
-		case a.dashdash >= 0 || t == "-" || !strings.HasPrefix(t, "-"):
+		case a.dashdash >= 0 || t == "-" || !strings.HasPrefix(t, "-") || ended && t != "--":
 			a.operands = append(a.operands, ws[j])
 			a.opIdx = append(a.opIdx, j)
 		case t == "--":
 			a.dashdash = len(a.operands)
+		case slices.Contains(end, t):
+			ended = true
 		case len(a.abbrev(t, valueOpts)) > 0:
 			j = a.addAbbrev(ws, j, valueOpts)
 		default:
@@ -76,8 +81,11 @@ func splitArgs(ws []parse.Word, valueOpts, known []string) args {
 				t = strings.TrimSuffix(t, val.Text)
 			}
 			a.flags = append(a.flags, t)
+			a.next = append(a.next, "")
 			if ok {
 				a.addValue(opt, val)
+			} else if next < len(ws) {
+				a.next[len(a.next)-1] = ws[next].Text
 			}
 			j = next - 1
 		}
@@ -153,6 +161,7 @@ func (a *args) abbrev(t string, opts []string) []string {
 func (a *args) addAbbrev(ws []parse.Word, j int, valueOpts []string) int {
 	t := ws[j].Text
 	a.flags = append(a.flags, t)
+	a.next = append(a.next, "")
 	_, val, glued := strings.Cut(t, "=")
 	for _, opt := range a.abbrev(t, valueOpts) {
 		switch {
@@ -202,12 +211,13 @@ func (a *args) hasExact(flags []string) bool {
 }
 
 // unless reports whether one of flags, which make an effect harmless
-// (-n, --dry-run), is present as written (never abbreviated) and not
-// undone: a "--no-" form of any of them anywhere, abbreviated or not
-// (git push --dry-run --no-dry-run pushes: the last wins), leaves the
-// effect as it is, whichever came last.
+// (-n, --dry-run), is present as written (never abbreviated), switched
+// on, and not undone: a "--no-" form of any of them anywhere, abbreviated
+// or not (git push --dry-run --no-dry-run pushes: the last wins), leaves
+// the effect as it is, whichever came last. So does a value that does
+// not switch it on ([switchedOn]).
 func (a *args) unless(flags []string) bool {
-	if !a.hasExact(flags) {
+	if !a.hasOn(flags) {
 		return false
 	}
 	var undo []string
@@ -217,6 +227,53 @@ func (a *args) unless(flags []string) bool {
 		}
 	}
 	return !a.has(undo)
+}
+
+// hasOn is hasExact for flags given switched on: not --dry-run=false,
+// nor --dry-run followed by a word that switches it off (npm's parser,
+// nopt, takes --dry-run false as the flag's value). A value option
+// counts with any value.
+func (a *args) hasOn(flags []string) bool {
+	for i, f := range a.flags {
+		for _, want := range flags {
+			switch {
+			case f == want:
+				if strings.HasPrefix(want, "--") && i < len(a.next) && switchedOff(a.next[i]) {
+					continue
+				}
+				return true
+			case parse.InCluster(f, want):
+				return true
+			case strings.HasPrefix(f, want+"="):
+				if _, valued := a.values[want]; valued || switchedOn(f[len(want)+1:]) {
+					return true // a value option's value is no switch (--repo=x)
+				}
+			}
+		}
+	}
+	return false
+}
+
+// switchedOn reports whether an option's value ("--dry-run=VALUE")
+// switches it on, as the parsers of the tools read it (nopt, pflag, Go's
+// flag, kubectl's and helm's --dry-run=client|server). Any other value,
+// false among them, is not taken as the option.
+func switchedOn(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes", "on", "t", "y", "client", "server":
+		return true
+	}
+	return false
+}
+
+// switchedOff reports whether a word after a boolean option may be read
+// as its value switching it off (npm publish --dry-run false).
+func switchedOff(v string) bool {
+	switch strings.ToLower(v) {
+	case "false", "0", "no", "off", "f", "n", "none":
+		return true
+	}
+	return false
 }
 
 // firstMatches reports whether the first operand matches one of globs;
@@ -399,7 +456,7 @@ func (s *Set) effects(e *Env, c *parse.Command, i int, up *parse.Command) []Effe
 		if spec.WhenUnsafeKey && !unsafeGitWrite(s.gitSafe, &a) {
 			continue
 		}
-		if len(spec.When) > 0 && !a.has(spec.When) || a.unless(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
+		if len(spec.When) > 0 && !a.has(spec.When) || a.unless(spec.Unless) || !a.firstMatches(spec.WhenFirst) || !a.anyMatches(spec.WhenArg) || spec.Alone && (len(a.operands) > 0 || len(a.values) > 0) || spec.NoOperands && len(a.operands) > 0 || !a.lastMatches(spec.WhenLast) || !a.valueMatches(spec.ValueOf, spec.WhenValue) {
 			continue
 		}
 		out = append(out, s.specEffects(e, spec, &a, i, dir, c.Assigns)...)
@@ -531,6 +588,7 @@ var pathless = map[string]bool{
 	"secret-cmd": true, "remote-code": true, "rewrite-history": true,
 	"upload": true, "publish": true, "secret-env": true, "destroy-remote": true, "push-to": true, "fetch-from": true,
 	"create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true,
+	"set-default": true, "rename-branch": true,
 	"wipe": true, "disable-protection": true, "env-dump": true,
 }
 

@@ -72,6 +72,13 @@ type PushSettings interface {
 	PushTarget(remote, branch string) (string, error)
 }
 
+// RemoteBranches is what a [Repo] may also tell of a remote's branches.
+type RemoteBranches interface {
+	// RemoteHas reports whether the repository knows branch on remote
+	// (refs/remotes/REMOTE/BRANCH, as the last fetch or push left it).
+	RemoteHas(remote, branch string) (bool, error)
+}
+
 // Context is the machine and repository a script is judged against.
 type Context struct {
 	Env
@@ -114,6 +121,7 @@ type judging struct {
 type scriptHead struct {
 	branch  string
 	created bool
+	made    map[string]bool // the branches the script made before
 }
 
 func (j *judging) run() {
@@ -800,7 +808,7 @@ func (j *judging) pushToState(e Effect) string {
 	if s == "foreign" && pathInWorkspace(e) {
 		return "local"
 	}
-	if s == "known" && j.otherRepo(e.Dir) {
+	if s == "known" && (j.otherRepo(e.Dir) || j.gitDirElsewhere(e.Cmd, e.Dir)) {
 		return "foreign" // the remote of a repository the workspace's is not
 	}
 	if s != "known" || j.localPush(e.Cmd) {
@@ -815,6 +823,30 @@ func (j *judging) pushToState(e Effect) string {
 		return b
 	}
 	return s
+}
+
+// gitDirElsewhere reports whether git command cmd, run in dir, names
+// with --git-dir (or GIT_DIR, which the parser spells so) a repository
+// that is not the workspace's own .git, or one that cannot be told.
+func (j *judging) gitDirElsewhere(cmd int, dir string) bool {
+	c := &j.res.Commands[cmd]
+	git := j.set.command("git")
+	if c.Name() != "git" || git == nil || j.ctx.Workspace == "" || j.ctx.Env.Foreign {
+		return false
+	}
+	args := c.Args[1:]
+	for k := 0; k < len(args) && strings.HasPrefix(args[k].Text, "-"); {
+		opt, val, next, ok := parse.Option(args, k, git.spec.ValueOptions)
+		if !ok {
+			k++
+			continue
+		}
+		if opt == "--git-dir" && (!val.IsKnown() || j.ctx.Env.resolve(val.Text, dir, false) != j.ctx.Workspace+"/.git") {
+			return true
+		}
+		k = next
+	}
+	return false
 }
 
 // pathInWorkspace reports whether push-to e names, as a path, a
@@ -916,7 +948,7 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 		head, err := j.ctx.Repo.Head()
 		if h, ok := j.heads[cmd]; ok {
 			head, err = h.branch, nil
-			if h.created && h.branch != "" && def == "" {
+			if h.created && h.branch != "" && def == "" && !j.mayBeDefault(cmd, remote, h.branch) {
 				return "known" // a branch the script made: new on the remote
 			}
 		}
@@ -942,7 +974,27 @@ func (j *judging) pushedBranch(cmd int, refspec, remote string) string {
 	if def != "" && dst == def {
 		return "default"
 	}
+	if def == "" && j.mayBeDefault(cmd, remote, dst) {
+		return "nodefault"
+	}
 	return "branch"
+}
+
+// mayBeDefault reports, for a remote whose default branch is not known,
+// whether branch dst may be it: a branch the remote has, or, when that
+// cannot be told, one the script did not make. A new branch is not the
+// default; a branch the script makes under the name of one the remote
+// has (git checkout -b develop origin/develop) may be.
+func (j *judging) mayBeDefault(cmd int, remote, dst string) bool {
+	if strings.HasPrefix(dst, "refs/") {
+		return false // a tag or another ref
+	}
+	b, ok := j.ctx.Repo.(RemoteBranches)
+	if !ok || remote == "" {
+		return !j.heads[cmd].made[dst]
+	}
+	has, err := b.RemoteHas(remote, dst)
+	return err != nil || has
 }
 
 // pushSettingBefore reports whether a command before cmd changes what a

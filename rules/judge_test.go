@@ -20,14 +20,26 @@ type fakeRepo struct {
 	remotes  []string
 	agent    []string // remotes sandboxed commands added
 	def      string   // the remotes' default branch
+	tracked  []string // the branches the remotes have
+	head     string   // the branch checked out ("": main)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func (r *fakeRepo) Changes() ([]rules.Change, error) { return r.changes, nil }
 func (r *fakeRepo) Stashes() (int, error)            { return r.stashes, nil }
 func (r *fakeRepo) Unmerged(b string) (bool, error)  { return slices.Contains(r.unmerged, b), nil }
 func (r *fakeRepo) Remotes() ([]string, error)       { return r.remotes, nil }
-func (r *fakeRepo) Head() (string, error)            { return "main", nil }
+func (r *fakeRepo) Head() (string, error)            { return cmpOr(r.head, "main"), nil }
 func (r *fakeRepo) AgentRemotes() []string           { return r.agent }
+func (r *fakeRepo) RemoteHas(_, b string) (bool, error) {
+	return slices.Contains(r.tracked, b), nil
+}
 func (r *fakeRepo) DefaultBranch(string) (string, error) {
 	return r.def, nil
 }

@@ -353,6 +353,9 @@ func compile(file, name string, spec *CmdSpec) (*command, error) {
 			if len(sspec.ValueOptions) == 0 {
 				sspec.ValueOptions = spec.ValueOptions
 			}
+			if len(sspec.EndOfOptions) == 0 {
+				sspec.EndOfOptions = spec.EndOfOptions
+			}
 			sc, err := compile(file, name+" "+sub, sspec)
 			if err != nil {
 				return nil, err
@@ -403,7 +406,7 @@ var knownEffects = map[string]bool{
 	"rewrite-history": true, "secret-env": true, "secret-cmd": true,
 	"unknown-code": true, "unknown-command": true, "syntax": true,
 	"exfil": true, "destroy-remote": true, "publish": true, "env-dump": true, "checkpoint": true, "discard-saved": true, "stage-all": true, "commit": true, "mount": true, "remote-install": true, "rewrite": true, "push-to": true, "move": true, "self-policy": true, "unfollowed": true, "over-budget": true, "wipe": true, "disable-protection": true, "fetch-from": true,
-	"push-stash": true, "pop-stash": true, "create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true,
+	"push-stash": true, "pop-stash": true, "create-branch": true, "branch-from": true, "switch-branch": true, "merge-branch": true, "push-branch": true, "push-default": true, "push-setting": true, "set-default": true, "rename-branch": true,
 }
 
 var knownTargets = map[string]bool{
@@ -465,7 +468,7 @@ var knownClasses = map[string]bool{
 var knownStates = map[string]bool{
 	"absent": true, "recoverable": true, "regenerable": true, "uncommitted": true,
 	"untracked": true, "irreplaceable": true, "unversioned": true, "stash": true,
-	"unmerged": true, "unknown": true, "known": true, "foreign": true, "unseen": true, "local": true,
+	"unmerged": true, "unknown": true, "known": true, "foreign": true, "unseen": true, "local": true, "nodefault": true,
 	"default": true, "branch": true,
 }
 

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -57,11 +58,27 @@ func (j *judging) scriptStates() {
 			if scriptEffects[e.Kind] {
 				start()
 			}
+			if writesHead(e) {
+				// echo 'ref: refs/heads/main' > .git/HEAD: the branch
+				// checked out after it is not known.
+				start()
+				r.cur, r.curRead = "", true
+			}
 			if r != nil {
 				r.step(e)
 			}
 		}
 	}
+}
+
+// writesHead reports whether e writes or removes a repository's HEAD
+// file (.git/HEAD), which names the branch checked out.
+func writesHead(e *Effect) bool {
+	switch e.Kind {
+	case "overwrite", "modify", "rewrite", "move", "delete":
+		return strings.HasSuffix(e.Path, "/.git/HEAD")
+	}
+	return false
 }
 
 // unknown records a command whose effect on the repository is not known
@@ -102,6 +119,7 @@ var scriptEffects = map[string]bool{
 	"stage-all": true, "push-stash": true, "checkpoint": true, "commit": true, "pop-stash": true,
 	"drop-stash": true, "discard-changes": true, "create-branch": true, "branch-from": true,
 	"switch-branch": true, "merge-branch": true, "push-branch": true, "delete-branch": true,
+	"push-to": true, "rename-branch": true,
 }
 
 // readHead sets cur to the branch checked out before the script, once,
@@ -144,7 +162,7 @@ func (r *scriptRepo) savedFor(i int) bool {
 // step applies effect e, or sets its state.
 func (r *scriptRepo) step(e *Effect) {
 	switch e.Kind {
-	case "commit", "create-branch", "branch-from", "switch-branch", "merge-branch", "push-branch", "delete-branch":
+	case "commit", "create-branch", "branch-from", "switch-branch", "merge-branch", "push-branch", "delete-branch", "push-to", "rename-branch":
 		r.readHead()
 	}
 	switch e.Kind {
@@ -203,19 +221,26 @@ func (r *scriptRepo) step(e *Effect) {
 		}
 	case "switch-branch":
 		c := &r.j.res.Commands[e.Cmd]
+		if afterDashDash(c, e.Raw) {
+			break // git checkout -- FILE: a path, not a branch
+		}
 		if p := r.j.ctx.Env.resolve(e.Raw, c.Dir, false); p != "" && exists(p) && r.branches[e.Raw] == nil {
-			break // git checkout FILE: a path, not a branch
+			// git checkout NAME, a file and maybe a branch too (git
+			// takes the branch): which one is not known.
+			r.cur = ""
+			break
 		}
 		r.cur = r.ref(e.Raw)
+	case "rename-branch":
+		r.rename(e)
+	case "push-to":
+		r.recordHead(e.Cmd)
 	case "merge-branch":
 		if r.cur != "" {
 			r.branches[r.cur] = union(r.branches[r.cur], r.branches[r.ref(e.Raw)])
 		}
 	case "push-branch":
-		if r.j.heads == nil {
-			r.j.heads = map[int]scriptHead{}
-		}
-		r.j.heads[e.Cmd] = scriptHead{branch: r.cur, created: r.created[r.cur]}
+		r.recordHead(e.Cmd)
 		// git push REMOTE SRC[:DST]; a bare git push pushes the branch
 		// checked out to its upstream, which a branch the script made
 		// has not (:DST deletes, and pushes nothing).
@@ -230,6 +255,49 @@ func (r *scriptRepo) step(e *Effect) {
 		e.State = r.branchLoss(e.Raw)
 		delete(r.branches, e.Raw)
 	}
+}
+
+// recordHead records the branch checked out when push command cmd runs,
+// for every push (git push origin names no branch: it pushes this one).
+func (r *scriptRepo) recordHead(cmd int) {
+	if r.j.heads == nil {
+		r.j.heads = map[int]scriptHead{}
+	}
+	r.j.heads[cmd] = scriptHead{branch: r.cur, created: r.created[r.cur], made: maps.Clone(r.created)}
+}
+
+// rename follows git branch -m: with one operand (NEW) the branch checked
+// out is renamed; with two (OLD NEW), OLD is, and the branch checked out
+// is NEW when OLD was it, not known when OLD cannot be told.
+func (r *scriptRepo) rename(e *Effect) {
+	var names []string
+	for _, o := range r.j.effects[e.Cmd] {
+		if o.Kind == "rename-branch" {
+			names = append(names, o.Raw)
+		}
+	}
+	if len(names) == 0 || e.Raw != names[len(names)-1] {
+		return // not the last operand yet
+	}
+	switch {
+	case len(names) == 1:
+		r.cur = r.ref(e.Raw)
+	case len(names) == 2 && r.cur != "" && r.ref(names[0]) == r.cur:
+		r.cur = r.ref(e.Raw)
+	case len(names) == 2 && r.ref(names[0]) != "":
+	default:
+		r.cur = ""
+	}
+}
+
+// afterDashDash reports whether word is among command c's arguments
+// after "--" (git checkout -- FILE).
+func afterDashDash(c *parse.Command, word string) bool {
+	dd := slices.IndexFunc(c.Args, func(w parse.Word) bool { return w.Text == "--" })
+	if dd < 0 {
+		return false
+	}
+	return slices.ContainsFunc(c.Args[dd+1:], func(w parse.Word) bool { return w.Text == word })
 }
 
 // workState is what a stash made now holds: "stash" when the work tree
@@ -326,6 +394,10 @@ func (r *scriptRepo) ref(name string) string {
 	case name == "HEAD" || name == "@" || name == "":
 		return r.cur
 	case name == "-" || strings.HasPrefix(name, "@{") || strings.Contains(name, "?"):
+		return ""
+	case strings.HasPrefix(name, "refs/heads/"):
+		return strings.TrimPrefix(name, "refs/heads/")
+	case strings.HasPrefix(name, "refs/"):
 		return ""
 	}
 	return name

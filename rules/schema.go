@@ -215,6 +215,10 @@ type CmdSpec struct {
 	Carries string `yaml:"carries"`
 	// ValueOptions take a value ("-o FILE", "--output=FILE").
 	ValueOptions []string `yaml:"value_options"`
+	// EndOfOptions are words that end the options as "--" does, but
+	// are not themselves "--" (git's --end-of-options): a "--" after one
+	// still separates operands. Subcommands inherit them.
+	EndOfOptions []string `yaml:"end_of_options"`
 	DirOptions   []string `yaml:"dir_options"`
 	SplitOptions []string `yaml:"split_options"`
 	Skip         int      `yaml:"skip"`
@@ -346,6 +350,10 @@ type EffectSpec struct {
 	// Alone: the effect applies only when there are no operands (env
 	// with no command prints the environment).
 	Alone bool `yaml:"alone"`
+	// NoOperands: the effect applies only when there are no operands,
+	// options with values or not (git push -o ci.skip pushes the branch
+	// checked out).
+	NoOperands bool `yaml:"no_operands"`
 	// WhenArg: the effect applies only when some operand matches one of
 	// these globs (socat EXEC:...).
 	WhenArg []string `yaml:"when_arg"`

@@ -260,9 +260,9 @@ func split(spec *CmdSpec, ws []parse.Word, fold bool) args {
 	case spec.SlashOptions:
 		a = splitSlash(ws, spec.ValueOptions)
 	case spec.OldOptions:
-		a = splitArgs(oldOptions(ws, spec.ValueOptions), spec.ValueOptions, spec.longOptions())
+		a = splitArgs(oldOptions(ws, spec.ValueOptions), spec.ValueOptions, spec.longOptions(), spec.EndOfOptions)
 	default:
-		a = splitArgs(ws, spec.ValueOptions, spec.longOptions())
+		a = splitArgs(ws, spec.ValueOptions, spec.longOptions(), spec.EndOfOptions)
 	}
 	a.fold = fold
 	return a

@@ -3861,6 +3861,9 @@ func cmd477() *CmdSpec {
 			"-x",
 			"--extcmd",
 		},
+		EndOfOptions: []string{
+			"--end-of-options",
+		},
 		DirOptions: []string{
 			"-C",
 		},
@@ -3956,10 +3959,51 @@ func cmd477() *CmdSpec {
 				Options: []string{
 					"-c",
 				},
-				Pattern: "(?i)^(?:push\\.default=(?:matching|upstream|tracking)|remote\\.[^=]+\\.push=|remote\\.pushDefault=|branch\\.[^=]+\\.(?:merge|pushRemote)=)",
+				Pattern: "(?i)^includeIf\\..+\\.path(?:=|$)",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "(?i)^remote\\.[^=]+\\.(?:receivePack|uploadPack)=(?s)(.+)$",
+				Shell:   "$1",
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "(?i)^remote\\.[^=]+\\.vcs(?:=|$)",
+				Argv: []string{
+					"sh",
+					"-c",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "(?i)^(?:push\\.default=(?:matching|upstream|tracking)|push\\.recurseSubmodules(?:=|$)|remote\\.[^=]+\\.push(?:=|$)|remote\\.pushDefault(?:=|$)|branch\\.[^=]+\\.(?:merge|remote|pushRemote)(?:=|$))",
 				Argv: []string{
 					"git",
 					"remote-https",
+					"{unknown}",
+				},
+			},
+			{
+				Options: []string{
+					"-c",
+				},
+				Pattern: "(?i)^remote\\.[^=]+\\.mirror(?:=|$)",
+				Argv: []string{
+					"git",
+					"push",
+					"--mirror",
 					"{unknown}",
 				},
 			},
@@ -3999,21 +4043,18 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Operands: "none",
 			},
 			"add": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"--chmod",
+					"--pathspec-from-file",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4048,19 +4089,41 @@ func cmd477() *CmdSpec {
 					},
 				},
 			},
+			"am": {
+				ValueOptions: []string{
+					"--quoted-cr",
+					"--whitespace",
+					"--directory",
+					"--exclude",
+					"--include",
+					"-C",
+					"-p",
+					"--patch-format",
+					"--empty",
+					"--resolvemsg",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+				},
+			},
 			"apply": {
 				ValueOptions: []string{
+					"--exclude",
+					"--include",
+					"-p",
 					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"--build-fake-ancestor",
+					"--whitespace",
+					"--directory",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4091,6 +4154,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "unknown-code",
@@ -4113,10 +4179,20 @@ func cmd477() *CmdSpec {
 					"--points-at",
 					"--sort",
 					"--format",
-					"-t",
-					"--track",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
+					{
+						Effect:  "rename-branch",
+						Targets: "operands",
+						When: []string{
+							"-m",
+							"-M",
+							"--move",
+						},
+					},
 					{
 						Effect:  "delete-branch",
 						Targets: "operands",
@@ -4234,6 +4310,9 @@ func cmd477() *CmdSpec {
 					"--conflict",
 					"--pathspec-from-file",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "push-setting",
@@ -4260,6 +4339,13 @@ func cmd477() *CmdSpec {
 						When: []string{
 							"-f",
 							"--force",
+						},
+					},
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"--pathspec-from-file",
 						},
 					},
 					{
@@ -4305,17 +4391,11 @@ func cmd477() *CmdSpec {
 			},
 			"checkout-index": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"--prefix",
+					"--stage",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4331,30 +4411,17 @@ func cmd477() *CmdSpec {
 			"cherry-pick": {
 				Aliases: []string{
 					"revert",
-					"am",
-					"tag",
-					"notes",
 				},
 				ValueOptions: []string{
 					"-m",
-					"--message",
-					"-F",
-					"--file",
-					"-C",
-					"-c",
-					"--author",
-					"--date",
-					"-S",
-					"--gpg-sign",
-					"--fixup",
-					"--squash",
+					"--mainline",
 					"-X",
 					"--strategy-option",
-					"-s",
 					"--strategy",
-					"--onto",
-					"-x",
-					"--exec",
+					"--cleanup",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4367,6 +4434,9 @@ func cmd477() *CmdSpec {
 				ValueOptions: []string{
 					"-e",
 					"--exclude",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4395,6 +4465,7 @@ func cmd477() *CmdSpec {
 					"--origin",
 					"--depth",
 					"--reference",
+					"--reference-if-able",
 					"-c",
 					"--config",
 					"--template",
@@ -4404,6 +4475,15 @@ func cmd477() *CmdSpec {
 					"--filter",
 					"-j",
 					"--jobs",
+					"--shallow-since",
+					"--shallow-exclude",
+					"--server-option",
+					"--bundle-uri",
+					"--ref-format",
+					"--revision",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4427,17 +4507,21 @@ func cmd477() *CmdSpec {
 					"-F",
 					"--file",
 					"-C",
+					"--reuse-message",
 					"-c",
+					"--reedit-message",
 					"--author",
 					"--date",
-					"-S",
-					"--gpg-sign",
 					"--fixup",
 					"--squash",
 					"-t",
 					"--template",
 					"--cleanup",
 					"--trailer",
+					"--pathspec-from-file",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4463,8 +4547,15 @@ func cmd477() *CmdSpec {
 					"-f",
 					"--file",
 					"--blob",
+					"-t",
 					"--type",
 					"--default",
+					"--comment",
+					"--value",
+					"--url",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4528,6 +4619,8 @@ func cmd477() *CmdSpec {
 						Targets: "none",
 						WhenArg: []string{
 							"[Pp][Uu][Ss][Hh].[Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
+							"[Rr][Ee][Mm][Oo][Tt][Ee].*.[Mm][Ii][Rr][Rr][Oo][Rr]",
+							"[Pp][Uu][Ss][Hh].[Rr][Ee][Cc][Uu][Rr][Ss][Ee][Ss][Uu][Bb][Mm][Oo][Dd][Uu][Ll][Ee][Ss]",
 							"[Rr][Ee][Mm][Oo][Tt][Ee].*.[Pp][Uu][Ss][Hh]",
 							"[Rr][Ee][Mm][Oo][Tt][Ee].[Pp][Uu][Ss][Hh][Dd][Ee][Ff][Aa][Uu][Ll][Tt]",
 							"[Bb][Rr][Aa][Nn][Cc][Hh].*.[Mm][Ee][Rr][Gg][Ee]",
@@ -4555,6 +4648,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "secret-cmd",
@@ -4564,7 +4660,6 @@ func cmd477() *CmdSpec {
 			},
 			"fetch": {
 				Aliases: []string{
-					"pull",
 					"ls-remote",
 				},
 				ValueOptions: []string{
@@ -4580,12 +4675,11 @@ func cmd477() *CmdSpec {
 					"--server-option",
 					"--negotiation-tip",
 					"--filter",
-					"-s",
-					"--strategy",
-					"-X",
-					"--strategy-option",
 					"--recurse-submodules-default",
 					"--sort",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4623,6 +4717,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "rewrite-history",
@@ -4644,6 +4741,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "rewrite-history",
@@ -4664,6 +4764,9 @@ func cmd477() *CmdSpec {
 					"--object-format",
 					"--ref-format",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -4679,29 +4782,20 @@ func cmd477() *CmdSpec {
 				},
 			},
 			"merge": {
-				Aliases: []string{
-					"rebase",
-				},
 				ValueOptions: []string{
 					"-m",
 					"--message",
 					"-F",
 					"--file",
-					"-C",
-					"-c",
-					"--author",
-					"--date",
-					"-S",
-					"--gpg-sign",
-					"--fixup",
-					"--squash",
 					"-X",
 					"--strategy-option",
 					"-s",
 					"--strategy",
-					"--onto",
-					"-x",
-					"--exec",
+					"--cleanup",
+					"--into-name",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4737,6 +4831,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -4752,12 +4849,78 @@ func cmd477() *CmdSpec {
 					},
 				},
 			},
+			"notes": {
+				ValueOptions: []string{
+					"--ref",
+					"-m",
+					"--message",
+					"-F",
+					"--file",
+					"-C",
+					"--reuse-message",
+					"-c",
+					"--reedit-message",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+				},
+			},
+			"pull": {
+				ValueOptions: []string{
+					"--depth",
+					"--deepen",
+					"--shallow-since",
+					"--shallow-exclude",
+					"--upload-pack",
+					"--refmap",
+					"-o",
+					"--server-option",
+					"--negotiation-tip",
+					"-s",
+					"--strategy",
+					"-X",
+					"--strategy-option",
+					"--cleanup",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "download",
+						Targets: "none",
+					},
+					{
+						Effect:  "fetch-from",
+						Targets: "first",
+						WhenFirst: []string{
+							"[!-]*",
+						},
+					},
+					{
+						Effect:  "fetch-from",
+						Targets: "none",
+						Alone:   true,
+					},
+				},
+			},
 			"push": {
 				ValueOptions: []string{
+					"--repo",
 					"--receive-pack",
 					"--exec",
 					"-o",
 					"--push-option",
+					"--recurse-submodules",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4815,11 +4978,23 @@ func cmd477() *CmdSpec {
 					},
 					{
 						Effect:  "push-to",
-						Targets: "none",
-						Alone:   true,
+						Targets: "options",
+						Options: []string{
+							"--repo",
+						},
 						Unless: []string{
 							"-n",
 							"--dry-run",
+						},
+					},
+					{
+						Effect:     "push-to",
+						Targets:    "none",
+						NoOperands: true,
+						Unless: []string{
+							"-n",
+							"--dry-run",
+							"--repo",
 						},
 					},
 					{
@@ -4833,14 +5008,29 @@ func cmd477() *CmdSpec {
 						},
 					},
 					{
-						Effect:  "push-branch",
-						Targets: "none",
-						Alone:   true,
+						Effect:     "push-branch",
+						Targets:    "none",
+						NoOperands: true,
 						Unless: []string{
 							"-n",
 							"--dry-run",
 							"-d",
 							"--delete",
+						},
+					},
+					{
+						Effect:  "push-to",
+						Targets: "unknown",
+						WhenValue: []string{
+							"on-demand",
+							"only",
+						},
+						ValueOf: []string{
+							"--recurse-submodules",
+						},
+						Unless: []string{
+							"-n",
+							"--dry-run",
 						},
 					},
 					{
@@ -4895,17 +5085,12 @@ func cmd477() *CmdSpec {
 			},
 			"read-tree": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"--index-output",
+					"--prefix",
+					"--exclude-per-directory",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -4914,6 +5099,55 @@ func cmd477() *CmdSpec {
 						When: []string{
 							"-u",
 							"--reset",
+						},
+					},
+				},
+			},
+			"rebase": {
+				ValueOptions: []string{
+					"--onto",
+					"-C",
+					"--whitespace",
+					"--empty",
+					"-x",
+					"--exec",
+					"-s",
+					"--strategy",
+					"-X",
+					"--strategy-option",
+					"--trailer",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+					{
+						Effect:  "switch-branch",
+						Targets: "rest",
+						Unless: []string{
+							"--root",
+						},
+					},
+					{
+						Effect:  "switch-branch",
+						Targets: "first",
+						When: []string{
+							"--root",
+						},
+					},
+					{
+						Effect:  "merge-branch",
+						Targets: "first",
+						Unless: []string{
+							"--abort",
+							"--quit",
+							"--continue",
+							"--skip",
+							"--root",
 						},
 					},
 				},
@@ -4932,6 +5166,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
@@ -4946,6 +5183,9 @@ func cmd477() *CmdSpec {
 							"--exec",
 							"-x",
 							"--extcmd",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Operands: "none",
 					},
@@ -4963,6 +5203,9 @@ func cmd477() *CmdSpec {
 							"-x",
 							"--extcmd",
 						},
+						EndOfOptions: []string{
+							"--end-of-options",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "rewrite-history",
@@ -4972,17 +5215,11 @@ func cmd477() *CmdSpec {
 					},
 					"expire": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"--expire",
+							"--expire-unreachable",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -4995,17 +5232,13 @@ func cmd477() *CmdSpec {
 			},
 			"remote": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-t",
+					"--track",
+					"-m",
+					"--master",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5016,6 +5249,17 @@ func cmd477() *CmdSpec {
 						},
 						WhenFirst: []string{
 							"set-url",
+						},
+					},
+					{
+						Effect:  "set-default",
+						Targets: "none",
+						WhenFirst: []string{
+							"set-head",
+						},
+						Unless: []string{
+							"-a",
+							"--auto",
 						},
 					},
 				},
@@ -5043,6 +5287,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "network",
@@ -5060,17 +5307,10 @@ func cmd477() *CmdSpec {
 			},
 			"reset": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"--pathspec-from-file",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5089,6 +5329,10 @@ func cmd477() *CmdSpec {
 					"-s",
 					"--source",
 					"--pathspec-from-file",
+					"--conflict",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5107,11 +5351,39 @@ func cmd477() *CmdSpec {
 							"--worktree",
 						},
 					},
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"--pathspec-from-file",
+						},
+						Unless: []string{
+							"-S",
+							"--staged",
+						},
+					},
+					{
+						Effect:  "discard-changes",
+						Targets: "repo",
+						When: []string{
+							"-W",
+							"--worktree",
+						},
+						WhenValue: []string{
+							"*",
+						},
+						ValueOf: []string{
+							"--pathspec-from-file",
+						},
+					},
 				},
 			},
 			"rm": {
 				ValueOptions: []string{
 					"--pathspec-from-file",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5123,6 +5395,21 @@ func cmd477() *CmdSpec {
 						},
 						Unless: []string{
 							"--cached",
+						},
+						Recursive: []string{
+							"-r",
+						},
+					},
+					{
+						Effect:  "delete",
+						Targets: "first-or-dot",
+						When: []string{
+							"--pathspec-from-file",
+						},
+						Unless: []string{
+							"--cached",
+							"-n",
+							"--dry-run",
 						},
 						Recursive: []string{
 							"-r",
@@ -5144,6 +5431,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "upload",
@@ -5153,17 +5443,12 @@ func cmd477() *CmdSpec {
 			},
 			"stash": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-m",
+					"--message",
+					"--pathspec-from-file",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5184,33 +5469,43 @@ func cmd477() *CmdSpec {
 				Subcommands: map[string]*CmdSpec{
 					"*": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Operands: "none",
 					},
+					"branch": {
+						ValueOptions: []string{
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
+						},
+						Effects: []*EffectSpec{
+							{
+								Effect:  "create-branch",
+								Targets: "first",
+							},
+							{
+								Effect:  "pop-stash",
+								Targets: "none",
+							},
+						},
+					},
 					"clear": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5221,17 +5516,12 @@ func cmd477() *CmdSpec {
 					},
 					"drop": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5242,17 +5532,12 @@ func cmd477() *CmdSpec {
 					},
 					"pop": {
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5266,17 +5551,12 @@ func cmd477() *CmdSpec {
 							"save",
 						},
 						ValueOptions: []string{
-							"-C",
-							"-c",
-							"--git-dir",
-							"--work-tree",
-							"--namespace",
-							"--exec-path",
-							"--config-env",
-							"--super-prefix",
-							"--exec",
-							"-x",
-							"--extcmd",
+							"-m",
+							"--message",
+							"--pathspec-from-file",
+						},
+						EndOfOptions: []string{
+							"--end-of-options",
 						},
 						Effects: []*EffectSpec{
 							{
@@ -5311,6 +5591,9 @@ func cmd477() *CmdSpec {
 					"-x",
 					"--extcmd",
 				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "unknown-code",
@@ -5332,6 +5615,10 @@ func cmd477() *CmdSpec {
 					"--create",
 					"--force-create",
 					"--orphan",
+					"--conflict",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5399,19 +5686,87 @@ func cmd477() *CmdSpec {
 					},
 				},
 			},
+			"symbolic-ref": {
+				ValueOptions: []string{
+					"-m",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "switch-branch",
+						Targets: "rest",
+						WhenFirst: []string{
+							"HEAD",
+						},
+					},
+					{
+						Effect:  "set-default",
+						Targets: "rest",
+						WhenFirst: []string{
+							"refs/remotes/*",
+							"remotes/*",
+						},
+					},
+					{
+						Effect:  "set-default",
+						Targets: "none",
+						When: []string{
+							"-d",
+							"--delete",
+						},
+						WhenFirst: []string{
+							"refs/remotes/*",
+							"remotes/*",
+						},
+					},
+					{
+						Effect:  "switch-branch",
+						Targets: "unknown",
+						When: []string{
+							"-d",
+							"--delete",
+						},
+						WhenFirst: []string{
+							"HEAD",
+						},
+					},
+				},
+			},
+			"tag": {
+				ValueOptions: []string{
+					"-m",
+					"--message",
+					"-F",
+					"--file",
+					"--cleanup",
+					"-u",
+					"--local-user",
+					"--contains",
+					"--no-contains",
+					"--merged",
+					"--no-merged",
+					"--sort",
+					"--points-at",
+					"--format",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
+				},
+				Effects: []*EffectSpec{
+					{
+						Effect:  "modify",
+						Targets: "repo",
+					},
+				},
+			},
 			"update-ref": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-m",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -5422,17 +5777,12 @@ func cmd477() *CmdSpec {
 			},
 			"worktree": {
 				ValueOptions: []string{
-					"-C",
-					"-c",
-					"--git-dir",
-					"--work-tree",
-					"--namespace",
-					"--exec-path",
-					"--config-env",
-					"--super-prefix",
-					"--exec",
-					"-x",
-					"--extcmd",
+					"-b",
+					"-B",
+					"--reason",
+				},
+				EndOfOptions: []string{
+					"--end-of-options",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -18228,6 +18578,31 @@ var builtinTable = table{
 			Message: "{line} would push to a remote's default branch (main, master, trunk, or the one its HEAD names), which others build and deploy from",
 		},
 		{
+			ID: "push-default-unknown",
+			Effect: []string{
+				"push-branch",
+			},
+			State: []string{
+				"nodefault",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would write {raw}, a branch the remote already has, and cordon does not know which branch is the remote's default (refs/remotes/REMOTE/HEAD is missing), so {raw} may be the one others build and deploy from. git remote set-head origin --auto asks the remote and records it; a push to a branch it does not have yet is judged as usual",
+		},
+		{
+			ID: "set-default",
+			Effect: []string{
+				"set-default",
+			},
+			Verdict: "ask",
+			Category: Categories{
+				"outside",
+			},
+			Message: "{line} would change which branch cordon takes for the remote's default (refs/remotes/REMOTE/HEAD), which decides whether a push writes it. git remote set-head origin --auto, which asks the remote, is allowed",
+		},
+		{
 			ID: "push-unknown",
 			Effect: []string{
 				"push-to",
@@ -18236,6 +18611,7 @@ var builtinTable = table{
 			Target: []string{
 				"remote",
 				"none",
+				"local",
 			},
 			State: []string{
 				"unknown",
