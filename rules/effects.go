@@ -740,7 +740,7 @@ func (s *Set) credentialName(e *Env, p string) bool {
 		if ok && (p == rel || strings.HasPrefix(p, rel+"/")) {
 			return true
 		}
-		if !strings.Contains(entry, "/") {
+		if !pathEntry(entry) {
 			if m, _ := filepath.Match(entry, filepath.Base(p)); m {
 				return true
 			}
