@@ -178,6 +178,14 @@ func (s *Store) Use(key string) (string, bool) {
 	return g.ID, true
 }
 
+// Granted reports whether an approval for key is kept and has not
+// expired, without taking it: a hook that answers before the shim lets
+// the command go on to the shim, which takes it with [Store.Use].
+func (s *Store) Granted(key string) bool {
+	var g Grant
+	return readJSON(s.granted(key), &g) == nil && g.Key == key && time.Now().Before(g.Expires)
+}
+
 // writeJSON writes v to name atomically (a temporary file renamed).
 func writeJSON(name string, v any) error {
 	data, err := json.Marshal(v)

@@ -145,8 +145,8 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 
 // TestHookAskHasNextStep: when Claude Code shows no dialog (claude -p),
 // the hook's ask is the refusal the model and the person see; it names
-// an id, and approving that id lets the agent's retry, in Claude Code's
-// wrapper, run. In bypass-permissions mode, the dialog Claude Code
+// an id, and approving that id lets the agent's retry, hook and then
+// Claude Code's wrapper, run. In bypass-permissions mode, the dialog Claude Code
 // shows for a hook's ask does keep the person's yes.
 func TestHookAskHasNextStep(t *testing.T) {
 	e := newDecideEnv(t, "auto", "")
@@ -175,8 +175,17 @@ func TestHookAskHasNextStep(t *testing.T) {
 	if out, stderr, code := e.run(t, tty, "approve", m[1]); code != 0 {
 		t.Fatalf("cordon approve %s: exit %d\n%s%s", m[1], code, out, stderr)
 	}
+	// Claude Code runs the hook again before its retry: the approved
+	// command goes on to the shim, which takes the approval (the hook
+	// asked again, with the same id, and the retry never ran).
+	if out, code := hook(hookJSON(t, "PreToolUse", session, "bypassPermissions", e.ws, cmd)); code != 0 || out != "" {
+		t.Fatalf("PreToolUse of the approved retry: exit %d, %q; want no opinion", code, out)
+	}
 	if stderr, code := claude("claude-52-cwd"); code != 0 || e.deployed(t) != 1 {
 		t.Fatalf("the retry after cordon approve: exit %d, deployed %d\n%s", code, e.deployed(t), stderr)
+	}
+	if out, _ := hook(hookJSON(t, "PreToolUse", session, "bypassPermissions", e.ws, cmd)); !strings.Contains(out, `"permissionDecision":"ask"`) {
+		t.Fatalf("PreToolUse after the approval for once was taken: %q; want an ask", out)
 	}
 
 	// bypassPermissions: PermissionRequest fires because the dialog is
