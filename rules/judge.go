@@ -218,6 +218,27 @@ func isNetwork(effs []Effect) bool {
 	return false
 }
 
+// cordonSSH reports whether command i is the ssh of cordon's own
+// GIT_SSH_COMMAND, ssh -o 'ProxyCommand=FORWARDER connect %h %p' with
+// cordon's forwarder in its state directory (platform/network_linux.go),
+// assigned again by the script: an agent's shell snapshot of the
+// sandbox's environment (Codex sources one before every command). The
+// sandbox gives every command that value anyway, so it talks to no
+// network the script would not reach without it; counted as a network
+// command, it made every unknown code after it code from the network.
+func (j *judging) cordonSSH(i int) bool {
+	c := &j.res.Commands[i]
+	if len(c.Via) != 1 || c.Via[0] != "$GIT_SSH_COMMAND" || len(c.Args) != 3 || c.Args[0].Text != "ssh" || c.Args[1].Text != "-o" {
+		return false
+	}
+	fwd, ok := strings.CutPrefix(c.Args[2].Text, "ProxyCommand=")
+	if !ok {
+		return false
+	}
+	fwd, ok = strings.CutSuffix(fwd, " connect %h %p")
+	return ok && path.Base(fwd) == "cordon-netfwd" && filepath.IsAbs(fwd) && j.set.classify(&j.ctx.Env, fwd) == ClassCordon
+}
+
 // flows adds effects that come from several commands together: code
 // that arrives over the network, secrets that leave through it, data
 // piped into a network tool, discards made safe by an earlier checkpoint.
@@ -225,6 +246,9 @@ func (j *judging) flows() {
 	network, networks := -1, 0
 	downloads := map[string]string{} // path -> the command that fetched it
 	for i, effs := range j.effects {
+		if j.cordonSSH(i) {
+			continue
+		}
 		if isNetwork(effs) || hasClass(effs, ClassNetDev) {
 			network = i
 			networks++
