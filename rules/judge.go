@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -362,8 +363,11 @@ func (j *judging) envFilters() {
 				continue
 			}
 			for _, a := range c.Args[1:] {
-				if j.set.secretWord(a.Text) {
-					j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: c.Line(), Class: ClassCred})
+				if !j.set.secretWord(a.Text) {
+					continue
+				}
+				if creds := j.picksCredentials(c, a.Text); len(creds) > 0 {
+					j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: strings.Join(creds, ", "), Class: ClassCred})
 					break
 				}
 			}
@@ -436,17 +440,58 @@ func (j *judging) credentialsSet(prefix string) []string {
 func (j *judging) filtered(i int) bool {
 	for n := range j.res.Commands {
 		c := &j.res.Commands[n]
-		if c.StdinFrom != i {
+		if c.StdinFrom != i || inverted(c) {
 			continue
 		}
 		for _, a := range c.Args[min(1, len(c.Args)):] {
 			if strings.HasPrefix(a.Text, "-") {
 				continue
 			}
-			return !strings.Contains(a.Text, "/") && !j.set.secretWord(a.Text)
+			return !strings.Contains(a.Text, "/") && (!j.set.secretWord(a.Text) || len(j.picksCredentials(c, a.Text)) == 0)
 		}
 	}
 	return false
+}
+
+// inverted reports whether c is a grep that passes on the lines its
+// pattern does not match (grep -v).
+func inverted(c *parse.Command) bool {
+	return len(c.Args) > 0 && strings.HasSuffix(path.Base(c.Args[0].Text), "grep") &&
+		slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--invert-match", 'v') })
+}
+
+// hasFlag reports whether the argument a is the long option long, or
+// short options among which is short.
+func hasFlag(a, long string, short rune) bool {
+	return a == long || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], short)
+}
+
+// picksCredentials returns the credential variables set in the
+// environment that c, a filter of an environment dump, passes on with
+// the pattern pat: for grep, those whose NAME=value line pat matches
+// (case ignored, which finds more); for an inverted grep, any other
+// filter, or a pattern Go's regular expressions do not read, every one
+// set. A word in the pattern is not a credential: env | grep
+// ^GIT_CONFIG_KEY_ passes on git's setting names (Gemini CLI's), and
+// nothing when no credential is set.
+func (j *judging) picksCredentials(c *parse.Command, pat string) []string {
+	creds := j.credentialsSet("")
+	prog := path.Base(c.Args[0].Text)
+	if len(creds) == 0 || prog != "grep" && prog != "egrep" && prog != "fgrep" {
+		return creds
+	}
+	if inverted(c) {
+		return creds
+	}
+	fixed := prog == "fgrep" || slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--fixed-strings", 'F') })
+	if fixed {
+		pat = regexp.QuoteMeta(pat)
+	}
+	re, err := regexp.Compile("(?i)" + pat)
+	if err != nil {
+		return creds
+	}
+	return slices.DeleteFunc(creds, func(name string) bool { return !re.MatchString(name + "=" + j.ctx.Env.getenv(name)) })
 }
 
 // allLocal reports whether every network target is on this machine.
