@@ -26,6 +26,8 @@
 #   E2E_APPROVE=1     approve the first refusal's id (cordon approve ID,
 #                     as a person in a terminal) and let the model ask for
 #                     the same command again: the agent's retry
+#   E2E_CODEX_SANDBOX=MODE   Codex's --sandbox where the wiring does not
+#                     choose it (none: workspace-write shows Codex alone)
 #   E2E_CLAUDE_VERSION, E2E_CODEX_VERSION, E2E_GEMINI_VERSION   npm versions
 #
 # Needs Go, node and npm (the registry, once), git, bwrap or Landlock. The
@@ -137,7 +139,7 @@ claude)
 codex)
 	export MOCK_API_KEY=mock-key CODEX_HOME=$H/.codex
 	mkdir -p "$CODEX_HOME"
-	sandbox=danger-full-access
+	sandbox=${E2E_CODEX_SANDBOX:-danger-full-access}
 	[ "$wiring" = nested ] && sandbox=workspace-write
 	argv=("$agentbin" exec --skip-git-repo-check --sandbox "$sandbox" -m mock-model
 		-c model_provider=mock
