@@ -349,7 +349,11 @@ func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) 
 		if next == nil {
 			return cmd, rest[idx+1:], dir
 		}
-		cmd, rest = next, rest[idx+1:]
+		after := rest[idx+1:]
+		if cmd.spec.LeadingOptions {
+			after = slices.Concat(rest[:idx], after)
+		}
+		cmd, rest = next, after
 	}
 	return cmd, rest, dir
 }

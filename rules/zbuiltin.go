@@ -7406,6 +7406,9 @@ func cmd571() *CmdSpec {
 			"yarn",
 			"bun-pm",
 		},
+		ValueOptions: []string{
+			"--prefix",
+		},
 		RunFiles: []Translate{
 			{
 				File:    "package.json",
@@ -7421,14 +7424,26 @@ func cmd571() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Operands: "none",
 			},
 			"config": {
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--prefix",
+						},
 						Operands: "none",
 					},
 					"set": {
+						ValueOptions: []string{
+							"--prefix",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "persist",
@@ -7443,6 +7458,9 @@ func cmd571() *CmdSpec {
 					"owner",
 					"access",
 					"team",
+				},
+				ValueOptions: []string{
+					"--prefix",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -7467,6 +7485,9 @@ func cmd571() *CmdSpec {
 			"exec": {
 				Aliases: []string{
 					"x",
+				},
+				ValueOptions: []string{
+					"--prefix",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -7540,6 +7561,9 @@ func cmd571() *CmdSpec {
 				Aliases: []string{
 					"ln",
 				},
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -7570,6 +7594,9 @@ func cmd571() *CmdSpec {
 					"deprecate",
 					"undeprecate",
 				},
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "publish",
@@ -7581,6 +7608,7 @@ func cmd571() *CmdSpec {
 				},
 			},
 		},
+		LeadingOptions: true,
 	}
 }
 
