@@ -1,6 +1,8 @@
 package rules_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cordonsh/cordon/rules"
@@ -26,6 +28,15 @@ func TestCordonSSHAssigned(t *testing.T) {
 		{"another-ssh", `export GIT_SSH_COMMAND="ssh -i key"` + eval, rules.Deny},
 		{"and-a-fetch", `export GIT_SSH_COMMAND="ssh -o 'ProxyCommand=` + fwd + ` connect %h %p'"; git fetch` + eval, rules.Deny},
 	}
+	// Codex sources its snapshot (export -p of the sandbox's shell).
+	snap := filepath.Join(t.TempDir(), "snapshot.sh")
+	if err := os.WriteFile(snap, []byte(`declare -x GIT_SSH_COMMAND="ssh -o 'ProxyCommand=`+fwd+` connect %h %p'"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests = append(tests, struct {
+		name, script string
+		want         rules.Verdict
+	}{"sourced", ". " + snap + eval, rules.Ask})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if j := judgeIn(t, home, ws, nil, tt.script); j.Verdict != tt.want {

@@ -229,7 +229,7 @@ func isNetwork(effs []Effect) bool {
 // command, it made every unknown code after it code from the network.
 func (j *judging) cordonSSH(i int) bool {
 	c := &j.res.Commands[i]
-	if len(c.Via) != 1 || c.Via[0] != "$GIT_SSH_COMMAND" || len(c.Args) != 3 || c.Args[0].Text != "ssh" || c.Args[1].Text != "-o" {
+	if len(c.Via) == 0 || c.Via[len(c.Via)-1] != "$GIT_SSH_COMMAND" || len(c.Args) != 3 || c.Args[0].Text != "ssh" || c.Args[1].Text != "-o" {
 		return false
 	}
 	fwd, ok := strings.CutPrefix(c.Args[2].Text, "ProxyCommand=")
