@@ -204,3 +204,31 @@ func TestHookAskHasNextStep(t *testing.T) {
 		t.Fatalf("the dialog's approval ran twice: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestGeminiTmpdirOutsideScratch: Gemini CLI's wrapper writes its list of
+// background jobs to $TMPDIR/gemini-shell-*/bgpids.tmp after every
+// command. With TMPDIR outside /tmp the sandbox makes it writable, and
+// the judge must agree: it asked about every command (a write outside
+// the workspace), seen with the real agent (scripts/e2e).
+func TestGeminiTmpdirOutsideScratch(t *testing.T) {
+	e := newDecideEnv(t, "auto", "")
+	tmpdir, err := os.MkdirTemp(testBase, "agent-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmpdir) })
+	dir := filepath.Join(tmpdir, "gemini-shell-Ab1cD2")
+	os.MkdirAll(dir, 0o700)
+	stderr, code := e.sh(t, geminiWrap(dir, "echo hi"), "TMPDIR="+tmpdir)
+	if code != 0 {
+		t.Fatalf("Gemini's wrapper with TMPDIR=%s: exit %d\n%s", tmpdir, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bgpids.tmp")); err != nil {
+		t.Errorf("the wrapper's job list was not written: %v", err)
+	}
+	// TMPDIR naming the home makes nothing there writable.
+	stderr, code = e.sh(t, "echo x >> ~/.bashrc", "TMPDIR="+e.home)
+	if code == 0 {
+		t.Errorf("TMPDIR=$HOME let a command write ~/.bashrc:\n%s", stderr)
+	}
+}
