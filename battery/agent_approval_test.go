@@ -4,6 +4,7 @@ package battery
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,30 @@ import (
 func geminiWrap(tmp, cmd string) string {
 	return "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=" + tmp + "/bgpids.tmp\n(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n" +
 		cmd + "\n)\n__code=$?\nexit $__code"
+}
+
+// codexWrap is the script Codex runs for cmd once its shell snapshot
+// (snap) is made: a prologue that saves and puts back its variables
+// around sourcing the snapshot, its codex-path directory (bin) first on
+// PATH, then exec bash -c 'CMD'. Shortened: Codex 0.171 saves 7 of its
+// own variables and 49 proxy ones.
+func codexWrap(snap, bin, cmd string) string {
+	block := func(p, i, name string) string {
+		o := "__CODEX_SNAPSHOT_" + p + "OVERRIDE_"
+		return "if [ -n \"${" + o + "SET_" + i + "}\" ]; then\n" +
+			"  if [ -z \"${" + name + "+x}\" ] || [ \"${" + name + "-}\" != \"${" + o + i + "}\" ]; then export " + name + "=\"${" + o + i + "}\"; else export " + name + "; fi\n" +
+			"else builtin unset " + name + " 2>/dev/null || command unset " + name + "; fi\n" +
+			"builtin unset " + o + "SET_" + i + " " + o + i + " 2>/dev/null || command unset " + o + "SET_" + i + " " + o + i + "\n"
+	}
+	return "__CODEX_SNAPSHOT_OVERRIDE_SET_0=\"${CODEX_THREAD_ID+x}\"\n__CODEX_SNAPSHOT_OVERRIDE_0=\"${CODEX_THREAD_ID-}\"\n" +
+		"__CODEX_SNAPSHOT_PROXY_OVERRIDE_SET_0=\"${HTTPS_PROXY+x}\"\n__CODEX_SNAPSHOT_PROXY_OVERRIDE_0=\"${HTTPS_PROXY-}\"\n" +
+		"__CODEX_SNAPSHOT_PROXY_ENV_SET=\"${CODEX_NETWORK_PROXY_ACTIVE+x}\"\n\n" +
+		"if . '" + snap + "' >/dev/null 2>&1; then :; fi\n\n" +
+		block("", "0", "CODEX_THREAD_ID") +
+		"if [ -n \"$__CODEX_SNAPSHOT_PROXY_ENV_SET\" ] || [ -n \"${CODEX_NETWORK_PROXY_ACTIVE+x}\" ]; then\n" +
+		block("PROXY_", "0", "HTTPS_PROXY") + "fi\n" +
+		"if [ -n \"${PATH:-}\" ]; then export PATH='" + bin + "':\"$PATH\"; else export PATH='" + bin + "'; fi\n\n" +
+		"exec '/bin/bash' -c " + shellQuote(cmd)
 }
 
 // TestAgentRetryApproval runs on both Linux backends.
@@ -64,6 +89,13 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 		os.MkdirAll(dir, 0o700)
 		return []string{"bash", "-c", geminiWrap(dir, cmd)}
 	}
+	codex := func(cmd string) []string {
+		n++
+		snap := filepath.Join(e.home, ".codex", "shell_snapshots", fmt.Sprintf("01a242f5-79c1.%d.sh", n))
+		os.MkdirAll(filepath.Dir(snap), 0o755)
+		mustWrite(t, snap, "export CODEX_SNAPSHOT_TEST=1\n", 0o644)
+		return []string{"bash", "-c", codexWrap(snap, filepath.Join(tmp, "vendor", "codex-path"), cmd)}
+	}
 	askID := func(argv []string) string {
 		t.Helper()
 		stderr, code := shell(e.ws, argv...)
@@ -83,7 +115,7 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 	for _, agent := range []struct {
 		name string
 		wrap func(string) []string
-	}{{"claude-code", claude}, {"gemini", gemini}} {
+	}{{"claude-code", claude}, {"gemini", gemini}, {"codex", codex}} {
 		// Every retry names other temporary files: the same id.
 		id := askID(agent.wrap(cmd))
 		if again := askID(agent.wrap(cmd)); again != id {
