@@ -26,6 +26,9 @@
 #   E2E_APPROVE=1     approve the first refusal's id (cordon approve ID,
 #                     as a person in a terminal) and let the model ask for
 #                     the same command again: the agent's retry
+#   E2E_DELAY=3s      how long the model takes to ask for the command (Codex
+#                     runs its first command as a plain bash -lc until its
+#                     shell snapshot is made, and in its wrapper after)
 #   E2E_CODEX_SANDBOX=MODE   Codex's --sandbox where the wiring does not
 #                     choose it (none: workspace-write shows Codex alone)
 #   E2E_CLAUDE_VERSION, E2E_CODEX_VERSION, E2E_GEMINI_VERSION   npm versions
@@ -95,7 +98,7 @@ chmod 600 "$H/.ssh/id_ed25519"
 
 # The mock model.
 approve=${E2E_APPROVE:-0}
-mock_args=(-portfile "$run/port" -command "$command" -record "$run/results.jsonl" -log "$run/requests.log")
+mock_args=(-portfile "$run/port" -command "$command" -record "$run/results.jsonl" -log "$run/requests.log" -delay "${E2E_DELAY:-3s}")
 [ "$approve" = 1 ] && mock_args+=(-repeat -resume "$run/resume")
 "$root/bin/mockmodel" "${mock_args[@]}" 2>"$run/mock.log" &
 mock=$!

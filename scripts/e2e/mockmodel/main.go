@@ -6,7 +6,8 @@
 // The model asks the agent to run one command with the agent's own shell
 // tool; after the result comes back it ends the turn. With -repeat it
 // asks for the same command once more, when the file -resume names
-// exists (the driver approves the first refusal in between). Every tool
+// exists (the driver approves the first refusal in between). -delay
+// holds the first ask back, as a real model's answer takes a while. Every tool
 // result is appended to -record as a JSON line ({"api", "n", "output"}),
 // and every request to -log when set.
 //
@@ -33,6 +34,7 @@ type server struct {
 	resume  string
 	record  string
 	reqlog  string
+	delay   time.Duration
 
 	mu   sync.Mutex
 	seen map[string]bool
@@ -47,6 +49,7 @@ func main() {
 	flag.StringVar(&s.resume, "resume", "", "file whose existence lets the repeat go ahead")
 	flag.StringVar(&s.record, "record", "", "append each tool result here (JSON lines)")
 	flag.StringVar(&s.reqlog, "log", "", "append each request here")
+	flag.DurationVar(&s.delay, "delay", 0, "wait this long before the first ask (an agent's own start-up, a shell snapshot, settles)")
 	flag.Parse()
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -103,6 +106,7 @@ func (s *server) next(api string, n int, id, output string) bool {
 		s.keep(api, n, id, output)
 	}
 	if n == 0 {
+		time.Sleep(s.delay)
 		return true
 	}
 	if n == 1 && s.repeat {
