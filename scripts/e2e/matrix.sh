@@ -4,7 +4,8 @@
 # the model got back and what was left on disk, and print one line per
 # case and a table (docs/agents.md keeps the last one). Exits 1 when a
 # case did not go as expected. Same variables as run.sh; E2E_CASES=
-# "echo git-status" runs only those cases.
+# "echo git-status" runs only those cases. The run directory of a case
+# that went as expected is removed (about 20 MB each) unless E2E_KEEP=1.
 set -uo pipefail
 here=$(dirname "$0")
 # Codex with the shims only on PATH (codex/path) is left out: the docs
@@ -76,6 +77,10 @@ for aw in "${all[@]}"; do
 		out=$(E2E_APPROVE=$approve "$here/run.sh" "$agent" "$wiring" "$(command_of "$name")" 2>&1)
 		verdict=$(check "$name" "$out")
 		dir=$(printf '%s\n' "$out" | sed -n 's/^run directory: //p')
+		if [ "$verdict" = ok ] && [ "${E2E_KEEP:-0}" != 1 ] && [ -d "$dir" ]; then
+			rm -rf "$dir"
+			dir="removed"
+		fi
 		printf '%-8s %-8s %-11s %s  (%s)\n' "$agent" "$wiring" "$name" "$verdict" "$dir"
 		case $verdict in
 		ok) row+=" ✓ |" ;;
