@@ -28,6 +28,7 @@ func TestEnvFilterNamesCredentials(t *testing.T) {
 		{`env | grep KEY`, withKey, rules.Ask, "GEMINI_API_KEY"},
 		{`env | grep -i api_key`, withKey, rules.Ask, "GEMINI_API_KEY"},
 		{`printenv | grep -vi path`, withKey, rules.Ask, "GEMINI_API_KEY"},
+		{`env | rg -v PATH`, withKey, rules.Ask, "GEMINI_API_KEY"},
 		{`env | grep -F 'API_KEY'`, withKey, rules.Ask, "GEMINI_API_KEY"},
 		{`env | grep '(KEY'`, withKey, rules.Ask, "GEMINI_API_KEY"},
 		{`env | awk '/KEY/'`, withKey, rules.Ask, "GEMINI_API_KEY"},

@@ -453,11 +453,18 @@ func (j *judging) filtered(i int) bool {
 	return false
 }
 
-// inverted reports whether c is a grep that passes on the lines its
-// pattern does not match (grep -v).
+// inverted reports whether c is a grep, or a program that reads -v as
+// grep does (rg, ag, ack), that passes on the lines its pattern does not
+// match.
 func inverted(c *parse.Command) bool {
-	return len(c.Args) > 0 && strings.HasSuffix(path.Base(c.Args[0].Text), "grep") &&
-		slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--invert-match", 'v') })
+	if len(c.Args) == 0 {
+		return false
+	}
+	switch path.Base(c.Args[0].Text) {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack":
+		return slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--invert-match", 'v') })
+	}
+	return false
 }
 
 // hasFlag reports whether the argument a is the long option long, or
