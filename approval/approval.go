@@ -178,6 +178,14 @@ func (s *Store) Use(key string) (string, bool) {
 	return g.ID, true
 }
 
+// Granted reports whether an approval for key is kept and has not
+// expired, without taking it: a hook that answers before the shim lets
+// the command go on to the shim, which takes it with [Store.Use].
+func (s *Store) Granted(key string) bool {
+	var g Grant
+	return readJSON(s.granted(key), &g) == nil && g.Key == key && time.Now().Before(g.Expires)
+}
+
 // writeJSON writes v to name atomically (a temporary file renamed).
 func writeJSON(name string, v any) error {
 	data, err := json.Marshal(v)
@@ -259,7 +267,7 @@ const DialogLife = 5 * time.Minute
 
 // DialogKey identifies a command put to a person in an agent's own
 // permission dialog: the agent's session, the command's text as the
-// dialog showed it, what cordon refuses in it (see shim.RefusedPieces)
+// dialog showed it, what cordon refuses in it (see decide.RefusedPieces)
 // and the directory.
 func DialogKey(session, text, pieces, dir string) string {
 	return Key("dialog", session+"\x00"+text+"\x00"+pieces, dir)
@@ -267,7 +275,7 @@ func DialogKey(session, text, pieces, dir string) string {
 
 // AgentKey identifies a command an agent's model wrote, found inside the
 // agent's wrapper (rules.Wrapper): the agent, the shell, the command,
-// what cordon refuses in it (see shim.RefusedPieces) and the directory.
+// what cordon refuses in it (see decide.RefusedPieces) and the directory.
 // The wrapper's temporary names are not part of it, so that the agent's
 // retry of the same command finds the approval.
 func AgentKey(agent, shell, command, pieces, dir string) string {

@@ -4,6 +4,7 @@ package battery
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,30 @@ import (
 func geminiWrap(tmp, cmd string) string {
 	return "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=" + tmp + "/bgpids.tmp\n(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n" +
 		cmd + "\n)\n__code=$?\nexit $__code"
+}
+
+// codexWrap is the script Codex runs for cmd once its shell snapshot
+// (snap) is made: a prologue that saves and puts back its variables
+// around sourcing the snapshot, its codex-path directory (bin) first on
+// PATH, then exec bash -c 'CMD'. Shortened: Codex 0.171 saves 7 of its
+// own variables and 49 proxy ones.
+func codexWrap(snap, bin, cmd string) string {
+	block := func(p, i, name string) string {
+		o := "__CODEX_SNAPSHOT_" + p + "OVERRIDE_"
+		return "if [ -n \"${" + o + "SET_" + i + "}\" ]; then\n" +
+			"  if [ -z \"${" + name + "+x}\" ] || [ \"${" + name + "-}\" != \"${" + o + i + "}\" ]; then export " + name + "=\"${" + o + i + "}\"; else export " + name + "; fi\n" +
+			"else builtin unset " + name + " 2>/dev/null || command unset " + name + "; fi\n" +
+			"builtin unset " + o + "SET_" + i + " " + o + i + " 2>/dev/null || command unset " + o + "SET_" + i + " " + o + i + "\n"
+	}
+	return "__CODEX_SNAPSHOT_OVERRIDE_SET_0=\"${CODEX_THREAD_ID+x}\"\n__CODEX_SNAPSHOT_OVERRIDE_0=\"${CODEX_THREAD_ID-}\"\n" +
+		"__CODEX_SNAPSHOT_PROXY_OVERRIDE_SET_0=\"${HTTPS_PROXY+x}\"\n__CODEX_SNAPSHOT_PROXY_OVERRIDE_0=\"${HTTPS_PROXY-}\"\n" +
+		"__CODEX_SNAPSHOT_PROXY_ENV_SET=\"${CODEX_NETWORK_PROXY_ACTIVE+x}\"\n\n" +
+		"if . '" + snap + "' >/dev/null 2>&1; then :; fi\n\n" +
+		block("", "0", "CODEX_THREAD_ID") +
+		"if [ -n \"$__CODEX_SNAPSHOT_PROXY_ENV_SET\" ] || [ -n \"${CODEX_NETWORK_PROXY_ACTIVE+x}\" ]; then\n" +
+		block("PROXY_", "0", "HTTPS_PROXY") + "fi\n" +
+		"if [ -n \"${PATH:-}\" ]; then export PATH='" + bin + "':\"$PATH\"; else export PATH='" + bin + "'; fi\n\n" +
+		"exec '/bin/bash' -c " + shellQuote(cmd)
 }
 
 // TestAgentRetryApproval runs on both Linux backends.
@@ -64,6 +89,13 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 		os.MkdirAll(dir, 0o700)
 		return []string{"bash", "-c", geminiWrap(dir, cmd)}
 	}
+	codex := func(cmd string) []string {
+		n++
+		snap := filepath.Join(e.home, ".codex", "shell_snapshots", fmt.Sprintf("01a242f5-79c1.%d.sh", n))
+		os.MkdirAll(filepath.Dir(snap), 0o755)
+		mustWrite(t, snap, "export CODEX_SNAPSHOT_TEST=1\n", 0o644)
+		return []string{"bash", "-c", codexWrap(snap, filepath.Join(tmp, "vendor", "codex-path"), cmd)}
+	}
 	askID := func(argv []string) string {
 		t.Helper()
 		stderr, code := shell(e.ws, argv...)
@@ -83,7 +115,7 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 	for _, agent := range []struct {
 		name string
 		wrap func(string) []string
-	}{{"claude-code", claude}, {"gemini", gemini}} {
+	}{{"claude-code", claude}, {"gemini", gemini}, {"codex", codex}} {
 		// Every retry names other temporary files: the same id.
 		id := askID(agent.wrap(cmd))
 		if again := askID(agent.wrap(cmd)); again != id {
@@ -145,8 +177,8 @@ func testAgentRetryApproval(t *testing.T, backend string) {
 
 // TestHookAskHasNextStep: when Claude Code shows no dialog (claude -p),
 // the hook's ask is the refusal the model and the person see; it names
-// an id, and approving that id lets the agent's retry, in Claude Code's
-// wrapper, run. In bypass-permissions mode, the dialog Claude Code
+// an id, and approving that id lets the agent's retry, hook and then
+// Claude Code's wrapper, run. In bypass-permissions mode, the dialog Claude Code
 // shows for a hook's ask does keep the person's yes.
 func TestHookAskHasNextStep(t *testing.T) {
 	e := newDecideEnv(t, "auto", "")
@@ -175,8 +207,17 @@ func TestHookAskHasNextStep(t *testing.T) {
 	if out, stderr, code := e.run(t, tty, "approve", m[1]); code != 0 {
 		t.Fatalf("cordon approve %s: exit %d\n%s%s", m[1], code, out, stderr)
 	}
+	// Claude Code runs the hook again before its retry: the approved
+	// command goes on to the shim, which takes the approval (the hook
+	// asked again, with the same id, and the retry never ran).
+	if out, code := hook(hookJSON(t, "PreToolUse", session, "bypassPermissions", e.ws, cmd)); code != 0 || out != "" {
+		t.Fatalf("PreToolUse of the approved retry: exit %d, %q; want no opinion", code, out)
+	}
 	if stderr, code := claude("claude-52-cwd"); code != 0 || e.deployed(t) != 1 {
 		t.Fatalf("the retry after cordon approve: exit %d, deployed %d\n%s", code, e.deployed(t), stderr)
+	}
+	if out, _ := hook(hookJSON(t, "PreToolUse", session, "bypassPermissions", e.ws, cmd)); !strings.Contains(out, `"permissionDecision":"ask"`) {
+		t.Fatalf("PreToolUse after the approval for once was taken: %q; want an ask", out)
 	}
 
 	// bypassPermissions: PermissionRequest fires because the dialog is
@@ -193,5 +234,33 @@ func TestHookAskHasNextStep(t *testing.T) {
 	}
 	if stderr, code := claude("claude-54-cwd"); code != 126 || e.deployed(t) != 2 {
 		t.Fatalf("the dialog's approval ran twice: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestGeminiTmpdirOutsideScratch: Gemini CLI's wrapper writes its list of
+// background jobs to $TMPDIR/gemini-shell-*/bgpids.tmp after every
+// command. With TMPDIR outside /tmp the sandbox makes it writable, and
+// the judge must agree: it asked about every command (a write outside
+// the workspace), seen with the real agent (scripts/e2e).
+func TestGeminiTmpdirOutsideScratch(t *testing.T) {
+	e := newDecideEnv(t, "auto", "")
+	tmpdir, err := os.MkdirTemp(testBase, "agent-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(tmpdir) })
+	dir := filepath.Join(tmpdir, "gemini-shell-Ab1cD2")
+	os.MkdirAll(dir, 0o700)
+	stderr, code := e.sh(t, geminiWrap(dir, "echo hi"), "TMPDIR="+tmpdir)
+	if code != 0 {
+		t.Fatalf("Gemini's wrapper with TMPDIR=%s: exit %d\n%s", tmpdir, code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bgpids.tmp")); err != nil {
+		t.Errorf("the wrapper's job list was not written: %v", err)
+	}
+	// TMPDIR naming the home makes nothing there writable.
+	stderr, code = e.sh(t, "echo x >> ~/.bashrc", "TMPDIR="+e.home)
+	if code == 0 {
+		t.Errorf("TMPDIR=$HOME let a command write ~/.bashrc:\n%s", stderr)
 	}
 }

@@ -151,6 +151,11 @@ func claudeHook(data []byte, readErr error, stdout, stderr io.Writer) int {
 		if verdict == rules.Allow {
 			return exitOK
 		}
+		if verdict == rules.Ask && approvedRetry(&in, j) {
+			// A person approved it with cordon approve: the shim
+			// takes the approval when it runs the command.
+			return exitOK
+		}
 		reason := hookReason(j)
 		if verdict == rules.Ask {
 			reason += askNextStep(&in, j)
@@ -209,6 +214,25 @@ func keepDialogApproval(in *claudeInput, j *rules.Judgement) error {
 	return nil
 }
 
+// agentKey is the key the shim binds an approval of in's command to
+// when Claude Code runs it in its wrapper (approval.AgentKey).
+func agentKey(in *claudeInput, j *rules.Judgement) (key, dir string) {
+	dir, _ = resolveDir(in.Cwd)
+	return approval.AgentKey("claude-code", claudeShell(), *in.command(), decide.RefusedPieces(j), dir), dir
+}
+
+// approvedRetry reports whether a person approved the ask j of in's
+// command (cordon approve ID, after askNextStep named the id), so that
+// the agent's retry goes on to the shim instead of being asked again.
+func approvedRetry(in *claudeInput, j *rules.Judgement) bool {
+	state := decide.StateDir(os.Getenv)
+	if _, sandboxed := decide.Sandboxed(); sandboxed || state == "" {
+		return false
+	}
+	key, _ := agentKey(in, j)
+	return approval.New(state).Granted(key)
+}
+
 // askNextStep records the ask j of in's command for cordon approve, as
 // the shim records it when Claude Code runs the command in its wrapper
 // (the key of the command inside: approval.AgentKey), and says what a
@@ -222,7 +246,7 @@ func askNextStep(in *claudeInput, j *rules.Judgement) string {
 	if _, sandboxed := decide.Sandboxed(); sandboxed || state == "" {
 		return "." + other
 	}
-	dir, _ := resolveDir(in.Cwd)
+	key, dir := agentKey(in, j)
 	cmd := *in.command()
 	var reasons []string
 	for _, rs := range j.Reasons {
@@ -230,7 +254,7 @@ func askNextStep(in *claudeInput, j *rules.Judgement) string {
 			reasons = append(reasons, rs.Message)
 		}
 	}
-	a := &approval.Ask{Key: approval.AgentKey("claude-code", claudeShell(), cmd, decide.RefusedPieces(j), dir), Mode: "command",
+	a := &approval.Ask{Key: key, Mode: "command",
 		Text: cmd, Shown: cmd, Dir: dir, Reasons: reasons, Time: time.Now(), Agent: "claude-code"}
 	if ws, err := decide.Workspace(dir, os.Getenv); err == nil {
 		a.Workspace = ws.Dir

@@ -406,7 +406,11 @@ func (s *Set) lookup(e *Env, c *parse.Command) (*command, []parse.Word, string) 
 		if next == nil {
 			return cmd, rest[idx+1:], dir
 		}
-		cmd, rest = next, rest[idx+1:]
+		after := rest[idx+1:]
+		if cmd.spec.LeadingOptions {
+			after = slices.Concat(rest[:idx], after)
+		}
+		cmd, rest = next, after
 	}
 	return cmd, rest, dir
 }
@@ -798,7 +802,7 @@ func (s *Set) credentialName(e *Env, p string) bool {
 		if ok && (p == rel || strings.HasPrefix(p, rel+"/")) {
 			return true
 		}
-		if !strings.Contains(entry, "/") {
+		if !pathEntry(entry) {
 			if m, _ := filepath.Match(entry, filepath.Base(p)); m {
 				return true
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -226,6 +227,27 @@ func isNetwork(effs []Effect) bool {
 	return false
 }
 
+// cordonSSH reports whether command i is the ssh of cordon's own
+// GIT_SSH_COMMAND, ssh -o 'ProxyCommand=FORWARDER connect %h %p' with
+// cordon's forwarder in its state directory (platform/network_linux.go),
+// assigned again by the script: an agent's shell snapshot of the
+// sandbox's environment (Codex sources one before every command). The
+// sandbox gives every command that value anyway, so it talks to no
+// network the script would not reach without it; counted as a network
+// command, it made every unknown code after it code from the network.
+func (j *judging) cordonSSH(i int) bool {
+	c := &j.res.Commands[i]
+	if len(c.Via) == 0 || c.Via[len(c.Via)-1] != "$GIT_SSH_COMMAND" || len(c.Args) != 3 || c.Args[0].Text != "ssh" || c.Args[1].Text != "-o" {
+		return false
+	}
+	fwd, ok := strings.CutPrefix(c.Args[2].Text, "ProxyCommand=")
+	if !ok {
+		return false
+	}
+	fwd, ok = strings.CutSuffix(fwd, " connect %h %p")
+	return ok && path.Base(fwd) == "cordon-netfwd" && filepath.IsAbs(fwd) && j.set.classify(&j.ctx.Env, fwd) == ClassCordon
+}
+
 // flows adds effects that come from several commands together: code
 // that arrives over the network, secrets that leave through it, data
 // piped into a network tool, discards made safe by an earlier checkpoint.
@@ -233,6 +255,9 @@ func (j *judging) flows() {
 	network, networks := -1, 0
 	downloads := map[string]string{} // path -> the command that fetched it
 	for i, effs := range j.effects {
+		if j.cordonSSH(i) {
+			continue
+		}
 		if isNetwork(effs) || hasClass(effs, ClassNetDev) {
 			network = i
 			networks++
@@ -346,8 +371,11 @@ func (j *judging) envFilters() {
 				continue
 			}
 			for _, a := range c.Args[1:] {
-				if j.set.secretWord(a.Text) {
-					j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: c.Line(), Class: ClassCred})
+				if !j.set.secretWord(a.Text) {
+					continue
+				}
+				if creds := j.picksCredentials(c, a.Text); len(creds) > 0 {
+					j.effects[i] = append(j.effects[i], Effect{Kind: "secret-env", Cmd: i, Raw: strings.Join(creds, ", "), Class: ClassCred})
 					break
 				}
 			}
@@ -420,17 +448,65 @@ func (j *judging) credentialsSet(prefix string) []string {
 func (j *judging) filtered(i int) bool {
 	for n := range j.res.Commands {
 		c := &j.res.Commands[n]
-		if c.StdinFrom != i {
+		if c.StdinFrom != i || inverted(c) {
 			continue
 		}
 		for _, a := range c.Args[min(1, len(c.Args)):] {
 			if strings.HasPrefix(a.Text, "-") {
 				continue
 			}
-			return !strings.Contains(a.Text, "/") && !j.set.secretWord(a.Text)
+			return !strings.Contains(a.Text, "/") && (!j.set.secretWord(a.Text) || len(j.picksCredentials(c, a.Text)) == 0)
 		}
 	}
 	return false
+}
+
+// inverted reports whether c is a grep, or a program that reads -v as
+// grep does (rg, ag, ack), that passes on the lines its pattern does not
+// match.
+func inverted(c *parse.Command) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	switch path.Base(c.Args[0].Text) {
+	case "grep", "egrep", "fgrep", "rg", "ag", "ack":
+		return slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--invert-match", 'v') })
+	}
+	return false
+}
+
+// hasFlag reports whether the argument a is the long option long, or
+// short options among which is short.
+func hasFlag(a, long string, short rune) bool {
+	return a == long || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a[1:], short)
+}
+
+// picksCredentials returns the credential variables set in the
+// environment that c, a filter of an environment dump, passes on with
+// the pattern pat: for grep, those whose NAME=value line pat matches
+// (case ignored, which finds more); for an inverted grep, any other
+// filter, or a pattern Go's regular expressions do not read, every one
+// set. A word in the pattern is not a credential: env | grep
+// ^GIT_CONFIG_KEY_ passes on git's setting names (Gemini CLI's), and
+// nothing when no credential is set.
+func (j *judging) picksCredentials(c *parse.Command, pat string) []string {
+	creds := j.credentialsSet("")
+	prog := path.Base(c.Args[0].Text)
+	if len(creds) == 0 || prog != "grep" && prog != "egrep" && prog != "fgrep" {
+		return creds
+	}
+	if inverted(c) {
+		return creds
+	}
+	fixed := prog == "fgrep" || slices.ContainsFunc(c.Args[1:], func(a parse.Word) bool { return hasFlag(a.Text, "--fixed-strings", 'F') })
+	if fixed {
+		pat = regexp.QuoteMeta(pat)
+	}
+	re, err := regexp.Compile("(?i)" + pat)
+	if err != nil {
+		return creds
+	}
+	return slices.DeleteFunc(creds, func(name string) bool { return !re.MatchString(name + "=" + j.ctx.Env.getenv(name)) })
 }
 
 // allLocal reports whether every network target is on this machine.

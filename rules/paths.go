@@ -174,7 +174,7 @@ func (e *Env) compiled(entries []string) *pathSet {
 	ps := &pathSet{exact: map[string]bool{}, names: map[string]bool{}}
 	for _, entry := range entries {
 		glob := strings.ContainsAny(entry, "*?[")
-		isPath := strings.Contains(entry, "/")
+		isPath := pathEntry(entry)
 		if e.Windows {
 			isPath = winEntryIsPath(entry)
 			if !isPath {
@@ -305,7 +305,7 @@ func (e *Env) matchAny(path string, entries []string) bool {
 }
 
 func (e *Env) match(p0, entry string) bool {
-	isPath := strings.Contains(entry, "/")
+	isPath := pathEntry(entry)
 	if e.Windows {
 		isPath = winEntryIsPath(entry)
 		if !isPath {
@@ -334,12 +334,25 @@ func (e *Env) match(p0, entry string) bool {
 	}
 }
 
+// pathEntry reports whether a path-class entry names a path ("/tmp",
+// "~/.cache", "$TMPDIR") rather than a base name (".git").
+func pathEntry(entry string) bool {
+	return strings.Contains(entry, "/") || strings.HasPrefix(entry, "$")
+}
+
 // scratch reports whether path is in a scratch directory. A home
 // directory that itself lies in a scratch directory (a test's HOME under
-// /tmp) stays home: only scratch entries inside it count there.
+// /tmp) stays home: only scratch entries inside it count there. An entry
+// the command's environment names ($TMPDIR) counts only where the
+// sandbox agrees that path is writable: the environment is the caller's,
+// and the sandbox leaves out a variable that names a place no command
+// may write (TMPDIR=$HOME).
 func (e *Env) scratch(path string, entries []string) bool {
 	for _, entry := range entries {
 		if !e.match(path, entry) {
+			continue
+		}
+		if strings.HasPrefix(entry, "$") && (e.Writable == nil || !e.Writable(path)) {
 			continue
 		}
 		dir := e.expandEntry(entry)

@@ -275,6 +275,9 @@ type CmdSpec struct {
 	Effects []*EffectSpec `yaml:"effects"`
 	// Subcommands are keyed by the first operand (git reset).
 	Subcommands map[string]*CmdSpec `yaml:"subcommands"`
+	// LeadingOptions: options before the subcommand are the
+	// subcommand's too (npm -g install x is npm install -g x).
+	LeadingOptions bool `yaml:"leading_options"`
 	// Operands says which arguments are files when no effect lists
 	// targets: "paths" (default: operands are read), "none".
 	Operands string `yaml:"operands"`

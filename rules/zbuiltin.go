@@ -7756,6 +7756,9 @@ func cmd571() *CmdSpec {
 			"yarn",
 			"bun-pm",
 		},
+		ValueOptions: []string{
+			"--prefix",
+		},
 		RunFiles: []Translate{
 			{
 				File:    "package.json",
@@ -7771,14 +7774,26 @@ func cmd571() *CmdSpec {
 		},
 		Subcommands: map[string]*CmdSpec{
 			"*": {
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Operands: "none",
 			},
 			"config": {
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Subcommands: map[string]*CmdSpec{
 					"*": {
+						ValueOptions: []string{
+							"--prefix",
+						},
 						Operands: "none",
 					},
 					"set": {
+						ValueOptions: []string{
+							"--prefix",
+						},
 						Effects: []*EffectSpec{
 							{
 								Effect:  "persist",
@@ -7793,6 +7808,9 @@ func cmd571() *CmdSpec {
 					"owner",
 					"access",
 					"team",
+				},
+				ValueOptions: []string{
+					"--prefix",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -7817,6 +7835,9 @@ func cmd571() *CmdSpec {
 			"exec": {
 				Aliases: []string{
 					"x",
+				},
+				ValueOptions: []string{
+					"--prefix",
 				},
 				Effects: []*EffectSpec{
 					{
@@ -7890,6 +7911,9 @@ func cmd571() *CmdSpec {
 				Aliases: []string{
 					"ln",
 				},
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "modify",
@@ -7920,6 +7944,9 @@ func cmd571() *CmdSpec {
 					"deprecate",
 					"undeprecate",
 				},
+				ValueOptions: []string{
+					"--prefix",
+				},
 				Effects: []*EffectSpec{
 					{
 						Effect:  "publish",
@@ -7931,6 +7958,7 @@ func cmd571() *CmdSpec {
 				},
 			},
 		},
+		LeadingOptions: true,
 	}
 }
 
@@ -18993,6 +19021,14 @@ var builtinTable = table{
 				"bash",
 			},
 			Script: "^(?:shopt -u promptvars nullglob extglob(?: nocaseglob dotglob)?; )?_bgpids_file=(?:'[^'\\n]*/gemini-shell-[A-Za-z0-9]+/bgpids\\.tmp'|[-A-Za-z0-9._/+@%,:]*/gemini-shell-[A-Za-z0-9]+/bgpids\\.tmp)\\n\\(\\n  trap 'jobs -p > \"\\$_bgpids_file\"' EXIT\\n(?P<command>(?s:.+))\\n\\)\\n__code=\\$\\?\\nexit \\$__code$",
+		},
+		{
+			Agent: "codex",
+			Shells: []string{
+				"bash",
+			},
+			Script: "^(?:__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_(?:SET_)?[0-9]+=\"\\$\\{[A-Za-z_][A-Za-z0-9_]*(?:\\+x|-)\\}\"\\n)*__CODEX_SNAPSHOT_PROXY_ENV_SET=\"\\$\\{CODEX_NETWORK_PROXY_ACTIVE\\+x\\}\"\\n\\nif \\. '[-A-Za-z0-9._/+@%,:]*/shell_snapshots/[A-Za-z0-9._-]+\\.sh' >/dev/null 2>&1; then :; fi\\n\\n(?:if \\[ -n \"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+\\}\" \\]; then\\n  if \\[ -z \"\\$\\{[A-Za-z_][A-Za-z0-9_]*\\+x\\}\" \\] \\|\\| \\[ \"\\$\\{[A-Za-z_][A-Za-z0-9_]*-\\}\" != \"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\}\" \\]; then export [A-Za-z_][A-Za-z0-9_]*=\"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\}\"; else export [A-Za-z_][A-Za-z0-9_]*; fi\\nelse builtin unset [A-Za-z_][A-Za-z0-9_]* 2>/dev/null \\|\\| command unset [A-Za-z_][A-Za-z0-9_]*; fi\\nbuiltin unset __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+ __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+ 2>/dev/null \\|\\| command unset __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+ __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\n)*if \\[ -n \"\\$__CODEX_SNAPSHOT_PROXY_ENV_SET\" \\] \\|\\| \\[ -n \"\\$\\{CODEX_NETWORK_PROXY_ACTIVE\\+x\\}\" \\]; then\\n(?:if \\[ -n \"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+\\}\" \\]; then\\n  if \\[ -z \"\\$\\{[A-Za-z_][A-Za-z0-9_]*\\+x\\}\" \\] \\|\\| \\[ \"\\$\\{[A-Za-z_][A-Za-z0-9_]*-\\}\" != \"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\}\" \\]; then export [A-Za-z_][A-Za-z0-9_]*=\"\\$\\{__CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\}\"; else export [A-Za-z_][A-Za-z0-9_]*; fi\\nelse builtin unset [A-Za-z_][A-Za-z0-9_]* 2>/dev/null \\|\\| command unset [A-Za-z_][A-Za-z0-9_]*; fi\\nbuiltin unset __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+ __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+ 2>/dev/null \\|\\| command unset __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_SET_[0-9]+ __CODEX_SNAPSHOT_(?:PROXY_)?OVERRIDE_[0-9]+\\n)*fi\\nif \\[ -n \\\"\\$\\{PATH:-\\}\\\" \\]; then export PATH='[-A-Za-z0-9._/+@%,:]*/codex-path':\\\"\\$PATH\\\"; else export PATH='[-A-Za-z0-9._/+@%,:]*/codex-path'; fi\\n\\nexec '/(?:usr/)?bin/bash' -c (?P<command>'(?s:[^']|'\\\\'')*')$",
+			Quoted: true,
 		},
 	},
 	commands: []tableEntry{

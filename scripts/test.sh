@@ -186,4 +186,11 @@ if [ -n "${home:-}" ]; then
 	rm -rf "$home/src"
 fi
 
+# The real agent CLIs through cordon (scripts/e2e, docs/testing.md):
+# opt-in, since the first run installs them from the npm registry.
+if [ "${CORDON_E2E_AGENTS:-0}" = 1 ]; then
+	step "real agents (scripts/e2e/matrix.sh)"
+	scripts/e2e/matrix.sh
+fi
+
 step ok
