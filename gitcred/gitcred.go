@@ -19,6 +19,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cordonsh/cordon/gitkey"
 )
 
 // A Helper runs the host's git to fill credentials.
@@ -143,11 +145,11 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 				paths = append(paths, file)
 			}
 			switch {
-			case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
-				paths = append(paths, h.configPath(value, filepath.Dir(file)))
+			case gitkey.Include(key):
+				paths = append(paths, gitkey.Path(value, filepath.Dir(file), h.Home))
 			case key == "credential.helper" || strings.HasPrefix(key, "credential.") && strings.HasSuffix(key, ".helper"):
 				for _, w := range helperPaths(value) {
-					paths = append(paths, h.configPath(w, "/"))
+					paths = append(paths, gitkey.Path(w, "/", h.Home))
 				}
 			}
 			for _, p := range paths {
@@ -158,18 +160,6 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// configPath is a path as git's configuration means it: "~/" is the
-// home, a relative path is taken from dir.
-func (h *Helper) configPath(p, dir string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(h.Home, rest)
-	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(dir, p)
 }
 
 // helperPaths are the programs a credential helper value names by path:

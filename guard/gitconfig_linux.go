@@ -44,6 +44,10 @@ type keyGuard struct {
 	agentRemotes []string
 	// added collects the remotes a change kept adds.
 	added []string
+	// included are the files judged that the trusted configuration
+	// includes: never a new repository's, their remotes never the
+	// person's.
+	included []string
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -163,12 +167,14 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 	}
 	var unsafe, kept []string
-	// git reads config.worktree with config, as one: judged alone, a new
-	// config.worktree would make every remote and branch in it "new",
-	// and so its keys that lead elsewhere are never safe there.
-	worktree := name == "config.worktree"
+	// git reads config.worktree with config, as one, and an included
+	// file with the file that includes it: judged alone, a new one would
+	// make every remote and branch in it "new", and so their keys that
+	// lead elsewhere are never safe there.
+	included := slices.Contains(g.included, filepath.Join(dir, name))
+	alone := name == "config.worktree" || included
 	for _, k := range gitkey.Diff(before, after) {
-		if gitkey.Safe(g.safe, k) || !worktree && g.safeIn(dir, k, before, after) {
+		if gitkey.Safe(g.safe, k) || !alone && g.safeIn(dir, k, before, after) {
 			kept = append(kept, k)
 			continue
 		}
@@ -185,7 +191,7 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		// A remote added beside the person's own is the command's; the
 		// first remote of a repository that had none (git init, then
 		// git remote add origin) is how a new project is set up.
-		hadRemote := slices.ContainsFunc(before, func(e gitkey.Entry) bool { return strings.HasPrefix(gitkey.Subsection(e.Key), "remote.") })
+		hadRemote := included || slices.ContainsFunc(before, func(e gitkey.Entry) bool { return strings.HasPrefix(gitkey.Subsection(e.Key), "remote.") })
 		if hadRemote {
 			var added []string
 			for _, e := range after {

@@ -52,6 +52,9 @@ type ledger struct {
 	// root and git directory are both the directory.
 	AdoptedBare []string `json:"adopted_bare,omitempty"`
 	RootConfigs []string `json:"root_configs,omitempty"`
+	// Included are the files in Configs that the trusted configuration
+	// includes (see includes_linux.go), taken with it.
+	Included []string `json:"included,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -61,7 +64,7 @@ const maxAgentRemotes = 1024
 // keyGuard is what judging git's configuration files in b's workspace
 // needs; live for a check while the command runs.
 func (b *book) keyGuard(live bool) *keyGuard {
-	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes}
+	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes, included: b.l.Included}
 }
 
 // noteRemotes records the remotes g saw a command add.
@@ -82,6 +85,12 @@ type guarded struct {
 	// rootPatterns and rootConfigs are patterns and configs relative to
 	// a repository's root, for those made in the workspace meanwhile.
 	rootPatterns, rootConfigs []string
+	// own are the person's global and system configuration files, home
+	// their "~/", writable where sandboxed commands write: what decides
+	// which included files are guarded ([book.addIncluded]).
+	own      []string
+	home     string
+	writable []string
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -250,6 +259,7 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		}
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
+		b.addIncluded(g)
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {

@@ -383,6 +383,10 @@ func guardedBy(p *platform.Policy) guarded {
 	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig}
 	if len(g.configs)+len(g.rootConfigs) > 0 {
 		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+		g.own, g.writable = ownConfigs(p.Env), p.WritableRoots()
+		if g.home = platform.Getenv(p.Env, "HOME"); !filepath.IsAbs(g.home) {
+			g.home = platform.AccountHome()
+		}
 	}
 	return g
 }
