@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // Places the host's tools read on their own, found by an attacker
@@ -63,6 +66,69 @@ git add .gitconfig nested.gitconfig && git commit -qm shared`)
 			}
 			if got := strings.TrimSpace(b.host("git config user.email")); got != "p@example.com" {
 				t.Errorf("a safe key in .gitconfig was not kept: %q", got)
+			}
+		})
+	}
+}
+
+// TestGuardBareKeepsPersonsFiles: a command makes the person's web/ (a
+// React app's, with hooks/ and a config file of the person's, one of
+// them uncommitted) a bare repository with three allowed writes: HEAD,
+// objects/ and refs/. The guard must not take the person's hooks/ and
+// config for what the command planted: they stay, and what made the
+// directory a repository goes instead, so the person's git no longer
+// takes web/ for a git directory. Directly in the workspace (kept when
+// the command ends) and deeper (kept by the round after it). A bare
+// repository a command makes of its own, with a hook planted, still
+// loses the hook.
+func TestGuardBareKeepsPersonsFiles(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.host(`for d in web packages/web; do
+mkdir -p $d/hooks && echo 'export const useThing = 1' > $d/hooks/useThing.js && echo 'port: 3000' > $d/config
+done
+git add web packages && git commit -qm web
+echo 'export const useOther = 2' > web/hooks/useOther.js && echo 'export const useOther = 2' > packages/web/hooks/useOther.js`)
+			// (Older than the next command's trusted state by more than
+			// the file clock's margin.)
+			time.Sleep(100 * time.Millisecond)
+			make := func(d string) string {
+				return "mkdir -p " + d + "/objects " + d + "/refs && echo 'ref: refs/heads/main' > " + d + "/HEAD"
+			}
+			out, code := b.run("off", make("web"))
+			if code != 0 {
+				t.Fatalf("exit %d:\n%s", code, out)
+			}
+			out2, code := b.shim(make("packages/web"))
+			if code != 0 {
+				t.Fatalf("through the shim: exit %d:\n%s", code, out2)
+			}
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			for _, d := range []string{"web", "packages/web"} {
+				for f, want := range map[string]string{"hooks/useThing.js": "export const useThing = 1\n", "hooks/useOther.js": "export const useOther = 2\n", "config": "port: 3000\n"} {
+					b.unchanged(filepath.Join(b.ws, d, f), want)
+				}
+				if got := strings.TrimSpace(b.host("cd " + d + " && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
+					t.Errorf("%s: git takes %s for its git directory, want the workspace's", d, got)
+				}
+			}
+			if !strings.Contains(out+out2, "your own") {
+				t.Errorf("no line saying what was done:\n%s\n%s", out, out2)
+			}
+			// The same with a hook planted among the person's: git does
+			// not run it (web is no repository, or the hook is gone).
+			b.run("off", make("web")+" && printf '#!/bin/sh\\necho pwned\\n' > web/hooks/post-checkout && chmod +x web/hooks/post-checkout")
+			if got := strings.TrimSpace(b.host("cd web && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
+				if _, err := os.Lstat(filepath.Join(b.ws, "web/hooks/post-checkout")); err == nil {
+					t.Errorf("web is a git directory (%s) with the planted hook in it", got)
+				}
+			}
+			// A bare repository of the command's own: its planted hook goes.
+			out, _ = b.run("off", "git init -q --bare remote.git && printf '#!/bin/sh\\necho pwned\\n' > remote.git/hooks/post-update && chmod +x remote.git/hooks/post-update")
+			b.absent(filepath.Join(b.ws, "remote.git/hooks/post-update"))
+			if !strings.Contains(out, "remote.git") {
+				t.Errorf("no line for remote.git:\n%s", out)
 			}
 		})
 	}

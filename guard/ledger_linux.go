@@ -52,6 +52,9 @@ type ledger struct {
 	// root and git directory are both the directory.
 	AdoptedBare []string `json:"adopted_bare,omitempty"`
 	RootConfigs []string `json:"root_configs,omitempty"`
+	// TrustedAt is when Trusted was taken: what has not changed since
+	// predates every command that holds a ticket ([persons]).
+	TrustedAt time.Time `json:"trusted_at"`
 	// Included are the files in Configs that the trusted configuration
 	// includes (see includes_linux.go), taken with it.
 	Included []string `json:"included,omitempty"`
@@ -257,6 +260,7 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		for _, d := range b.l.AdoptedBare {
 			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
+		b.l.TrustedAt = time.Now()
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
 		b.addIncluded(g)
