@@ -133,3 +133,52 @@ echo 'export const useOther = 2' > web/hooks/useOther.js && echo 'export const u
 		})
 	}
 }
+
+// TestGuardStoppedRebase: a command leaves a rebase stopped at a
+// conflict whose todo list still holds an "exec" line, or whose merge
+// strategy is a program in the work tree (git-merge-../x). The person
+// resolves the conflict on the host and runs git rebase --continue, as
+// the agent would ask them to: nothing the command left may run. A
+// rebase the person left stopped, exec lines and all, stays as it is
+// through an unrelated command.
+func TestGuardStoppedRebase(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			marker := filepath.Join(b.base, "pwned")
+			b.host(`git branch -m main && echo base > f && git add f && git commit -qm base
+git checkout -qb side && echo side > f && git commit -qam side && echo two > g && git add g && git commit -qm two
+git checkout -q main && echo main > f && git commit -qam main && git checkout -q side`)
+			cont := "echo resolved > f && git add f && GIT_EDITOR=true git rebase --continue >/dev/null 2>&1; true"
+			side := strings.TrimSpace(b.host("git rev-parse side"))
+			abort := func() {
+				b.host("git rebase --abort 2>/dev/null; git checkout -q -f -B side " + side + "; rm -rf 'git-merge-..'; true")
+			}
+			for _, a := range []struct{ name, script string }{
+				{"exec", "git rebase -x 'touch " + marker + "' main"},
+				{"todo written", "git rebase main; echo 'exec touch " + marker + "' >> .git/rebase-merge/git-rebase-todo"},
+				{"strategy", "git rebase main; mkdir -p 'git-merge-..' && printf '#!/bin/sh\\ntouch " + marker + "\\nexit 2\\n' > 'git-merge-../x' && chmod +x 'git-merge-../x' && echo ../x > .git/rebase-merge/strategy"},
+			} {
+				out, _ := b.run("off", "{ "+a.script+"; } >/dev/null 2>&1; ls .git/rebase-merge >/dev/null && echo stopped")
+				if !strings.Contains(out, "stopped") {
+					t.Fatalf("%s: the rebase did not stop:\n%s", a.name, out)
+				}
+				if !strings.Contains(out, "would run a program") {
+					t.Errorf("%s: no line saying what was moved:\n%s", a.name, out)
+				}
+				b.host(cont)
+				if _, err := os.Stat(marker); err == nil {
+					t.Errorf("%s: the person's git rebase --continue ran a program the command left", a.name)
+					os.Remove(marker)
+				}
+				abort()
+			}
+			// The person's own stopped rebase -x: kept.
+			b.host("git rebase -x true main >/dev/null 2>&1; test -d .git/rebase-merge")
+			if out, code := b.run("off", "echo unrelated"); code != 0 || strings.Contains(out, "cordon:") {
+				t.Errorf("an unrelated command: exit %d:\n%s", code, out)
+			}
+			b.host("test -f .git/rebase-merge/git-rebase-todo && grep -q 'exec true' .git/rebase-merge/git-rebase-todo")
+		})
+	}
+}

@@ -55,6 +55,9 @@ type ledger struct {
 	// TrustedAt is when Trusted was taken: what has not changed since
 	// predates every command that holds a ticket ([persons]).
 	TrustedAt time.Time `json:"trusted_at"`
+	// TrustedSteps are the files of stopped operations in the git
+	// directories (see steps_linux.go), taken with Trusted.
+	TrustedSteps state `json:"trusted_steps,omitempty"`
 	// Included are the files in Configs that the trusted configuration
 	// includes (see includes_linux.go), taken with it.
 	Included []string `json:"included,omitempty"`
@@ -221,6 +224,7 @@ func (b *book) reconcile() []string {
 		g := b.keyGuard(false)
 		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, g, q)...)
 		b.noteRemotes(g)
+		lines = append(lines, b.checkSteps(q)...)
 	}
 	return lines
 }
@@ -264,6 +268,7 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
 		b.addIncluded(g)
+		b.l.TrustedSteps = snapshotConfigs(b.stepPatterns())
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {
