@@ -182,3 +182,26 @@ git checkout -q main && echo main > f && git commit -qam main && git checkout -q
 		})
 	}
 }
+
+// TestScratchRepositoryOfAnotherUser: another user's repository in
+// shared scratch space, which a command without capabilities cannot
+// enter (its directory 0700), stops no command: before, bwrap failed on
+// it ("Can't find source path ...: Permission denied"), for every
+// command, while it was there. As root only (it takes chown).
+func TestScratchRepositoryOfAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making another user's repository takes root")
+	}
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			tmp := t.TempDir()
+			other := filepath.Join(tmp, "other-repo")
+			b.host("git init -q " + other + " && chown -R 65534:65534 " + other + " && chmod 0700 " + other)
+			out, code := b.run("off", "echo ran", "TMPDIR="+tmp)
+			if code != 0 || !strings.Contains(out, "ran") {
+				t.Errorf("exit %d:\n%s", code, out)
+			}
+		})
+	}
+}
