@@ -138,7 +138,7 @@ func (b *book) persons(n platform.NestedRepo, entries []string) []string {
 		}
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // maxPredates bounds the entries looked at to tell that a place predates
