@@ -125,6 +125,14 @@ echo 'export const useOther = 2' > web/hooks/useOther.js && echo 'export const u
 					t.Errorf("web is a git directory (%s) with the planted hook in it", got)
 				}
 			}
+			// A repository a command makes in the person's directory: the
+			// person's places at its root stay, one it plants goes.
+			b.host("mkdir -p app/.vscode && echo 'use nix' > app/.envrc && echo '{}' > app/.vscode/settings.json")
+			time.Sleep(100 * time.Millisecond)
+			out, _ = b.run("off", "git init -q app && mkdir -p app2 && echo 'echo pwned' > app2/.envrc && git init -q app2")
+			b.unchanged(filepath.Join(b.ws, "app/.envrc"), "use nix\n")
+			b.unchanged(filepath.Join(b.ws, "app/.vscode/settings.json"), "{}\n")
+			b.absent(filepath.Join(b.ws, "app2/.envrc"))
 			// A bare repository of the command's own: its planted hook goes.
 			out, _ = b.run("off", "git init -q --bare remote.git && printf '#!/bin/sh\\necho pwned\\n' > remote.git/hooks/post-update && chmod +x remote.git/hooks/post-update")
 			b.absent(filepath.Join(b.ws, "remote.git/hooks/post-update"))
