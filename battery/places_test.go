@@ -258,3 +258,49 @@ echo planted
 		})
 	}
 }
+
+// TestGuardGitIncludesWhileRunning: a code-running key written into a
+// file the configuration includes is undone while the command still
+// runs, as one in .git/config is (TestGitConfigUndoneWhileRunning).
+func TestGuardGitIncludesWhileRunning(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			b.host("git config include.path ../.gitconfig && echo '[user]' > .gitconfig")
+			b.run("off", "true")
+			shared := filepath.Join(b.ws, ".gitconfig")
+			cmd := exec.Command(b.cordon, "run", "--backend", b.backend, "--network", "off", "--workspace", b.ws, "--", b.bash, "-c",
+				"printf '[core]\\n\\tfsmonitor = touch /tmp/x\\n' >> .gitconfig && echo planted && sleep 5")
+			cmd.Dir, cmd.Env = b.ws, b.env
+			outFile := filepath.Join(t.TempDir(), "out")
+			f, err := os.Create(outFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			cmd.Stdout, cmd.Stderr = f, f
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan struct{})
+			go func() { cmd.Wait(); close(done) }()
+			output := func() string { data, _ := os.ReadFile(outFile); return string(data) }
+			undone := false
+			for deadline := time.Now().Add(4 * time.Second); !undone && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				data, _ := os.ReadFile(shared)
+				undone = strings.Contains(output(), "planted") && !strings.Contains(string(data), "fsmonitor")
+			}
+			select {
+			case <-done:
+				b.noSandbox(output())
+				t.Fatalf("the command ended before the key was undone:\n%s", output())
+			default:
+			}
+			if !undone {
+				t.Errorf("the key was still there while the command ran:\n%s", output())
+			}
+			cmd.Process.Signal(os.Interrupt)
+			<-done
+		})
+	}
+}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -172,4 +173,19 @@ func ownConfigs(env []string) []string {
 	}
 	add("/etc/gitconfig")
 	return out
+}
+
+// watched are the configuration files a command's watch looks at
+// ([watchConfigs]): patterns, and the files the trusted configuration of
+// workspace ws includes, as its ledger keeps them (read, not locked).
+func watched(stateDir, ws string, patterns []string) []string {
+	data, err := os.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return patterns
+	}
+	var l ledger
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return patterns
+	}
+	return slices.Concat(patterns, l.Included)
 }

@@ -313,7 +313,7 @@ func Main(args []string) int {
 	}
 	stopWatch := func() {}
 	if guarded && len(s.Policy.GitConfig) > 0 {
-		stopWatch = watchConfigs(s.StateDir, ws, s.Policy.GitConfig, say)
+		stopWatch = watchConfigs(s.StateDir, ws, watched(s.StateDir, ws, s.Policy.GitConfig), say)
 	}
 	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
 	if err != nil {
