@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/platform"
 )
 
 // An operation git leaves stopped (a rebase at a conflict, a
@@ -78,8 +79,14 @@ func (b *book) checkSteps(q *quarantine) []string {
 		}
 		moved[dir] = true
 		line := "cordon: " + printable(dir) + ": a sandboxed command left a stopped operation that would run a program when you go on with it (" + printable(why) + ")"
-		if what, ok := moveBelow(q, "/", dir); ok {
+		from := "/"
+		if platform.Within(dir, b.l.Workspace) {
+			from = b.l.Workspace
+		}
+		if what, ok := moveBelow(q, from, dir); ok {
 			line += "; " + what + "; your branch is where it was before the operation began: git switch to it"
+		} else {
+			line += "; cordon could not move it aside: remove " + printable(dir) + " before you run git there"
 		}
 		lines = append(lines, line)
 	}
