@@ -44,6 +44,10 @@ type keyGuard struct {
 	// born collects the files that appeared while the command ran, and
 	// were kept: a repository's configuration a command made.
 	born []string
+	// included are the files judged that the trusted configuration
+	// includes: never a new repository's, their remotes never the
+	// person's.
+	included []string
 }
 
 // snapshotConfigs records the trusted state of the files that the
@@ -166,12 +170,14 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 	}
 	var unsafe, kept []string
-	// git reads config.worktree with config, as one: judged alone, a new
-	// config.worktree would make every remote and branch in it "new",
-	// and so its keys that lead elsewhere are never safe there.
-	worktree := name == "config.worktree"
+	// git reads config.worktree with config, as one, and an included
+	// file with the file that includes it: judged alone, a new one would
+	// make every remote and branch in it "new", and so their keys that
+	// lead elsewhere are never safe there.
+	included := slices.Contains(g.included, filepath.Join(dir, name))
+	alone := name == "config.worktree" || included
 	for _, k := range gitkey.Diff(before, after) {
-		if gitkey.Safe(g.safe, k) || !worktree && g.safeIn(dir, k, before, after) {
+		if gitkey.Safe(g.safe, k) || !alone && g.safeIn(dir, k, before, after) {
 			kept = append(kept, k)
 			continue
 		}
@@ -194,7 +200,7 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		// ledger's Made), but for the workspace's own.
 		var added []string
 		for _, e := range after {
-			if te == nil && dir != filepath.Join(g.ws, ".git") {
+			if te == nil && !included && dir != filepath.Join(g.ws, ".git") {
 				break
 			}
 			if sub := gitkey.Subsection(e.Key); strings.HasPrefix(sub, "remote.") && !gitkey.Remote(before, sub[len("remote."):]) {

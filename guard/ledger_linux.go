@@ -62,6 +62,15 @@ type ledger struct {
 	// repository below the root is taken for one.
 	Made     []string `json:"made,omitempty"`
 	MadeMore bool     `json:"made_more,omitempty"`
+	// TrustedAt is when Trusted was taken: what has not changed since
+	// predates every command that holds a ticket ([persons]).
+	TrustedAt time.Time `json:"trusted_at"`
+	// TrustedSteps are the files of stopped operations in the git
+	// directories (see steps_linux.go), taken with Trusted.
+	TrustedSteps state `json:"trusted_steps,omitempty"`
+	// Included are the files in Configs that the trusted configuration
+	// includes (see includes_linux.go), taken with it.
+	Included []string `json:"included,omitempty"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -71,7 +80,7 @@ const maxAgentRemotes = 1024
 // keyGuard is what judging git's configuration files in b's workspace
 // needs; live for a check while the command runs.
 func (b *book) keyGuard(live bool) *keyGuard {
-	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes}
+	return &keyGuard{git: b.l.Git, safe: b.l.Safe, ws: b.l.Workspace, live: live, agentRemotes: b.l.AgentRemotes, included: b.l.Included}
 }
 
 // noteRemotes records the remotes g saw a command add, and the
@@ -115,6 +124,12 @@ type guarded struct {
 	// rootPatterns and rootConfigs are patterns and configs relative to
 	// a repository's root, for those made in the workspace meanwhile.
 	rootPatterns, rootConfigs []string
+	// own are the person's global and system configuration files, home
+	// their "~/", writable where sandboxed commands write: what decides
+	// which included files are guarded ([book.addIncluded]).
+	own      []string
+	home     string
+	writable []string
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -242,6 +257,7 @@ func (b *book) reconcile() []string {
 		g := b.keyGuard(false)
 		lines = append(lines, reconcileConfigs(b.l.Configs, b.l.TrustedConfigs, g, q)...)
 		b.noteRemotes(g)
+		lines = append(lines, b.checkSteps(q)...)
 	}
 	return lines
 }
@@ -285,8 +301,11 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 		for _, d := range b.l.AdoptedBare {
 			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
+		b.l.TrustedAt = time.Now()
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
+		b.addIncluded(g)
+		b.l.TrustedSteps = snapshotConfigs(b.stepPatterns())
 	}
 	b.l.Active = append(b.l.Active, self())
 	if err := b.save(); err != nil {

@@ -313,7 +313,7 @@ func Main(args []string) int {
 	}
 	stopWatch := func() {}
 	if guarded && len(s.Policy.GitConfig) > 0 {
-		stopWatch = watchConfigs(s.StateDir, ws, s.Policy.GitConfig, say)
+		stopWatch = watchConfigs(s.StateDir, ws, watched(s.StateDir, ws, s.Policy.GitConfig), say)
 	}
 	started := time.Now() // (what changed below the root since is the command's)
 	child, err := platform.StartIn(b, s.Group, s.Path, s.Argv, s.Env, os.Stdin)
@@ -389,6 +389,10 @@ func guardedBy(p *platform.Policy) guarded {
 	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig}
 	if len(g.configs)+len(g.rootConfigs) > 0 {
 		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+		g.own, g.writable = ownConfigs(p.Env), p.WritableRoots()
+		if g.home = platform.Getenv(p.Env, "HOME"); !filepath.IsAbs(g.home) {
+			g.home = platform.AccountHome()
+		}
 	}
 	return g
 }

@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/platform"
+	"golang.org/x/sys/unix"
 )
 
 // A command can make a repository inside the workspace (git init sub,
@@ -99,15 +101,139 @@ func (b *book) newRoots() []string {
 		return nil
 	}
 	found, more := roots(b.l.Workspace)
+	var lines []string
 	for _, n := range found {
-		if !slices.Contains(b.l.Roots, n.Root) {
-			b.addRoot(n)
+		if slices.Contains(b.l.Roots, n.Root) {
+			continue
 		}
+		if line, ok := b.unmakeBare(n); ok {
+			lines = append(lines, line)
+			continue
+		}
+		b.addRoot(n)
+		b.trustPersons(n)
 	}
 	if more {
-		return []string{"cordon: " + printable(b.l.Workspace) + " holds more repositories than the guard keeps (" + strconv.Itoa(len(found)) + "): the hooks and configuration of those past them are not put back; look at them before you run git there"}
+		lines = append(lines, "cordon: "+printable(b.l.Workspace)+" holds more repositories than the guard keeps ("+strconv.Itoa(len(found))+"): the hooks and configuration of those past them are not put back; look at them before you run git there")
 	}
-	return nil
+	return lines
+}
+
+// persons returns the places of the repository n that appeared meanwhile
+// (entries relative to a repository's root) that are the person's own:
+// there, untouched, since before the trusted state was taken, so before
+// every command that holds a ticket (a React app's src/hooks/ that a
+// command made a bare repository around). Adopting n must never move
+// them.
+func (b *book) persons(n platform.NestedRepo, entries []string) []string {
+	if b.l.TrustedAt.IsZero() {
+		return nil
+	}
+	var out []string
+	for _, pat := range n.Places(entries) {
+		for path := range snapshotNames(b.l.Workspace, pat) {
+			if budget := maxPredates; predates(path, b.l.TrustedAt, &budget) {
+				out = append(out, path)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// maxPredates bounds the entries looked at to tell that a place predates
+// a command; past it, it is taken for the command's.
+const maxPredates = 4096
+
+// predates reports whether path, and everything below it, was there and
+// unchanged before t: no inode changed since (made, written, renamed,
+// linked: a command cannot set a change time back).
+func predates(path string, t time.Time, budget *int) bool {
+	if *budget--; *budget < 0 {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) != nil || changedSince(&st, t) {
+		return false
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return true
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if !predates(filepath.Join(path, e.Name()), t, budget) {
+			return false
+		}
+	}
+	return true
+}
+
+// unmakeBare undoes a bare repository a command made of a directory
+// holding the person's own files where git keeps hooks and its
+// configuration (web/hooks/, web/config): instead of moving those, it
+// moves to the quarantine what the command made that makes git take the
+// directory for a git directory (HEAD, objects/, refs/, commondir). It
+// reports the line saying so, and false when n is no such directory.
+func (b *book) unmakeBare(n platform.NestedRepo) (string, bool) {
+	if n.GitDir != n.Root {
+		return "", false
+	}
+	mine := b.persons(n, slices.Concat(gitPlaces(b.l.RootPatterns), gitPlaces(b.l.RootConfigs)))
+	if len(mine) == 0 {
+		return "", false
+	}
+	var moved []string
+	q := newQuarantine(b.stateDir)
+	names, _ := os.ReadDir(n.GitDir)
+	for _, e := range names {
+		if !slices.ContainsFunc([]string{"HEAD", "objects", "refs", "commondir"}, func(m string) bool { return strings.EqualFold(m, e.Name()) }) {
+			continue
+		}
+		var st unix.Stat_t
+		path := filepath.Join(n.GitDir, e.Name())
+		if unix.Lstat(path, &st) != nil || !changedSince(&st, b.l.TrustedAt) {
+			continue
+		}
+		if what, ok := moveBelow(q, b.l.Workspace, path); ok {
+			moved = append(moved, e.Name()+": "+what)
+		}
+	}
+	if len(moved) == 0 || bareGitDirAt(n.GitDir) {
+		// Nothing the command made: the directory came whole (moved in),
+		// and is the command's; adopted as any other.
+		return "", false
+	}
+	rel := make([]string, len(mine))
+	for i, p := range mine {
+		rel[i], _ = filepath.Rel(n.GitDir, p)
+	}
+	return "cordon: " + printable(n.Root) + ": a sandboxed command made this directory a git repository of its own around your own " + printable(strings.Join(rel, ", ")) + " (git would run hooks and read its configuration there): they are left as they are, and what made it a repository is moved aside, so git no longer takes it for one (" + printable(strings.Join(moved, "; ")) + ")", true
+}
+
+// trustPersons trusts the places of the repository n (added meanwhile)
+// that are the person's own ([persons]) as they are: those at its root
+// (web/.envrc when a command ran git init web), not in a git directory
+// the command made.
+func (b *book) trustPersons(n platform.NestedRepo) {
+	var root []string
+	for _, e := range b.l.RootPatterns {
+		if !strings.HasPrefix(e, ".git/") && e != ".git" {
+			root = append(root, e)
+		}
+	}
+	mine := b.persons(n, root)
+	if len(mine) == 0 {
+		return
+	}
+	if b.l.Trusted == nil {
+		b.l.Trusted = state{}
+	}
+	for p, e := range snapshot(b.l.Workspace, mine, nil) {
+		b.l.Trusted[p] = e
+	}
 }
 
 // maxAdopted bounds the repositories made below the root that a ledger
@@ -155,6 +281,10 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			if what, ok := moveBelow(newQuarantine(stateDir), ws, aside); ok {
 				lines = append(lines, "cordon: "+printable(n.Root)+": a repository made by a sandboxed command, past the "+strconv.Itoa(maxAdopted)+" the guard keeps: its git directory could run programs on the host; "+what)
 			}
+			continue
+		}
+		if line, ok := b.unmakeBare(n); ok {
+			lines = append(lines, line)
 			continue
 		}
 		if bare {

@@ -38,7 +38,7 @@ func Hold(stateDir string, p *platform.Policy) ([]string, error) {
 			watching.stop = map[string]func(){}
 		}
 		if _, ok := watching.stop[ws]; !ok {
-			watching.stop[ws] = watchConfigs(stateDir, ws, p.GitConfig, func(lines []string) { keepLines(stateDir, ws, lines) })
+			watching.stop[ws] = watchConfigs(stateDir, ws, watched(stateDir, ws, p.GitConfig), func(lines []string) { keepLines(stateDir, ws, lines) })
 		}
 		watching.Unlock()
 	}

@@ -929,7 +929,11 @@ func scratchRepositories(p *Policy, ws string, readDir func(string) []dirEntry) 
 			if e.Socket || ws != "" && (Within(root, ws) || Within(ws, root)) {
 				continue
 			}
-			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+			// Another user's repository (the person's git refuses it,
+			// see safe.directory), or one a command without capabilities
+			// cannot enter, as inside the sandbox: nothing there to
+			// guard, and nothing bwrap could lay over.
+			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() && ownReachable(root) && ownReachable(filepath.Join(root, ".git")) {
 				st, _ := statStamp(filepath.Join(root, ".git"))
 				found = append(found, repo{root, st.Ctime})
 			}

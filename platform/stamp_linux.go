@@ -49,3 +49,14 @@ func inode(fi os.FileInfo) uint64 {
 	}
 	return 0
 }
+
+// ownReachable reports whether dir is the effective user's and may be
+// entered, every directory on the way too, without a capability (as
+// inside the sandbox).
+func ownReachable(dir string) bool {
+	var st unix.Stat_t
+	if unix.Lstat(dir, &st) != nil || int(st.Uid) != os.Geteuid() {
+		return false
+	}
+	return searchable(dir, map[string]bool{})
+}

@@ -13,3 +13,7 @@ func statStamp(string) (stamp, bool) { return stamp{}, false }
 func inode(os.FileInfo) uint64 { return 0 }
 
 func readOwnFile(string, int64) ([]byte, bool) { return nil, false }
+
+// ownReachable is true outside Linux: other systems' sandboxes lay
+// nothing over a repository's directory.
+func ownReachable(string) bool { return true }

@@ -1,0 +1,191 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/cordonsh/cordon/gitkey"
+	"github.com/cordonsh/cordon/platform"
+	"golang.org/x/sys/unix"
+)
+
+// A file git's configuration includes (include.path, includeIf.*.path)
+// is git configuration as much as the file that names it: a project that
+// shares its settings with include.path = ../.gitconfig has them in a
+// workspace file. When the trusted configuration (the workspace's
+// configuration files, the person's global and system ones) includes,
+// at any depth and under any condition, a file where sandboxed commands
+// write, that file is guarded by its keys as .git/config is, present or
+// not. The includes are read when the trusted state is taken.
+
+// maxIncludeDepth is git's own limit on nested includes.
+const maxIncludeDepth = 10
+
+// maxIncluded bounds the files followed for one trusted state.
+const maxIncluded = 64
+
+// addIncluded adds to the ledger's configuration files those that the
+// trusted ones and the person's own (g.own) include and that lie in
+// g.writable, with their trusted state.
+func (b *book) addIncluded(g guarded) {
+	b.l.Included = nil
+	if b.l.Git == "" {
+		return
+	}
+	k := &keyGuard{git: b.l.Git}
+	type file struct {
+		path  string
+		data  []byte
+		depth int
+	}
+	var queue []file
+	for path, e := range b.l.TrustedConfigs {
+		if e != nil && e.Kind == 'f' && e.Data != nil {
+			queue = append(queue, file{path, e.Data, 0})
+		}
+	}
+	for _, path := range g.own {
+		if data := readConfig(path); data != nil {
+			queue = append(queue, file{path, data, 0})
+		}
+	}
+	slices.SortFunc(queue, func(a, b file) int { return strings.Compare(a.path, b.path) })
+	seen := map[string]bool{}
+	for len(queue) > 0 && len(seen) < maxIncluded {
+		f := queue[0]
+		queue = queue[1:]
+		if f.depth >= maxIncludeDepth || !bytes.Contains(bytes.ToLower(f.data), []byte("include")) {
+			continue
+		}
+		es, err := k.list(f.data)
+		if err != nil {
+			continue
+		}
+		for _, e := range es {
+			if !gitkey.Include(e.Key) || e.Value == "" {
+				continue
+			}
+			for _, p := range includedPaths(gitkey.Path(e.Value, filepath.Dir(f.path), g.home)) {
+				if seen[p] {
+					continue
+				}
+				seen[p] = true
+				queue = append(queue, file{p, readConfig(p), f.depth + 1})
+				if slices.ContainsFunc(g.writable, func(w string) bool { return platform.Within(p, w) }) && !slices.Contains(b.l.Included, p) {
+					b.l.Included = append(b.l.Included, p)
+				}
+			}
+		}
+	}
+	var patterns []string
+	for _, p := range b.l.Included {
+		if pat := literal(p); !slices.Contains(b.l.Configs, pat) {
+			patterns = append(patterns, pat)
+		}
+	}
+	b.l.Configs = append(b.l.Configs, patterns...)
+	for p, e := range snapshotConfigs(patterns) {
+		b.l.TrustedConfigs[p] = e
+	}
+}
+
+// includedPaths are the files git reads for an include of path: path
+// with its directories' links resolved (the guard's walk follows none),
+// and, when path itself is a link, where it leads.
+func includedPaths(path string) []string {
+	named := filepath.Join(realPrefix(filepath.Dir(path)), filepath.Base(path))
+	out := []string{named}
+	if real := realPrefix(path); real != named {
+		out = append(out, real)
+	}
+	return out
+}
+
+// literal is a pattern of the guard's walk that matches path alone: the
+// glob characters of its names escaped.
+func literal(path string) string {
+	names := strings.Split(path, "/")
+	for i, n := range names {
+		if strings.ContainsAny(n, `*?[\`) {
+			var b strings.Builder
+			for _, r := range n {
+				if strings.ContainsRune(`*?[\`, r) {
+					b.WriteByte('\\')
+				}
+				b.WriteRune(r)
+			}
+			names[i] = b.String()
+		}
+	}
+	return strings.Join(names, "/")
+}
+
+// readConfig reads the configuration file at path, links followed, or
+// returns nil when it is not a regular file or is larger than git's
+// configuration files are.
+func readConfig(path string) []byte {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil || len(data) > maxFile {
+		return nil
+	}
+	return data
+}
+
+// ownConfigs are the person's global and system git configuration files,
+// as a git run with environment env (the command's) and the account's
+// home reads them.
+func ownConfigs(env []string) []string {
+	var out []string
+	add := func(p string) {
+		if filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	if g := platform.Getenv(env, "GIT_CONFIG_GLOBAL"); g != "" {
+		add(g)
+	}
+	for _, home := range []string{platform.Getenv(env, "HOME"), platform.AccountHome()} {
+		if home == "" {
+			continue
+		}
+		add(filepath.Join(home, ".gitconfig"))
+		add(filepath.Join(home, ".config", "git", "config"))
+	}
+	if x := platform.Getenv(env, "XDG_CONFIG_HOME"); x != "" {
+		add(filepath.Join(x, "git", "config"))
+	}
+	if s := platform.Getenv(env, "GIT_CONFIG_SYSTEM"); s != "" {
+		add(s)
+	}
+	add("/etc/gitconfig")
+	return out
+}
+
+// watched are the configuration files a command's watch looks at
+// ([watchConfigs]): patterns, and the files the trusted configuration of
+// workspace ws includes, as its ledger keeps them (read, not locked).
+func watched(stateDir, ws string, patterns []string) []string {
+	data, err := os.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return patterns
+	}
+	var l ledger
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return patterns
+	}
+	return slices.Concat(patterns, l.Included)
+}
