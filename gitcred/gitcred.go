@@ -16,11 +16,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cordonsh/cordon/gitkey"
 )
 
 // A Helper runs the host's git to fill credentials.
@@ -251,29 +252,7 @@ func (h *Helper) config(ctx context.Context) ([]entry, error) {
 // home, "~USER/" that user's, "%(prefix)/" git's installation (the
 // directory above the one git is in), a relative path is taken from dir.
 func (h *Helper) configPath(p, dir string) (string, error) {
-	if rest, ok := strings.CutPrefix(p, "%(prefix)/"); ok {
-		git, err := filepath.EvalSymlinks(h.Git)
-		if err != nil {
-			return "", fmt.Errorf("git's installation is not known here: %v", err)
-		}
-		return filepath.Join(filepath.Dir(filepath.Dir(git)), rest), nil
-	}
-	if rest, ok := strings.CutPrefix(p, "~"); ok {
-		name, rest, _ := strings.Cut(rest, "/")
-		home := h.Home
-		if name != "" {
-			u, err := user.Lookup(name)
-			if err != nil {
-				return "", fmt.Errorf("the home directory of %s is not known here", name)
-			}
-			home = u.HomeDir
-		}
-		return filepath.Join(home, rest), nil
-	}
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p), nil
-	}
-	return filepath.Join(dir, p), nil
+	return gitkey.Path(p, dir, h.Home, h.Git)
 }
 
 // helperPaths are the files a credential helper value names by path

@@ -1,6 +1,8 @@
 package gitkey
 
 import (
+	"fmt"
+	"os/user"
 	"path/filepath"
 	"strings"
 )
@@ -14,14 +16,32 @@ func Include(key string) bool {
 }
 
 // Path is a path as git's configuration means it (an include's, a
-// helper's): "~/" is home, a relative path is taken from dir (the
-// directory of the file that holds it). The result is clean.
-func Path(p, dir, home string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
+// helper's): "%(prefix)/" is below git's installation (git, the
+// program's path, links resolved, two levels up), "~/" is home and
+// "~user/" that user's home, a relative path is taken from dir (the
+// directory of the file that holds it). The result is clean; an error
+// says what is not known here.
+func Path(p, dir, home, git string) (string, error) {
+	if rest, ok := strings.CutPrefix(p, "%(prefix)/"); ok {
+		exe, err := filepath.EvalSymlinks(git)
+		if err != nil || git == "" {
+			return "", fmt.Errorf("git's installation is not known here")
+		}
+		return filepath.Join(filepath.Dir(filepath.Dir(exe)), rest), nil
+	}
+	if rest, ok := strings.CutPrefix(p, "~"); ok {
+		name, rest, _ := strings.Cut(rest, "/")
+		if name != "" {
+			u, err := user.Lookup(name)
+			if err != nil {
+				return "", fmt.Errorf("the home directory of %s is not known here", name)
+			}
+			home = u.HomeDir
+		}
+		return filepath.Join(home, rest), nil
 	}
 	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+		return filepath.Clean(p), nil
 	}
-	return filepath.Join(dir, p)
+	return filepath.Join(dir, p), nil
 }

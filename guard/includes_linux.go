@@ -70,7 +70,11 @@ func (b *book) addIncluded(g guarded) {
 			if !gitkey.Include(e.Key) || e.Value == "" {
 				continue
 			}
-			for _, p := range includedPaths(gitkey.Path(e.Value, filepath.Dir(f.path), g.home)) {
+			named, err := gitkey.Path(e.Value, filepath.Dir(f.path), g.home, b.l.Git)
+			if err != nil {
+				continue // git cannot read it either
+			}
+			for _, p := range includedPaths(named) {
 				if seen[p] {
 					continue
 				}
