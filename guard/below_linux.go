@@ -3,6 +3,7 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,7 +133,26 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	// cost; the round after the command looks there.)
 	found, made, _ := findBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
 	lines := adoptRoots(stateDir, ws, made)
+	// A place of the person's (there, unchanged, since before the
+	// command) at the root of a repository the command made around it
+	// (git init app, around app/.envrc) stays: adoption trusted it. One
+	// the command made there goes.
+	found = slices.DeleteFunc(found, func(f string) bool {
+		budget := maxPredates
+		return atRootOf(made, f, p.RootGuarded) && predates(f, since, &budget)
+	})
 	return append(lines, moveAside(stateDir, ws, found)...)
+}
+
+// atRootOf reports whether path is one of the places entries name at
+// the root of one of repos (not below it).
+func atRootOf(repos []platform.NestedRepo, path string, entries []string) bool {
+	for _, r := range repos {
+		if rel, err := filepath.Rel(r.Root, path); err == nil && platform.Within(path, r.Root) && !platform.BelowRoot(rel, entries) {
+			return true
+		}
+	}
+	return false
 }
 
 // trustedGit is the host's git for reading the repositories of p's
