@@ -45,9 +45,16 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		if _, ok := paths[h]; !ok {
 			hosts = append(hosts, h)
 		}
-		// The path as the remote names it, with or without ".git".
+		// The path as the remote names it, with or without ".git", and
+		// below it only git's own endpoints: a bare prefix would take
+		// /me/app/drop.git, another repository on a server whose
+		// repositories nest (found by an attacker).
 		base := "/" + strings.TrimSuffix(strings.TrimRight(path, "/"), ".git")
-		paths[h] = append(paths[h], base, base+".git")
+		for _, r := range []string{base, base + ".git"} {
+			for _, e := range gitEndpoints {
+				paths[h] = append(paths[h], r+e)
+			}
+		}
 	}
 	fill := hostGit(p)
 	var creds []broker.Credential
@@ -68,6 +75,12 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 	}
 	return creds, append(config, gitRefusals(p, hosts)...)
 }
+
+// gitEndpoints are the paths below a repository's that git's HTTP
+// protocols ask for: the smart protocol's three, the dumb protocol's
+// files, and Git LFS's API (its default endpoint is the repository's
+// URL with "/info/lfs" after it). The broker takes each as a prefix.
+var gitEndpoints = []string{"/info/refs", "/git-upload-pack", "/git-receive-pack", "/HEAD", "/objects/", "/info/lfs/"}
 
 // gitRefusals is the configuration for the hosts of p.GitRefused that
 // are not in own: a helper that says why git has no credential there.

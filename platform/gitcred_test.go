@@ -23,8 +23,28 @@ func TestGitCredentialsHelper(t *testing.T) {
 	if len(creds) != 2 || creds[0].Hosts[0] != "git.example" || creds[1].Hosts[0] != "127.0.0.1:8443" || creds[0].Lookup == nil || creds[0].Value != "" {
 		t.Fatalf("credentials: %+v", creds)
 	}
-	if !slices.Equal(creds[0].Paths, []string{"/me/app", "/me/app.git", "/me/other", "/me/other.git"}) || !slices.Equal(creds[1].Paths, []string{"/x", "/x.git"}) {
-		t.Errorf("paths: %q %q", creds[0].Paths, creds[1].Paths)
+	// The broker takes each path as a prefix: git's endpoints of the
+	// remotes' repositories, with or without .git, and nothing of
+	// another repository whose path starts with one of theirs (a server
+	// whose repositories nest: /me/app/drop.git; found by an attacker).
+	takes := func(paths []string, p string) bool {
+		return slices.ContainsFunc(paths, func(w string) bool {
+			w = strings.TrimRight(w, "/")
+			return p == w || strings.HasPrefix(p, w+"/")
+		})
+	}
+	for _, p := range []string{"/me/app.git/info/refs", "/me/app/git-receive-pack", "/me/other.git/git-upload-pack", "/me/app.git/info/lfs/objects/batch", "/me/app/objects/ab/cdef"} {
+		if !takes(creds[0].Paths, p) {
+			t.Errorf("%s is not taken: %q", p, creds[0].Paths)
+		}
+	}
+	for _, p := range []string{"/me/app/drop.git/info/refs", "/me/app.git/../drop.git/info/refs", "/me/app", "/me/app.git/config", "/me/apple.git/info/refs", "/x.git/info/refs"} {
+		if takes(creds[0].Paths, p) {
+			t.Errorf("%s is taken: %q", p, creds[0].Paths)
+		}
+	}
+	if !takes(creds[1].Paths, "/x.git/info/refs") || takes(creds[1].Paths, "/x/y.git/info/refs") {
+		t.Errorf("paths of the second host: %q", creds[1].Paths)
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
