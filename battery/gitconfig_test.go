@@ -498,3 +498,31 @@ func TestGitNewWorkspaceRepository(t *testing.T) {
 		})
 	}
 }
+
+// TestGitMadeRepositoryRenamed: a repository a command made deep below
+// the root, renamed by a later command (mv keeps its .git's birth time,
+// and the path the ledger knew it by is gone), is still the command's:
+// its configuration stays guarded by its keys, so a code-running key a
+// later command writes there does not run in the person's git (found by
+// an attacker).
+func TestGitMadeRepositoryRenamed(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x")
+			if out, code := b.shim("git init -q deep/sub && echo made"); code != 0 || !strings.Contains(out, "made") {
+				t.Fatalf("git init: exit %d\n%s", code, out)
+			}
+			if out, code := b.shim("mv deep/sub deep/sub2 && echo moved"); code != 0 || !strings.Contains(out, "moved") {
+				t.Fatalf("mv: exit %d\n%s", code, out)
+			}
+			b.plant("fsmonitor", "git -C deep/sub2 config core.fsmonitor 'touch "+marker+"; false' && echo set\n", "set")
+			b.shim("true")
+			b.host("cd deep/sub2 && git status --short >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("the person's git ran a program a command wrote into a repository it made and renamed")
+			}
+		})
+	}
+}

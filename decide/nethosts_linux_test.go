@@ -134,6 +134,22 @@ func TestGitRemotesMadeByACommand(t *testing.T) {
 	if own, _, _ := gitRemotes(ws, state, remoteURLs(ws, state, git)); !slices.Equal(own, []string{"github.com/me/app.git"}) {
 		t.Errorf("the workspace: own %q", own)
 	}
+	// A later command renames the command's repository (mv o o2: the
+	// path the ledger named is gone, the git directory is the same):
+	// still the command's (found by an attacker).
+	o2 := filepath.Join(ws, "deep", "o2")
+	commandWrites(t, state, ws, func() {
+		os.MkdirAll(filepath.Dir(o2), 0o755)
+		if err := os.Rename(filepath.Join(ws, "o"), o2); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if own, _, why := gitRemotes(o2, state, remoteURLs(o2, state, git)); len(own) != 0 || !strings.Contains(why, "made by a sandboxed command") {
+		t.Errorf("the command's repository, renamed: own %q (%s)", own, why)
+	}
+	if err := os.Rename(o2, filepath.Join(ws, "o")); err != nil {
+		t.Fatal(err)
+	}
 	// The person removes the command's repository, a command runs, and
 	// the person makes their own there: it is theirs.
 	o := filepath.Join(ws, "o")

@@ -77,7 +77,7 @@ func plantConfig(dir, marker string) {
 // package shim calls them).
 func bareRound(p *platform.Policy, state string, since time.Time) []string {
 	lines, _ := Reconcile(state, p.Workspace)
-	found, repos, _ := FindBelow(p.Workspace, p.RootGuarded, p.Regenerable, nil, since, nil)
+	found, repos, _ := FindBelow("", p.Workspace, p.RootGuarded, p.Regenerable, nil, since, nil)
 	lines = append(lines, AdoptRoots(state, p.Workspace, repos)...)
 	return append(lines, MoveAside(state, p.Workspace, found)...)
 }
@@ -289,7 +289,7 @@ func TestFindBelowInside(t *testing.T) {
 	hostGit(t, ws, "", "init", "-q", "--bare", "node_modules/x/lib")
 	hostGit(t, ws, "", "init", "-q", "node_modules/a/y")
 	var got []string
-	_, repos, complete := FindBelow(ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil)
+	_, repos, complete := FindBelow("", ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil)
 	for _, r := range repos {
 		rel, _ := filepath.Rel(ws, r.GitDir)
 		got = append(got, rel)
@@ -299,7 +299,7 @@ func TestFindBelowInside(t *testing.T) {
 		t.Errorf("found %q (complete %v), want %q", got, complete, want)
 	}
 	// Before a command's status, the walk leaves them to the round.
-	if _, repos, _ := findBelow(ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil, false); len(repos) > 0 {
+	if _, repos, _ := findBelow("", ws, []string{".npmrc"}, []string{"node_modules"}, nil, since, nil, false); len(repos) > 0 {
 		t.Errorf("the walk before the status went into node_modules: %v", repos)
 	}
 }

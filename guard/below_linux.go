@@ -131,7 +131,7 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	clean := CommittedPlaces(ws, p.Env, trustedGit(stateDir, p), p.Nested, specs)
 	// (Not inside node_modules: their size would be every command's
 	// cost; the round after the command looks there.)
-	found, made, _ := findBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
+	found, made, _ := findBelow(stateDir, ws, p.RootGuarded, p.Regenerable, p.Nested, since, clean, false)
 	lines := adoptRoots(stateDir, ws, made)
 	// A place of the person's (there, unchanged, since before the
 	// command) at the root of a repository the command made around it

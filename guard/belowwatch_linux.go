@@ -45,6 +45,7 @@ type belowWatch struct {
 	entries      []string // the places, relative to a repository's root
 	skip         []string // names of directories not watched
 	roots        []string // nested repositories' roots: their places are the ledger's
+	madeDirs     []string // identities of git directories commands made ([dirID]): one renamed is found again
 	adopted      []string // repositories made below the root that this watch gave the ledger: their git directories are its, the places at their roots still the watch's
 	since        time.Time
 	in           int              // the inotify descriptor; -1 for a walk that only finds
@@ -356,7 +357,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				continue // (a git directory's objects: nothing git runs, and many)
 			}
 			if d.name == ".git" {
-				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since)) {
+				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)) {
 					w.newRepo(rel)
 				}
 				continue
@@ -626,6 +627,13 @@ func bornSince(dirfd int, name string, t time.Time) bool {
 	return !time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec)).Before(t.Add(-belowTick))
 }
 
+// madeDir reports whether name in dirfd is a git directory a command
+// made (found by its identity, which a rename keeps: mv deep/sub
+// deep/sub2 leaves its birth time as it was; found by an attacker).
+func (w *belowWatch) madeDir(dirfd int, name string) bool {
+	return len(w.madeDirs) > 0 && slices.Contains(w.madeDirs, dirIDAt(dirfd, name))
+}
+
 // FindBelow walks workspace ws itself (git directories and the
 // directories named skip left out, links never followed; repos are the
 // repositories made below its root since t, and the directories made
@@ -638,14 +646,14 @@ func bornSince(dirfd int, name string, t time.Time) bool {
 // bounds (directories, depth). Off the command's path, it also looks
 // inside the directories named skip for git directories of their own
 // ([belowWatch.bareInside]).
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, repos []platform.NestedRepo, complete bool) {
-	return findBelow(ws, entries, skip, roots, t, clean, true)
+func FindBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool) (found []string, repos []platform.NestedRepo, complete bool) {
+	return findBelow(stateDir, ws, entries, skip, roots, t, clean, true)
 }
 
 // findBelow is FindBelow; inside says whether to look inside the
 // directories named skip.
-func findBelow(ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool, inside bool) (found []string, repos []platform.NestedRepo, complete bool) {
-	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1, inside: inside}
+func findBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool, inside bool) (found []string, repos []platform.NestedRepo, complete bool) {
+	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1, inside: inside, madeDirs: madeDirs(stateDir, ws)}
 	w.newRepo = func(rel string) {
 		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel, ".git")})
 	}

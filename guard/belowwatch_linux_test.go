@@ -215,7 +215,7 @@ func TestFindBelow(t *testing.T) {
 	}
 	os.Symlink("node_modules/st", filepath.Join(ws, "tool"))
 	os.Symlink("../node_modules/st", filepath.Join(ws, "a/vs"))
-	found, _, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
+	found, _, complete := FindBelow("", ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
 	if !complete {
 		t.Error("a small workspace was not walked whole")
 	}
@@ -231,7 +231,7 @@ func TestFindBelow(t *testing.T) {
 	}
 	// A place changed since t behind a link made before it.
 	write("node_modules/old/.envrc")
-	found, _, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
+	found, _, _ = FindBelow("", ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil)
 	if !slices.Contains(found, filepath.Join(ws, "a/oldlink")) {
 		t.Errorf("a link to a directory whose place changed since t was not found: %v", found)
 	}
@@ -242,13 +242,13 @@ func TestFindBelow(t *testing.T) {
 	later := time.Now()
 	os.Link(filepath.Join(ws, "c/.envrc"), filepath.Join(ws, "node_modules/h"))
 	os.WriteFile(filepath.Join(ws, "node_modules/h"), []byte("y"), 0o644)
-	found, _, _ = FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, later.Add(time.Hour), nil)
+	found, _, _ = FindBelow("", ws, p.RootGuarded, p.Regenerable, p.Nested, later.Add(time.Hour), nil)
 	if !slices.Contains(found, filepath.Join(ws, "c/.envrc")) {
 		t.Errorf("a place with another name was not found: %v", found)
 	}
 	defer func(n int) { maxBelowDirs = n }(maxBelowDirs)
 	maxBelowDirs = 2
-	if _, _, complete := FindBelow(ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil); complete {
+	if _, _, complete := FindBelow("", ws, p.RootGuarded, p.Regenerable, p.Nested, since, nil); complete {
 		t.Error("a walk past its bound says it was complete")
 	}
 }

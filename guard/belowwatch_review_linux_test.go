@@ -211,7 +211,7 @@ func TestWatchBelowMarkOutlivesRound(t *testing.T) {
 	if !ok || from.After(since) {
 		t.Fatalf("after the watch, the next round looks from %v (marked %v), not from the watch's start %v", from, ok, since)
 	}
-	found, _, _ := FindBelow(ws, p.RootGuarded, p.Regenerable, nil, from, nil)
+	found, _, _ := FindBelow("", ws, p.RootGuarded, p.Regenerable, nil, from, nil)
 	if !slices.Contains(found, envrc) {
 		t.Errorf("the next round does not find the place written through a hard link: %v", found)
 	}

@@ -84,7 +84,7 @@ func BenchmarkFindBelow(b *testing.B) {
 	since := time.Now().Add(time.Minute)
 	b.ResetTimer()
 	for b.Loop() {
-		found, _, _ := FindBelow(ws, []string{".envrc", ".npmrc", ".vscode/"}, []string{"node_modules"}, nil, since, nil)
+		found, _, _ := FindBelow("", ws, []string{".envrc", ".npmrc", ".vscode/"}, []string{"node_modules"}, nil, since, nil)
 		if len(found) > 0 {
 			b.Fatal(found)
 		}

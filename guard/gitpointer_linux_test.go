@@ -105,7 +105,7 @@ func TestKeptPointer(t *testing.T) {
 	if got := keptGitDirs(state, ws, false); !slices.Equal(got, gitDirs) {
 		t.Errorf("keptGitDirs = %v, want %v", got, gitDirs)
 	}
-	found, _, _ := FindBelow(ws, []string{".envrc"}, []string{"node_modules"}, nil, time.Now().Add(-time.Minute), nil)
+	found, _, _ := FindBelow("", ws, []string{".envrc"}, []string{"node_modules"}, nil, time.Now().Add(-time.Minute), nil)
 	MoveAside(state, ws, found)
 	for _, p := range planted {
 		if _, err := os.Lstat(p); err == nil {

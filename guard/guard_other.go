@@ -67,7 +67,7 @@ func DoneBelow(stateDir, ws string, t time.Time) {}
 func SayNext(stateDir, ws, kind string, lines []string) {}
 
 // FindBelow finds nothing outside Linux.
-func FindBelow(ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, []platform.NestedRepo, bool) {
+func FindBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, clean func(string) bool) ([]string, []platform.NestedRepo, bool) {
 	return nil, nil, true
 }
 

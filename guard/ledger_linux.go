@@ -13,9 +13,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cordonsh/cordon/platform"
+	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/filelock"
+	"github.com/cordonsh/cordon/platform"
 )
 
 // A ledger is what cordon knows of one workspace's guarded places, kept
@@ -62,6 +63,11 @@ type ledger struct {
 	// repository below the root is taken for one.
 	Made     []string `json:"made,omitempty"`
 	MadeMore bool     `json:"made_more,omitempty"`
+	// MadeDirs are the identities (device and inode, [dirID]) of the
+	// git directories of Made, the newest maxMade: a rename (mv deep/sub
+	// deep/sub2) keeps them, and the path in Made then names nothing
+	// (found by an attacker). Kept after their path is gone.
+	MadeDirs []string `json:"made_dirs,omitempty"`
 	// TrustedAt is when Trusted was taken: what has not changed since
 	// predates every command that holds a ticket ([persons]).
 	TrustedAt time.Time `json:"trusted_at"`
@@ -113,6 +119,41 @@ func (b *book) made(file string) {
 	default:
 		b.l.Made = append(b.l.Made, file)
 	}
+	if id := dirID(filepath.Dir(file)); id != "" && !slices.Contains(b.l.MadeDirs, id) && file != filepath.Join(b.l.Workspace, ".git", "config") && filepath.Base(file) == "config" {
+		if len(b.l.MadeDirs) >= maxMade {
+			b.l.MadeDirs = b.l.MadeDirs[1:]
+		}
+		b.l.MadeDirs = append(b.l.MadeDirs, id)
+	}
+}
+
+// madeDirs returns the identities of the git directories commands made
+// in workspace ws, as its ledger keeps them (read, not locked).
+func madeDirs(stateDir, ws string) []string {
+	if stateDir == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range ledgers(stateDir, ws) {
+		out = append(out, l.MadeDirs...)
+	}
+	return out
+}
+
+// dirID is the identity of directory dir, "DEV:INO:BIRTH" (a rename
+// keeps all three; a directory made again where one was removed may
+// get the inode back, never the birth time), or "" when the file
+// system keeps no birth time.
+func dirID(dir string) string { return dirIDAt(unix.AT_FDCWD, dir) }
+
+// dirIDAt is [dirID] of name in directory dirfd.
+func dirIDAt(dirfd int, name string) string {
+	var stx unix.Statx_t
+	if unix.Statx(dirfd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME|unix.STATX_TYPE, &stx) != nil ||
+		stx.Mask&unix.STATX_BTIME == 0 || stx.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d:%d.%d", stx.Dev_major, stx.Dev_minor, stx.Ino, stx.Btime.Sec, stx.Btime.Nsec)
 }
 
 // A guarded is what a command's guard protects in its workspace.
@@ -358,13 +399,17 @@ func Sweep(stateDir, ws string) []string {
 // (see ledger.Made), or "": then every remote of ws is the command's,
 // whatever the ledger of ws itself says. Read, not locked.
 func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string) {
+	var id string
+	if config != "" {
+		id = dirID(filepath.Dir(config))
+	}
 	for _, l := range ledgers(stateDir, ws) {
 		for _, r := range l.AgentRemotes {
 			if !slices.Contains(remotes, r) {
 				remotes = append(remotes, r)
 			}
 		}
-		if madeBy == "" && (slices.Contains(l.Made, config) || l.MadeMore && l.Workspace != ws) {
+		if madeBy == "" && (slices.Contains(l.Made, config) || l.MadeMore && l.Workspace != ws || id != "" && slices.Contains(l.MadeDirs, id)) {
 			madeBy = l.Workspace
 		}
 	}
@@ -379,6 +424,7 @@ type remotesView struct {
 	AgentRemotes []string `json:"agent_remotes"`
 	Made         []string `json:"made"`
 	MadeMore     bool     `json:"made_more"`
+	MadeDirs     []string `json:"made_dirs"`
 }
 
 // ledgers returns what AgentRemotes needs of the ledgers of ws and of

@@ -194,7 +194,7 @@ func guardSave(store *snapshot.Store, ws, id, dir, command string, start, began,
 		roots = append(roots, n.Root)
 	}
 	clean := guard.CommittedPlaces(ws, env, repo.Host, roots, guard.PlaceSpecs(classes.AutoRun, classes.Regenerable))
-	walked, made, complete := guard.FindBelow(ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since, clean)
+	walked, made, complete := guard.FindBelow(state, ws, classes.AutoRun, platform.RegenerableNames(classes.Regenerable), roots, since, clean)
 	for _, l := range guard.AdoptRoots(state, ws, made) {
 		store.Log(l)
 	}
