@@ -562,3 +562,23 @@ func (b *battery) plantThen(name, script, want, then string) string {
 	snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
 	return got
 }
+
+// TestGuardBelowUnreadable: a command plants packages/app/.npmrc and
+// takes read from the directory (chmod 311): npm still reads the file by
+// name, while a walk that cannot list the directory would not see it.
+// The guard gives the directory's owner read back (the command changed
+// its mode) and moves the file aside (found by an attacker; as root the
+// walk can always list it).
+func TestGuardBelowUnreadable(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			marker := filepath.Join(b.base, "pwned")
+			b.host("cp /bin/sh x && mkdir -p packages/app")
+			time.Sleep(100 * time.Millisecond)
+			b.plant("plant", "printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && chmod 311 packages/app && echo planted\n", "planted")
+			os.Chmod(filepath.Join(b.ws, "packages/app"), 0o755)
+			b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
+		})
+	}
+}

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -366,7 +367,7 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				w.regenerable(fd, d.name, path, fresh || moved)
 				continue
 			}
-			sub, err := unix.Openat(fd, d.name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+			sub, err := w.openDir(fd, d.name)
 			if err != nil {
 				continue
 			}
@@ -625,6 +626,28 @@ func bornSince(dirfd int, name string, t time.Time) bool {
 		return false
 	}
 	return !time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec)).Before(t.Add(-belowTick))
+}
+
+// openDir opens directory name in dirfd, links not followed. One its
+// owner may not read or enter (a command's chmod 311 pkg, around a
+// planted pkg/.npmrc that npm still reads by name; found by an
+// attacker) is given its owner's read and search back when it changed
+// since the walk's start (the command's doing), and opened again;
+// otherwise the walk is partial, and says so.
+func (w *belowWatch) openDir(dirfd int, name string) (int, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if !errors.Is(err, unix.EACCES) {
+		return fd, err
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR &&
+		int(st.Uid) == os.Geteuid() && changedSince(&st, w.since) && unix.Fchmodat(dirfd, name, st.Mode&0o7777|0o500, 0) == nil {
+		fd, err = unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	}
+	if err != nil {
+		w.partial = true
+	}
+	return fd, err
 }
 
 // madeDir reports whether name in dirfd is a git directory a command

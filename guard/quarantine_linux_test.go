@@ -1,42 +1,38 @@
 package guard
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// TestQuarantineBounded: the quarantine keeps the newest moves, none
-// too old, and drops the rest when a new move is made.
-func TestQuarantineBounded(t *testing.T) {
-	state := t.TempDir()
-	parent := filepath.Join(state, "quarantine")
-	old := time.Now().Add(-2 * maxQuarantineAge).UTC().Format("20060102-150405.000000000")
-	os.MkdirAll(filepath.Join(parent, old+"-1"), 0o700)
-	for i := range maxQuarantined + 5 {
-		os.MkdirAll(filepath.Join(parent, fmt.Sprintf("%s-%d", time.Now().Add(time.Duration(i-500)*time.Second).UTC().Format("20060102-150405.000000000"), i)), 0o700)
-	}
-	ws := t.TempDir()
-	os.WriteFile(filepath.Join(ws, "planted"), []byte("x"), 0o600)
-	fd, err := unix.Open(ws, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+// TestQuarantineFallsBackToRename: when the quarantine cannot take a
+// file (its directory cannot be made: a state directory on another
+// file system that is full, a file where a directory should be), the
+// file is renamed beside itself to a name no tool reads, not deleted: a
+// person's file the guard took for a command's is never lost (found by
+// an attacker reading the code).
+func TestQuarantineFallsBackToRename(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(state, "quarantine"), nil, 0o600) // not a directory
+	os.WriteFile(filepath.Join(dir, ".npmrc"), []byte("the person's\n"), 0o600)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	q := newQuarantine(state)
-	q.move(fd, "planted", filepath.Join(ws, "planted"))
-	des, _ := os.ReadDir(parent)
-	if len(des) != maxQuarantined {
-		t.Errorf("%d kept, want %d", len(des), maxQuarantined)
+	line := newQuarantine(state).move(fd, ".npmrc", filepath.Join(dir, ".npmrc"))
+	if _, err := os.Lstat(filepath.Join(dir, ".npmrc")); err == nil {
+		t.Fatalf("still in place: %s", line)
 	}
-	if _, err := os.Stat(filepath.Join(parent, old+"-1")); err == nil {
-		t.Error("a move past the age bound was kept")
+	aside, _ := filepath.Glob(filepath.Join(dir, ".npmrc.cordon-aside-*"))
+	if len(aside) != 1 || !strings.Contains(line, "renamed it") {
+		t.Fatalf("not renamed beside it (%q): %s", aside, line)
 	}
-	if _, err := os.Stat(filepath.Join(q.dir, ws, "planted")); err != nil {
-		t.Errorf("the new move is gone: %v", err)
+	if data, _ := os.ReadFile(aside[0]); string(data) != "the person's\n" {
+		t.Errorf("content: %q", data)
 	}
 }

@@ -77,8 +77,16 @@ func (q *quarantine) move(dirfd int, name, path string) string {
 	return "moved it to " + printable(dst)
 }
 
-// remove deletes what could not be moved aside.
+// remove puts aside in place what could not be moved to the
+// quarantine: renamed in its own directory to a name no tool reads
+// (every auto-run place is an exact name), so that a person's file the
+// guard took for a command's is never lost; deleted only when even that
+// fails.
 func (q *quarantine) remove(dirfd int, name string, why error) string {
+	aside := name + ".cordon-aside-" + time.Now().UTC().Format("20060102-150405")
+	if err := unix.Renameat2(dirfd, name, dirfd, aside, unix.RENAME_NOREPLACE); err == nil {
+		return fmt.Sprintf("could not move it aside (%v): renamed it %s beside it", why, printable(aside))
+	}
 	if err := removeAt(dirfd, name); err != nil {
 		return fmt.Sprintf("could not move it aside (%v) nor remove it (%v): remove it before running anything there", why, err)
 	}
