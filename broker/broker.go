@@ -166,6 +166,26 @@ func (h *held) takesPath(escaped string) bool {
 	return false
 }
 
+// routingHeaders are request headers some servers and proxies route a
+// request by instead of its path (IIS's URL Rewrite, older Symfony and
+// Zend: X-Original-URL, X-Rewrite-URL) or its host (X-Forwarded-Host).
+var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Forwarded-Host", "X-Forwarded-Prefix", "X-Forwarded-Path"}
+
+// takesRouted reports whether a request may carry h given the headers
+// some servers route by: for a credential for some paths only, none of
+// them may be set (the path checked would not be the one served).
+func (h *held) takesRouted(req *http.Request) bool {
+	if len(h.Paths) == 0 {
+		return true
+	}
+	for _, k := range routingHeaders {
+		if _, ok := req.Header[k]; ok {
+			return false
+		}
+	}
+	return true
+}
+
 // clean reports whether p is absolute and the same cleaned, but for a
 // "/" at its end.
 func clean(p string) bool {
@@ -672,11 +692,14 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 	creds := b.all()
 	head := headViews(req)
 	for _, h := range creds {
-		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) || !holds(head, h.Placeholder) {
+		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) && h.takesRouted(req) || !holds(head, h.Placeholder) {
 			continue
 		}
 		if !h.takes(host, port) {
 			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
+		}
+		if !h.takesRouted(req) {
+			return fmt.Sprintf("it would send %s with a header some servers route by instead of the path (%s): it goes only to some paths", h.Name, strings.Join(routingHeaders, ", ")), nil
 		}
 		return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s): git's credential goes only to the workspace's own remotes, a token file's for a path only to that path", h.Name, req.URL.EscapedPath(), strings.Join(h.Paths, ", ")), nil
 	}

@@ -426,6 +426,14 @@ func TestRepositories(t *testing.T) {
 			t.Errorf("%s: %d %q, want 403 naming the remotes", path, code, body)
 		}
 	}
+	// A header some servers route by instead of the path (IIS's URL
+	// Rewrite, older Symfony: found by an attacker).
+	for _, k := range []string{"X-Original-URL", "X-Rewrite-URL", "X-Forwarded-Host"} {
+		h := map[string]string{"Authorization": auth["Authorization"], k: "/me/drop.git/info/refs"}
+		if code, body := r.do("GET", "/me/app.git/info/refs", h, nil); code != 403 {
+			t.Errorf("%s: %d %q, want 403", k, code, body)
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.seen) != n {
