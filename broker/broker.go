@@ -346,6 +346,7 @@ func (s *served) one() bool {
 	if err != nil {
 		if s.in.exceeded {
 			s.reply(431, fmt.Sprintf("cordon's credential broker: a request's head is larger than %d bytes\n", maxHead))
+			s.drain()
 		}
 		return false
 	}
@@ -493,6 +494,15 @@ func (s *served) refuse(code int, reason string) bool {
 	}
 	s.reply(code, fmt.Sprintf("cordon refused the request to %s: %s.\nA credential the sandbox holds is a placeholder that cordon's proxy swaps for the real one on requests to that credential's own hosts only (docs/network.md).\n", s.hostPort(), reason))
 	return false
+}
+
+// drain reads and drops what the client still sends, up to a bound and
+// for a moment, before the connection is closed: closed with unread
+// input, it is reset, and a client still writing its request loses the
+// answer before it reads it.
+func (s *served) drain() {
+	s.client.SetReadDeadline(time.Now().Add(time.Second))
+	io.CopyN(io.Discard, s.client, 256<<10)
 }
 
 func (s *served) reply(code int, body string) {
