@@ -112,14 +112,17 @@ const maxMade = 1024
 // the person's), nor a worktree's config.worktree (git reads it with
 // its repository's config, which decides).
 func (b *book) made(file string) {
+	if file == filepath.Join(b.l.Workspace, ".git", "config") || filepath.Base(file) != "config" {
+		return
+	}
 	switch {
-	case file == filepath.Join(b.l.Workspace, ".git", "config") || filepath.Base(file) != "config" || slices.Contains(b.l.Made, file):
+	case slices.Contains(b.l.Made, file):
 	case len(b.l.Made) >= maxMade:
 		b.l.MadeMore = true
 	default:
 		b.l.Made = append(b.l.Made, file)
 	}
-	if id := dirID(filepath.Dir(file)); id != "" && !slices.Contains(b.l.MadeDirs, id) && file != filepath.Join(b.l.Workspace, ".git", "config") && filepath.Base(file) == "config" {
+	if id := dirID(filepath.Dir(file)); id != "" && !slices.Contains(b.l.MadeDirs, id) {
 		if len(b.l.MadeDirs) >= maxMade {
 			b.l.MadeDirs = b.l.MadeDirs[1:]
 		}
