@@ -140,7 +140,7 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 			paths = append(paths, e.file)
 		}
 		for _, n := range named {
-			p, err := h.configPath(n, filepath.Dir(e.file))
+			p, err := gitkey.Path(n, filepath.Dir(e.file), h.Home, h.Git)
 			if err != nil {
 				return fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
 			}
@@ -169,7 +169,7 @@ func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err er
 			config = append(config, e.file)
 		}
 		if e.include() {
-			if p, err := h.configPath(e.value, filepath.Dir(e.file)); err == nil && filepath.IsAbs(p) {
+			if p, err := gitkey.Path(e.value, filepath.Dir(e.file), h.Home, h.Git); err == nil && filepath.IsAbs(p) {
 				config = append(config, p) // there yet or not
 			}
 		}
@@ -177,7 +177,7 @@ func (h *Helper) StoreFiles(ctx context.Context) (files, config []string, err er
 			continue
 		}
 		for _, n := range storeArgs(helperWords(e.value, h.getenv)) {
-			p, err := h.configPath(n, "/")
+			p, err := gitkey.Path(n, "/", h.Home, h.Git)
 			if err != nil {
 				return nil, nil, fmt.Errorf("the person's git configuration (%s: %s) names %s: %v", e.file, e.key, n, err)
 			}
@@ -246,13 +246,6 @@ func (h *Helper) config(ctx context.Context) ([]entry, error) {
 		entries = append(entries, entry{file: file, key: strings.ToLower(key), value: value})
 	}
 	return entries, nil
-}
-
-// configPath is a path as git's configuration means it: "~/" is the
-// home, "~USER/" that user's, "%(prefix)/" git's installation (the
-// directory above the one git is in), a relative path is taken from dir.
-func (h *Helper) configPath(p, dir string) (string, error) {
-	return gitkey.Path(p, dir, h.Home, h.Git)
 }
 
 // helperPaths are the files a credential helper value names by path
