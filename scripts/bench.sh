@@ -10,6 +10,7 @@
 # bwrap. Run from anywhere; the git command is timed in this repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+src=$PWD
 
 if ! command -v hyperfine >/dev/null 2>&1; then
 	echo "bench.sh: hyperfine not found: apt-get install hyperfine (or cargo install hyperfine)" >&2
@@ -39,11 +40,13 @@ export PATH="$tmp/shims:$PATH"
 export XDG_STATE_HOME="$tmp/state"
 out=${1:-$tmp/bench.md}
 
-# The commands run in a workspace: a copy of this repository's last commit,
-# so that git has something to report.
+# The commands run in a workspace: a clone of this repository (a .git
+# directory of its own, as a person's project has: the continuous guard's
+# rounds run git there, which a linked worktree would spare them), so that
+# git has something to report.
 ws=$(mktemp -d)/ws
-git worktree add -q --detach "$ws" HEAD
-trap 'git worktree remove --force "$ws"; rm -rf "$tmp" "$(dirname "$ws")"' EXIT
+git clone -q --no-hardlinks "$PWD" "$ws"
+trap 'rm -rf "$tmp" "$(dirname "$ws")"' EXIT
 cd "$ws"
 
 # A bare bwrap with the same namespaces and mounts as cordon's (without
@@ -85,7 +88,7 @@ sleep 4
 # with the script.
 mkdir -p "$tmp/nosession/cordon"
 printf 'sandbox:\n  session: off\n' >"$tmp/nosession/cordon/config.yaml"
-trap '"$tmp/cordon" sandbox --stop >/dev/null; git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+trap '"$tmp/cordon" sandbox --stop >/dev/null; rm -rf "$tmp" "$(dirname "$ws")"' EXIT
 
 # The network allowlist (docs/network.md): a 100 MB download from a local
 # server with the network on (direct) and through the allowlist's proxy
@@ -131,11 +134,59 @@ network() {
 	} >>"$out"
 }
 if [ "${BENCH_ONLY:-}" = network ]; then
-	trap '"$tmp/cordon" sandbox --stop >/dev/null; git worktree remove --force "$ws"; rm -rf "$tmp"' EXIT
+	trap '"$tmp/cordon" sandbox --stop >/dev/null; rm -rf "$tmp" "$(dirname "$ws")"' EXIT
 	network
 	cat "$out"
 	exit
 fi
+
+# Codex's wrapper: every command it runs sources its snapshot of the
+# person's login shell (functions, options, aliases, exports; tens of kB),
+# keeping a few variables of its own and the proxy ones around it, then
+# execs bash -c CMD. Judged with the snapshot in place, against judging
+# the bare command in the same environment.
+quote() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
+codex_home=$tmp/home
+mkdir -p "$codex_home/.codex/shell_snapshots"
+snap=$codex_home/.codex/shell_snapshots/019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b.sh
+cp "$src/testdata/shell-snapshots/codex-bash.sh" "$snap"
+codex_env="env HOME=$codex_home XDG_CONFIG_HOME=$tmp/none XDG_STATE_HOME=$tmp/state"
+codex_wrapper=$(
+	keep() { # keep PREFIX N NAME: save NAME before the snapshot, put it back after
+		printf '%s\n' "__CODEX_SNAPSHOT_${1}OVERRIDE_SET_$2=\"\${$3+x}\"" "__CODEX_SNAPSHOT_${1}OVERRIDE_$2=\"\${$3-}\"" >>"$tmp/before"
+		printf '%s\n' "if [ -n \"\${__CODEX_SNAPSHOT_${1}OVERRIDE_SET_$2}\" ]; then export $3=\"\${__CODEX_SNAPSHOT_${1}OVERRIDE_$2}\"; else unset $3; fi" >>"$tmp/after"
+	}
+	: >"$tmp/before"
+	: >"$tmp/after"
+	i=0
+	for name in CODEX_THREAD_ID CODEX_SANDBOX CODEX_SANDBOX_NETWORK_DISABLED CODEX_MANAGED_BY_NPM CODEX_CI CODEX_HOME CODEX_PERMISSION_PROFILE; do
+		keep "" $i $name
+		i=$((i + 1))
+	done
+	echo 'if [ -n "$__CODEX_SNAPSHOT_PROXY_ENV_SET" ] || [ -n "${CODEX_NETWORK_PROXY_ACTIVE+x}" ]; then' >>"$tmp/after"
+	i=0
+	for name in ALL_PROXY BUNDLE_HTTPS_PROXY BUNDLE_HTTP_PROXY BUNDLE_NO_PROXY BUNDLE_SSL_CA_CERT CURL_CA_BUNDLE \
+		DOCKER_HTTPS_PROXY DOCKER_HTTP_PROXY ELECTRON_GET_USE_PROXY FTP_PROXY GIT_SSL_CAINFO GLOBAL_AGENT_HTTPS_PROXY \
+		GLOBAL_AGENT_HTTP_PROXY GLOBAL_AGENT_NO_PROXY HTTPS_PROXY HTTP_PROXY NODE_EXTRA_CA_CERTS NODE_USE_ENV_PROXY \
+		NO_PROXY NPM_CONFIG_CAFILE NPM_CONFIG_HTTPS_PROXY NPM_CONFIG_HTTP_PROXY NPM_CONFIG_NOPROXY NPM_CONFIG_PROXY \
+		PIP_CERT PIP_PROXY REQUESTS_CA_BUNDLE SSL_CERT_DIR SSL_CERT_FILE WSS_PROXY WS_PROXY YARN_HTTPS_PROXY \
+		YARN_HTTP_PROXY YARN_NO_PROXY all_proxy ftp_proxy http_proxy https_proxy no_proxy npm_config_cafile \
+		npm_config_https_proxy npm_config_http_proxy npm_config_noproxy npm_config_proxy pip_proxy ws_proxy wss_proxy \
+		yarn_https_proxy yarn_http_proxy; do
+		keep PROXY_ $i $name
+		i=$((i + 1))
+	done
+	echo fi >>"$tmp/after"
+	cat "$tmp/before"
+	echo '__CODEX_SNAPSHOT_PROXY_ENV_SET="${CODEX_NETWORK_PROXY_ACTIVE+x}"'
+	echo
+	echo "if . '$snap' >/dev/null 2>&1; then :; fi"
+	echo
+	cat "$tmp/after"
+	echo "if [ -n \"\${PATH:-}\" ]; then export PATH='$codex_home/.codex/tmp/arg0/codex-arg0Xq1w2e':\"\$PATH\"; else export PATH='$codex_home/.codex/tmp/arg0/codex-arg0Xq1w2e'; fi"
+	echo
+	echo "exec '/bin/bash' -c 'echo hi'"
+)
 
 hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --export-csv "$tmp/bench.csv" \
 	--command-name 'bash -c true (real)' "$real -c true" \
@@ -148,6 +199,8 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --exp
 	--command-name 'cordon check (a user rule file, cached)' "$rules_env $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (no rule files, same env)' "env XDG_CONFIG_HOME=$tmp/none XDG_STATE_HOME=$tmp/state $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (a 2000-line script)' "$tmp/cordon check -- bash $tmp/long.sh" \
+	--command-name 'cordon check (echo hi)' "$codex_env $tmp/cordon check -- bash -lc 'echo hi'" \
+	--command-name "cordon check (Codex's wrapper around echo hi)" "$codex_env $tmp/cordon check -- bash -lc $(quote "$codex_wrapper")" \
 	>&2
 
 # The ratios side by side, from the means.
@@ -200,6 +253,74 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$tmp/sessio
 	cat "$tmp/session.md"
 	ratios "$tmp/session.csv"
 } >>"$out"
+
+# Other agents' sandboxes, when installed (npm: @openai/codex for codex
+# sandbox, @anthropic-ai/sandbox-runtime for srt): a command each, in the
+# same workspace.
+peers=()
+if command -v codex >/dev/null 2>&1; then
+	peers+=(--command-name 'codex sandbox (per command)' "env PATH=$host_path codex sandbox -- $real -c true")
+fi
+if command -v srt >/dev/null 2>&1; then
+	peers+=(--command-name 'srt (per command)' "env PATH=$host_path srt -c true")
+fi
+: >"$tmp/peers.csv"
+if [ ${#peers[@]} -gt 0 ]; then
+	hyperfine --warmup 3 --min-runs 20 --shell=none --export-markdown "$tmp/peers.md" --export-csv "$tmp/peers.csv" "${peers[@]}" >&2
+	{
+		echo
+		cat "$tmp/peers.md"
+	} >>"$out"
+fi
+
+# The speed targets, from the medians: each ratio is to the baseline
+# measured in the same hyperfine run.
+targets() {
+	awk '
+		FNR == 1 { file++; next }
+		{
+			if (substr($0, 1, 1) == "\"") {
+				i = index(substr($0, 2), "\"")
+				n = substr($0, 2, i - 1)
+				rest = substr($0, i + 3)
+			} else {
+				i = index($0, ",")
+				n = substr($0, 1, i - 1)
+				rest = substr($0, i + 1)
+			}
+			split(rest, f, ",")
+			med[file, n] = f[3] * 1000
+		}
+		function row(what, v, base, basename, target, unit) {
+			if (v == "" || v == 0)
+				return
+			if (base == "") {
+				printf "| %s | %.1f ms | | ≤ %s ms | %s |\n", what, v, target, v <= target + 0 ? "met" : "not met"
+				return
+			}
+			printf "| %s | %.1f ms | %.2f× %s | ≤ %s× | %s |\n", what, v, v / base, basename, target, v / base <= target + 0 ? "met" : "not met"
+		}
+		END {
+			bash1 = med[1, "bash -c true (real)"]
+			bash2 = med[2, "bash -c true (real)"]
+			bwrap2 = med[2, "bwrap bash -c true (bare, same policy)"]
+			print ""
+			print "| target | median | ratio | asked | |"
+			print "|:---|---:|---:|---:|:---|"
+			row("later command of a session, bwrap", med[2, "bash -c true (shim, bwrap, later command of a session)"], bwrap2, "bare bwrap", "1.0")
+			row("later command of a session, Landlock", med[2, "bash -c true (shim, Landlock, later command of a session)"], bash2, "bash", "3")
+			row("first command of a new session, bwrap", med[2, "bash -c true (shim, bwrap, first command of a session)"], bwrap2, "bare bwrap", "3")
+			row("`cordon check`", med[1, "cordon check"], bash1, "bash", "1.3")
+			row("`cordon check` of a 2,000-line script", med[1, "cordon check (a 2000-line script)"], "", "", "30")
+			row("`cordon check` of Codex'"'"'s wrapper around `echo hi`", med[1, "cordon check (Codex'"'"'s wrapper around echo hi)"], med[1, "cordon check (echo hi)"], "`echo hi`", "1.2")
+			for (k in med) {
+				split(k, p, SUBSEP)
+				if (p[1] == 3)
+					printf "| %s | %.1f ms | %.2f× bare bwrap | | |\n", p[2], med[k], med[k] / bwrap2
+			}
+		}' "$tmp/bench.csv" "$tmp/session.csv" "$tmp/peers.csv"
+}
+targets >>"$out"
 network
 
 if [ $# -eq 0 ]; then
