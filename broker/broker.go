@@ -42,6 +42,9 @@ type Credential struct {
 	// the workspace's remotes' repositories, "/me/app.git" and
 	// "/me/app"; an .npmrc token for //HOST/PATH/: that path).
 	Paths []string
+	// PathsSaid, when set, is what a refusal names instead of Paths
+	// (git's: the repositories, not each of their endpoints).
+	PathsSaid string
 	// Lookup, when set, gives the user and password for a request to
 	// host that carries the placeholder (git over HTTPS: the person's
 	// own credential helper, run on the host when a request needs it).
@@ -139,22 +142,47 @@ func parseHost(p string) hostPort {
 	return hp
 }
 
-// takesPath reports whether a request for the path escaped (as sent)
-// may carry h: any path, unless h is for some paths only. A path a server
-// may read otherwise is for none: one with an escaped slash or
-// backslash, a ";" (a Java server drops "..;" as a path parameter and
-// goes up), or that does not stay the same when cleaned ("." and ".."
-// names, "//").
-func (h *held) takesPath(escaped string) bool {
-	if len(h.Paths) == 0 {
-		return true
+// refuses says why a request to host:port for the path escaped (as sent)
+// must not carry h, or "" when it may. A credential for some hosts goes
+// to those only; one for some paths only (git's, for the workspace's
+// remotes) goes to a path that every server reads as one of them: none
+// with an escaped slash or backslash, a ";" (a Java server drops "..;"
+// as a path parameter and goes up), a "%" left once unescaped (a server
+// or proxy that unescapes again reads "%252e" as "."), a name "." or
+// "..", a "//"; and none with a header some servers route by instead of
+// the path.
+func (h *held) refuses(req *http.Request, host string, port int) string {
+	if !h.takes(host, port) {
+		return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", "))
 	}
+	if len(h.Paths) == 0 {
+		return ""
+	}
+	for _, k := range routingHeaders {
+		if _, ok := req.Header[k]; ok {
+			return fmt.Sprintf("it would send %s with a header some servers route by instead of the path (%s): it goes only to some paths", h.Name, strings.Join(routingHeaders, ", "))
+		}
+	}
+	escaped := req.URL.EscapedPath()
+	if h.takesPath(escaped) {
+		return ""
+	}
+	said := h.PathsSaid
+	if said == "" {
+		said = strings.Join(h.Paths, ", ")
+	}
+	return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s): git's credential goes only to the workspace's own remotes, a token file's for a path only to that path", h.Name, escaped, said)
+}
+
+// takesPath reports whether the path escaped is, read by any server, one
+// of h's paths or below one (see [held.refuses]).
+func (h *held) takesPath(escaped string) bool {
 	lower := strings.ToLower(escaped)
 	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") {
 		return false
 	}
 	p, err := url.PathUnescape(escaped)
-	if err != nil || strings.ContainsAny(p, ";\\") || !clean(p) {
+	if err != nil || strings.ContainsAny(p, ";\\%") || !clean(p) {
 		return false
 	}
 	for _, want := range h.Paths {
@@ -170,21 +198,6 @@ func (h *held) takesPath(escaped string) bool {
 // request by instead of its path (IIS's URL Rewrite, older Symfony and
 // Zend: X-Original-URL, X-Rewrite-URL) or its host (X-Forwarded-Host).
 var routingHeaders = []string{"X-Original-Url", "X-Rewrite-Url", "X-Forwarded-Host", "X-Forwarded-Prefix", "X-Forwarded-Path"}
-
-// takesRouted reports whether a request may carry h given the headers
-// some servers route by: for a credential for some paths only, none of
-// them may be set (the path checked would not be the one served).
-func (h *held) takesRouted(req *http.Request) bool {
-	if len(h.Paths) == 0 {
-		return true
-	}
-	for _, k := range routingHeaders {
-		if _, ok := req.Header[k]; ok {
-			return false
-		}
-	}
-	return true
-}
 
 // clean reports whether p is absolute and the same cleaned, but for a
 // "/" at its end.
@@ -702,16 +715,12 @@ func (b *Broker) swap(req *http.Request, host string, port int) (reason string, 
 	creds := b.all()
 	head := headViews(req)
 	for _, h := range creds {
-		if h.takes(host, port) && h.takesPath(req.URL.EscapedPath()) && h.takesRouted(req) || !holds(head, h.Placeholder) {
+		if !holds(head, h.Placeholder) {
 			continue
 		}
-		if !h.takes(host, port) {
-			return fmt.Sprintf("it would send %s, which goes only to %s", h.Name, strings.Join(h.Hosts, ", ")), nil
+		if why := h.refuses(req, host, port); why != "" {
+			return why, nil
 		}
-		if !h.takesRouted(req) {
-			return fmt.Sprintf("it would send %s with a header some servers route by instead of the path (%s): it goes only to some paths", h.Name, strings.Join(routingHeaders, ", ")), nil
-		}
-		return fmt.Sprintf("it would send %s to %s, which is not a path it is for (%s): git's credential goes only to the workspace's own remotes, a token file's for a path only to that path", h.Name, req.URL.EscapedPath(), strings.Join(h.Paths, ", ")), nil
 	}
 	if carriesAny(req.URL.String(), creds) {
 		return "a credential's placeholder in its path or query: cordon puts credentials only in the Authorization header or the service's API-key header", nil

@@ -420,7 +420,10 @@ func TestRepositories(t *testing.T) {
 		// What a Java server (Tomcat: Bitbucket Data Center) reads as
 		// /me/drop.git: a path parameter, "..;" going up.
 		"/me/app.git/..;/drop.git/info/refs", "/me/app.git/..%3b/drop.git/info/refs", "/me/app.git/;x/info/refs",
-		"/me/app.git//info/refs", "/me/app.git/info/refs/.."} {
+		"/me/app.git//info/refs", "/me/app.git/info/refs/..",
+		// Escaped twice: a server or proxy that unescapes again reads
+		// /me/app.git/../drop.git.
+		"/me/app.git/%252e%252e/drop.git/info/refs", "/me/app.git%252f..%252fdrop.git/info/refs"} {
 		code, body := r.do("GET", path, auth, nil)
 		if code != 403 || !strings.Contains(body, "not a path it is for") {
 			t.Errorf("%s: %d %q, want 403 naming the remotes", path, code, body)

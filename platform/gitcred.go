@@ -37,6 +37,7 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 	}
 	var hosts []string
 	paths := map[string][]string{}
+	repos := map[string][]string{} // as refusals name them
 	for _, r := range p.GitRemotes {
 		h, path, _ := strings.Cut(r, "/")
 		if !gitHostOK(h) {
@@ -50,6 +51,7 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		// /me/app/drop.git, another repository on a server whose
 		// repositories nest (found by an attacker).
 		base := "/" + strings.TrimSuffix(strings.TrimRight(path, "/"), ".git")
+		repos[h] = append(repos[h], base[1:])
 		for _, r := range []string{base, base + ".git"} {
 			for _, e := range gitEndpoints {
 				paths[h] = append(paths[h], r+e)
@@ -69,7 +71,8 @@ func GitCredentials(p *Policy, key []byte, brokered bool) ([]broker.Credential, 
 		host := h
 		creds = append(creds, broker.Credential{
 			Name: "git credential for " + h, Placeholder: ph, Hosts: []string{h}, Paths: paths[h],
-			Lookup: func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
+			PathsSaid: "git's endpoints of the repositories " + strings.Join(repos[h], ", ") + ", with or without .git",
+			Lookup:    func(ctx context.Context, _ string) (string, string, error) { return fill.Fill(ctx, host) },
 		})
 		config = append(config, [2]string{name, ""}, [2]string{name, gitHelper(ph)})
 	}

@@ -46,6 +46,10 @@ func TestGitCredentialsHelper(t *testing.T) {
 	if !takes(creds[1].Paths, "/x.git/info/refs") || takes(creds[1].Paths, "/x/y.git/info/refs") {
 		t.Errorf("paths of the second host: %q", creds[1].Paths)
 	}
+	// A refusal names the repositories, not each of their endpoints.
+	if want := "git's endpoints of the repositories me/app, me/other, with or without .git"; creds[0].PathsSaid != want {
+		t.Errorf("named in a refusal: %q, want %q", creds[0].PathsSaid, want)
+	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=agent"}
