@@ -35,7 +35,8 @@ type Helper struct {
 	// (git-credential-*, gh): none that sandboxed commands can write.
 	Path []string
 	// Env are more variables the helpers may need (the desktop's
-	// secret service: DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR),
+	// secret service: DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR; where
+	// git and gh read their configuration: XDG_CONFIG_HOME),
 	// "NAME=value"; only those names are taken.
 	Env []string
 	// Timeout bounds one fill; 10 s when zero.
@@ -50,7 +51,7 @@ type Helper struct {
 }
 
 // passed are the variables of Env a helper is given.
-var passed = []string{"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "USER", "LOGNAME"}
+var passed = []string{"DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "USER", "LOGNAME"}
 
 // maxOutput bounds what git may answer with.
 const maxOutput = 64 << 10

@@ -202,3 +202,31 @@ func TestFillOtherHome(t *testing.T) {
 		})
 	}
 }
+
+// TestFillConfigHome: git reads $XDG_CONFIG_HOME/git/config as part of
+// the person's configuration when that variable is set (not
+// ~/.config/git/config then): a helper configured there answers; and a
+// configuration there that sandboxed commands can write is refused as
+// ~/.gitconfig would be.
+func TestFillConfigHome(t *testing.T) {
+	h := helper(t, "[user]\n\tname = x\n")
+	xdg := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(xdg, "git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	config := `[credential]
+	helper = "!f() { test \"$1\" = get || exit 0; echo username=xdg; echo password=from-xdg; }; f"
+`
+	if err := os.WriteFile(filepath.Join(xdg, "git", "config"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.Env = []string{"XDG_CONFIG_HOME=" + xdg}
+	user, pass, err := h.Fill(context.Background(), "git.example")
+	if err != nil || user != "xdg" || pass != "from-xdg" {
+		t.Fatalf("Fill with the helper in $XDG_CONFIG_HOME/git/config: %q %q %v", user, pass, err)
+	}
+	h.Writable = func(p string) bool { return p == xdg || strings.HasPrefix(p, xdg+"/") }
+	if _, _, err := h.Fill(context.Background(), "git.example"); err == nil {
+		t.Fatal("Fill with a configuration sandboxed commands can write: no error")
+	}
+}

@@ -177,7 +177,13 @@ func hostGitFor(untrusted []string, getenv func(string) string) *gitcred.Helper 
 	if path == "" {
 		path = os.Getenv("PATH")
 	}
-	h := &gitcred.Helper{Env: os.Environ(), Writable: func(p string) bool { return leadsInto(p, untrusted) }}
+	// The configuration directory git and gh read, when it is one
+	// sandboxed commands cannot write (as for the home below).
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		dir, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME=")
+		return ok && (!filepath.IsAbs(dir) || leadsInto(dir, untrusted))
+	})
+	h := &gitcred.Helper{Env: env, Writable: func(p string) bool { return leadsInto(p, untrusted) }}
 	for _, home := range []string{getenv("HOME"), AccountHome()} {
 		if trustedHome(home, untrusted) {
 			h.Home = home

@@ -174,3 +174,17 @@ func TestLeadsInto(t *testing.T) {
 		}
 	}
 }
+
+// TestHostGitConfigHome: the host's git is given the person's
+// XDG_CONFIG_HOME (git reads its configuration there), unless sandboxed
+// commands can write it.
+func TestHostGitConfigHome(t *testing.T) {
+	ws := t.TempDir()
+	for dir, want := range map[string]bool{"/home/someone/.config-elsewhere": true, filepath.Join(ws, "cfg"): false, "relative/cfg": false} {
+		t.Setenv("XDG_CONFIG_HOME", dir)
+		h := hostGitFor([]string{ws}, os.Getenv)
+		if got := slices.Contains(h.Env, "XDG_CONFIG_HOME="+dir); got != want {
+			t.Errorf("XDG_CONFIG_HOME=%s given to the host's git: %v, want %v", dir, got, want)
+		}
+	}
+}
