@@ -29,6 +29,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,7 +58,10 @@ type replayCase struct {
 	Needs  []string `yaml:"needs"`
 	Known  string   `yaml:"known"`
 	Mask   []string `yaml:"mask"`
-	Note   string   `yaml:"note"`
+	// Unordered compares the output's lines in any order: a program
+	// whose threads race to print (rg searches files in parallel).
+	Unordered bool   `yaml:"unordered"`
+	Note      string `yaml:"note"`
 
 	masks []*regexp.Regexp
 }
@@ -550,7 +554,7 @@ func compareReplay(t *testing.T, c *replayCase, got, want replayResult) bool {
 	if got.status != want.status {
 		fail("exit status: shim %d, bash %d\nshim stderr: %s", got.status, want.status, got.stderr)
 	}
-	if got.stdout != want.stdout {
+	if got.stdout != want.stdout && !(c.Unordered && sameLines(got.stdout, want.stdout)) {
 		fail("stdout differs:\nshim: %q\nbash: %q", got.stdout, want.stdout)
 	}
 	if got.stderr != want.stderr {
@@ -563,6 +567,14 @@ func compareReplay(t *testing.T, c *replayCase, got, want replayResult) bool {
 		t.Logf("command (%s): %s", c.Agent, c.Cmd)
 	}
 	return ok
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b string) bool {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	slices.Sort(la)
+	slices.Sort(lb)
+	return slices.Equal(la, lb)
 }
 
 // resync makes dst's workspace and what is beside it a copy of src's,
