@@ -166,10 +166,10 @@ func TestOutlineBroken(t *testing.T) {
 	whole := Parse(snap, &Config{Dialect: Bash, Knowledge: knowledge, Shell: shellCall})
 	key := outlineKey(Bash, snap)
 	for name, data := range map[string]string{
-		"garbage":          "x",
-		"no spans":         outlineFormat + "\n",
-		"out of the file":  outlineFormat + "\n1 2 99999999\n",
-		"not a function":   outlineFormat + "\n0 1 50\n",
+		"garbage":         "x",
+		"no spans":        outlineFormat + "\n",
+		"out of the file": outlineFormat + "\n1 2 99999999\n",
+		"not a function":  outlineFormat + "\n0 1 50\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := &memOutlines{kept: map[string][]byte{key: []byte(data)}}
