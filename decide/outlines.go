@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -42,9 +43,10 @@ const maxOutlineFile = 1 << 20
 const outlineHeader = "cordon-outline-cache 1"
 
 // outlines returns the context's outline store, or nil when there can
-// be none.
+// be none: outside Linux, whose state files alone are read as the
+// user's own ([platform.ReadOwnFile]).
 func (ctx *Context) outlines() parse.Outlines {
-	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone || ctx.Getenv == nil {
+	if runtime.GOOS != "linux" || ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone || ctx.Getenv == nil {
 		return nil
 	}
 	state := StateDir(ctx.Getenv)
