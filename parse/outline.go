@@ -18,20 +18,27 @@ import (
 // of kB of bash-completion's functions) costs the judge its parse, not
 // its walk: a definition only records its body, which is walked when the
 // function is called. So the first judgement of such a script keeps its
-// outline, the byte ranges of its top-level functions' bodies; a later
-// judgement of the same bytes parses the script with those bodies
-// blanked (the skeleton: every other byte, and every line break, where
-// it was), walks it as before, and parses a function's body from the
-// script's own text only when the function is called.
+// outline, where its top-level functions' bodies lie; a later judgement
+// of the same bytes parses the skeleton (the script with each of those
+// bodies cut down to "{ :" and its line breaks, so that every other
+// statement keeps its line and column), walks it as before, and parses a
+// function's body from the script's own text, at its own lines and
+// columns, only when the function is called.
 //
 // The outline depends on nothing but the bytes, the dialect and the
 // parser: everything else (the state before the script, the rules, what
-// the functions do when called) is judged afresh every time. It is kept
-// only after checking that the skeleton parses to the same statements
-// at the same places, and each body on its own to the same definition
-// (printed alike, at the same lines and columns): a body that would
-// parse differently alone (a here-document begun before it on its line)
-// is not left out.
+// the functions do when called) is judged afresh every time, and the
+// bodies come from the bytes being judged, never from the outline. It is
+// kept only after checking, on the whole parse, that the skeleton parses
+// to the same statements at the same lines and columns, printed alike
+// but for the bodies, and that each body parsed alone is the definition
+// the whole parse holds, printed alike: a body that parses differently
+// alone (a here-document begun before it on its line) leaves no outline.
+// A body is left out only if its "}" ends its line, so no statement
+// follows it there. Read back, an outline is used only if each of its
+// bodies is, in the skeleton, the body of a top-level definition that
+// starts where it says; a called function whose text does not parse
+// alone as one definition of that extent runs unknown code.
 
 // Outlines keeps outlines between judgements, by a key that names the
 // script's bytes and dialect; the keeper adds what names the parser (the
