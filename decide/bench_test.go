@@ -374,3 +374,45 @@ func BenchmarkSourcedSnapshot(b *testing.B) {
 		benchJudgeVerdict(b, []string{"bash", "-lc", codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")}, dir, env, rules.Ask)
 	})
 }
+
+// BenchmarkSourcedSnapshotShim is what a one-shot shim does before it
+// execs the sandbox (the context, the decision, the confinement: see
+// [BenchmarkShimOneShot]) for echo hi and for Codex's wrapper around it,
+// the snapshot's outline kept: the shim resolves the sandbox policy for
+// either, so this is the snapshot's cost to a command.
+func BenchmarkSourcedSnapshotShim(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	for _, c := range []struct{ name, script string }{{"echo", "echo hi"}, {"codex", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir, env, snap := snapshotDirs(b)
+			env = append(env, "XDG_STATE_HOME="+state)
+			script := c.script
+			if script == "" {
+				script = codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")
+			}
+			argv := []string{"bash", "-lc", script}
+			invocation.BuiltinRules()
+			inv, err := invocation.Decode(argv, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, err := NewContext(dir, env, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx.Decide(Request{Shell: "bash", Mode: "command", Text: invocation.QuoteArgv(argv), Inv: inv})
+				if _, err := ctx.Confine(opts); err != nil {
+					b.Skip(err)
+				}
+			}
+		})
+	}
+}
