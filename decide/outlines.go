@@ -91,11 +91,12 @@ func (s *outlineStore) file(key string) string {
 // Outline returns the outline kept for key.
 func (s *outlineStore) Outline(key string) ([]byte, bool) {
 	file := s.file(key)
-	if file == "" || !s.usable() {
+	if file == "" {
 		return nil, false
 	}
+	// Looked for first: a script without one (most) costs no policy.
 	data, ok := platform.ReadOwnFile(file, maxOutlineFile)
-	if !ok {
+	if !ok || !s.usable() {
 		return nil, false
 	}
 	head, rest, _ := strings.Cut(string(data), "\n")
