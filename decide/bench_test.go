@@ -83,6 +83,11 @@ func BenchmarkShimJudgeLongScriptGit(b *testing.B) {
 }
 
 func benchJudge(b *testing.B, argv []string, dir string, env []string) {
+	benchJudgeVerdict(b, argv, dir, env, 0)
+}
+
+// benchJudgeVerdict is [benchJudge] for a command whose verdict is v.
+func benchJudgeVerdict(b *testing.B, argv []string, dir string, env []string, v rules.Verdict) {
 	invocation.BuiltinRules()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -91,7 +96,7 @@ func benchJudge(b *testing.B, argv []string, dir string, env []string) {
 			b.Fatal(err)
 		}
 		j, err := Judge(inv, dir, env)
-		if err != nil || j.Verdict != 0 {
+		if err != nil || j.Verdict != v {
 			b.Fatalf("verdict %v, err %v", j.Verdict, err)
 		}
 	}
@@ -287,4 +292,127 @@ func BenchmarkRemoteURLs(b *testing.B) {
 			gitRemotes(ws, state, remoteURLs(ws, state, hostGit))
 		}
 	})
+}
+
+// codexWrapper is Codex's wrapper (0.171) around cmd once its shell
+// snapshot snap exists: keep its own variables, source the snapshot,
+// put them back, exec bash -c CMD.
+func codexWrapper(snap, bin, cmd string) string {
+	var sb strings.Builder
+	names := []string{"CODEX_THREAD_ID", "CODEX_SANDBOX", "HTTPS_PROXY", "NO_PROXY"}
+	for i, n := range names {
+		fmt.Fprintf(&sb, "__CODEX_SNAPSHOT_OVERRIDE_SET_%d=\"${%s+x}\"\n__CODEX_SNAPSHOT_OVERRIDE_%d=\"${%s-}\"\n", i, n, i, n)
+	}
+	fmt.Fprintf(&sb, "\nif . '%s' >/dev/null 2>&1; then :; fi\n\n", snap)
+	for i, n := range names {
+		fmt.Fprintf(&sb, "if [ -n \"${__CODEX_SNAPSHOT_OVERRIDE_SET_%d}\" ]; then export %s=\"${__CODEX_SNAPSHOT_OVERRIDE_%d}\"; else unset %s; fi\n", i, n, i, n)
+	}
+	fmt.Fprintf(&sb, "if [ -n \"${PATH:-}\" ]; then export PATH='%s':\"$PATH\"; else export PATH='%s'; fi\n\nexec '/bin/bash' -c '%s'\n", bin, bin, strings.ReplaceAll(cmd, "'", `'\''`))
+	return sb.String()
+}
+
+// snapshotDirs is [benchDirs] with the project's Codex snapshot
+// (testdata/shell-snapshots/codex-bash.sh) where Codex keeps it; it
+// returns the snapshot's path too.
+func snapshotDirs(b *testing.B) (string, []string, string) {
+	dir, env := benchDirs(b)
+	home := strings.TrimPrefix(env[0], "HOME=")
+	data, err := os.ReadFile("../testdata/shell-snapshots/codex-bash.sh")
+	if err != nil {
+		b.Fatal(err)
+	}
+	snap := filepath.Join(home, ".codex", "shell_snapshots", "019a0b1c-2d3e-7f40-8a5b-6c7d8e9f0a1b.sh")
+	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(snap, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, env, snap
+}
+
+// BenchmarkSourcedSnapshot judges Codex's wrapper around echo hi, its
+// 59 kB shell snapshot sourced, against echo hi alone: "first" with no
+// outline kept (the snapshot's first command), "later" with the one the
+// first judgement kept in the state directory.
+func BenchmarkSourcedSnapshot(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	setup := func(b *testing.B) (string, []string, string) {
+		dir, env, snap := snapshotDirs(b)
+		return dir, append(env, "XDG_STATE_HOME="+state), snap
+	}
+	b.Run("echo", func(b *testing.B) {
+		dir, env, _ := setup(b)
+		benchJudge(b, []string{"bash", "-lc", "echo hi"}, dir, env)
+	})
+	// The snapshot's __git_eread holds a carriage return, in quotes
+	// (IFS=$'\r\n' as declare -f prints it), which asks.
+	b.Run("first", func(b *testing.B) {
+		dir, env, snap := setup(b)
+		invocation.BuiltinRules()
+		inv, err := invocation.Decode([]string{"bash", "-lc", codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")}, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			os.RemoveAll(filepath.Join(state, "cordon", "outlines"))
+			b.StartTimer()
+			if j, err := Judge(inv, dir, env); err != nil || j.Verdict != rules.Ask {
+				b.Fatalf("verdict %v, err %v", j.Verdict, err)
+			}
+		}
+	})
+	b.Run("later", func(b *testing.B) {
+		dir, env, snap := setup(b)
+		benchJudgeVerdict(b, []string{"bash", "-lc", codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")}, dir, env, rules.Ask)
+	})
+}
+
+// BenchmarkSourcedSnapshotShim is what a one-shot shim does before it
+// execs the sandbox (the context, the decision, the confinement: see
+// [BenchmarkShimOneShot]) for echo hi and for Codex's wrapper around it,
+// the snapshot's outline kept: the shim resolves the sandbox policy for
+// either, so this is the snapshot's cost to a command.
+func BenchmarkSourcedSnapshotShim(b *testing.B) {
+	home, _ := os.UserHomeDir()
+	state, err := os.MkdirTemp(home, ".cordon-bench-")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer os.RemoveAll(state)
+	for _, c := range []struct{ name, script string }{{"echo", "echo hi"}, {"codex", ""}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir, env, snap := snapshotDirs(b)
+			env = append(env, "XDG_STATE_HOME="+state)
+			script := c.script
+			if script == "" {
+				script = codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", "echo hi")
+			}
+			argv := []string{"bash", "-lc", script}
+			invocation.BuiltinRules()
+			inv, err := invocation.Decode(argv, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts := &ConfineOptions{Inspect: true, Invoked: "bash"}
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, err := NewContext(dir, env, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ctx.Decide(Request{Shell: "bash", Mode: "command", Text: invocation.QuoteArgv(argv), Inv: inv})
+				if _, err := ctx.Confine(opts); err != nil {
+					b.Skip(err)
+				}
+			}
+		})
+	}
 }

@@ -69,6 +69,12 @@ func judge(inv *invocation.Invocation, dir string, env []string, report bool) (*
 // none), brokered which credential variables it holds by placeholder
 // (nil: none).
 func JudgeWith(set *rules.Set, inv *invocation.Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool) *rules.Judgement {
+	return judgeWith(set, inv, dir, env, ws, foreign, report, host, writable, seen, installed, brokered, nil)
+}
+
+// judgeWith is [JudgeWith], keeping the outlines of large scripts in
+// outlines (nil: none).
+func judgeWith(set *rules.Set, inv *invocation.Invocation, dir string, env []string, ws WorkspaceChoice, foreign, report bool, host func() (gitstate.Host, error), writable, seen, installed, brokered func(string) bool, outlines parse.Outlines) *rules.Judgement {
 	// The path rules' variables as the sandbox reads them (a
 	// $DARWIN_USER_CACHE_DIR of the environment's is not the sandbox's).
 	lookup := EnvLookup(env)
@@ -92,7 +98,7 @@ func JudgeWith(set *rules.Set, inv *invocation.Invocation, dir string, env []str
 		NoUnset: invocation.HasOption(inv.Options, "nounset"), Options: inv.Options, Knowledge: set, Shell: nestedShellWith(set),
 		Startup:   func(path string) bool { return set.IsStartup(&ctx.Env, path) },
 		Installed: installed, Pinned: inv.Pinned,
-		Seen: seen,
+		Seen: seen, Outlines: outlines,
 	}
 	if inv.Mode == invocation.ModeCommand && inv.Shell != "" {
 		call := inv.ShellCall()

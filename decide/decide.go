@@ -124,7 +124,7 @@ func (ctx *Context) Decide(req Request) *decision.Decision {
 			}
 			return j
 		}
-		return JudgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, req.Report, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered(), ctx.outlines())
 	})
 	if judgeErr != nil {
 		err = judgeErr

@@ -74,7 +74,7 @@ func (ctx *Context) agentCommand(set *rules.Set, req Request) *agentCommand {
 		return nil
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {
-		return JudgeWith(set, inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
+		return judgeWith(set, inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered(), ctx.outlines())
 	})
 	if err != nil || j.Verdict != rules.Ask {
 		return nil
@@ -111,7 +111,7 @@ func (ctx *Context) dialogApproval(store *approval.Store, set *rules.Set, req Re
 		return "", false
 	}
 	j, err := safeJudgeWith(func() *rules.Judgement {
-		return JudgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered())
+		return judgeWith(set, req.Inv, ctx.Dir, ctx.Env, ctx.Workspace, false, true, GitHost(ctx), ctx.writable(), ctx.seen(), ctx.installed, ctx.brokered(), ctx.outlines())
 	})
 	if err != nil || j.Verdict != rules.Ask {
 		return "", false

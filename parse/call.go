@@ -115,13 +115,21 @@ func (w *walker) run(st *state, c Command, input *string) int {
 			w.problem(ProblemDepth, c.Pos, "functions nested more than %d calls deep are not followed", maxDepth)
 			return i
 		}
+		body := def.body
+		if def.lazy != nil {
+			if body = w.lazyParsed(def.lazy); body == nil {
+				w.problem(ProblemSyntax, c.Pos, "the function %s does not parse on its own as it did in its script", name)
+				w.unknownCode(i)
+				return i
+			}
+		}
 		fn := st.nested(name+"()", false)
 		fn.env = st.env
 		fn.ret = new(bool)
 		fn.parsed, fn.inAlias = def.parsed, nil
 		old := st.env.params
 		st.env.params = wordTexts(c.Args[1:])
-		w.stmt(fn, def.body, -1)
+		w.stmt(fn, body, -1)
 		st.env.params = old
 		st.returned(fn)
 		return i

@@ -54,6 +54,10 @@ type Config struct {
 	// It is never asked to run anything.
 	ReadFile func(path string) ([]byte, error)
 
+	// Outlines keeps the outlines of large scripts between judgements
+	// (see outline.go); nil keeps none.
+	Outlines Outlines
+
 	// Windows is set when the script runs on Windows: paths are Windows
 	// paths (Git Bash's /c/x too), Dir among them.
 	Windows bool

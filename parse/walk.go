@@ -41,6 +41,8 @@ type walker struct {
 	noAlias  bool            // the next command's name was quoted or expanded: no alias applies
 	reading  map[string]int  // script files shells are reading line by line
 	made     map[string]bool // base names of files the script wrote, copied or linked
+
+	lazy map[*syntax.Stmt]*lazyBody // the bodies left out of skeletons (see outline.go), by the stand-in body
 }
 
 // state is one shell's view while walking: a subshell gets a copy.
@@ -104,6 +106,7 @@ func (w *walker) rootState(cfg *Config) *state {
 // when it was parsed.
 type function struct {
 	body     *syntax.Stmt
+	lazy     *lazyBody // the body, still to be parsed (body is nil)
 	parsed   int
 	exported bool // export -f: shells bash starts inherit it
 }
@@ -226,8 +229,18 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if first == 0 {
 		st.inAlias = nil // parsed anew: no alias is being expanded
 	}
+	outline := w.cfg.Outlines != nil && len(src) >= minOutline
+	if outline {
+		if f, ok := w.outlined(st.dialect, src, name); ok {
+			w.lines(st, f.Stmts, first)
+			return
+		}
+	}
 	f, err := w.parser(st.dialect).Parse(strings.NewReader(src), name)
 	if err == nil {
+		if outline {
+			w.keepOutline(st.dialect, src, name, f)
+		}
 		w.lines(st, f.Stmts, first)
 		return
 	}
@@ -364,6 +377,9 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 		// The body was parsed with the rest of its line: the aliases
 		// it uses are those defined then.
 		fn := function{body: c.Body, parsed: st.parsed}
+		if lb := w.lazy[c.Body]; lb != nil {
+			fn.body, fn.lazy = nil, lb
+		}
 		if c.Name != nil {
 			st.funcs[c.Name.Value] = fn
 		}
