@@ -350,8 +350,9 @@ func BenchmarkSourcedSnapshot(b *testing.B) {
 		dir, env, _ := setup(b)
 		benchJudge(b, []string{"bash", "-lc", "echo hi"}, dir, env)
 	})
-	// The snapshot's __git_eread holds a carriage return, in quotes
-	// (IFS=$'\r\n' as declare -f prints it), which asks.
+	// (The snapshot's __git_eread holds a carriage return in single
+	// quotes, IFS=$'\r\n' as declare -f prints it: read alike by bash
+	// and the judge, so it does not ask.)
 	b.Run("first", func(b *testing.B) {
 		dir, env, snap := setup(b)
 		invocation.BuiltinRules()

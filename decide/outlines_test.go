@@ -63,9 +63,7 @@ func TestOutlineEditedSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The carriage return in __git_eread asks on its own: without it
-	// the edits below are what decides.
-	base := strings.ReplaceAll(string(orig), "\r", "")
+	base := string(orig)
 	codex := func(snap, cmd string) []string {
 		return []string{"bash", "-lc", codexWrapper(snap, "/h/.codex/tmp/arg0/codex-arg0Xq1w2e", cmd)}
 	}

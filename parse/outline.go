@@ -138,25 +138,26 @@ func skeleton(src string, spans []span) (string, []int) {
 	return b.String(), at
 }
 
-// outlined parses src from its kept outline, or returns false.
-func (w *walker) outlined(d Dialect, src, name string) (*syntax.File, bool) {
+// outlined parses src from its kept outline, and returns the skeleton
+// parsed and its text; or false.
+func (w *walker) outlined(d Dialect, src, name string) (*syntax.File, string, bool) {
 	data, ok := w.cfg.Outlines.Outline(outlineKey(d, src))
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	spans, ok := decodeOutline(data, len(src))
 	if !ok {
-		return nil, false
+		return nil, "", false
 	}
 	for _, s := range spans {
 		if !s.fits(src) {
-			return nil, false
+			return nil, "", false
 		}
 	}
 	text, at := skeleton(src, spans)
 	f, err := w.parser(d).Parse(strings.NewReader(text), name)
 	if err != nil {
-		return nil, false
+		return nil, "", false
 	}
 	lazy := make(map[*syntax.Stmt]*lazyBody, len(spans))
 	k := 0
@@ -166,20 +167,20 @@ func (w *walker) outlined(d Dialect, src, name string) (*syntax.File, bool) {
 		}
 		body, ok := lazyDecl(s)
 		if !ok || int(s.Pos().Offset()) != at[k]-(spans[k].lbrace-spans[k].start) || int(body.Pos().Offset()) != at[k] {
-			return nil, false
+			return nil, "", false
 		}
 		lazy[body] = spans[k].lazy(src, d)
 		k++
 	}
 	if k != len(spans) {
-		return nil, false
+		return nil, "", false
 	}
 	if w.lazy == nil {
 		w.lazy = lazy
 	} else {
 		maps.Copy(w.lazy, lazy)
 	}
-	return f, true
+	return f, text, true
 }
 
 // fits reports whether a span is a body in src, "{" to "}", with its
@@ -279,6 +280,11 @@ func (w *walker) parseLazy(lb *lazyBody, name string) (*syntax.Stmt, error) {
 	f, err := w.parser(lb.dialect).Parse(strings.NewReader(text), name)
 	if err != nil {
 		return nil, err
+	}
+	if unquotedCR(f, text) >= 0 {
+		// (The whole script's parse asks about it; alone, the
+		// body is not the one it judged.)
+		return nil, errors.New("a carriage return outside single quotes")
 	}
 	if len(f.Stmts) != 1 {
 		return nil, errors.New("not one definition")

@@ -43,7 +43,7 @@ func parseOutlined(t *testing.T, script string, dir string) (first, later *Resul
 	}
 	first = Parse(script, cfg())
 	w := newWalker(cfg())
-	if _, ok := w.outlined(Bash, script, ""); !ok || len(w.lazy) == 0 {
+	if _, _, ok := w.outlined(Bash, script, ""); !ok || len(w.lazy) == 0 {
 		t.Fatalf("no outline kept for the script (%d bytes)", len(script))
 	}
 	return first, Parse(script, cfg())

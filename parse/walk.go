@@ -204,6 +204,40 @@ func (w *walker) script(st *state, src, name string) {
 	w.parseWalk(st, src, name, 0)
 }
 
+// carriageReturn asks about a carriage return in text, parsed as n,
+// outside single quotes: bash reads it as part of a word, and \ CR LF as
+// an escaped CR, then the end of the line; the parser takes CR for a
+// blank and \ CR LF for a continuation, joining two commands bash runs
+// apart. Inside single quotes both take it as it is (bash-completion's
+// git prompt sets IFS to CR LF so, and every shell snapshot that holds
+// its functions has one).
+func (w *walker) carriageReturn(d Dialect, n syntax.Node, text, name string) {
+	if i := unquotedCR(n, text); i >= 0 {
+		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d) outside single quotes, which the shell and cordon read differently; convert its line endings", d, i)
+	}
+}
+
+// unquotedCR returns the offset in text of the first carriage return
+// that no single-quoted string of n (text parsed) holds, or -1.
+func unquotedCR(n syntax.Node, text string) int {
+	if !strings.Contains(text, "\r") {
+		return -1
+	}
+	var quoted [][2]int
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if q, ok := n.(*syntax.SglQuoted); ok {
+			quoted = append(quoted, [2]int{int(q.Pos().Offset()), int(q.End().Offset())})
+		}
+		return true
+	})
+	for i, c := range []byte(text) {
+		if c == '\r' && !slices.ContainsFunc(quoted, func(q [2]int) bool { return q[0] < i && i < q[1]-1 }) {
+			return i
+		}
+	}
+	return -1
+}
+
 // parseWalk is [walker.script]; the statements on lines up to first
 // were parsed with the code around them (an alias's text), the others
 // when the shell reads them.
@@ -219,19 +253,13 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 		w.winScript(st, src, name)
 		return
 	}
-	if i := strings.IndexByte(src, '\r'); i >= 0 {
-		// bash reads a carriage return as part of a word, and \ CR LF
-		// as an escaped CR, then the end of the line; the parser takes
-		// CR for a blank and \ CR LF for a continuation, joining two
-		// commands bash runs apart. Judged anyway, and asked about.
-		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
-	}
 	if first == 0 {
 		st.inAlias = nil // parsed anew: no alias is being expanded
 	}
 	outline := w.cfg.Outlines != nil && len(src) >= minOutline
 	if outline {
-		if f, ok := w.outlined(st.dialect, src, name); ok {
+		if f, text, ok := w.outlined(st.dialect, src, name); ok {
+			w.carriageReturn(st.dialect, f, text, name)
 			w.lines(st, f.Stmts, first)
 			return
 		}
@@ -241,8 +269,12 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 		if outline {
 			w.keepOutline(st.dialect, src, name, f)
 		}
+		w.carriageReturn(st.dialect, f, src, name)
 		w.lines(st, f.Stmts, first)
 		return
+	}
+	if i := strings.IndexByte(src, '\r'); i >= 0 {
+		w.problem(ProblemSyntax, name, "%s: the script holds a carriage return (\\r, at byte %d), which the shell and cordon read differently; convert its line endings", st.dialect, i)
 	}
 	pos := name
 	var perr syntax.ParseError
