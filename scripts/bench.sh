@@ -201,6 +201,7 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --exp
 	--command-name 'cordon check (a 2000-line script)' "$tmp/cordon check -- bash $tmp/long.sh" \
 	--command-name 'cordon check (echo hi)' "$codex_env $tmp/cordon check -- bash -lc 'echo hi'" \
 	--command-name "cordon check (Codex's wrapper around echo hi)" "$codex_env $tmp/cordon check -- bash -lc $(quote "$codex_wrapper")" \
+	--command-name "cordon check (Claude Code's wrapper around echo hi)" "$codex_env $tmp/cordon check -- bash -c $(quote "source $snap 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'echo hi' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd")" \
 	>&2
 
 # The ratios side by side, from the means.
@@ -313,6 +314,7 @@ targets() {
 			row("`cordon check`", med[1, "cordon check"], bash1, "bash", "1.3")
 			row("`cordon check` of a 2,000-line script", med[1, "cordon check (a 2000-line script)"], "", "", "30")
 			row("`cordon check` of Codex'"'"'s wrapper around `echo hi`", med[1, "cordon check (Codex'"'"'s wrapper around echo hi)"], med[1, "cordon check (echo hi)"], "`echo hi`", "1.2")
+			row("`cordon check` of Claude Code'"'"'s wrapper around `echo hi`", med[1, "cordon check (Claude Code'"'"'s wrapper around echo hi)"], med[1, "cordon check (echo hi)"], "`echo hi`", "1.2")
 			for (k in med) {
 				split(k, p, SUBSEP)
 				if (p[1] == 3)
