@@ -154,10 +154,13 @@ func runCheck(c *command, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s\n", j.JSON())
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "%s\n", verdictLine(j))
+	// One write: the verdict and its reasons reach a pipe together.
+	var b strings.Builder
+	b.WriteString(verdictLine(j) + "\n")
 	for _, rs := range j.Reasons {
-		fmt.Fprintf(stdout, "  %s\n", printable.String(reasonLine(rs)))
+		b.WriteString("  " + printable.String(reasonLine(rs)) + "\n")
 	}
+	io.WriteString(stdout, b.String())
 	return exitOK
 }
 

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/credvar"
 )
@@ -717,7 +718,8 @@ func Variable(getenv func(string) string, name string) string {
 
 // darwinTempDir is the shape of the per-user temporary directory macOS
 // gives every process in TMPDIR (confstr's _CS_DARWIN_USER_TEMP_DIR).
-var darwinTempDir = regexp.MustCompile(`^/private/var/folders/[^/]+/[^/]+/T$`)
+// Compiled on first use.
+var darwinTempDir = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/private/var/folders/[^/]+/[^/]+/T$`) })
 
 // DarwinUserDir returns the user's own directory which ("T", temporary;
 // "C", caches: clang's module cache, xcrun's database) below
@@ -729,7 +731,7 @@ func DarwinUserDir(tmpdir, which string) string {
 		return ""
 	}
 	t := DarwinPath(filepath.Clean(tmpdir))
-	if !darwinTempDir.MatchString(t) {
+	if !darwinTempDir().MatchString(t) {
 		return ""
 	}
 	return filepath.Join(filepath.Dir(t), which)

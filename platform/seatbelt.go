@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The macOS backend confines a program with Seatbelt, the kernel's
@@ -38,14 +39,15 @@ type SeatbeltProfile struct {
 	Params []SeatbeltParam `json:"params"`
 }
 
-// DenialTagPattern is what a denial tag may hold (see [NewSeatbeltProfile]).
-var DenialTagPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// denialTag is what a denial tag may hold (see [NewSeatbeltProfile]),
+// compiled on first use (only macOS's sandbox uses it).
+var denialTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // NewSeatbeltProfile returns the Seatbelt profile for p. tag, when not
 // empty, is put on every deny rule (with message), so that the system
 // log's reports about this sandbox can be told from others' (cordon run
 // --explain-denials); it is made by cordon and must match
-// [DenialTagPattern], else it is left out.
+// denialTag, else it is left out.
 func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	g := &sbGen{}
 	g.b.Grow(8<<10 + 200*(len(p.Hidden)+len(p.Writable)+len(p.ReadOnly)))
@@ -53,7 +55,7 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	g.line("; cordon's Seatbelt profile, made from the sandbox policy (see `cordon sandbox --platform darwin`).")
 	g.line("; Every path is a -D parameter: no path is written into this text.")
 	g.line("; Seatbelt takes the last rule that matches: allowances first, then read-only, then hidden.")
-	if DenialTagPattern.MatchString(tag) {
+	if denialTag().MatchString(tag) {
 		g.line(`(deny default (with message "` + tag + `"))`)
 	} else {
 		g.line("(deny default)")
@@ -140,7 +142,7 @@ func NewSeatbeltProfile(p *Policy, tag string) *SeatbeltProfile {
 	}
 	g.text(sbFinal)
 	text := g.b.String()
-	if DenialTagPattern.MatchString(tag) {
+	if denialTag().MatchString(tag) {
 		text = tagDenies(text, tag)
 	}
 	return &SeatbeltProfile{Text: text, Params: g.out}
@@ -587,7 +589,7 @@ func isShellName(name string) bool { return slices.Contains(ShellNames, name) }
 // denials are not logged (every backend but Seatbelt).
 func TagDenials(b Backend, tag string) (Backend, bool) {
 	t, ok := b.(interface{ withTag(string) Backend })
-	if !ok || !DenialTagPattern.MatchString(tag) {
+	if !ok || !denialTag().MatchString(tag) {
 		return b, false
 	}
 	return t.withTag(tag), true

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cordonsh/cordon/broker"
 	"github.com/cordonsh/cordon/internal/starglob"
@@ -233,4 +234,9 @@ func (t TokenFile) hosts(h string) []string {
 
 // plainHost matches a host name or IPv4 address, with an optional port:
 // nothing a glob or a URL could make wider.
-var plainHost = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$`).MatchString
+// Compiled on first use: most starts of cordon never read a token file.
+var plainHostRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:[0-9]{1,5})?$`)
+})
+
+func plainHost(h string) bool { return plainHostRE().MatchString(h) }

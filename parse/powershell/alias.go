@@ -19,66 +19,68 @@ type alias struct {
 
 // builtinAliases is PowerShell's alias table on Windows (Get-Alias in a
 // clean session of each edition).
-var builtinAliases = map[string]alias{
-	"%": {"ForEach-Object", both}, "?": {"Where-Object", both}, "ac": {"Add-Content", both},
-	"asnp": {"Add-PSSnapin", only51}, "cat": {"Get-Content", both}, "cd": {"Set-Location", both},
-	"cfs": {"ConvertFrom-String", only51}, "chdir": {"Set-Location", both}, "clc": {"Clear-Content", both},
-	"clear": {"Clear-Host", both}, "clhy": {"Clear-History", both}, "cli": {"Clear-Item", both},
-	"clp": {"Clear-ItemProperty", both}, "cls": {"Clear-Host", both}, "clv": {"Clear-Variable", both},
-	"cnsn": {"Connect-PSSession", both}, "compare": {"Compare-Object", both}, "copy": {"Copy-Item", both},
-	"cp": {"Copy-Item", both}, "cpi": {"Copy-Item", both}, "cpp": {"Copy-ItemProperty", both},
-	"curl": {"Invoke-WebRequest", only51}, "cvpa": {"Convert-Path", both}, "dbp": {"Disable-PSBreakpoint", both},
-	"del": {"Remove-Item", both}, "diff": {"Compare-Object", both}, "dir": {"Get-ChildItem", both},
-	"dnsn": {"Disconnect-PSSession", both}, "ebp": {"Enable-PSBreakpoint", both}, "echo": {"Write-Output", both},
-	"epal": {"Export-Alias", both}, "epcsv": {"Export-Csv", both}, "epsn": {"Export-PSSession", only51},
-	"erase": {"Remove-Item", both}, "etsn": {"Enter-PSSession", both}, "exsn": {"Exit-PSSession", both},
-	"fc": {"Format-Custom", both}, "fhx": {"Format-Hex", onlyPS7}, "fl": {"Format-List", both},
-	"foreach": {"ForEach-Object", both}, "ft": {"Format-Table", both}, "fw": {"Format-Wide", both},
-	"gal": {"Get-Alias", both}, "gbp": {"Get-PSBreakpoint", both}, "gc": {"Get-Content", both},
-	"gcb": {"Get-Clipboard", both}, "gci": {"Get-ChildItem", both}, "gcm": {"Get-Command", both},
-	"gcs": {"Get-PSCallStack", both}, "gdr": {"Get-PSDrive", both}, "gerr": {"Get-Error", onlyPS7},
-	"ghy": {"Get-History", both}, "gi": {"Get-Item", both}, "gin": {"Get-ComputerInfo", both},
-	"gjb": {"Get-Job", both}, "gl": {"Get-Location", both}, "gm": {"Get-Member", both},
-	"gmo": {"Get-Module", both}, "gp": {"Get-ItemProperty", both}, "gpv": {"Get-ItemPropertyValue", both},
-	"gps": {"Get-Process", both}, "group": {"Group-Object", both}, "gsn": {"Get-PSSession", both},
-	"gsnp": {"Get-PSSnapin", only51}, "gsv": {"Get-Service", both}, "gtz": {"Get-TimeZone", both},
-	"gu": {"Get-Unique", both}, "gv": {"Get-Variable", both}, "gwmi": {"Get-WmiObject", only51},
-	"h": {"Get-History", both}, "history": {"Get-History", both}, "icm": {"Invoke-Command", both},
-	"iex": {"Invoke-Expression", both}, "ihy": {"Invoke-History", both}, "ii": {"Invoke-Item", both},
-	"ipal": {"Import-Alias", both}, "ipcsv": {"Import-Csv", both}, "ipmo": {"Import-Module", both},
-	"ipsn": {"Import-PSSession", only51}, "irm": {"Invoke-RestMethod", both}, "ise": {"powershell_ise.exe", only51},
-	"iwmi": {"Invoke-WmiMethod", only51}, "iwr": {"Invoke-WebRequest", both}, "kill": {"Stop-Process", both},
-	"lp": {"Out-Printer", only51}, "ls": {"Get-ChildItem", both}, "man": {"help", both}, "md": {"mkdir", both},
-	"measure": {"Measure-Object", both}, "mi": {"Move-Item", both}, "mount": {"New-PSDrive", both},
-	"move": {"Move-Item", both}, "mp": {"Move-ItemProperty", both}, "mv": {"Move-Item", both},
-	"nal": {"New-Alias", both}, "ndr": {"New-PSDrive", both}, "ni": {"New-Item", both},
-	"nmo": {"New-Module", both}, "npssc": {"New-PSSessionConfigurationFile", only51}, "nsn": {"New-PSSession", both},
-	"nv": {"New-Variable", both}, "ogv": {"Out-GridView", both}, "oh": {"Out-Host", both},
-	"popd": {"Pop-Location", both}, "ps": {"Get-Process", both}, "pushd": {"Push-Location", both},
-	"pwd": {"Get-Location", both}, "r": {"Invoke-History", both}, "rbp": {"Remove-PSBreakpoint", both},
-	"rcjb": {"Receive-Job", both}, "rcsn": {"Receive-PSSession", both}, "rd": {"Remove-Item", both},
-	"rdr": {"Remove-PSDrive", both}, "ren": {"Rename-Item", both}, "ri": {"Remove-Item", both},
-	"rjb": {"Remove-Job", both}, "rm": {"Remove-Item", both}, "rmdir": {"Remove-Item", both},
-	"rmo": {"Remove-Module", both}, "rni": {"Rename-Item", both}, "rnp": {"Rename-ItemProperty", both},
-	"rp": {"Remove-ItemProperty", both}, "rsn": {"Remove-PSSession", both}, "rsnp": {"Remove-PSSnapin", only51},
-	"rujb": {"Resume-Job", both}, "rv": {"Remove-Variable", both}, "rvpa": {"Resolve-Path", both},
-	"rwmi": {"Remove-WmiObject", only51}, "sajb": {"Start-Job", both}, "sal": {"Set-Alias", both},
-	"saps": {"Start-Process", both}, "sasv": {"Start-Service", both}, "sbp": {"Set-PSBreakpoint", both},
-	"sc": {"Set-Content", only51}, "scb": {"Set-Clipboard", both}, "select": {"Select-Object", both},
-	"set": {"Set-Variable", both}, "shcm": {"Show-Command", both}, "si": {"Set-Item", both},
-	"sl": {"Set-Location", both}, "sleep": {"Start-Sleep", both}, "sls": {"Select-String", both},
-	"sort": {"Sort-Object", both}, "sp": {"Set-ItemProperty", both}, "spjb": {"Stop-Job", both},
-	"spps": {"Stop-Process", both}, "spsv": {"Stop-Service", both}, "start": {"Start-Process", both},
-	"stz": {"Set-TimeZone", both}, "sujb": {"Suspend-Job", both}, "sv": {"Set-Variable", both},
-	"swmi": {"Set-WmiInstance", only51}, "tee": {"Tee-Object", both}, "trcm": {"Trace-Command", both},
-	"type": {"Get-Content", both}, "wget": {"Invoke-WebRequest", only51}, "where": {"Where-Object", both},
-	"wjb": {"Wait-Job", both}, "write": {"Write-Output", both},
-}
+var builtinAliases = sync.OnceValue(func() map[string]alias {
+	return map[string]alias{
+		"%": {"ForEach-Object", both}, "?": {"Where-Object", both}, "ac": {"Add-Content", both},
+		"asnp": {"Add-PSSnapin", only51}, "cat": {"Get-Content", both}, "cd": {"Set-Location", both},
+		"cfs": {"ConvertFrom-String", only51}, "chdir": {"Set-Location", both}, "clc": {"Clear-Content", both},
+		"clear": {"Clear-Host", both}, "clhy": {"Clear-History", both}, "cli": {"Clear-Item", both},
+		"clp": {"Clear-ItemProperty", both}, "cls": {"Clear-Host", both}, "clv": {"Clear-Variable", both},
+		"cnsn": {"Connect-PSSession", both}, "compare": {"Compare-Object", both}, "copy": {"Copy-Item", both},
+		"cp": {"Copy-Item", both}, "cpi": {"Copy-Item", both}, "cpp": {"Copy-ItemProperty", both},
+		"curl": {"Invoke-WebRequest", only51}, "cvpa": {"Convert-Path", both}, "dbp": {"Disable-PSBreakpoint", both},
+		"del": {"Remove-Item", both}, "diff": {"Compare-Object", both}, "dir": {"Get-ChildItem", both},
+		"dnsn": {"Disconnect-PSSession", both}, "ebp": {"Enable-PSBreakpoint", both}, "echo": {"Write-Output", both},
+		"epal": {"Export-Alias", both}, "epcsv": {"Export-Csv", both}, "epsn": {"Export-PSSession", only51},
+		"erase": {"Remove-Item", both}, "etsn": {"Enter-PSSession", both}, "exsn": {"Exit-PSSession", both},
+		"fc": {"Format-Custom", both}, "fhx": {"Format-Hex", onlyPS7}, "fl": {"Format-List", both},
+		"foreach": {"ForEach-Object", both}, "ft": {"Format-Table", both}, "fw": {"Format-Wide", both},
+		"gal": {"Get-Alias", both}, "gbp": {"Get-PSBreakpoint", both}, "gc": {"Get-Content", both},
+		"gcb": {"Get-Clipboard", both}, "gci": {"Get-ChildItem", both}, "gcm": {"Get-Command", both},
+		"gcs": {"Get-PSCallStack", both}, "gdr": {"Get-PSDrive", both}, "gerr": {"Get-Error", onlyPS7},
+		"ghy": {"Get-History", both}, "gi": {"Get-Item", both}, "gin": {"Get-ComputerInfo", both},
+		"gjb": {"Get-Job", both}, "gl": {"Get-Location", both}, "gm": {"Get-Member", both},
+		"gmo": {"Get-Module", both}, "gp": {"Get-ItemProperty", both}, "gpv": {"Get-ItemPropertyValue", both},
+		"gps": {"Get-Process", both}, "group": {"Group-Object", both}, "gsn": {"Get-PSSession", both},
+		"gsnp": {"Get-PSSnapin", only51}, "gsv": {"Get-Service", both}, "gtz": {"Get-TimeZone", both},
+		"gu": {"Get-Unique", both}, "gv": {"Get-Variable", both}, "gwmi": {"Get-WmiObject", only51},
+		"h": {"Get-History", both}, "history": {"Get-History", both}, "icm": {"Invoke-Command", both},
+		"iex": {"Invoke-Expression", both}, "ihy": {"Invoke-History", both}, "ii": {"Invoke-Item", both},
+		"ipal": {"Import-Alias", both}, "ipcsv": {"Import-Csv", both}, "ipmo": {"Import-Module", both},
+		"ipsn": {"Import-PSSession", only51}, "irm": {"Invoke-RestMethod", both}, "ise": {"powershell_ise.exe", only51},
+		"iwmi": {"Invoke-WmiMethod", only51}, "iwr": {"Invoke-WebRequest", both}, "kill": {"Stop-Process", both},
+		"lp": {"Out-Printer", only51}, "ls": {"Get-ChildItem", both}, "man": {"help", both}, "md": {"mkdir", both},
+		"measure": {"Measure-Object", both}, "mi": {"Move-Item", both}, "mount": {"New-PSDrive", both},
+		"move": {"Move-Item", both}, "mp": {"Move-ItemProperty", both}, "mv": {"Move-Item", both},
+		"nal": {"New-Alias", both}, "ndr": {"New-PSDrive", both}, "ni": {"New-Item", both},
+		"nmo": {"New-Module", both}, "npssc": {"New-PSSessionConfigurationFile", only51}, "nsn": {"New-PSSession", both},
+		"nv": {"New-Variable", both}, "ogv": {"Out-GridView", both}, "oh": {"Out-Host", both},
+		"popd": {"Pop-Location", both}, "ps": {"Get-Process", both}, "pushd": {"Push-Location", both},
+		"pwd": {"Get-Location", both}, "r": {"Invoke-History", both}, "rbp": {"Remove-PSBreakpoint", both},
+		"rcjb": {"Receive-Job", both}, "rcsn": {"Receive-PSSession", both}, "rd": {"Remove-Item", both},
+		"rdr": {"Remove-PSDrive", both}, "ren": {"Rename-Item", both}, "ri": {"Remove-Item", both},
+		"rjb": {"Remove-Job", both}, "rm": {"Remove-Item", both}, "rmdir": {"Remove-Item", both},
+		"rmo": {"Remove-Module", both}, "rni": {"Rename-Item", both}, "rnp": {"Rename-ItemProperty", both},
+		"rp": {"Remove-ItemProperty", both}, "rsn": {"Remove-PSSession", both}, "rsnp": {"Remove-PSSnapin", only51},
+		"rujb": {"Resume-Job", both}, "rv": {"Remove-Variable", both}, "rvpa": {"Resolve-Path", both},
+		"rwmi": {"Remove-WmiObject", only51}, "sajb": {"Start-Job", both}, "sal": {"Set-Alias", both},
+		"saps": {"Start-Process", both}, "sasv": {"Start-Service", both}, "sbp": {"Set-PSBreakpoint", both},
+		"sc": {"Set-Content", only51}, "scb": {"Set-Clipboard", both}, "select": {"Select-Object", both},
+		"set": {"Set-Variable", both}, "shcm": {"Show-Command", both}, "si": {"Set-Item", both},
+		"sl": {"Set-Location", both}, "sleep": {"Start-Sleep", both}, "sls": {"Select-String", both},
+		"sort": {"Sort-Object", both}, "sp": {"Set-ItemProperty", both}, "spjb": {"Stop-Job", both},
+		"spps": {"Stop-Process", both}, "spsv": {"Stop-Service", both}, "start": {"Start-Process", both},
+		"stz": {"Set-TimeZone", both}, "sujb": {"Suspend-Job", both}, "sv": {"Set-Variable", both},
+		"swmi": {"Set-WmiInstance", only51}, "tee": {"Tee-Object", both}, "trcm": {"Trace-Command", both},
+		"type": {"Get-Content", both}, "wget": {"Invoke-WebRequest", only51}, "where": {"Where-Object", both},
+		"wjb": {"Wait-Job", both}, "write": {"Write-Output", both},
+	}
+})
 
 // builtinAlias returns the target of a built-in alias (name in lower
 // case) in the edition, or "".
 func builtinAlias(name string, core bool) string {
-	a, ok := builtinAliases[name]
+	a, ok := builtinAliases()[name]
 	if !ok || a.edition == only51 && core || a.edition == onlyPS7 && !core {
 		return ""
 	}
@@ -122,7 +124,7 @@ New-PSSessionConfigurationFile Out-Default Invoke-Pester Start-DscConfiguration 
 // cmdletNames maps cmdlet names in lower case to their canonical case.
 var cmdletNames = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
-	for _, a := range builtinAliases {
+	for _, a := range builtinAliases() {
 		m[strings.ToLower(a.target)] = a.target
 	}
 	for _, c := range strings.Fields(moreCmdlets) {

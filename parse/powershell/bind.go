@@ -1,6 +1,9 @@
 package powershell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Parameter binding for the cmdlets the walker interprets itself: their
 // parameters are matched by unique prefix, ignoring case, as PowerShell
@@ -29,31 +32,33 @@ var commonParams = []param{
 
 // carrierParams lists the parameters of the cmdlets the walker
 // interprets.
-var carrierParams = map[string][]param{
-	"Invoke-Expression": {positional(0, "command")},
-	"Start-Process": {positional(0, "filepath", "pspath", "path"), positional(1, "argumentlist", "args"), named("credential", "runas"),
-		named("workingdirectory"), sw("loaduserprofile", "lup"), sw("nonewwindow", "nnw"), sw("passthru"),
-		named("redirectstandarderror", "rse"), named("redirectstandardinput", "rsi"),
-		named("redirectstandardoutput", "rso"), named("verb"), named("windowstyle"), sw("wait"),
-		sw("usenewenvironment"), named("environment")},
-	"Set-Location":  {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("passthru"), named("stackname")},
-	"Push-Location": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("passthru"), named("stackname")},
-	"Set-Alias": {positional(0, "name"), positional(1, "value"), named("description"), named("option"), sw("passthru"),
-		named("scope"), sw("force")},
-	"New-Alias": {positional(0, "name"), positional(1, "value"), named("description"), named("option"), sw("passthru"),
-		named("scope"), sw("force")},
-	"New-Object":  {positional(0, "typename"), positional(1, "argumentlist", "args"), named("property"), named("comobject"), sw("strict")},
-	"Get-Command": {positional(0, "name"), positional(1, "argumentlist", "args"), named("verb"), named("noun"), named("module"), named("commandtype", "type"), named("totalcount"), sw("syntax"), sw("all"), sw("listimported")},
-	"Invoke-Command": {positional(0, "scriptblock", "command"), named("filepath", "pspath"), named("computername", "cn"),
-		named("session"), named("credential"), named("argumentlist", "args"), named("inputobject"), sw("asjob"),
-		sw("hidecomputername", "hcn"), named("jobname"), named("throttlelimit"), named("port"), sw("usessl"),
-		named("configurationname"), named("applicationname"), sw("indisconnectedsession", "disconnected"),
-		named("sessionname"), named("sessionoption"), named("authentication"), named("certificatethumbprint"),
-		named("connectionuri", "uri", "cu"), sw("allowredirection"), named("vmid", "vmguid"), named("vmname"),
-		named("containerid"), sw("runasadministrator"), named("hostname"), named("username"), named("keyfilepath", "identityfilepath"),
-		sw("sshtransport"), named("subsystem"), sw("nonewscope"), sw("enablenetworkaccess"), sw("remotedebug"),
-		named("sshconnection"), named("options")},
-}
+var carrierParams = sync.OnceValue(func() map[string][]param {
+	return map[string][]param{
+		"Invoke-Expression": {positional(0, "command")},
+		"Start-Process": {positional(0, "filepath", "pspath", "path"), positional(1, "argumentlist", "args"), named("credential", "runas"),
+			named("workingdirectory"), sw("loaduserprofile", "lup"), sw("nonewwindow", "nnw"), sw("passthru"),
+			named("redirectstandarderror", "rse"), named("redirectstandardinput", "rsi"),
+			named("redirectstandardoutput", "rso"), named("verb"), named("windowstyle"), sw("wait"),
+			sw("usenewenvironment"), named("environment")},
+		"Set-Location":  {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("passthru"), named("stackname")},
+		"Push-Location": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("passthru"), named("stackname")},
+		"Set-Alias": {positional(0, "name"), positional(1, "value"), named("description"), named("option"), sw("passthru"),
+			named("scope"), sw("force")},
+		"New-Alias": {positional(0, "name"), positional(1, "value"), named("description"), named("option"), sw("passthru"),
+			named("scope"), sw("force")},
+		"New-Object":  {positional(0, "typename"), positional(1, "argumentlist", "args"), named("property"), named("comobject"), sw("strict")},
+		"Get-Command": {positional(0, "name"), positional(1, "argumentlist", "args"), named("verb"), named("noun"), named("module"), named("commandtype", "type"), named("totalcount"), sw("syntax"), sw("all"), sw("listimported")},
+		"Invoke-Command": {positional(0, "scriptblock", "command"), named("filepath", "pspath"), named("computername", "cn"),
+			named("session"), named("credential"), named("argumentlist", "args"), named("inputobject"), sw("asjob"),
+			sw("hidecomputername", "hcn"), named("jobname"), named("throttlelimit"), named("port"), sw("usessl"),
+			named("configurationname"), named("applicationname"), sw("indisconnectedsession", "disconnected"),
+			named("sessionname"), named("sessionoption"), named("authentication"), named("certificatethumbprint"),
+			named("connectionuri", "uri", "cu"), sw("allowredirection"), named("vmid", "vmguid"), named("vmname"),
+			named("containerid"), sw("runasadministrator"), named("hostname"), named("username"), named("keyfilepath", "identityfilepath"),
+			sw("sshtransport"), named("subsystem"), sw("nonewscope"), sw("enablenetworkaccess"), sw("remotedebug"),
+			named("sshconnection"), named("options")},
+	}
+})
 
 // bind matches args to the parameters of a carrier cmdlet; it returns
 // the values by the parameter's first name.

@@ -10,7 +10,7 @@ import (
 // carrier interprets the cmdlets that run code, change the location or
 // define aliases. idx is the cmdlet's own command.
 func (w *walker) carrier(idx int, name string, args []eArg, input *value, off int) {
-	params, ok := carrierParams[name]
+	params, ok := carrierParams()[name]
 	if !ok && name != "Pop-Location" {
 		return
 	}
@@ -135,7 +135,7 @@ func (w *walker) output(name string, args []eArg, input *value) value {
 	}
 	switch name {
 	case "Get-Command":
-		b := bind(carrierParams[name], args)
+		b := bind(carrierParams()[name], args)
 		n, ok := b["name"]
 		if !ok || !n.known() || n.k == kArr {
 			return unknownValue
@@ -146,7 +146,7 @@ func (w *walker) output(name string, args []eArg, input *value) value {
 		}
 		return strValue(s).withComp(true)
 	case "New-Object":
-		b := bind(carrierParams[name], args)
+		b := bind(carrierParams()[name], args)
 		if com, ok := b["comobject"]; ok && com.known() {
 			return objValue(comName(com.str()))
 		}
@@ -155,7 +155,7 @@ func (w *walker) output(name string, args []eArg, input *value) value {
 			if p, ok := b["property"]; ok && p.k == kHash && typ == "System.Management.Automation.PSObject" {
 				return p // New-Object psobject -Property @{...}: the properties
 			}
-			if constructors[typ] {
+			if constructors()[typ] {
 				c := Command{Name: "[" + typ + "]::new", StdinFrom: -1}
 				for _, a := range b["argumentlist"].elems() {
 					if a.k != kNull {

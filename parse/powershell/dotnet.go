@@ -21,40 +21,42 @@ const (
 
 // typeNames maps type names and accelerators (lower case, without
 // "system.") to full names.
-var typeNames = map[string]string{
-	"io.file": "System.IO.File", "io.directory": "System.IO.Directory", "io.path": "System.IO.Path",
-	"io.fileinfo": "System.IO.FileInfo", "io.directoryinfo": "System.IO.DirectoryInfo",
-	"io.streamwriter": "System.IO.StreamWriter", "io.compression.zipfile": "System.IO.Compression.ZipFile",
-	"io.memorystream": "System.IO.MemoryStream", "io.compression.gzipstream": "System.IO.Compression.GZipStream",
-	"io.compression.deflatestream": "System.IO.Compression.DeflateStream", "io.streamreader": "System.IO.StreamReader",
-	"environment": "System.Environment", "convert": "System.Convert", "text.encoding": typeEncoding,
-	"scriptblock": typeScriptBlock, "management.automation.scriptblock": typeScriptBlock,
-	"diagnostics.process": "System.Diagnostics.Process", "diagnostics.processstartinfo": "System.Diagnostics.ProcessStartInfo",
-	"net.webclient": typeWebClient, "net.http.httpclient": "System.Net.Http.HttpClient",
-	"net.webrequest": "System.Net.WebRequest", "net.servicepointmanager": "System.Net.ServicePointManager",
-	"net.sockets.tcpclient": "System.Net.Sockets.TcpClient", "net.sockets.udpclient": "System.Net.Sockets.UdpClient",
-	"net.sockets.socket": "System.Net.Sockets.Socket", "io.filestream": "System.IO.FileStream", "net.dns": "System.Net.Dns",
-	"string": "System.String", "char": "System.Char", "int": "System.Int32", "long": "System.Int64",
-	"byte": "System.Byte", "bool": "System.Boolean", "array": "System.Array", "math": "System.Math",
-	"regex": "System.Text.RegularExpressions.Regex", "text.regularexpressions.regex": "System.Text.RegularExpressions.Regex",
-	"reflection.assembly": "System.Reflection.Assembly", "activator": "System.Activator",
-	"runtime.interopservices.marshal": "System.Runtime.InteropServices.Marshal",
-	"powershell":                      "System.Management.Automation.PowerShell", "management.automation.powershell": "System.Management.Automation.PowerShell",
-	"microsoft.win32.registry": "Microsoft.Win32.Registry", "microsoft.win32.registrykey": "Microsoft.Win32.RegistryKey",
-	"threading.thread": "System.Threading.Thread", "guid": "System.Guid", "datetime": "System.DateTime", "uri": "System.Uri",
-	"type": "System.Type", "object": "System.Object", "hashtable": "System.Collections.Hashtable",
-	"psobject": "System.Management.Automation.PSObject", "pscustomobject": "System.Management.Automation.PSObject",
-	"security.principal.windowsidentity": "System.Security.Principal.WindowsIdentity",
-	"windows.forms.clipboard":            "System.Windows.Forms.Clipboard", "wmiclass": "System.Management.ManagementClass",
-	"adsi": "System.DirectoryServices.DirectoryEntry", "xml": "System.Xml.XmlDocument",
-	"text.stringbuilder": "System.Text.StringBuilder", "bitconverter": "System.BitConverter",
-}
+var typeNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"io.file": "System.IO.File", "io.directory": "System.IO.Directory", "io.path": "System.IO.Path",
+		"io.fileinfo": "System.IO.FileInfo", "io.directoryinfo": "System.IO.DirectoryInfo",
+		"io.streamwriter": "System.IO.StreamWriter", "io.compression.zipfile": "System.IO.Compression.ZipFile",
+		"io.memorystream": "System.IO.MemoryStream", "io.compression.gzipstream": "System.IO.Compression.GZipStream",
+		"io.compression.deflatestream": "System.IO.Compression.DeflateStream", "io.streamreader": "System.IO.StreamReader",
+		"environment": "System.Environment", "convert": "System.Convert", "text.encoding": typeEncoding,
+		"scriptblock": typeScriptBlock, "management.automation.scriptblock": typeScriptBlock,
+		"diagnostics.process": "System.Diagnostics.Process", "diagnostics.processstartinfo": "System.Diagnostics.ProcessStartInfo",
+		"net.webclient": typeWebClient, "net.http.httpclient": "System.Net.Http.HttpClient",
+		"net.webrequest": "System.Net.WebRequest", "net.servicepointmanager": "System.Net.ServicePointManager",
+		"net.sockets.tcpclient": "System.Net.Sockets.TcpClient", "net.sockets.udpclient": "System.Net.Sockets.UdpClient",
+		"net.sockets.socket": "System.Net.Sockets.Socket", "io.filestream": "System.IO.FileStream", "net.dns": "System.Net.Dns",
+		"string": "System.String", "char": "System.Char", "int": "System.Int32", "long": "System.Int64",
+		"byte": "System.Byte", "bool": "System.Boolean", "array": "System.Array", "math": "System.Math",
+		"regex": "System.Text.RegularExpressions.Regex", "text.regularexpressions.regex": "System.Text.RegularExpressions.Regex",
+		"reflection.assembly": "System.Reflection.Assembly", "activator": "System.Activator",
+		"runtime.interopservices.marshal": "System.Runtime.InteropServices.Marshal",
+		"powershell":                      "System.Management.Automation.PowerShell", "management.automation.powershell": "System.Management.Automation.PowerShell",
+		"microsoft.win32.registry": "Microsoft.Win32.Registry", "microsoft.win32.registrykey": "Microsoft.Win32.RegistryKey",
+		"threading.thread": "System.Threading.Thread", "guid": "System.Guid", "datetime": "System.DateTime", "uri": "System.Uri",
+		"type": "System.Type", "object": "System.Object", "hashtable": "System.Collections.Hashtable",
+		"psobject": "System.Management.Automation.PSObject", "pscustomobject": "System.Management.Automation.PSObject",
+		"security.principal.windowsidentity": "System.Security.Principal.WindowsIdentity",
+		"windows.forms.clipboard":            "System.Windows.Forms.Clipboard", "wmiclass": "System.Management.ManagementClass",
+		"adsi": "System.DirectoryServices.DirectoryEntry", "xml": "System.Xml.XmlDocument",
+		"text.stringbuilder": "System.Text.StringBuilder", "bitconverter": "System.BitConverter",
+	}
+})
 
 // fullType returns the full name of a type as written in [ ].
 func fullType(name string) string {
 	name = strings.ReplaceAll(name, " ", "")
 	lower := strings.ToLower(name)
-	if t, ok := typeNames[strings.TrimPrefix(lower, "system.")]; ok {
+	if t, ok := typeNames()[strings.TrimPrefix(lower, "system.")]; ok {
 		return t
 	}
 	if strings.HasPrefix(lower, "system.") || strings.HasPrefix(lower, "microsoft.") || strings.ContainsAny(name, "[]") {
@@ -281,23 +283,27 @@ func property(x value, name string) value {
 
 // constructors are the types whose construction is reported as a
 // command ([System.Net.Sockets.TcpClient]::new): making one acts.
-var constructors = map[string]bool{
-	"System.Net.Sockets.TcpClient": true, "System.Net.Sockets.UdpClient": true, "System.Net.Sockets.Socket": true,
-	"System.IO.StreamWriter": true, "System.IO.FileStream": true,
-}
+var constructors = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"System.Net.Sockets.TcpClient": true, "System.Net.Sockets.UdpClient": true, "System.Net.Sockets.Socket": true,
+		"System.IO.StreamWriter": true, "System.IO.FileStream": true,
+	}
+})
 
 // recognised are the object types whose method calls are reported as
 // commands.
-var recognised = map[string]bool{
-	"Scripting.FileSystemObject": true, typeWebClient: true, "System.Net.Http.HttpClient": true, typeInvoke: true,
-	"WScript.Shell": true, "Shell.Application": true, "System.Diagnostics.Process": true,
-	"System.Management.Automation.PowerShell": true,
-}
+var recognised = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"Scripting.FileSystemObject": true, typeWebClient: true, "System.Net.Http.HttpClient": true, typeInvoke: true,
+		"WScript.Shell": true, "Shell.Application": true, "System.Diagnostics.Process": true,
+		"System.Management.Automation.PowerShell": true,
+	}
+})
 
 // methodCall evaluates x.name(args).
 func (w *walker) methodCall(m *memberExpr, x value, name string, args []value) value {
 	idx := -1
-	if x.k == kObj && recognised[x.s] {
+	if x.k == kObj && recognised()[x.s] {
 		idx = w.call(m, "["+x.s+"]."+name, args)
 	}
 	arg := func(i int) value {

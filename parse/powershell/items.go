@@ -2,6 +2,7 @@ package powershell
 
 import (
 	"strings"
+	"sync"
 )
 
 // File-system items and paths: what Get-ChildItem, Get-Item and the path
@@ -51,30 +52,34 @@ func item(p string) value {
 
 // valueParams lists the parameters of the cmdlets whose output the walker
 // computes.
-var valueParams = map[string][]param{
-	"Get-ChildItem": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "filter"),
-		named("include"), named("exclude"), sw("recurse", "s"), named("depth"), sw("force"), sw("name"),
-		sw("directory", "ad", "d"), sw("file", "af"), sw("hidden", "ah", "h"), sw("readonly", "ar"),
-		sw("system", "as"), named("attributes"), sw("followsymlink")},
-	"Get-Item":     {positional(0, "path"), named("literalpath", "pspath", "lp"), named("filter"), named("include"), named("exclude"), sw("force"), named("stream")},
-	"Resolve-Path": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("relative"), named("relativebasepath")},
-	"Convert-Path": {positional(0, "path"), named("literalpath", "pspath", "lp")},
-	"Join-Path":    {positional(0, "path"), positional(1, "childpath"), positional(2, "additionalchildpath"), sw("resolve")},
-	"Split-Path": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("parent"), sw("leaf"), sw("leafbase"),
-		sw("extension"), sw("qualifier"), sw("noqualifier"), sw("isabsolute"), sw("resolve")},
-	"Get-Variable": {positional(0, "name"), sw("valueonly"), named("include"), named("exclude"), named("scope")},
-}
+var valueParams = sync.OnceValue(func() map[string][]param {
+	return map[string][]param{
+		"Get-ChildItem": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "filter"),
+			named("include"), named("exclude"), sw("recurse", "s"), named("depth"), sw("force"), sw("name"),
+			sw("directory", "ad", "d"), sw("file", "af"), sw("hidden", "ah", "h"), sw("readonly", "ar"),
+			sw("system", "as"), named("attributes"), sw("followsymlink")},
+		"Get-Item":     {positional(0, "path"), named("literalpath", "pspath", "lp"), named("filter"), named("include"), named("exclude"), sw("force"), named("stream")},
+		"Resolve-Path": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("relative"), named("relativebasepath")},
+		"Convert-Path": {positional(0, "path"), named("literalpath", "pspath", "lp")},
+		"Join-Path":    {positional(0, "path"), positional(1, "childpath"), positional(2, "additionalchildpath"), sw("resolve")},
+		"Split-Path": {positional(0, "path"), named("literalpath", "pspath", "lp"), sw("parent"), sw("leaf"), sw("leafbase"),
+			sw("extension"), sw("qualifier"), sw("noqualifier"), sw("isabsolute"), sw("resolve")},
+		"Get-Variable": {positional(0, "name"), sw("valueonly"), named("include"), named("exclude"), named("scope")},
+	}
+})
 
 // passThrough are the cmdlets that write (some of) the objects they read:
 // what comes out is among what went in.
-var passThrough = map[string]bool{
-	"Where-Object": true, "Sort-Object": true, "Tee-Object": true, "Get-Unique": true,
-}
+var passThrough = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"Where-Object": true, "Sort-Object": true, "Tee-Object": true, "Get-Unique": true,
+	}
+})
 
 // pathOutput returns the output of the path cmdlets, or false for other
 // cmdlets.
 func (w *walker) pathOutput(name string, args []eArg, input *value) (value, bool) {
-	params, ok := valueParams[name]
+	params, ok := valueParams()[name]
 	if !ok {
 		switch name {
 		case "New-TemporaryFile":
@@ -91,7 +96,7 @@ func (w *walker) pathOutput(name string, args []eArg, input *value) (value, bool
 			}
 			fallthrough
 		default:
-			if passThrough[name] && input != nil {
+			if passThrough()[name] && input != nil {
 				return *input, true
 			}
 		}
@@ -192,16 +197,18 @@ func (w *walker) tempDir(name string) string {
 
 // specialFolders maps [Environment+SpecialFolder] names to the
 // environment variable their path starts from and the rest of it.
-var specialFolders = map[string][2]string{
-	"userprofile": {"USERPROFILE", ""}, "mydocuments": {"USERPROFILE", `Documents`}, "personal": {"USERPROFILE", `Documents`},
-	"desktop": {"USERPROFILE", `Desktop`}, "desktopdirectory": {"USERPROFILE", `Desktop`},
-	"mypictures": {"USERPROFILE", `Pictures`}, "mymusic": {"USERPROFILE", `Music`}, "myvideos": {"USERPROFILE", `Videos`},
-	"applicationdata": {"APPDATA", ""}, "localapplicationdata": {"LOCALAPPDATA", ""},
-	"startup":   {"APPDATA", `Microsoft\Windows\Start Menu\Programs\Startup`},
-	"startmenu": {"APPDATA", `Microsoft\Windows\Start Menu`}, "programs": {"APPDATA", `Microsoft\Windows\Start Menu\Programs`},
-	"windows": {"SystemRoot", ""}, "system": {"SystemRoot", `System32`}, "programfiles": {"ProgramFiles", ""},
-	"commonapplicationdata": {"ProgramData", ""}, "commonstartup": {"ProgramData", `Microsoft\Windows\Start Menu\Programs\Startup`},
-}
+var specialFolders = sync.OnceValue(func() map[string][2]string {
+	return map[string][2]string{
+		"userprofile": {"USERPROFILE", ""}, "mydocuments": {"USERPROFILE", `Documents`}, "personal": {"USERPROFILE", `Documents`},
+		"desktop": {"USERPROFILE", `Desktop`}, "desktopdirectory": {"USERPROFILE", `Desktop`},
+		"mypictures": {"USERPROFILE", `Pictures`}, "mymusic": {"USERPROFILE", `Music`}, "myvideos": {"USERPROFILE", `Videos`},
+		"applicationdata": {"APPDATA", ""}, "localapplicationdata": {"LOCALAPPDATA", ""},
+		"startup":   {"APPDATA", `Microsoft\Windows\Start Menu\Programs\Startup`},
+		"startmenu": {"APPDATA", `Microsoft\Windows\Start Menu`}, "programs": {"APPDATA", `Microsoft\Windows\Start Menu\Programs`},
+		"windows": {"SystemRoot", ""}, "system": {"SystemRoot", `System32`}, "programfiles": {"ProgramFiles", ""},
+		"commonapplicationdata": {"ProgramData", ""}, "commonstartup": {"ProgramData", `Microsoft\Windows\Start Menu\Programs\Startup`},
+	}
+})
 
 // specialFolder is [Environment]::GetFolderPath(name).
 func (w *walker) specialFolder(name value) value {
@@ -210,7 +217,7 @@ func (w *walker) specialFolder(name value) value {
 	}
 	n := strings.ToLower(name.str())
 	n = n[strings.LastIndexAny(n, ":.]")+1:] // [Environment+SpecialFolder]::Desktop
-	f, ok := specialFolders[strings.TrimSpace(n)]
+	f, ok := specialFolders()[strings.TrimSpace(n)]
 	if !ok {
 		return unknownValue
 	}
@@ -251,15 +258,17 @@ func itemProperty(x value, lower string) (value, bool) {
 // itemMethods maps the methods of FileInfo and DirectoryInfo that change
 // files to the .NET static methods the rules know, which take the item's
 // path first.
-var itemMethods = map[string]string{
-	"delete": "[System.IO.Directory]::Delete", "moveto": "[System.IO.Directory]::Move",
-	"copyto": "[System.IO.File]::Copy", "create": "[System.IO.Directory]::CreateDirectory",
-	"createsubdirectory": "[System.IO.Directory]::CreateDirectory", "encrypt": "[System.IO.File]::AppendAllText",
-	"decrypt": "[System.IO.File]::AppendAllText", "replace": "[System.IO.File]::Move",
-	"appendtext": "[System.IO.File]::AppendAllText", "createtext": "[System.IO.File]::WriteAllText",
-	"openwrite": "[System.IO.File]::AppendAllText", "opentext": "[System.IO.File]::ReadAllText",
-	"openread": "[System.IO.File]::ReadAllText",
-}
+var itemMethods = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"delete": "[System.IO.Directory]::Delete", "moveto": "[System.IO.Directory]::Move",
+		"copyto": "[System.IO.File]::Copy", "create": "[System.IO.Directory]::CreateDirectory",
+		"createsubdirectory": "[System.IO.Directory]::CreateDirectory", "encrypt": "[System.IO.File]::AppendAllText",
+		"decrypt": "[System.IO.File]::AppendAllText", "replace": "[System.IO.File]::Move",
+		"appendtext": "[System.IO.File]::AppendAllText", "createtext": "[System.IO.File]::WriteAllText",
+		"openwrite": "[System.IO.File]::AppendAllText", "opentext": "[System.IO.File]::ReadAllText",
+		"openread": "[System.IO.File]::ReadAllText",
+	}
+})
 
 // itemMethod reports x.name(args) on an item as the .NET method that does
 // the same with the item's path.
@@ -267,7 +276,7 @@ func (w *walker) itemMethod(m *memberExpr, x value, lower string, args []value) 
 	if x.k != kStr || x.extra != itemMark {
 		return false
 	}
-	target, ok := itemMethods[lower]
+	target, ok := itemMethods()[lower]
 	if !ok {
 		return true
 	}
@@ -336,15 +345,17 @@ func pathProperty(h value) []Arg {
 // writeParams lists the parameters of the cmdlets that write text to a
 // file, whose content the walker keeps: a script written, then run, is
 // read from there.
-var writeParams = map[string][]param{
-	"Set-Content": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "value"), named("encoding"), sw("force"), sw("nonewline"), sw("passthru")},
-	"Add-Content": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "value"), named("encoding"), sw("force"), sw("nonewline"), sw("passthru")},
-	"Out-File":    {positional(0, "filepath", "path"), named("literalpath", "lp"), positional(1, "encoding"), sw("append"), sw("force"), sw("noclobber", "nc"), sw("nonewline"), named("width"), named("inputobject")},
-}
+var writeParams = sync.OnceValue(func() map[string][]param {
+	return map[string][]param{
+		"Set-Content": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "value"), named("encoding"), sw("force"), sw("nonewline"), sw("passthru")},
+		"Add-Content": {positional(0, "path"), named("literalpath", "pspath", "lp"), positional(1, "value"), named("encoding"), sw("force"), sw("nonewline"), sw("passthru")},
+		"Out-File":    {positional(0, "filepath", "path"), named("literalpath", "lp"), positional(1, "encoding"), sw("append"), sw("force"), sw("noclobber", "nc"), sw("nonewline"), named("width"), named("inputobject")},
+	}
+})
 
 // wrote records the text a cmdlet writes to a file.
 func (w *walker) wrote(name string, args []eArg, input *value) {
-	params, ok := writeParams[name]
+	params, ok := writeParams()[name]
 	if !ok {
 		return
 	}

@@ -1,6 +1,9 @@
 package powershell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Expression levels, lowest first, as in the PowerShell language
 // specification (§7): logical, bitwise, comparison, additive,
@@ -18,13 +21,15 @@ const (
 
 // compareOps are the comparison-level operators; those marked true also
 // come with an i or c prefix (-ieq, -creplace).
-var compareOps = map[string]bool{
-	"eq": true, "ne": true, "gt": true, "ge": true, "lt": true, "le": true,
-	"like": true, "notlike": true, "match": true, "notmatch": true,
-	"replace": true, "contains": true, "notcontains": true, "in": true,
-	"notin": true, "split": true, "join": false, "is": false, "isnot": false,
-	"as": false, "shl": false, "shr": false,
-}
+var compareOps = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"eq": true, "ne": true, "gt": true, "ge": true, "lt": true, "le": true,
+		"like": true, "notlike": true, "match": true, "notmatch": true,
+		"replace": true, "contains": true, "notcontains": true, "in": true,
+		"notin": true, "split": true, "join": false, "is": false, "isnot": false,
+		"as": false, "shl": false, "shr": false,
+	}
+})
 
 // opLevel returns the level of binary operator op, or -1.
 func opLevel(op string) int {
@@ -42,10 +47,10 @@ func opLevel(op string) int {
 	case "..":
 		return levelRange
 	}
-	if _, ok := compareOps[op]; ok {
+	if _, ok := compareOps()[op]; ok {
 		return levelCompare
 	}
-	if len(op) > 1 && (op[0] == 'i' || op[0] == 'c') && compareOps[op[1:]] {
+	if len(op) > 1 && (op[0] == 'i' || op[0] == 'c') && compareOps()[op[1:]] {
 		return levelCompare
 	}
 	return -1
@@ -54,7 +59,7 @@ func opLevel(op string) int {
 // canonOp drops the i prefix of a comparison operator, which is the
 // default; the c prefix stays, as it changes the result.
 func canonOp(op string) string {
-	if _, ok := compareOps[op]; !ok && len(op) > 1 && op[0] == 'i' {
+	if _, ok := compareOps()[op]; !ok && len(op) > 1 && op[0] == 'i' {
 		return op[1:]
 	}
 	return op
@@ -170,7 +175,9 @@ func (p *parser) binOp() (string, int) {
 }
 
 // unaryOps are the word operators that take one operand.
-var unaryOps = map[string]bool{"not": true, "bnot": true, "split": true, "join": true, "isplit": true, "csplit": true}
+var unaryOps = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"not": true, "bnot": true, "split": true, "join": true, "isplit": true, "csplit": true}
+})
 
 // unary parses a unary expression.
 func (p *parser) unary() expr {
@@ -196,7 +203,7 @@ func (p *parser) unary() expr {
 	case c == '[':
 		return p.typeExpr()
 	}
-	if w, n := p.dashWord(); n > 0 && unaryOps[w] {
+	if w, n := p.dashWord(); n > 0 && unaryOps()[w] {
 		p.i += n
 		p.spaceNL()
 		return &unaryExpr{op: canonOp(w), x: p.unary()}

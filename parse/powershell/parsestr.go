@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // varStart reports whether a variable name starts at offset i, after $.
@@ -267,7 +268,9 @@ func (p *parser) closesHere(i int, double bool) bool {
 // numberSuffixes and multipliers may follow a number literal.
 var (
 	numberSuffixes = []string{"ul", "uy", "us", "un", "u", "l", "d", "y", "s", "n"}
-	multipliers    = map[string]float64{"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40, "pb": 1 << 50}
+	multipliers    = sync.OnceValue(func() map[string]float64 {
+		return map[string]float64{"kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40, "pb": 1 << 50}
+	})
 )
 
 // number parses a number literal; ok is false (and nothing consumed)
@@ -320,8 +323,8 @@ func (p *parser) number() (x expr, ok bool) {
 			break
 		}
 	}
-	if len(rest) >= 2 && multipliers[rest[:2]] > 0 {
-		n *= multipliers[rest[:2]]
+	if len(rest) >= 2 && multipliers()[rest[:2]] > 0 {
+		n *= multipliers()[rest[:2]]
 		j += 2
 	}
 	if j < len(p.src) && isIdentByte(p.src[j]) {
