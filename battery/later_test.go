@@ -4,9 +4,11 @@ package battery
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSessionScratchRepositoryLater: a later command of a session makes
@@ -51,6 +53,57 @@ func TestSessionScratchRepositoryLater(t *testing.T) {
 			plant("the session's next sandbox")
 			b.settings("  limits: {open_files: 512}\n")
 			plant("a sandbox of its own")
+		})
+	}
+}
+
+// TestSessionPutBackBesideAnother: a command that plants an auto-run file
+// (.envrc) while another command of its session still runs has it put
+// back before its shim returns, and says so, though the session keeps
+// its guard ticket for the other command (the shim reconciles once the
+// manager has dealt with the command's end, not beside it). The writer
+// is a script written before: the judge reads a file's content only
+// when the same command wrote it.
+func TestSessionPutBackBesideAnother(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte("open('.envrc', 'w').write('touch pwned\\n')\nprint('planted')\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			long := exec.Command(r.shim, "-c", "touch started; sleep 6")
+			long.Args[0] = "bash"
+			long.Dir, long.Env = r.ws, r.env
+			if err := long.Start(); err != nil {
+				t.Fatal(err)
+			}
+			ended := make(chan struct{})
+			go func() { long.Wait(); close(ended) }()
+			defer func() { <-ended }()
+			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+				if _, err := os.Stat(filepath.Join(r.ws, "started")); err == nil {
+					break
+				}
+				if time.Since(start) > 10*time.Second {
+					t.Fatal("the long command never started")
+				}
+			}
+			out, errs, code := r.sh(python + " writer.py")
+			select {
+			case <-ended:
+				t.Skip("the long command ended before the writer: the machine is too slow for this test")
+			default:
+			}
+			if out != "planted\n" || code != 0 {
+				t.Fatalf("the writer: exit %d, %q, %s", code, out, errs)
+			}
+			if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {
+				t.Errorf(".envrc planted beside another command of the session is on the host after its shim returned")
+			}
+			if !strings.Contains(errs, ".envrc") {
+				t.Errorf("the command does not say what was put back: %q", errs)
+			}
 		})
 	}
 }

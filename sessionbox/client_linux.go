@@ -107,13 +107,20 @@ func Exec(o *Options) (err error) {
 		}
 	}()
 	ws, err := wait(conn)
-	o.reconcile()
 	// Done: the keeper answers with the connection's end once the
-	// session's guard ticket is dealt with (see keeper.serve); what the
-	// manager put back then is said too.
+	// session's guard ticket is dealt with (see keeper.serve). Then the
+	// guarded places are reconciled, and what the manager put back is
+	// said too: after the manager, not beside it, so that a command that
+	// ends the session's work (the manager gave its ticket back,
+	// reconciling) costs one reconcile, not two racing for the ledger,
+	// and this one finds no ticket and reads only the kept lines; while
+	// another command of the session runs, or something a command left
+	// (the ticket kept), it puts back what this command did before the
+	// shim returns, as before.
 	unix.Shutdown(conn, unix.SHUT_WR)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	io.Copy(io.Discard, fdReader(conn))
+	o.reconcile()
 	o.say()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
