@@ -60,6 +60,12 @@ type Context struct {
 	// state directories and caches the sandbox would make before its
 	// first command are left unmade.
 	Inspect bool
+	// ForSession, when set (the shim and cordon run, with sessions on),
+	// makes the policy without the repositories in scratch space
+	// (platform.Spec.DeferScratchRepos): a command run in a session's
+	// sandbox made earlier never needs them, and whatever makes a
+	// sandbox from the policy looks for them first.
+	ForSession bool
 
 	spec   *platform.Spec
 	policy *platform.Policy

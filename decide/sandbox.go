@@ -312,7 +312,9 @@ func (ctx *Context) Policy() (*platform.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := platform.NewPolicyCached(spec, ctx.Env, StateDir(ctx.Getenv))
+	s := *spec
+	s.DeferScratchRepos = ctx.ForSession
+	p, err := platform.NewPolicyCached(&s, ctx.Env, StateDir(ctx.Getenv))
 	if err != nil {
 		return nil, err
 	}

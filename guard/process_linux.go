@@ -60,6 +60,9 @@ func Start(b platform.Backend, p *platform.Policy, stateDir, path string, argv, 
 		}
 		return &Command{child: c}, nil
 	}
+	// What the guard's ledger holds and its sandbox lays read-only: the
+	// policy crosses to the guard whole.
+	p.FindScratchRepositories()
 	if err := checkStateDir(p, stateDir); err != nil {
 		return nil, err
 	}

@@ -32,6 +32,8 @@ func Confined(p *Policy) bool {
 		!statusField(status, "CapEff", "0000000000000000") || !cordonFilter() {
 		return false
 	}
+	// Inside a sandbox only: on the host the first test ends it.
+	p.FindScratchRepositories()
 	if !writesRefused(p) {
 		return false
 	}

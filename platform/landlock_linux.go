@@ -117,7 +117,13 @@ func newLandlockBackend(p *Policy, inUserns bool) (*landlockBackend, error) {
 // searchSockets looks for the host's sockets to cover, where the
 // sandbox starts.
 func (l *landlockBackend) searchSockets() {
+	pending := l.p.ScratchPending()
 	l.p.SearchSockets()
+	if pending && l.mounts != nil {
+		// The repositories in scratch space found only now are laid
+		// read-only too.
+		l.mounts = planMounts(l.p, isDir)
+	}
 	if l.mounts != nil {
 		l.mounts.maskSockets(l.p.HostSockets)
 	}

@@ -116,6 +116,13 @@ type Spec struct {
 	PrivateTmp bool
 	// Limits are resource limits; zero fields leave a limit as it is.
 	Limits Limits
+	// DeferScratchRepos puts the search for other repositories in
+	// scratch space (see scratchRepositories) off until a sandbox is made
+	// from the policy ([Policy.FindScratchRepositories]): a command run
+	// in a session's sandbox made earlier never needs it (the session's
+	// key leaves those repositories out), and the search is one lstat per
+	// entry of /tmp.
+	DeferScratchRepos bool
 }
 
 // Limits are resource limits set for a confined program; 0 leaves a limit
@@ -222,6 +229,11 @@ type Policy struct {
 	socketsPartial bool
 	// socketsSearched is true once HostSockets were looked for.
 	socketsSearched bool
+	// scratchPending is true while the repositories in scratch space
+	// are still to be looked for (Spec.DeferScratchRepos), with the
+	// spec's GitConfigSafe for them in scratchSafe.
+	scratchPending bool
+	scratchSafe    []string
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Credentials are the kinds of Spec.Credentials whose variable the
@@ -429,13 +441,10 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	// Other repositories in shared scratch space (a person's clone in
 	// /tmp) get what the workspace's repository gets: hooks read-only,
 	// configuration guarded by its keys.
-	for _, root := range scratchRepositories(p, ws, c.readDir) {
-		git := filepath.Join(root, ".git")
-		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
-		p.ReadOnly = append(p.ReadOnly, r.existing([]string{git + "/hooks"}, nil)...)
-		p.Guarded = append(p.Guarded, git+"/hooks", git+"/commondir")
-		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
-		p.GitConfigSafe = s.GitConfigSafe
+	if s.DeferScratchRepos {
+		p.scratchPending, p.scratchSafe = true, s.GitConfigSafe
+	} else {
+		p.guardScratchRepos(&r, scratchRepositories(p, ws, c.readDir), s.GitConfigSafe)
 	}
 	// Credential files that also hold settings are shown filtered.
 	p.filterEntries(&r, s.Filtered)
@@ -906,6 +915,42 @@ func private(dir, ws string, patterns []string, readDir func(string) []dirEntry)
 	}
 	return out
 }
+
+// guardScratchRepos gives each repository root in scratch space what
+// the workspace's repository gets: hooks read-only (made when missing),
+// configuration guarded by the keys outside safe.
+func (p *Policy) guardScratchRepos(r *resolver, roots, safe []string) {
+	for _, root := range roots {
+		git := filepath.Join(root, ".git")
+		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+		p.ReadOnly = append(p.ReadOnly, r.existing([]string{git + "/hooks"}, nil)...)
+		p.Guarded = append(p.Guarded, git+"/hooks", git+"/commondir")
+		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
+		p.GitConfigSafe = safe
+	}
+}
+
+// FindScratchRepositories looks for the repositories in scratch space
+// when the policy was made without them (Spec.DeferScratchRepos), and
+// guards them as [NewPolicy] would have: once, where a sandbox is made
+// or the policy leaves this process (a backend's start, with
+// [Policy.SearchSockets]; the guard's and the session manager's start),
+// and before the policy is compared with the sandbox this process runs
+// in ([Confined]). A policy decoded in another process was found whole
+// before it was encoded.
+func (p *Policy) FindScratchRepositories() {
+	if !p.scratchPending {
+		return
+	}
+	p.scratchPending = false
+	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
+	p.guardScratchRepos(&r, scratchRepositories(p, p.Workspace, readDirPlain), p.scratchSafe)
+	p.normalize()
+}
+
+// ScratchPending reports whether the repositories in scratch space are
+// still to be looked for ([Policy.FindScratchRepositories]).
+func (p *Policy) ScratchPending() bool { return p.scratchPending }
 
 // maxScratchRepos bounds the repositories in scratch space guarded.
 const maxScratchRepos = 64

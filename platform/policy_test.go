@@ -308,3 +308,56 @@ func TestNewPolicyNewRepositorySafeKeys(t *testing.T) {
 		t.Errorf("GitConfigSafe = %v, want %v", p.GitConfigSafe, s.GitConfigSafe)
 	}
 }
+
+// TestDeferScratchRepos: a policy made without the search for the
+// repositories in scratch space (Spec.DeferScratchRepos) finds them
+// where a sandbox is made from it (SearchSockets, as every backend's
+// start calls it), those made since included, and then guards exactly
+// what an eager policy made at that moment guards.
+func TestDeferScratchRepos(t *testing.T) {
+	root := tree(t, "scratch/person/.git/HEAD", "scratch/plain/", "ws/.git/hooks/")
+	scratch, ws := root+"/scratch", root+"/ws"
+	spec := func(deferred bool) *Spec {
+		return &Spec{Workspace: ws, Scratch: []string{scratch}, ReadOnly: []string{".git/hooks"}, GitConfig: []string{".git/config"},
+			GitConfigSafe: []string{"user.*"}, DeferScratchRepos: deferred}
+	}
+	p, err := NewPolicy(spec(true), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.ScratchPending() || slices.ContainsFunc(p.ReadOnly, func(r string) bool { return Within(r, scratch) }) {
+		t.Fatalf("a deferred policy looked in scratch space: %q", p.ReadOnly)
+	}
+	// Made after the policy, before a sandbox is made from it.
+	if err := os.MkdirAll(scratch+"/later/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.SearchSockets()
+	eager, err := NewPolicy(spec(false), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ScratchPending() {
+		t.Error("still pending after SearchSockets")
+	}
+	for _, want := range []string{scratch + "/person/.git/hooks", scratch + "/later/.git/hooks"} {
+		if !slices.Contains(p.ReadOnly, want) {
+			t.Errorf("%s not read-only: %q", want, p.ReadOnly)
+		}
+	}
+	same := func(a, b []string) bool {
+		return reflect.DeepEqual(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+	}
+	// (In any order: the oldest repositories first, by change times the
+	// two searches' hooks directories move.)
+	if !same(p.ReadOnly, eager.ReadOnly) || !same(p.Guarded, eager.Guarded) ||
+		!same(p.GitConfig, eager.GitConfig) || !same(p.GitConfigSafe, eager.GitConfigSafe) {
+		t.Errorf("deferred, then found:\n%q\n%q\n%q\neager:\n%q\n%q\n%q", p.ReadOnly, p.Guarded, p.GitConfig, eager.ReadOnly, eager.Guarded, eager.GitConfig)
+	}
+	// Once: a repository made after the search is not looked for again.
+	os.MkdirAll(scratch+"/after/.git", 0o755)
+	p.FindScratchRepositories()
+	if slices.Contains(p.ReadOnly, scratch+"/after/.git/hooks") {
+		t.Error("searched twice")
+	}
+}

@@ -164,7 +164,11 @@ func sandboxed() bool {
 // paths cannot be written, the hidden ones cannot be read, and with the
 // network off no connection can be made.
 func Confined(p *Policy) bool {
-	if !sandboxed() || !writesRefused(p) {
+	if !sandboxed() {
+		return false
+	}
+	p.FindScratchRepositories()
+	if !writesRefused(p) {
 		return false
 	}
 	for _, ro := range p.ReadOnly {

@@ -60,8 +60,10 @@ func (p *Policy) socketRoots() []socketRoot {
 // backend's Start or Exec, a report of what it covers): a command run in
 // a session's sandbox made earlier never pays for the search, which
 // reads up to maxSocketDirs directories. HostSockets already given (a
-// test's, the layers' role's) are kept.
+// test's, the layers' role's) are kept. The repositories in scratch
+// space put off are looked for first ([Policy.FindScratchRepositories]).
 func (p *Policy) SearchSockets() {
+	p.FindScratchRepositories()
 	if p.socketsSearched || p.HostSockets != nil {
 		return
 	}

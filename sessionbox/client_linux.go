@@ -107,13 +107,20 @@ func Exec(o *Options) (err error) {
 		}
 	}()
 	ws, err := wait(conn)
-	o.reconcile()
 	// Done: the keeper answers with the connection's end once the
-	// session's guard ticket is dealt with (see keeper.serve); what the
-	// manager put back then is said too.
+	// session's guard ticket is dealt with (see keeper.serve). Then the
+	// guarded places are reconciled, and what the manager put back is
+	// said too: after the manager, not beside it, so that a command that
+	// ends the session's work (the manager gave its ticket back,
+	// reconciling) costs one reconcile, not two racing for the ledger,
+	// and this one finds no ticket and reads only the kept lines; while
+	// another command of the session runs, or something a command left
+	// (the ticket kept), it puts back what this command did before the
+	// shim returns, as before.
 	unix.Shutdown(conn, unix.SHUT_WR)
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	io.Copy(io.Discard, fdReader(conn))
+	o.reconcile()
 	o.say()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cordon: %v (process %d)\n", err, pid)
@@ -192,6 +199,13 @@ func (o *Options) socket(status []byte) (string, *agentProc, error) {
 	p.Guarded = slices.DeleteFunc(slices.Clone(p.Guarded), func(x string) bool { return inScratch(x) || inNested(x) })
 	p.GitConfig = slices.DeleteFunc(slices.Clone(p.GitConfig), func(x string) bool { return inScratch(x) || inNested(x) })
 	p.Nested = nil
+	// The safe keys mean nothing without a configuration they apply to
+	// (those of the repositories in scratch space bring them in; a policy
+	// made without those, platform.Spec.DeferScratchRepos, has the same
+	// key as one made with them).
+	if len(p.GitConfig)+len(p.RootGitConfig) == 0 {
+		p.GitConfigSafe = nil
+	}
 	p.Hidden = slices.DeleteFunc(slices.Clone(p.Hidden), func(h string) bool {
 		var st unix.Stat_t
 		return slices.ContainsFunc(p.Scratch, func(s string) bool { return h != s && platform.Within(h, s) }) &&
@@ -501,6 +515,9 @@ func wait(conn int) (uint32, error) {
 // startManager starts the session's manager and waits until it listens
 // on sock; errBusy when another manager holds the session.
 func (o *Options) startManager(sock string, a *agentProc) error {
+	// The sandbox made now guards the repositories in scratch space that
+	// a command of its session could find (the key leaves them out).
+	o.Policy.FindScratchRepositories()
 	s := &spec{Backend: o.Backend.Name(), Policy: o.Policy, StateDir: o.StateDir, Socket: sock, Env: o.Env, Idle: o.Idle,
 		BrokerKey: o.brokerKey, Secrets: o.Policy.Secrets()}
 	if a != nil {

@@ -181,6 +181,7 @@ func (r *run) judgeAndRun(inv *invocation.Invocation) int {
 	if r.ctx, err = decide.NewContext(dir, r.env, nil); err != nil {
 		return r.fail("could not judge the command: %v", err)
 	}
+	r.ctx.ForSession = forSession(r.ctx.Settings)
 	r.ctx.Prepare = func() (*decide.Confinement, error) { return r.confine(dir) }
 	if (inv.Mode == invocation.ModeStdin || inv.Mode == invocation.ModeInteractive) && streamedStdin() {
 		return r.piped(inv, dir)

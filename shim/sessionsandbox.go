@@ -1,6 +1,8 @@
 package shim
 
 import (
+	"runtime"
+
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/guard"
@@ -44,13 +46,29 @@ func reconcileBefore(stateDir, ws string, cfg *config.Config) []string {
 // (see reconcileBefore), and the policy made after, so that it binds
 // nothing that was moved away; the lines say what was put back.
 func ConfineForSession(dir string, env []string, opts *decide.ConfineOptions) (*decide.Confinement, []string, error) {
-	c, err := decide.Confine(dir, env, opts)
+	confine := func() (*decide.Confinement, error) {
+		ctx, err := decide.NewContext(dir, env, opts)
+		if err != nil {
+			return nil, err
+		}
+		ctx.ForSession = forSession(ctx.Settings)
+		return ctx.Confine(opts)
+	}
+	c, err := confine()
 	if err != nil || c.Workspace.Dir == "" {
 		return c, nil, err
 	}
 	lines := reconcileBefore(decide.StateDir(decide.EnvLookup(env)), c.Workspace.Dir, c.Settings)
 	if len(lines) > 0 {
-		c, err = decide.Confine(dir, env, opts)
+		c, err = confine()
 	}
 	return c, lines, err
+}
+
+// forSession reports whether a command may go to a session's sandbox
+// with the settings cfg (see [ExecConfined]): then its policy is made
+// without the repositories in scratch space ([decide.Context.ForSession]),
+// which only a sandbox made for it needs.
+func forSession(cfg *config.Config) bool {
+	return runtime.GOOS == "linux" && cfg != nil && cfg.Sandbox.SessionOn()
 }
