@@ -291,6 +291,9 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			b.l.AdoptedBare = append(b.l.AdoptedBare, n.GitDir)
 			lines = append(lines, "cordon: "+printable(n.Root)+": a sandboxed command made this directory a git repository of its own (HEAD, objects/, refs/: git run in it or below it finds it before the workspace's): its hooks and configuration are kept as git makes them from now on; if you did not want it, remove HEAD, objects/ and refs/ there")
 		} else {
+			if b.appeared(n) {
+				lines = append(lines, "cordon: "+printable(n.Root)+": a git repository below the workspace's root that was not there when the guard took your own ones (it appeared between commands: made by you, the agent's file tools or a process a command left, which nothing tells apart): it is kept as a command's from now on, its hooks and configuration as git makes them (what runs a program is moved aside) and its remotes given none of your git credentials")
+			}
 			b.l.Roots = append(b.l.Roots, n.Root)
 			if !slices.Contains(b.l.Adopted, n.Root) {
 				b.l.Adopted = append(b.l.Adopted, n.Root)
@@ -331,6 +334,15 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 	return lines
 }
 
+// appeared reports whether the repository n, adopted, was not made by a
+// command that holds a ticket nor by an earlier one: its git directory
+// was born before the trusted state was taken and is none the ledger
+// knows a command made ([findBelow]'s repositories between commands).
+func (b *book) appeared(n platform.NestedRepo) bool {
+	id := dirID(n.GitDir) // ("" where the file system keeps no birth time: not known)
+	return id != "" && !b.l.TrustedAt.IsZero() && !bornSince(unix.AT_FDCWD, n.GitDir, b.l.TrustedAt) && !slices.Contains(b.l.MadeDirs, id)
+}
+
 // keeps reports whether the ledger keeps n's git directory already.
 func (b *book) keeps(n platform.NestedRepo) bool {
 	if n.GitDir == n.Root {
@@ -343,4 +355,88 @@ func (b *book) keeps(n platform.NestedRepo) bool {
 // git directory.
 func gitPlaces(entries []string) []string {
 	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool { return !strings.HasPrefix(e, ".git/") })
+}
+
+// maxOwn bounds the person's own repositories below the root that a
+// ledger keeps ([book.ownRoots]).
+const maxOwn = 512
+
+// ownRoots adds to the ledger's roots the person's own repositories
+// below the root that neither the index nor the workspace's first level
+// names (a clone in vendor/lib), so that their hooks, configuration and
+// the rest of their places are trusted as they are now and put back
+// after every command, as those directly in the workspace are; it
+// returns a line when it could not look everywhere. They are found once
+// for a ledger, by the walk that finds the repositories commands make
+// ([FindBelow]), when its first trusted state is taken: no command has
+// run in the workspace under this ledger yet, so every git directory
+// there is the person's, but those the ledger knows commands made
+// (Adopted, MadeDirs). Later ones are not the person's: one that
+// appears while a command runs is made by it, and one that appears
+// between commands is found by the walk after the next one and adopted
+// as made (git run there by the agent, or the person's file tools, can
+// not be told from the person's own). One whose git directory is no
+// longer the one found (rm -rf vendor/lib/.git && git init vendor/lib)
+// is kept as adopted from then on.
+func (b *book) ownRoots(g guarded) []string {
+	if len(b.l.RootPatterns)+len(b.l.RootConfigs) == 0 {
+		return nil
+	}
+	var lines []string
+	if !b.l.OwnWalked {
+		b.l.OwnWalked = true
+		ws := b.l.Workspace
+		w := &belowWatch{ws: ws, skip: g.skip, since: time.Now(), in: -1, madeDirs: b.l.MadeDirs, found: func(string) {}}
+		w.setRoots(slices.Concat(b.l.Roots, b.l.Adopted))
+		more := false
+		w.oldRepo = func(dirfd int, rel string) {
+			if len(b.l.Own) >= maxOwn {
+				more = true
+				return
+			}
+			if id := repoIDAt(dirfd, ".git"); id != "" {
+				b.l.Own = append(b.l.Own, ownRepo{Root: filepath.Join(ws, rel), ID: id})
+			}
+		}
+		w.add(".", 0, false)
+		if w.partial || more {
+			lines = append(lines, "cordon: "+printable(ws)+": the guard looked for your own git repositories below the workspace's root through "+strconv.Itoa(maxBelowDirs)+" directories, "+strconv.Itoa(maxBelowDepth)+" deep, and keeps "+strconv.Itoa(maxOwn)+": those past that are not known to be yours, and are kept as a command's (their hooks and configuration as git makes them, their remotes not yours) once a command's walk finds them")
+		}
+	}
+	own := b.l.Own[:0]
+	for _, o := range b.l.Own {
+		gitDir := filepath.Join(o.Root, ".git")
+		switch id := repoID(gitDir); {
+		case id == "":
+			// Gone: so is the person's claim on whatever comes there.
+		case id != o.ID:
+			if !slices.Contains(b.l.Adopted, o.Root) {
+				b.l.Adopted = append(b.l.Adopted, o.Root)
+			}
+		default:
+			own = append(own, o)
+			if !slices.Contains(b.l.Roots, o.Root) {
+				b.addRoot(platform.NestedRepo{Root: o.Root, GitDir: gitDir})
+			}
+		}
+	}
+	b.l.Own = own
+	return lines
+}
+
+// repoID is the identity of the git directory gitDir: [dirID], or its
+// device and inode where the file system keeps no birth time; "" when
+// it is no directory.
+func repoID(gitDir string) string { return repoIDAt(unix.AT_FDCWD, gitDir) }
+
+// repoIDAt is [repoID] of name in directory dirfd.
+func repoIDAt(dirfd int, name string) string {
+	if id := dirIDAt(dirfd, name); id != "" {
+		return id
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return ""
+	}
+	return strconv.FormatUint(st.Dev, 10) + ":" + strconv.FormatUint(st.Ino, 10)
 }
