@@ -369,7 +369,8 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				switch {
 				case w.newRepo != nil && (fresh || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)):
 					w.newRepo(rel)
-				case w.oldRepo != nil && !w.madeDir(fd, d.name):
+				case w.oldRepo != nil && unix.Fstatat(fd, ".git/HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !w.madeDir(fd, d.name):
+					// (A .git with no HEAD is no repository: git goes past it.)
 					w.oldRepo(fd, rel)
 				}
 				continue

@@ -23,8 +23,9 @@ func ledgerOf(t *testing.T, state, ws string) ledger {
 // TestOwnRepositories: the person's clone below the root that no index
 // names (vendor/lib) is taken as theirs by the first trusted state, and
 // put back after a command like a repository directly in the
-// workspace; one in a regenerable directory is not looked for; one
-// whose git directory a command made again is kept as adopted.
+// workspace; one in a regenerable directory is not looked for, nor a
+// .git with no HEAD; one whose git directory a command made again is
+// kept as adopted.
 func TestOwnRepositories(t *testing.T) {
 	p, state := bareWorkspace(t)
 	ws := p.Workspace
@@ -36,6 +37,7 @@ func TestOwnRepositories(t *testing.T) {
 	os.WriteFile(filepath.Join(lib, ".git/hooks/pre-commit"), []byte("#!/bin/sh\nexit 0\n"), 0o755)
 	os.MkdirAll(filepath.Join(ws, "node_modules/x"), 0o755)
 	hostGit(t, filepath.Join(ws, "node_modules/x"), "", "init", "-q")
+	os.MkdirAll(filepath.Join(ws, "a/b/.git/objects"), 0o755) // (no HEAD: no repository)
 	config, _ := os.ReadFile(filepath.Join(lib, ".git/config"))
 	if _, err := Hold(state, p); err != nil {
 		t.Fatal(err)
