@@ -95,7 +95,7 @@ func TestOwnRepositoriesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "not known to be yours") }) {
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, "are not guarded") }) {
 		t.Errorf("no line says the walk stopped at its bounds: %q", lines)
 	}
 	if time.Since(start) > 5*time.Second {

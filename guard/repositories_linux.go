@@ -400,7 +400,7 @@ func (b *book) ownRoots(g guarded) []string {
 		}
 		w.add(".", 0, false)
 		if w.partial || more {
-			lines = append(lines, "cordon: "+printable(ws)+": the guard looked for your own git repositories below the workspace's root through "+strconv.Itoa(maxBelowDirs)+" directories, "+strconv.Itoa(maxBelowDepth)+" deep, and keeps "+strconv.Itoa(maxOwn)+": those past that are not known to be yours, and are kept as a command's (their hooks and configuration as git makes them, their remotes not yours) once a command's walk finds them")
+			lines = append(lines, "cordon: "+printable(ws)+": the guard looked for your own git repositories below the workspace's root through "+strconv.Itoa(maxBelowDirs)+" directories, "+strconv.Itoa(maxBelowDepth)+" deep, and keeps "+strconv.Itoa(maxOwn)+": the hooks and configuration of those past that are not guarded; look at them before you run git there")
 		}
 	}
 	own := b.l.Own[:0]
