@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // git push over HTTPS to the workspace's own remote (docs/network.md,
@@ -399,6 +401,11 @@ func TestGitPushPersonsDeepRepository(t *testing.T) {
 					t.Fatalf("git init --bare: %v %s", err, out)
 				}
 				lib := filepath.Join(r.ws, "vendor", "lib")
+				// (The agent's shell there makes it a workspace of its own,
+				// whose round outlives the shim.)
+				t.Cleanup(func() {
+					snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(lib)
+				})
 				r.host(fmt.Sprintf("cp /bin/sh x && git init -q vendor/lib && git -C vendor/lib remote add origin https://127.0.0.1:%d/repo.git && "+
 					"git -C vendor/lib -c user.name=p -c user.email=p@p commit -q --allow-empty -m mine && cp /bin/sh vendor/lib/x", port))
 				// In scripts the judge cannot read (it asks about a push to
