@@ -142,3 +142,52 @@ func TestOwnFoundBetweenCommands(t *testing.T) {
 		t.Errorf("adopted %v: want %s, not %s", l.Adopted, late, lib)
 	}
 }
+
+// TestOwnInsideAnotherWorkspace: a workspace inside another one the
+// agent worked in (its ledger is there) takes as the person's own only
+// the repositories the outer one took: a repository a command of the
+// outer workspace made deep in the inner one (plant/vendor/lib), with a
+// plant written into it between commands, is not the person's when the
+// agent's shell then works in plant (found by an attacker).
+func TestOwnInsideAnotherWorkspace(t *testing.T) {
+	p, state := bareWorkspace(t)
+	ws := p.Workspace
+	Release(state, ws)
+	os.RemoveAll(filepath.Join(state, "guard"))
+	plant := filepath.Join(ws, "plant")
+	person := filepath.Join(plant, "vendor", "person")
+	for _, d := range []string{plant, person} {
+		os.MkdirAll(d, 0o755)
+		hostGit(t, d, "", "init", "-q")
+	}
+	time.Sleep(50 * time.Millisecond)
+	since := time.Now()
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	// A command of the outer workspace makes a repository deep in plant.
+	lib := filepath.Join(plant, "vendor", "lib")
+	os.MkdirAll(lib, 0o755)
+	hostGit(t, lib, "", "init", "-q")
+	CheckBelow(state, p, since)
+	Release(state, ws)
+	// Between commands, something writes into it.
+	config, _ := os.ReadFile(filepath.Join(lib, ".git/config"))
+	os.WriteFile(filepath.Join(lib, ".git/config"), append(config, "[core]\n\tfsmonitor = touch x\n"...), 0o644)
+	// The agent's shell now works in plant.
+	inner := *p
+	inner.Workspace = plant
+	inner.Guarded = []string{plant + "/.git/hooks", plant + "/.envrc"}
+	inner.GitConfig = []string{plant + "/.git/config"}
+	if _, err := Hold(state, &inner); err != nil {
+		t.Fatal(err)
+	}
+	defer Release(state, plant)
+	l := ledgerOf(t, state, plant)
+	if !l.OwnWalked || slices.ContainsFunc(l.Own, func(o ownRepo) bool { return o.Root == lib }) {
+		t.Errorf("own %v (walked %v): %s, a repository a command made, taken as the person's", l.Own, l.OwnWalked, lib)
+	}
+	if !slices.ContainsFunc(l.Own, func(o ownRepo) bool { return o.Root == person }) {
+		t.Errorf("own %v: the person's %s, which the outer workspace took as theirs, is not", l.Own, person)
+	}
+}

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -386,7 +387,8 @@ func (b *book) ownRoots(g guarded) []string {
 	if !b.l.OwnWalked {
 		b.l.OwnWalked = true
 		ws := b.l.Workspace
-		w := &belowWatch{ws: ws, skip: g.skip, since: time.Now(), in: -1, madeDirs: b.l.MadeDirs, found: func(string) {}}
+		outer, vouched := outerOwn(b.stateDir, ws)
+		w := &belowWatch{ws: ws, skip: g.skip, since: time.Now(), in: -1, madeDirs: known(b.stateDir, ws).madeDirs, found: func(string) {}}
 		w.setRoots(slices.Concat(b.l.Roots, b.l.Adopted))
 		more := false
 		w.oldRepo = func(dirfd int, rel string) {
@@ -394,7 +396,8 @@ func (b *book) ownRoots(g guarded) []string {
 				more = true
 				return
 			}
-			if id := repoIDAt(dirfd, ".git"); id != "" {
+			id := repoIDAt(dirfd, ".git")
+			if id != "" && (!outer || slices.Contains(vouched, id)) {
 				b.l.Own = append(b.l.Own, ownRepo{Root: filepath.Join(ws, rel), ID: id})
 			}
 		}
@@ -422,6 +425,42 @@ func (b *book) ownRoots(g guarded) []string {
 	}
 	b.l.Own = own
 	return lines
+}
+
+// outerOwn reports whether a workspace holding ws has a ledger (the
+// agent worked there before: its commands could have made repositories
+// in ws, while running or between commands, and planted in them), and
+// the identities of the git directories such a ledger took as the
+// person's own. Below ws, only those are the person's: a repository a
+// command of the outer workspace made (then `cd` into ws), or one that
+// appeared between its commands, is not made the person's by a first
+// walk from ws (found by an attacker: a command made plant/vendor/lib
+// from the outer workspace, and ws=plant's first trusted state took it,
+// and what was planted in it, as the person's). An outer ledger of an
+// earlier cordon, which never took its own, vouches for none.
+func outerOwn(stateDir, ws string) (bool, []string) {
+	if stateDir == "" {
+		return false, nil
+	}
+	outer := false
+	var ids []string
+	for d := filepath.Dir(filepath.Clean(ws)); ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
+			var l struct {
+				Workspace string    `json:"workspace"`
+				Own       []ownRepo `json:"own"`
+			}
+			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
+				outer = true
+				for _, o := range l.Own {
+					ids = append(ids, o.ID)
+				}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return outer, ids
+		}
+	}
 }
 
 // repoID is the identity of the git directory gitDir: [dirID], or its
