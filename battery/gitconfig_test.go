@@ -3,12 +3,15 @@
 package battery
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // The repository's configuration is writable in the sandbox, and what git
@@ -524,5 +527,85 @@ func TestGitMadeRepositoryRenamed(t *testing.T) {
 				t.Fatal("the person's git ran a program a command wrote into a repository it made and renamed")
 			}
 		})
+	}
+}
+
+// TestGitPersonsDeepRepository: the person's own clone two levels below
+// the root (vendor/lib), there before the agent's first command and
+// named by no index, is guarded as a repository directly in the
+// workspace is: a code-running key or a hook a command writes there
+// (around the judge, in a script it cannot read) is undone before the
+// command's status is given, so the person's git run there next (the
+// next process on the host) runs none of it; the person's own hook and
+// a command's safe change stay. One that appears between commands is
+// taken for a command's, and kept as git makes one (found by an
+// attacker: vendor/lib's hooks and configuration were writable and not
+// compared).
+func TestGitPersonsDeepRepository(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				marker := filepath.Join(r.base, "pwned")
+				own := "#!/bin/sh\nexit 0\n"
+				r.host("cp /bin/sh x && git init -q vendor/lib && git -C vendor/lib commit -q --allow-empty -m one && " +
+					"printf '" + own + "' > vendor/lib/.git/hooks/pre-commit && chmod +x vendor/lib/.git/hooks/pre-commit")
+				// (A marker each, so that each attack is seen on its own.)
+				hook := "printf '#!/bin/sh\\ntouch MARK\\n' > "
+				attacks := []struct{ name, script string }{
+					{"core.fsmonitor", "git -C vendor/lib config core.fsmonitor 'touch MARK; false'"},
+					{"core.hooksPath", "mkdir -p h && " + hook + "h/post-checkout && chmod +x h/post-checkout && git -C vendor/lib config core.hooksPath \"$PWD/h\""},
+					{"a hook", hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
+					{"a hook, replaced whole", "mv vendor/lib/.git/hooks vendor/lib/.git/old && mkdir vendor/lib/.git/hooks && " + hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
+				}
+				config := r.host("cat vendor/lib/.git/config")
+				for i, a := range attacks {
+					os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte(strings.ReplaceAll(a.script, "MARK", fmt.Sprint(marker, i))+" && echo planted\n"), 0o644)
+					out, errs, _ := r.sh("./x < a.sh")
+					// The next process on the host: the person's git there.
+					r.hostMay(fmt.Sprintf("cd vendor/lib && git status --short >/dev/null 2>&1; git checkout -q -b b%d 2>&1", i))
+					if !strings.Contains(out, "planted") {
+						t.Fatalf("%s: the script did not run:\n%s\n%s", a.name, out, errs)
+					}
+					if _, err := os.Stat(fmt.Sprint(marker, i)); err == nil {
+						t.Errorf("%s: the person's git ran a program a command planted in their own repository below the root:\n%s", a.name, errs)
+					}
+					if !strings.Contains(errs, "cordon: "+filepath.Join(r.ws, "vendor/lib/.git/")) {
+						t.Errorf("%s: no line says what was undone:\n%s", a.name, errs)
+					}
+					r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/config"), config)
+					r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/hooks/pre-commit"), own)
+					// (Each attack on its own: what one left is taken back.)
+					os.WriteFile(filepath.Join(r.ws, "vendor/lib/.git/config"), []byte(config), 0o644)
+					r.host("cd vendor/lib/.git && if [ -d old ]; then rm -rf hooks && mv old hooks; fi; rm -f hooks/post-checkout")
+				}
+				// Ordinary work there stays. (A line about a repository
+				// in /tmp is another test's, on this machine.)
+				if out, errs, code := r.sh("git -C vendor/lib config user.name Agent && git -C vendor/lib commit -q --allow-empty -m two && echo ok"); code != 0 || !strings.Contains(out, "ok") || strings.Contains(errs, "cordon: "+r.ws) {
+					t.Fatalf("ordinary work in the person's repository (exit %d):\n%s\n%s", code, out, errs)
+				}
+				if got := strings.TrimSpace(r.host("git -C vendor/lib config user.name")); got != "Agent" {
+					t.Errorf("a safe key was not kept: %q", got)
+				}
+				// A repository that appears between commands: not known to
+				// be the person's, kept as a command's.
+				// (After the last command's round: one made before it is
+				// taken for that command's.)
+				snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(r.ws)
+				r.host("git init -q vendor/new")
+				os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte("git -C vendor/new config core.fsmonitor 'touch "+marker+"; false' && echo planted\n"), 0o644)
+				out, errs, _ := r.sh("./x < a.sh")
+				r.hostMay("cd vendor/new && git status --short >/dev/null 2>&1; true")
+				if !strings.Contains(out, "planted") {
+					t.Fatalf("the script did not run:\n%s\n%s", out, errs)
+				}
+				if _, err := os.Stat(marker); err == nil {
+					t.Fatalf("the person's git ran a program a command planted in a repository that appeared between commands:\n%s", errs)
+				}
+				if !strings.Contains(errs, "appeared between commands") {
+					t.Errorf("no line says the repository is taken for a command's:\n%s", errs)
+				}
+			})
+		}
 	}
 }

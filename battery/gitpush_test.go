@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // git push over HTTPS to the workspace's own remote (docs/network.md,
@@ -373,6 +375,77 @@ func TestGitPushMadeRepository(t *testing.T) {
 				}
 				if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/mine").Output(); err != nil {
 					t.Errorf("the person's remote has no branch mine")
+				}
+			})
+		}
+	}
+}
+
+// TestGitPushPersonsDeepRepository: in the person's own clone below the
+// root (vendor/lib, there before the agent's first command, named by no
+// index), a remote a command adds is the command's, as in the
+// workspace's own repository: once the agent's shell is there, a push
+// to it gets no credential of the person's, even through a script the
+// judge cannot read; pointing the person's remote elsewhere is undone;
+// the person's own remote keeps working (found by an attacker: the
+// added remote was taken for the person's, and got their credential).
+func TestGitPushPersonsDeepRepository(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				port, seen, bare, _, _ := gitPushSetup(t, r.battery)
+				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
+				drop := filepath.Join(filepath.Dir(bare), "drop.git")
+				if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
+					t.Fatalf("git init --bare: %v %s", err, out)
+				}
+				lib := filepath.Join(r.ws, "vendor", "lib")
+				// (The agent's shell there makes it a workspace of its own,
+				// whose round outlives the shim.)
+				t.Cleanup(func() {
+					snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(lib)
+				})
+				r.host(fmt.Sprintf("cp /bin/sh x && git init -q vendor/lib && git -C vendor/lib remote add origin https://127.0.0.1:%d/repo.git && "+
+					"git -C vendor/lib -c user.name=p -c user.email=p@p commit -q --allow-empty -m mine && cp /bin/sh vendor/lib/x", port))
+				// In scripts the judge cannot read (it asks about a push to
+				// a remote the same command adds).
+				add := fmt.Sprintf("git -C vendor/lib remote add x https://127.0.0.1:%d/drop.git && echo added\n", port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(add), 0o644)
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "added") {
+					t.Fatalf("%s:\n%s\n%s", add, out, errs)
+				}
+				before := len(seen())
+				os.WriteFile(filepath.Join(lib, ".q"), []byte("git push -q x HEAD:refs/heads/feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+				out, errs, _ := r.shIn(lib, "./x < .q")
+				leaks(t, "git push", out+errs)
+				if strings.Contains(out, "push exit 0") {
+					t.Errorf("a push to a remote a command added to the person's repository below the root worked:\n%s\n%s", out, errs)
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// The person's remote pointed elsewhere: undone.
+				set := fmt.Sprintf("git -C vendor/lib remote set-url origin https://127.0.0.1:%d/drop.git; echo set\n", port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(set), 0o644)
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "set") || !strings.Contains(errs, "cordon: "+filepath.Join(lib, ".git", "config")) {
+					t.Errorf("%s: no line says it was undone:\n%s\n%s", set, out, errs)
+				}
+				if got := strings.TrimSpace(r.host("git -C vendor/lib config remote.origin.url")); got != fmt.Sprintf("https://127.0.0.1:%d/repo.git", port) {
+					t.Errorf("remote.origin.url is %q", got)
+				}
+				// The person's own remote, from there.
+				out, errs, code := r.shIn(lib, "git push -q origin HEAD:refs/heads/lib")
+				if code != 0 {
+					t.Errorf("a push from the person's repository below the root (exit %d):\n%s\n%s", code, out, errs)
+				}
+				if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/lib").Output(); err != nil {
+					t.Errorf("the person's remote has no branch lib")
 				}
 			})
 		}

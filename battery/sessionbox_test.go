@@ -971,3 +971,35 @@ func TestSessionBelowBareBetweenCommands(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionOwnRepositoryBetweenCommands: a process a command left
+// running in a session writes a code-running key and a hook into the
+// person's own clone below the root (vendor/lib, named by no index)
+// between commands: both are put back within a second, before the next
+// command, as in a repository directly in the workspace.
+func TestSessionOwnRepositoryBetweenCommands(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			python := needPython(t)
+			r.host("git init -q vendor/lib")
+			config := filepath.Join(r.ws, "vendor/lib/.git/config")
+			hook := filepath.Join(r.ws, "vendor/lib/.git/hooks/post-checkout")
+			before, _ := os.ReadFile(config)
+			writer := "import os, time\n" +
+				"time.sleep(0.5)\n" +
+				"open('vendor/lib/.git/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
+				"open('vendor/lib/.git/hooks/post-checkout', 'w').write('#!/bin/sh\\ntouch pwned\\n')\n" +
+				"os.chmod('vendor/lib/.git/hooks/post-checkout', 0o755)\n" +
+				"open('wrote', 'w').close()\n"
+			r.background(python, writer)
+			time.Sleep(time.Second)
+			if after, _ := os.ReadFile(config); string(after) != string(before) {
+				t.Errorf("the person's repository's configuration written by the session's background process is on the host a second later:\n%s", after)
+			}
+			if _, err := os.Lstat(hook); err == nil {
+				t.Error("a hook written by the session's background process into the person's repository is on the host a second later")
+			}
+		})
+	}
+}

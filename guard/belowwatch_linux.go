@@ -70,6 +70,11 @@ type belowWatch struct {
 	// newRepo is told of a repository made below the root (its .git
 	// born since the walk's start) that no ledger keeps.
 	newRepo func(rel string)
+	// oldRepo is told of the other repositories below the root (their
+	// .git there before the walk's start, not one a command made) that
+	// roots leaves out: the person's own, or one that appeared between
+	// commands (see [book.ownRoots]); dirfd holds the .git.
+	oldRepo func(dirfd int, rel string)
 	// newBare is told of a directory below the root that git takes for
 	// a git directory of its own ([isBare]), made or changed since the
 	// walk's start.
@@ -358,8 +363,15 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 				continue // (a git directory's objects: nothing git runs, and many)
 			}
 			if d.name == ".git" {
-				if rel != "." && w.newRepo != nil && !slices.Contains(w.roots, rel) && !slices.Contains(w.adopted, rel) && (fresh || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)) {
+				if rel == "." || slices.Contains(w.roots, rel) || slices.Contains(w.adopted, rel) {
+					continue
+				}
+				switch {
+				case w.newRepo != nil && (fresh || bornSince(fd, d.name, w.since) || w.madeDir(fd, d.name)):
 					w.newRepo(rel)
+				case w.oldRepo != nil && unix.Fstatat(fd, ".git/HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && !w.madeDir(fd, d.name):
+					// (A .git with no HEAD is no repository: git goes past it.)
+					w.oldRepo(fd, rel)
 				}
 				continue
 			}
@@ -676,9 +688,21 @@ func FindBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, 
 // findBelow is FindBelow; inside says whether to look inside the
 // directories named skip.
 func findBelow(stateDir, ws string, entries, skip, roots []string, t time.Time, clean func(path string) bool, inside bool) (found []string, repos []platform.NestedRepo, complete bool) {
-	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1, inside: inside, madeDirs: madeDirs(stateDir, ws)}
+	k := known(stateDir, ws)
+	w := &belowWatch{ws: ws, entries: entries, skip: skip, since: t, in: -1, inside: inside, madeDirs: k.madeDirs}
 	w.newRepo = func(rel string) {
 		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel, ".git")})
+	}
+	if k.ownWalked {
+		// A repository there before t that the ledger does not keep
+		// appeared after the person's own were taken (by the first
+		// command's walk, [book.ownRoots]): nothing says it is the
+		// person's, so it is adopted as one a command made.
+		w.oldRepo = func(_ int, rel string) {
+			if root := filepath.Join(ws, rel); !slices.Contains(k.roots, root) {
+				repos = append(repos, platform.NestedRepo{Root: root, GitDir: filepath.Join(root, ".git")})
+			}
+		}
 	}
 	w.newBare = func(rel string) {
 		repos = append(repos, platform.NestedRepo{Root: filepath.Join(ws, rel), GitDir: filepath.Join(ws, rel)})

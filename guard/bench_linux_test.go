@@ -211,3 +211,61 @@ func BenchmarkCheckBelow(b *testing.B) {
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkCheckBelowRepos is [BenchmarkCheckBelow] in a repository
+// whose ledger keeps 20 clones of the person's below the root
+// (vendor/libN), as the walk that finds them reads it, and a command's
+// whole ticket: the trusted state taken ([Hold]), the walk, the
+// reconcile ([Release]).
+func BenchmarkCheckBelowRepos(b *testing.B) {
+	if _, err := exec.LookPath("git"); err != nil {
+		b.Skip("no git")
+	}
+	ws := filepath.Join(b.TempDir(), "ws")
+	for i := range 1000 {
+		d := filepath.Join(ws, "pkg"+strconv.Itoa(i/50), "dir"+strconv.Itoa(i))
+		os.MkdirAll(d, 0o755)
+		for j := range 10 {
+			os.WriteFile(filepath.Join(d, "f"+strconv.Itoa(j)+".go"), nil, 0o644)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Fatal(err, string(out))
+	}
+	for i := range 20 {
+		if out, err := exec.Command("git", "init", "-q", filepath.Join(ws, "vendor", "lib"+strconv.Itoa(i))).CombinedOutput(); err != nil {
+			b.Fatal(err, string(out))
+		}
+	}
+	state := filepath.Join(b.TempDir(), "state")
+	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
+		Guarded: []string{ws + "/.git/hooks"}, GitConfig: []string{ws + "/.git/config"},
+		RootGuarded: []string{".git/hooks/", ".git/hooks", ".envrc", ".npmrc", ".vscode/"}, RootGitConfig: []string{".git/config"},
+		Regenerable: []string{"node_modules"}, GitConfigSafe: []string{"core.repositoryFormatVersion", "core.fileMode", "core.bare", "core.logAllRefUpdates"}}
+	// (Hooks and configurations as old as a person's clone's: trusted by
+	// their stamps, not read again.)
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Now().Add(time.Minute) }
+	if _, err := Hold(state, p); err != nil { // (the first: its walk is not measured)
+		b.Fatal(err)
+	}
+	Release(state, ws)
+	var before, after unix.Rusage
+	unix.Getrusage(unix.RUSAGE_SELF, &before)
+	b.ResetTimer()
+	for b.Loop() {
+		since := time.Now()
+		if _, err := Hold(state, p); err != nil {
+			b.Fatal(err)
+		}
+		if lines := CheckBelow(state, p, since); len(lines) > 0 {
+			b.Fatal(lines)
+		}
+		if lines, _ := Release(state, ws); len(lines) > 0 {
+			b.Fatal(lines)
+		}
+	}
+	unix.Getrusage(unix.RUSAGE_SELF, &after)
+	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}

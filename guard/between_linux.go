@@ -71,11 +71,14 @@ func watchTop(stateDir string, p *platform.Policy) (stop func()) {
 		dirOf[int32(wd)] = d
 		return true
 	}
+	// (And the person's own repositories below the root, which the
+	// ledger keeps as it keeps the workspace's.)
+	places := slices.Concat(p.Guarded, p.GitConfig, ownPlaces(stateDir, ws))
 	// add sets the watches for the places as they are now, and reports
 	// whether it set any new one (a directory on the way was made).
 	add := func() bool {
 		added := false
-		for _, pat := range slices.Concat(p.Guarded, p.GitConfig) {
+		for _, pat := range places {
 			if !platform.Within(pat, ws) {
 				continue
 			}

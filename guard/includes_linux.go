@@ -180,8 +180,10 @@ func ownConfigs(env []string) []string {
 }
 
 // watched are the configuration files a command's watch looks at
-// ([watchConfigs]): patterns, and the files the trusted configuration of
-// workspace ws includes, as its ledger keeps them (read, not locked).
+// ([watchConfigs]): patterns, the files the trusted configuration of
+// workspace ws includes, and those of the person's own repositories
+// below the root ([book.ownRoots]), as its ledger keeps them (read, not
+// locked).
 func watched(stateDir, ws string, patterns []string) []string {
 	data, err := os.ReadFile(ledgerFile(stateDir, ws))
 	if err != nil {
@@ -191,5 +193,35 @@ func watched(stateDir, ws string, patterns []string) []string {
 	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
 		return patterns
 	}
-	return slices.Concat(patterns, l.Included)
+	out := slices.Concat(patterns, l.Included)
+	for _, o := range l.Own {
+		out = append(out, platform.NestedRepo{Root: o.Root, GitDir: filepath.Join(o.Root, ".git")}.Places(gitPlaces(l.RootConfigs))...)
+	}
+	return out
+}
+
+// ownPlaces are the places and configuration files of the
+// person's own repositories below workspace ws's root that its ledger
+// keeps ([book.ownRoots]), read, not locked: watched between commands
+// as the workspace's own are ([watchTop]).
+func ownPlaces(stateDir, ws string) []string {
+	data, err := os.ReadFile(ledgerFile(stateDir, ws))
+	if err != nil {
+		return nil
+	}
+	var l struct {
+		Workspace    string    `json:"workspace"`
+		RootPatterns []string  `json:"root_patterns"`
+		RootConfigs  []string  `json:"root_configs"`
+		Own          []ownRepo `json:"own"`
+	}
+	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
+		return nil
+	}
+	var out []string
+	for _, o := range l.Own {
+		n := platform.NestedRepo{Root: o.Root, GitDir: filepath.Join(o.Root, ".git")}
+		out = append(append(out, n.Guarded(l.RootPatterns)...), n.Places(gitPlaces(l.RootConfigs))...)
+	}
+	return out
 }

@@ -77,6 +77,21 @@ type ledger struct {
 	// Included are the files in Configs that the trusted configuration
 	// includes (see includes_linux.go), taken with it.
 	Included []string `json:"included,omitempty"`
+	// Own are the person's own repositories below the root that no
+	// index names and that are not directly in the workspace (a clone in
+	// vendor/lib), found by the walk of the first trusted state
+	// ([book.ownRoots]; OwnWalked once it ran): kept in Roots from one
+	// trusted state to the next, like those directly in the workspace,
+	// while their git directory is the one found.
+	Own       []ownRepo `json:"own,omitempty"`
+	OwnWalked bool      `json:"own_walked,omitempty"`
+}
+
+// An ownRepo is one of the person's repositories below the root: its
+// root and its git directory's identity ([repoID]).
+type ownRepo struct {
+	Root string `json:"root"`
+	ID   string `json:"id"`
 }
 
 // maxAgentRemotes bounds the remotes the ledger remembers; a change that
@@ -130,17 +145,30 @@ func (b *book) made(file string) {
 	}
 }
 
-// madeDirs returns the identities of the git directories commands made
-// in workspace ws, as its ledger keeps them (read, not locked).
-func madeDirs(stateDir, ws string) []string {
+// kept is what a walk below workspace ws's root needs of the ledgers
+// (read, not locked): the identities of the git directories commands
+// made there, those of the ledgers of the directories holding ws too;
+// the repositories ws's own ledger keeps (Roots); and whether it took
+// the person's own below the root ([book.ownRoots]).
+type kept struct {
+	madeDirs  []string
+	roots     []string
+	ownWalked bool
+}
+
+// known returns what the ledgers of ws keep ([kept]).
+func known(stateDir, ws string) kept {
+	var k kept
 	if stateDir == "" {
-		return nil
+		return k
 	}
-	var out []string
 	for _, l := range ledgers(stateDir, ws) {
-		out = append(out, l.MadeDirs...)
+		k.madeDirs = append(k.madeDirs, l.MadeDirs...)
+		if l.Workspace == filepath.Clean(ws) {
+			k.roots, k.ownWalked = l.Roots, l.OwnWalked
+		}
 	}
-	return out
+	return k
 }
 
 // dirID is the identity of directory dir, "DEV:INO:BIRTH" (a rename
@@ -168,6 +196,9 @@ type guarded struct {
 	// rootPatterns and rootConfigs are patterns and configs relative to
 	// a repository's root, for those made in the workspace meanwhile.
 	rootPatterns, rootConfigs []string
+	// skip are the names of the directories a walk below the root leaves
+	// out (node_modules: platform.Policy.Regenerable).
+	skip []string
 	// own are the person's global and system configuration files, home
 	// their "~/", writable where sandboxed commands write: what decides
 	// which included files are guarded ([book.addIncluded]).
@@ -332,6 +363,7 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 			fi, err := os.Lstat(filepath.Join(r, ".git"))
 			return err != nil || !fi.IsDir()
 		})
+		lines = append(lines, b.ownRoots(g)...)
 		for _, r := range b.l.Adopted {
 			if !slices.Contains(b.l.Roots, r) {
 				b.addRoot(platform.NestedRepo{Root: r, GitDir: filepath.Join(r, ".git")})
@@ -428,6 +460,8 @@ type remotesView struct {
 	Made         []string `json:"made"`
 	MadeMore     bool     `json:"made_more"`
 	MadeDirs     []string `json:"made_dirs"`
+	Roots        []string `json:"roots"`
+	OwnWalked    bool     `json:"own_walked"`
 }
 
 // ledgers returns what AgentRemotes needs of the ledgers of ws and of

@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -291,6 +292,9 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 			b.l.AdoptedBare = append(b.l.AdoptedBare, n.GitDir)
 			lines = append(lines, "cordon: "+printable(n.Root)+": a sandboxed command made this directory a git repository of its own (HEAD, objects/, refs/: git run in it or below it finds it before the workspace's): its hooks and configuration are kept as git makes them from now on; if you did not want it, remove HEAD, objects/ and refs/ there")
 		} else {
+			if b.appeared(n) {
+				lines = append(lines, "cordon: "+printable(n.Root)+": a git repository below the workspace's root that was not there when the guard took your own ones (it appeared between commands: made by you, the agent's file tools or a process a command left, which nothing tells apart): it is kept as a command's from now on, its hooks and configuration as git makes them (what runs a program is moved aside) and its remotes given none of your git credentials")
+			}
 			b.l.Roots = append(b.l.Roots, n.Root)
 			if !slices.Contains(b.l.Adopted, n.Root) {
 				b.l.Adopted = append(b.l.Adopted, n.Root)
@@ -331,6 +335,15 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 	return lines
 }
 
+// appeared reports whether the repository n, adopted, was not made by a
+// command that holds a ticket nor by an earlier one: its git directory
+// was born before the trusted state was taken and is none the ledger
+// knows a command made ([findBelow]'s repositories between commands).
+func (b *book) appeared(n platform.NestedRepo) bool {
+	id := dirID(n.GitDir) // ("" where the file system keeps no birth time: not known)
+	return id != "" && !b.l.TrustedAt.IsZero() && !bornSince(unix.AT_FDCWD, n.GitDir, b.l.TrustedAt) && !slices.Contains(b.l.MadeDirs, id)
+}
+
 // keeps reports whether the ledger keeps n's git directory already.
 func (b *book) keeps(n platform.NestedRepo) bool {
 	if n.GitDir == n.Root {
@@ -343,4 +356,126 @@ func (b *book) keeps(n platform.NestedRepo) bool {
 // git directory.
 func gitPlaces(entries []string) []string {
 	return slices.DeleteFunc(slices.Clone(entries), func(e string) bool { return !strings.HasPrefix(e, ".git/") })
+}
+
+// maxOwn bounds the person's own repositories below the root that a
+// ledger keeps ([book.ownRoots]).
+const maxOwn = 512
+
+// ownRoots adds to the ledger's roots the person's own repositories
+// below the root that neither the index nor the workspace's first level
+// names (a clone in vendor/lib), so that their hooks, configuration and
+// the rest of their places are trusted as they are now and put back
+// after every command, as those directly in the workspace are; it
+// returns a line when it could not look everywhere. They are found once
+// for a ledger, by the walk that finds the repositories commands make
+// ([FindBelow]), when its first trusted state is taken: no command has
+// run in the workspace under this ledger yet, so every git directory
+// there is the person's, but those the ledger knows commands made
+// (Adopted, MadeDirs). Later ones are not the person's: one that
+// appears while a command runs is made by it, and one that appears
+// between commands is found by the walk after the next one and adopted
+// as made (git run there by the agent, or the person's file tools, can
+// not be told from the person's own). One whose git directory is no
+// longer the one found (rm -rf vendor/lib/.git && git init vendor/lib)
+// is kept as adopted from then on.
+func (b *book) ownRoots(g guarded) []string {
+	if len(b.l.RootPatterns)+len(b.l.RootConfigs) == 0 {
+		return nil
+	}
+	var lines []string
+	if !b.l.OwnWalked {
+		b.l.OwnWalked = true
+		ws := b.l.Workspace
+		outer, vouched := outerOwn(b.stateDir, ws)
+		w := &belowWatch{ws: ws, skip: g.skip, since: time.Now(), in: -1, madeDirs: known(b.stateDir, ws).madeDirs, found: func(string) {}}
+		w.setRoots(slices.Concat(b.l.Roots, b.l.Adopted))
+		more := false
+		w.oldRepo = func(dirfd int, rel string) {
+			if len(b.l.Own) >= maxOwn {
+				more = true
+				return
+			}
+			id := repoIDAt(dirfd, ".git")
+			if id != "" && (!outer || slices.Contains(vouched, id)) {
+				b.l.Own = append(b.l.Own, ownRepo{Root: filepath.Join(ws, rel), ID: id})
+			}
+		}
+		w.add(".", 0, false)
+		if w.partial || more {
+			lines = append(lines, "cordon: "+printable(ws)+": the guard looked for your own git repositories below the workspace's root through "+strconv.Itoa(maxBelowDirs)+" directories, "+strconv.Itoa(maxBelowDepth)+" deep, and keeps "+strconv.Itoa(maxOwn)+": the hooks and configuration of those past that are not guarded; look at them before you run git there")
+		}
+	}
+	own := b.l.Own[:0]
+	for _, o := range b.l.Own {
+		gitDir := filepath.Join(o.Root, ".git")
+		switch id := repoID(gitDir); {
+		case id == "":
+			// Gone: so is the person's claim on whatever comes there.
+		case id != o.ID:
+			if !slices.Contains(b.l.Adopted, o.Root) {
+				b.l.Adopted = append(b.l.Adopted, o.Root)
+			}
+		default:
+			own = append(own, o)
+			if !slices.Contains(b.l.Roots, o.Root) {
+				b.addRoot(platform.NestedRepo{Root: o.Root, GitDir: gitDir})
+			}
+		}
+	}
+	b.l.Own = own
+	return lines
+}
+
+// outerOwn reports whether a workspace holding ws has a ledger (the
+// agent worked there before: its commands could have made repositories
+// in ws, while running or between commands, and planted in them), and
+// the identities of the git directories such a ledger took as the
+// person's own. Below ws, only those are the person's: a repository a
+// command of the outer workspace made (then `cd` into ws), or one that
+// appeared between its commands, is not made the person's by a first
+// walk from ws (found by an attacker: a command made plant/vendor/lib
+// from the outer workspace, and ws=plant's first trusted state took it,
+// and what was planted in it, as the person's). An outer ledger of an
+// earlier cordon, which never took its own, vouches for none.
+func outerOwn(stateDir, ws string) (bool, []string) {
+	if stateDir == "" {
+		return false, nil
+	}
+	outer := false
+	var ids []string
+	for d := filepath.Dir(filepath.Clean(ws)); ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(ledgerFile(stateDir, d)); err == nil {
+			var l struct {
+				Workspace string    `json:"workspace"`
+				Own       []ownRepo `json:"own"`
+			}
+			if json.Unmarshal(data, &l) == nil && l.Workspace == d {
+				outer = true
+				for _, o := range l.Own {
+					ids = append(ids, o.ID)
+				}
+			}
+		}
+		if filepath.Dir(d) == d {
+			return outer, ids
+		}
+	}
+}
+
+// repoID is the identity of the git directory gitDir: [dirID], or its
+// device and inode where the file system keeps no birth time; "" when
+// it is no directory.
+func repoID(gitDir string) string { return repoIDAt(unix.AT_FDCWD, gitDir) }
+
+// repoIDAt is [repoID] of name in directory dirfd.
+func repoIDAt(dirfd int, name string) string {
+	if id := dirIDAt(dirfd, name); id != "" {
+		return id
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return ""
+	}
+	return strconv.FormatUint(st.Dev, 10) + ":" + strconv.FormatUint(st.Ino, 10)
 }
