@@ -11,8 +11,9 @@ import (
 // nothing of commands; and only package broker, which ends TLS for the
 // hosts that take a credential, uses an HTTP or TLS stack (the proxy and
 // the forwarder parse the little HTTP they need themselves). Linking
-// them costs every start of the shim their package initialisation,
-// about 0.1 ms (docs/performance.md): none of them runs on its path.
+// them costs every start of the shim their package initialisation, 8%
+// of cordon check's CPU (docs/performance.md, "The binary's start"):
+// none of them runs on its path.
 //
 // The shim links a YAML decoder (config already did, for config.yaml),
 // and rules/layers decodes rule files with it only when its cache misses;

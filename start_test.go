@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every command an agent runs starts this binary at least once (the
@@ -42,12 +43,7 @@ type initCost struct {
 // fails when its packages' initialisation allocates more than the
 // budgets above.
 func TestInitBudget(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "cordon")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildCordon(t)
 	cmd := exec.Command(bin, "version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr bytes.Buffer
@@ -98,3 +94,44 @@ func parseInitTrace(t *testing.T, trace []byte) []initCost {
 }
 
 func (c initCost) String() string { return fmt.Sprintf("%s %d", c.pkg, c.allocs) }
+
+// buildCordon builds the binary as install.sh and scripts/bench.sh do.
+func buildCordon(tb testing.TB) string {
+	bin := filepath.Join(tb.TempDir(), "cordon")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		tb.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// BenchmarkStart runs whole processes: the start alone (cordon version)
+// and judging a typical command (cordon check), with a state directory
+// of their own. Compare with -count and benchstat; the CPU time per run
+// is reported too, being less noisy than the wall time on a shared
+// machine.
+func BenchmarkStart(b *testing.B) {
+	bin := buildCordon(b)
+	state := b.TempDir()
+	for _, bc := range []struct {
+		name string
+		args []string
+	}{
+		{"version", []string{"version"}},
+		{"check", []string{"check", "--", "bash", "-lc", "rm -rf build && npm test"}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var cpu time.Duration
+			for b.Loop() {
+				cmd := exec.Command(bin, bc.args...)
+				cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("cordon %v: %v", bc.args, err)
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/op")
+		})
+	}
+}

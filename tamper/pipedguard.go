@@ -3,6 +3,7 @@ package tamper
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -18,19 +19,19 @@ import (
 
 // reserved are the names a piped shell does not let a statement redefine:
 // the builtins and reserved words of bash, dash and zsh that decide what
-// a line does.
-var reserved = map[string]bool{}
-
-func init() {
+// a line does. Built on first use: only piped shells and terminals ask.
+var reserved = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, n := range strings.Fields(`. : [ [[ ]] ! { } alias autoload bg bind break builtin caller case cd chdir
 		command compgen complete compopt continue declare dirs disown do done echo elif else emulate enable esac
 		eval exec exit export false fc fg fi for function getopts hash help history if in jobs kill let local
 		logout mapfile noglob popd print printf pushd pwd read readarray readonly return select set setopt shift
 		shopt source suspend test then time times trap true type typeset ulimit umask unalias unfunction unhash
 		unset unsetopt until wait whence where which while zmodload`) {
-		reserved[n] = true
+		m[n] = true
 	}
-}
+	return m
+})
 
 // Hijack returns why a piped shell refuses stmts as a redefinition of what
 // its refusals rely on, or "".
@@ -91,7 +92,7 @@ func Hijack(stmts []*syntax.Stmt) string {
 
 // reservedName reports whether a function or alias may not be named name.
 func reservedName(name string) bool {
-	return reserved[name] || strings.Contains(name, "/") || name == ""
+	return reserved()[name] || strings.Contains(name, "/") || name == ""
 }
 
 // HistoryBang reports whether text holds a ! that an interactive bash or
