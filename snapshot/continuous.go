@@ -254,6 +254,25 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	return res, s.added(added, m.ID)
 }
 
+// KeptChanged reports whether a file or link ws's index holds (what the
+// last round kept) is not as that round found it: its stat differs, it
+// is gone, or the round found it changing (racy). A session's manager
+// asks it before it leaves a round out: a write inotify does not see (a
+// shared mapping, a hard link named outside the workspace) still shows
+// in the file's times.
+func (s *Store) KeptChanged(ws string) bool {
+	for _, e := range s.Index(ws).Entries {
+		if e.Type != TypeFile && e.Type != TypeSymlink {
+			continue
+		}
+		fi, err := os.Lstat(e.Path)
+		if err != nil || e.Stat == "racy" || statKey(fi) != e.Stat {
+			return true
+		}
+	}
+	return false
+}
+
 // ChangedSince reports whether fi's inode changed at or after t: a
 // change made before the command started (by a person, between
 // commands) is not the command's doing.
