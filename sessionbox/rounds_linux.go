@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,11 +40,11 @@ type command struct {
 }
 
 // roundStart is called as a command the keeper is given (the seq-th)
-// starts: with something changed since the last round (a person's edit,
-// a background process's write), a saver starts now, which keeps the
-// repository's data and the files changed before the command, before
-// the command can destroy them (the pre-round), and runs the round
-// after it, as without a session.
+// starts, before it can: with something changed since the last round (a
+// person's edit, a background process's write), the files changed are
+// kept now ([manager.keepChanged]), and a saver starts, which keeps the
+// repository's data (the pre-round) and runs the round after the
+// command, as without a session.
 func (m *manager) roundStart(seq int, r *Round, pid int) {
 	if r == nil || r.Workspace == "" || r.Workspace != m.s.Policy.Workspace {
 		return
@@ -59,13 +60,72 @@ func (m *manager) roundStart(seq int, r *Round, pid int) {
 	if !m.changes.Dirty() {
 		return
 	}
-	st := m.store()
+	st := snapshot.Open(m.s.StateDir, r.Budgets)
 	clock, err := st.FileClock()
 	if err != nil {
 		return // (the round after the command runs all the same)
 	}
-	paths, known := m.changes.Paths()
-	c.saver = m.startSaver(c, clock, paths, known)
+	if paths, ok := m.changes.Paths(); ok {
+		m.keepChanged(st, clock, paths)
+	}
+	c.saver = m.startSaver(c, clock)
+}
+
+// keepChanged keeps in the workspace's index (see [snapshot.Store.Refresh])
+// the files among paths (relative to the workspace, what the watch saw
+// change since the last round) and below the directories among them,
+// up to maxKeepChanged, that changed before clock, the file clock read
+// before the command starts: what a person (or a background process)
+// changed between two commands is kept before the next command can
+// destroy it, so that it is there to undo; without a session nothing
+// tells which files changed, and only the repository's data is kept
+// before a command (shim.preRound). Not what is in a git directory (the
+// saver's pre-round keeps the repository's data) or in a regenerable
+// one.
+func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string) {
+	ws := m.s.Policy.Workspace
+	var files []string
+	n := 0
+	var add func(abs string)
+	add = func(abs string) {
+		if n++; n > maxKeepChanged {
+			return
+		}
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			des, _ := os.ReadDir(abs)
+			for _, d := range des {
+				if !m.leftOut(d.Name()) {
+					add(filepath.Join(abs, d.Name()))
+				}
+			}
+		case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
+			files = append(files, abs)
+		}
+	}
+	for _, rel := range paths {
+		if !slices.ContainsFunc(strings.Split(rel, "/"), m.leftOut) {
+			add(filepath.Join(ws, rel))
+		}
+	}
+	st.Refresh(ws, files, clock)
+}
+
+// maxKeepChanged bounds the files [manager.keepChanged] looks at.
+const maxKeepChanged = 4096
+
+// leftOut reports whether a directory called name is left out of what
+// [manager.keepChanged] keeps: a git directory, a regenerable one.
+func (m *manager) leftOut(name string) bool {
+	if name == ".git" {
+		return true
+	}
+	return slices.ContainsFunc(m.s.Policy.Regenerable, func(s string) bool {
+		ok, _ := filepath.Match(s, name)
+		return ok
+	})
 }
 
 // roundEnd is called once the seq-th command has ended, before its end
@@ -95,7 +155,7 @@ func (m *manager) roundEnd(seq int) {
 		return
 	}
 	m.changes.Clear()
-	if !m.startSaver(c, time.Time{}, nil, false) {
+	if !m.startSaver(c, time.Time{}) {
 		m.changes.Taint()
 	}
 }
@@ -113,40 +173,27 @@ func (m *manager) roundDue() bool {
 	if _, marked := guard.BelowSince(m.s.StateDir, m.s.Policy.Workspace); marked {
 		return true
 	}
-	return m.store().KeptChanged(m.s.Policy.Workspace) || sharedMapping(m.s.Policy.Workspace)
-}
-
-// store is the snapshot store of the session's state directory (its
-// budgets are the saver's to read).
-func (m *manager) store() *snapshot.Store {
-	return snapshot.Open(m.s.StateDir, snapshot.Budgets{})
+	st := snapshot.Open(m.s.StateDir, snapshot.Budgets{})
+	return st.KeptChanged(m.s.Policy.Workspace) || sharedMapping(m.s.Policy.Workspace)
 }
 
 // startSaver starts the saver for command c (with clock, the pre-round
-// too, told the paths changed when known) and marks it pending; false
-// when it could not be started.
-func (m *manager) startSaver(c *command, clock time.Time, paths []string, known bool) bool {
+// too) and marks it pending; false when it could not be started.
+func (m *manager) startSaver(c *command, clock time.Time) bool {
 	r := c.round
 	args := []string{r.Workspace, strconv.Itoa(c.pid), c.pidStart, strconv.FormatInt(r.Start, 10), r.Snapshot, r.Dir, r.Command}
-	var stdin []byte
 	if !clock.IsZero() {
 		args = append(args, strconv.FormatInt(clock.UnixNano(), 10))
-		if known && len(paths) > 0 {
-			args = append(args, "-")
-			stdin = []byte(strings.Join(paths, "\x00"))
-		}
 	}
 	cmd := exec.Command("/proc/self/exe", args...)
 	cmd.Args[0] = snapshot.SaverRole
 	cmd.Env, cmd.Dir = r.Env, "/"
-	cmd.Stdin = bytes.NewReader(stdin)
 	// In this process's group (reapOrphans leaves it to cmd.Wait), and
 	// spared when the session ends (see shutdown): its round completes.
 	if err := cmd.Start(); err != nil {
 		return false
 	}
-	st := m.store()
-	st.MarkPending(r.Workspace, c.pid, cmd.Process.Pid)
+	snapshot.Open(m.s.StateDir, r.Budgets).MarkPending(r.Workspace, c.pid, cmd.Process.Pid)
 	pid := cmd.Process.Pid
 	m.saversMu.Lock()
 	if m.savers == nil {

@@ -2,12 +2,10 @@ package shim
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/cordonsh/cordon/config"
@@ -34,34 +32,18 @@ import (
 
 // SnapshotRole is the hidden argv[0] that makes cordon the guard's
 // saver: SnapshotRole WORKSPACE PID PID-START START SNAPSHOT-ID DIR
-// COMMAND [CLOCK [-]], PID-START the command process's start
+// COMMAND [CLOCK], PID-START the command process's start
 // ([platform.ProcessStart], so that a reused pid is not waited for),
 // START the command's start in Unix nanoseconds, CLOCK the file clock
 // read before it ([snapshot.Store.FileClock]; without it, no pre-round).
-// With "-", standard input holds the paths (relative to WORKSPACE, each
-// ended by a NUL) that a session's watch saw change since the last
-// round: the pre-round keeps those files too (see preRound).
 const SnapshotRole = snapshot.SaverRole
 
 // SnapshotMain is the saver: it waits for process PID to end, then saves
 // the workspace. It prints nothing (its output goes nowhere); a failure
 // is appended to guard.log in the store.
 func SnapshotMain(args []string) int {
-	if len(args) < 7 || len(args) > 9 {
+	if len(args) != 7 && len(args) != 8 {
 		return 2
-	}
-	var changed []string
-	if len(args) == 9 {
-		if args[8] != "-" {
-			return 2
-		}
-		data, _ := io.ReadAll(io.LimitReader(os.Stdin, maxChangedInput))
-		for _, p := range strings.Split(string(data), "\x00") {
-			if p != "" {
-				changed = append(changed, p)
-			}
-		}
-		args = args[:8]
 	}
 	ws, pidStart, id, dir, command := args[0], args[2], args[4], args[5], args[6]
 	pid, err := strconv.Atoi(args[1])
@@ -79,7 +61,7 @@ func SnapshotMain(args []string) int {
 	store := snapshot.Open(decide.StateDir(getenv), snapshot.Budgets{File: int64(sn.MaxFile), Command: int64(sn.MaxCommand), Total: int64(sn.MaxTotal)})
 	if len(args) == 8 {
 		if clock, err := strconv.ParseInt(args[7], 10, 64); err == nil {
-			preRound(store, ws, time.Unix(0, clock), env, changed)
+			preRound(store, ws, time.Unix(0, clock), env)
 		}
 	}
 	snapshot.WaitExit(pid, pidStart)
@@ -269,27 +251,17 @@ func gitDirsOf(store *snapshot.Store, gitDir string) []string {
 // clock being the file clock read before the command started.
 // git is not run: it would contend with the command's git for the
 // index's lock.
-//
-// changed are the paths (relative to ws) a session's watch saw change
-// since the last round: a file among them (or below a directory among
-// them) that git may not restore (not in .git, not regenerable) and
-// that changed before clock is kept too, so that a person's edit
-// between two commands, or a background process's, is there to undo
-// when the command destroys it. Without a session nothing tells which
-// files changed, and git status would be needed: the pre-round keeps
-// the repository's data alone.
-func preRound(store *snapshot.Store, ws string, start time.Time, env []string, changed []string) {
+func preRound(store *snapshot.Store, ws string, start time.Time, env []string) {
 	gitDir := filepath.Join(ws, ".git")
 	if !repoIntact(gitDir) {
 		return
 	}
-	getenv := decide.EnvLookup(env)
-	loaded, err := decide.Rules(ws, getenv)
+	loaded, err := decide.Rules(ws, decide.EnvLookup(env))
 	if err != nil {
 		return
 	}
 	classes := loaded.Set.Paths()
-	paths := changedFiles(ws, changed, loaded.Set, &rules.Env{Home: getenv("HOME"), Workspace: ws, Getenv: getenv})
+	var paths []string
 	for _, g := range gitDirsOf(store, gitDir) {
 		for _, p := range snapshot.GitFiles(g, classes.GitData) {
 			if filepath.Base(p) != "index" {
@@ -299,48 +271,6 @@ func preRound(store *snapshot.Store, ws string, start time.Time, env []string, c
 		store.TrackNewObjects(g, gitDir, classes.GitObjects)
 	}
 	store.Refresh(ws, paths, start)
-}
-
-// maxChangedInput bounds the paths a saver reads on its standard input.
-const maxChangedInput = 16 << 20
-
-// maxChangedFiles bounds the files changedFiles looks at below the
-// directories among the paths.
-const maxChangedFiles = 4096
-
-// changedFiles returns the files among changed (relative to ws) and
-// below the directories among them, up to maxChangedFiles, without what
-// is in a git directory (the repository's data is kept on its own) or
-// regenerable (as the round leaves it out).
-func changedFiles(ws string, changed []string, set *rules.Set, renv *rules.Env) []string {
-	var out []string
-	n := 0
-	var add func(p string)
-	add = func(p string) {
-		if n++; n > maxChangedFiles {
-			return
-		}
-		if slices.Contains(strings.Split(p, string(filepath.Separator)), ".git") || set.IsRegenerable(renv, p) {
-			return
-		}
-		fi, err := os.Lstat(p)
-		switch {
-		case err != nil:
-		case fi.IsDir():
-			des, _ := os.ReadDir(p)
-			for _, d := range des {
-				add(filepath.Join(p, d.Name()))
-			}
-		case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
-			out = append(out, p)
-		}
-	}
-	for _, rel := range changed {
-		if p := filepath.Join(ws, filepath.FromSlash(rel)); decide.Within(p, []string{ws}) && p != ws {
-			add(p)
-		}
-	}
-	return out
 }
 
 // repoIntact reports whether git can be asked about the repository at

@@ -76,7 +76,7 @@ func (g *guardRound) session() *sessionbox.Round {
 		return nil
 	}
 	r := g.run
-	return &sessionbox.Round{Workspace: ws, Snapshot: r.saved, Dir: r.ctx.Dir, Command: r.command, Start: r.start.UnixNano(), Env: r.env}
+	return &sessionbox.Round{Workspace: ws, Snapshot: r.saved, Dir: r.ctx.Dir, Command: r.command, Start: r.start.UnixNano(), Env: r.env, Budgets: g.store.Budgets}
 }
 
 // startClosed starts cmd without the descriptors this process inherited

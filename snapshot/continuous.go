@@ -362,7 +362,7 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 		names += len(e.Path)
 	}
 	changed := false
-	var added int64
+	var added, stored int64
 	now := time.Now()
 	for _, p := range paths {
 		p = realParent(p)
@@ -391,9 +391,13 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 		} else {
 			var isNew bool
 			e.Type = TypeFile
+			if stored+fi.Size() > s.Budgets.Command {
+				continue // (bounded as a command's save is)
+			}
 			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
 				continue
 			}
+			stored += e.Size
 			if isNew {
 				added += e.Size
 			}
