@@ -34,7 +34,14 @@ func roundsBattery(t *testing.T, backend string) (*battery, *snapshot.Store) {
 	// other test runs they change all the time (a new session each
 	// command, whose first round always runs).
 	b.env = slices.DeleteFunc(b.env, func(v string) bool { return strings.HasPrefix(v, "SSH_AUTH_SOCK=") })
-	return b, snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{})
+	st := snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{})
+	// The session ends, and the round its end leaves running, before
+	// the workspace is removed.
+	t.Cleanup(func() {
+		stopSessions(t, b.home)
+		st.WaitPending(b.ws)
+	})
+	return b, st
 }
 
 // sessionBackends are the backends a session runs on.

@@ -151,21 +151,38 @@ func (m *manager) roundEnd(seq int) {
 		m.changes.Clear()
 		return
 	}
-	if !m.roundDue() {
+	if m.roundDue() {
+		m.changes.Clear()
+		if !m.startSaver(c, time.Time{}) {
+			m.changes.Taint()
+		}
 		return
 	}
-	m.changes.Clear()
-	if !m.startSaver(c, time.Time{}) {
-		m.changes.Taint()
-	}
+	// The look for shared mappings reads every process's maps (about 10
+	// ms): off the command's path, under a pending mark that names this
+	// process as the saver, which the next command waits for.
+	ws := c.round.Workspace
+	st := snapshot.Open(m.s.StateDir, c.round.Budgets)
+	st.MarkPending(ws, c.pid, os.Getpid())
+	go func() {
+		if sharedMapping(ws) {
+			m.changes.Clear()
+			if m.startSaver(c, time.Time{}) {
+				return // (its mark replaced this one)
+			}
+			m.changes.Taint()
+		}
+		st.DonePending(ws, c.pid, c.pidStart)
+	}()
 }
 
 // roundDue reports whether a round after a command may find anything:
 // the session's watch saw a change, or cannot tell; a mark of the watch
 // between commands is waiting for a round; a file the last round kept
-// is not as it found it ([snapshot.Store.KeptChanged]); a process has a
-// file in the workspace mapped shared (its writes raise no event until
-// it lets go of the mapping).
+// is not as it found it ([snapshot.Store.KeptChanged]). Else
+// [manager.roundEnd] looks for a process with a file in the workspace
+// mapped shared (its writes raise no event until it lets go of the
+// mapping).
 func (m *manager) roundDue() bool {
 	if m.changes.Dirty() {
 		return true
@@ -173,8 +190,7 @@ func (m *manager) roundDue() bool {
 	if _, marked := guard.BelowSince(m.s.StateDir, m.s.Policy.Workspace); marked {
 		return true
 	}
-	st := snapshot.Open(m.s.StateDir, snapshot.Budgets{})
-	return st.KeptChanged(m.s.Policy.Workspace) || sharedMapping(m.s.Policy.Workspace)
+	return snapshot.Open(m.s.StateDir, snapshot.Budgets{}).KeptChanged(m.s.Policy.Workspace)
 }
 
 // startSaver starts the saver for command c (with clock, the pre-round
