@@ -13,9 +13,6 @@ func (s *Store) CountRound(ws string) {}
 // Rounds is 0 here.
 func (s *Store) Rounds(ws string) int { return 0 }
 
-// Pending is 0 here.
-func (s *Store) Pending(ws string) int { return 0 }
-
 // MarkPending is a no-op here.
 func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }
 

@@ -53,12 +53,6 @@ func (s *Store) Rounds(ws string) int {
 	return n
 }
 
-// Pending is how many saves are marked pending for ws (due or not).
-func (s *Store) Pending(ws string) int {
-	des, _ := os.ReadDir(s.pendingDir(ws))
-	return len(des)
-}
-
 // MarkPending records that saver will save ws after process pid ends.
 func (s *Store) MarkPending(ws string, pid, saver int) error {
 	dir := s.pendingDir(ws)
