@@ -110,6 +110,17 @@ type belowWatch struct {
 	heads   []string
 	partial bool
 	said    bool // that the watch is partial
+	// mask, when set, are the events every watch asks for in place of
+	// belowEvents (the session's watch of changes asks for all of them:
+	// the snapshot round looks at everything).
+	mask uint32
+	// tree, when set, is told of each directory the walk does not go
+	// into (a .git, a regenerable directory's entries, a bare
+	// repository's objects): the session's watch of changes watches
+	// those for the snapshot round (see [Changes.Dirty]). self says
+	// whether the directory name in dirfd is to be watched itself, or
+	// only what is below it.
+	tree    func(dirfd int, name, rel string, self bool)
 	stopped atomic.Bool
 	mu      sync.Mutex // held while moving; stop takes it
 }
@@ -211,7 +222,7 @@ func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
 	}
 	defer unix.Close(fd)
 	if w.in >= 0 {
-		if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+		if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
 			if w.tops == nil {
 				w.tops = map[int32]string{}
 			}
@@ -219,6 +230,9 @@ func (w *belowWatch) regenerable(dirfd int, name, rel string, fresh bool) {
 		} else {
 			w.partial = true
 		}
+	}
+	if w.tree != nil {
+		w.tree(dirfd, name, rel, false)
 	}
 	names := readDirFD(fd)
 	if w.newBare != nil && isBare(names) && (fresh || bareChanged(fd, w.since)) {
@@ -330,10 +344,9 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		return
 	}
 	if w.in >= 0 {
-		const events = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
 		// (The descriptor's own name: the directory opened, whatever a
 		// link made of its path since.)
-		wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), events)
+		wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
 		if err != nil {
 			w.partial = true // ENOSPC: the kernel's limit on watches
 			return
@@ -360,9 +373,15 @@ func (w *belowWatch) addIn(fd int, rel string, depth int, fresh, moved bool) {
 		switch {
 		case d.typ == unix.DT_DIR:
 			if bare && d.name == "objects" {
+				if w.tree != nil {
+					w.tree(fd, d.name, path, true)
+				}
 				continue // (a git directory's objects: nothing git runs, and many)
 			}
 			if d.name == ".git" {
+				if w.tree != nil {
+					w.tree(fd, d.name, path, true)
+				}
 				if rel == "." || slices.Contains(w.roots, rel) || slices.Contains(w.adopted, rel) {
 					continue
 				}
@@ -520,7 +539,7 @@ func (w *belowWatch) watchGit(rel string) {
 		return
 	}
 	defer unix.Close(fd)
-	if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents); err == nil {
+	if wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events()); err == nil {
 		w.gitDirs[int32(wd)] = rel
 	}
 }
@@ -531,7 +550,7 @@ func (w *belowWatch) watchBehind(fd int) {
 	if w.in < 0 {
 		return
 	}
-	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), belowEvents)
+	wd, err := unix.InotifyAddWatch(w.in, "/proc/self/fd/"+strconv.Itoa(fd), w.events())
 	if err != nil {
 		w.partial = true
 		return
@@ -577,6 +596,16 @@ func (w *belowWatch) recheckLinks() {
 
 // belowEvents are the events the watch asks for.
 const belowEvents = unix.IN_CREATE | unix.IN_MOVED_TO | unix.IN_MODIFY | unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_ONLYDIR
+
+// events are the events each of w's watches asks for: one inode watched
+// twice by one inotify descriptor (a directory behind a link and in the
+// walk) has one mask, the last one asked for.
+func (w *belowWatch) events() uint32 {
+	if w.mask != 0 {
+		return w.mask
+	}
+	return belowEvents
+}
 
 // A linkKey is a link's target directory and whether the link changed:
 // a walk looks through each once.

@@ -2,7 +2,9 @@ package guard
 
 import (
 	"bytes"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -11,25 +13,62 @@ import (
 	"github.com/cordonsh/cordon/platform"
 )
 
-// Changes watches a session's workspace below its root for the whole
-// session (inotify on every directory the walk goes through, as the
-// watch between commands does), only to tell whether anything there may
-// have changed since a command's end: the next command's end walks the
-// workspace ([CheckBelow]) only then, so that a command that changed
-// nothing below the root costs a read of the queued events, not a walk.
+// Changes watches a session's workspace for the whole session (inotify
+// on every directory of it, the watch between commands' walk and more),
+// to tell two things without a walk:
+//
+//   - whether anything below the root may have changed at an auto-run
+//     place since a command's end ([Changes.Changed]): the next
+//     command's end walks the workspace ([CheckBelow]) only then;
+//   - whether anything at all in the workspace may have changed since
+//     the last snapshot round began ([Changes.Dirty]): the session's
+//     manager starts a round only then. For that it also watches what
+//     the walk leaves out (.git and every directory below it, the
+//     entries of regenerable directories and below, a bare repository's
+//     objects), and every kind of event (a removal, a rename away, a
+//     change of mode or times).
+//
+// One inotify descriptor, one reader. What inotify does not see (a
+// write through a shared mapping, or through a hard link whose name is
+// outside the workspace) is dealt with by the manager (docs/session.md).
 type Changes struct {
 	w     *belowWatch
 	ev    sync.Mutex // held while events are read and looked at
-	dirty bool
-	wake  int
-	stop  func()
+	dirty bool       // a place below the root may have changed
+	below bool       // there are places below the root to look for
+	ready atomic.Bool
+	// touched: something in the workspace changed since the last
+	// [Changes.Clear] (or the watch's start).
+	touched bool
+	// extra are the watches of the directories the walk leaves out,
+	// for the round alone: the directory, relative to the workspace.
+	extra        map[int32]string
+	extraPartial bool // some could not be watched (bounds, the kernel's limit)
+	// paths are what changed since the last Clear, relative to the
+	// workspace, up to maxChangedPaths; pathsLost when more did, or a
+	// queue overflowed.
+	paths     map[string]bool
+	pathsLost bool
+	stop      func()
 }
 
-// WatchChanges starts watching p's workspace for changes below its root
-// from since on (the first command's start); nil when there is nothing
-// to watch or no watch can be made (then every end walks).
+// roundEvents are every event that tells a change of a directory's
+// entries or of a file in it.
+const roundEvents = unix.IN_CREATE | unix.IN_DELETE | unix.IN_MOVED_FROM | unix.IN_MOVED_TO | unix.IN_MODIFY |
+	unix.IN_CLOSE_WRITE | unix.IN_ATTRIB | unix.IN_DELETE_SELF | unix.IN_MOVE_SELF | unix.IN_ONLYDIR
+
+// maxRoundDirs bounds the directories watched for the round alone (past
+// it, every round runs).
+var maxRoundDirs = 65536
+
+// maxChangedPaths bounds the paths [Changes.Paths] keeps.
+const maxChangedPaths = 4096
+
+// WatchChanges starts watching p's workspace for changes from since on
+// (the first command's start); nil when there is no workspace or no
+// watch can be made (then every end walks, and every round runs).
 func WatchChanges(p *platform.Policy, since time.Time) *Changes {
-	if p.Workspace == "" || !hasBelowEntries(p.RootGuarded) {
+	if p.Workspace == "" {
 		return nil
 	}
 	in, err := inotifyInit(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
@@ -41,13 +80,14 @@ func WatchChanges(p *platform.Policy, since time.Time) *Changes {
 		unix.Close(in)
 		return nil
 	}
-	c := &Changes{}
-	w := &belowWatch{ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}}
+	c := &Changes{below: hasBelowEntries(p.RootGuarded), extra: map[int32]string{}, touched: true, pathsLost: true}
+	w := &belowWatch{ws: p.Workspace, entries: p.RootGuarded, skip: p.Regenerable, since: since, in: in, dirs: map[int32]string{}, gitDirs: map[int32]string{}, mask: roundEvents}
 	mark := func(string) { c.dirty = true }
 	w.found, w.newRepo, w.newBare = mark, mark, mark
 	// A place in a directory changed since (moved in with it, before the
 	// first walk got there) counts: the walk at the end asks git.
 	w.clean = func(string) bool { return false }
+	w.tree = c.watchTree
 	w.setRoots(p.Nested)
 	c.w = w
 	// (Held until the first walk is done: an end before it waits.)
@@ -56,6 +96,7 @@ func WatchChanges(p *platform.Policy, since time.Time) *Changes {
 		defer unix.Close(in)
 		defer unix.Close(wake[0])
 		w.add(".", 0, false)
+		c.ready.Store(true)
 		c.ev.Unlock()
 		fds := []unix.PollFd{{Fd: int32(in), Events: unix.POLLIN}, {Fd: int32(wake[0]), Events: unix.POLLIN}}
 		for {
@@ -93,7 +134,12 @@ func (c *Changes) read() {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
 			name := string(bytes.TrimRight(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)], "\x00"))
 			off += unix.SizeofInotifyEvent + int(ev.Len)
-			c.w.event(ev.Wd, ev.Mask, name)
+			c.roundEvent(ev.Wd, ev.Mask, name)
+			// The walk's own events, as the watch between commands
+			// has them.
+			if ev.Mask&(belowEvents&^unix.IN_ONLYDIR|unix.IN_Q_OVERFLOW|unix.IN_IGNORED) != 0 {
+				c.w.event(ev.Wd, ev.Mask, name)
+			}
 		}
 	}
 	if c.w.relinks {
@@ -102,13 +148,93 @@ func (c *Changes) read() {
 	}
 }
 
-// Changed reports whether anything below the root may have changed
-// since the last call (or the watch's start): the events queued until
-// now are read first. Always true where the watch does not see
-// everything (more directories than it holds, events lost) or has
-// stopped.
+// roundEvent notes one event for the round: any event is a change (the
+// kernel raises none for reading), and a directory made or moved where
+// only the round's watch looks is watched too.
+func (c *Changes) roundEvent(wd int32, mask uint32, name string) {
+	c.touched = true
+	if mask&unix.IN_Q_OVERFLOW != 0 {
+		c.pathsLost = true // (the walk's event handling makes the watch partial)
+		return
+	}
+	dir, inExtra := c.extra[wd]
+	if !inExtra {
+		if dir = c.w.dirs[wd]; dir == "" {
+			dir = c.w.tops[wd]
+		}
+	}
+	if mask&unix.IN_IGNORED != 0 && inExtra {
+		delete(c.extra, wd)
+		return
+	}
+	if dir == "" || name == "" {
+		return
+	}
+	rel := join(dir, name)
+	if !c.pathsLost && !c.paths[rel] {
+		if len(c.paths) >= maxChangedPaths {
+			c.pathsLost = true
+		} else {
+			if c.paths == nil {
+				c.paths = map[string]bool{}
+			}
+			c.paths[rel] = true
+		}
+	}
+	// A directory made where the walk does not go (below .git, in
+	// node_modules), or a .git made where it does.
+	if mask&unix.IN_ISDIR != 0 && mask&(unix.IN_CREATE|unix.IN_MOVED_TO) != 0 && (inExtra || c.w.tops[wd] != "" || name == ".git") {
+		if fd, err := openBelow(c.w.ws, dir); err == nil {
+			c.watchTree(fd, name, rel, true)
+			unix.Close(fd)
+		}
+	}
+}
+
+// watchTree watches, for the round, the directory name in dirfd (rel
+// below the workspace; itself only when self) and every directory below
+// it, links never followed, c.ev held.
+func (c *Changes) watchTree(dirfd int, name, rel string, self bool) {
+	c.tree(dirfd, name, rel, self, 0)
+}
+
+func (c *Changes) tree(dirfd int, name, rel string, self bool, depth int) {
+	if c.w.stopped.Load() {
+		return
+	}
+	if depth > maxBelowDepth || len(c.extra) >= maxRoundDirs {
+		c.extraPartial = true
+		return
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if self {
+		wd, err := unix.InotifyAddWatch(c.w.in, "/proc/self/fd/"+strconv.Itoa(fd), roundEvents)
+		if err != nil {
+			c.extraPartial = true // ENOSPC: the kernel's limit on watches
+			return
+		}
+		if _, walked := c.w.dirs[int32(wd)]; !walked {
+			c.extra[int32(wd)] = rel
+		}
+	}
+	for _, d := range readDirFD(fd) {
+		if d.typ == unix.DT_DIR {
+			c.tree(fd, d.name, join(rel, d.name), true, depth+1)
+		}
+	}
+}
+
+// Changed reports whether anything below the root may have changed at
+// an auto-run place since the last call (or the watch's start): the
+// events queued until now are read first. Always true where the watch
+// does not see everything (more directories than it holds, events
+// lost), has stopped, or there are no such places.
 func (c *Changes) Changed() bool {
-	if c == nil {
+	if c == nil || !c.below {
 		return true
 	}
 	c.ev.Lock()
@@ -120,6 +246,69 @@ func (c *Changes) Changed() bool {
 	changed := c.dirty || c.w.partial
 	c.dirty = false
 	return changed
+}
+
+// Dirty reports whether anything in the workspace may have changed
+// since the last [Changes.Clear]: the events queued until now are read
+// first. Always true before the watch's first walk is done, once it
+// stopped, and where it does not see everything (directories past its
+// bounds or the kernel's limit, events lost): a round then runs.
+func (c *Changes) Dirty() bool {
+	if c == nil || !c.ready.Load() {
+		return true
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	if c.w.stopped.Load() {
+		return true
+	}
+	c.read()
+	return c.touched || c.w.partial || c.extraPartial
+}
+
+// Clear starts a new period for [Changes.Dirty] and [Changes.Paths]:
+// called as a round starts, before it reads anything, so that what
+// changes while it runs counts for the next one. A watch whose first
+// walk is not done stays dirty.
+func (c *Changes) Clear() {
+	if c == nil || !c.ready.Load() {
+		return
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	c.read()
+	c.touched, c.paths, c.pathsLost = false, nil, false
+}
+
+// Taint makes [Changes.Dirty] true until the next Clear: a round that
+// did not complete.
+func (c *Changes) Taint() {
+	if c == nil {
+		return
+	}
+	c.ev.Lock()
+	c.touched = true
+	c.ev.Unlock()
+}
+
+// Paths returns what changed since the last [Changes.Clear], relative
+// to the workspace (files and directories made, written, removed); ok
+// is false when that is not known (more than maxChangedPaths, events
+// lost, the watch not ready or partial).
+func (c *Changes) Paths() (paths []string, ok bool) {
+	if c == nil || !c.ready.Load() {
+		return nil, false
+	}
+	c.ev.Lock()
+	defer c.ev.Unlock()
+	c.read()
+	if c.pathsLost || c.w.partial || c.extraPartial || c.w.stopped.Load() {
+		return nil, false
+	}
+	for p := range c.paths {
+		paths = append(paths, p)
+	}
+	return paths, true
 }
 
 // Stop ends the watch.

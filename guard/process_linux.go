@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -365,7 +366,7 @@ func Main(args []string) int {
 	// The watch's git runs are this process's children too: they end
 	// before killAll, which would take them for the command's.
 	stopWatch()
-	killAll()
+	killAll(nil)
 	if abandoned {
 		select {
 		case <-done:
@@ -424,10 +425,14 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // killAll kills every process below this one (it is their subreaper:
 // double-forked and setsid'd ones included; SIGKILL ends stopped and
-// traced ones too) and reaps them, until none is left.
-func killAll() {
+// traced ones too) and reaps them, until none is left; but those spare
+// keeps (nil: none), which are left to run on.
+func killAll(spare func(pid int) bool) {
 	for i := 0; i < 100000; i++ {
 		pids := descendants(os.Getpid())
+		if spare != nil {
+			pids = slices.DeleteFunc(pids, spare)
+		}
 		for _, p := range pids {
 			unix.Kill(p, unix.SIGKILL)
 		}
@@ -442,6 +447,9 @@ func killAll() {
 			}
 		}
 		if len(pids) == 0 {
+			if spare != nil {
+				return // (what is left is spared)
+			}
 			time.Sleep(time.Millisecond)
 		}
 	}

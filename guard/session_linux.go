@@ -180,7 +180,7 @@ func CheckStateDir(p *platform.Policy, stateDir string) error { return checkStat
 
 // KillAll kills and reaps every process below this one; the caller
 // must be their subreaper (prctl PR_SET_CHILD_SUBREAPER).
-func KillAll() { killAll() }
+func KillAll(spare func(pid int) bool) { killAll(spare) }
 
 // InheritedFDs lists the descriptors open in this process, read with raw
 // system calls (none of the runtime's own, when called first thing).

@@ -40,6 +40,10 @@ type Options struct {
 	// Idle ends the session's sandbox after this long unused; 0 is
 	// DefaultIdle.
 	Idle time.Duration
+	// Round, when set, is the continuous guard's round after the
+	// command, which the session's manager starts when something in the
+	// workspace may have changed (see rounds_linux.go); nil: none.
+	Round *Round
 
 	// id and parts are what the session's key is made of (see socket):
 	// whose session, and a digest of each part a person can name, to
@@ -448,11 +452,12 @@ type keeperError string
 
 func (e keeperError) Error() string { return string(e) }
 
-// send gives the manager the command's credential values, then sends
+// send gives the manager the command's credential values and its round,
+// then sends
 // req, with the manager's variables for them, and waits for the
 // keeper's "pid N".
 func (o *Options) send(conn int, req *request) (int, error) {
-	if err := writeMsg(conn, o.Policy.Secrets()); err != nil {
+	if err := writeMsg(conn, &hello{Secrets: o.Policy.Secrets(), Round: o.Round}); err != nil {
 		return 0, err
 	}
 	var r credReply

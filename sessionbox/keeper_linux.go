@@ -19,7 +19,8 @@ import (
 // a path ending in it), the descriptor of its control socket to the
 // manager]. Each message on the control socket carries one connection
 // from a shim; the keeper serves each on a goroutine of its own and
-// tells the manager "+" when a command starts and "-" when it ends.
+// tells the manager "+" when a command starts and "-N" when the one of
+// the N-th connection ends.
 func KeeperMain(args []string) int {
 	ctl := -1
 	if len(args) == 2 {
@@ -61,7 +62,9 @@ func KeeperMain(args []string) int {
 			k.acks <- struct{}{}
 		}
 		for _, fd := range fds {
-			go k.serve(fd)
+			// Numbered as the manager numbers what it sends, in order.
+			k.seq++
+			go k.serve(fd, k.seq)
 		}
 	}
 }
@@ -74,6 +77,7 @@ type keeper struct {
 	acks chan struct{} // the manager's answers to "-", in order
 	// proxy is the forwarder's address with the network allowlist.
 	proxy string
+	seq   int // the connections received
 }
 
 // tell sends the manager one message.
@@ -93,7 +97,7 @@ func (k *keeper) tell(msg string) error {
 // manager): what the command started in other groups or sessions
 // (setsid) may hold the agent's pipes, and cannot be told from what
 // earlier commands left running.
-func (k *keeper) serve(conn int) {
+func (k *keeper) serve(conn int, seq int) {
 	defer unix.Close(conn)
 	req, fds, err := recvRequest(conn)
 	if err != nil {
@@ -149,7 +153,7 @@ func (k *keeper) serve(conn int) {
 	// reader has ended, so that it cannot read another connection's
 	// descriptor of the same number.
 	<-read
-	if k.tell("-") == nil {
+	if k.tell("-"+strconv.Itoa(seq)) == nil {
 		select {
 		case <-k.acks:
 		case <-time.After(5 * time.Second):

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -59,6 +60,20 @@ type manager struct {
 	// (brokerErr says why, when it should have).
 	broker    *platform.Brokerage
 	brokerErr error
+	// The continuous guard's rounds (rounds_linux.go): the commands
+	// whose round is this manager's, by the number of their connection
+	// to the keeper (seq, the last one), and the savers running.
+	commands map[int]*command
+	seq      int
+	saversMu sync.Mutex
+	savers   map[int]bool
+}
+
+// A shimConn is a shim's connection, checked, with what it said first.
+type shimConn struct {
+	fd    int
+	round *Round
+	pid   int // the shim's
 }
 
 // ManagerMain is the session's manager; args are [ManagerRole]. Its
@@ -349,8 +364,8 @@ func (m *manager) listen() error {
 // SIGTERM (cordon sandbox --stop).
 func (m *manager) serve() {
 	end := make(chan struct{}, 8)
-	activity := make(chan int, 64) // +1 a command started, -1 one ended
-	conns := make(chan int)
+	activity := make(chan int, 64) // +1 a command started, -SEQ the SEQ-th ended
+	conns := make(chan shimConn)
 	go func() {
 		for {
 			conn, _, err := unix.Accept4(m.lis, unix.SOCK_CLOEXEC)
@@ -361,13 +376,14 @@ func (m *manager) serve() {
 				end <- struct{}{}
 				return
 			}
-			if !m.outside(conn) {
+			pid, ok := m.outside(conn)
+			if !ok {
 				unix.Close(conn)
 				continue
 			}
 			go func() {
-				if m.credentials(conn) {
-					conns <- conn
+				if round, ok := m.credentials(conn); ok {
+					conns <- shimConn{fd: conn, round: round, pid: pid}
 				} else {
 					unix.Close(conn)
 				}
@@ -385,12 +401,19 @@ func (m *manager) serve() {
 				end <- struct{}{}
 				return
 			}
+			if buf[0] == '-' { // "-SEQ", answered with 'a' once the ticket is dealt with
+				seq, err := strconv.Atoi(string(buf[1:n]))
+				if err != nil || seq <= 0 {
+					end <- struct{}{}
+					return
+				}
+				activity <- -seq
+				continue
+			}
 			for _, c := range buf[:n] {
 				switch c {
 				case '+':
 					activity <- 1
-				case '-': // answered with 'a' once the ticket is dealt with
-					activity <- -1
 				case '!': // a command was abandoned: see keeper.serve
 					end <- struct{}{}
 					return
@@ -422,7 +445,7 @@ func (m *manager) serve() {
 		select {
 		case <-end:
 			return
-		case conn := <-conns:
+		case c := <-conns:
 			// The guard's ticket first: the command starts once the
 			// keeper has the connection.
 			// The command reconciles before it starts: the watch stops.
@@ -431,20 +454,31 @@ func (m *manager) serve() {
 				m.since = time.Now()
 			}
 			if m.hold() == nil {
-				unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(conn), nil, 0)
+				// Its round's pre-round reads the file clock before it
+				// starts; the keeper numbers connections in this order.
+				seq := m.seq + 1
+				m.roundStart(seq, c.round, c.pid)
+				if err := unix.Sendmsg(m.ctl, []byte{'c'}, unix.UnixRights(c.fd), nil, 0); err == nil {
+					m.seq = seq
+				} else {
+					delete(m.commands, seq)
+				}
 			}
-			unix.Close(conn)
+			unix.Close(c.fd)
 			last = time.Now()
 		case d := <-activity:
-			running += d
 			last = time.Now()
-			if d < 0 {
-				m.checkBelow()
-				if running <= 0 {
-					m.release()
-				}
-				unix.Write(m.ctl, []byte{'a'})
+			if d > 0 {
+				running += d
+				break
 			}
+			running--
+			m.checkBelow()
+			if running <= 0 {
+				m.release()
+			}
+			m.roundEnd(-d)
+			unix.Write(m.ctl, []byte{'a'})
 		case <-tick.C:
 			if running <= 0 && time.Since(last) >= idle {
 				return
@@ -460,14 +494,16 @@ func (m *manager) serve() {
 
 // credentials reads a command's credential values from conn, gives them
 // to the session's broker, and answers with the command's variables for
-// them (see credReply). False: the shim is gone or said nothing in time.
-func (m *manager) credentials(conn int) bool {
+// them (see credReply); it returns the command's round. False: the
+// shim is gone or said nothing in time.
+func (m *manager) credentials(conn int) (*Round, bool) {
 	unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{Sec: 5})
 	defer unix.SetsockoptTimeval(conn, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
-	var secrets []string
-	if err := readMsg(conn, &secrets); err != nil {
-		return false
+	var h hello
+	if err := readMsg(conn, &h); err != nil {
+		return nil, false
 	}
+	secrets := h.Secrets
 	var r credReply
 	switch {
 	case len(secrets) == 0:
@@ -481,7 +517,7 @@ func (m *manager) credentials(conn int) bool {
 		r.Note = "cordon: credentials withheld from the sandbox: the credential broker cannot run (" + oneLine(m.brokerErr.Error()) + ")"
 	}
 	r.Git = m.broker.GitConfig(m.s.Policy)
-	return writeMsg(conn, &r) == nil
+	return h.Round, writeMsg(conn, &r) == nil
 }
 
 // DefaultIdle is how long a session's sandbox lives without a command.
@@ -496,7 +532,9 @@ func (m *manager) shutdown() {
 		os.Remove(m.s.Socket + busySuffix)
 		unix.Close(m.lis)
 	}
-	guard.KillAll()
+	// (The savers are spared: the rounds after the last commands
+	// complete, and their marks tell the next commands to wait.)
+	guard.KillAll(m.saver)
 	m.stopBetween()
 	m.changes.Stop()
 	if m.held {
@@ -506,27 +544,27 @@ func (m *manager) shutdown() {
 	}
 }
 
-// outside reports whether the peer of conn is this user's and runs
+// outside reports, with its pid, whether the peer of conn is this user's and runs
 // outside every sandbox: in this process's user and pid namespaces
 // (bwrap makes new ones), under no more seccomp filters than this
 // process (both sandboxes add one, and no process can shed one). The
 // mount namespace is not compared: a host process may show one of a
 // thread's own (cordon's Landlock probe).
-func (m *manager) outside(conn int) bool {
+func (m *manager) outside(conn int) (pid int, ok bool) {
 	cred, err := unix.GetsockoptUcred(conn, unix.SOL_SOCKET, unix.SO_PEERCRED)
 	if err != nil || int(cred.Uid) != os.Geteuid() || cred.Pid <= 0 {
-		return false
+		return 0, false
 	}
 	ns, filters, err := identity(int(cred.Pid))
 	if err != nil || filters > m.filters {
-		return false
+		return 0, false
 	}
 	for k, v := range m.self {
 		if ns[k] != v {
-			return false
+			return 0, false
 		}
 	}
-	return true
+	return int(cred.Pid), true
 }
 
 // identity is process pid's namespaces and number of seccomp filters.

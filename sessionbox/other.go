@@ -19,6 +19,7 @@ type Options struct {
 	Argv, Env []string
 	Session   string
 	Idle      time.Duration
+	Round     *Round
 }
 
 // Exec returns at once: sessions need Linux.

@@ -154,6 +154,13 @@ func writeLine(fd int, format string, a ...any) error {
 // the request it reads holds placeholders, never a value.
 
 // A credReply is the manager's answer to a command's credentials.
+// hello is the shim's first message to the manager: the command's
+// credential values (see [platform.Policy.Secrets]) and its round.
+type hello struct {
+	Secrets []string `json:"secrets,omitempty"`
+	Round   *Round   `json:"round,omitempty"`
+}
+
 type credReply struct {
 	// Env are the command's variables for them: placeholders, and the
 	// bundle that trusts the broker.

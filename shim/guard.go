@@ -36,7 +36,7 @@ import (
 // ([platform.ProcessStart], so that a reused pid is not waited for),
 // START the command's start in Unix nanoseconds, CLOCK the file clock
 // read before it ([snapshot.Store.FileClock]; without it, no pre-round).
-const SnapshotRole = "cordon-snapshot"
+const SnapshotRole = snapshot.SaverRole
 
 // SnapshotMain is the saver: it waits for process PID to end, then saves
 // the workspace. It prints nothing (its output goes nowhere); a failure
@@ -81,6 +81,7 @@ func SnapshotMain(args []string) int {
 	}
 	defer unlock()
 	defer store.DonePending(ws, pid, pidStart)
+	store.CountRound(ws)
 	began := time.Unix(0, start)
 	if len(args) == 8 {
 		if clock, err := strconv.ParseInt(args[7], 10, 64); err == nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cordonsh/cordon/decide"
 	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/sessionbox"
 )
 
 // startGuard starts the guard's saver for this command (see [SnapshotRole])
@@ -25,11 +26,8 @@ import (
 // which the command keeps once the shell is exec'd, tells it when the
 // command has ended.
 func (r *run) startGuard(store *snapshot.Store, c *decide.Confinement, dir, id, command string, start time.Time) {
-	ws := c.Workspace.Dir
-	if ws == "" || !c.Settings.Snapshots.ContinuousOn() {
-		return
-	}
-	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+	ws, ok := guardOn(c)
+	if !ok {
 		return
 	}
 	self, err := decide.Executable()
@@ -51,6 +49,34 @@ func (r *run) startGuard(store *snapshot.Store, c *decide.Confinement, dir, id, 
 	}
 	store.MarkPending(ws, os.Getpid(), cmd.Process.Pid)
 	cmd.Process.Release()
+}
+
+// guardOn returns the workspace of c when the continuous guard keeps it:
+// a git workspace, the settings leaving the guard on.
+func guardOn(c *decide.Confinement) (string, bool) {
+	ws := c.Workspace.Dir
+	if ws == "" || !c.Settings.Snapshots.ContinuousOn() {
+		return "", false
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".git")); err != nil {
+		return "", false
+	}
+	return ws, true
+}
+
+// session is the round for the session's manager to start after the
+// command when something may have changed (see package sessionbox); nil
+// when the guard keeps nothing here.
+func (g *guardRound) session() *sessionbox.Round {
+	if g == nil {
+		return nil
+	}
+	ws, ok := guardOn(g.c)
+	if !ok {
+		return nil
+	}
+	r := g.run
+	return &sessionbox.Round{Workspace: ws, Snapshot: r.saved, Dir: r.ctx.Dir, Command: r.command, Start: r.start.UnixNano(), Env: r.env, Budgets: g.store.Budgets}
 }
 
 // startClosed starts cmd without the descriptors this process inherited

@@ -56,7 +56,8 @@ type run struct {
 	// saved is the snapshot taken before the command ran ("" for none),
 	// and command its text, for the continuous snapshot saver.
 	saved, command string
-	judged         bool // the command was decided (not --version, say)
+	judged         bool        // the command was decided (not --version, say)
+	round          *guardRound // the continuous guard's round after it, nil for none
 	// pin is the script the shell reads, as it was judged: checked again
 	// just before the shell starts.
 	pin *pin
@@ -310,14 +311,14 @@ func (r *run) execIn(c *decide.Confinement) int {
 		r.print(decide.UnconfinedNotice(decide.StateDir(decide.EnvLookup(r.env))))
 	}
 	r.print(decide.ForeignNotice(c, decide.StateDir(decide.EnvLookup(r.env))))
-	r.startSnapshots(c)
+	r.prepareRound(c)
 	getenv := decide.EnvLookup(r.env)
 	if r.pin != nil {
 		if why := r.pin.changed(); why != "" {
 			return r.fail("%s", why)
 		}
 	}
-	err := ExecConfined(c, decide.StateDir(getenv), r.real, r.argv, getenv, true)
+	err := execConfined(c, decide.StateDir(getenv), r.real, r.argv, getenv, true, r.round)
 	return r.fail("cannot run the real shell: %v", err)
 }
 

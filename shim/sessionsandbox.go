@@ -16,6 +16,13 @@ import (
 // CORDON_SESSION names, or, when agent is true, the agent process that
 // started this one. It returns only when the program could not be run.
 func ExecConfined(c *decide.Confinement, stateDir, path string, argv []string, getenv func(string) string, agent bool) error {
+	return execConfined(c, stateDir, path, argv, getenv, agent, nil)
+}
+
+// execConfined is ExecConfined with the command's continuous guard round
+// (nil: none): the session's manager starts it when something may have
+// changed; in a sandbox of its own, its saver starts now.
+func execConfined(c *decide.Confinement, stateDir, path string, argv []string, getenv func(string) string, agent bool, round *guardRound) error {
 	env := c.Policy.Env
 	named := getenv("CORDON_SESSION")
 	if c.Settings != nil && c.Settings.Sandbox.SessionOn() && (agent || named != "") {
@@ -24,8 +31,10 @@ func ExecConfined(c *decide.Confinement, stateDir, path string, argv []string, g
 		sessionbox.Exec(&sessionbox.Options{
 			Backend: c.Backend, Policy: c.Policy, StateDir: stateDir,
 			Path: path, Argv: argv, Env: env, Session: named, Idle: c.Settings.Sandbox.SessionIdle,
+			Round: round.session(),
 		})
 	}
+	round.startSaver()
 	return guard.Exec(c.Backend, c.Policy, stateDir, path, argv, env)
 }
 

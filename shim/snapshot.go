@@ -69,10 +69,11 @@ func saveBeforeRun(ctx *decide.Context, d *decision.Decision) {
 	}
 }
 
-// startSnapshots waits for the continuous saver's pending save of the
-// workspace and starts the saver for this command, confined by c, right
+// prepareRound waits for the continuous saver's pending save of the
+// workspace and makes this command's round (r.round), confined by c,
+// which [execConfined] hands to the session's manager or starts right
 // before the shell runs; only for a command that was decided.
-func (r *run) startSnapshots(c *decide.Confinement) {
+func (r *run) prepareRound(c *decide.Confinement) {
 	if !r.judged || r.ctx == nil {
 		return
 	}
@@ -83,7 +84,23 @@ func (r *run) startSnapshots(c *decide.Confinement) {
 	if ws := c.Workspace.Dir; ws != "" {
 		store.WaitPending(ws)
 	}
-	r.startGuard(store, c, r.ctx.Dir, r.saved, r.command, r.start)
+	r.round = &guardRound{run: r, store: store, c: c}
+}
+
+// A guardRound is the continuous guard's round after one command.
+type guardRound struct {
+	run   *run
+	store *snapshot.Store
+	c     *decide.Confinement
+}
+
+// startSaver starts the round's saver (nil: none), for a command run in
+// a sandbox of its own.
+func (g *guardRound) startSaver() {
+	if g != nil {
+		r := g.run
+		r.startGuard(g.store, g.c, r.ctx.Dir, r.saved, r.command, r.start)
+	}
 }
 
 // snapshotStore is the store for a command confined by c, or why there

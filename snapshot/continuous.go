@@ -254,6 +254,25 @@ func (s *Store) Track(ws string, paths []string, m *Manifest, extra ...Entry) (*
 	return res, s.added(added, m.ID)
 }
 
+// KeptChanged reports whether a file or link ws's index holds (what the
+// last round kept) is not as that round found it: its stat differs, it
+// is gone, or the round found it changing (racy). A session's manager
+// asks it before it leaves a round out: a write inotify does not see (a
+// shared mapping, a hard link named outside the workspace) still shows
+// in the file's times.
+func (s *Store) KeptChanged(ws string) bool {
+	for _, e := range s.Index(ws).Entries {
+		if e.Type != TypeFile && e.Type != TypeSymlink {
+			continue
+		}
+		fi, err := os.Lstat(e.Path)
+		if err != nil || e.Stat == "racy" || statKey(fi) != e.Stat {
+			return true
+		}
+	}
+	return false
+}
+
 // ChangedSince reports whether fi's inode changed at or after t: a
 // change made before the command started (by a person, between
 // commands) is not the command's doing.
@@ -343,7 +362,7 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 		names += len(e.Path)
 	}
 	changed := false
-	var added int64
+	var added, stored int64
 	now := time.Now()
 	for _, p := range paths {
 		p = realParent(p)
@@ -372,9 +391,13 @@ func (s *Store) Refresh(ws string, paths []string, clock time.Time) error {
 		} else {
 			var isNew bool
 			e.Type = TypeFile
+			if stored+fi.Size() > s.Budgets.Command {
+				continue // (bounded as a command's save is)
+			}
 			if e.Object, e.Size, isNew, err = s.store(p); err != nil {
 				continue
 			}
+			stored += e.Size
 			if isNew {
 				added += e.Size
 			}

@@ -4,6 +4,15 @@ package snapshot
 
 // The continuous guard runs on Unix only; see pending_unix.go.
 
+// SaverRole is the continuous guard's saver's role (Unix only).
+const SaverRole = "cordon-snapshot"
+
+// CountRound is a no-op here.
+func (s *Store) CountRound(ws string) {}
+
+// Rounds is 0 here.
+func (s *Store) Rounds(ws string) int { return 0 }
+
 // MarkPending is a no-op here.
 func (s *Store) MarkPending(ws string, pid, saver int) error { return nil }
 

@@ -31,6 +31,28 @@ func (s *Store) pendingDir(ws string) string {
 	return filepath.Join(s.Dir, "pending", indexID(ws)[len("index-"):])
 }
 
+// SaverRole is the hidden argv[0] that makes cordon the continuous
+// guard's saver (its arguments: see shim.SnapshotMain). The shim starts
+// one per command; a session's manager starts one only when something
+// in the workspace may have changed (docs/session.md).
+const SaverRole = "cordon-snapshot"
+
+// CountRound adds one to ws's count of rounds (see [Store.Rounds]); the
+// caller holds ws's saving lock ([Store.LockPending]).
+func (s *Store) CountRound(ws string) {
+	file := s.pendingDir(ws) + ".rounds"
+	os.WriteFile(file, []byte(strconv.Itoa(s.Rounds(ws)+1)), 0o600)
+}
+
+// Rounds is how many rounds of the continuous guard have run for ws
+// (tests and benchmarks read it: a command that changes nothing starts
+// none in a session).
+func (s *Store) Rounds(ws string) int {
+	data, _ := os.ReadFile(s.pendingDir(ws) + ".rounds")
+	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return n
+}
+
 // MarkPending records that saver will save ws after process pid ends.
 func (s *Store) MarkPending(ws string, pid, saver int) error {
 	dir := s.pendingDir(ws)

@@ -1,0 +1,284 @@
+package sessionbox
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cordonsh/cordon/guard"
+	"github.com/cordonsh/cordon/platform"
+	"github.com/cordonsh/cordon/snapshot"
+)
+
+// The continuous guard's rounds, in a session: without a session, every
+// command in a git workspace starts a saver (cordon's role
+// [snapshot.SaverRole]) that waits for it to end and then runs one round
+// (git status, the repository's data, the below-root walk), and the next
+// command waits for that round. Most of an agent's commands change
+// nothing (cat, grep, git log, a test that writes only caches). In a
+// session the manager starts the saver instead, and only when something
+// in the workspace may have changed: its watch of the workspace
+// ([guard.Changes], one for the session's life) saw an event anywhere
+// in it since the last round began (.git and regenerable directories
+// included), cannot see everything, or the checks below say so. What
+// the saver does is the same as without a session, so is its pending
+// mark in the store, which the next command (and cordon undo) waits for.
+// See docs/session.md for why a round left out loses nothing.
+
+// A command is one command of the session whose round is the manager's.
+type command struct {
+	round    *Round
+	pid      int    // the shim's
+	pidStart string // ([platform.ProcessStart])
+	saver    bool   // a saver was started as it started (it runs the round after it)
+}
+
+// roundStart is called as a command the keeper is given (the seq-th)
+// starts, before it can: with something changed since the last round (a
+// person's edit, a background process's write), the files changed are
+// kept now ([manager.keepChanged]), and a saver starts, which keeps the
+// repository's data (the pre-round) and runs the round after the
+// command, as without a session.
+func (m *manager) roundStart(seq int, r *Round, pid int) {
+	if r == nil || r.Workspace == "" || r.Workspace != m.s.Policy.Workspace {
+		return
+	}
+	if m.changes == nil {
+		m.changes = guard.WatchChanges(m.s.Policy, m.since)
+	}
+	c := &command{round: r, pid: pid, pidStart: platform.ProcessStart(pid)}
+	if m.commands == nil {
+		m.commands = map[int]*command{}
+	}
+	m.commands[seq] = c
+	if !m.changes.Dirty() {
+		return
+	}
+	st := snapshot.Open(m.s.StateDir, r.Budgets)
+	clock, err := st.FileClock()
+	if err != nil {
+		return // (the round after the command runs all the same)
+	}
+	if paths, ok := m.changes.Paths(); ok {
+		m.keepChanged(st, clock, paths)
+	}
+	c.saver = m.startSaver(c, clock)
+}
+
+// keepChanged keeps in the workspace's index (see [snapshot.Store.Refresh])
+// the files among paths (relative to the workspace, what the watch saw
+// change since the last round) and below the directories among them,
+// up to maxKeepChanged, that changed before clock, the file clock read
+// before the command starts: what a person (or a background process)
+// changed between two commands is kept before the next command can
+// destroy it, so that it is there to undo; without a session nothing
+// tells which files changed, and only the repository's data is kept
+// before a command (shim.preRound). Not what is in a git directory (the
+// saver's pre-round keeps the repository's data) or in a regenerable
+// one.
+func (m *manager) keepChanged(st *snapshot.Store, clock time.Time, paths []string) {
+	ws := m.s.Policy.Workspace
+	var files []string
+	n := 0
+	var add func(abs string)
+	add = func(abs string) {
+		if n++; n > maxKeepChanged {
+			return
+		}
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+		case fi.IsDir():
+			des, _ := os.ReadDir(abs)
+			for _, d := range des {
+				if !m.leftOut(d.Name()) {
+					add(filepath.Join(abs, d.Name()))
+				}
+			}
+		case fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0:
+			files = append(files, abs)
+		}
+	}
+	for _, rel := range paths {
+		if !slices.ContainsFunc(strings.Split(rel, "/"), m.leftOut) {
+			add(filepath.Join(ws, rel))
+		}
+	}
+	st.Refresh(ws, files, clock)
+}
+
+// maxKeepChanged bounds the files [manager.keepChanged] looks at.
+const maxKeepChanged = 4096
+
+// leftOut reports whether a directory called name is left out of what
+// [manager.keepChanged] keeps: a git directory, a regenerable one.
+func (m *manager) leftOut(name string) bool {
+	if name == ".git" {
+		return true
+	}
+	return slices.ContainsFunc(m.s.Policy.Regenerable, func(s string) bool {
+		ok, _ := filepath.Match(s, name)
+		return ok
+	})
+}
+
+// roundEnd is called once the seq-th command has ended, before its end
+// is answered (so before its shim exits and another command can start
+// in the workspace): a round is due when anything may have changed
+// since the last one began, and then marked pending before this returns.
+func (m *manager) roundEnd(seq int) {
+	c := m.commands[seq]
+	delete(m.commands, seq)
+	// Commands whose shim is gone without an end (the keeper could not
+	// start them) are forgotten.
+	for s, o := range m.commands {
+		if !snapshot.Running(o.pid, o.pidStart) {
+			delete(m.commands, s)
+		}
+	}
+	if c == nil {
+		return
+	}
+	if c.saver {
+		// Its saver runs the round once the shim has exited, which is
+		// after this: what changes from now on is the next round's.
+		m.changes.Clear()
+		return
+	}
+	if m.roundDue() {
+		m.changes.Clear()
+		if !m.startSaver(c, time.Time{}) {
+			m.changes.Taint()
+		}
+		return
+	}
+	// The look for shared mappings reads every process's maps (about 10
+	// ms): off the command's path, under a pending mark that names this
+	// process as the saver, which the next command waits for.
+	ws := c.round.Workspace
+	st := snapshot.Open(m.s.StateDir, c.round.Budgets)
+	st.MarkPending(ws, c.pid, os.Getpid())
+	go func() {
+		if sharedMapping(ws) {
+			m.changes.Clear()
+			if m.startSaver(c, time.Time{}) {
+				return // (its mark replaced this one)
+			}
+			m.changes.Taint()
+		}
+		st.DonePending(ws, c.pid, c.pidStart)
+	}()
+}
+
+// roundDue reports whether a round after a command may find anything:
+// the session's watch saw a change, or cannot tell; a mark of the watch
+// between commands is waiting for a round; a file the last round kept
+// is not as it found it ([snapshot.Store.KeptChanged]). Else
+// [manager.roundEnd] looks for a process with a file in the workspace
+// mapped shared (its writes raise no event until it lets go of the
+// mapping).
+func (m *manager) roundDue() bool {
+	if m.changes.Dirty() {
+		return true
+	}
+	if _, marked := guard.BelowSince(m.s.StateDir, m.s.Policy.Workspace); marked {
+		return true
+	}
+	return snapshot.Open(m.s.StateDir, snapshot.Budgets{}).KeptChanged(m.s.Policy.Workspace)
+}
+
+// startSaver starts the saver for command c (with clock, the pre-round
+// too) and marks it pending; false when it could not be started.
+func (m *manager) startSaver(c *command, clock time.Time) bool {
+	r := c.round
+	args := []string{r.Workspace, strconv.Itoa(c.pid), c.pidStart, strconv.FormatInt(r.Start, 10), r.Snapshot, r.Dir, r.Command}
+	if !clock.IsZero() {
+		args = append(args, strconv.FormatInt(clock.UnixNano(), 10))
+	}
+	cmd := exec.Command("/proc/self/exe", args...)
+	cmd.Args[0] = snapshot.SaverRole
+	cmd.Env, cmd.Dir = r.Env, "/"
+	// In this process's group (reapOrphans leaves it to cmd.Wait), and
+	// spared when the session ends (see shutdown): its round completes.
+	if err := cmd.Start(); err != nil {
+		return false
+	}
+	snapshot.Open(m.s.StateDir, r.Budgets).MarkPending(r.Workspace, c.pid, cmd.Process.Pid)
+	pid := cmd.Process.Pid
+	m.saversMu.Lock()
+	if m.savers == nil {
+		m.savers = map[int]bool{}
+	}
+	m.savers[pid] = true
+	m.saversMu.Unlock()
+	changes := m.changes
+	go func() {
+		err := cmd.Wait()
+		m.saversMu.Lock()
+		delete(m.savers, pid)
+		m.saversMu.Unlock()
+		if err != nil {
+			// Not completed: the next command's end starts a round.
+			changes.Taint()
+		}
+	}()
+	return true
+}
+
+// saver reports whether pid is a saver this manager started.
+func (m *manager) saver(pid int) bool {
+	m.saversMu.Lock()
+	defer m.saversMu.Unlock()
+	return m.savers[pid]
+}
+
+// sharedMapping reports whether a process this user may look at has a
+// file in ws (or below it) mapped shared: a write through such a
+// mapping raises no inotify event until the mapping's end (IN_CLOSE_WRITE
+// then). Processes whose maps cannot be read are taken as having none.
+func sharedMapping(ws string) bool {
+	des, err := os.ReadDir("/proc")
+	if err != nil {
+		return true
+	}
+	self := strconv.Itoa(os.Getpid())
+	prefix := []byte(" " + strings.TrimSuffix(ws, "/") + "/")
+	buf := make([]byte, 0, 64<<10)
+	for _, d := range des {
+		name := d.Name()
+		if name[0] < '0' || name[0] > '9' || name == self {
+			continue
+		}
+		f, err := os.Open(filepath.Join("/proc", name, "maps"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(buf, 1<<20)
+		found := false
+		for sc.Scan() {
+			// ADDR PERMS OFFSET DEV INODE PATH: PERMS "rw-s", the fourth
+			// letter s for shared (p: private, copied on write).
+			line := sc.Bytes()
+			sp := bytes.IndexByte(line, ' ')
+			if sp < 0 || sp+5 > len(line) || line[sp+4] != 's' {
+				continue
+			}
+			if i := bytes.Index(line, prefix); i >= 0 {
+				found = true
+				break
+			}
+		}
+		f.Close()
+		if found {
+			return true
+		}
+	}
+	return false
+}
