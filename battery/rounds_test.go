@@ -40,8 +40,36 @@ func roundsBattery(t *testing.T, backend string) (*battery, *snapshot.Store) {
 	t.Cleanup(func() {
 		stopSessions(t, b.home)
 		st.WaitPending(b.ws)
+		waitSavers(t, b.ws)
 	})
 	return b, st
+}
+
+// waitSavers waits, up to 20 s, until no saver of workspace ws runs: one
+// the session's end spared, or that its look for shared mappings started
+// as it ended, still runs git there, and the workspace's removal would
+// race it (".git: directory not empty").
+func waitSavers(t *testing.T, ws string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		running := false
+		procs, _ := os.ReadDir("/proc")
+		for _, p := range procs {
+			argv, err := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
+			if err != nil {
+				continue
+			}
+			args := strings.Split(string(argv), "\x00")
+			if len(args) > 1 && args[0] == "cordon-snapshot" && args[1] == ws {
+				running = true
+				break
+			}
+		}
+		if !running {
+			return
+		}
+	}
+	t.Logf("a saver of %s still runs after 20 s", ws)
 }
 
 // sessionBackends are the backends a session runs on.
