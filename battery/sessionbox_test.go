@@ -749,6 +749,52 @@ for p in sys.argv[1:]:
 	}
 }
 
+// TestSessionSlowExitSettles: a process a command left that ends a
+// moment after the command (later than the manager waits at the
+// command's end) leaves the session marked as running something only
+// until it has ended: then the person's own changes to the guarded
+// places are theirs again (not put back as a sandboxed command's), and
+// a session replaced later says nothing of a server there is not.
+func TestSessionSlowExitSettles(t *testing.T) {
+	python := needPython(t)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			hook := filepath.Join(r.ws, ".git", "hooks", "pre-commit")
+			if err := os.WriteFile(hook, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if out, errs, code := r.sh("sleep 0.4 >/dev/null 2>&1 & echo left"); out != "left\n" || code != 0 {
+				t.Fatalf("exit %d, %q, %s", code, out, errs)
+			}
+			time.Sleep(2 * time.Second)
+			// The person removes their hook: it stays removed.
+			if err := os.Remove(hook); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second)
+			if _, err := os.Stat(hook); err == nil {
+				t.Errorf("the person's removal of their hook, after what the command left had ended, was undone")
+			}
+			// A new session sandbox (an ssh-agent's directory appears)
+			// has nothing to say of the previous one.
+			agent, err := os.MkdirTemp("/tmp", "ssh-settle")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer os.RemoveAll(agent)
+			if out, err := exec.Command(python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", filepath.Join(agent, "agent.1")).CombinedOutput(); err != nil {
+				t.Fatalf("making the agent's socket: %v %s", err, out)
+			}
+			_, errs, _ := r.sh("true")
+			os.RemoveAll(agent)
+			if strings.Contains(errs, "pre-commit") || strings.Contains(errs, "in the background") {
+				t.Errorf("the next command says:\n%s", errs)
+			}
+		})
+	}
+}
+
 // TestBytesThrough: arguments and variables that are not UTF-8 reach the
 // real shell byte for byte, in a session's sandbox and in one of its own
 // (the hand-offs to the keeper and to the guard were JSON, which made

@@ -267,7 +267,7 @@ func (m *manager) release() {
 			m.between = guard.WatchBetween(m.s.StateDir, m.s.Policy, m.since)
 			m.since = time.Time{}
 		}
-		os.WriteFile(m.s.Socket+busySuffix, nil, 0o600)
+		os.WriteFile(m.s.Socket+busySuffix, []byte(strconv.Itoa(m.base)), 0o600)
 		return
 	}
 	os.Remove(m.s.Socket + busySuffix)
@@ -441,6 +441,12 @@ func (m *manager) serve() {
 	tick := time.NewTicker(min(max(idle/8, 100*time.Millisecond), time.Minute))
 	defer tick.Stop()
 	running, last := 0, time.Now()
+	// While something a command left runs on (release kept the ticket),
+	// settle looks again, ever less often, whether it has ended: a
+	// process only slow to exit must not leave the session marked busy
+	// and watched between commands until the next command.
+	var settle <-chan time.Time
+	settleAfter := time.Duration(0)
 	for {
 		select {
 		case <-end:
@@ -479,6 +485,22 @@ func (m *manager) serve() {
 			}
 			m.roundEnd(-d)
 			unix.Write(m.ctl, []byte{'a'})
+			settle, settleAfter = nil, 0
+			if running <= 0 && m.held {
+				settleAfter = 100 * time.Millisecond
+				settle = time.After(settleAfter)
+			}
+		case <-settle:
+			settle = nil
+			if running > 0 || !m.held {
+				break
+			}
+			if len(m.inSandbox()) <= m.base {
+				m.release()
+				break
+			}
+			settleAfter = min(2*settleAfter, time.Minute)
+			settle = time.After(settleAfter)
 		case <-tick.C:
 			if running <= 0 && time.Since(last) >= idle {
 				return

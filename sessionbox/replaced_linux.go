@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/internal/atomicfile"
 	"github.com/cordonsh/cordon/platform"
 )
@@ -101,9 +102,14 @@ func (o *Options) replaced(sock string) {
 }
 
 // busy reports whether the manager of the session at sock runs, with
-// something a command left running in its sandbox.
+// something a command left running in its sandbox now. The busy file
+// the manager leaves at a command's end holds how many processes its
+// sandbox has at rest; a process that was only slow to exit (the
+// manager waits a moment, not longer) has ended by the time another
+// session is made, and does not count.
 func busy(sock string) bool {
-	if _, err := os.Stat(sock + busySuffix); err != nil {
+	rest, err := os.ReadFile(sock + busySuffix)
+	if err != nil {
 		return false
 	}
 	data, err := os.ReadFile(sock + ".pid")
@@ -112,5 +118,22 @@ func busy(sock string) bool {
 	}
 	pid, start, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
 	n, err := strconv.Atoi(pid)
-	return err == nil && n > 1 && start != "" && platform.ProcessStart(n) == start
+	if err != nil || n <= 1 || start == "" || platform.ProcessStart(n) != start {
+		return false
+	}
+	base, err := strconv.Atoi(string(rest))
+	if err != nil {
+		return true
+	}
+	_, filters, err := identity(n)
+	if err != nil {
+		return true
+	}
+	running := 0
+	for _, d := range guard.Descendants(n) {
+		if _, f, err := identity(d); err == nil && f > filters {
+			running++
+		}
+	}
+	return running > base
 }
