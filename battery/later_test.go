@@ -14,7 +14,7 @@ import (
 // TestSessionScratchRepositoryLater: a later command of a session makes
 // its policy without looking for the repositories in scratch space (the
 // session's key leaves them out: docs/session.md). A person's repository
-// made in /tmp after the session began is still guarded in every
+// made in scratch space ($TMPDIR) after the session began is still guarded in every
 // sandbox made from then on: the session's next sandbox, once the first
 // has ended, and a sandbox of a command's own (resource limits take a
 // command out of the session), both made from such a policy. So a
@@ -23,11 +23,19 @@ func TestSessionScratchRepositoryLater(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
+			// Scratch space of this test's own ($TMPDIR): a repository
+			// in /tmp is guarded by every cordon run on the machine, and
+			// another's could put back what this one's let through.
+			tmpdir := filepath.Join(b.base, "tmp")
+			if err := os.Mkdir(tmpdir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			b.env = append(b.env, "TMPDIR="+tmpdir)
 			b.settings("")
 			if out, code := b.run("off", "echo first"); code != 0 || !strings.Contains(out, "first") {
 				t.Fatalf("first command: exit %d\n%s", code, out)
 			}
-			repo, err := os.MkdirTemp("/tmp", "cordon-later-repo-")
+			repo, err := os.MkdirTemp(tmpdir, "cordon-later-repo-")
 			if err != nil {
 				t.Fatal(err)
 			}
