@@ -38,7 +38,7 @@ func (b *battery) planted(wantConfig string) {
 
 // plant is a script that plants everything planted checks, through a
 // shared /tmp directory for .git/commondir.
-const plant = `d=$(mktemp -d /tmp/common.XXXX); mkdir -p $d/hooks; printf '[core]\n\thooksPath = '$d'/hooks\n' > $d/config
+const plant = `d=$(mktemp -d /tmp/$BATTERY_ID-common.XXXX); mkdir -p $d/hooks; printf '[core]\n\thooksPath = '$d'/hooks\n' > $d/config
 printf '#!/bin/sh\necho pwned\n' > $d/hooks/pre-commit; chmod +x $d/hooks/pre-commit
 echo $d > .git/commondir 2>/dev/null
 echo '[core] hooksPath = /tmp' >> .git/config 2>/dev/null

@@ -96,7 +96,16 @@ func newBattery(t *testing.T, backend string) *battery {
 		"DB_PASSWORD=" + secret, "AWS_SECRET_ACCESS_KEY=" + secret, "SSH_AUTH_SOCK=/tmp/ssh-x/agent.1",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
 		"GIT_CONFIG_NOSYSTEM=1", "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod", "GOPROXY=off",
+		// What the attacks make in the shared /tmp is named after the
+		// test's base, and goes with it.
+		"BATTERY_ID=" + filepath.Base(base),
 	}
+	t.Cleanup(func() {
+		made, _ := filepath.Glob(filepath.Join("/tmp", filepath.Base(base)+"-*"))
+		for _, d := range made {
+			os.RemoveAll(d)
+		}
+	})
 	if err := os.MkdirAll(b.ws, 0o755); err != nil {
 		t.Fatal(err)
 	}

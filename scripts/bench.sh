@@ -267,7 +267,12 @@ if command -v srt >/dev/null 2>&1; then
 fi
 : >"$tmp/peers.csv"
 if [ ${#peers[@]} -gt 0 ]; then
+	# srt leaves a socket in /tmp per command (srt-mux-PID-N.sock); each
+	# is another program's socket to every later sandbox, which hides it
+	# with a mount of its own: the ones this run made go when it ends.
+	ls -d /tmp/srt-mux-*.sock 2>/dev/null | sort >"$tmp/srt-before" || true
 	hyperfine --warmup 3 --min-runs 20 --shell=none --export-markdown "$tmp/peers.md" --export-csv "$tmp/peers.csv" "${peers[@]}" >&2
+	ls -d /tmp/srt-mux-*.sock 2>/dev/null | sort | comm -13 "$tmp/srt-before" - | xargs -r rm -f
 	{
 		echo
 		cat "$tmp/peers.md"
