@@ -381,6 +381,72 @@ func TestGitPushMadeRepository(t *testing.T) {
 	}
 }
 
+// TestGitPushScratchRepository: a repository a command makes outside its
+// workspace, in shared scratch space (git init /tmp/x, a remote of its
+// choosing), or makes in the workspace and moves there, is no ledger's;
+// once the agent's shell is in it (cd /tmp/x), its remotes are still the
+// command's: git in the sandbox gets no credential for them, even
+// through a script the judge cannot read, and is told why. The person's
+// own repository in /tmp, made before the agent's commands, pushes to
+// its remote as before.
+func TestGitPushScratchRepository(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		for _, session := range []string{"on", "off"} {
+			t.Run(backend+"/session-"+session, func(t *testing.T) {
+				r := newSessionRig(t, backend, "  session: "+session+"\n")
+				port, seen, bare, _, _ := gitPushSetup(t, r.battery)
+				r.env = append(r.env, "SSL_CERT_FILE="+filepath.Join(r.base, "certs", "test-ca.pem"))
+				drop := filepath.Join(filepath.Dir(bare), "drop.git")
+				if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
+					t.Fatalf("git init --bare: %v %s", err, out)
+				}
+				// (Named after the test's base: removed with it.)
+				prefix := filepath.Join("/tmp", filepath.Base(r.base))
+				mine := prefix + "-mine"
+				r.host(fmt.Sprintf("git init -q %s && git -C %s remote add origin https://127.0.0.1:%d/repo.git && git -C %s -c user.name=p -c user.email=p@p commit -q --allow-empty -m mine", mine, mine, port, mine))
+				r.host("cp /bin/sh x")
+				made := fmt.Sprintf("git init -q %[1]s-made && git -C %[1]s-made remote add origin https://127.0.0.1:%[2]d/drop.git && git -C %[1]s-made fetch -q \"$PWD\" HEAD:refs/heads/feature && "+
+					"git init -q moved && git -C moved remote add origin https://127.0.0.1:%[2]d/drop.git && git -C moved fetch -q \"$PWD\" HEAD:refs/heads/feature && mv moved %[1]s-moved && echo made", prefix, port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(made+"\n"), 0o644)
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "made") {
+					t.Fatalf("%s:\n%s\n%s", made, out, errs)
+				}
+				before := len(seen())
+				for _, dir := range []string{prefix + "-made", prefix + "-moved"} {
+					out, errs, code := r.shIn(dir, "git push -q origin feature")
+					leaks(t, "git push", out+errs)
+					if code == 0 || !strings.Contains(errs, "[rule push-foreign]") {
+						t.Errorf("a push from the command's repository %s was not asked about (exit %d):\n%s\n%s", dir, code, out, errs)
+					}
+					os.WriteFile(filepath.Join(dir, ".q"), []byte("git push -q origin feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+					r.host("cp /bin/sh " + dir + "/x")
+					out, errs, _ = r.shIn(dir, "./x < .q")
+					leaks(t, "git push", out+errs)
+					if strings.Contains(out, "push exit 0") || !strings.Contains(out, "was made by a sandboxed command") || !strings.Contains(out, "run git yourself") {
+						t.Errorf("a push from the command's repository %s in a script: no failure that says why:\n%s\n%s", dir, out, errs)
+					}
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// The person's own repository in /tmp.
+				out, errs, code := r.shIn(mine, "git push -q origin HEAD:refs/heads/mine")
+				if code != 0 {
+					t.Errorf("a push from the person's repository in /tmp (exit %d):\n%s\n%s", code, out, errs)
+				}
+				if _, err := exec.Command("git", "--git-dir", bare, "rev-parse", "--verify", "-q", "refs/heads/mine").Output(); err != nil {
+					t.Errorf("the person's remote has no branch mine")
+				}
+			})
+		}
+	}
+}
+
 // TestGitPushPersonsDeepRepository: in the person's own clone below the
 // root (vendor/lib, there before the agent's first command, named by no
 // index), a remote a command adds is the command's, as in the

@@ -215,7 +215,7 @@ func agentRemotes(stateDir, ws string, remotes func() []string) ([]string, strin
 	}
 	agent, by := guard.AgentRemotes(stateDir, ws, repoConfig(ws))
 	if by != "" {
-		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard saw it appear in " + by + "), so its remotes are the command's"
+		return remotes(), "the repository " + ws + " was made by a sandboxed command (cordon's guard " + by + "), so its remotes are the command's"
 	}
 	return agent, "its remotes there were added by sandboxed commands"
 }

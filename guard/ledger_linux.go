@@ -68,6 +68,9 @@ type ledger struct {
 	// deep/sub2) keeps them, and the path in Made then names nothing
 	// (found by an attacker). Kept after their path is gone.
 	MadeDirs []string `json:"made_dirs,omitempty"`
+	// Reach are the places outside the workspace its commands can write
+	// (scratch space, writable directories): see held_linux.go.
+	Reach []string `json:"reach,omitempty"`
 	// TrustedAt is when Trusted was taken: what has not changed since
 	// predates every command that holds a ticket ([persons]).
 	TrustedAt time.Time `json:"trusted_at"`
@@ -205,6 +208,8 @@ type guarded struct {
 	own      []string
 	home     string
 	writable []string
+	// reach are the places outside the workspace commands can write.
+	reach []string
 }
 
 // A ticket names a guard process running a command in the workspace.
@@ -314,7 +319,17 @@ func (b *book) sweep() ([]string, bool) {
 		return alarm, false
 	}
 	b.l.Active = live
-	return append(alarm, b.reconcile()...), true
+	lines := b.reconcile()
+	b.closeHeld()
+	return append(alarm, lines...), true
+}
+
+// closeHeld ends the workspace's interval of held tickets (see
+// held_linux.go) once none is held.
+func (b *book) closeHeld() {
+	if len(b.l.Active) == 0 {
+		noteHeld(b.stateDir, b.l.Workspace, b.l.Reach, b.l.TrustedAt, time.Now())
+	}
 }
 
 // reconcile puts the trusted state back, and keeps the changes to git's
@@ -378,6 +393,8 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 			b.addPlaces(platform.NestedRepo{Root: d, GitDir: d})
 		}
 		b.l.TrustedAt = time.Now()
+		b.l.Reach = slices.Clone(g.reach)
+		noteHeld(stateDir, ws, b.l.Reach, b.l.TrustedAt, time.Time{})
 		b.l.Trusted = snapshot(ws, b.l.Patterns, b.l.Trusted)
 		b.l.TrustedConfigs = snapshotConfigs(b.l.Configs)
 		b.addIncluded(g)
@@ -400,6 +417,7 @@ func end(stateDir, ws string) ([]string, error) {
 	me := self()
 	b.l.Active = slices.DeleteFunc(b.l.Active, func(t ticket) bool { return t == me || !t.alive() })
 	lines := b.reconcile()
+	b.closeHeld()
 	return lines, b.save()
 }
 
@@ -429,10 +447,12 @@ func Sweep(stateDir, ws string) []string {
 // ws's repository, as its ledger keeps them, and as the ledgers of the
 // workspaces that hold ws do (a command run there may have added one to
 // a repository below it, which is a workspace of its own once a shell is
-// in it); and madeBy, the workspace whose ledger holds config (the
-// repository's configuration file) as made by a sandboxed command there
-// (see ledger.Made), or "": then every remote of ws is the command's,
-// whatever the ledger of ws itself says. Read, not locked.
+// in it); and madeBy, how the guard knows that the repository whose
+// configuration file is config was made by a sandboxed command (a
+// ledger holds it as made, see ledger.Made; or its git directory was
+// born where and while commands could write, see held_linux.go), or "":
+// then every remote of ws is the command's, whatever the ledger of ws
+// itself says. Read, not locked.
 func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string) {
 	var id string
 	if config != "" {
@@ -445,7 +465,12 @@ func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string)
 			}
 		}
 		if madeBy == "" && (slices.Contains(l.Made, config) || l.MadeMore && l.Workspace != ws || id != "" && slices.Contains(l.MadeDirs, id)) {
-			madeBy = l.Workspace
+			madeBy = "saw it appear in " + l.Workspace
+		}
+	}
+	if madeBy == "" && config != "" {
+		if w, ok := madeWhileHeld(stateDir, filepath.Dir(config)); ok {
+			madeBy = "it was made while commands run in " + w + " could write there"
 		}
 	}
 	return remotes, madeBy

@@ -390,7 +390,7 @@ func Main(args []string) int {
 // every directory the command can write (none found: a change to one is
 // undone).
 func guardedBy(p *platform.Policy) guarded {
-	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig, skip: p.Regenerable}
+	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig, skip: p.Regenerable, reach: slices.Concat(p.Scratch, p.Writable)}
 	if len(g.configs)+len(g.rootConfigs) > 0 {
 		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
 		g.own, g.writable = ownConfigs(p.Env), p.WritableRoots()

@@ -1,0 +1,262 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/platform"
+)
+
+// Sandboxed commands write outside their workspace too: in scratch space
+// (/tmp, $TMPDIR) and in the directories the settings make writable. A
+// repository made there (git init /tmp/x, remotes of the command's
+// choosing) is no workspace's, and no ledger sees it made; once the
+// agent's shell is in it (cd /tmp/x), its remotes would count as the
+// person's, and get the person's credential. So the guard keeps, per
+// state directory, when commands could write where: one interval per
+// run of tickets of a workspace (from the first ticket to the last one's
+// end; open while any is held), with the places its commands could
+// write. A repository outside its workspace whose git directory was
+// born within such an interval, in such a place (on a file system
+// that keeps no birth time: in such a place), is taken for a command's
+// ([madeWhileHeld]): its remotes are the command's, as if a
+// ledger had seen it made. Birth times are set by the kernel and cannot
+// be set back; a rename keeps them, so a repository made in the
+// workspace and moved to /tmp is caught too. The person's own
+// repository made in such a place while an agent's command runs there
+// is taken for a command's as well: they push from it themselves.
+
+// heldFile is where the intervals are kept, beside the ledgers: a log
+// of JSON lines, one when a workspace's first ticket is taken (To zero)
+// and one when its last ends, compacted when it grows.
+func heldFile(stateDir string) string { return filepath.Join(stateDir, "guard", "held.log") }
+
+// A heldInterval is a time commands of Workspace ran (To zero: they
+// still may), with the places outside it they could write.
+type heldInterval struct {
+	Workspace string    `json:"w"`
+	Roots     []string  `json:"r"`
+	From      time.Time `json:"f"`
+	To        time.Time `json:"t,omitzero"`
+}
+
+// maxHeld bounds the intervals a compacted log keeps; beyond it, the two
+// with the shortest time between them become one that covers both (more
+// is then taken for a command's, never less).
+const maxHeld = 64
+
+// heldGap is the time between two runs of a workspace's commands below
+// which they count as one interval: an agent's commands come in bursts,
+// and one interval per command would soon be merged with others far
+// apart.
+const heldGap = 10 * time.Minute
+
+// compactAt is the size past which the log is compacted.
+const compactAt = 32 << 10
+
+// noteHeld records that commands of ws, able to write roots, run from
+// from on (to zero: the first ticket was taken), or ran until to (the
+// last one's end). One line appended, under a shared lock (a
+// compaction takes it exclusive): no read, no rename on a command's way.
+func noteHeld(stateDir, ws string, roots []string, from, to time.Time) {
+	if stateDir == "" || from.IsZero() {
+		return
+	}
+	roots = slices.DeleteFunc(slices.Clone(roots), func(r string) bool { return platform.Within(r, ws) })
+	if len(roots) == 0 {
+		return
+	}
+	line, err := json.Marshal(heldInterval{Workspace: ws, Roots: roots, From: from, To: to})
+	if err != nil {
+		return
+	}
+	file := heldFile(stateDir)
+	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
+		return
+	}
+	for range 3 {
+		f, err := lockedHeld(file, unix.LOCK_SH)
+		if err != nil {
+			return
+		}
+		if f == nil {
+			continue // compacted meanwhile: the file is a new one
+		}
+		f.Write(append(line, '\n'))
+		fi, err := f.Stat()
+		f.Close()
+		if err == nil && fi.Size() > compactAt {
+			compactHeld(file)
+		}
+		return
+	}
+}
+
+// lockedHeld opens the log for appending with lock how, or returns nil
+// when the file at its path is no longer the one locked (a compaction
+// renamed a new one there).
+func lockedHeld(file string, how int) (*os.File, error) {
+	f, err := os.OpenFile(file, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	var locked, now unix.Stat_t
+	if err := unix.Flock(int(f.Fd()), how); err != nil || unix.Fstat(int(f.Fd()), &locked) != nil {
+		f.Close()
+		return nil, errors.New("cannot lock " + file)
+	}
+	if unix.Lstat(file, &now) != nil || now.Ino != locked.Ino || now.Dev != locked.Dev {
+		f.Close()
+		return nil, nil
+	}
+	return f, nil
+}
+
+// compactHeld rewrites the log as the intervals it holds, merged
+// ([foldHeld]) and bounded by maxHeld.
+func compactHeld(file string) {
+	f, err := lockedHeld(file, unix.LOCK_EX)
+	if f == nil || err != nil {
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<30))
+	if err != nil {
+		return
+	}
+	all := foldHeld(data)
+	for len(all) > maxHeld {
+		slices.SortFunc(all, func(a, b heldInterval) int { return a.From.Compare(b.From) })
+		j := 0
+		for k := 1; k+1 < len(all); k++ {
+			if all[k+1].From.Sub(all[k].To) < all[j+1].From.Sub(all[j].To) {
+				j = k
+			}
+		}
+		a, b := all[j], all[j+1]
+		m := heldInterval{Roots: append(slices.Clone(a.Roots), b.Roots...), From: a.From, To: b.To}
+		if a.To.IsZero() || b.To.IsZero() {
+			m.To = time.Time{}
+		} else if a.To.After(m.To) {
+			m.To = a.To
+		}
+		all = slices.Replace(all, j, j+2, m)
+	}
+	var out bytes.Buffer
+	for _, h := range all {
+		line, err := json.Marshal(h)
+		if err != nil {
+			return
+		}
+		out.Write(append(line, '\n'))
+	}
+	atomicfile.WriteMode(file, out.Bytes(), 0o600)
+}
+
+// readHeld returns the intervals kept in stateDir.
+func readHeld(stateDir string) []heldInterval {
+	data, _ := os.ReadFile(heldFile(stateDir))
+	return foldHeld(data)
+}
+
+// foldHeld returns the intervals of a log read as data: a line that
+// ends one updates the line that began it, and a workspace's intervals
+// less than heldGap apart are one. A line that cannot be read (but a
+// last one still being written) makes every repository outside a
+// workspace a command's: an interval over all time, everywhere.
+func foldHeld(data []byte) []heldInterval {
+	type key struct {
+		ws   string
+		from int64
+	}
+	var all []heldInterval
+	index := map[key]int{}
+	for len(data) > 0 {
+		line, rest, complete := bytes.Cut(data, []byte{'\n'})
+		data = rest
+		if !complete {
+			break
+		}
+		var h heldInterval
+		if json.Unmarshal(line, &h) != nil || h.From.IsZero() {
+			return []heldInterval{{Roots: []string{"/"}}}
+		}
+		k := key{h.Workspace, h.From.UnixNano()}
+		i, ok := index[k]
+		if !ok {
+			index[k] = len(all)
+			all = append(all, h)
+			continue
+		}
+		for _, r := range h.Roots {
+			if !slices.Contains(all[i].Roots, r) {
+				all[i].Roots = append(all[i].Roots, r)
+			}
+		}
+		all[i].To = h.To
+	}
+	slices.SortStableFunc(all, func(a, b heldInterval) int { return a.From.Compare(b.From) })
+	var out []heldInterval
+	for _, h := range all {
+		j := slices.IndexFunc(out, func(o heldInterval) bool {
+			return o.Workspace != "" && o.Workspace == h.Workspace && !o.To.IsZero() && h.From.Sub(o.To) < heldGap
+		})
+		if j < 0 {
+			out = append(out, h)
+			continue
+		}
+		for _, r := range h.Roots {
+			if !slices.Contains(out[j].Roots, r) {
+				out[j].Roots = append(out[j].Roots, r)
+			}
+		}
+		out[j].To = h.To
+	}
+	return out
+}
+
+// madeWhileHeld returns the workspace of an interval within which the
+// git directory gitDir of a repository outside that workspace was born,
+// in a place its commands could write, and whether there is one. A git
+// directory whose birth time the file system does not keep is taken as
+// born within every interval.
+func madeWhileHeld(stateDir, gitDir string) (string, bool) {
+	if stateDir == "" || gitDir == "" {
+		return "", false
+	}
+	all := readHeld(stateDir)
+	if len(all) == 0 {
+		return "", false
+	}
+	var born time.Time // zero: not known, and within every interval
+	var stx unix.Statx_t
+	if unix.Statx(unix.AT_FDCWD, gitDir, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &stx) == nil && stx.Mask&unix.STATX_BTIME != 0 {
+		born = time.Unix(stx.Btime.Sec, int64(stx.Btime.Nsec))
+	}
+	for _, h := range all {
+		if h.Workspace != "" && platform.Within(gitDir, h.Workspace) {
+			continue
+		}
+		if !slices.ContainsFunc(h.Roots, func(r string) bool { return platform.Within(gitDir, r) }) {
+			continue
+		}
+		if !born.IsZero() && (born.Before(h.From.Add(-belowTick)) || !h.To.IsZero() && born.After(h.To.Add(belowTick))) {
+			continue
+		}
+		if h.Workspace == "" {
+			return "a workspace", true
+		}
+		return h.Workspace, true
+	}
+	return "", false
+}
