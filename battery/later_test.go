@@ -65,6 +65,42 @@ func TestSessionScratchRepositoryLater(t *testing.T) {
 	}
 }
 
+// TestSessionScratchRepositoryInSession: a person's repository made in
+// scratch space while a session's sandbox runs (a clone in $TMPDIR, after
+// the session's first command) has its configuration guarded in that
+// same sandbox too: a key that runs a program, set by the next command,
+// is undone when it ends, and the person's git there runs none of it.
+// (Its hooks are not bound read-only in a sandbox already running:
+// docs/security.md, "Open".)
+func TestSessionScratchRepositoryInSession(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newSessionRig(t, backend)
+			tmpdir := filepath.Join(r.base, "tmp")
+			if err := os.Mkdir(tmpdir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			r.env = append(r.env, "TMPDIR="+tmpdir)
+			r.battery.env = append(r.battery.env, "TMPDIR="+tmpdir)
+			if out, errs, code := r.sh("echo first"); code != 0 || out != "first\n" {
+				t.Fatalf("first command: exit %d, %q, %s", code, out, errs)
+			}
+			repo := filepath.Join(tmpdir, "clone")
+			r.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
+			marker := filepath.Join(r.base, "pwned")
+			plant := "git -C " + repo + " config core.fsmonitor 'touch " + marker + "'; git -C " + repo + " config alias.st '!touch " + marker + "'; echo done"
+			out, errs, _ := r.sh(plant)
+			if !strings.Contains(out, "done") {
+				t.Fatalf("the command did not run:\n%s\n%s", out, errs)
+			}
+			r.host("git -C " + repo + " status >/dev/null 2>&1; git -C " + repo + " st 2>/dev/null; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the person's git in %s ran what a command of the running session planted:\n%s\n%s", repo, out, errs)
+			}
+		})
+	}
+}
+
 // TestSessionPutBackBesideAnother: a command that plants an auto-run file
 // (.envrc) while another command of its session still runs has it put
 // back before its shim returns, and says so, though the session keeps

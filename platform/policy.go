@@ -948,6 +948,22 @@ func (p *Policy) FindScratchRepositories() {
 	p.normalize()
 }
 
+// GuardedNow returns a copy of p for a guard that takes its trusted
+// state later than p's sandbox was made (a session's, at each command):
+// the repositories in scratch space now are guarded too, not only those
+// found when the sandbox was made (a person's clone in /tmp made
+// meanwhile): the guard keeps their configuration by its keys. Their
+// hooks cannot be bound read-only in a sandbox already running, and the
+// guard's walk covers the workspace alone (docs/security.md, "Open").
+func (p *Policy) GuardedNow() *Policy {
+	q := *p
+	q.ReadOnly, q.Guarded, q.GitConfig = slices.Clone(p.ReadOnly), slices.Clone(p.Guarded), slices.Clone(p.GitConfig)
+	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
+	q.guardScratchRepos(&r, scratchRepositories(&q, q.Workspace, readDirPlain), p.GitConfigSafe)
+	q.normalize()
+	return &q
+}
+
 // ScratchPending reports whether the repositories in scratch space are
 // still to be looked for ([Policy.FindScratchRepositories]).
 func (p *Policy) ScratchPending() bool { return p.scratchPending }

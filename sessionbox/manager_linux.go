@@ -234,7 +234,7 @@ func (m *manager) hold() error {
 	if !m.guarded || m.held {
 		return nil
 	}
-	if _, err := guard.Hold(m.s.StateDir, m.s.Policy); err != nil {
+	if _, err := guard.Hold(m.s.StateDir, m.s.Policy.GuardedNow()); err != nil {
 		return err
 	}
 	m.held = true
