@@ -400,8 +400,15 @@ func TestGitPushScratchRepository(t *testing.T) {
 				if out, err := exec.Command("git", "init", "-q", "--bare", drop).CombinedOutput(); err != nil {
 					t.Fatalf("git init --bare: %v %s", err, out)
 				}
-				// (Named after the test's base: removed with it.)
-				prefix := filepath.Join("/tmp", filepath.Base(r.base))
+				// Scratch space of the test's own ($TMPDIR): repositories
+				// made and removed in /tmp would change every other
+				// test's sandboxes meanwhile.
+				tmpdir := filepath.Join(r.base, "tmp")
+				if err := os.Mkdir(tmpdir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				r.env = append(r.env, "TMPDIR="+tmpdir)
+				prefix := filepath.Join(tmpdir, "repo")
 				mine := prefix + "-mine"
 				r.host(fmt.Sprintf("git init -q %s && git -C %s remote add origin https://127.0.0.1:%d/repo.git && git -C %s -c user.name=p -c user.email=p@p commit -q --allow-empty -m mine", mine, mine, port, mine))
 				r.host("cp /bin/sh x")

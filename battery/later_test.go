@@ -101,6 +101,45 @@ func TestSessionScratchRepositoryInSession(t *testing.T) {
 	}
 }
 
+// TestNestedShellScratchRepositoryLater: a shell a command starts
+// (npm's sh -c, make's) runs in the command's sandbox, though a
+// repository appeared in scratch space since that sandbox started (an
+// agent's clone, another test's): its hooks are not read-only in that
+// sandbox, and a new sandbox cannot be made inside it. Before, the
+// nested shell took itself for unconfined and refused to run (the
+// replay's npm exec failed so under a loaded CI).
+func TestNestedShellScratchRepositoryLater(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			b := newBattery(t, backend)
+			tmpdir := filepath.Join(b.base, "tmp")
+			if err := os.Mkdir(tmpdir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			b.env = append(b.env, "TMPDIR="+tmpdir)
+			b.settings("")
+			go0 := filepath.Join(b.ws, "go")
+			repo := filepath.Join(tmpdir, "clone")
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(20 * time.Millisecond) {
+					if _, err := os.Stat(go0); err == nil {
+						break
+					}
+				}
+				exec.Command("git", "init", "-q", repo).Run()
+				os.WriteFile(go0+"2", nil, 0o644)
+			}()
+			out, code := b.run("off", "touch go; while [ ! -e go2 ]; do sleep 0.05; done; sh -c 'echo nested'")
+			<-done
+			if code != 0 || !strings.Contains(out, "nested") {
+				t.Errorf("the nested shell did not run (exit %d):\n%s", code, out)
+			}
+		})
+	}
+}
+
 // TestSessionPutBackBesideAnother: a command that plants an auto-run file
 // (.envrc) while another command of its session still runs has it put
 // back before its shim returns, and says so, though the session keeps

@@ -234,6 +234,9 @@ type Policy struct {
 	// spec's GitConfigSafe for them in scratchSafe.
 	scratchPending bool
 	scratchSafe    []string
+	// scratchReadOnly are the places of ReadOnly that guard repositories
+	// in scratch space (their hooks): see [Confined].
+	scratchReadOnly []string
 	// Env is the environment the program gets.
 	Env []string `json:"env,omitempty"`
 	// Credentials are the kinds of Spec.Credentials whose variable the
@@ -923,7 +926,9 @@ func (p *Policy) guardScratchRepos(r *resolver, roots, safe []string) {
 	for _, root := range roots {
 		git := filepath.Join(root, ".git")
 		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
-		p.ReadOnly = append(p.ReadOnly, r.existing([]string{git + "/hooks"}, nil)...)
+		hooks := r.existing([]string{git + "/hooks"}, nil)
+		p.ReadOnly = append(p.ReadOnly, hooks...)
+		p.scratchReadOnly = append(p.scratchReadOnly, hooks...)
 		p.Guarded = append(p.Guarded, git+"/hooks", git+"/commondir")
 		p.GitConfig = append(p.GitConfig, git+"/config", git+"/config.worktree")
 		p.GitConfigSafe = safe

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -172,6 +173,14 @@ func Confined(p *Policy) bool {
 		return false
 	}
 	for _, ro := range p.ReadOnly {
+		// A repository in scratch space made after this sandbox
+		// started has no read-only hooks in it, and a new sandbox could
+		// not be made here: as in a session's sandbox, its
+		// configuration is the guard's (docs/session.md). The rest
+		// must hold.
+		if slices.Contains(p.scratchReadOnly, ro) {
+			continue
+		}
 		if unix.Access(ro, unix.W_OK) == nil && writable(ro) {
 			return false
 		}
