@@ -233,30 +233,32 @@ func TestGuardLedgerDamaged(t *testing.T) {
 	}
 }
 
-// A person's repository directly in shared scratch space (/tmp/NAME)
-// gets what the workspace's gets: a command in another workspace can
+// A person's repository directly in shared scratch space ($TMPDIR/NAME,
+// as /tmp/NAME) gets what the workspace's gets: a command in another workspace can
 // plant no hook there and no key that runs a program, so the person's
 // next git command there runs nothing of the agent's.
 func TestGuardScratchRepository(t *testing.T) {
 	for _, backend := range backends {
 		t.Run(backend, func(t *testing.T) {
 			b := newBattery(t, backend)
-			repo, err := os.MkdirTemp("/tmp", "cordon-person-repo-")
+			// Scratch space of the test's own ($TMPDIR): repositories
+			// made and removed in the shared /tmp change every other
+			// test's sandboxes meanwhile (a bwrap start fails on one
+			// removed while it binds it).
+			tmpdir := filepath.Join(b.base, "tmp")
+			if err := os.Mkdir(tmpdir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			b.env = append(b.env, "TMPDIR="+tmpdir)
+			repo, err := os.MkdirTemp(tmpdir, "cordon-person-repo-")
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer os.RemoveAll(repo)
 			b.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
 			marker := filepath.Join(b.base, "pwned")
 			// A command first makes more repositories than are guarded,
 			// named to sort first: the person's older one stays guarded.
-			junk := "/tmp/0cordon-junk-" + filepath.Base(b.base)
-			t.Cleanup(func() {
-				made, _ := filepath.Glob(junk + "-*")
-				for _, d := range made {
-					os.RemoveAll(d)
-				}
-			})
+			junk := filepath.Join(tmpdir, "0cordon-junk")
 			if out, code := b.run("off", "for i in $(seq 70); do mkdir -p "+junk+"-$i/.git; done; echo made"); code != 0 || !strings.Contains(out, "made") {
 				t.Fatalf("junk repositories: exit %d\n%s", code, out)
 			}
