@@ -269,3 +269,30 @@ func BenchmarkCheckBelowRepos(b *testing.B) {
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkHoldRelease is the guard's part of a session's later command
+// in its manager: the ticket taken as the command starts ([Hold]) and
+// dropped as it ends ([Release]), in the repository of [BenchmarkReconcile].
+func BenchmarkHoldRelease(b *testing.B) {
+	ws := filepath.Join(b.TempDir(), "ws")
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644)
+	state := filepath.Join(b.TempDir(), "state")
+	defer func(f func() time.Time) { now = f }(now)
+	now = func() time.Time { return time.Now().Add(time.Minute) }
+	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
+		Guarded:     []string{ws + "/.git/hooks", ws + "/.envrc", ws + "/.vscode/tasks.json"},
+		GitConfig:   []string{ws + "/.git/config"},
+		RootGuarded: []string{".git/hooks/", ".envrc", ".vscode/tasks.json"}, RootGitConfig: []string{".git/config"}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if lines, err := Hold(state, p); err != nil || len(lines) > 0 {
+			b.Fatalf("hold: %v %v", lines, err)
+		}
+		if lines, err := Release(state, ws); err != nil || len(lines) > 0 {
+			b.Fatalf("release: %v %v", lines, err)
+		}
+	}
+}

@@ -107,7 +107,29 @@ func setup(t *testing.T) *wine {
 
 // run runs prog (a Linux path, or a program in the prefix) under wine
 // with args, stdin, in w.cwd, and returns its output and exit status.
+//
+// Wine (8, on a loaded machine) now and then fails to start a process:
+// CreateProcess returns ERROR_INTERNAL_ERROR when the new process ends
+// before it reports itself started, which Windows does not do. A run
+// whose only output is that failure is run once more, and says so.
 func (w *wine) run(t *testing.T, stdin string, extraEnv []string, prog string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	for try := 0; ; try++ {
+		stdout, stderr, code = w.runOnce(t, stdin, extraEnv, prog, args...)
+		if try > 0 || stdout != "" || !wineStartFailed(stderr) {
+			return stdout, stderr, code
+		}
+		t.Logf("wine did not start a process (run again): %s", stderr)
+	}
+}
+
+// wineStartFailed reports whether stderr is all one process's failure
+// to start a program with wine's internal error.
+func wineStartFailed(stderr string) bool {
+	return strings.Count(stderr, "\n") == 1 && strings.Contains(stderr, "fork/exec ") && strings.Contains(stderr, ": Internal error.")
+}
+
+func (w *wine) runOnce(t *testing.T, stdin string, extraEnv []string, prog string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(w.bin, append([]string{prog}, args...)...)
 	cmd.Dir, cmd.Env = w.cwd, append(append([]string(nil), w.env...), extraEnv...)
