@@ -367,7 +367,14 @@ func begin(stateDir, ws string, g guarded) ([]string, error) {
 	defer b.close()
 	lines, _ := b.sweep()
 	if len(b.l.Active) == 0 {
-		b.l.Patterns = slices.Clone(g.patterns)
+		// Each once: rules name some places twice (.git/hooks read-only
+		// and guarded), and each is walked at every reconcile.
+		b.l.Patterns = nil
+		for _, p := range g.patterns {
+			if !slices.Contains(b.l.Patterns, p) {
+				b.l.Patterns = append(b.l.Patterns, p)
+			}
+		}
 		b.l.Configs, b.l.Safe, b.l.Git = slices.Clone(g.configs), slices.Clone(g.safe), g.git
 		b.l.RootPatterns, b.l.RootConfigs = slices.Clone(g.rootPatterns), slices.Clone(g.rootConfigs)
 		// The repositories there now (a session's policy may predate

@@ -447,7 +447,7 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 	if s.DeferScratchRepos {
 		p.scratchPending, p.scratchSafe = true, s.GitConfigSafe
 	} else {
-		p.guardScratchRepos(&r, scratchRepositories(p, ws, c.readDir), s.GitConfigSafe)
+		p.guardScratchRepos(&r, scratchRepositories(p, ws, c.readDir), s.GitConfigSafe, true)
 	}
 	// Credential files that also hold settings are shown filtered.
 	p.filterEntries(&r, s.Filtered)
@@ -920,12 +920,18 @@ func private(dir, ws string, patterns []string, readDir func(string) []dirEntry)
 }
 
 // guardScratchRepos gives each repository root in scratch space what
-// the workspace's repository gets: hooks read-only (made when missing),
-// configuration guarded by the keys outside safe.
-func (p *Policy) guardScratchRepos(r *resolver, roots, safe []string) {
+// the workspace's repository gets: hooks read-only, configuration
+// guarded by the keys outside safe. With mountPoints, for a sandbox
+// about to be made, a missing hooks directory is made (a bind needs a
+// place); a guard's copy of a running sandbox's policy
+// ([Policy.GuardedNow]) makes nothing: it would bring back, at every
+// command, a directory a person just removed.
+func (p *Policy) guardScratchRepos(r *resolver, roots, safe []string, mountPoints bool) {
 	for _, root := range roots {
 		git := filepath.Join(root, ".git")
-		os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+		if mountPoints {
+			os.Mkdir(filepath.Join(git, "hooks"), 0o755)
+		}
 		hooks := r.existing([]string{git + "/hooks"}, nil)
 		p.ReadOnly = append(p.ReadOnly, hooks...)
 		p.scratchReadOnly = append(p.scratchReadOnly, hooks...)
@@ -949,7 +955,7 @@ func (p *Policy) FindScratchRepositories() {
 	}
 	p.scratchPending = false
 	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
-	p.guardScratchRepos(&r, scratchRepositories(p, p.Workspace, readDirPlain), p.scratchSafe)
+	p.guardScratchRepos(&r, scratchRepositories(p, p.Workspace, readDirPlain), p.scratchSafe, true)
 	p.normalize()
 }
 
@@ -964,7 +970,7 @@ func (p *Policy) GuardedNow() *Policy {
 	q := *p
 	q.ReadOnly, q.Guarded, q.GitConfig = slices.Clone(p.ReadOnly), slices.Clone(p.Guarded), slices.Clone(p.GitConfig)
 	r := resolver{getenv: func(string) string { return "" }, home: p.Home}
-	q.guardScratchRepos(&r, scratchRepositories(&q, q.Workspace, readDirPlain), p.GitConfigSafe)
+	q.guardScratchRepos(&r, scratchRepositories(&q, q.Workspace, readDirPlain), p.GitConfigSafe, false)
 	q.normalize()
 	return &q
 }

@@ -361,3 +361,41 @@ func TestDeferScratchRepos(t *testing.T) {
 		t.Error("searched twice")
 	}
 }
+
+// TestGuardedNowMakesNothing: the guard's copy of a running sandbox's
+// policy takes the repositories in scratch space made since (their
+// configuration guarded by its keys), and makes nothing there: a hooks
+// directory a person removed stays removed (before, it came back at
+// every command of a session).
+func TestGuardedNowMakesNothing(t *testing.T) {
+	root := tree(t, "scratch/person/.git/HEAD", "ws/.git/hooks/")
+	scratch, ws := root+"/scratch", root+"/ws"
+	p, err := NewPolicy(&Spec{Workspace: ws, Scratch: []string{scratch}, ReadOnly: []string{".git/hooks"}, GitConfig: []string{".git/config"},
+		GitConfigSafe: []string{"user.*"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(p.ReadOnly, scratch+"/person/.git/hooks") {
+		t.Fatalf("the sandbox's policy: %s/person/.git/hooks not read-only: %q", scratch, p.ReadOnly)
+	}
+	// Made while the sandbox runs: a clone without hooks, and the first
+	// one's hooks removed by its person.
+	if err := os.MkdirAll(scratch+"/later/.git", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(scratch + "/person/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	q := p.GuardedNow()
+	for _, r := range []string{"person", "later"} {
+		if !slices.Contains(q.GitConfig, scratch+"/"+r+"/.git/config") {
+			t.Errorf("%s's configuration not guarded: %q", r, q.GitConfig)
+		}
+		if _, err := os.Lstat(scratch + "/" + r + "/.git/hooks"); err == nil {
+			t.Errorf("GuardedNow made %s/%s/.git/hooks", scratch, r)
+		}
+	}
+	if slices.Contains(p.GitConfig, scratch+"/later/.git/config") {
+		t.Error("GuardedNow changed the policy it copied")
+	}
+}

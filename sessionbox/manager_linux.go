@@ -254,10 +254,12 @@ func (m *manager) release() {
 	// A process of the command may still be on its way out (git's
 	// detached auto-maintenance, a pipeline's last member): a moment for
 	// it before it counts as left running.
-	for i := 0; i < 10 && len(m.inSandbox()) > m.base; i++ {
+	left := len(m.inSandbox()) > m.base
+	for i := 0; i < 10 && left; i++ {
 		time.Sleep(5 * time.Millisecond)
+		left = len(m.inSandbox()) > m.base
 	}
-	if len(m.inSandbox()) > m.base {
+	if left {
 		// Something a command left runs on: what the commands did is put
 		// back now (the shim says so), the guarded places are watched
 		// until the next command, and a command that gets a new session
