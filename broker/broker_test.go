@@ -578,3 +578,70 @@ func TestServedBound(t *testing.T) {
 		t.Errorf("refusals: %q", r.refused)
 	}
 }
+
+// TestBundleStamped: a bundle made from a system bundle that has not
+// changed is not made again (its certificates are not parsed at every
+// session's start), and one made from a system bundle that changed since
+// is: the new certificates are in it, the old ones gone, the authority's
+// own last.
+func TestBundleStamped(t *testing.T) {
+	a, err := broker.LoadCA(filepath.Join(t.TempDir(), "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := os.ReadFile(a.CertFile())
+	certOf := func(name string) string {
+		c, err := broker.LoadCA(filepath.Join(t.TempDir(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := os.ReadFile(c.CertFile())
+		return string(p)
+	}
+	one, two := certOf("one"), certOf("two")
+	sys := filepath.Join(t.TempDir(), "system.pem")
+	if err := os.WriteFile(sys, []byte(one), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broker.Later(t, time.Minute) // the system file as it is a while after it was written
+	check := func(want, not string) string {
+		t.Helper()
+		bundle, err := a.Bundle(sys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(bundle)
+		if !strings.Contains(string(got), want) || strings.Contains(string(got), not) || !strings.HasSuffix(string(got), string(pa)) {
+			t.Fatalf("bundle:\n%s", got)
+		}
+		return bundle
+	}
+	check(one, two)
+	before := broker.Parsed()
+	if check(one, two); broker.Parsed() != before {
+		t.Error("the system bundle was parsed again though it did not change")
+	}
+	// The system bundle replaced (a package update), and rewritten in
+	// place with the same size (an editor): each time the bundle follows.
+	// (A moment between writes: the kernel's file clock ticks every few
+	// milliseconds; a file older than filestamp.Margin has no such twin.)
+	tmp := sys + ".new"
+	os.WriteFile(tmp, []byte(two), 0o644)
+	if err := os.Rename(tmp, sys); err != nil {
+		t.Fatal(err)
+	}
+	check(two, one)
+	time.Sleep(20 * time.Millisecond)
+	if err := os.WriteFile(sys, []byte(one), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(one, two)
+	// Changed just now (as the clock stands): no stamp is trusted, the
+	// bundle is made from the file's content.
+	broker.Later(t, -time.Minute)
+	time.Sleep(20 * time.Millisecond)
+	if err := os.WriteFile(sys, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(two, one)
+}

@@ -22,10 +22,12 @@ import (
 	"os/user"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cordonsh/cordon/filelock"
+	"github.com/cordonsh/cordon/internal/filestamp"
 )
 
 // A CA is the person's certificate authority for sandboxes: its
@@ -209,18 +211,39 @@ func (ca *CA) CertFile() string { return filepath.Join(ca.dir, certFile) }
 // the sandbox would have seen it; none when "") followed by the
 // authority's own, written again when either changed. Bundles of
 // different system files are kept apart.
+//
+// Reading a system bundle means parsing each of its certificates (some
+// 150, ~10 ms, at every session's start and twice in it): a bundle's
+// first line records the stamp of the system file it was made from
+// ([filestamp]) and the authority's digest, and while both are the same
+// the bundle is not made again. (A comment line: PEM readers skip text
+// outside the blocks. It is in the authority's own directory, which
+// only its person can write.)
 func (ca *CA) Bundle(system string) (string, error) {
+	sum := sha256.Sum256([]byte(system))
+	name := filepath.Join(ca.dir, "bundle-"+hex.EncodeToString(sum[:6])+".pem")
 	var want []byte
 	if system != "" {
-		var err error
-		if want, err = certificates(system); err != nil {
+		f, err := openRegular(system)
+		if err != nil {
 			return "", fmt.Errorf("cannot read the certificate bundle %s: %w", system, err)
 		}
+		defer f.Close()
+		if stamp := filestamp.OfFile(f, clock()); stamp != "" {
+			caSum := sha256.Sum256(ca.pem)
+			want = fmt.Appendf(nil, "# made by cordon from the bundle stamped %s and its authority %x\n", stamp, caSum[:8])
+			if firstLine(name) == string(want) {
+				return name, nil
+			}
+		}
+		certs, err := certificates(f)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the certificate bundle %s: %w", system, err)
+		}
+		want = append(want, certs...)
 	}
 	want = append(want, "# cordon's authority for sandboxes (docs/network.md)\n"...)
 	want = append(want, ca.pem...)
-	sum := sha256.Sum256([]byte(system))
-	name := filepath.Join(ca.dir, "bundle-"+hex.EncodeToString(sum[:6])+".pem")
 	if have, err := os.ReadFile(name); err == nil && bytes.Equal(have, want) {
 		return name, nil
 	}
@@ -230,29 +253,59 @@ func (ca *CA) Bundle(system string) (string, error) {
 	return name, nil
 }
 
+// firstLine is the first line of the file name, with its newline; ""
+// when it cannot be read or has none in its first 512 bytes.
+func firstLine(name string) string {
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 512)
+	n, _ := io.ReadFull(f, buf)
+	line, _, ok := bytes.Cut(buf[:n], []byte("\n"))
+	if !ok {
+		return ""
+	}
+	return string(line) + "\n"
+}
+
+// clock is the time a system bundle's stamp is taken at (tests move it).
+var clock = time.Now
+
+// parsed counts the system bundles read and parsed (for the tests).
+var parsed atomic.Int64
+
 // maxBundle bounds the system bundle read (Debian's is about 200 KB).
 const maxBundle = 16 << 20
 
-// certificates returns the certificates of the PEM file name, and
-// nothing else of it: the file is named by the command's environment
-// (SSL_CERT_FILE), and the bundle made from it is seen inside the
-// sandbox, so no other line of a file the sandbox hides (a key, a
-// token) may come through.
-func certificates(name string) ([]byte, error) {
+// openRegular opens the file name for reading if it is a regular file
+// of at most maxBundle bytes.
+func openRegular(name string) (*os.File, error) {
 	// Not blocking: a FIFO put there since the caller looked would hold
 	// the process that serves the proxy.
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
+	if err == nil && (!fi.Mode().IsRegular() || fi.Size() > maxBundle) {
+		err = fmt.Errorf("not a regular file of at most %d bytes", maxBundle)
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxBundle {
-		return nil, fmt.Errorf("not a regular file of at most %d bytes", maxBundle)
-	}
+	return f, nil
+}
+
+// certificates returns the certificates of the open PEM file f, and
+// nothing else of it: the file is named by the command's environment
+// (SSL_CERT_FILE), and the bundle made from it is seen inside the
+// sandbox, so no other line of a file the sandbox hides (a key, a
+// token) may come through.
+func certificates(f *os.File) ([]byte, error) {
+	parsed.Add(1)
 	data, err := io.ReadAll(io.LimitReader(f, maxBundle))
 	if err != nil {
 		return nil, err

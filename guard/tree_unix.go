@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/cordonsh/cordon/internal/filestamp"
 	"github.com/cordonsh/cordon/platform"
 )
 
@@ -51,18 +52,9 @@ type entry struct {
 // now is the clock stamps are taken by (tests move it).
 var now = time.Now
 
-// stampOf is the stamp of a file with stat st recorded now: device,
-// inode, size, mtime and ctime, which no process without privileges can
-// set back (a write, a chmod, a rename over it all move ctime on, and
-// git's index has long relied on as much). "" when the file changed
-// within the last 3 seconds: a change in the same tick of the file
-// system's clock (2 s on FAT) could leave the times as they are.
-func stampOf(st *unix.Stat_t, now time.Time) string {
-	if now.Sub(time.Unix(st.Ctim.Unix())) < 3*time.Second || now.Sub(time.Unix(st.Mtim.Unix())) < 3*time.Second {
-		return ""
-	}
-	return fmt.Sprintf("%d %d %d %d %d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano())
-}
+// stampOf is the stamp of a file with stat st recorded now
+// ([filestamp.Of]): "" when it changed too recently for one.
+func stampOf(st *unix.Stat_t, now time.Time) string { return filestamp.Of(st, now) }
 
 // state maps absolute paths to their trusted state; a path missing from
 // it is trusted to be absent.
