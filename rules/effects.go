@@ -813,8 +813,22 @@ func (s *Set) credentialName(e *Env, p string) bool {
 
 // holdsCredentials reports whether dir contains credential files of the
 // home directory, or settings files of it that hold credentials (reading
-// dir recursively reads them).
+// dir recursively reads them). Answered once per directory and
+// judgement: a script that greps its workspace a thousand times looks
+// for the home's credential files in it once.
 func (s *Set) holdsCredentials(e *Env, dir string) bool {
+	if held, ok := e.creds[dir]; ok {
+		return held
+	}
+	held := s.holdsCredentials1(e, dir)
+	if e.creds == nil {
+		e.creds = map[string]bool{}
+	}
+	e.creds[dir] = held
+	return held
+}
+
+func (s *Set) holdsCredentials1(e *Env, dir string) bool {
 	paths := s.pathsFor(e)
 	readable := len(paths.Credentials)
 	for i, entry := range slices.Concat(paths.Credentials, paths.ReadableCredentials) {

@@ -91,6 +91,7 @@ type Env struct {
 	paths   map[resolveKey]string // resolve's answers
 	dirs    map[string]string     // real paths of parent directories, "" when missing
 	stats   map[string]fileKind   // stat's answers, by path
+	creds   map[string]bool       // holdsCredentials' answers, by directory
 }
 
 // fileKind is what a path is on disk.
