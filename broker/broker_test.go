@@ -645,3 +645,34 @@ func TestBundleStamped(t *testing.T) {
 	}
 	check(two, one)
 }
+
+// BenchmarkBundle is the sandbox's certificate bundle at a sandbox's
+// start from the host's bundle: unchanged since it was last made (only
+// its stamp compared), and changed each time (its certificates parsed).
+func BenchmarkBundle(b *testing.B) {
+	sys := "/etc/ssl/certs/ca-certificates.crt"
+	if _, err := os.Stat(sys); err != nil {
+		b.Skipf("no host bundle: %v", err)
+	}
+	a, err := broker.LoadCA(filepath.Join(b.TempDir(), "a"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		ahead time.Duration
+	}{{"unchanged", time.Minute}, {"changed", -100 * 365 * 24 * time.Hour}} {
+		b.Run(c.name, func(b *testing.B) {
+			// Far behind: the host's bundle seems to change as it is read,
+			// so no stamp is taken and it is parsed each time.
+			broker.Later(b, c.ahead)
+			before := broker.Parsed()
+			for b.Loop() {
+				if _, err := a.Bundle(sys); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(broker.Parsed()-before)/float64(b.N), "parses/op")
+		})
+	}
+}

@@ -213,7 +213,7 @@ func (ca *CA) CertFile() string { return filepath.Join(ca.dir, certFile) }
 // different system files are kept apart.
 //
 // Reading a system bundle means parsing each of its certificates (some
-// 150, ~10 ms, at every session's start and twice in it): a bundle's
+// 150, ~5 ms, twice at every sandbox's start: BenchmarkBundle): a bundle's
 // first line records the stamp of the system file it was made from
 // ([filestamp]) and the authority's digest, and while both are the same
 // the bundle is not made again. (A comment line: PEM readers skip text

@@ -27,20 +27,7 @@ func BenchmarkReconcile(b *testing.B) { benchReconcile(b, true) }
 func BenchmarkReconcileIdle(b *testing.B) { benchReconcile(b, false) }
 
 func benchReconcile(b *testing.B, held bool) {
-	ws := filepath.Join(b.TempDir(), "ws")
-	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
-		b.Skipf("git init: %v\n%s", err, out)
-	}
-	os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644)
-	state := filepath.Join(b.TempDir(), "state")
-	// The files as they are in a workspace a while after they were made
-	// (a stamp is taken only of a file unchanged for a few seconds).
-	defer func(f func() time.Time) { now = f }(now)
-	now = func() time.Time { return time.Now().Add(time.Minute) }
-	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
-		Guarded:     []string{ws + "/.git/hooks", ws + "/.envrc", ws + "/.vscode/tasks.json"},
-		GitConfig:   []string{ws + "/.git/config"},
-		RootGuarded: []string{".git/hooks/", ".envrc", ".vscode/tasks.json"}, RootGitConfig: []string{".git/config"}}
+	ws, state, p := benchWorkspace(b)
 	if _, err := Hold(state, p); err != nil {
 		b.Fatal(err)
 	}
@@ -55,6 +42,27 @@ func benchReconcile(b *testing.B, held bool) {
 			b.Fatalf("%v %v", lines, err)
 		}
 	}
+}
+
+// benchWorkspace is a repository with git's sample hooks, an .envrc and
+// its configuration, a state directory, and the policy that guards them;
+// its files are taken as they are a while after they were made (a stamp
+// is taken only of a file unchanged for a few seconds), until b ends.
+func benchWorkspace(b *testing.B) (ws, state string, p *platform.Policy) {
+	ws = filepath.Join(b.TempDir(), "ws")
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		b.Skipf("git init: %v\n%s", err, out)
+	}
+	os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644)
+	state = filepath.Join(b.TempDir(), "state")
+	old := now
+	now = func() time.Time { return time.Now().Add(time.Minute) }
+	b.Cleanup(func() { now = old })
+	p = &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
+		Guarded:     []string{ws + "/.git/hooks", ws + "/.envrc", ws + "/.vscode/tasks.json"},
+		GitConfig:   []string{ws + "/.git/config"},
+		RootGuarded: []string{".git/hooks/", ".envrc", ".vscode/tasks.json"}, RootGitConfig: []string{".git/config"}}
+	return ws, state, p
 }
 
 // BenchmarkFindBelow is the snapshot round's own walk after a command
@@ -274,18 +282,7 @@ func BenchmarkCheckBelowRepos(b *testing.B) {
 // in its manager: the ticket taken as the command starts ([Hold]) and
 // dropped as it ends ([Release]), in the repository of [BenchmarkReconcile].
 func BenchmarkHoldRelease(b *testing.B) {
-	ws := filepath.Join(b.TempDir(), "ws")
-	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
-		b.Skipf("git init: %v\n%s", err, out)
-	}
-	os.WriteFile(filepath.Join(ws, ".envrc"), []byte("export A=1\n"), 0o644)
-	state := filepath.Join(b.TempDir(), "state")
-	defer func(f func() time.Time) { now = f }(now)
-	now = func() time.Time { return time.Now().Add(time.Minute) }
-	p := &platform.Policy{Workspace: ws, Env: []string{"PATH=/usr/bin:/bin"},
-		Guarded:     []string{ws + "/.git/hooks", ws + "/.envrc", ws + "/.vscode/tasks.json"},
-		GitConfig:   []string{ws + "/.git/config"},
-		RootGuarded: []string{".git/hooks/", ".envrc", ".vscode/tasks.json"}, RootGitConfig: []string{".git/config"}}
+	ws, state, p := benchWorkspace(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if lines, err := Hold(state, p); err != nil || len(lines) > 0 {

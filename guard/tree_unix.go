@@ -44,17 +44,13 @@ type entry struct {
 	Names  []string `json:"n,omitempty"` // a directory's entries
 	// Stamp is a file's identity and times when it was recorded, kept
 	// only when its last change was 3 seconds older than that (see
-	// [stampOf]): the same stamp later means the same content, which is
+	// [filestamp.Of]): the same stamp later means the same content, which is
 	// then not read again.
 	Stamp string `json:"st,omitempty"`
 }
 
 // now is the clock stamps are taken by (tests move it).
 var now = time.Now
-
-// stampOf is the stamp of a file with stat st recorded now
-// ([filestamp.Of]): "" when it changed too recently for one.
-func stampOf(st *unix.Stat_t, now time.Time) string { return filestamp.Of(st, now) }
 
 // state maps absolute paths to their trusted state; a path missing from
 // it is trusted to be absent.
@@ -317,7 +313,7 @@ func (w *walker) record(dirfd int, name, path string, st *unix.Stat_t) {
 		// (Taken after the read: a write meanwhile moved ctime on.)
 		var after unix.Stat_t
 		if unix.Fstatat(dirfd, name, &after, unix.AT_SYMLINK_NOFOLLOW) == nil && after.Ino == st.Ino && after.Ctim == st.Ctim {
-			e.Stamp = stampOf(&after, now())
+			e.Stamp = filestamp.Of(&after, now())
 		}
 		w.budget -= int64(len(data))
 	case unix.S_IFDIR:
@@ -433,7 +429,7 @@ func same(dirfd int, name string, st *unix.Stat_t, te *entry) bool {
 		// the file had not changed for a while) stands for it from now
 		// on, and the next reconcile reads nothing.
 		if te.Stamp == "" {
-			te.Stamp = stampOf(st, now())
+			te.Stamp = filestamp.Of(st, now())
 		}
 		return true
 	}

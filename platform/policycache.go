@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/cordonsh/cordon/internal/atomicfile"
+	"github.com/cordonsh/cordon/internal/filestamp"
 )
 
 // The policy cache. Resolving a policy looks at a few hundred paths and
@@ -56,7 +57,7 @@ import (
 // racyMargin is how recent a witness's times may be for the cache to be
 // kept: more than the coarsest file system clock tick and the lag of
 // the kernel's coarse clock.
-var racyMargin = 3 * time.Second
+var racyMargin = filestamp.Margin
 
 // maxCacheSize bounds the cache file read.
 const maxCacheSize = 8 << 20
