@@ -74,8 +74,18 @@ mkdir -p "$tmp/config/cordon/rules" "$tmp/state"
 rules_env="env XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state"
 
 # The long script: 2,000 lines, each a test run filtered to a log,
-# judged in the workspace (a git repository) from its file.
-for i in $(seq 1 2000); do echo "go test ./p$i/... 2>&1 | grep -v ok > o$i.log || echo f$i"; done >"$tmp/long.sh"
+# judged in the workspace (a git repository) from its file. Not in $tmp:
+# a script under the home directory, which sandboxed commands cannot
+# write, is taken for an installed program and not read, and the row
+# timed nothing (the 37 ms quoted until 2026-12-05); so the commands
+# judged are counted first.
+long="$ws/long.sh"
+for i in $(seq 1 2000); do echo "go test ./p$i/... 2>&1 | grep -v ok > o$i.log || echo f$i"; done >"$long"
+judged=$("$tmp/cordon" explain -- bash "$long" | grep -cE '^ +[0-9]+\. go test ' || true)
+if [ "$judged" -lt 2000 ]; then
+	echo "bench.sh: cordon explain found $judged of the long script's 2000 test runs: the script is not judged, and its row would time nothing" >&2
+	exit 1
+fi
 
 # The policy cache ($XDG_STATE_HOME/cordon/policy) is made by a first
 # run and trusted only for directories unchanged for a few seconds.
@@ -198,7 +208,7 @@ hyperfine --warmup 10 --min-runs 100 --shell=none --export-markdown "$out" --exp
 	--command-name 'cordon check' "$tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (a user rule file, cached)' "$rules_env $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
 	--command-name 'cordon check (no rule files, same env)' "env XDG_CONFIG_HOME=$tmp/none XDG_STATE_HOME=$tmp/state $tmp/cordon check -- bash -lc 'rm -rf build && npm test'" \
-	--command-name 'cordon check (a 2000-line script)' "$tmp/cordon check -- bash $tmp/long.sh" \
+	--command-name 'cordon check (a 2000-line script)' "$tmp/cordon check -- bash $long" \
 	--command-name 'cordon check (echo hi)' "$codex_env $tmp/cordon check -- bash -lc 'echo hi'" \
 	--command-name "cordon check (Codex's wrapper around echo hi)" "$codex_env $tmp/cordon check -- bash -lc $(quote "$codex_wrapper")" \
 	--command-name "cordon check (Claude Code's wrapper around echo hi)" "$codex_env $tmp/cordon check -- bash -c $(quote "source $snap 2>/dev/null || true && shopt -u extglob 2>/dev/null || true && eval 'echo hi' < /dev/null && pwd -P >| /tmp/claude-9f3e-cwd")" \
