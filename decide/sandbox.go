@@ -351,13 +351,18 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 // run like a program rather than judged by its content. With the sandbox
 // off in the settings every file the user can write could be the
 // agent's: none is. The whole policy is made (not only its writable
-// part), only for a file that could be installed software: the shim
-// needs it to run the command anyway.
+// part), only for a file that could be installed software, when the
+// command is to run (Prepare is set: the shim needs the policy next
+// anyway); a judgement alone (cordon check, explain) resolves the
+// writable part only, which is the same roots for a fraction of the cost.
 func (ctx *Context) installed(path string) bool {
 	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
 		return false
 	}
 	return platform.Installed(path, func() ([]string, error) {
+		if ctx.Prepare == nil {
+			return ctx.WritableRoots()
+		}
 		p, err := ctx.Policy()
 		if err != nil {
 			return nil, err

@@ -253,3 +253,73 @@ func TestSandboxHidesMacCredentialStores(t *testing.T) {
 		t.Errorf("VS Code's settings are hidden; only its secret storage should be")
 	}
 }
+
+// A judgement alone (cordon check: no Prepare) tells installed scripts
+// from the agent's by the sandbox's writable roots without making the
+// whole policy, and tells them apart as the shim does with it: the
+// installed copy runs as a program, the workspace's is read and judged.
+func TestInstalledWithoutPolicy(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("scripts are taken for installed software where a sandbox makes the rest read-only (Linux here)")
+	}
+	// The home outside scratch space (/tmp is writable in the sandbox:
+	// nothing there is installed).
+	user, _ := os.UserHomeDir()
+	home, err := os.MkdirTemp(user, ".cordon-installed-")
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	ws := filepath.Join(t.TempDir(), "ws")
+	bin := filepath.Join(home, ".local", "bin")
+	for _, d := range []string{bin, ws} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := []byte("#!/bin/bash\nrm -rf \"$HOME\"\n")
+	for _, f := range []string{filepath.Join(bin, "tool"), filepath.Join(ws, "tool")} {
+		if err := os.WriteFile(f, script, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	verdict := func(argv []string, prepare bool) (string, bool) {
+		t.Helper()
+		inv, err := invocation.Decode(argv, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, err := NewContext(ws, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prepare {
+			ctx.Prepare = func() (*Confinement, error) { return nil, os.ErrInvalid }
+		}
+		d := ctx.Decide(Request{Shell: "bash", Mode: inv.Mode.String(), Text: invocation.QuoteArgv(argv), Inv: inv, Query: true})
+		if d.Error != "" {
+			t.Fatalf("%q: %s", argv, d.Error)
+		}
+		return d.Judgement.Verdict.String(), ctx.policy != nil
+	}
+	for _, c := range []struct {
+		argv      []string
+		installed bool
+	}{
+		{[]string{"bash", "-c", "bash ~/.local/bin/tool"}, true},
+		{[]string{"bash", "-c", "bash ./tool"}, false},
+	} {
+		alone, made := verdict(c.argv, false)
+		if made {
+			t.Errorf("%q judged alone made the whole sandbox policy", c.argv)
+		}
+		shim, _ := verdict(c.argv, true)
+		if alone != shim {
+			t.Errorf("%q: judged alone %s, as the shim judges it %s", c.argv, alone, shim)
+		}
+		if got := alone == "allow"; got != c.installed {
+			t.Errorf("%q: %s; want allowed only for the installed copy (rm -rf \"$HOME\" inside)", c.argv, alone)
+		}
+	}
+}

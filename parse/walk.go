@@ -260,6 +260,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
 			w.carriageReturn(st.dialect, f, text, name)
+			w.reserve(f)
 			w.lines(st, f.Stmts, first)
 			return
 		}
@@ -270,6 +271,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 			w.keepOutline(st.dialect, src, name, f)
 		}
 		w.carriageReturn(st.dialect, f, src, name)
+		w.reserve(f)
 		w.lines(st, f.Stmts, first)
 		return
 	}
@@ -1314,6 +1316,26 @@ func (w *walker) emit(st *state, c Command) int {
 	}
 	w.res.Commands = append(w.res.Commands, c)
 	return len(w.res.Commands) - 1
+}
+
+// reserve makes room in the result for the simple commands of the
+// parsed file f, at once: a long script's thousands of commands, grown
+// by doubling, were copied a dozen times and left twice their size.
+func (w *walker) reserve(f *syntax.File) {
+	if len(f.Stmts) < 64 {
+		return
+	}
+	n := 0
+	syntax.Walk(f, func(node syntax.Node) bool {
+		if _, ok := node.(*syntax.CallExpr); ok {
+			n++
+		}
+		return true
+	})
+	cmds := w.res.Commands
+	if n = min(n, w.m.Commands-len(cmds)); n > cap(cmds)-len(cmds) {
+		w.res.Commands = slices.Grow(cmds, n)
+	}
 }
 
 // hold returns data to keep as known content, or Unknown once the

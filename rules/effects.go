@@ -60,6 +60,11 @@ type args struct {
 // options ([CmdSpec.EndOfOptions]).
 func splitArgs(ws []parse.Word, valueOpts, known, end []string) args {
 	a := args{dashdash: -1, known: known}
+	if len(ws) > 0 {
+		// Most words are operands: room for all at once, not grown
+		// one by one at each of a long script's thousands of commands.
+		a.operands, a.opIdx = make([]parse.Word, 0, len(ws)), make([]int, 0, len(ws))
+	}
 	ended := false
 	for j := 0; j < len(ws); j++ {
 		t := ws[j].Text

@@ -711,7 +711,7 @@ func (j *judging) state(e Effect) string {
 		return "unseen"
 	}
 	if e.Kind != "discard-changes" && e.Kind != "git-clean" {
-		fi, err := os.Lstat(j.ctx.Env.native(e.Path))
+		fi, err := j.ctx.Env.lstat(j.ctx.Env.native(e.Path))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return "absent"

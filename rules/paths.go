@@ -86,12 +86,13 @@ type Env struct {
 	msys  bool              // the command is Git Bash's: /c/x is C:\x
 	shown map[string]string // Windows paths as first written, by canonical form
 
-	sets    map[*string]*pathSet  // compiled class entries, by their slice
-	classes map[string]string     // classify's answers, by path
-	paths   map[resolveKey]string // resolve's answers
-	dirs    map[string]string     // real paths of parent directories, "" when missing
-	stats   map[string]fileKind   // stat's answers, by path
-	creds   map[string]bool       // holdsCredentials' answers, by directory
+	sets    map[*string]*pathSet   // compiled class entries, by their slice
+	classes map[string]string      // classify's answers, by path
+	paths   map[resolveKey]string  // resolve's answers
+	dirs    map[string]string      // real paths of parent directories, "" when missing
+	stats   map[string]fileKind    // stat's answers, by path
+	lstats  map[string]lstatAnswer // lstat's answers, by path (see [Env.lstat])
+	creds   map[string]bool        // holdsCredentials' answers, by directory
 }
 
 // fileKind is what a path is on disk.
@@ -587,7 +588,7 @@ func (e *Env) resolveUnix(p, dir string, keepLink bool) string {
 	}
 	// The parent is real: only the last element can be a link. What
 	// is not one is what [Env.stat] would find.
-	fi, err := os.Lstat(full)
+	fi, err := e.lstat(full)
 	switch {
 	case err == nil && fi.Mode()&os.ModeSymlink != 0:
 		if r, err := filepath.EvalSymlinks(full); err == nil {
@@ -601,6 +602,28 @@ func (e *Env) resolveUnix(p, dir string, keepLink bool) string {
 		e.remember(full, kindFile)
 	}
 	return full
+}
+
+// An lstatAnswer is what os.Lstat said of a path.
+type lstatAnswer struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// lstat is [os.Lstat] of the native path p, remembered for the
+// judgement: the target of a redirection is looked up to resolve it,
+// then again to tell whether the command overwrites something, and a
+// long script writes thousands of them.
+func (e *Env) lstat(p string) (fs.FileInfo, error) {
+	if a, ok := e.lstats[p]; ok {
+		return a.fi, a.err
+	}
+	fi, err := os.Lstat(p)
+	if e.lstats == nil {
+		e.lstats = map[string]lstatAnswer{}
+	}
+	e.lstats[p] = lstatAnswer{fi, err}
+	return fi, err
 }
 
 // resolveExisting resolves the longest existing prefix of p.
