@@ -1096,6 +1096,15 @@ func (w *walker) word0(st *state, text string, vars []string) Word {
 
 // literal expands one word without splitting or globbing.
 func (w *walker) literal(st *state, word *syntax.Word) (Word, error) {
+	if lit, ok := plainLit(word); ok && !w.m.over {
+		// Nothing to expand (a redirection's file name, mostly): no
+		// expansion's configuration made for it, counted all the same.
+		w.m.at = word.Pos()
+		if !w.expanded(word.Pos(), 1, len(lit)) {
+			lit = Unknown
+		}
+		return Word{Text: lit}, nil
+	}
 	if !w.expanding(st, word, false) {
 		return Word{Text: Unknown, Vars: wordVars(word, st.env)}, nil
 	}

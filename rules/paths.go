@@ -86,13 +86,14 @@ type Env struct {
 	msys  bool              // the command is Git Bash's: /c/x is C:\x
 	shown map[string]string // Windows paths as first written, by canonical form
 
-	sets    map[*string]*pathSet   // compiled class entries, by their slice
-	classes map[string]string      // classify's answers, by path
-	paths   map[resolveKey]string  // resolve's answers
-	dirs    map[string]string      // real paths of parent directories, "" when missing
-	stats   map[string]fileKind    // stat's answers, by path
-	lstats  map[string]lstatAnswer // lstat's answers, by path (see [Env.lstat])
-	creds   map[string]bool        // holdsCredentials' answers, by directory
+	sets    map[*string]*pathSet     // compiled class entries, by their slice
+	wsSets  map[sliceKey]*wsEntrySet // workspace entries taken apart, by their slice
+	classes map[string]string        // classify's answers, by path
+	paths   map[resolveKey]string    // resolve's answers
+	dirs    map[string]string        // real paths of parent directories, "" when missing
+	stats   map[string]fileKind      // stat's answers, by path
+	lstats  map[string]lstatAnswer   // lstat's answers, by path (see [Env.lstat])
+	creds   map[string]bool          // holdsCredentials' answers, by directory
 }
 
 // fileKind is what a path is on disk.
@@ -384,9 +385,13 @@ func (e *Env) below(path string) string {
 // may start in any directory of the workspace (sub/.envrc, a nested
 // repository's .git/hooks), not only at its root.
 func (e *Env) wsEntry(path string, entries []string, anyDepth bool) bool {
+	if len(entries) == 0 {
+		return false
+	}
+	ws := e.wsEntries(entries)
 	rel := strings.TrimPrefix(path[len(e.Workspace):], "/")
 	for {
-		if relEntry(rel, entries) {
+		if ws.match(rel) {
 			return true
 		}
 		i := strings.IndexByte(rel, '/')
@@ -397,34 +402,108 @@ func (e *Env) wsEntry(path string, entries []string, anyDepth bool) bool {
 	}
 }
 
-// relEntry reports whether the relative path rel is one of entries (see
-// [Env.wsEntry]).
-func relEntry(rel string, entries []string) bool {
+// wsEntrySet is a list of workspace-relative entries (see [Env.wsEntry])
+// taken apart once per judgement: a long script's thousands of paths are
+// each matched against lists of a hundred entries.
+type wsEntrySet struct {
+	files map[string]bool // entries: the path itself
+	dirs  map[string]bool // "dir/" entries: the path or below it
+	globs []wsGlob
+}
+
+// A wsGlob is an entry with a wildcard.
+type wsGlob struct {
+	pattern string
+	dir     bool     // a "dir/" entry: what is below a match matches too
+	slashes int      // the names in the pattern, less one
+	parts   []string // for a pattern with **, its names
+}
+
+// A sliceKey names a slice of the rules' entries: where it starts and how
+// long it is.
+type sliceKey struct {
+	first *string
+	n     int
+}
+
+// wsEntries returns entries taken apart, once per judgement.
+func (e *Env) wsEntries(entries []string) *wsEntrySet {
+	k := sliceKey{&entries[0], len(entries)}
+	if ws := e.wsSets[k]; ws != nil {
+		return ws
+	}
+	ws := &wsEntrySet{files: map[string]bool{}, dirs: map[string]bool{}}
 	for _, entry := range entries {
 		dir := strings.HasSuffix(entry, "/")
 		entry = strings.TrimSuffix(entry, "/")
-		if rel == entry || dir && strings.HasPrefix(rel, entry+"/") {
+		// Every entry matches its own text (a name with [ in it).
+		if dir {
+			ws.dirs[entry] = true
+		} else {
+			ws.files[entry] = true
+		}
+		if strings.ContainsAny(entry, "*?[") {
+			g := wsGlob{pattern: entry, dir: dir, slashes: strings.Count(entry, "/")}
+			if strings.Contains(entry, "**") {
+				g.parts = strings.Split(entry, "/")
+			}
+			ws.globs = append(ws.globs, g)
+		}
+	}
+	if e.wsSets == nil {
+		e.wsSets = map[sliceKey]*wsEntrySet{}
+	}
+	e.wsSets[k] = ws
+	return ws
+}
+
+// match reports whether the relative path rel is one of the entries.
+func (ws *wsEntrySet) match(rel string) bool {
+	if ws.files[rel] || ws.dirs[rel] {
+		return true
+	}
+	for i := 0; i < len(rel); i++ {
+		if rel[i] == '/' && ws.dirs[rel[:i]] {
 			return true
 		}
-		if !strings.ContainsAny(entry, "*?[") {
-			continue
-		}
-		if strings.Contains(entry, "**") {
-			if globPath(strings.Split(entry, "/"), strings.Split(rel, "/"), dir) {
+	}
+	if len(ws.globs) == 0 {
+		return false
+	}
+	slashes := strings.Count(rel, "/")
+	var names []string
+	for _, g := range ws.globs {
+		if g.parts != nil {
+			if names == nil {
+				names = strings.Split(rel, "/")
+			}
+			if globPath(g.parts, names, g.dir) {
 				return true
 			}
 			continue
 		}
 		// The entry, or (for a dir/ entry) the start of rel as long as it.
 		head := rel
-		if n := strings.Count(entry, "/") + 1; dir && strings.Count(rel, "/") >= n {
-			head = strings.Join(strings.SplitN(rel, "/", n+1)[:n], "/")
+		if g.dir && slashes > g.slashes {
+			head = rel[:nthSlash(rel, g.slashes+1)]
 		}
-		if ok, _ := filepath.Match(entry, head); ok {
+		if ok, _ := filepath.Match(g.pattern, head); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// nthSlash is the index of the nth slash in s (n >= 1), which has more.
+func nthSlash(s string, n int) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 // globPath matches the names of a path against the parts of a pattern,
