@@ -28,20 +28,22 @@ func (w *walker) call(st *state, ce *syntax.CallExpr, rs []*syntax.Redirect, std
 		}
 		return -1
 	}
-	// Assignments before a command apply to it alone.
+	// Assignments before a command apply to it alone. (The state is
+	// copied only for them: a copy made for every command was a long
+	// script's largest allocation after its commands.)
 	var assigns []string
-	inner := *st
 	cmdEnv := st.env
 	if len(ce.Assigns) > 0 {
+		inner := *st
 		cmdEnv = st.env.clone()
 		inner.env = cmdEnv
-	}
-	for _, a := range ce.Assigns {
-		w.assign(&inner, a, true)
-		if a.Name != nil {
-			v, _ := cmdEnv.lookup(a.Name.Value)
-			assigns = append(assigns, a.Name.Value+"="+v)
-			w.envCode(st, a.Name.Value, v)
+		for _, a := range ce.Assigns {
+			w.assign(&inner, a, true)
+			if a.Name != nil {
+				v, _ := cmdEnv.lookup(a.Name.Value)
+				assigns = append(assigns, a.Name.Value+"="+v)
+				w.envCode(st, a.Name.Value, v)
+			}
 		}
 	}
 	var vars []string
