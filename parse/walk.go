@@ -1330,13 +1330,18 @@ func (w *walker) emit(st *state, c Command) int {
 // reserve makes room in the result for the simple commands of the
 // parsed file f, at once: a long script's thousands of commands, grown
 // by doubling, were copied a dozen times and left twice their size.
+// Functions' bodies are not counted: they run only when called (a
+// shell snapshot defines hundreds, and calls few).
 func (w *walker) reserve(f *syntax.File) {
 	if len(f.Stmts) < 64 {
 		return
 	}
 	n := 0
 	syntax.Walk(f, func(node syntax.Node) bool {
-		if _, ok := node.(*syntax.CallExpr); ok {
+		switch node.(type) {
+		case *syntax.FuncDecl:
+			return false
+		case *syntax.CallExpr:
 			n++
 		}
 		return true

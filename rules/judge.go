@@ -950,7 +950,7 @@ func (j *judging) otherRepo(dir string) bool {
 		return true
 	}
 	exists := func(p string) bool {
-		_, err := os.Lstat(j.ctx.Env.native(p))
+		_, err := j.ctx.Env.lstat(j.ctx.Env.native(p))
 		return err == nil
 	}
 	for d := dir; d != ws && within(d, ws); d = path.Dir(d) {

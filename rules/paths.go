@@ -86,7 +86,7 @@ type Env struct {
 	msys  bool              // the command is Git Bash's: /c/x is C:\x
 	shown map[string]string // Windows paths as first written, by canonical form
 
-	sets    map[*string]*pathSet     // compiled class entries, by their slice
+	sets    map[sliceKey]*pathSet    // compiled class entries, by their slice
 	wsSets  map[sliceKey]*wsEntrySet // workspace entries taken apart, by their slice
 	classes map[string]string        // classify's answers, by path
 	paths   map[resolveKey]string    // resolve's answers
@@ -166,12 +166,20 @@ type pathSet struct {
 	dirs, comps map[string]bool
 }
 
+// A sliceKey names a slice of the rules' entries: where it starts and how
+// long it is (the key of the entries compiled once per judgement).
+type sliceKey struct {
+	first *string
+	n     int
+}
+
 // compiled returns entries compiled for e, building them once.
 func (e *Env) compiled(entries []string) *pathSet {
 	if len(entries) == 0 {
 		return &pathSet{}
 	}
-	if ps := e.sets[&entries[0]]; ps != nil {
+	k := sliceKey{&entries[0], len(entries)}
+	if ps := e.sets[k]; ps != nil {
 		return ps
 	}
 	ps := &pathSet{exact: map[string]bool{}, names: map[string]bool{}}
@@ -200,9 +208,9 @@ func (e *Env) compiled(entries []string) *pathSet {
 		}
 	}
 	if e.sets == nil {
-		e.sets = map[*string]*pathSet{}
+		e.sets = map[sliceKey]*pathSet{}
 	}
-	e.sets[&entries[0]] = ps
+	e.sets[k] = ps
 	return ps
 }
 
@@ -417,13 +425,6 @@ type wsGlob struct {
 	dir     bool     // a "dir/" entry: what is below a match matches too
 	slashes int      // the names in the pattern, less one
 	parts   []string // for a pattern with **, its names
-}
-
-// A sliceKey names a slice of the rules' entries: where it starts and how
-// long it is.
-type sliceKey struct {
-	first *string
-	n     int
 }
 
 // wsEntries returns entries taken apart, once per judgement.

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"os"
 	"strings"
 	"sync"
 
@@ -205,7 +204,7 @@ func (e *Env) lstatExists(path string) bool {
 	if n == "" {
 		return e.Foreign
 	}
-	_, err := os.Lstat(n)
+	_, err := e.lstat(n)
 	return err == nil
 }
 
