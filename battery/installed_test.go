@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/decide"
+	"github.com/cordonsh/cordon/platform"
 	"github.com/cordonsh/cordon/rules"
 )
 
@@ -80,6 +82,10 @@ func pyenvHome(t *testing.T, home, shimDir string) string {
 	return shimDir + ":" + filepath.Join(home, ".pyenv", "shims") + ":" + os.Getenv("PATH")
 }
 
+// settleInstalled waits until files written so far lie before the start
+// of an agent started next, past platform's margin.
+func settleInstalled() { time.Sleep(platform.InstalledMargin + 100*time.Millisecond) }
+
 // TestInstalledScriptsRunAsPrograms runs python3 through a pyenv shim,
 // through the cordon shim, in the sandbox of each backend: the version
 // manager's scripts are installed software (the agent cannot have written
@@ -92,8 +98,29 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			e := newHarness(t, backend)
 			shimPath := linkShim(t, "bash")
+			agent := linkShim(t, "agent")
 			path := pyenvHome(t, e.home, filepath.Dir(shimPath))
 			env := append(e.env, "PATH="+path)
+			// The user's other installed scripts: a wrapper, and a
+			// version manager's setup (nvm.sh) and program.
+			wrapper := filepath.Join(e.home, ".local", "bin", "with-pyenv")
+			nvm := filepath.Join(e.home, ".nvm", "nvm.sh")
+			node := filepath.Join(e.home, ".nvm", "versions", "node", "v20.11.1", "bin", "node")
+			for _, f := range []struct {
+				path, text string
+				mode       os.FileMode
+			}{
+				{wrapper, "#!/usr/bin/env bash\nexport PYENV_ROOT=\"$HOME/.pyenv\"\n\"$@\"\necho \"rc=$?\"\n", 0o755},
+				{nvm, nvmSetup, 0o644},
+				{node, "#!/bin/sh\necho v20.11.1\n", 0o755},
+			} {
+				os.MkdirAll(filepath.Dir(f.path), 0o755)
+				if err := os.WriteFile(f.path, []byte(f.text), f.mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// All of it was there before the agent started.
+			settleInstalled()
 			// A home has credentials, hidden in the sandbox (under
 			// Landlock their names can still be listed): the nested shim
 			// must still know it runs confined.
@@ -103,7 +130,7 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			}
 			run := func(cmd string) (string, string, int) {
 				t.Helper()
-				c := &exec.Cmd{Path: shimPath, Args: []string{"bash", "-c", cmd}, Dir: e.ws, Env: env}
+				c := &exec.Cmd{Path: agent, Args: []string{"agent", shimPath, "bash", "-c", cmd}, Dir: e.ws, Env: env}
 				var stdout, stderr bytes.Buffer
 				c.Stdout, c.Stderr = &stdout, &stderr
 				c.Run()
@@ -138,11 +165,6 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(e.ws, "pyenv"), data, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			wrapper := filepath.Join(e.home, ".local", "bin", "with-pyenv")
-			os.MkdirAll(filepath.Dir(wrapper), 0o755)
-			if err := os.WriteFile(wrapper, []byte("#!/usr/bin/env bash\nexport PYENV_ROOT=\"$HOME/.pyenv\"\n\"$@\"\necho \"rc=$?\"\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
 			if out, errs, code := run("./pyenv exec python3 --version"); code != 126 || !strings.Contains(errs, "cordon: refused") {
 				t.Errorf("./pyenv in the workspace: exit %d, stdout %q, stderr %q; want refused", code, out, errs)
 			}
@@ -162,18 +184,31 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			}
 			// A version manager's setup, sourced: functions the judge
 			// cannot follow (nvm's recurse), run like the user's ~/.bashrc.
-			nvm := filepath.Join(e.home, ".nvm", "nvm.sh")
-			os.MkdirAll(filepath.Dir(nvm), 0o755)
-			if err := os.WriteFile(nvm, []byte(nvmSetup), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			node := filepath.Join(e.home, ".nvm", "versions", "node", "v20.11.1", "bin", "node")
-			os.MkdirAll(filepath.Dir(node), 0o755)
-			if err := os.WriteFile(node, []byte("#!/bin/sh\necho v20.11.1\n"), 0o755); err != nil {
-				t.Fatal(err)
-			}
 			if out, errs, code := run("source ~/.nvm/nvm.sh && nvm use 20 && node --version"); code != 0 || out != "Now using node v20.11.1\nv20.11.1\n" {
 				t.Errorf("source ~/.nvm/nvm.sh && nvm use 20: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			// The agent's own file tool (never through cordon) writes a
+			// script outside every writable root, then the agent runs
+			// it: written since the agent started, it is the agent's,
+			// judged by what it holds (a git push --force, which the
+			// judge asks about), not run like the user's programs.
+			tidy := filepath.Join(e.home, ".local", "bin", "tidy.sh")
+			text := "#!/usr/bin/env bash\ngit push --force origin main\n"
+			// Run by the user's installed wrapper, it is refused by the
+			// shim inside the sandbox (the wrapper runs, its "$@" does
+			// not).
+			for _, cmd := range []string{"bash " + tidy, tidy, "source " + tidy, ". ~/.local/bin/tidy.sh", wrapper + " bash " + tidy} {
+				c := &exec.Cmd{Path: agent, Args: []string{"agent", "-write", tidy + "=" + text, shimPath, "bash", "-c", cmd}, Dir: e.ws, Env: env}
+				var stdout, stderr bytes.Buffer
+				c.Stdout, c.Stderr = &stdout, &stderr
+				c.Run()
+				code, out := 126, ""
+				if strings.HasPrefix(cmd, wrapper) {
+					code, out = 0, "rc=126\n"
+				}
+				if c.ProcessState.ExitCode() != code || stdout.String() != out || !strings.Contains(stderr.String(), "cordon: refused") || !strings.Contains(stderr.String(), "push") {
+					t.Errorf("%s, written by the agent's file tool since it started: exit %d, stdout %q, stderr %q; want refused for the push inside", cmd, c.ProcessState.ExitCode(), stdout.String(), stderr.String())
+				}
 			}
 		})
 	}
@@ -201,6 +236,19 @@ func TestInstalledScriptJudgedAsProgram(t *testing.T) {
 	write(filepath.Join(tool, "sources-ws.sh"), "#!/usr/bin/env bash\nsource "+filepath.Join(e.ws, "env.sh")+"\nexec \"$(tool-helper --which)\" \"$@\"\n")
 	write(filepath.Join(tool, "open.sh"), "#!/usr/bin/env bash\nchmod 666 \"$0\"\n")
 	os.Chmod(filepath.Join(tool, "open.sh"), 0o757)
+	settleInstalled()
+	// cordon check, run by an agent started after all of it was written.
+	agent, cordon := linkShim(t, "agent"), linkShim(t, "cordon")
+	check := func(argv []string) string {
+		t.Helper()
+		c := &exec.Cmd{Path: agent, Args: append([]string{"agent", cordon, "cordon", "check", "--"}, argv...), Dir: e.ws, Env: env}
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("cordon check %q: %v", argv, err)
+		}
+		verdict, _, _ := strings.Cut(string(out), " ")
+		return strings.TrimSpace(verdict)
+	}
 	py := filepath.Join(e.home, ".pyenv", "shims", "python3")
 	pyenv := filepath.Join(e.home, ".pyenv", "libexec", "pyenv")
 	for _, tt := range []struct {
@@ -220,12 +268,8 @@ func TestInstalledScriptJudgedAsProgram(t *testing.T) {
 		{[]string{"bash", "-c", "bash < " + pyenv}, false},
 		{[]string{"bash", "-c", "cat " + pyenv + " | bash -s exec python3"}, false},
 	} {
-		j, err := decide.Check(tt.argv, e.ws, env)
-		if err != nil {
-			t.Fatalf("%q: %v", tt.argv, err)
-		}
-		if got := j.Verdict == rules.Allow; got != tt.allow {
-			t.Errorf("%q: %v %v; want allowed %v", tt.argv, j.Verdict, j.Reasons, tt.allow)
+		if v := check(tt.argv); (v == "allow") != tt.allow {
+			t.Errorf("%q: %s; want allowed %v", tt.argv, v, tt.allow)
 		}
 	}
 }

@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		"cordon": func() { os.Exit(multicall.Main(os.Args)) },
 		"same":   func() { os.Exit(sameMain(os.Args[1:])) },
 		"status": func() { os.Exit(statusMain(os.Args[1:])) },
+		"agent":  func() { os.Exit(agentMain(os.Args[1:])) },
 		// The hidden roles the shim starts as /proc/self/exe.
 		guard.Role:             func() { os.Exit(multicall.Main(os.Args)) },
 		shim.SnapshotRole:      func() { os.Exit(multicall.Main(os.Args)) },
@@ -284,6 +285,35 @@ func runArgv(path string, argv []string, stdin []byte) (result, error) {
 		return result{}, err
 	}
 	return result{out.Bytes(), errOut.Bytes(), cmd.ProcessState.String()}, nil
+}
+
+// agentMain is the "agent" command (agent [-write FILE=TEXT] PATH ARGV0
+// ARGS...): it stands for an agent process started at a moment a test
+// chooses, running one command through PATH as its child, and exits as
+// that command did. With -write, its own file tool writes FILE (mode
+// 0755) first, as an agent's editor tool does: never through cordon.
+func agentMain(args []string) int {
+	if len(args) > 1 && args[0] == "-write" {
+		file, text, _ := strings.Cut(args[1], "=")
+		if err := os.WriteFile(file, []byte(text), 0o755); err != nil {
+			return fail("agent: %v", err)
+		}
+		os.Chmod(file, 0o755)
+		args = args[2:]
+	}
+	if len(args) < 2 {
+		return fail("usage: agent [-write FILE=TEXT] PATH ARGV0 ARGS...")
+	}
+	cmd := &exec.Cmd{Path: args[0], Args: args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return fail("agent: %v", err)
+	}
+	return 0
 }
 
 // sameMain is the "same" command. The shim is given argv[0] as it is

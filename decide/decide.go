@@ -66,11 +66,16 @@ type Context struct {
 	// sandbox made earlier never needs them, and whatever makes a
 	// sandbox from the policy looks for them first.
 	ForSession bool
+	// AgentSince, when set (tests), stands for [platform.AgentSince]:
+	// this user's files changed since are not installed software.
+	AgentSince func() time.Time
 
-	spec   *platform.Spec
-	policy *platform.Policy
-	roots  []string // from the writable part alone, before policy
-	isConf *bool
+	since      time.Time
+	sinceFound bool
+	spec       *platform.Spec
+	policy     *platform.Policy
+	roots      []string // from the writable part alone, before policy
+	isConf     *bool
 }
 
 // A Request is one thing to decide.

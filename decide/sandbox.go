@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/platform"
@@ -347,7 +348,8 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 
 // installed reports whether the script file at path is installed
 // software: code that no command the sandbox confines can have written
-// or can change ([platform.Installed] with the policy's writable roots),
+// or can change, nor the agent's own file tools since the agent started
+// ([platform.Installed] with the policy's writable roots),
 // run like a program rather than judged by its content. With the sandbox
 // off in the settings every file the user can write could be the
 // agent's: none is. The whole policy is made (not only its writable
@@ -359,7 +361,7 @@ func (ctx *Context) installed(path string) bool {
 	if ctx.Settings == nil || ctx.Settings.Sandbox.Backend == platform.BackendNone {
 		return false
 	}
-	return platform.Installed(path, func() ([]string, error) {
+	return platform.Installed(path, ctx.agentSince, func() ([]string, error) {
 		if ctx.Prepare == nil {
 			return ctx.WritableRoots()
 		}
@@ -369,4 +371,18 @@ func (ctx *Context) installed(path string) bool {
 		}
 		return p.WritableRoots(), nil
 	})
+}
+
+// agentSince is the time from which this user's files may be the
+// agent's ([platform.AgentSince], or AgentSince when set), found once.
+func (ctx *Context) agentSince() time.Time {
+	if !ctx.sinceFound {
+		ctx.sinceFound = true
+		if ctx.AgentSince != nil {
+			ctx.since = ctx.AgentSince()
+		} else {
+			ctx.since = platform.AgentSince()
+		}
+	}
+	return ctx.since
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cordonsh/cordon/config"
 	"github.com/cordonsh/cordon/gitstate"
@@ -284,6 +285,9 @@ func TestInstalledWithoutPolicy(t *testing.T) {
 		}
 	}
 	env := []string{"HOME=" + home, "PATH=/usr/bin:/bin", "XDG_STATE_HOME=" + filepath.Join(home, ".state"), "XDG_CONFIG_HOME=" + filepath.Join(home, ".config")}
+	// The agent started after the files were written (the user's), or
+	// before (its own file tools may have written them).
+	agentStart := time.Now().Add(time.Hour)
 	verdict := func(argv []string, prepare bool) (string, bool) {
 		t.Helper()
 		inv, err := invocation.Decode(argv, false)
@@ -297,6 +301,7 @@ func TestInstalledWithoutPolicy(t *testing.T) {
 		if prepare {
 			ctx.Prepare = func() (*Confinement, error) { return nil, os.ErrInvalid }
 		}
+		ctx.AgentSince = func() time.Time { return agentStart }
 		d := ctx.Decide(Request{Shell: "bash", Mode: inv.Mode.String(), Text: invocation.QuoteArgv(argv), Inv: inv, Query: true})
 		if d.Error != "" {
 			t.Fatalf("%q: %s", argv, d.Error)
@@ -320,6 +325,14 @@ func TestInstalledWithoutPolicy(t *testing.T) {
 		}
 		if got := alone == "allow"; got != c.installed {
 			t.Errorf("%q: %s; want allowed only for the installed copy (rm -rf \"$HOME\" inside)", c.argv, alone)
+		}
+	}
+	// The same file outside, written after the agent started: its own
+	// file tools may have put it there, so it is judged, and refused.
+	agentStart = time.Now().Add(-time.Hour)
+	for _, prepare := range []bool{false, true} {
+		if v, _ := verdict([]string{"bash", "-c", "bash ~/.local/bin/tool"}, prepare); v == "allow" {
+			t.Errorf("a script outside the writable roots written since the agent started (prepare %v): %s, want judged by its content", prepare, v)
 		}
 	}
 }

@@ -4,12 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Installed reports whether the file at path (absolute) is installed
-// software: code that no sandboxed command can have written or can
-// change, and so not the agent's. It is a regular file owned by root or
-// by this user that neither its group nor others may write; it lies
+// software: code that neither a sandboxed command nor the agent's own
+// file tools can have written, and so not the agent's. It is a regular
+// file owned by root or by this user that neither its group nor others
+// may write; one of this user's last changed before since() (the agent's
+// start, [AgentSince]: its file tools write as this user, outside
+// cordon, anywhere this user may); it lies
 // outside every directory of writable (the real paths the sandbox lets
 // commands write; asked for only when the file passes the rest), and so
 // does every link on the way to it. A path with ".." is not (the shell
@@ -18,12 +22,12 @@ import (
 // systems ignore case (the roots are compared as written). A directory
 // above the file that is one of writable by identity, under another name
 // (a bind mount), counts as one.
-func Installed(path string, writable func() ([]string, error)) bool {
+func Installed(path string, since func() time.Time, writable func() ([]string, error)) bool {
 	if foldsCase || !filepath.IsAbs(path) || hasDotDot(path) {
 		return false
 	}
 	fi, err := os.Stat(path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) {
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || !trustedOwner(fi) || changedSince(fi, since) {
 		return false
 	}
 	roots, err := writable()

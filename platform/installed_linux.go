@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
 // foldsCase: Linux file systems tell case apart (a casefolded directory
@@ -30,4 +32,10 @@ func unmappedRoot() (uid uint32, ok bool) {
 	}
 	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 32)
 	return uint32(n), err == nil
+}
+
+// statusChange is when the file's inode last changed (content, owner,
+// mode, links, name): no unprivileged process can set it back.
+func statusChange(st *syscall.Stat_t) (time.Time, bool) {
+	return time.Unix(st.Ctim.Sec, st.Ctim.Nsec), true
 }

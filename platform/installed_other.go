@@ -1,12 +1,18 @@
-//go:build !windows && !linux
+//go:build !windows && !linux && !darwin
 
 package platform
 
-import "runtime"
+import (
+	"syscall"
+	"time"
+)
 
 // unmappedRoot: there are no user namespaces here.
 func unmappedRoot() (uint32, bool) { return 0, false }
 
-// foldsCase: macOS file systems ignore case by default, so a path can
-// name a writable directory in a case the roots do not match.
-const foldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "ios"
+// foldsCase: these systems' file systems tell case apart.
+const foldsCase = false
+
+// statusChange: not read here, so every file of this user could be the
+// agent's.
+func statusChange(*syscall.Stat_t) (time.Time, bool) { return time.Time{}, false }

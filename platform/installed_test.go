@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestInstalled makes real files, links and owners and checks which are
@@ -68,7 +70,7 @@ func TestInstalled(t *testing.T) {
 		if i == len(cases)-1 {
 			r = []string{"/"}
 		}
-		if got := Installed(c.path, fixed(r)); got != c.want {
+		if got := Installed(c.path, later, fixed(r)); got != c.want {
 			t.Errorf("%s (%s): installed %v, want %v", c.name, c.path, got, c.want)
 		}
 	}
@@ -81,7 +83,7 @@ func TestInstalled(t *testing.T) {
 			t.Logf("no bind mount here (%v): that case is not tried", err)
 		} else {
 			t.Cleanup(func() { exec.Command("umount", mnt).Run() })
-			if Installed(filepath.Join(mnt, "tool"), fixed(roots)) {
+			if Installed(filepath.Join(mnt, "tool"), later, fixed(roots)) {
 				t.Errorf("a workspace file through a bind mount of the workspace is taken for installed software")
 			}
 		}
@@ -89,11 +91,14 @@ func TestInstalled(t *testing.T) {
 		if err := os.Chown(other, 12345, 12345); err != nil {
 			t.Fatal(err)
 		}
-		if Installed(other, fixed(roots)) {
+		if Installed(other, later, fixed(roots)) {
 			t.Errorf("a file of another user (uid 12345) is taken for installed software")
 		}
 	}
 }
+
+// later is an agent's start after every file the tests write.
+func later() time.Time { return time.Now().Add(time.Hour) }
 
 func fixed(roots []string) func() ([]string, error) {
 	return func() ([]string, error) { return roots, nil }
@@ -109,8 +114,76 @@ func BenchmarkInstalled(b *testing.B) {
 	os.WriteFile(p, []byte("#!/usr/bin/env bash\n"), 0o755)
 	roots := []string{"/tmp/ws", "/var/tmp", filepath.Join(base, "home", ".cache"), filepath.Join(base, "home", ".npm"), filepath.Join(base, "home", ".claude")}
 	for b.Loop() {
-		if !Installed(p, fixed(roots)) {
+		if !Installed(p, later, fixed(roots)) {
 			b.Fatal("not installed")
 		}
+	}
+}
+
+// TestInstalledSinceAgent: a file of this user that changed after the
+// agent started may be the work of the agent's own file tools, which
+// never pass cordon, and is not installed software, whatever its times
+// say; one last changed before is.
+func TestInstalledSinceAgent(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := fixed([]string{filepath.Join(base, "ws")})
+	tool := filepath.Join(base, "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\necho hi\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(tool, 0o755)
+	// Change times come from a coarse clock: a tick apart.
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	at := func() time.Time { return start }
+	if !Installed(tool, at, roots) {
+		t.Fatal("a file written before the agent started is not taken for installed software")
+	}
+	if Installed(tool, func() time.Time { return start.Add(-time.Hour) }, roots) {
+		t.Error("a file written after the agent started is taken for installed software")
+	}
+	if Installed(tool, func() time.Time { return time.Time{} }, roots) {
+		t.Error("with the agent's start unknown, a file of this user is taken for installed software")
+	}
+	time.Sleep(20 * time.Millisecond)
+	// Rewritten by the agent, then dated back: the status change stays.
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\nrm -rf \"$HOME\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := start.Add(-24 * time.Hour)
+	if err := os.Chtimes(tool, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if Installed(tool, at, roots) {
+		t.Error("a file rewritten after the agent started, its times set back, is taken for installed software")
+	}
+	// A second name made for an old file by the agent changes the file's status too.
+	plain := filepath.Join(base, "plain")
+	os.WriteFile(plain, []byte("#!/bin/sh\n"), 0o755)
+	os.Chmod(plain, 0o755)
+	time.Sleep(20 * time.Millisecond)
+	start = time.Now()
+	time.Sleep(20 * time.Millisecond)
+	if err := os.Link(plain, filepath.Join(base, "plain2")); err != nil {
+		t.Fatal(err)
+	}
+	if Installed(filepath.Join(base, "plain2"), at, roots) {
+		t.Error("a hard link the agent made is taken for installed software")
+	}
+	// Root's files: the agent cannot have written them unless it runs
+	// as root.
+	sh, err := filepath.EvalSymlinks("/bin/sh")
+	if err != nil {
+		t.Skip(err)
+	}
+	if fi, err := os.Stat(sh); err != nil || fi.Sys().(*syscall.Stat_t).Uid != 0 || fi.Mode().Perm()&0o022 != 0 {
+		t.Skipf("%s is not root's alone", sh)
+	}
+	unknown := func() time.Time { return time.Time{} }
+	if got, want := Installed(sh, unknown, roots), os.Getuid() != 0; got != want {
+		t.Errorf("root's %s with the agent's start unknown, as uid %d: installed %v, want %v", sh, os.Getuid(), got, want)
 	}
 }

@@ -5,6 +5,7 @@ package platform
 import (
 	"os"
 	"syscall"
+	"time"
 )
 
 // trustedOwner reports whether fi belongs to root or to this user.
@@ -19,4 +20,20 @@ func trustedOwner(fi os.FileInfo) bool {
 	}
 	root, ok := unmappedRoot()
 	return ok && uid == root
+}
+
+// changedSince reports whether fi belongs to this user and its status
+// changed at or after since(): the agent's file tools, which write as
+// this user outside cordon, may have written it. One whose change time
+// cannot be read counts as changed.
+func changedSince(fi os.FileInfo, since func() time.Time) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return true
+	}
+	if uint32(st.Uid) != uint32(os.Getuid()) {
+		return false
+	}
+	t, ok := statusChange(st)
+	return !ok || !t.Before(since())
 }

@@ -1,6 +1,9 @@
 package platform
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // foldsCase: Windows file systems ignore case.
 const foldsCase = true
@@ -8,3 +11,6 @@ const foldsCase = true
 // trustedOwner: no script run by a POSIX shell is taken for installed
 // software on Windows; what it runs is judged.
 func trustedOwner(os.FileInfo) bool { return false }
+
+// changedSince: see trustedOwner.
+func changedSince(os.FileInfo, func() time.Time) bool { return true }

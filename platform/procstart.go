@@ -34,13 +34,20 @@ func ended(state string) bool { return state == "Z" || state == "X" }
 // procStat returns the fields of /proc/PID/stat after the command name
 // (which is in parentheses and may hold anything): the state first.
 func procStat(pid int) []string {
+	_, f := procStatNamed(pid)
+	return f
+}
+
+// procStatNamed is procStat with the command name (comm).
+func procStatNamed(pid int) (name string, fields []string) {
 	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return nil
+		return "", nil
 	}
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return nil
+	s := string(data)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", nil
 	}
-	return strings.Fields(string(data[i+1:]))
+	return s[open+1 : end], strings.Fields(s[end+1:])
 }
