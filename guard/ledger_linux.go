@@ -234,6 +234,7 @@ type book struct {
 	stateDir string
 	l        ledger
 	read     []byte // the ledger's file as read: save writes only a change
+	readData []byte // its contents file as read (see contents_linux.go)
 	// alarm says, once, that the ledger could not be read and what that
 	// means (see [open]); the first reconcile's lines carry it.
 	alarm string
@@ -272,7 +273,9 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	data, err := os.ReadFile(file)
 	if err == nil {
 		b.read = data
-		if json.Unmarshal(data, &b.l) != nil || b.l.Workspace != ws {
+		if json.Unmarshal(data, &b.l) == nil && b.l.Workspace == ws {
+			b.readData = readContents(file, &b.l)
+		} else {
 			// A damaged ledger (a crash mid-write, a full disk): what
 			// was trusted is not known, so the disk is trusted as it is
 			// now, and the person is told, once; the damaged file is
@@ -290,12 +293,19 @@ func open(stateDir, ws string, create bool) (*book, error) {
 }
 
 // save writes the ledger, atomically, when it differs from what was
-// read.
+// read: its contents first, then the ledger that names them (a reader
+// between the two finds the contents of the old one missing, never
+// wrong ones: they are named by their sums).
 func (b *book) save() error {
+	contents := encodeContents(&b.l)
 	data, err := json.Marshal(&b.l)
 	if err != nil {
 		return err
 	}
+	if err := writeContents(b.file, contents, b.readData); err != nil {
+		return err
+	}
+	b.readData = contents
 	if b.read != nil && bytes.Equal(data, b.read) {
 		return nil
 	}
@@ -543,6 +553,7 @@ func TrustedContent(stateDir, ws, path string) ([]byte, bool) {
 	if json.Unmarshal(data, &l) != nil || l.Workspace != ws {
 		return nil, false
 	}
+	readContents(ledgerFile(stateDir, ws), &l)
 	for _, st := range []state{l.TrustedConfigs, l.Trusted} {
 		if e, ok := st[path]; ok && e != nil && e.Kind == 'f' && (e.Data != nil || e.Size == 0) {
 			return e.Data, true

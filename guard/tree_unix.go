@@ -33,15 +33,17 @@ const (
 
 // An entry is the trusted state of one path.
 type entry struct {
-	Kind   byte     `json:"k"`           // 'f' file, 'd' directory, 'l' symbolic link
-	Mode   uint32   `json:"m"`           // permission bits
-	UID    int      `json:"u"`           // owner
-	GID    int      `json:"g"`           // group
-	Data   []byte   `json:"d,omitempty"` // a file's content, when kept
-	Sum    string   `json:"s,omitempty"` // a file's SHA-256
-	Size   int64    `json:"z,omitempty"` // a file's size
-	Target string   `json:"t,omitempty"` // a link's target
-	Names  []string `json:"n,omitempty"` // a directory's entries
+	Kind   byte     `json:"k"`            // 'f' file, 'd' directory, 'l' symbolic link
+	Mode   uint32   `json:"m"`            // permission bits
+	UID    int      `json:"u"`            // owner
+	GID    int      `json:"g"`            // group
+	Data   []byte   `json:"-"`            // a file's content, when kept (beside the ledger, see contents_linux.go)
+	Kept   bool     `json:"kd,omitempty"` // Data is kept beside the ledger, by Sum
+	Inline []byte   `json:"d,omitempty"`  // Data, as ledgers written before kept it (read only)
+	Sum    string   `json:"s,omitempty"`  // a file's SHA-256
+	Size   int64    `json:"z,omitempty"`  // a file's size
+	Target string   `json:"t,omitempty"`  // a link's target
+	Names  []string `json:"n,omitempty"`  // a directory's entries
 	// Stamp is a file's identity and times when it was recorded, kept
 	// only when its last change was 3 seconds older than that (see
 	// [filestamp.Of]): the same stamp later means the same content, which is
