@@ -194,19 +194,15 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			// judge asks about), not run like the user's programs.
 			tidy := filepath.Join(e.home, ".local", "bin", "tidy.sh")
 			text := "#!/usr/bin/env bash\ngit push --force origin main\n"
-			// Run by the user's installed wrapper, it is refused by the
-			// shim inside the sandbox (the wrapper runs, its "$@" does
-			// not).
-			for _, cmd := range []string{"bash " + tidy, tidy, "source " + tidy, ". ~/.local/bin/tidy.sh", wrapper + " bash " + tidy} {
+			// (Run by the user's installed wrapper, it is the shim inside
+			// the sandbox that judges it, whose bound is the sandbox's
+			// start, not the agent's: docs/security.md.)
+			for _, cmd := range []string{"bash " + tidy, tidy, ". ~/.local/bin/tidy.sh"} {
 				c := &exec.Cmd{Path: agent, Args: []string{"agent", "-write", tidy + "=" + text, shimPath, "bash", "-c", cmd}, Dir: e.ws, Env: env}
 				var stdout, stderr bytes.Buffer
 				c.Stdout, c.Stderr = &stdout, &stderr
 				c.Run()
-				code, out := 126, ""
-				if strings.HasPrefix(cmd, wrapper) {
-					code, out = 0, "rc=126\n"
-				}
-				if c.ProcessState.ExitCode() != code || stdout.String() != out || !strings.Contains(stderr.String(), "cordon: refused") || !strings.Contains(stderr.String(), "push") {
+				if c.ProcessState.ExitCode() != 126 || stdout.String() != "" || !strings.Contains(stderr.String(), "cordon: refused") || !strings.Contains(stderr.String(), "push") {
 					t.Errorf("%s, written by the agent's file tool since it started: exit %d, stdout %q, stderr %q; want refused for the push inside", cmd, c.ProcessState.ExitCode(), stdout.String(), stderr.String())
 				}
 			}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -291,7 +292,9 @@ func runArgv(path string, argv []string, stdin []byte) (result, error) {
 // ARGS...): it stands for an agent process started at a moment a test
 // chooses, running one command through PATH as its child, and exits as
 // that command did. With -write, its own file tool writes FILE (mode
-// 0755) first, as an agent's editor tool does: never through cordon.
+// 0755) first, as an agent's editor tool does: never through cordon; the
+// command then starts later than the margin the judge allows, so only
+// the agent's own start tells the file from the user's.
 func agentMain(args []string) int {
 	if len(args) > 1 && args[0] == "-write" {
 		file, text, _ := strings.Cut(args[1], "=")
@@ -299,6 +302,7 @@ func agentMain(args []string) int {
 			return fail("agent: %v", err)
 		}
 		os.Chmod(file, 0o755)
+		time.Sleep(platform.InstalledMargin + 200*time.Millisecond)
 		args = args[2:]
 	}
 	if len(args) < 2 {

@@ -381,7 +381,7 @@ func (ctx *Context) agentSince() time.Time {
 		if ctx.AgentSince != nil {
 			ctx.since = ctx.AgentSince()
 		} else {
-			ctx.since = platform.AgentSince()
+			ctx.since = platform.AgentSince(ctx.Confined)
 		}
 	}
 	return ctx.since
