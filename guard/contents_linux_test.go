@@ -3,7 +3,10 @@ package guard
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -93,13 +96,13 @@ func TestContentsEncoding(t *testing.T) {
 		}
 	}
 	l := mk()
-	data := encodeContents(l)
+	data := encodeContents(l, nil)
 	js, _ := json.Marshal(l)
 	var back ledger
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
-	if err := decodeContents(data, &back); err != nil {
+	if _, err := decodeContents(data, &back); err != nil {
 		t.Fatal(err)
 	}
 	want := mk()
@@ -128,7 +131,7 @@ func TestContentsEncoding(t *testing.T) {
 	} {
 		var l ledger
 		json.Unmarshal(js, &l)
-		if err := decodeContents(bad, &l); err == nil {
+		if _, err := decodeContents(bad, &l); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 		for path, e := range l.Trusted {
@@ -136,5 +139,124 @@ func TestContentsEncoding(t *testing.T) {
 				t.Errorf("%s: %s holds %q", name, path, e.Data)
 			}
 		}
+	}
+}
+
+// TestContentsCrashBetweenWrites: a save writes the contents file before
+// the ledger; a crash between the two (or a reader between them) leaves
+// the older ledger, whose contents must still be there.
+func TestContentsCrashBetweenWrites(t *testing.T) {
+	p, state := bareWorkspace(t)
+	ws := p.Workspace
+	Release(state, ws) // (no watch saving meanwhile)
+	config := filepath.Join(ws, ".git", "config")
+	file := ledgerFile(state, ws)
+	oldLedger, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted, ok := TrustedContent(state, ws, config)
+	if !ok {
+		t.Fatal("no trusted configuration")
+	}
+	// One save that trusts another configuration.
+	b, err := open(state, ws, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := append(bytes.Clone(trusted), "[core]\n\tfilemode = false\n"...)
+	e := *b.l.TrustedConfigs[config]
+	e.Data, e.Sum, e.Size, e.Stamp = changed, hashOf(changed), int64(len(changed)), ""
+	b.l.TrustedConfigs[config] = &e
+	if err := b.save(); err != nil {
+		t.Fatal(err)
+	}
+	b.close()
+	if got, ok := TrustedContent(state, ws, config); !ok || !bytes.Equal(got, changed) {
+		t.Fatalf("after the save: %q %v", got, ok)
+	}
+	// The ledger's rename never happened.
+	os.WriteFile(file, oldLedger, 0o600)
+	if got, ok := TrustedContent(state, ws, config); !ok || !bytes.Equal(got, trusted) {
+		t.Errorf("the older ledger's configuration is not found: %q %v", got, ok)
+	}
+	// It is dropped at the save after the next.
+	for range 2 {
+		b, err := open(state, ws, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.l.TrustedConfigs[config] = &e
+		b.save()
+		b.close()
+	}
+	// Two saves later the file holds what the ledger names, no more.
+	js, _ := os.ReadFile(file)
+	var l ledger
+	json.Unmarshal(js, &l)
+	named := map[string]bool{}
+	for _, st := range l.states() {
+		for _, e := range st {
+			if e != nil && e.Kept {
+				named[e.Sum] = true
+			}
+		}
+	}
+	kept, _ := os.ReadFile(contentsFile(file))
+	held := map[string]bool{}
+	for rest := kept[len(contentsHeader):]; len(rest) >= 40; {
+		n := binary.BigEndian.Uint64(rest[32:40])
+		held[hex.EncodeToString(rest[:32])] = true
+		rest = rest[40+n:]
+	}
+	if !maps.Equal(named, held) {
+		t.Errorf("two saves later the contents file holds %d contents, the ledger names %d", len(held), len(named))
+	}
+}
+
+// TestContentsOneBadRecord: a content that does not match its sum is
+// not kept, and the others are; one longer than maxFile (a file that grew
+// while it was read) is not kept at all.
+func TestContentsOneBadRecord(t *testing.T) {
+	small := []byte("hook\n")
+	l := &ledger{Trusted: state{
+		"/ws/a": {Kind: 'f', Data: []byte("aaaa"), Sum: hashOf([]byte("aaaa")), Size: 4},
+		"/ws/b": {Kind: 'f', Data: small, Sum: hashOf(small), Size: 5},
+	}}
+	data := encodeContents(l, nil)
+	js, _ := json.Marshal(l)
+	data[len(contentsHeader)+40] ^= 1 // the first record's first byte
+	var back ledger
+	json.Unmarshal(js, &back)
+	if _, err := decodeContents(data, &back); err == nil {
+		t.Error("a changed byte: no error")
+	}
+	kept := 0
+	for path, e := range back.Trusted {
+		if e.Data != nil {
+			kept++
+			if !bytes.Equal(e.Data, l.Trusted[path].Data) {
+				t.Errorf("%s holds %q", path, e.Data)
+			}
+		}
+	}
+	if kept != 1 {
+		t.Errorf("one changed byte: %d contents kept, want the other one", kept)
+	}
+	big := bytes.Repeat([]byte("x"), maxFile+1)
+	l = &ledger{Trusted: state{
+		"/ws/big":   {Kind: 'f', Data: big, Sum: hashOf(big), Size: int64(len(big))},
+		"/ws/small": {Kind: 'f', Data: small, Sum: hashOf(small), Size: 5},
+	}}
+	data = encodeContents(l, nil)
+	if bytes.Contains(data, big) {
+		t.Error("a content longer than maxFile is kept")
+	}
+	js, _ = json.Marshal(l)
+	back = ledger{}
+	json.Unmarshal(js, &back)
+	decodeContents(data, &back)
+	if !bytes.Equal(back.Trusted["/ws/small"].Data, small) || back.Trusted["/ws/big"].Data != nil {
+		t.Errorf("small %q, big kept %v", back.Trusted["/ws/small"].Data, back.Trusted["/ws/big"].Data != nil)
 	}
 }

@@ -235,6 +235,9 @@ type book struct {
 	l        ledger
 	read     []byte // the ledger's file as read: save writes only a change
 	readData []byte // its contents file as read (see contents_linux.go)
+	// readKept are the contents the ledger as read names, by sum: kept
+	// in the contents file one save longer (see contents_linux.go).
+	readKept map[[32]byte][]byte
 	// alarm says, once, that the ledger could not be read and what that
 	// means (see [open]); the first reconcile's lines carry it.
 	alarm string
@@ -274,7 +277,7 @@ func open(stateDir, ws string, create bool) (*book, error) {
 	if err == nil {
 		b.read = data
 		if json.Unmarshal(data, &b.l) == nil && b.l.Workspace == ws {
-			b.readData = readContents(file, &b.l)
+			b.readData, b.readKept = readContents(file, &b.l)
 		} else {
 			// A damaged ledger (a crash mid-write, a full disk): what
 			// was trusted is not known, so the disk is trusted as it is
@@ -297,7 +300,7 @@ func open(stateDir, ws string, create bool) (*book, error) {
 // between the two finds the contents of the old one missing, never
 // wrong ones: they are named by their sums).
 func (b *book) save() error {
-	contents := encodeContents(&b.l)
+	contents := encodeContents(&b.l, b.readKept)
 	data, err := json.Marshal(&b.l)
 	if err != nil {
 		return err
