@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -104,6 +105,9 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			// The user's other installed scripts: a wrapper, and a
 			// version manager's setup (nvm.sh) and program.
 			wrapper := filepath.Join(e.home, ".local", "bin", "with-pyenv")
+			// One that runs its arguments below a process that is no
+			// shell (timeout forks and waits), as make or python would.
+			timed := filepath.Join(e.home, ".local", "bin", "with-timeout")
 			nvm := filepath.Join(e.home, ".nvm", "nvm.sh")
 			node := filepath.Join(e.home, ".nvm", "versions", "node", "v20.11.1", "bin", "node")
 			for _, f := range []struct {
@@ -111,6 +115,7 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 				mode       os.FileMode
 			}{
 				{wrapper, "#!/usr/bin/env bash\nexport PYENV_ROOT=\"$HOME/.pyenv\"\n\"$@\"\necho \"rc=$?\"\n", 0o755},
+				{timed, "#!/usr/bin/env bash\ntimeout 60 \"$@\"\necho \"rc=$?\"\n", 0o755},
 				{nvm, nvmSetup, 0o644},
 				{node, "#!/bin/sh\necho v20.11.1\n", 0o755},
 			} {
@@ -182,6 +187,25 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			if out, errs, code := run(wrapper + " python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\nrc=0\n" {
 				t.Errorf("the wrapper around pyenv's shim: exit %d, stdout %q, stderr %q", code, out, errs)
 			}
+			if out, errs, code := run(timed + " python3 --version"); code != 0 || out != "Python 3.12.4 (pyenv)\nrc=0\n" {
+				t.Errorf("pyenv's shim below timeout: exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+			// The same inside the sandbox: the shim there gets the agent's
+			// start from the cordon outside (bwrap's file, a Landlock
+			// session's manager), not one of long before (the machine's
+			// start, by which nvm.sh would be the agent's).
+			nested := timed + " bash -c 'source ~/.nvm/nvm.sh && nvm use 20 && node --version'"
+			for _, warm := range []bool{false, true} {
+				args := []string{"agent", shimPath, "bash", "-c", nested}
+				if warm {
+					args = slices.Insert(args, 1, "-warm")
+				}
+				c := &exec.Cmd{Path: agent, Args: args, Dir: e.ws, Env: env}
+				out, err := c.Output()
+				if string(out) != "Now using node v20.11.1\nv20.11.1\nrc=0\n" {
+					t.Errorf("nvm.sh sourced inside the sandbox (a later command: %v): %v, stdout %q", warm, err, out)
+				}
+			}
 			// A version manager's setup, sourced: functions the judge
 			// cannot follow (nvm's recurse), run like the user's ~/.bashrc.
 			if out, errs, code := run("source ~/.nvm/nvm.sh && nvm use 20 && node --version"); code != 0 || out != "Now using node v20.11.1\nv20.11.1\n" {
@@ -194,15 +218,21 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 			// judge asks about), not run like the user's programs.
 			tidy := filepath.Join(e.home, ".local", "bin", "tidy.sh")
 			text := "#!/usr/bin/env bash\ngit push --force origin main\n"
-			// (Run by the user's installed wrapper, it is the shim inside
-			// the sandbox that judges it, whose bound is the sandbox's
-			// start, not the agent's: docs/security.md.)
-			for _, cmd := range []string{"bash " + tidy, tidy, ". ~/.local/bin/tidy.sh"} {
+			// Run by one of the user's installed wrappers, it is the shim
+			// inside the sandbox that judges it, which cannot see the
+			// agent: the agent's start is carried in (a bound taken from
+			// the sandbox's own processes, the wrapper's timeout or the
+			// sandbox's first, lets it run).
+			for _, cmd := range []string{"bash " + tidy, tidy, ". ~/.local/bin/tidy.sh", wrapper + " bash " + tidy, timed + " bash " + tidy} {
 				c := &exec.Cmd{Path: agent, Args: []string{"agent", "-write", tidy + "=" + text, shimPath, "bash", "-c", cmd}, Dir: e.ws, Env: env}
 				var stdout, stderr bytes.Buffer
 				c.Stdout, c.Stderr = &stdout, &stderr
 				c.Run()
-				if c.ProcessState.ExitCode() != 126 || stdout.String() != "" || !strings.Contains(stderr.String(), "cordon: refused") || !strings.Contains(stderr.String(), "push") {
+				code, out := 126, ""
+				if strings.HasPrefix(cmd, wrapper) || strings.HasPrefix(cmd, timed) {
+					code, out = 0, "rc=126\n"
+				}
+				if c.ProcessState.ExitCode() != code || stdout.String() != out || !strings.Contains(stderr.String(), "cordon: refused") || !strings.Contains(stderr.String(), "push") {
 					t.Errorf("%s, written by the agent's file tool since it started: exit %d, stdout %q, stderr %q; want refused for the push inside", cmd, c.ProcessState.ExitCode(), stdout.String(), stderr.String())
 				}
 			}

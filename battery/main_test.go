@@ -288,13 +288,16 @@ func runArgv(path string, argv []string, stdin []byte) (result, error) {
 	return result{out.Bytes(), errOut.Bytes(), cmd.ProcessState.String()}, nil
 }
 
-// agentMain is the "agent" command (agent [-write FILE=TEXT] PATH ARGV0
-// ARGS...): it stands for an agent process started at a moment a test
-// chooses, running one command through PATH as its child, and exits as
-// that command did. With -write, its own file tool writes FILE (mode
+// agentMain is the "agent" command (agent [-write FILE=TEXT] [-warm] PATH
+// ARGV0 ARGS...): it stands for an agent process started at a moment a
+// test chooses, running one command through PATH as its child, and exits
+// as that command did. With -write, its own file tool writes FILE (mode
 // 0755) first, as an agent's editor tool does: never through cordon; the
 // command then starts later than the margin the judge allows, so only
-// the agent's own start tells the file from the user's.
+// the agent's own start tells the file from the user's. With -warm, it
+// runs the command once before, its output and status dropped, so that
+// the second is a later command of a session (whose manager is no longer
+// a child of the first shim).
 func agentMain(args []string) int {
 	if len(args) > 1 && args[0] == "-write" {
 		file, text, _ := strings.Cut(args[1], "=")
@@ -305,8 +308,18 @@ func agentMain(args []string) int {
 		time.Sleep(platform.InstalledMargin + 200*time.Millisecond)
 		args = args[2:]
 	}
+	if len(args) > 0 && args[0] == "-warm" {
+		args = args[1:]
+		if len(args) < 2 {
+			return fail("usage: agent [-write FILE=TEXT] [-warm] PATH ARGV0 ARGS...")
+		}
+		warm := &exec.Cmd{Path: args[0], Args: args[1:]}
+		if err := warm.Run(); err != nil {
+			return fail("agent: the first command: %v", err)
+		}
+	}
 	if len(args) < 2 {
-		return fail("usage: agent [-write FILE=TEXT] PATH ARGV0 ARGS...")
+		return fail("usage: agent [-write FILE=TEXT] [-warm] PATH ARGV0 ARGS...")
 	}
 	cmd := &exec.Cmd{Path: args[0], Args: args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
 	err := cmd.Run()

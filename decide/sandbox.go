@@ -127,6 +127,9 @@ func (ctx *Context) Confine(opts *ConfineOptions) (*Confinement, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The shims inside cannot see the agent: they get its start from
+	// here (platform.AgentSince).
+	p.AgentSince = platform.SinceNanos(ctx.agentSince())
 	cfg := ctx.Settings
 	c, err := confine(p, cfg.Sandbox.Backend, ctx.Env)
 	if err != nil {
@@ -381,7 +384,7 @@ func (ctx *Context) agentSince() time.Time {
 		if ctx.AgentSince != nil {
 			ctx.since = ctx.AgentSince()
 		} else {
-			ctx.since = platform.AgentSince(ctx.Confined)
+			ctx.since = platform.AgentSince()
 		}
 	}
 	return ctx.since

@@ -166,6 +166,13 @@ func (b *bwrapBackend) args(path string, argv []string, dir string, newSession b
 		a = append(a, "--new-session")
 	}
 	a = append(a, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	// The agent's start for the shims inside, which cannot see it
+	// (AgentSince).
+	since, err := newFD([]byte(strconv.FormatInt(p.AgentSince, 10)))
+	if err != nil {
+		return nil, err
+	}
+	a = append(a, "--ro-bind-data", strconv.Itoa(since), SinceFile)
 	// The kernel's settings under the new /proc are the host's: root,
 	// mapped to itself, could write /proc/sys/kernel/core_pattern and
 	// have the host run a program. Read-only, as in Flatpak.

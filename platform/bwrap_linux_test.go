@@ -22,6 +22,8 @@ func TestBwrapArgs(t *testing.T) {
 		Hidden:    []string{home + "/.netrc", home + "/.ssh"},
 		Visible:   []string{home + "/.ssh/known_hosts"},
 		Network:   NetworkOff,
+		// The agent's start, for the shims inside.
+		AgentSince: 1796509663520000000,
 	}
 	b := &bwrapBackend{policy: p, probe: &BwrapProbe{Path: "/usr/bin/bwrap", Options: map[string]bool{"--disable-userns": true}}}
 	var fds [][]byte
@@ -35,20 +37,20 @@ func TestBwrapArgs(t *testing.T) {
 	line := strings.Join(args, " ")
 	for _, want := range []string{
 		"--unshare-user --unshare-pid --unshare-ipc --unshare-uts --unshare-cgroup-try --die-with-parent --cap-drop ALL --unshare-net --disable-userns --new-session",
-		"--ro-bind / / --dev /dev --proc /proc",
+		"--ro-bind / / --dev /dev --proc /proc --ro-bind-data 100 " + SinceFile,
 		// Parents before children: the workspace under /tmp stays.
 		"--bind " + tmp + " " + tmp + " --bind-try " + tmp + "/ws " + tmp + "/ws --bind-try " + tmp + "/ws/.git " + tmp + "/ws/.git --ro-bind-try " + tmp + "/ws/.git/config " + tmp + "/ws/.git/config --ro-bind-try " + tmp + "/ws/.git/hooks",
-		"--perms 0000 --ro-bind-data 100 " + home + "/.netrc",
+		"--perms 0000 --ro-bind-data 101 " + home + "/.netrc",
 		"--perms 0111 --tmpfs " + home + "/.ssh --ro-bind-try " + home + "/.ssh/known_hosts",
 		"--remount-ro " + home + "/.ssh",
-		"--seccomp 101 --chdir /w -- /usr/bin/bash -c true",
+		"--seccomp 102 --chdir /w -- /usr/bin/bash -c true",
 	} {
 		if !strings.Contains(line, want) {
 			t.Errorf("bwrap's command line lacks %q:\n%s", want, line)
 		}
 	}
-	if len(fds) != 2 || len(fds[0]) != 0 || len(fds[1])%8 != 0 || len(fds[1]) == 0 {
-		t.Errorf("data descriptors: %d, want an empty one and the filter", len(fds))
+	if len(fds) != 3 || string(fds[0]) != "1796509663520000000" || len(fds[1]) != 0 || len(fds[2])%8 != 0 || len(fds[2]) == 0 {
+		t.Errorf("data descriptors: %d, want the agent's start, an empty one and the filter", len(fds))
 	}
 	if args[0] != "/usr/bin/bwrap" {
 		t.Errorf("args[0] = %q", args[0])

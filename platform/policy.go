@@ -290,6 +290,12 @@ type Policy struct {
 	PrivateTmp bool `json:"private_tmp,omitempty"`
 	// Limits are the resource limits.
 	Limits Limits `json:"limits,omitempty"`
+	// AgentSince is the bound of [AgentSince] for the shims inside the
+	// sandbox, which cannot see the agent ([SinceNanos]: 0 for the zero
+	// time): bwrap lays it at [SinceFile], a session's manager carries it
+	// in its arguments. Part of a session's key: a session is never one
+	// of another agent's.
+	AgentSince int64 `json:"agent_since,omitempty"`
 }
 
 // A PolicyError says why no policy could be made.

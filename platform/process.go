@@ -2,6 +2,8 @@ package platform
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,15 +16,28 @@ type Process struct {
 	Name string
 	// Start is when it started, by the wall clock of now.
 	Start time.Time
+	// Sandboxed is set when it runs under no_new_privs and a seccomp
+	// filter, as every process in cordon's sandbox does (and in Codex's).
+	// Neither can be undone, and a child inherits both: no process inside
+	// a sandbox passes for one outside it.
+	Sandboxed bool
+	// Carried is the bound for installed software that a process of
+	// cordon's outside every sandbox carries for the sandbox it made (a
+	// session's manager, in its arguments: [CarriedArg]); nil for any
+	// other process.
+	Carried *time.Time
 }
 
-// passedOver reports whether the walk up to the agent goes past a
-// process of this name: a shell (the agent runs bash -c, which may run
-// bash again), cordon itself under any of its roles, or bubblewrap (an
-// agent's own sandbox around its commands, Codex's): none of them is
-// where an agent's file tools write from.
-func passedOver(name string) bool {
-	return isShellName(name) || name == "cordon" || strings.HasPrefix(name, "cordon-") || name == "bwrap"
+// passedOver reports whether the walk up to the agent goes past p: a
+// shell (the agent runs bash -c, which may run bash again), cordon itself
+// under any of its roles, bubblewrap (an agent's own sandbox around its
+// commands, Codex's), or any process in a sandbox (a command's make or
+// python, which started with the command): none of them is where an
+// agent's file tools write from. Passing over more only reaches older
+// processes, whose start is an earlier, stricter bound.
+func passedOver(p Process) bool {
+	name := p.Name
+	return p.Sandboxed || isShellName(name) || name == "cordon" || strings.HasPrefix(name, "cordon-") || name == "bwrap"
 }
 
 // Agent is the process this one's command comes from: the first
@@ -40,7 +55,7 @@ func agentFrom(pid int, look func(int) (Process, bool)) (Process, bool) {
 		if !ok {
 			return Process{}, false
 		}
-		if !passedOver(p.Name) {
+		if !passedOver(p) {
 			return p, true
 		}
 		pid = p.Parent
@@ -60,25 +75,106 @@ const InstalledMargin = time.Second
 // never pass cordon, so nothing this user's that changed since then is
 // installed software.
 //
+// Inside cordon's sandbox the agent is out of sight, and every process
+// there started after it: the bound is the one the cordon outside, which
+// saw the agent, carried in where nothing in the sandbox can change it:
+// bwrap's sandbox holds it in a file of its own mount, [SinceFile]; a
+// Landlock session's manager (the parent of its keeper, outside the
+// sandbox) in its arguments; a Landlock sandbox's command walks past its
+// sandboxed processes to the cordon that started it, and on to the agent.
+//
 // With no agent found below the first process (PID 1), that process
 // stands for it when it is not one the walk passes over (a container
-// whose first process is the agent, or the machine's init). When it is
-// (a shell, bubblewrap: a sandbox's own first process, which started
-// with the command), the agent is out of sight: inside cordon's own
-// sandbox (cordonSandbox reports it, asked only then) its first process
-// started with the session or the command; in another tool's, every
-// file of the user's could be the agent's (the zero time), as where
-// processes cannot be read.
-func AgentSince(cordonSandbox func() bool) time.Time {
-	return sinceFrom(os.Getppid(), process, cordonSandbox)
+// whose first process is the agent, or the machine's init); when it is
+// (a sandbox's own first process, with nothing carried in), every file
+// of the user's could be the agent's: the zero time, as where processes
+// cannot be read.
+func AgentSince() time.Time {
+	return sinceFrom(os.Getppid(), process, sandboxMark)
 }
 
-func sinceFrom(pid int, look func(int) (Process, bool), cordonSandbox func() bool) time.Time {
-	p, ok := agentFrom(pid, look)
-	if !ok {
-		if p, ok = look(1); !ok || passedOver(p.Name) && !cordonSandbox() {
-			return time.Time{}
+func sinceFrom(pid int, look func(int) (Process, bool), mark func() (time.Time, bool)) time.Time {
+	if t, ok := mark(); ok {
+		return t
+	}
+	for range 64 {
+		if pid <= 1 {
+			break
+		}
+		p, ok := look(pid)
+		if !ok {
+			break
+		}
+		if p.Carried != nil && !p.Sandboxed {
+			return *p.Carried
+		}
+		if !passedOver(p) {
+			return p.Start.Add(-InstalledMargin)
+		}
+		pid = p.Parent
+	}
+	if p, ok := look(1); ok && !passedOver(p) {
+		return p.Start.Add(-InstalledMargin)
+	}
+	return time.Time{}
+}
+
+// SinceFile is where a bwrap sandbox of cordon's holds the bound of
+// [AgentSince] (unix nanoseconds, 0 for the zero time): a file bwrap
+// mounts over /dev's own, read-only. A sandboxed process cannot make a
+// mount, so a file there on a file system other than /dev's was put there
+// by the sandbox's maker.
+const SinceFile = "/dev/.cordon-agent-since"
+
+// carriedFlag is the argument of a session's manager that carries the
+// bound ([CarriedArg]).
+const carriedFlag = "--agent-since="
+
+// CarriedArg is the argument by which a process of cordon's outside
+// every sandbox (a session's manager) carries the bound of [AgentSince]
+// for the sandbox it makes ([Policy.AgentSince]).
+func CarriedArg(since int64) string { return carriedFlag + strconv.FormatInt(since, 10) }
+
+// IsCarriedArg reports whether arg is one [CarriedArg] made.
+func IsCarriedArg(arg string) bool {
+	v, ok := strings.CutPrefix(arg, carriedFlag)
+	if ok {
+		_, ok = sinceTime(v)
+	}
+	return ok
+}
+
+// SinceNanos is t in unix nanoseconds, 0 for the zero time.
+func SinceNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// sinceTime reads what [SinceNanos] wrote.
+func sinceTime(s string) (time.Time, bool) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	switch {
+	case err != nil || n < 0:
+		return time.Time{}, false
+	case n == 0:
+		return time.Time{}, true
+	}
+	return time.Unix(0, n), true
+}
+
+// carried finds [CarriedArg] in a process's arguments, when its first
+// names one of cordon's roles.
+func carried(args []string) *time.Time {
+	if len(args) < 2 || !strings.HasPrefix(filepath.Base(args[0]), "cordon-") {
+		return nil
+	}
+	for _, a := range args[1:] {
+		if IsCarriedArg(a) {
+			t, _ := sinceTime(strings.TrimPrefix(a, carriedFlag))
+			return &t
 		}
 	}
-	return p.Start.Add(-InstalledMargin)
+	return nil
 }

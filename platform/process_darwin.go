@@ -22,3 +22,6 @@ func process(pid int) (Process, bool) {
 	start := time.Unix(k.Proc.P_starttime.Sec, int64(k.Proc.P_starttime.Usec)*1000)
 	return Process{Pid: pid, Parent: int(k.Eproc.Ppid), Name: string(name), Start: start}, true
 }
+
+// sandboxMark: no sandbox of cordon's here carries a bound in a file.
+func sandboxMark() (time.Time, bool) { return time.Time{}, false }

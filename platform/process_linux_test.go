@@ -30,10 +30,13 @@ func TestProcess(t *testing.T) {
 	}
 }
 
-// TestAgentPassesOverShells runs this test binary again under sh (which
-// stays its parent): the agent it finds is this process, past the shell.
+// TestAgentPassesOverShells runs this test binary again (the agent: a
+// fresh process, which no earlier test left under a seccomp filter) and
+// that one again under sh (which stays its parent): the agent the last
+// finds is the middle one, past the shell.
 func TestAgentPassesOverShells(t *testing.T) {
-	if os.Getenv("CORDON_AGENT_WALK") != "" {
+	switch os.Getenv("CORDON_AGENT_WALK") {
+	case "walk":
 		p, ok := Agent()
 		if !ok {
 			os.Stdout.WriteString("none\n")
@@ -41,24 +44,49 @@ func TestAgentPassesOverShells(t *testing.T) {
 		}
 		os.Stdout.WriteString(strconv.Itoa(p.Pid) + " " + strconv.FormatInt(p.Start.UnixMilli(), 10) + "\n")
 		os.Exit(0)
+	case "agent":
+		self, _ := process(os.Getpid())
+		// "; true" keeps sh from exec'ing the last command in its place.
+		cmd := exec.Command("/bin/sh", "-c", `"$0" -test.run='^TestAgentPassesOverShells$'; true`, os.Args[0])
+		cmd.Env = append(os.Environ(), "CORDON_AGENT_WALK=walk")
+		out, err := cmd.Output()
+		if err != nil {
+			os.Stdout.WriteString("error " + err.Error() + "\n")
+			os.Exit(0)
+		}
+		os.Stdout.WriteString(strconv.Itoa(os.Getpid()) + " " + strconv.FormatInt(self.Start.UnixMilli(), 10) + " " + string(out))
+		os.Exit(0)
 	}
-	self, ok := process(os.Getpid())
-	if !ok {
-		t.Fatal("this process is not found")
-	}
-	// "; true" keeps sh from exec'ing the last command in its place.
-	cmd := exec.Command("/bin/sh", "-c", `"$0" -test.run='^TestAgentPassesOverShells$'; true`, os.Args[0])
-	cmd.Env = append(os.Environ(), "CORDON_AGENT_WALK=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAgentPassesOverShells$")
+	cmd.Env = append(os.Environ(), "CORDON_AGENT_WALK=agent")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := strings.Fields(string(out))
-	if len(f) != 2 || f[0] != strconv.Itoa(os.Getpid()) {
-		t.Fatalf("the agent found under sh is %q, want this process (%d)", out, os.Getpid())
+	if len(f) != 4 || f[2] != f[0] {
+		t.Fatalf("the agent found under sh is %q, want the process above it (the first number)", out)
 	}
-	ms, _ := strconv.ParseInt(f[1], 10, 64)
-	if d := time.UnixMilli(ms).Sub(self.Start); d < -50*time.Millisecond || d > 50*time.Millisecond {
-		t.Errorf("the agent's start is %v off this process's", d)
+	if f[3] != f[1] {
+		t.Errorf("the agent's start is %s ms, want %s", f[3], f[1])
+	}
+}
+
+// TestSandboxMarkOnlyAMount: a regular file at SinceFile on /dev's own
+// file system (what a process in a sandbox could make there, where /dev
+// is writable) is not believed; only a mount of its own is.
+func TestSandboxMarkOnlyAMount(t *testing.T) {
+	if _, ok := sandboxMark(); ok {
+		t.Skip("this test runs inside a sandbox of cordon's")
+	}
+	if err := os.WriteFile(SinceFile, []byte("9000000000000000000"), 0o644); err != nil {
+		t.Skipf("cannot write in /dev here (%v): a process that cannot, cannot plant one either", err)
+	}
+	defer os.Remove(SinceFile)
+	if got, ok := sandboxMark(); ok {
+		t.Errorf("a regular file on /dev's file system was believed: %v", got)
+	}
+	if got := AgentSince(); got.After(time.Now()) {
+		t.Errorf("AgentSince took the planted file: %v", got)
 	}
 }

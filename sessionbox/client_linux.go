@@ -539,7 +539,9 @@ func (o *Options) startManager(sock string, a *agentProc) error {
 	mine, theirs := os.NewFile(uintptr(pair[0]), "manager"), os.NewFile(uintptr(pair[1]), "shim")
 	defer mine.Close()
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Args = []string{ManagerRole}
+	// The agent's start, for the shims of a Landlock sandbox, which find
+	// this process above their keeper (platform.AgentSince).
+	cmd.Args = []string{ManagerRole, platform.CarriedArg(o.Policy.AgentSince)}
 	cmd.Dir, cmd.Env, cmd.ExtraFiles = "/", o.Env, []*os.File{theirs}
 	// Its own session: a kill of the agent's process groups does not
 	// reach it.

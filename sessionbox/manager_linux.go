@@ -85,7 +85,9 @@ func ManagerMain(args []string) int {
 			unix.Close(fd)
 		}
 	}
-	if len(args) != 1 {
+	// Its one argument is the agent's start it carries for the shims of
+	// its sandbox (platform.CarriedArg), read by them from /proc.
+	if len(args) != 2 || !platform.IsCarriedArg(args[1]) {
 		os.Stderr.WriteString("cordon: the session manager is started by cordon itself, not by hand\n")
 		return 126
 	}

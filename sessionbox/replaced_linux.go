@@ -39,14 +39,15 @@ func keyParts(backend string, p *platform.Policy) map[string]string {
 		return hex.EncodeToString(h.Sum(nil)[:8])
 	}
 	return map[string]string{
-		"the sandbox backend":                     backend,
-		"the workspace and what is writable":      sum([]string{p.Workspace}, p.Scratch, p.Writable, p.Caches),
-		"the read-only and guarded places":        sum(p.ReadOnly, p.Guarded, p.GitConfig, p.GitConfigSafe),
-		"the hidden paths":                        sum(p.Hidden, p.Missing, p.Visible, p.Filtered),
-		"the sockets commands may reach":          sum(p.Sockets),
-		"the network settings":                    sum([]string{string(p.Network)}, p.NetAllow, p.NetDeny),
-		"the resource limits or the private /tmp": fmt.Sprintf("%v %v", p.Limits, p.PrivateTmp),
-		"the credential variables set":            sum(credentialNames(p)),
+		"the sandbox backend":                               backend,
+		"the workspace and what is writable":                sum([]string{p.Workspace}, p.Scratch, p.Writable, p.Caches),
+		"the read-only and guarded places":                  sum(p.ReadOnly, p.Guarded, p.GitConfig, p.GitConfigSafe),
+		"the hidden paths":                                  sum(p.Hidden, p.Missing, p.Visible, p.Filtered),
+		"the sockets commands may reach":                    sum(p.Sockets),
+		"the network settings":                              sum([]string{string(p.Network)}, p.NetAllow, p.NetDeny),
+		"the resource limits or the private /tmp":           fmt.Sprintf("%v %v", p.Limits, p.PrivateTmp),
+		"the credential variables set":                      sum(credentialNames(p)),
+		"the agent (another under the same CORDON_SESSION)": fmt.Sprint(p.AgentSince),
 	}
 }
 
