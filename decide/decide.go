@@ -339,6 +339,11 @@ func fill(d *decision.Decision, j *rules.Judgement) {
 		d.Rules = append(d.Rules, rs.Rule)
 		d.Reasons = append(d.Reasons, rs.Message)
 	}
+	n := 0
+	for _, c := range j.Commands {
+		n += len(c.Effects)
+	}
+	d.Targets = slices.Grow(d.Targets, n) // a long script's thousands at once
 	for _, c := range j.Commands {
 		d.Targets = append(d.Targets, c.Effects...)
 	}

@@ -103,7 +103,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 		w.expandAlias(st, name, value, c.Args[1:])
 		return i
 	}
-	_, isFunc := st.funcs[name]
+	_, isFunc := st.funcs.defs[name]
 	if !isFunc {
 		w.stream(st, i)
 	}
@@ -111,7 +111,7 @@ func (w *walker) run(st *state, c Command, input *string) int {
 	if !isFunc && w.builtin(st, i) {
 		return i
 	}
-	if def, ok := st.funcs[name]; ok {
+	if def, ok := st.funcs.defs[name]; ok {
 		w.res.Commands[i].Function = true
 		if st.depth >= maxDepth {
 			w.problem(ProblemDepth, c.Pos, "functions nested more than %d calls deep are not followed", maxDepth)

@@ -277,7 +277,6 @@ func (w *walker) carryExec(st *state, i int, k *Carrier) {
 		return
 	}
 	if k.StdinArgs {
-		c.index = i
 		in := w.stdinOf(i)
 		if argFile != nil {
 			in = w.argFile(st, argFile.Text)

@@ -82,11 +82,6 @@ type Command struct {
 	// Via lists the code carriers that lead to this command, outermost
 	// first: "bash -c", "eval", "sudo", "xargs", "script run.sh", ...
 	Via []string
-	// Privileged is set when a carrier raises privileges (sudo, doas).
-	Privileged bool
-	// Elsewhere is set when the command runs on another machine (ssh
-	// host CMD): its paths are not this machine's.
-	Elsewhere bool
 	// StdinFrom is the index in [Result.Commands] of the command whose
 	// output this command reads through a pipe, or -1.
 	StdinFrom int
@@ -97,13 +92,6 @@ type Command struct {
 	// ScriptFile is the script file the command runs (bash x.sh, source
 	// x.sh), resolved, or "".
 	ScriptFile string
-	// Function is set when the name is a shell function defined earlier
-	// in the script; its body's commands follow it.
-	Function bool
-	// UnknownCode is set for a command that runs code the judge cannot
-	// see: a shell reading a script from an unknown source, eval of an
-	// unknown string, a script file that cannot be read.
-	UnknownCode bool
 	// AfterFailure lists earlier commands (indexes in [Result.Commands])
 	// that failed when this one runs: the last command of the left side
 	// of each "||" this command is on the right of (git stash || git
@@ -111,11 +99,25 @@ type Command struct {
 	AfterFailure []int
 	// Pos is the position in the script ("line:col") the command starts at.
 	Pos string
+
+	// The flags come last, together: each of a long script's thousands
+	// of commands is smaller than with them apart.
+
 	// Dialect is the language of the script the command was found in;
 	// Windows dialects name commands without regard to case.
 	Dialect Dialect
-
-	index int // position in Result.Commands, while walking
+	// Privileged is set when a carrier raises privileges (sudo, doas).
+	Privileged bool
+	// Elsewhere is set when the command runs on another machine (ssh
+	// host CMD): its paths are not this machine's.
+	Elsewhere bool
+	// Function is set when the name is a shell function defined earlier
+	// in the script; its body's commands follow it.
+	Function bool
+	// UnknownCode is set for a command that runs code the judge cannot
+	// see: a shell reading a script from an unknown source, eval of an
+	// unknown string, a script file that cannot be read.
+	UnknownCode bool
 }
 
 // Name returns the base name of the command, or "" when it is unknown.
@@ -145,6 +147,11 @@ func (c *Command) Name() string {
 // shown as "?".
 func (c *Command) Line() string {
 	var sb strings.Builder
+	n := len(c.Args)
+	for _, w := range c.Args {
+		n += len(w.Text)
+	}
+	sb.Grow(n) // at most: an unknown part is shorter shown
 	for i, w := range c.Args {
 		if i > 0 {
 			sb.WriteByte(' ')

@@ -36,7 +36,7 @@ func (w *walker) pathProgram(st *state, env *env, name Word) Word {
 	if strings.Contains(name.Text, "/") || !name.IsKnown() || shellBuiltins[name.Text] || !w.made[name.Text] {
 		return name
 	}
-	if _, fn := st.funcs[name.Text]; fn {
+	if _, fn := st.funcs.defs[name.Text]; fn {
 		return name
 	}
 	path, _ := env.lookup("PATH")
@@ -104,9 +104,9 @@ func cdpath(env *env, st *state, target string) string {
 // shells bash starts inherit them.
 func (st *state) exportFuncs(names []string) {
 	for _, n := range names {
-		if fn, ok := st.funcs[n]; ok {
+		if fn, ok := st.funcs.defs[n]; ok {
 			fn.exported = true
-			st.funcs[n] = fn
+			st.funcs.define(n, fn)
 		}
 	}
 }
@@ -118,9 +118,9 @@ func (w *walker) inheritFuncs(parent, child *state) {
 	if child.dialect != Bash {
 		return
 	}
-	for n, fn := range parent.funcs {
+	for n, fn := range parent.funcs.defs {
 		if fn.exported {
-			child.funcs[n] = fn
+			child.funcs.define(n, fn)
 		}
 	}
 	for k, v := range child.env.base {
@@ -132,7 +132,7 @@ func (w *walker) inheritFuncs(parent, child *state) {
 			continue
 		}
 		if fn, ok := w.importFunc(name, v); ok {
-			child.funcs[name] = fn
+			child.funcs.define(name, fn)
 		}
 	}
 }

@@ -71,7 +71,13 @@ type span struct{ start, lbrace, rbrace int }
 func outlineKey(d Dialect, src string) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00", outlineFormat, d)
-	h.Write([]byte(src))
+	// Through a buffer: []byte(src) copied a long script whole.
+	var buf [4096]byte
+	for len(src) > 0 {
+		n := copy(buf[:], src)
+		h.Write(buf[:n])
+		src = src[n:]
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -33,7 +33,7 @@ func (w *walker) guardStatus(st *state, s *syntax.Stmt, i int) (ok, known bool) 
 		}
 		c := w.res.Commands[i]
 		name := c.Name()
-		if _, fn := st.funcs[name]; fn || c.Function || c.UnknownCode {
+		if _, fn := st.funcs.defs[name]; fn || c.Function || c.UnknownCode {
 			return false, false // a function or alias named test
 		}
 		if _, alias := st.alias(name); alias {

@@ -23,7 +23,7 @@ type shellInfo struct {
 // shadowed reports whether name runs a function or an alias rather than
 // the shell's builtin of that name.
 func (st *state) shadowed(name string) bool {
-	if _, ok := st.funcs[name]; ok {
+	if _, ok := st.funcs.defs[name]; ok {
 		return true
 	}
 	_, ok := st.alias(name)
@@ -34,7 +34,7 @@ func (st *state) shadowed(name string) bool {
 // parser reads as a clause of its own (declare, export, local, let):
 // bash calls the function. It reports whether it did.
 func (w *walker) shadowedClause(st *state, name string, node syntax.Node) bool {
-	if _, ok := st.funcs[name]; !ok {
+	if _, ok := st.funcs.defs[name]; !ok {
 		return false
 	}
 	w.substitutions(st, node)
@@ -219,7 +219,7 @@ func (w *walker) shellEnd(st *state) {
 		}
 	}
 	var hooks []string
-	for name := range st.funcs {
+	for name := range st.funcs.defs {
 		if slices.Contains(hookNames, name) || strings.HasPrefix(name, "TRAP") {
 			hooks = append(hooks, name)
 		}

@@ -59,7 +59,7 @@ type state struct {
 	nounset bool
 	keyword bool     // set -k: NAME=value anywhere in a command is an assignment
 	globs   globOpts // shopt/setopt globbing options
-	funcs   map[string]function
+	funcs   *funcTable
 	aliases map[string][]aliasDef // every definition, in order
 	parsed  int                   // the alias definitions made when this code was parsed
 	inAlias []string              // aliases being expanded: not expanded again
@@ -93,13 +93,38 @@ func (w *walker) rootState(cfg *Config) *state {
 		windows: cfg.Windows,
 		delayed: cfg.Delayed,
 		core:    cfg.Core,
-		funcs:   map[string]function{},
+		funcs:   &funcTable{},
 		aliases: map[string][]aliasDef{},
 		stop:    new(bool),
 		shell:   &shellInfo{},
 	}
 	st.shellOptions(cfg.Options)
 	return st
+}
+
+// A funcTable is a shell's functions. A subshell's table shares its
+// parent's definitions until it defines a function itself, then copies
+// them: its own are gone after it, and every copy of its state (code
+// it carries, its branches) holds the same table, so sees them.
+type funcTable struct {
+	defs   map[string]function
+	shared bool // defs are an enclosing shell's too: copied before a change
+}
+
+// subshell returns the table of a subshell of the shell that has t.
+func (t *funcTable) subshell() *funcTable {
+	return &funcTable{defs: t.defs, shared: true}
+}
+
+// define sets a function's definition.
+func (t *funcTable) define(name string, fn function) {
+	if t.shared || t.defs == nil {
+		t.defs, t.shared = maps.Clone(t.defs), false
+		if t.defs == nil {
+			t.defs = map[string]function{}
+		}
+	}
+	t.defs[name] = fn
 }
 
 // A function is a shell function's body and the alias definitions made
@@ -138,19 +163,48 @@ func (st *state) alias(name string) (string, bool) {
 // subshell returns a copy of st whose changes do not leak back.
 func (st *state) subshell() *state {
 	c := *st
-	c.env = st.env.clone()
-	stop := false
-	c.stop = &stop
+	c.enterSubshell()
+	return &c
+}
+
+// enterSubshell turns st, a copy of a shell's state, into its
+// subshell's: what st points to and the subshell changes is its own.
+func (st *state) enterSubshell() {
+	st.env = st.env.clone()
+	st.stop = new(bool)
 	if st.ret != nil {
-		c.ret = new(bool) // (return) leaves the subshell only
+		st.ret = new(bool) // (return) leaves the subshell only
 	}
 	// A function defined in a subshell is gone after it: (rm() { :; })
 	// leaves rm the program.
-	c.funcs = maps.Clone(st.funcs)
-	if c.funcs == nil {
-		c.funcs = map[string]function{}
+	st.funcs = st.funcs.subshell()
+}
+
+// inSubshell walks code in a subshell of st, as walk(st.subshell())
+// would, but in st itself, put back as it was afterwards: the sides of
+// a pipeline, thousands in a long script, copy no state. Nothing keeps
+// a state past the walk of its code, so no one sees st as the
+// subshell's once it returns.
+func (w *walker) inSubshell(st *state, walk func(*state) int) int {
+	saved := *st
+	defer func() { *st = saved }()
+	st.enterSubshell()
+	return walk(st)
+}
+
+// aside walks code whose changes to st's own fields do not last (a
+// branch, the right side of && or ||): in st itself, put back as it was
+// afterwards, but for the directory and the directory stack it leaves,
+// which it returns. An exit or return in it does not end what follows.
+func (w *walker) aside(st *state, walk func(*state)) (dir string, dirs []string) {
+	saved := *st
+	defer func() { *st = saved }()
+	st.stop = new(bool)
+	if st.ret != nil {
+		st.ret = new(bool)
 	}
-	return &c
+	walk(st)
+	return st.dir, st.dirs
 }
 
 // nested returns the state for code carried by a command: deeper, with
@@ -171,7 +225,7 @@ func (st *state) newShell(call ShellCall, via string) *state {
 	c.delayed, c.core, c.batch = call.Delayed, call.Core, false
 	c.env = st.env.child(call.Arg0, call.Params).shellStart(call.Dialect)
 	c.nounset = call.NoUnset
-	c.funcs = map[string]function{}
+	c.funcs = &funcTable{}
 	c.aliases = map[string][]aliasDef{}
 	c.globs, c.posix, c.hashes, c.shell = globOpts{}, false, nil, &shellInfo{}
 	c.shellOptions(call.Options)
@@ -415,10 +469,10 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			fn.body, fn.lazy = nil, lb
 		}
 		if c.Name != nil {
-			st.funcs[c.Name.Value] = fn
+			st.funcs.define(c.Name.Value, fn)
 		}
 		for _, n := range c.Names {
-			st.funcs[n.Value] = fn
+			st.funcs.define(n.Value, fn)
 		}
 	case *syntax.DeclClause:
 		if !w.shadowedClause(st, c.Variant.Value, c) {
@@ -451,18 +505,11 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 // exit or return in it does not end what follows, and a cd in it leaves
 // the directory unknown afterwards. Variables it sets are kept.
 func (w *walker) branch(st *state, walk func(*state)) {
-	b := *st
-	stop := false
-	b.stop = &stop
-	if st.ret != nil {
-		ret := false
-		b.ret = &ret
-	}
-	walk(&b)
-	if b.dir != st.dir {
+	dir, dirs := w.aside(st, walk)
+	if dir != st.dir {
 		st.dir = ""
 	}
-	if !slices.Equal(b.dirs, st.dirs) {
+	if !slices.Equal(dirs, st.dirs) {
 		st.dirs = []string{""} // popd then leads somewhere unknown
 	}
 }
@@ -470,8 +517,10 @@ func (w *walker) branch(st *state, walk func(*state)) {
 func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 	switch c.Op {
 	case syntax.Pipe, syntax.PipeAll:
-		left := w.stmt(st.pipeSide(), c.X, stdin)
-		return w.stmt(st.pipeSide(), c.Y, left)
+		// Each side runs in a subshell (see [state.pipeSide]).
+		st.env.setPWD(st.dir)
+		left := w.inSubshell(st, func(x *state) int { return w.stmt(x, c.X, stdin) })
+		return w.inSubshell(st, func(y *state) int { return w.stmt(y, c.Y, left) })
 	}
 	x := w.stmt(st, c.X, stdin)
 	if *st.stop || st.ret != nil && *st.ret || st.constant(c) {
@@ -485,20 +534,16 @@ func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {
 	// The right side runs only if the left succeeded (or failed): an exit
 	// there does not end what follows, but its cd is taken to happen, as
 	// in the everyday cd dir && cmd.
-	y := *st
-	stop := false
-	y.stop = &stop
-	if st.ret != nil {
-		ret := false
-		y.ret = &ret
-	}
 	first := len(w.res.Commands)
-	out := w.stmt(&y, c.Y, -1)
-	st.dir, st.dirs = y.dir, y.dirs
-	if c.Op == syntax.OrStmt && first > 0 {
-		w.afterFailure(first-1, first)
-	}
-	yok, yknown := w.guardStatus(&y, c.Y, out)
+	var out int
+	var yok, yknown bool
+	st.dir, st.dirs = w.aside(st, func(y *state) {
+		out = w.stmt(y, c.Y, -1)
+		if c.Op == syntax.OrStmt && first > 0 {
+			w.afterFailure(first-1, first)
+		}
+		yok, yknown = w.guardStatus(y, c.Y, out)
+	})
 	switch {
 	case xknown && yknown:
 		w.setStatus(c, yok, true) // the left side let the right run
@@ -539,11 +584,12 @@ func (st *state) constant(c *syntax.BinaryCmd) bool {
 	return false
 }
 
-// pipeSide returns the state for one side of a pipeline: bash runs each
-// in a subshell (zsh runs the last in the current shell; treating it as a
-// subshell only loses a cd, which then stays known).
-// The working directory is recorded for expansions first, so that the
-// sides share it instead of each recording it in a layer of its own.
+// pipeSide returns the state for one side of a pipeline, or for a
+// command run in the background: bash runs each in a subshell (zsh runs
+// the last side in the current shell; treating it as a subshell only
+// loses a cd, which then stays known). The working directory is recorded
+// for expansions first, so that the sides share it instead of each
+// recording it in a layer of its own.
 func (st *state) pipeSide() *state {
 	st.env.setPWD(st.dir)
 	return st.subshell()
@@ -1336,8 +1382,65 @@ func (w *walker) reserve(f *syntax.File) {
 	if len(f.Stmts) < 64 {
 		return
 	}
+	n := countCalls(f.Stmts)
+	cmds := w.res.Commands
+	if n = min(n, w.m.Commands-len(cmds)); n > cap(cmds)-len(cmds) {
+		w.res.Commands = slices.Grow(cmds, n)
+	}
+}
+
+// countCalls counts the simple commands in stmts, outside functions'
+// bodies. The lists and compound commands a long script is made of are
+// gone through here, the rest with [syntax.Walk] (whose every step costs
+// more than the few these take).
+func countCalls(stmts []*syntax.Stmt) int {
 	n := 0
-	syntax.Walk(f, func(node syntax.Node) bool {
+	for _, s := range stmts {
+		n += countStmt(s)
+	}
+	return n
+}
+
+func countStmt(s *syntax.Stmt) int {
+	if s == nil {
+		return 0
+	}
+	n := 0
+	for _, r := range s.Redirs {
+		if r.Hdoc != nil || !plainText(r.Word) {
+			n += walkCalls(r)
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, w := range c.Args {
+			if !plainText(w) {
+				return n + walkCalls(c)
+			}
+		}
+		if len(c.Assigns) > 0 {
+			return n + walkCalls(c)
+		}
+		return n + 1
+	case *syntax.BinaryCmd:
+		return n + countStmt(c.X) + countStmt(c.Y)
+	case *syntax.Block:
+		return n + countCalls(c.Stmts)
+	case *syntax.Subshell:
+		return n + countCalls(c.Stmts)
+	case *syntax.FuncDecl:
+		return n
+	case nil:
+		return n
+	}
+	return n + walkCalls(s.Cmd)
+}
+
+// walkCalls counts the simple commands in node, outside functions'
+// bodies, with [syntax.Walk].
+func walkCalls(node syntax.Node) int {
+	n := 0
+	syntax.Walk(node, func(node syntax.Node) bool {
 		switch node.(type) {
 		case *syntax.FuncDecl:
 			return false
@@ -1346,10 +1449,19 @@ func (w *walker) reserve(f *syntax.File) {
 		}
 		return true
 	})
-	cmds := w.res.Commands
-	if n = min(n, w.m.Commands-len(cmds)); n > cap(cmds)-len(cmds) {
-		w.res.Commands = slices.Grow(cmds, n)
+	return n
+}
+
+// plainText reports whether a word is literal and quoted text alone.
+func plainText(word *syntax.Word) bool {
+	for _, p := range word.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
 	}
+	return true
 }
 
 // hold returns data to keep as known content, or Unknown once the

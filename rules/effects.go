@@ -60,18 +60,12 @@ type args struct {
 // options ([CmdSpec.EndOfOptions]).
 func splitArgs(ws []parse.Word, valueOpts, known, end []string) args {
 	a := args{dashdash: -1, known: known}
-	if len(ws) > 0 {
-		// Most words are operands: room for all at once, not grown
-		// one by one at each of a long script's thousands of commands.
-		a.operands, a.opIdx = make([]parse.Word, 0, len(ws)), make([]int, 0, len(ws))
-	}
 	ended := false
 	for j := 0; j < len(ws); j++ {
 		t := ws[j].Text
 		switch {
 		case a.dashdash >= 0 || t == "-" || !strings.HasPrefix(t, "-") || ended && t != "--":
-			a.operands = append(a.operands, ws[j])
-			a.opIdx = append(a.opIdx, j)
+			a.operand(ws, j)
 		case t == "--":
 			a.dashdash = len(a.operands)
 		case slices.Contains(end, t):
@@ -95,7 +89,48 @@ func splitArgs(ws []parse.Word, valueOpts, known, end []string) args {
 			j = next - 1
 		}
 	}
+	if a.operands == nil && len(ws) > 0 {
+		// Words but no operand: none, not nil, which stands for an
+		// effect without targets ([selectTargets]).
+		a.operands, a.opIdx = ws[:0:0], counting[:0:0]
+	}
 	return a
+}
+
+// counting holds 0, 1, 2, ...: the indexes of a run of operands
+// ([args.operand]). It is shared, and never written.
+var counting = func() []int {
+	n := make([]int, 64)
+	for i := range n {
+		n[i] = i
+	}
+	return n
+}()
+
+// operand adds ws[j] to a's operands. Most commands' operands are
+// consecutive words (cp -r a b): they stay a slice of ws itself, and
+// their indexes one of [counting], each with its capacity clipped, so
+// that an append copies them. Only an operand after a gap (grep a -r b)
+// copies them, with room for the rest. Nothing writes to a's operands.
+func (a *args) operand(ws []parse.Word, j int) {
+	n := len(a.operands)
+	switch {
+	case j >= len(counting):
+	case n == 0:
+		a.operands, a.opIdx = ws[j:j+1:j+1], counting[j:j+1:j+1]
+		return
+	case &a.operands[n-1] == &ws[j-1]:
+		// The run so far ends just before j.
+		a.operands, a.opIdx = ws[j-n:j+1:j+1], counting[j-n:j+1:j+1]
+		return
+	}
+	if n == cap(a.operands) {
+		left := len(ws) - j
+		a.operands = append(make([]parse.Word, 0, n+left), a.operands...)
+		a.opIdx = append(make([]int, 0, n+left), a.opIdx...)
+	}
+	a.operands = append(a.operands, ws[j])
+	a.opIdx = append(a.opIdx, j)
 }
 
 // oldOptions spells an old-style first argument ("czf") as the options

@@ -180,6 +180,9 @@ func (j *judging) run() {
 
 // report describes every command and its effects, for people.
 func (j *judging) report() {
+	// Room for all at once: a long script's thousands of reports, grown
+	// by doubling, were copied a dozen times.
+	j.j.Commands = slices.Grow(j.j.Commands, len(j.effects))
 	for i, effs := range j.effects {
 		c := &j.res.Commands[i]
 		rep := CommandReport{Line: c.Line(), Via: c.Via, Dir: c.Dir, Pos: c.Pos}
@@ -666,14 +669,15 @@ func describe(e Effect) string {
 	if t == "" {
 		t = e.Raw
 	}
-	s := e.Kind
+	recursive, sep := "", ""
 	if e.Recursive {
-		s += " -r"
+		recursive = " -r"
 	}
 	if t != "" {
-		s += " " + t
+		sep = " "
 	}
-	return fmt.Sprintf("%s (%s)", s, e.Class)
+	// One string made, not four: a long script reports thousands.
+	return e.Kind + recursive + sep + t + " (" + e.Class + ")"
 }
 
 // state works out what e would lose, from the repository's real state,
@@ -711,14 +715,14 @@ func (j *judging) state(e Effect) string {
 		return "unseen"
 	}
 	if e.Kind != "discard-changes" && e.Kind != "git-clean" {
-		fi, err := j.ctx.Env.lstat(j.ctx.Env.native(e.Path))
+		mode, err := j.ctx.Env.lstat(j.ctx.Env.native(e.Path))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return "absent"
 		case err != nil:
 			return "unknown"
 		}
-		if e.Kind == "overwrite" && fi.IsDir() && !e.Recursive {
+		if e.Kind == "overwrite" && mode.IsDir() && !e.Recursive {
 			return "recoverable" // writing into a directory replaces nothing
 		}
 	}

@@ -111,6 +111,9 @@ func (e *Env) stat(path string) fileKind {
 	if k, ok := e.stats[path]; ok {
 		return k
 	}
+	if k, ok := e.lstatKind(path); ok {
+		return k
+	}
 	k := kindMissing
 	if fi, err := os.Stat(e.native(path)); err == nil && e.native(path) != "" {
 		k = kindFile
@@ -118,16 +121,33 @@ func (e *Env) stat(path string) fileKind {
 			k = kindDir
 		}
 	}
-	e.remember(path, k)
-	return k
-}
-
-// remember records what path is for [Env.stat].
-func (e *Env) remember(path string, k fileKind) {
 	if e.stats == nil {
 		e.stats = map[string]fileKind{}
 	}
 	e.stats[path] = k
+	return k
+}
+
+// lstatKind is what path is by the judgement's lstat of it, when it made
+// one that tells ([Env.lstat]: every target resolved is looked up so): a
+// path that is not a symlink is what stat would find. Not on Windows,
+// where lstat and stat differ on more than symlinks.
+func (e *Env) lstatKind(path string) (fileKind, bool) {
+	if e.Windows {
+		return 0, false
+	}
+	a, ok := e.lstats[path]
+	switch {
+	case !ok:
+		return 0, false
+	case errors.Is(a.err, fs.ErrNotExist):
+		return kindMissing, true
+	case a.err != nil || a.mode&fs.ModeSymlink != 0:
+		return 0, false
+	case a.mode.IsDir():
+		return kindDir, true
+	}
+	return kindFile, true
 }
 
 type resolveKey struct {
@@ -216,8 +236,13 @@ func (e *Env) compiled(entries []string) *pathSet {
 
 func (ps *pathSet) match(e *Env, p0 string) bool {
 	if len(ps.names) > 0 || len(ps.nameGlobs) > 0 {
-		for _, c := range strings.Split(e.below(p0), "/") {
-			if c != "" && ps.component(c) {
+		// The last component, a file's name, is not remembered: whole
+		// paths are ([Set.classify]), and a long script's thousands of
+		// files differ by it alone.
+		for rest, more := e.below(p0), true; more; {
+			var c string
+			c, rest, more = strings.Cut(rest, "/")
+			if c != "" && (more && ps.component(c) || !more && ps.nameMatch(c)) {
 				return true
 			}
 		}
@@ -250,12 +275,17 @@ func (ps *pathSet) component(c string) bool {
 	if m, ok := ps.comps[c]; ok {
 		return m
 	}
-	m := ps.names[c] || anyGlob(ps.nameGlobs, c)
+	m := ps.nameMatch(c)
 	if ps.comps == nil {
 		ps.comps = map[string]bool{}
 	}
 	ps.comps[c] = m
 	return m
+}
+
+// nameMatch reports whether a name matches a name or a name glob.
+func (ps *pathSet) nameMatch(name string) bool {
+	return ps.names[name] || anyGlob(ps.nameGlobs, name)
 }
 
 // A litGlob is a glob pattern and the literal text it starts with: most
@@ -324,7 +354,7 @@ func (e *Env) match(p0, entry string) bool {
 		}
 	}
 	if !isPath {
-		for _, c := range strings.Split(e.below(p0), "/") {
+		for c := range strings.SplitSeq(e.below(p0), "/") {
 			if ok, _ := path.Match(entry, c); ok && c != "" {
 				return true
 			}
@@ -662,48 +692,44 @@ func (e *Env) resolveUnix(p, dir string, keepLink bool) string {
 	if real == "" {
 		return resolve(p, "", keepLink && !trailing) // no parent: as far as it exists
 	}
-	full := filepath.Join(real, base)
+	full := p // in a directory that is its own real path: p itself
+	if filepath.Dir(p) != real {
+		full = filepath.Join(real, base)
+	}
 	if keepLink && !trailing {
 		return full
 	}
 	// The parent is real: only the last element can be a link. What
-	// is not one is what [Env.stat] would find.
-	fi, err := e.lstat(full)
-	switch {
-	case err == nil && fi.Mode()&os.ModeSymlink != 0:
+	// is not one is what [Env.stat] will find ([Env.lstatKind]).
+	if mode, err := e.lstat(full); err == nil && mode&fs.ModeSymlink != 0 {
 		if r, err := filepath.EvalSymlinks(full); err == nil {
 			return r
 		}
-	case errors.Is(err, fs.ErrNotExist):
-		e.remember(full, kindMissing)
-	case err == nil && fi.IsDir():
-		e.remember(full, kindDir)
-	case err == nil:
-		e.remember(full, kindFile)
 	}
 	return full
 }
 
-// An lstatAnswer is what os.Lstat said of a path.
+// An lstatAnswer is what lstat said of a path ([lstatType]).
 type lstatAnswer struct {
-	fi  fs.FileInfo
-	err error
+	mode fs.FileMode
+	err  error
 }
 
-// lstat is [os.Lstat] of the native path p, remembered for the
+// lstat is the type of the native path p by lstat ([lstatType]: a
+// directory, a symlink or 0), or its error, remembered for the
 // judgement: the target of a redirection is looked up to resolve it,
 // then again to tell whether the command overwrites something, and a
 // long script writes thousands of them.
-func (e *Env) lstat(p string) (fs.FileInfo, error) {
+func (e *Env) lstat(p string) (fs.FileMode, error) {
 	if a, ok := e.lstats[p]; ok {
-		return a.fi, a.err
+		return a.mode, a.err
 	}
-	fi, err := os.Lstat(p)
+	mode, err := lstatType(p)
 	if e.lstats == nil {
 		e.lstats = map[string]lstatAnswer{}
 	}
-	e.lstats[p] = lstatAnswer{fi, err}
-	return fi, err
+	e.lstats[p] = lstatAnswer{mode, err}
+	return mode, err
 }
 
 // resolveExisting resolves the longest existing prefix of p.
