@@ -4,6 +4,7 @@ package battery
 
 import (
 	"bytes"
+	"github.com/cordonsh/cordon/snapshot"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +85,11 @@ func pyenvHome(t *testing.T, home, shimDir string) string {
 }
 
 // settleInstalled waits until files written so far lie before the start
-// of an agent started next, past platform's margin.
-func settleInstalled() { time.Sleep(platform.InstalledMargin + 100*time.Millisecond) }
+// of an agent started next, past platform's margin and the precision its
+// start is read to.
+func settleInstalled() {
+	time.Sleep(platform.InstalledMargin + platform.StartPrecision + 100*time.Millisecond)
+}
 
 // TestInstalledScriptsRunAsPrograms runs python3 through a pyenv shim,
 // through the cordon shim, in the sandbox of each backend: the version
@@ -236,6 +240,20 @@ func TestInstalledScriptsRunAsPrograms(t *testing.T) {
 					t.Errorf("%s, written by the agent's file tool since it started: exit %d, stdout %q, stderr %q; want refused for the push inside", cmd, c.ProcessState.ExitCode(), stdout.String(), stderr.String())
 				}
 			}
+			// The agent runs its command through a wrapper of its own
+			// (timeout, which started with the command): the bound is
+			// still the agent's start, not the wrapper's.
+			timeout, err := exec.LookPath("timeout")
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &exec.Cmd{Path: agent, Args: []string{"agent", "-write", tidy + "=" + text, timeout, "timeout", "60", shimPath, "-c", "bash " + tidy}, Dir: e.ws, Env: env}
+			var stdout, stderr bytes.Buffer
+			c.Stdout, c.Stderr = &stdout, &stderr
+			c.Run()
+			if c.ProcessState.ExitCode() != 126 || !strings.Contains(stderr.String(), "cordon: refused") {
+				t.Errorf("run through the agent's timeout: exit %d, stdout %q, stderr %q; want refused for the push inside", c.ProcessState.ExitCode(), stdout.String(), stderr.String())
+			}
 		})
 	}
 }
@@ -314,5 +332,54 @@ func TestInstalledScriptUnconfined(t *testing.T) {
 	}
 	if j.Verdict == rules.Allow {
 		t.Errorf("bash %s exec python3 with the sandbox off: allowed, want judged by its content (refused)", pyenv)
+	}
+}
+
+// TestAgentWrittenHostGit: the agent's file tool writes a script named
+// git into a directory of the user's PATH that no sandboxed command can
+// write (~/.local/bin, before /usr/bin), then runs git push. cordon runs
+// the host's git outside every sandbox to read the repository's state
+// while it judges: a git of the user's that changed since the agent
+// started is never that git, so the script never runs outside (here it
+// would remove a directory of the home, which every sandbox keeps
+// read-only).
+func TestAgentWrittenHostGit(t *testing.T) {
+	for _, backend := range backends {
+		t.Run(backend, func(t *testing.T) {
+			e := newHarness(t, backend)
+			shimPath := linkShim(t, "bash")
+			agent := linkShim(t, "agent")
+			if out, err := exec.Command("git", "init", "-q", e.ws).CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v %s", err, out)
+			}
+			exec.Command("git", "-C", e.ws, "remote", "add", "origin", filepath.Join(e.home, "remote.git")).Run()
+			bin := filepath.Join(e.home, ".local", "bin")
+			os.MkdirAll(bin, 0o755)
+			victim := filepath.Join(e.home, "victim")
+			os.MkdirAll(victim, 0o755)
+			realGit, err := exec.LookPath("git")
+			if err != nil {
+				t.Fatal(err)
+			}
+			// (The snapshot round after each command reads the repository:
+			// done before the workspace is removed.)
+			t.Cleanup(func() {
+				snapshot.Open(filepath.Join(e.base, "state", "cordon"), snapshot.Budgets{}).WaitPending(e.ws)
+			})
+			settleInstalled()
+			fake := filepath.Join(bin, "git")
+			text := "#!/bin/sh\n/bin/rm -rf " + victim + "\nexec " + realGit + " \"$@\"\n"
+			env := append(e.env, "PATH="+filepath.Dir(shimPath)+":"+bin+":"+os.Getenv("PATH"))
+			for _, cmd := range []string{"git push origin main", "git commit -m x", "git status"} {
+				c := &exec.Cmd{Path: agent, Args: []string{"agent", "-write", fake + "=" + text, shimPath, "bash", "-c", cmd}, Dir: e.ws, Env: env}
+				out, _ := c.CombinedOutput()
+				if strings.Contains(string(out), "no sandbox (") {
+					t.Skipf("no %s sandbox here: %s", backend, out)
+				}
+				if _, err := os.Stat(victim); err != nil {
+					t.Fatalf("%s: the agent's own ~/.local/bin/git ran outside the sandbox: %s is gone (%v); output %q", cmd, victim, err, out)
+				}
+			}
+		})
 	}
 }

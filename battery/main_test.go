@@ -290,15 +290,20 @@ func runArgv(path string, argv []string, stdin []byte) (result, error) {
 
 // agentMain is the "agent" command (agent [-write FILE=TEXT] [-warm] PATH
 // ARGV0 ARGS...): it stands for an agent process started at a moment a
-// test chooses, running one command through PATH as its child, and exits
-// as that command did. With -write, its own file tool writes FILE (mode
-// 0755) first, as an agent's editor tool does: never through cordon; the
+// test chooses, running one command through PATH as its child once past
+// the margin of its own start (an agent is older than its commands), and
+// exits as that command did. With -write, its own file tool writes FILE
+// (mode 0755) first, as an agent's editor tool does: never through cordon; the
 // command then starts later than the margin the judge allows, so only
 // the agent's own start tells the file from the user's. With -warm, it
 // runs the command once before, its output and status dropped, so that
 // the second is a later command of a session (whose manager is no longer
 // a child of the first shim).
 func agentMain(args []string) int {
+	// An agent is older than its commands: a process that started within
+	// the margin before one is passed over as the wrapper it ran the
+	// command through (platform.AgentSince).
+	time.Sleep(platform.InstalledMargin + 200*time.Millisecond)
 	if len(args) > 1 && args[0] == "-write" {
 		file, text, _ := strings.Cut(args[1], "=")
 		if err := os.WriteFile(file, []byte(text), 0o755); err != nil {

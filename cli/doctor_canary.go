@@ -113,7 +113,7 @@ func (d *doctor) canary() check {
 			}
 		}
 	}
-	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self)
+	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self, platform.AgentSince)
 	if err != nil {
 		return fail("it runs bash, and "+printable.String(err.Error()), "install bash")
 	}
@@ -244,7 +244,7 @@ func (r *canaryRun) run(bash, self string) (*canaryData, error) {
 	}
 	if roots := conf.Policy.WritableRoots(); len(roots) > 0 {
 		// As the shim does: never a bash sandboxed commands can write.
-		if bash, err = platform.FindShell("bash", platform.Getenv(r.env, "PATH"), self, roots...); err != nil {
+		if bash, err = platform.FindShell("bash", platform.Getenv(r.env, "PATH"), self, platform.AgentSince, roots...); err != nil {
 			return nil, err
 		}
 	}

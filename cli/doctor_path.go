@@ -123,7 +123,7 @@ func (d *doctor) realFirst(pathEnv string) []string {
 	at := slices.Index(entries, d.shims)
 	var out []string
 	for _, name := range d.names {
-		real, err := platform.FindShell(name, pathEnv, d.self)
+		real, err := platform.FindShell(name, pathEnv, d.self, platform.AgentSince)
 		if err != nil {
 			continue // the real-shells check says so
 		}
@@ -150,7 +150,7 @@ func cleanEntries(pathEnv string) []string {
 // milliseconds. The function returned waits for it; its error is nil
 // with an empty PATH when there is no real bash.
 func (d *doctor) startLogin() func() (string, error) {
-	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self)
+	bash, err := platform.FindShell("bash", d.getenv("PATH"), d.self, platform.AgentSince)
 	if err != nil || runtime.GOOS == "windows" {
 		return func() (string, error) { return "", nil }
 	}
@@ -256,7 +256,7 @@ func (d *doctor) realShellsCheck(pathEnv string) check {
 	var found, absent, planted []string
 	c := check{ID: "real-shells"}
 	for _, name := range d.names {
-		real, err := platform.FindShell(name, pathEnv, d.self, roots...)
+		real, err := platform.FindShell(name, pathEnv, d.self, platform.AgentSince, roots...)
 		var nf *platform.NotFoundError
 		switch {
 		case errors.As(err, &nf) && len(nf.Writable) > 0:

@@ -511,19 +511,13 @@ func (ctx *Context) reviewer() (*review.Reviewer, error) {
 		return nil, err
 	}
 	home := platform.AccountHome()
-	var path []string
-	for _, d := range filepath.SplitList(ctx.Getenv("PATH")) {
-		if filepath.IsAbs(d) && !Within(d, roots) {
-			path = append(path, d)
-		}
-	}
-	pathEnv := strings.Join(path, string(filepath.ListSeparator))
+	pathEnv := strings.Join(platform.HostDirs(ctx.Getenv("PATH"), roots, ctx.agentSince), string(filepath.ListSeparator))
 	prog := rc.Command[0]
 	if rest, ok := strings.CutPrefix(prog, "~/"); ok {
 		prog = filepath.Join(home, rest)
 	}
 	if !filepath.IsAbs(prog) {
-		if prog, err = platform.FindProgram(prog, pathEnv, roots); err != nil {
+		if prog, err = platform.FindProgram(prog, pathEnv, roots, ctx.agentSince); err != nil {
 			return nil, fmt.Errorf("the reviewer: %v", err)
 		}
 	} else if Within(prog, roots) {

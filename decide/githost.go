@@ -21,7 +21,7 @@ func GitHost(ctx *Context) func() (gitstate.Host, error) {
 			return gitstate.Host{}, err
 		}
 		getenv := ctx.Getenv
-		git, err := platform.FindProgram("git", getenv("PATH"), roots)
+		git, err := platform.FindProgram("git", getenv("PATH"), roots, ctx.agentSince)
 		if err != nil {
 			return gitstate.Host{}, err
 		}

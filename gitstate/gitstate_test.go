@@ -123,7 +123,7 @@ func TestFsmonitorNotRun(t *testing.T) {
 
 // testHost is the host's git and a private directory for the tests.
 func testHost(t *testing.T) func() (Host, error) {
-	git, err := platform.FindProgram("git", os.Getenv("PATH"), nil)
+	git, err := platform.FindProgram("git", os.Getenv("PATH"), nil, platform.AgentSince)
 	if err != nil {
 		t.Skip("git is not installed")
 	}

@@ -160,7 +160,7 @@ func atRootOf(repos []platform.NestedRepo, path string, entries []string) bool {
 // cordon's own directory for the configuration it gives git.
 func trustedGit(stateDir string, p *platform.Policy) func() (gitstate.Host, error) {
 	return func() (gitstate.Host, error) {
-		git, err := platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+		git, err := platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots(), p.SinceAgent)
 		if err != nil {
 			return gitstate.Host{}, err
 		}

@@ -165,7 +165,7 @@ func BenchmarkConfigUnchanged(b *testing.B) {
 	pats := []string{file, filepath.Join(dir, "config.worktree"), filepath.Join(dir, "modules", "*", "config")}
 	g := &keyGuard{git: "/nonexistent", safe: testSafe}
 	for b.Loop() {
-		platform.FindProgram("git", os.Getenv("PATH"), []string{dir})
+		platform.FindProgram("git", os.Getenv("PATH"), []string{dir}, platform.AgentSince)
 		trusted := snapshotConfigs(pats)
 		if lines := reconcileConfigs(pats, trusted, g, nil); len(lines) != 0 {
 			b.Fatal(lines)

@@ -392,7 +392,7 @@ func Main(args []string) int {
 func guardedBy(p *platform.Policy) guarded {
 	g := guarded{patterns: p.Guarded, configs: p.GitConfig, safe: p.GitConfigSafe, rootPatterns: p.RootGuarded, rootConfigs: p.RootGitConfig, skip: p.Regenerable, reach: slices.Concat(p.Scratch, p.Writable)}
 	if len(g.configs)+len(g.rootConfigs) > 0 {
-		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots())
+		g.git, _ = platform.FindProgram("git", platform.Getenv(p.Env, "PATH"), p.WritableRoots(), p.SinceAgent)
 		g.own, g.writable = ownConfigs(p.Env), p.WritableRoots()
 		if g.home = platform.Getenv(p.Env, "HOME"); !filepath.IsAbs(g.home) {
 			g.home = platform.AccountHome()

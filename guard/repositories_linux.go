@@ -326,7 +326,7 @@ func adoptRoots(stateDir, ws string, repos []platform.NestedRepo) []string {
 	if len(configs) > 0 {
 		g := b.keyGuard(false)
 		if g.git == "" {
-			g.git, _ = platform.FindProgram("git", "/usr/bin:/bin", []string{ws})
+			g.git, _ = platform.FindProgram("git", "/usr/bin:/bin", []string{ws}, platform.AgentSince)
 		}
 		lines = append(lines, reconcileConfigs(configs, b.l.TrustedConfigs, g, q)...)
 		b.noteRemotes(g)

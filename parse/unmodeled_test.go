@@ -38,6 +38,21 @@ var unmodeled = []struct {
 	{"cd-function", "bash", "cd() { rm -rf /x; }; cd /tmp"},
 	{"function-in-subshell-gone", "bash", "(rm() { :; }); rm -rf /x"},
 	{"function-in-pipe-gone", "bash", "rm() { :; } | cat; rm -rf /x"},
+	// The parser reads an operator after a function's body as part of
+	// it; the shell defines the function and then goes on.
+	{"function-then-and", "bash", "f() { :; } && rm -rf /x"},
+	{"function-then-or-pipe", "bash", "f() ( : ) | cat && rm -rf /x"},
+	{"function-then-pipe", "bash", "f() { :; } | rm -rf /x"},
+	{"function-keyword-then-and", "bash", "function f { :; } && rm -rf /x"},
+	{"function-in-pipe-then-and", "bash", "rm() { :; } | cat && rm -rf /x"},
+	{"function-redefined-in-pipe", "bash", "f() { rm -rf /x; }; f() { :; } | f"},
+	// Options set by code that may or may not run are taken as set
+	// where that shows more code.
+	{"alias-option-after-and", "bash", "true && shopt -s expand_aliases\nalias r='rm -rf /x'\nr"},
+	{"alias-option-in-if", "bash", "if true; then shopt -s expand_aliases; fi\nalias r='rm -rf /x'\nr"},
+	{"posix-after-or", "bash", "false || set -o posix\nalias r='rm -rf /x'\nr"},
+	{"hash-after-and", "bash", "true && hash -p /bin/rm ls; ls -rf /x"},
+	{"hash-in-case", "bash", "case x in x) hash -p /bin/rm ls;; esac; ls -rf /x"},
 	{"declare-function", "bash", "declare() { rm -rf /x; }; declare y=1"},
 	{"let-function", "bash", "let() { rm -rf /x; }; let y=1"},
 	{"echo-function-output", "bash", "echo() { printf 'rm -rf /x'; }; echo ls | bash"},
@@ -87,13 +102,15 @@ var unmodeled = []struct {
 // realScript is the script the shell runs for a case whose rm does not
 // read rm -rf /x (MARK is the marker's path, DIR its directory).
 var realScript = map[string]string{
-	"bash-rematch":         "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
-	"function-cd-stays":    "f() { cd DIR; }; cd /; f; touch ran",
-	"tilde-home-unset":     "unset HOME; [ ~ = \"$(getent passwd $(id -u) | cut -d: -f6)\" ] && touch MARK",
-	"tilde-home-unset-zsh": "unset HOME; [ ~/x = /x ] && touch MARK",
-	"zsh-commands-array":   "commands[zz]=/usr/bin/touch; zz MARK",
-	"zsh-hash-equals":      "hash zq=/usr/bin/touch; zq MARK",
-	"quoted-name-no-alias": "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
+	"bash-rematch":           "[[ MARK =~ (.*) ]] && touch ${BASH_REMATCH[1]}",
+	"function-then-and-call": "touch() { :; } && touch MARK",
+	"hash-in-case":           "case x in x) hash -p /usr/bin/touch ls;; esac; ls MARK",
+	"function-cd-stays":      "f() { cd DIR; }; cd /; f; touch ran",
+	"tilde-home-unset":       "unset HOME; [ ~ = \"$(getent passwd $(id -u) | cut -d: -f6)\" ] && touch MARK",
+	"tilde-home-unset-zsh":   "unset HOME; [ ~/x = /x ] && touch MARK",
+	"zsh-commands-array":     "commands[zz]=/usr/bin/touch; zz MARK",
+	"zsh-hash-equals":        "hash zq=/usr/bin/touch; zq MARK",
+	"quoted-name-no-alias":   "shopt -s expand_aliases\nalias cd='cd /tmp'\n\\cd DIR; touch ran",
 }
 
 // modeled are scripts in which the shell does not run `rm -rf /x`, and
@@ -104,6 +121,7 @@ var modeled = []struct {
 	{"exit", "bash", "exit\nrm -rf /x"},
 	{"exit-after-background", "bash", "sleep 0 & exit; rm -rf /x"},
 	{"false-and", "bash", "false && rm -rf /x"},
+	{"function-then-and-call", "bash", "rm() { :; } && rm -rf /x"},
 	{"false-function-elsewhere", "bash", "f() { false() { :; }; }; false && rm -rf /x"},
 	{"alias-not-posix", "bash", "alias ls='rm -rf /x'\nls"},
 	{"abort-unset", "bash", ": ${NOT_SET_HERE:?}; rm -rf /x"},
@@ -184,7 +202,8 @@ func dialectFor(shell string) Dialect {
 // see.
 func reaches(res *Result) bool {
 	for _, c := range res.Commands {
-		if c.UnknownCode || c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" || c.Line() == "rm -rf ?" && c.Dir != "" || c.Line() == "rm -rf x" && c.Dir == "/" || c.Line() == "rm -rf /home/dev" {
+		// A call of a function named rm runs no program: not the rm.
+		if c.UnknownCode || !c.Function && (c.Line() == "rm -rf /x" || c.Line() == "/bin/rm -rf /x" || c.Line() == "rm -rf ?" && c.Dir != "" || c.Line() == "rm -rf x" && c.Dir == "/" || c.Line() == "rm -rf /home/dev") {
 			return true
 		}
 	}

@@ -196,9 +196,15 @@ func (w *walker) inSubshell(st *state, walk func(*state) int) int {
 // branch, the right side of && or ||): in st itself, put back as it was
 // afterwards, but for the directory and the directory stack it leaves,
 // which it returns. An exit or return in it does not end what follows.
+//
+// The shell options it set are taken as [state.mayHaveRun] says.
 func (w *walker) aside(st *state, walk func(*state)) (dir string, dirs []string) {
 	saved := *st
-	defer func() { *st = saved }()
+	defer func() {
+		side := *st
+		*st = saved
+		st.mayHaveRun(&side)
+	}()
 	st.stop = new(bool)
 	if st.ret != nil {
 		st.ret = new(bool)
@@ -462,6 +468,9 @@ func (w *walker) compound(st *state, cmd syntax.Command, stdin int) int {
 			w.branch(st, func(b *state) { w.stmts(b, item.Stmts) })
 		}
 	case *syntax.FuncDecl:
+		if b := splitFuncDecl(c); b != nil {
+			return w.binary(st, b, stdin)
+		}
 		// The body was parsed with the rest of its line: the aliases
 		// it uses are those defined then.
 		fn := function{body: c.Body, parsed: st.parsed}
@@ -512,6 +521,66 @@ func (w *walker) branch(st *state, walk func(*state)) {
 	if !slices.Equal(dirs, st.dirs) {
 		st.dirs = []string{""} // popd then leads somewhere unknown
 	}
+}
+
+// mayHaveRun takes into st the shell options that code which may or may
+// not have run (the right side of && or ||, a branch: [walker.aside]) left
+// in b, each the
+// way that hides no command from the judge: aliases expanded and
+// commands hashed (hash -p) when either says so (`true && shopt -s
+// expand_aliases` does turn it on); an unset variable an error, which
+// ends the script, only when both say so; set -k and the globbing
+// options as the code left them.
+func (st *state) mayHaveRun(b *state) {
+	expand := st.globs.expandAliases || b.globs.expandAliases
+	st.globs = b.globs
+	st.globs.expandAliases = expand
+	st.posix = st.posix || b.posix
+	st.nounset = st.nounset && b.nounset
+	st.keyword = b.keyword
+	if len(b.hashes) > 0 && !maps.Equal(st.hashes, b.hashes) {
+		merged := maps.Clone(st.hashes)
+		if merged == nil {
+			merged = map[string]string{}
+		}
+		maps.Copy(merged, b.hashes)
+		st.hashes = merged
+	}
+}
+
+// splitFuncDecl undoes how the parser reads a function definition that
+// an operator follows: `f() { :; } && rm -rf x` (or `| cat`) comes as f
+// with the body `{ :; } && rm -rf x`, where the shell defines f with the
+// body `{ :; }` and then runs rm (in a pipeline, defines f in the
+// pipeline's subshell only). It returns the and-or list or pipeline the
+// shell runs, the definition in place of its first side; nil when the
+// body is one command, as the shell reads it.
+func splitFuncDecl(fd *syntax.FuncDecl) *syntax.BinaryCmd {
+	if fd.Body == nil {
+		return nil
+	}
+	b, ok := fd.Body.Cmd.(*syntax.BinaryCmd)
+	if !ok {
+		return nil
+	}
+	return withDefinition(fd, b)
+}
+
+// withDefinition copies b with its first side, the function's true
+// body, replaced by fd defined with that body. The parsed tree is not
+// changed: it may be walked again.
+func withDefinition(fd *syntax.FuncDecl, b *syntax.BinaryCmd) *syntax.BinaryCmd {
+	nb := *b
+	if inner, ok := b.X.Cmd.(*syntax.BinaryCmd); ok {
+		x := *b.X
+		x.Cmd = withDefinition(fd, inner)
+		nb.X = &x
+		return &nb
+	}
+	def := *fd
+	def.Body = b.X
+	nb.X = &syntax.Stmt{Position: b.X.Position, Cmd: &def}
+	return &nb
 }
 
 func (w *walker) binary(st *state, c *syntax.BinaryCmd, stdin int) int {

@@ -166,13 +166,13 @@ func WithGitConfig(env []string, config [][2]string) []string {
 // when its configuration includes a file, or names a helper by path, in
 // one.
 func hostGit(p *Policy) *gitcred.Helper {
-	return hostGitFor(p.WritableRoots(), func(name string) string { return Getenv(p.Env, name) })
+	return hostGitFor(p.WritableRoots(), func(name string) string { return Getenv(p.Env, name) }, p.SinceAgent)
 }
 
 // hostGitFor is hostGit for a sandbox that can write untrusted (its
 // caches too: a helper planted in ~/go/bin), with the command's
 // variables as getenv gives them.
-func hostGitFor(untrusted []string, getenv func(string) string) *gitcred.Helper {
+func hostGitFor(untrusted []string, getenv func(string) string, since func() time.Time) *gitcred.Helper {
 	path := getenv("PATH")
 	if path == "" {
 		path = os.Getenv("PATH")
@@ -190,12 +190,8 @@ func hostGitFor(untrusted []string, getenv func(string) string) *gitcred.Helper 
 			break
 		}
 	}
-	for _, d := range searchDirs(path) {
-		if real, err := filepath.EvalSymlinks(d); err == nil && !within(d, untrusted) && !within(real, untrusted) {
-			h.Path = append(h.Path, d)
-		}
-	}
-	h.Git, _ = FindProgram("git", path, untrusted)
+	h.Path = HostDirs(path, untrusted, since)
+	h.Git, _ = FindProgram("git", path, untrusted, since)
 	return h
 }
 
@@ -256,7 +252,7 @@ func (r *resolver) gitStoreFiles(p *Policy) []string {
 	var files, config []string
 	var err error
 	if namesMore(defaults) {
-		h := hostGitFor(p.WritableRoots(), r.getenv)
+		h := hostGitFor(p.WritableRoots(), r.getenv, p.SinceAgent)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if h.Git != "" && h.Home != "" {

@@ -145,7 +145,7 @@ func TestHostGitHome(t *testing.T) {
 // cannot write: not the workspace, scratch or the caches on PATH.
 func TestHostGitPath(t *testing.T) {
 	ws, cache, bin := t.TempDir(), t.TempDir(), t.TempDir()
-	h := hostGit(&Policy{Env: []string{"PATH=" + ws + ":" + cache + ":" + bin + ":/usr/bin"}, Writable: []string{ws}, Caches: []string{cache}})
+	h := hostGit(&Policy{Env: []string{"PATH=" + ws + ":" + cache + ":" + bin + ":/usr/bin"}, Writable: []string{ws}, Caches: []string{cache}, AgentSince: agentLater().UnixNano()})
 	for _, d := range h.Path {
 		if d == ws || d == cache {
 			t.Errorf("a writable directory is on the host git's PATH: %v", h.Path)
@@ -182,7 +182,7 @@ func TestHostGitConfigHome(t *testing.T) {
 	ws := t.TempDir()
 	for dir, want := range map[string]bool{"/home/someone/.config-elsewhere": true, filepath.Join(ws, "cfg"): false, "relative/cfg": false} {
 		t.Setenv("XDG_CONFIG_HOME", dir)
-		h := hostGitFor([]string{ws}, os.Getenv)
+		h := hostGitFor([]string{ws}, os.Getenv, agentLater)
 		if got := slices.Contains(h.Env, "XDG_CONFIG_HOME="+dir); got != want {
 			t.Errorf("XDG_CONFIG_HOME=%s given to the host's git: %v, want %v", dir, got, want)
 		}

@@ -37,3 +37,19 @@ func changedSince(fi os.FileInfo, since func() time.Time) bool {
 	t, ok := statusChange(st)
 	return !ok || !t.Before(since())
 }
+
+// writtenSince reports whether the file or directory fi at path, a
+// program cordon may run on the host or a directory it is looked for in,
+// may be the agent's work: [changedSince]. For root, whose tools (and
+// whose package upgrades, and whoever hard-links a system file) change
+// root's files all the time, only those in root's home directory, where
+// an agent's file tool puts a program (~/.local/bin), are held to it: a
+// root agent's tool writing into /usr/local/bin is not told apart.
+func writtenSince(path string, fi os.FileInfo, since func() time.Time) bool {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 && os.Getuid() == 0 {
+		if home := AccountHome(); home == "" || home == "/" || !Within(path, home) {
+			return false
+		}
+	}
+	return changedSince(fi, since)
+}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cordonsh/cordon/credvar"
 )
@@ -296,6 +297,16 @@ type Policy struct {
 	// in its arguments. Part of a session's key: a session is never one
 	// of another agent's.
 	AgentSince int64 `json:"agent_since,omitempty"`
+}
+
+// SinceAgent is the bound of [AgentSince] p carries, else the one found
+// now (a policy made without it): for what the process that starts the
+// sandbox runs on the host ([FindProgram]).
+func (p *Policy) SinceAgent() time.Time {
+	if p.AgentSince != 0 {
+		return time.Unix(0, p.AgentSince)
+	}
+	return AgentSince()
 }
 
 // A PolicyError says why no policy could be made.

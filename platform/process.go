@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,22 +32,39 @@ type Process struct {
 // passedOver reports whether the walk up to the agent goes past p: a
 // shell (the agent runs bash -c, which may run bash again), cordon itself
 // under any of its roles, bubblewrap (an agent's own sandbox around its
-// commands, Codex's), or any process in a sandbox (a command's make or
-// python, which started with the command): none of them is where an
+// commands, Codex's), any process in a sandbox (a command's make or
+// python), or one that started at or after recent (a second before this
+// process: a wrapper the agent ran the command through, timeout, nice or
+// script; an agent is older than its commands): none of them is where an
 // agent's file tools write from. Passing over more only reaches older
 // processes, whose start is an earlier, stricter bound.
-func passedOver(p Process) bool {
+func passedOver(p Process, recent time.Time) bool {
 	name := p.Name
-	return p.Sandboxed || isShellName(name) || name == "cordon" || strings.HasPrefix(name, "cordon-") || name == "bwrap"
+	return p.Sandboxed || !recent.IsZero() && !p.Start.Before(recent) ||
+		isShellName(name) || name == "cordon" || strings.HasPrefix(name, "cordon-") || name == "bwrap"
+}
+
+// recent is when a process must have started to be passed over as one
+// that started with this one's command ([passedOver]): a second before
+// it; the zero time where it cannot be read.
+func recent() time.Time {
+	if self, ok := process(os.Getpid()); ok {
+		return self.Start.Add(-InstalledMargin)
+	}
+	return time.Time{}
 }
 
 // Agent is the process this one's command comes from: the first
 // ancestor that is neither a shell nor cordon ([passedOver]). ok is false
 // when the walk reaches the first process (PID 1) or cannot read an
 // ancestor, and where processes cannot be looked at (Windows).
-func Agent() (Process, bool) { return agentFrom(os.Getppid(), process) }
+//
+// Unlike [AgentSince]'s walk it does not pass over processes that
+// started with the command: a session ends when its agent exits, and an
+// agent that runs a command as it starts is still that agent.
+func Agent() (Process, bool) { return agentFrom(os.Getppid(), process, time.Time{}) }
 
-func agentFrom(pid int, look func(int) (Process, bool)) (Process, bool) {
+func agentFrom(pid int, look func(int) (Process, bool), recent time.Time) (Process, bool) {
 	for range 64 {
 		if pid <= 1 {
 			return Process{}, false
@@ -55,7 +73,7 @@ func agentFrom(pid int, look func(int) (Process, bool)) (Process, bool) {
 		if !ok {
 			return Process{}, false
 		}
-		if !passedOver(p) {
+		if !passedOver(p, recent) {
 			return p, true
 		}
 		pid = p.Parent
@@ -68,6 +86,13 @@ func agentFrom(pid int, look func(int) (Process, bool)) (Process, bool) {
 // to a clock tick and a file's change time comes from a coarser clock,
 // and the wall clock may have been stepped since.
 const InstalledMargin = time.Second
+
+// StartPrecision is how much earlier than its true start a process's
+// start may be read: on Linux the boot's time is kept to the second (so
+// that the bound of [AgentSince], part of a session's key, reads the same
+// every time); a file changed up to this long before the agent started may
+// be taken for its work, which is stricter, never looser.
+const StartPrecision = time.Second
 
 // AgentSince is the time from which a file of this user may be the
 // agent's work: the agent's start ([Agent]), less a margin. The agent's
@@ -89,11 +114,13 @@ const InstalledMargin = time.Second
 // (a sandbox's own first process, with nothing carried in), every file
 // of the user's could be the agent's: the zero time, as where processes
 // cannot be read.
-func AgentSince() time.Time {
-	return sinceFrom(os.Getppid(), process, sandboxMark)
-}
+//
+// It is found once per process: the agent does not change.
+func AgentSince() time.Time { return agentSince() }
 
-func sinceFrom(pid int, look func(int) (Process, bool), mark func() (time.Time, bool)) time.Time {
+var agentSince = sync.OnceValue(func() time.Time { return sinceFrom(os.Getppid(), process, sandboxMark, recent()) })
+
+func sinceFrom(pid int, look func(int) (Process, bool), mark func() (time.Time, bool), recent time.Time) time.Time {
 	if t, ok := mark(); ok {
 		return t
 	}
@@ -108,12 +135,12 @@ func sinceFrom(pid int, look func(int) (Process, bool), mark func() (time.Time, 
 		if p.Carried != nil && !p.Sandboxed {
 			return *p.Carried
 		}
-		if !passedOver(p) {
+		if !passedOver(p, recent) {
 			return p.Start.Add(-InstalledMargin)
 		}
 		pid = p.Parent
 	}
-	if p, ok := look(1); ok && !passedOver(p) {
+	if p, ok := look(1); ok && !passedOver(p, recent) {
 		return p.Start.Add(-InstalledMargin)
 	}
 	return time.Time{}

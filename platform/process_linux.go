@@ -51,16 +51,37 @@ func process(pid int) (Process, bool) {
 // sandboxed reports whether process pid runs under no_new_privs and a
 // seccomp filter (/proc/PID/status, which any process may read).
 func sandboxed(pid int) bool {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	return err == nil && statusField(data, "NoNewPrivs", "1") && statusField(data, "Seccomp", "2")
+	var buf [4096]byte
+	data := readProc(pid, "status", buf[:])
+	return statusField(data, "NoNewPrivs", "1") && statusField(data, "Seccomp", "2")
+}
+
+// readProc reads /proc/PID/name into buf, as much as fits (a process's
+// status is under 2 kB); nil when it cannot be read.
+func readProc(pid int, name string, buf []byte) []byte {
+	fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/"+name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	return buf[:n]
 }
 
 // cmdline is process pid's arguments (/proc/PID/cmdline, which any process
 // may read; only the process itself, or one that may trace it, can change
 // them).
 func cmdline(pid int) []string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-	if err != nil || len(data) == 0 {
+	var buf [4096]byte
+	data := readProc(pid, "cmdline", buf[:])
+	if len(data) == 0 {
 		return nil
 	}
 	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")

@@ -30,6 +30,8 @@ func TestAgentSinceChains(t *testing.T) {
 	}{
 		{"the agent runs bash -c", map[int]proc{100: {"bash", 90, 50, false, 0}, 90: {"node", 80, 10, false, 0}, 80: {"zsh", 1, 0, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(10)},
 		{"through cordon's roles", map[int]proc{100: {"cordon-keeper", 90, 50, false, 0}, 90: {"cordon", 80, 40, false, 0}, 80: {"claude", 1, 5, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(5)},
+		{"the agent runs the command through timeout", map[int]proc{100: {"timeout", 90, 50, false, 0}, 90: {"node", 80, 10, false, 0}, 80: {"zsh", 1, 0, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(10)},
+		{"a one-shot agent that runs a command as it starts", map[int]proc{100: {"bash", 90, 50, false, 0}, 90: {"node", 80, 50, false, 0}, 80: {"tmux: server", 1, 0, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(0)},
 		{"the agent's own bwrap", map[int]proc{100: {"bash", 90, 50, false, 0}, 90: {"bwrap", 80, 50, false, 0}, 80: {"codex", 1, 3, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(3)},
 		{"the agent's own Landlock sandbox", map[int]proc{100: {"bash", 90, 50, true, 0}, 90: {"codex-linux-san", 80, 50, true, 0}, 80: {"codex", 1, 3, false, 0}, 1: {"systemd", 0, -100, false, 0}}, 0, at(3)},
 		{"a container whose first process is the agent", map[int]proc{100: {"bash", 1, 50, false, 0}, 1: {"node", 0, 2, false, 0}}, 0, at(2)},
@@ -59,7 +61,9 @@ func TestAgentSinceChains(t *testing.T) {
 			}
 			return *carried(c.mark), true
 		}
-		got := sinceFrom(100, look, mark)
+		// The shim started at 50 minutes: what started since 50 less
+		// the margin came with its command.
+		got := sinceFrom(100, look, mark, at(50).Add(-InstalledMargin))
 		want := c.want
 		if !want.IsZero() {
 			want = want.Add(-InstalledMargin)
@@ -91,3 +95,7 @@ func TestCarriedArg(t *testing.T) {
 		}
 	}
 }
+
+// agentLater stands for an agent that started after every file a test
+// makes: none of them is the agent's.
+func agentLater() time.Time { return time.Now().Add(time.Hour) }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/cordonsh/cordon/winpath"
 )
@@ -28,6 +29,10 @@ type NotFoundError struct {
 	// Writable are the directories passed over because sandboxed
 	// commands can write them.
 	Writable []string
+	// Recent are the candidates passed over because they are this
+	// user's and changed since the agent started (its file tools may
+	// have written them).
+	Recent []string
 }
 
 // Error says which shell was not found and where cordon looked.
@@ -35,6 +40,9 @@ func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("%s: real shell not found in %s", e.Name, strings.Join(e.Dirs, ", "))
 	if len(e.Skipped) > 0 {
 		msg += fmt.Sprintf(" (skipped %s: cordon itself)", strings.Join(e.Skipped, ", "))
+	}
+	if len(e.Recent) > 0 {
+		msg += fmt.Sprintf(" (skipped %s: changed since the agent started)", strings.Join(e.Recent, ", "))
 	}
 	if e.Name == "pwsh" && runtime.GOOS == "windows" {
 		msg += "; PowerShell 7 from the Microsoft Store is not used (its app execution alias cannot be started with cordon's restricted token): install it with winget install Microsoft.PowerShell"
@@ -53,17 +61,19 @@ func (e *NotFoundError) Error() string {
 // symlinks and hard links) or a byte-identical copy of it. Relative PATH
 // entries are ignored, and so are directories inside writable (the
 // sandbox's writable roots): a shell an agent put there is not the real
-// one. On Windows, name gets ".exe" when it has no
-// extension.
+// one. So is a candidate of this user's that changed since since() (the
+// agent's start: its file tools write as this user, outside cordon, and
+// would replace the real shell with one that runs what it likes, unjudged).
+// On Windows, name gets ".exe" when it has no extension.
 //
 // When nothing is found, the error is a [*NotFoundError]; when self cannot
 // be read, it says so, since the search must not risk finding cordon.
-func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
+func FindShell(name, pathEnv, self string, since func() time.Time, writable ...string) (string, error) {
 	me, err := os.Stat(self)
 	if err != nil {
 		return "", fmt.Errorf("cannot tell cordon apart from the real shell: %w", err)
 	}
-	f := &finder{file: exeName(name), self: self, me: me}
+	f := &finder{file: exeName(name), self: self, me: me, since: since}
 	dirs := searchDirs(pathEnv)
 	if runtime.GOOS == "windows" {
 		f.file, dirs = windowsShellDirs(name, systemDir(), programFiles(), filepath.SplitList(pathEnv))
@@ -86,19 +96,18 @@ func FindShell(name, pathEnv, self string, writable ...string) (string, error) {
 		}
 		dirs = append(dirs, dir)
 	}
-	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped, Writable: passed}
+	return "", &NotFoundError{Name: name, Dirs: dirs, Skipped: f.skipped, Writable: passed, Recent: f.recent}
 }
 
 // FindProgram returns the path of the program called name that cordon
 // itself runs outside the sandbox (git, to read a repository's state):
-// the first executable regular file name in an absolute directory of
-// pathEnv, then in /bin and /usr/bin, that is not inside one of untrusted
-// (the directories sandboxed commands can write: a git planted in
-// node_modules/.bin or a venv is passed over), through symbolic links
-// either.
-func FindProgram(name, pathEnv string, untrusted []string) (string, error) {
-	dirs := searchDirs(pathEnv)
-	inside := func(p string) bool { return within(p, untrusted) }
+// the first executable regular file name in one of [HostDirs], through
+// symbolic links not inside untrusted either, and not this user's and
+// changed since since() (the agent's start: a git its file tools wrote
+// into ~/.local/bin, which no sandboxed command can write, would run on
+// the host, unjudged and unconfined).
+func FindProgram(name, pathEnv string, untrusted []string, since func() time.Time) (string, error) {
+	dirs := HostDirs(pathEnv, untrusted, since)
 	for _, dir := range dirs {
 		p := filepath.Join(dir, exeName(name))
 		fi, err := os.Stat(p)
@@ -106,15 +115,35 @@ func FindProgram(name, pathEnv string, untrusted []string) (string, error) {
 			continue
 		}
 		real, err := filepath.EvalSymlinks(p)
-		if err != nil || inside(filepath.Clean(p)) || inside(real) {
-			continue
-		}
-		if rdir, err := filepath.EvalSymlinks(dir); err != nil || inside(rdir) {
+		if err != nil || within(filepath.Clean(p), untrusted) || within(real, untrusted) || writtenSince(real, fi, since) {
 			continue
 		}
 		return real, nil
 	}
-	return "", fmt.Errorf("no %s outside the directories sandboxed commands can write (looked in %s)", name, strings.Join(dirs, ", "))
+	return "", fmt.Errorf("no %s outside the directories sandboxed commands can write, and not changed since the agent started (looked in %s)", name, strings.Join(searchDirs(pathEnv), ", "))
+}
+
+// HostDirs returns the absolute directories of pathEnv, then /bin and
+// /usr/bin, in which a program cordon runs outside the sandbox is looked
+// for (by cordon, or by git for its credential helpers): none inside
+// untrusted (the directories sandboxed commands can write: a git planted
+// in node_modules/.bin or a venv), through symbolic links either, and
+// none of this user's whose entries changed since since() (the agent's
+// start: its file tools write as this user, outside cordon, and a new
+// program there may be theirs).
+func HostDirs(pathEnv string, untrusted []string, since func() time.Time) []string {
+	var dirs []string
+	for _, d := range searchDirs(pathEnv) {
+		real, err := filepath.EvalSymlinks(d)
+		if err != nil || within(filepath.Clean(d), untrusted) || within(real, untrusted) {
+			continue
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.IsDir() || writtenSince(real, fi, since) {
+			continue
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
 }
 
 // searchDirs is the absolute entries of pathEnv, then fallbackDirs,
@@ -200,7 +229,9 @@ type finder struct {
 	file    string
 	self    string
 	me      os.FileInfo
+	since   func() time.Time
 	skipped []string
+	recent  []string
 }
 
 // try reports whether dir holds a real shell, recording cordon when it
@@ -213,6 +244,10 @@ func (f *finder) try(dir string) (string, bool) {
 	}
 	if os.SameFile(fi, f.me) || f.isCopy(p, fi) {
 		f.skipped = append(f.skipped, p)
+		return "", false
+	}
+	if real, err := filepath.EvalSymlinks(p); err != nil || writtenSince(real, fi, f.since) {
+		f.recent = append(f.recent, p)
 		return "", false
 	}
 	return p, true

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // shellDirs builds a temporary tree for FindShell: a cordon binary, and
@@ -92,7 +94,7 @@ func TestFindShell(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			withFallback(t)
 			self, dirs := shellDirs(t, tt.kinds...)
-			got, err := FindShell("bash", strings.Join(dirs, string(os.PathListSeparator)), self)
+			got, err := FindShell("bash", strings.Join(dirs, string(os.PathListSeparator)), self, agentLater)
 			if tt.want < 0 {
 				checkNotFound(t, err, len(dirs), tt.skipped)
 				return
@@ -124,7 +126,7 @@ func TestFindShellFallback(t *testing.T) {
 	}
 	self, dirs := shellDirs(t, "symlink", "real")
 	withFallback(t, dirs[1])
-	got, err := FindShell("bash", dirs[0], self)
+	got, err := FindShell("bash", dirs[0], self, agentLater)
 	if want := filepath.Join(dirs[1], "bash"); got != want || err != nil {
 		t.Fatalf("FindShell = %q, %v; want %q", got, err, want)
 	}
@@ -137,12 +139,12 @@ func TestFindShellIgnoresRelative(t *testing.T) {
 	withFallback(t)
 	self, dirs := shellDirs(t, "real")
 	t.Chdir(dirs[0])
-	_, err := FindShell("bash", ".::bin", self)
+	_, err := FindShell("bash", ".::bin", self, agentLater)
 	checkNotFound(t, err, 0, 0)
 }
 
 func TestFindShellUnreadableSelf(t *testing.T) {
-	_, err := FindShell("bash", "", filepath.Join(t.TempDir(), "gone"))
+	_, err := FindShell("bash", "", filepath.Join(t.TempDir(), "gone"), agentLater)
 	if err == nil || !strings.Contains(err.Error(), "cannot tell cordon apart") {
 		t.Fatalf("err = %v", err)
 	}
@@ -165,13 +167,13 @@ func TestFindShellSkipsWritable(t *testing.T) {
 	withFallback(t)
 	self, dirs := shellDirs(t, "real", "real")
 	path := strings.Join(dirs, string(os.PathListSeparator))
-	got, err := FindShell("bash", path, self, filepath.Dir(dirs[0]))
+	got, err := FindShell("bash", path, self, agentLater, filepath.Dir(dirs[0]))
 	var nf *NotFoundError
 	if !errors.As(err, &nf) || len(nf.Writable) != 2 {
 		t.Fatalf("FindShell with every directory writable = %q, %v; want not found, 2 passed over", got, err)
 	}
 	real0, _ := filepath.EvalSymlinks(dirs[0])
-	got, err = FindShell("bash", path, self, real0)
+	got, err = FindShell("bash", path, self, agentLater, real0)
 	if want := filepath.Join(dirs[1], "bash"); got != want || err != nil {
 		t.Fatalf("FindShell = %q, %v; want %q (the first directory is writable)", got, err, want)
 	}
@@ -200,11 +202,11 @@ func TestFindProgramSkipsUntrusted(t *testing.T) {
 	os.MkdirAll(link, 0o755)
 	os.Symlink(ws+"/node_modules/.bin/git", link+"/git")
 	path := strings.Join([]string{ws + "/node_modules/.bin", link, "relative", trusted}, string(os.PathListSeparator))
-	got, err := FindProgram("git", path, []string{ws})
+	got, err := FindProgram("git", path, []string{ws}, agentLater)
 	if err != nil || got != trusted+"/git" {
 		t.Errorf("FindProgram = %q, %v; want %s", got, err, trusted+"/git")
 	}
-	if got, err := FindProgram("git", ws+"/node_modules/.bin", []string{ws, "/bin", "/usr/bin"}); err == nil {
+	if got, err := FindProgram("git", ws+"/node_modules/.bin", []string{ws, "/bin", "/usr/bin"}, agentLater); err == nil {
 		t.Errorf("FindProgram = %q, want an error when only the planted git is left", got)
 	}
 }
@@ -235,5 +237,72 @@ func TestWindowsShellDirs(t *testing.T) {
 	// Without a system directory, cmd.exe is nowhere: not on PATH.
 	if _, dirs := windowsShellDirs("cmd", "", pf, path); len(dirs) != 0 {
 		t.Errorf("cmd without a system directory: %q, want none", dirs)
+	}
+}
+
+// TestHostProgramsNotTheAgents: a program of this user's that changed
+// since the agent started is never the one cordon runs on the host (nor
+// the real shell): its file tools write as this user, outside cordon, and
+// a git they put in ~/.local/bin would run unjudged and unconfined. A new
+// one in a directory of its own, one written over an old one in place,
+// and a directory with a new entry in it, are all passed over; the
+// user's older git is found.
+func TestHostProgramsNotTheAgents(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("change times are not read on Windows")
+	}
+	// Root's own files are held to it only in root's home directory.
+	parent := t.TempDir()
+	if os.Getuid() == 0 {
+		dir, err := os.MkdirTemp(AccountHome(), ".cordon-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		parent = dir
+	}
+	base, err := filepath.EvalSymlinks(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, rewritten, fresh, sys := base+"/old", base+"/rewritten", base+"/fresh", base+"/sys"
+	for _, d := range []string{old, rewritten, sys} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, p := range []string{rewritten + "/git", sys + "/git", sys + "/bash", old + "/tool"} {
+		os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
+	}
+	// File change times come from a coarse clock: a pause on each side.
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	since := func() time.Time { return start }
+	time.Sleep(50 * time.Millisecond)
+	os.MkdirAll(fresh, 0o755)
+	os.WriteFile(fresh+"/git", []byte("#!/bin/sh\nrm -rf ~\n"), 0o755)
+	os.WriteFile(fresh+"/bash", []byte("#!/bin/sh\nrm -rf ~\n"), 0o755)
+	f, err := os.OpenFile(rewritten+"/git", os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("#!/bin/sh\nrm -rf ~\n")
+	f.Close()
+	os.WriteFile(old+"/bash", []byte("#!/bin/sh\nrm -rf ~\n"), 0o755)
+	path := strings.Join([]string{fresh, rewritten, old, sys}, string(os.PathListSeparator))
+	if got, err := FindProgram("git", path, nil, since); err != nil || got != sys+"/git" {
+		t.Errorf("FindProgram = %q, %v; want the user's older %s", got, err, sys+"/git")
+	}
+	if got := HostDirs(path, nil, since); slices.Contains(got, fresh) || slices.Contains(got, old) || !slices.Contains(got, rewritten) || !slices.Contains(got, sys) {
+		t.Errorf("HostDirs = %v; want neither %s (made since) nor %s (an entry made since), and %s, %s", got, fresh, old, rewritten, sys)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := FindShell("bash", path, self, since); err != nil || got != sys+"/bash" {
+		t.Errorf("FindShell = %q, %v; want the user's older %s", got, err, sys+"/bash")
+	}
+	// An agent that started after all of it: the first of each.
+	if got, _ := FindProgram("git", path, nil, agentLater); got != fresh+"/git" {
+		t.Errorf("FindProgram with every file older than the agent = %q; want %s", got, fresh+"/git")
 	}
 }

@@ -134,7 +134,7 @@ func (r *run) follow(d *decision.Decision) int {
 func (r *run) findReal() (int, bool) {
 	self, err := decide.Executable()
 	if err == nil {
-		r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self)
+		r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self, platform.AgentSince)
 	}
 	var nf *platform.NotFoundError
 	switch {
@@ -347,7 +347,7 @@ func (r *run) confine(dir string) (*decide.Confinement, error) {
 	if roots := c.Policy.WritableRoots(); decide.Within(r.real, roots) {
 		self, err := decide.Executable()
 		if err == nil {
-			r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self, roots...)
+			r.real, err = platform.FindShell(r.name, getenv(r.env, "PATH"), self, platform.AgentSince, roots...)
 		}
 		var nf *platform.NotFoundError
 		if errors.As(err, &nf) {
