@@ -4,6 +4,7 @@ package platform
 
 import (
 	"os"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -47,9 +48,13 @@ func changedSince(fi os.FileInfo, since func() time.Time) bool {
 // root agent's tool writing into /usr/local/bin is not told apart.
 func writtenSince(path string, fi os.FileInfo, since func() time.Time) bool {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 && os.Getuid() == 0 {
-		if home := AccountHome(); home == "" || home == "/" || !Within(path, home) {
+		if home := ownHome(); home == "" || home == "/" || !Within(path, home) {
 			return false
 		}
 	}
 	return changedSince(fi, since)
 }
+
+// ownHome is [AccountHome], looked up once: writtenSince asks it for
+// every directory on PATH.
+var ownHome = sync.OnceValue(AccountHome)

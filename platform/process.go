@@ -198,9 +198,10 @@ func carried(args []string) *time.Time {
 		return nil
 	}
 	for _, a := range args[1:] {
-		if IsCarriedArg(a) {
-			t, _ := sinceTime(strings.TrimPrefix(a, carriedFlag))
-			return &t
+		if v, ok := strings.CutPrefix(a, carriedFlag); ok {
+			if t, ok := sinceTime(v); ok {
+				return &t
+			}
 		}
 	}
 	return nil

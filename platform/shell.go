@@ -246,7 +246,11 @@ func (f *finder) try(dir string) (string, bool) {
 		f.skipped = append(f.skipped, p)
 		return "", false
 	}
-	if real, err := filepath.EvalSymlinks(p); err != nil || writtenSince(real, fi, f.since) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	if writtenSince(real, fi, f.since) {
 		f.recent = append(f.recent, p)
 		return "", false
 	}
