@@ -54,7 +54,7 @@ cd "$ws"
 # pass, and without the caches' private layers, which cordon lays from
 # inside), running bash directly.
 bare=$({ "$tmp/cordon" sandbox --backend bwrap --network on || true; } | sed -n '/^command line/{n;p}' |
-	sed -E 's/--perms [0-7]+ --ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /;
+	sed -E 's/(--perms [0-7]+ )?--ro-bind-data [0-9]+ [^ ]+ //g; s/--seccomp [0-9]+ //; s/-- [^ ]*ld[^ ]* --argv0 bash /-- /;
 		s/--cap-add [A-Z_]+ //g; s/-- [^ ]*cordon-layers [0-9]+ ([^ ]+) [^ ]+ /-- \1 /')
 if [ -z "$bare" ]; then
 	echo "bench.sh: bwrap does not work here (cordon sandbox --backend bwrap says why)" >&2
