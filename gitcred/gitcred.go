@@ -48,6 +48,13 @@ type Helper struct {
 	// person's ~/.gitconfig including their dotfiles repository, where
 	// the agent works, would have the host run what it wrote there).
 	Writable func(path string) bool
+	// Changed, when set, reports whether the program or script at path
+	// may be the agent's own work: a file of this user's changed since
+	// the agent started (its file tools write outside cordon's sandbox,
+	// so a helper rewritten in place is not in Writable's reach).
+	// git's configuration is refused when a credential helper runs such
+	// a file: one it names by path, or one it is found as on Path.
+	Changed func(path string) bool
 }
 
 // passed are the variables of Env a helper is given.
@@ -119,9 +126,10 @@ func (h *Helper) Fill(ctx context.Context, host string) (user, password string, 
 // the global one, with what they include) when h.Writable holds a file
 // of it, a file an include names, or a file a credential helper names
 // by path (its program, a "!" helper's every path, an argument's:
-// store's --file, cache's --socket).
+// store's --file, cache's --socket), or h.Changed a program a helper
+// runs.
 func (h *Helper) checkConfig(ctx context.Context) error {
-	if h.Writable == nil {
+	if h.Writable == nil && h.Changed == nil {
 		return nil
 	}
 	entries, err := h.config(ctx)
@@ -148,12 +156,50 @@ func (h *Helper) checkConfig(ctx context.Context) error {
 			paths = append(paths, p)
 		}
 		for _, p := range paths {
-			if filepath.IsAbs(p) && h.Writable(p) {
+			if filepath.IsAbs(p) && h.Writable != nil && h.Writable(p) {
 				return fmt.Errorf("the person's git configuration (%s: %s) reads or runs %s, which sandboxed commands can write; a person can move it out of the agent's reach", e.file, e.key, p)
+			}
+		}
+		if e.helper() && h.Changed != nil {
+			if p := h.changedProgram(e.value); p != "" {
+				return fmt.Errorf("the person's git configuration (%s: %s) runs %s, which changed since the agent started (its file tools write outside cordon's sandbox); a person can check that file and restart the agent", e.file, e.key, p)
 			}
 		}
 	}
 	return nil
+}
+
+// changedProgram is a file credential helper v runs that h.Changed
+// holds, or "": every file it names by path but a store's data (its
+// --file or --socket), and the program its first word is found as on
+// h.Path ("!NAME ..." as NAME, "NAME ..." as git-credential-NAME; git
+// looks in its own directory first, which only makes this stricter).
+func (h *Helper) changedProgram(v string) string {
+	words := helperWords(v, h.getenv)
+	data := storeArgs(words)
+	for _, n := range helperPaths(v, h.getenv) {
+		p, err := gitkey.Path(n, "/", h.Home, h.Git)
+		if err == nil && !slices.Contains(data, n) && h.Changed(p) {
+			return p
+		}
+	}
+	if len(words) == 0 || strings.ContainsAny(words[0], `/\~`) {
+		return ""
+	}
+	name := words[0]
+	if !strings.HasPrefix(strings.TrimSpace(v), "!") {
+		name = "git-credential-" + name
+	}
+	for _, dir := range h.Path {
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if h.Changed(p) {
+				return p
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // StoreFiles returns where the person's git configuration has git's own

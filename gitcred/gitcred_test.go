@@ -230,3 +230,49 @@ func TestFillConfigHome(t *testing.T) {
 		t.Fatal("Fill with a configuration sandboxed commands can write: no error")
 	}
 }
+
+// TestFillChangedHelper: a helper program the agent's file tools may
+// have rewritten (Changed holds it) is not run, whether the
+// configuration names it by path, runs it from a "!" helper, or git
+// finds it by name on Path; the same helpers run when unchanged.
+func TestFillChangedHelper(t *testing.T) {
+	for name, c := range map[string]struct{ file, gitconfig string }{
+		"by-path":     {"bin/helper", "[credential]\n\thelper = \"!$HOME/bin/helper\"\n"},
+		"shell-arg":   {"bin/helper", "[credential]\n\thelper = \"!sh ~/bin/helper\"\n"},
+		"shell-name":  {"bin/helper", "[credential]\n\thelper = \"!helper get\"\n"},
+		"git-name":    {"bin/git-credential-mine", "[credential]\n\thelper = mine\n"},
+		"scoped-name": {"bin/git-credential-mine", "[credential \"https://git.example\"]\n\thelper = mine --verbose\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := helper(t, c.gitconfig)
+			bin := filepath.Join(h.Home, "bin")
+			os.MkdirAll(bin, 0o755)
+			marker := filepath.Join(h.Home, "ran")
+			prog := filepath.Join(h.Home, c.file)
+			script := "#!/bin/sh\ncase \" $* \" in *\" get \"*) ;; *) exit 0;; esac\ntouch " + marker + "\necho username=person\necho password=real\n"
+			if err := os.WriteFile(prog, []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			h.Path = append([]string{bin}, h.Path...)
+			h.Changed = func(p string) bool { return p == prog }
+			_, _, err := h.Fill(context.Background(), "git.example")
+			if !errors.Is(err, ErrNone) || !strings.Contains(err.Error(), "changed since the agent started") || !strings.Contains(err.Error(), prog) {
+				t.Errorf("Fill: %v, want a refusal naming %s", err, prog)
+			}
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatal("a helper changed since the agent started ran")
+			}
+			h.Changed = func(string) bool { return false }
+			if user, pass, err := h.Fill(context.Background(), "git.example"); err != nil || user != "person" || pass != "real" {
+				t.Errorf("unchanged: %q %q %v", user, pass, err)
+			}
+		})
+	}
+	// A store's data file is not a program: it changes as git stores.
+	h := helper(t, "[credential]\n\thelper = store --file ~/creds\n")
+	os.WriteFile(filepath.Join(h.Home, "creds"), []byte("https://person:real@git.example\n"), 0o600)
+	h.Changed = func(p string) bool { return strings.HasPrefix(p, h.Home) }
+	if user, pass, err := h.Fill(context.Background(), "git.example"); err != nil || user != "person" || pass != "real" {
+		t.Errorf("a store file: %q %q %v", user, pass, err)
+	}
+}

@@ -191,6 +191,14 @@ func hostGitFor(untrusted []string, getenv func(string) string, since func() tim
 		}
 	}
 	h.Path = HostDirs(path, untrusted, since)
+	h.Changed = func(p string) bool {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return false // not there: nothing runs
+		}
+		fi, err := os.Stat(real)
+		return err == nil && writtenSince(real, fi, since)
+	}
 	h.Git, _ = FindProgram("git", path, untrusted, since)
 	return h
 }

@@ -1,12 +1,15 @@
 package platform
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGitCredentialsHelper: git, with the configuration the sandbox gets
@@ -186,5 +189,60 @@ func TestHostGitConfigHome(t *testing.T) {
 		if got := slices.Contains(h.Env, "XDG_CONFIG_HOME="+dir); got != want {
 			t.Errorf("XDG_CONFIG_HOME=%s given to the host's git: %v, want %v", dir, got, want)
 		}
+	}
+}
+
+// TestHostGitChangedHelper: a credential helper of the person's that
+// changed since the agent started (rewritten in place, in a directory
+// whose entries did not change) is not run by the host's git; before
+// the agent started, it is.
+func TestHostGitChangedHelper(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("change times are not read on Windows")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	// Root's own files are held to it only in root's home directory.
+	parent := t.TempDir()
+	if os.Getuid() == 0 {
+		dir, err := os.MkdirTemp(AccountHome(), ".cordon-test-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		parent = dir
+	}
+	home, bin := filepath.Join(parent, "home"), filepath.Join(parent, "bin")
+	os.MkdirAll(home, 0o755)
+	os.MkdirAll(bin, 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[credential]\n\thelper = mine\n"), 0o600)
+	marker := filepath.Join(parent, "ran")
+	helper := filepath.Join(bin, "git-credential-mine")
+	answer := "#!/bin/sh\ntest \"$1\" = get || exit 0\necho username=person\necho password=real\n"
+	os.WriteFile(helper, []byte(answer), 0o755)
+	time.Sleep(50 * time.Millisecond) // change times come from a coarse clock
+	start := time.Now()
+	time.Sleep(50 * time.Millisecond)
+	getenv := func(name string) string {
+		return map[string]string{"HOME": home, "PATH": bin + ":/usr/bin:/bin"}[name]
+	}
+	h := hostGitFor(nil, getenv, func() time.Time { return start })
+	h.Home = home
+	if user, pass, err := h.Fill(context.Background(), "git.example"); err != nil || user != "person" || pass != "real" {
+		t.Fatalf("a helper from before the agent: %q %q %v", user, pass, err)
+	}
+	f, err := os.OpenFile(helper, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("#!/bin/sh\ntouch " + marker + "\necho username=evil\necho password=evil\n")
+	f.Close()
+	_, _, err = h.Fill(context.Background(), "git.example")
+	if err == nil || !strings.Contains(err.Error(), "changed since the agent started") {
+		t.Errorf("a helper rewritten since the agent started: %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the rewritten helper ran on the host")
 	}
 }
