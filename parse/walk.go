@@ -1411,11 +1411,11 @@ func (w *walker) readKnown(st *state, p string) (string, bool) {
 	if s, ok := w.files[path]; ok {
 		return s, !strings.Contains(s, Unknown)
 	}
-	data, err := readFile(w.cfg, path)
+	data, err := readText(w.cfg, path)
 	if err != nil {
 		return "", false
 	}
-	return string(data), true
+	return data, true
 }
 
 // emit records a command and returns its index.
