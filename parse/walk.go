@@ -316,7 +316,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if first == 0 {
 		st.inAlias = nil // parsed anew: no alias is being expanded
 	}
-	outline := w.cfg.Outlines != nil && len(src) >= minOutline
+	outline := w.cfg.Outlines != nil && len(src) >= minOutline && mayOutline(src)
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
 			w.carriageReturn(st.dialect, f, text, name)
