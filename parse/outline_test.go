@@ -240,3 +240,21 @@ func TestOutlineNotLookedFor(t *testing.T) {
 		t.Errorf("the snapshot was looked for %d times, %d kept; want 1, 1", c.looked, len(c.kept))
 	}
 }
+
+// BenchmarkOutlinedSnapshot parses and walks Codex's shell snapshot (59
+// kB, 81 functions) as a later judgement does: from the outline the
+// first one kept.
+func BenchmarkOutlinedSnapshot(b *testing.B) {
+	script := snapshotText(b)
+	dir := b.TempDir()
+	m := &memOutlines{}
+	cfg := &Config{Dialect: Bash, Dir: dir, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}, Knowledge: knowledge, Shell: shellCall, Outlines: m}
+	Parse(script, cfg)
+	if len(m.kept) != 1 {
+		b.Fatal("no outline kept")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(script, cfg)
+	}
+}
