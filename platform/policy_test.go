@@ -414,6 +414,14 @@ func TestWritableRootsAsPolicy(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "wt/.git"), []byte("gitdir: "+root+"/main/.git/worktrees/wt\n"), 0o644)
 	home := filepath.Join(root, "home")
 	env := []string{"HOME=" + home, "PATH=/usr/bin"}
+	// The roots alone make nothing: a missing hooks directory is made
+	// for a sandbox's read-only mount, with the whole policy.
+	if _, err := WritableRoots(&Spec{Workspace: filepath.Join(home, "proj"), ReadOnly: []string{".git/hooks/"}}, env); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, "proj", ".git", "hooks")); err == nil {
+		t.Error("WritableRoots made .git/hooks")
+	}
 	for _, ws := range []string{"", filepath.Join(home, "proj"), filepath.Join(root, "wt"), filepath.Join(home, "src", "gopath"), filepath.Join(root, "tmp")} {
 		s := &Spec{
 			Workspace: ws,
