@@ -33,6 +33,9 @@ func makeCaches(entries []string, home, path string) {
 		return
 	}
 	checked := false
+	// A program named by more than one entry (cargo, go, pnpm) is
+	// looked for on PATH once.
+	found := map[string]bool{}
 	for _, e := range entries {
 		e, program, _ := strings.Cut(e, " ")
 		rel, ok := strings.CutPrefix(e, "~/")
@@ -46,8 +49,15 @@ func makeCaches(entries []string, home, path string) {
 		if _, err := os.Lstat(filepath.Join(real, rel)); err == nil || !os.IsNotExist(err) {
 			continue // there already (or not ours to look at)
 		}
-		if program != "-" && !onPath(program, path) {
-			continue // the tool is not installed: nothing will use it
+		if program != "-" {
+			on, seen := found[program]
+			if !seen {
+				on = onPath(program, path)
+				found[program] = on
+			}
+			if !on {
+				continue // the tool is not installed: nothing will use it
+			}
 		}
 		if !checked {
 			if real != platform.AccountHome() && refusedWorkspace(real, "") {

@@ -82,3 +82,18 @@ func TestMakeCachesInstalled(t *testing.T) {
 		}
 	}
 }
+
+// A program named by two entries is looked for once: both its caches are
+// made when it is on PATH, neither when it is not.
+func TestMakeCachesProgramTwice(t *testing.T) {
+	home, bin := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "cargo"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	makeCaches([]string{"~/.cargo/registry cargo", "~/.pnpm-store pnpm", "~/.cargo/git cargo", "~/.local/share/pnpm/store pnpm"}, home, "relative:"+bin)
+	for dir, want := range map[string]bool{".cargo/registry": true, ".cargo/git": true, ".pnpm-store": false, ".local/share/pnpm/store": false} {
+		if _, err := os.Lstat(filepath.Join(home, dir)); (err == nil) != want {
+			t.Errorf("~/%s made: %v, want %v", dir, err == nil, want)
+		}
+	}
+}

@@ -73,9 +73,11 @@ type Context struct {
 	since      time.Time
 	sinceFound bool
 	spec       *platform.Spec
-	policy     *platform.Policy
-	roots      []string // from the writable part alone, before policy
-	isConf     *bool
+	// specRemotes is set once Spec adds the remotes' part to spec.
+	specRemotes bool
+	policy      *platform.Policy
+	roots       []string // from the writable part alone, before policy
+	isConf      *bool
 }
 
 // A Request is one thing to decide.

@@ -247,8 +247,31 @@ func NewContext(dir string, env []string, opts *ConfineOptions) (*Context, error
 // Spec is the sandbox policy for the context's command, before it is
 // resolved; made once.
 func (ctx *Context) Spec() (*platform.Spec, error) {
+	spec := ctx.baseSpec()
+	if ctx.specRemotes {
+		// Made, or being made: the host's git that reads the
+		// remotes is found outside the writable roots, which the
+		// spec without them decides.
+		return spec, nil
+	}
+	ctx.specRemotes = true
+	getenv := ctx.Getenv
+	urls := remoteURLs(ctx.Workspace.Dir, StateDir(getenv), ctx.hostGit)
+	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
+		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv), urls)...)
+	}
+	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
+	return spec, nil
+}
+
+// baseSpec is [Context.Spec] without what the repository's remotes add
+// (the hosts the network allowlist lets commands reach, the remotes git
+// may push to): all the writable roots depend on, made once. The
+// remotes are read (git's configuration, the remotes cache, the agent's
+// remotes) only when the whole spec is asked for.
+func (ctx *Context) baseSpec() *platform.Spec {
 	if ctx.spec != nil {
-		return ctx.spec, nil
+		return ctx.spec
 	}
 	getenv := ctx.Getenv
 	// What the policy must find on disk is made first, before any
@@ -297,12 +320,7 @@ func (ctx *Context) Spec() (*platform.Spec, error) {
 	// read with the host's git, found outside the writable directories
 	// that it decides (ctx.WritableRoots), which the remotes do not change.
 	ctx.spec = spec
-	urls := remoteURLs(ctx.Workspace.Dir, StateDir(getenv), ctx.hostGit)
-	if spec.Network == "" || spec.Network == platform.NetworkAllowlist {
-		spec.NetAllow = append(slices.Clip(spec.NetAllow), netAllow(ctx.Workspace.Dir, StateDir(getenv), urls)...)
-	}
-	spec.GitRemotes, spec.GitRefused, spec.GitRefusal = gitRemotes(ctx.Workspace.Dir, StateDir(getenv), urls)
-	return spec, nil
+	return spec
 }
 
 // Policy is the sandbox policy resolved on this machine, made once: the
@@ -337,11 +355,7 @@ func (ctx *Context) WritableRoots() ([]string, error) {
 	if ctx.roots != nil {
 		return ctx.roots, nil
 	}
-	spec, err := ctx.Spec()
-	if err != nil {
-		return nil, err
-	}
-	roots, err := platform.WritableRoots(spec, ctx.Env)
+	roots, err := platform.WritableRoots(ctx.baseSpec(), ctx.Env)
 	if err != nil {
 		return nil, err
 	}

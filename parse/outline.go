@@ -189,6 +189,14 @@ func (w *walker) outlined(d Dialect, src, name string) (*syntax.File, string, bo
 	return f, text, true
 }
 
+// mayOutline reports whether src could have an outline: a body left out
+// ends in a "}" that ends its line ([span.fits]). A long script without
+// one (Codex's wrapper around a command: tens of lines of if ... fi) is
+// neither hashed nor looked for in the store.
+func mayOutline(src string) bool {
+	return strings.Contains(src, "}\n") || strings.HasSuffix(src, "}")
+}
+
 // fits reports whether a span is a body in src, "{" to "}", with its
 // "}" at the end of a line: no other statement follows it there.
 func (s span) fits(src string) bool {

@@ -192,3 +192,69 @@ func TestOutlineLyingBody(t *testing.T) {
 		t.Errorf("calling f:\n%s", dump(res))
 	}
 }
+
+// countingOutlines counts the look-ups of a memOutlines.
+type countingOutlines struct {
+	memOutlines
+	looked int
+}
+
+func (c *countingOutlines) Outline(key string) ([]byte, bool) {
+	c.looked++
+	return c.memOutlines.Outline(key)
+}
+
+// TestOutlineNotLookedFor: a long script with no "}" that ends a line
+// can have no outline (no body could be left out), and is neither hashed
+// nor looked for; the snapshot, with its bodies' "}" followed by ";",
+// keeps none either way, and the snapshot as it is is looked for.
+func TestOutlineNotLookedFor(t *testing.T) {
+	dir := t.TempDir()
+	c := &countingOutlines{}
+	cfg := func() *Config {
+		return &Config{Dialect: Bash, Dir: dir, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}, Knowledge: knowledge, Shell: shellCall, Outlines: c}
+	}
+	wrapper := strings.Repeat("if [ -n \"${X_SET+x}\" ]; then export X=\"${X_OLD}\"; else unset X; fi\n", 200)
+	if len(wrapper) < minOutline || mayOutline(wrapper) {
+		t.Fatalf("the wrapper (%d bytes) could have an outline", len(wrapper))
+	}
+	Parse(wrapper, cfg())
+	if c.looked != 0 || len(c.kept) != 0 {
+		t.Errorf("the wrapper was looked for %d times, %d kept", c.looked, len(c.kept))
+	}
+	closed := strings.ReplaceAll(snapshotText(t), "}\n", "};\n")
+	if mayOutline(closed) {
+		t.Fatal("the snapshot with its bodies closed by ; could have an outline")
+	}
+	w := newWalker(cfg())
+	f, err := w.parser(Bash).Parse(strings.NewReader(closed), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.keepOutline(Bash, closed, "", f)
+	if len(c.kept) != 0 {
+		t.Errorf("an outline was kept for a script mayOutline passes over")
+	}
+	Parse(snapshotText(t), cfg())
+	if c.looked != 1 || len(c.kept) != 1 {
+		t.Errorf("the snapshot was looked for %d times, %d kept; want 1, 1", c.looked, len(c.kept))
+	}
+}
+
+// BenchmarkOutlinedSnapshot parses and walks Codex's shell snapshot (59
+// kB, 81 functions) as a later judgement does: from the outline the
+// first one kept.
+func BenchmarkOutlinedSnapshot(b *testing.B) {
+	script := snapshotText(b)
+	dir := b.TempDir()
+	m := &memOutlines{}
+	cfg := &Config{Dialect: Bash, Dir: dir, Env: []string{"HOME=" + dir, "PATH=/usr/bin:/bin"}, Knowledge: knowledge, Shell: shellCall, Outlines: m}
+	Parse(script, cfg)
+	if len(m.kept) != 1 {
+		b.Fatal("no outline kept")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Parse(script, cfg)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unsafe"
 )
 
 // Config is what [Parse] needs besides the script.
@@ -162,6 +163,26 @@ func readFile(cfg *Config, path string) ([]byte, error) {
 	if cfg.ReadFile != nil {
 		return cfg.ReadFile(path)
 	}
+	return readRegular(path)
+}
+
+// readText is [readFile] as a string: a file read here is not copied
+// again (a sourced shell snapshot is tens of kB), since no one else
+// holds its bytes; pinned bytes and those of cfg.ReadFile are.
+func readText(cfg *Config, path string) (string, error) {
+	if _, ok := cfg.Pinned[path]; ok || cfg.ReadFile != nil {
+		data, err := readFile(cfg, path)
+		return string(data), err
+	}
+	data, err := readRegular(path)
+	if err != nil || len(data) == 0 {
+		return "", err
+	}
+	return unsafe.String(&data[0], len(data)), nil
+}
+
+// readRegular reads a regular file whole, up to [maxFile] bytes.
+func readRegular(path string) ([]byte, error) {
 	// Only regular files are opened: opening a FIFO blocks, and opening a
 	// device can act.
 	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
@@ -172,14 +193,37 @@ func readFile(cfg *Config, path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	// Room for the size it has now and a byte more, so that a file
+	// read whole costs one buffer (io.ReadAll alone grew one from 512
+	// bytes, a tens-of-kB shell snapshot copied some eight times), and
+	// one that grew meanwhile is still read to the end.
+	data, err := readAllSized(io.LimitReader(f, maxFile+1), int(min(max(fi.Size(), 0), maxFile)+1))
 	if err == nil && len(data) > maxFile {
 		return nil, fmt.Errorf("%s: larger than %d bytes, not read", path, maxFile)
 	}
 	return data, err
+}
+
+// readAllSized is io.ReadAll into a buffer of size bytes to start with.
+func readAllSized(r io.Reader, size int) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
 }
 
 // readHead returns up to n bytes from the start of a regular file, or

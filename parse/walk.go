@@ -316,7 +316,7 @@ func (w *walker) parseWalk(st *state, src, name string, first uint) {
 	if first == 0 {
 		st.inAlias = nil // parsed anew: no alias is being expanded
 	}
-	outline := w.cfg.Outlines != nil && len(src) >= minOutline
+	outline := w.cfg.Outlines != nil && len(src) >= minOutline && mayOutline(src)
 	if outline {
 		if f, text, ok := w.outlined(st.dialect, src, name); ok {
 			w.carriageReturn(st.dialect, f, text, name)
@@ -1411,11 +1411,11 @@ func (w *walker) readKnown(st *state, p string) (string, bool) {
 	if s, ok := w.files[path]; ok {
 		return s, !strings.Contains(s, Unknown)
 	}
-	data, err := readFile(w.cfg, path)
+	data, err := readText(w.cfg, path)
 	if err != nil {
 		return "", false
 	}
-	return string(data), true
+	return data, true
 }
 
 // emit records a command and returns its index.

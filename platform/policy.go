@@ -387,6 +387,16 @@ func newPolicy(s *Spec, env []string, cacheDir string, rootsOnly bool) (*Policy,
 			return nil, &PolicyError{fmt.Sprintf("the workspace %s is inside %s, a tool's cache, which commands write only through a private layer: run the command from a project directory or pass --workspace", ws, c)}
 		}
 	}
+	if ws != "" && rootsOnly {
+		// The writable roots alone: the workspace and its linked
+		// worktree's git directories. What is laid read-only or
+		// guarded inside them (hooks, configuration, the nested
+		// repositories, a walk of the workspace) is no root.
+		p.Writable = append(p.Writable, ws)
+		p.Writable = append(p.Writable, gitDirs(ws, r.home)...)
+		p.normalize()
+		return p, nil
+	}
 	if ws != "" {
 		p.Writable = append(p.Writable, ws)
 		_, err := os.Lstat(filepath.Join(ws, ".git"))

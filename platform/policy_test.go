@@ -399,3 +399,52 @@ func TestGuardedNowMakesNothing(t *testing.T) {
 		t.Error("GuardedNow changed the policy it copied")
 	}
 }
+
+// WritableRoots resolves the writable part of a policy alone (not what
+// is read-only or guarded inside it): the same roots as the whole
+// policy's, for a workspace that is a repository with nested ones, a
+// linked worktree, and one inside a cache's parent.
+func TestWritableRootsAsPolicy(t *testing.T) {
+	root := tree(t, "home/.cache/", "home/.npm/_npx/", "home/proj/.git/config", "home/proj/.git/HEAD", "home/proj/.envrc",
+		"home/proj/sub/.git/config", "home/proj/sub/.git/HEAD", "tmp/other",
+		"main/.git/hooks/", "main/.git/config", "main/.git/HEAD", "main/.git/worktrees/wt/HEAD", "wt/",
+		"home/src/gopath/pkg/mod/")
+	os.WriteFile(filepath.Join(root, "main/.git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "main/.git/worktrees/wt/gitdir"), []byte(root+"/wt/.git\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "wt/.git"), []byte("gitdir: "+root+"/main/.git/worktrees/wt\n"), 0o644)
+	home := filepath.Join(root, "home")
+	env := []string{"HOME=" + home, "PATH=/usr/bin"}
+	// The roots alone make nothing: a missing hooks directory is made
+	// for a sandbox's read-only mount, with the whole policy.
+	if _, err := WritableRoots(&Spec{Workspace: filepath.Join(home, "proj"), ReadOnly: []string{".git/hooks/"}}, env); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, "proj", ".git", "hooks")); err == nil {
+		t.Error("WritableRoots made .git/hooks")
+	}
+	for _, ws := range []string{"", filepath.Join(home, "proj"), filepath.Join(root, "wt"), filepath.Join(home, "src", "gopath"), filepath.Join(root, "tmp")} {
+		s := &Spec{
+			Workspace: ws,
+			Scratch:   []string{filepath.Join(root, "tmp")},
+			Writable:  []string{"~/.cache", "~/.missing", filepath.Join(root, "tmp", "x*")},
+			Caches:    []string{"~/.npm", "~/.npm/_npx", "~/src/gopath/pkg/mod"},
+			ReadOnly:  []string{".git/hooks/", ".git/config", ".envrc"},
+			GitConfig: []string{".git/config"},
+			Network:   NetworkOff,
+		}
+		p, err := NewPolicy(s, env)
+		if err != nil {
+			t.Fatalf("workspace %q: %v", ws, err)
+		}
+		roots, err := WritableRoots(s, env)
+		if err != nil {
+			t.Fatalf("workspace %q: %v", ws, err)
+		}
+		if want := p.WritableRoots(); !slices.Equal(roots, want) {
+			t.Errorf("workspace %q: WritableRoots %v, the policy's %v", ws, roots, want)
+		}
+		if ws == filepath.Join(root, "wt") && !slices.Contains(roots, root+"/main/.git") {
+			t.Errorf("the worktree's git directory is not a root: %v", roots)
+		}
+	}
+}
