@@ -6,10 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
@@ -242,41 +247,148 @@ func (m *manager) saver(pid int) bool {
 // file in ws (or below it) mapped shared: a write through such a
 // mapping raises no inotify event until the mapping's end (IN_CLOSE_WRITE
 // then). Processes whose maps cannot be read are taken as having none.
-func sharedMapping(ws string) bool {
+//
+// Each process is asked with the PROCMAP_QUERY ioctl of its maps file
+// (Linux 6.11), for its shared, file-backed mappings only: the kernel
+// then names those, instead of formatting every mapping of every
+// process (3.8 ms a call on the VM, 185 processes). Where the ioctl is
+// missing or fails for a process, its maps are read as before.
+func sharedMapping(ws string) bool { return sharedMappingBy(ws, true) }
+
+// sharedMappingBy is [sharedMapping], asking with the ioctl only when
+// query is true (false: every process's maps read, as on older kernels).
+func sharedMappingBy(ws string, query bool) bool {
 	des, err := os.ReadDir("/proc")
 	if err != nil {
 		return true
 	}
 	self := strconv.Itoa(os.Getpid())
-	prefix := []byte(" " + strings.TrimSuffix(ws, "/") + "/")
+	prefix := strings.TrimSuffix(ws, "/") + "/"
 	buf := make([]byte, 0, 64<<10)
+	name := make([]byte, unix.PathMax)
 	for _, d := range des {
-		name := d.Name()
-		if name[0] < '0' || name[0] > '9' || name == self {
+		pid := d.Name()
+		if pid[0] < '0' || pid[0] > '9' || pid == self {
 			continue
 		}
-		f, err := os.Open(filepath.Join("/proc", name, "maps"))
+		f, err := os.Open(filepath.Join("/proc", pid, "maps"))
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(buf, 1<<20)
-		found := false
-		for sc.Scan() {
-			// ADDR PERMS OFFSET DEV INODE PATH: PERMS "rw-s", the fourth
-			// letter s for shared (p: private, copied on write).
-			line := sc.Bytes()
-			sp := bytes.IndexByte(line, ' ')
-			if sp < 0 || sp+5 > len(line) || line[sp+4] != 's' {
-				continue
-			}
-			if i := bytes.Index(line, prefix); i >= 0 {
-				found = true
-				break
-			}
+		found, ok := false, false
+		if query && !noProcmapQuery.Load() {
+			found, ok = queryShared(f, prefix, name)
+		}
+		if !ok {
+			found = scanShared(f, prefix, buf)
 		}
 		f.Close()
 		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// noProcmapQuery is set once the kernel has no PROCMAP_QUERY ioctl.
+var noProcmapQuery atomic.Bool
+
+// procmapQuery is the kernel's struct procmap_query (linux/fs.h).
+type procmapQuery struct {
+	Size        uint64
+	QueryFlags  uint64
+	QueryAddr   uint64
+	VMAStart    uint64
+	VMAEnd      uint64
+	VMAFlags    uint64
+	VMAPageSize uint64
+	VMAOffset   uint64
+	Inode       uint64
+	DevMajor    uint32
+	DevMinor    uint32
+	VMANameSize uint32
+	BuildIDSize uint32
+	VMANameAddr uint64
+	BuildIDAddr uint64
+}
+
+const (
+	// procmapQueryIoctl is PROCMAP_QUERY, _IOWR('f', 17, struct procmap_query).
+	procmapQueryIoctl = 3<<30 | uint(unsafe.Sizeof(procmapQuery{}))<<16 | 'f'<<8 | 17
+	// The query's flags: mappings that may be shared (VM_MAYSHARE, the
+	// s of maps), backed by a file, the next one from the address on.
+	procmapShared     = 0x08
+	procmapNext       = 0x10
+	procmapFileBacked = 0x20
+)
+
+// queryShared asks, with the PROCMAP_QUERY ioctl on the maps file f,
+// whether one of its process's shared file mappings is of a file whose
+// path begins with prefix; name is room for a path. ok is false when the
+// ioctl could not tell (then read the maps).
+func queryShared(f *os.File, prefix string, name []byte) (found, ok bool) {
+	sc, err := f.SyscallConn()
+	if err != nil {
+		return false, false
+	}
+	var addr uint64
+	for {
+		q := procmapQuery{
+			Size:        uint64(unsafe.Sizeof(procmapQuery{})),
+			QueryFlags:  procmapShared | procmapNext | procmapFileBacked,
+			QueryAddr:   addr,
+			VMANameSize: uint32(len(name)),
+			VMANameAddr: uint64(uintptr(unsafe.Pointer(&name[0]))),
+		}
+		var errno unix.Errno
+		if err := sc.Control(func(fd uintptr) {
+			_, _, errno = unix.Syscall(unix.SYS_IOCTL, fd, uintptr(procmapQueryIoctl), uintptr(unsafe.Pointer(&q)))
+		}); err != nil {
+			return false, false
+		}
+		runtime.KeepAlive(name)
+		switch {
+		case errno == unix.ENOENT:
+			return false, true // no more such mappings
+		case errno == unix.ESRCH:
+			return false, true // no memory (a kernel thread) or gone: its maps are empty
+		case errno == unix.ENOTTY || errno == unix.EINVAL:
+			noProcmapQuery.Store(true)
+			return false, false
+		case errno != 0:
+			return false, false
+		}
+		if q.VMANameSize > uint32(len(name)) || q.VMAEnd <= addr {
+			return false, false
+		}
+		// The name ends in its terminating zero; a file unlinked since
+		// has " (deleted)" after its path.
+		n := name[:q.VMANameSize]
+		if i := bytes.IndexByte(n, 0); i >= 0 {
+			n = n[:i]
+		}
+		if bytes.HasPrefix(n, []byte(prefix)) {
+			return true, true
+		}
+		addr = q.VMAEnd
+	}
+}
+
+// scanShared reads the maps file f for a shared mapping whose line
+// names a path that begins with prefix; buf is room to read in.
+func scanShared(f *os.File, prefix string, buf []byte) bool {
+	sc := bufio.NewScanner(f)
+	sc.Buffer(buf, 1<<20)
+	needle := []byte(" " + prefix)
+	for sc.Scan() {
+		// ADDR PERMS OFFSET DEV INODE PATH: PERMS "rw-s", the fourth
+		// letter s for shared (p: private, copied on write).
+		line := sc.Bytes()
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 || sp+5 > len(line) || line[sp+4] != 's' {
+			continue
+		}
+		if bytes.Contains(line, needle) {
 			return true
 		}
 	}
