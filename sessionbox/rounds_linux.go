@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -173,16 +174,9 @@ func (m *manager) roundEnd(seq int) {
 	st := snapshot.Open(m.s.StateDir, c.round.Budgets)
 	st.MarkPending(ws, c.pid, os.Getpid())
 	go func() {
-		unlock, locked := st.TryLockPending(ws)
-		if !locked {
-			unlock = func() {}
-		}
-		if !sharedMapping(ws) {
-			st.DonePending(ws, c.pid, c.pidStart)
-			unlock()
+		if !lockedLook(st, ws, lookHold, func() bool { return sharedMapping(ws) }, func() { st.DonePending(ws, c.pid, c.pidStart) }) {
 			return
 		}
-		unlock() // the saver takes it
 		m.changes.Clear()
 		if m.startSaver(c, time.Time{}) {
 			return // (its mark replaced this one)
@@ -191,6 +185,31 @@ func (m *manager) roundEnd(seq int) {
 		st.DonePending(ws, c.pid, c.pidStart)
 	}()
 }
+
+// lockedLook runs look under ws's saving lock when no one holds it, and
+// returns its answer; when that is false, done runs before the lock is
+// let go. The lock is let go after hold all the same: a look held up (a
+// process's maps that cannot be read now) leaves the next command to
+// its own looks at the mark, which give up in time.
+func lockedLook(st *snapshot.Store, ws string, hold time.Duration, look func() bool, done func()) bool {
+	unlock := func() {}
+	if release, locked := st.TryLockPending(ws); locked {
+		var once sync.Once
+		unlock = func() { once.Do(release) }
+		t := time.AfterFunc(hold, unlock)
+		defer t.Stop()
+	}
+	defer unlock()
+	if look() {
+		return true
+	}
+	done()
+	return false
+}
+
+// lookHold bounds how long the look for shared mappings holds the
+// store's saving lock (it takes 2 to 5 ms).
+const lookHold = 2 * time.Second
 
 // roundDue reports whether a round after a command may find anything:
 // the session's watch saw a change, or cannot tell; a mark of the watch

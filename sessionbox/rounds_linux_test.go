@@ -7,8 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // BenchmarkSharedMapping: the look, before a round is left out, for a
@@ -143,5 +146,57 @@ func TestSharedMapping(t *testing.T) {
 			t.Errorf("PROCMAP_QUERY failed on Linux %d.%d", major, minor)
 		}
 		t.Log("no PROCMAP_QUERY here: only the maps were read")
+	}
+}
+
+// TestLockedLook: the look holds the store's saving lock while it runs,
+// lets go of it once done ran (a look that found nothing), and after its
+// hold even when the look is held up; when a saver holds the lock, the
+// look runs without it.
+func TestLockedLook(t *testing.T) {
+	st := snapshot.Open(t.TempDir(), snapshot.Budgets{})
+	ws := t.TempDir()
+	free := func() bool {
+		unlock, ok := st.TryLockPending(ws)
+		if ok {
+			unlock()
+		}
+		return ok
+	}
+	heldInDone := true
+	if lockedLook(st, ws, time.Minute, func() bool { return false }, func() { heldInDone = !free() }) {
+		t.Fatal("a look that found nothing reported a mapping")
+	}
+	if !heldInDone {
+		t.Error("the lock was let go before done ran")
+	}
+	if !free() {
+		t.Error("the lock not let go after the look")
+	}
+	if !lockedLook(st, ws, time.Minute, func() bool { return true }, func() { t.Error("done ran after a mapping was found") }) || !free() {
+		t.Error("a look that found a mapping: not reported, or the lock kept")
+	}
+	// Held up: let go after the hold, while the look still runs.
+	unblock, running := make(chan bool), make(chan bool)
+	go lockedLook(st, ws, 50*time.Millisecond, func() bool { running <- true; <-unblock; return false }, func() {})
+	<-running
+	if free() {
+		t.Error("the lock free while the look runs")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if !free() {
+		t.Error("the lock still held past the hold")
+	}
+	close(unblock)
+	// A saver holds it: the look runs all the same.
+	unlock, ok := st.TryLockPending(ws)
+	if !ok {
+		t.Fatal("the lock not taken")
+	}
+	defer unlock()
+	ran := false
+	lockedLook(st, ws, time.Minute, func() bool { ran = true; return false }, func() {})
+	if !ran {
+		t.Error("the look did not run while a saver held the lock")
 	}
 }
