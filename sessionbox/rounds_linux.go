@@ -301,18 +301,24 @@ func sharedMappingBy(ws string, query bool) bool {
 		if pid[0] < '0' || pid[0] > '9' || pid == self {
 			continue
 		}
-		f, err := os.Open(filepath.Join("/proc", pid, "maps"))
+		// A raw descriptor: os.Open would add fcntl and epoll calls to
+		// each of hundreds of processes.
+		file := "/proc/" + pid + "/maps"
+		fd, err := unix.Open(file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
 		found, ok := false, false
 		if query && !noProcmapQuery.Load() {
-			found, ok = queryShared(f, prefix, name)
+			found, ok = queryShared(fd, prefix, name)
 		}
-		if !ok {
+		if ok {
+			unix.Close(fd)
+		} else {
+			f := os.NewFile(uintptr(fd), file)
 			found = scanShared(f, prefix, buf)
+			f.Close()
 		}
-		f.Close()
 		if found {
 			return true
 		}
@@ -352,15 +358,16 @@ const (
 	procmapFileBacked = 0x20
 )
 
-// queryShared asks, with the PROCMAP_QUERY ioctl on the maps file f,
+// queryShared asks, with the PROCMAP_QUERY ioctl on the maps file fd,
 // whether one of its process's shared file mappings is of a file whose
 // path begins with prefix; name is room for a path. ok is false when the
 // ioctl could not tell (then read the maps).
-func queryShared(f *os.File, prefix string, name []byte) (found, ok bool) {
-	sc, err := f.SyscallConn()
-	if err != nil {
-		return false, false
-	}
+func queryShared(fd int, prefix string, name []byte) (found, ok bool) {
+	// The kernel writes the name through an address in the query: name
+	// must stay where it is (on the heap, pinned).
+	var pin runtime.Pinner
+	pin.Pin(&name[0])
+	defer pin.Unpin()
 	var addr uint64
 	for {
 		q := procmapQuery{
@@ -370,13 +377,7 @@ func queryShared(f *os.File, prefix string, name []byte) (found, ok bool) {
 			VMANameSize: uint32(len(name)),
 			VMANameAddr: uint64(uintptr(unsafe.Pointer(&name[0]))),
 		}
-		var errno unix.Errno
-		if err := sc.Control(func(fd uintptr) {
-			_, _, errno = unix.Syscall(unix.SYS_IOCTL, fd, uintptr(procmapQueryIoctl), uintptr(unsafe.Pointer(&q)))
-		}); err != nil {
-			return false, false
-		}
-		runtime.KeepAlive(name)
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(procmapQueryIoctl), uintptr(unsafe.Pointer(&q)))
 		switch {
 		case errno == unix.ENOENT:
 			return false, true // no more such mappings

@@ -117,7 +117,7 @@ func TestSharedMapping(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			pid := mapIn(t, c.file, c.private, c.unlink)
 			if f, err := os.Open(fmt.Sprintf("/proc/%d/maps", pid)); err == nil {
-				found, ok := queryShared(f, ws+"/", make([]byte, unix.PathMax))
+				found, ok := queryShared(int(f.Fd()), ws+"/", make([]byte, unix.PathMax))
 				f.Close()
 				if ok && found != c.want {
 					t.Errorf("the helper's own maps, asked: found %v, want %v", found, c.want)
@@ -137,7 +137,7 @@ func TestSharedMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, ok := queryShared(f, ws+"/", make([]byte, unix.PathMax)); !ok {
+	if _, ok := queryShared(int(f.Fd()), ws+"/", make([]byte, unix.PathMax)); !ok {
 		var u unix.Utsname
 		unix.Uname(&u)
 		var major, minor int
