@@ -6,10 +6,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/cordonsh/cordon/guard"
 	"github.com/cordonsh/cordon/platform"
@@ -158,23 +164,52 @@ func (m *manager) roundEnd(seq int) {
 		}
 		return
 	}
-	// The look for shared mappings reads every process's maps (about 10
+	// The look for shared mappings asks every process's maps (2 to 5
 	// ms): off the command's path, under a pending mark that names this
-	// process as the saver, which the next command waits for.
+	// process as the saver, which the next command waits for. Under the
+	// saving lock too, when no saver holds it: the next command then
+	// waits on the lock and goes on once the mark is gone, instead of
+	// looking again every millisecond.
 	ws := c.round.Workspace
 	st := snapshot.Open(m.s.StateDir, c.round.Budgets)
 	st.MarkPending(ws, c.pid, os.Getpid())
 	go func() {
-		if sharedMapping(ws) {
-			m.changes.Clear()
-			if m.startSaver(c, time.Time{}) {
-				return // (its mark replaced this one)
-			}
-			m.changes.Taint()
+		if !lockedLook(st, ws, lookHold, func() bool { return sharedMapping(ws) }, func() { st.DonePending(ws, c.pid, c.pidStart) }) {
+			return
 		}
+		m.changes.Clear()
+		if m.startSaver(c, time.Time{}) {
+			return // (its mark replaced this one)
+		}
+		m.changes.Taint()
 		st.DonePending(ws, c.pid, c.pidStart)
 	}()
 }
+
+// lockedLook runs look under ws's saving lock when no one holds it, and
+// returns its answer; when that is false, done runs before the lock is
+// let go. The lock is let go after hold all the same: a look held up (a
+// process's maps that cannot be read now) leaves the next command to
+// its own looks at the mark, which give up in time.
+func lockedLook(st *snapshot.Store, ws string, hold time.Duration, look func() bool, done func()) bool {
+	unlock := func() {}
+	if release, locked := st.TryLockPending(ws); locked {
+		var once sync.Once
+		unlock = func() { once.Do(release) }
+		t := time.AfterFunc(hold, unlock)
+		defer t.Stop()
+	}
+	defer unlock()
+	if look() {
+		return true
+	}
+	done()
+	return false
+}
+
+// lookHold bounds how long the look for shared mappings holds the
+// store's saving lock (it takes 2 to 5 ms).
+const lookHold = 2 * time.Second
 
 // roundDue reports whether a round after a command may find anything:
 // the session's watch saw a change, or cannot tell; a mark of the watch
@@ -242,41 +277,149 @@ func (m *manager) saver(pid int) bool {
 // file in ws (or below it) mapped shared: a write through such a
 // mapping raises no inotify event until the mapping's end (IN_CLOSE_WRITE
 // then). Processes whose maps cannot be read are taken as having none.
-func sharedMapping(ws string) bool {
+//
+// Each process is asked with the PROCMAP_QUERY ioctl of its maps file
+// (Linux 6.11), for its shared, file-backed mappings only: the kernel
+// then names those, instead of formatting every mapping of every
+// process (3.8 ms a call on the VM, 185 processes). Where the ioctl is
+// missing or fails for a process, its maps are read as before.
+func sharedMapping(ws string) bool { return sharedMappingBy(ws, true) }
+
+// sharedMappingBy is [sharedMapping], asking with the ioctl only when
+// query is true (false: every process's maps read, as on older kernels).
+func sharedMappingBy(ws string, query bool) bool {
 	des, err := os.ReadDir("/proc")
 	if err != nil {
 		return true
 	}
 	self := strconv.Itoa(os.Getpid())
-	prefix := []byte(" " + strings.TrimSuffix(ws, "/") + "/")
+	prefix := strings.TrimSuffix(ws, "/") + "/"
 	buf := make([]byte, 0, 64<<10)
+	name := make([]byte, unix.PathMax)
 	for _, d := range des {
-		name := d.Name()
-		if name[0] < '0' || name[0] > '9' || name == self {
+		pid := d.Name()
+		if pid[0] < '0' || pid[0] > '9' || pid == self {
 			continue
 		}
-		f, err := os.Open(filepath.Join("/proc", name, "maps"))
+		// A raw descriptor: os.Open would add fcntl and epoll calls to
+		// each of hundreds of processes.
+		file := "/proc/" + pid + "/maps"
+		fd, err := unix.Open(file, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err != nil {
 			continue
 		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(buf, 1<<20)
-		found := false
-		for sc.Scan() {
-			// ADDR PERMS OFFSET DEV INODE PATH: PERMS "rw-s", the fourth
-			// letter s for shared (p: private, copied on write).
-			line := sc.Bytes()
-			sp := bytes.IndexByte(line, ' ')
-			if sp < 0 || sp+5 > len(line) || line[sp+4] != 's' {
-				continue
-			}
-			if i := bytes.Index(line, prefix); i >= 0 {
-				found = true
-				break
-			}
+		found, ok := false, false
+		if query && !noProcmapQuery.Load() {
+			found, ok = queryShared(fd, prefix, name)
 		}
-		f.Close()
+		if ok {
+			unix.Close(fd)
+		} else {
+			f := os.NewFile(uintptr(fd), file)
+			found = scanShared(f, prefix, buf)
+			f.Close()
+		}
 		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// noProcmapQuery is set once the kernel has no PROCMAP_QUERY ioctl.
+var noProcmapQuery atomic.Bool
+
+// procmapQuery is the kernel's struct procmap_query (linux/fs.h).
+type procmapQuery struct {
+	Size        uint64
+	QueryFlags  uint64
+	QueryAddr   uint64
+	VMAStart    uint64
+	VMAEnd      uint64
+	VMAFlags    uint64
+	VMAPageSize uint64
+	VMAOffset   uint64
+	Inode       uint64
+	DevMajor    uint32
+	DevMinor    uint32
+	VMANameSize uint32
+	BuildIDSize uint32
+	VMANameAddr uint64
+	BuildIDAddr uint64
+}
+
+const (
+	// procmapQueryIoctl is PROCMAP_QUERY, _IOWR('f', 17, struct procmap_query).
+	procmapQueryIoctl = 3<<30 | uint(unsafe.Sizeof(procmapQuery{}))<<16 | 'f'<<8 | 17
+	// The query's flags: mappings that may be shared (VM_MAYSHARE, the
+	// s of maps), backed by a file, the next one from the address on.
+	procmapShared     = 0x08
+	procmapNext       = 0x10
+	procmapFileBacked = 0x20
+)
+
+// queryShared asks, with the PROCMAP_QUERY ioctl on the maps file fd,
+// whether one of its process's shared file mappings is of a file whose
+// path begins with prefix; name is room for a path. ok is false when the
+// ioctl could not tell (then read the maps).
+func queryShared(fd int, prefix string, name []byte) (found, ok bool) {
+	// The kernel writes the name through an address in the query: name
+	// must stay where it is (on the heap, pinned).
+	var pin runtime.Pinner
+	pin.Pin(&name[0])
+	defer pin.Unpin()
+	var addr uint64
+	for {
+		q := procmapQuery{
+			Size:        uint64(unsafe.Sizeof(procmapQuery{})),
+			QueryFlags:  procmapShared | procmapNext | procmapFileBacked,
+			QueryAddr:   addr,
+			VMANameSize: uint32(len(name)),
+			VMANameAddr: uint64(uintptr(unsafe.Pointer(&name[0]))),
+		}
+		_, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), uintptr(procmapQueryIoctl), uintptr(unsafe.Pointer(&q)))
+		switch {
+		case errno == unix.ENOENT:
+			return false, true // no more such mappings
+		case errno == unix.ESRCH:
+			return false, true // no memory (a kernel thread) or gone: its maps are empty
+		case errno == unix.ENOTTY || errno == unix.EINVAL:
+			noProcmapQuery.Store(true)
+			return false, false
+		case errno != 0:
+			return false, false
+		}
+		if q.VMANameSize > uint32(len(name)) || q.VMAEnd <= addr {
+			return false, false
+		}
+		// The name ends in its terminating zero; a file unlinked since
+		// has " (deleted)" after its path.
+		n := name[:q.VMANameSize]
+		if i := bytes.IndexByte(n, 0); i >= 0 {
+			n = n[:i]
+		}
+		if bytes.HasPrefix(n, []byte(prefix)) {
+			return true, true
+		}
+		addr = q.VMAEnd
+	}
+}
+
+// scanShared reads the maps file f for a shared mapping whose line
+// names a path that begins with prefix; buf is room to read in.
+func scanShared(f *os.File, prefix string, buf []byte) bool {
+	sc := bufio.NewScanner(f)
+	sc.Buffer(buf, 1<<20)
+	needle := []byte(" " + prefix)
+	for sc.Scan() {
+		// ADDR PERMS OFFSET DEV INODE PATH: PERMS "rw-s", the fourth
+		// letter s for shared (p: private, copied on write).
+		line := sc.Bytes()
+		sp := bytes.IndexByte(line, ' ')
+		if sp < 0 || sp+5 > len(line) || line[sp+4] != 's' {
+			continue
+		}
+		if bytes.Contains(line, needle) {
 			return true
 		}
 	}

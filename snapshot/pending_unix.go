@@ -81,6 +81,26 @@ func (s *Store) LockPending(ws string) (func(), error) {
 	return filelock.Make(dir + ".lock")
 }
 
+// TryLockPending takes ws's saving lock when no one holds it, and
+// reports whether it did: a session's manager holds it while it looks
+// whether a round is due after all, so that the next command, waiting
+// for that look's mark, waits on the lock instead of polling.
+func (s *Store) TryLockPending(ws string) (func(), bool) {
+	dir := s.pendingDir(ws)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, false
+	}
+	f, err := os.OpenFile(dir+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	if !filelock.TryLock(f) {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true
+}
+
 // DonePending removes the mark of pid, started at start.
 func (s *Store) DonePending(ws string, pid int, start string) {
 	os.Remove(filepath.Join(s.pendingDir(ws), strconv.Itoa(pid)+"-"+start))

@@ -89,3 +89,45 @@ func TestWaitPendingZombieSaver(t *testing.T) {
 		t.Fatalf("waited %v for a saver that is a zombie", d)
 	}
 }
+
+// A session's manager looks for a round due under the saving lock
+// (TryLockPending): only one holds it, and the next command, waiting for
+// the look's mark, goes on once the mark is gone and the lock let go.
+func TestWaitPendingOnLock(t *testing.T) {
+	s, ws := newStore(t, Budgets{})
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip("no true:", err)
+	}
+	pid := cmd.Process.Pid // ended: its round is due
+	if err := s.MarkPending(ws, pid, os.Getpid()); err != nil {
+		t.Fatal(err)
+	}
+	unlock, ok := s.TryLockPending(ws)
+	if !ok {
+		t.Fatal("the saving lock not taken")
+	}
+	if again, ok := s.TryLockPending(ws); ok {
+		again()
+		t.Fatal("the saving lock taken twice")
+	}
+	done := make(chan bool)
+	go func() { s.WaitPending(ws); done <- true }()
+	select {
+	case <-done:
+		t.Fatal("the next command did not wait for the look")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.DonePending(ws, pid, "")
+	unlock()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the next command waited on after the look")
+	}
+	if unlock, ok := s.TryLockPending(ws); !ok {
+		t.Fatal("the saving lock not let go")
+	} else {
+		unlock()
+	}
+}
