@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -96,8 +97,11 @@ func noneLeft(t *testing.T, marker string) {
 }
 
 func uniqueMarker() string {
-	return fmt.Sprintf("%d.%04d", 4000+os.Getpid()%1000, time.Now().UnixNano()%10000)
+	// (The count tells apart markers made at once: eachBackend.)
+	return fmt.Sprintf("%d.%04d%03d", 4000+os.Getpid()%1000, time.Now().UnixNano()%10000, markers.Add(1)%1000)
 }
+
+var markers atomic.Int64
 
 func TestAttackCommondir(t *testing.T) {
 	for _, backend := range backends {
@@ -117,36 +121,32 @@ func TestAttackCommondir(t *testing.T) {
 // Two commands at once: the second starts while the first has planted
 // and is still running, and ends after it.
 func TestAttackParallel(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			first, _ := b.start("echo x > .envrc; mkdir -p .vscode; echo '{}' > .vscode/tasks.json; echo planted; sleep 1")
-			second, _ := b.start("echo started; sleep 2; echo y > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout 2>/dev/null; true")
-			first.Wait()
-			second.Wait()
-			b.gone(filepath.Join(b.ws, ".envrc"), filepath.Join(b.ws, ".vscode/tasks.json"), filepath.Join(b.ws, ".git/hooks/post-checkout"))
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		first, _ := b.start("echo x > .envrc; mkdir -p .vscode; echo '{}' > .vscode/tasks.json; echo planted; sleep 1")
+		second, _ := b.start("echo started; sleep 2; echo y > .git/hooks/post-checkout; chmod +x .git/hooks/post-checkout 2>/dev/null; true")
+		first.Wait()
+		second.Wait()
+		b.gone(filepath.Join(b.ws, ".envrc"), filepath.Join(b.ws, ".vscode/tasks.json"), filepath.Join(b.ws, ".git/hooks/post-checkout"))
+	})
 }
 
 // The agent's timeout kills the shim with SIGKILL while a process of the
 // command, double-forked into a session of its own, plants after the
 // kill.
 func TestAttackKilledShim(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			m := uniqueMarker()
-			cmd, _ := b.start("echo x > .envrc; (setsid bash -c 'sleep " + m + "; true' &); " +
-				"(setsid bash -c 'sleep 0.7; mkdir -p .claude; echo {\"hooks\":1} > .claude/settings.json; sleep " + m + "' &); echo ready; sleep " + m)
-			time.Sleep(200 * time.Millisecond)
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			cmd.Wait()
-			time.Sleep(1200 * time.Millisecond) // past the late plant, had it lived
-			noneLeft(t, "sleep\x00"+m)
-			b.gone(filepath.Join(b.ws, ".envrc"), filepath.Join(b.ws, ".claude/settings.json"))
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		m := uniqueMarker()
+		cmd, _ := b.start("echo x > .envrc; (setsid bash -c 'sleep " + m + "; true' &); " +
+			"(setsid bash -c 'sleep 0.7; mkdir -p .claude; echo {\"hooks\":1} > .claude/settings.json; sleep " + m + "' &); echo ready; sleep " + m)
+		time.Sleep(200 * time.Millisecond)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		time.Sleep(1200 * time.Millisecond) // past the late plant, had it lived
+		noneLeft(t, "sleep\x00"+m)
+		b.gone(filepath.Join(b.ws, ".envrc"), filepath.Join(b.ws, ".claude/settings.json"))
+	})
 }
 
 // The shell stops itself (or its tree is stopped), then the shim is

@@ -64,53 +64,51 @@ echo done`)
 // the same command is undone with them, and the line says so; one made
 // in a command of its own is kept.
 func TestGitConfigCodeKeysUndone(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			b.run("off", "git config user.name Person") // a safe change, trusted from now on
-			config := b.host("cat .git/config")
-			if !strings.Contains(config, "Person") {
-				t.Fatalf("a safe change was not kept:\n%s", config)
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		b.run("off", "git config user.name Person") // a safe change, trusted from now on
+		config := b.host("cat .git/config")
+		if !strings.Contains(config, "Person") {
+			t.Fatalf("a safe change was not kept:\n%s", config)
+		}
+		marker := filepath.Join(b.base, "pwned")
+		run := "touch " + marker
+		attacks := []struct{ name, script, says string }{
+			{"git config", "git config core.fsmonitor '" + run + "'", "core.fsmonitor added"},
+			{"appended", "printf '[core]\\n\\tpager = " + run + "\\n' >> .git/config", "core.pager added"},
+			{"mixed case", "printf '[Core]\\n\\tFSMonitor = " + run + "\\n' >> .git/config", "core.fsmonitor added"},
+			{"subsection", "printf '[filter \"x\"]\\n\\tclean = " + run + "\\n' >> .git/config && echo '* filter=x' > .gitattributes", "filter.x.clean added"},
+			{"old syntax", "printf '[alias.x]\\n\\tx = !" + run + "\\n' >> .git/config", "alias.x.x added"},
+			{"continuation", "printf '[core]\\n\\tsshCommand = touch \\\\\\n" + marker + "\\n' >> .git/config", "core.sshcommand added"},
+			{"include", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > inc && printf '[include]\\n\\tpath = ../inc\\n' >> .git/config", "include.path added"},
+			{"sed", "sed -i 's/^\\[core\\]/[core]\\n\\thooksPath = \\/tmp/' .git/config", "core.hookspath added"},
+			{"python", `python3 -c "open('.git/config','a').write('[diff]\n\texternal = ` + run + `\n')" 2>/dev/null || printf '[diff]\n\texternal = ` + run + `\n' >> .git/config`, "diff.external added"},
+			{"lock rename", "cp .git/config c && printf '[core]\\n\\teditor = " + run + "\\n' >> c && mv c .git/config", "core.editor added"},
+			{"symlink", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > ev && ln -sf ../ev .git/config", "symbolic link"},
+			{"hard link", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > .git/ev && ln -f .git/ev .git/config", "linked to another file"},
+			{"linked out", "ln .git/config .git/ev", "linked to another file"},
+			{"with a safe change", "cp .git/config c && git config -f c --unset user.name && git config -f c core.pager '" + run + "' && mv c .git/config", "the safe keys' too (user.name"},
+			{"unreadable", "echo '[core' >> .git/config", "git cannot read"},
+		}
+		for _, a := range attacks {
+			out, _ := b.run("off", a.script)
+			// (One line, or more when the change was made in steps
+			// that the guard undid while the command ran.)
+			if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
+				t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
 			}
-			marker := filepath.Join(b.base, "pwned")
-			run := "touch " + marker
-			attacks := []struct{ name, script, says string }{
-				{"git config", "git config core.fsmonitor '" + run + "'", "core.fsmonitor added"},
-				{"appended", "printf '[core]\\n\\tpager = " + run + "\\n' >> .git/config", "core.pager added"},
-				{"mixed case", "printf '[Core]\\n\\tFSMonitor = " + run + "\\n' >> .git/config", "core.fsmonitor added"},
-				{"subsection", "printf '[filter \"x\"]\\n\\tclean = " + run + "\\n' >> .git/config && echo '* filter=x' > .gitattributes", "filter.x.clean added"},
-				{"old syntax", "printf '[alias.x]\\n\\tx = !" + run + "\\n' >> .git/config", "alias.x.x added"},
-				{"continuation", "printf '[core]\\n\\tsshCommand = touch \\\\\\n" + marker + "\\n' >> .git/config", "core.sshcommand added"},
-				{"include", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > inc && printf '[include]\\n\\tpath = ../inc\\n' >> .git/config", "include.path added"},
-				{"sed", "sed -i 's/^\\[core\\]/[core]\\n\\thooksPath = \\/tmp/' .git/config", "core.hookspath added"},
-				{"python", `python3 -c "open('.git/config','a').write('[diff]\n\texternal = ` + run + `\n')" 2>/dev/null || printf '[diff]\n\texternal = ` + run + `\n' >> .git/config`, "diff.external added"},
-				{"lock rename", "cp .git/config c && printf '[core]\\n\\teditor = " + run + "\\n' >> c && mv c .git/config", "core.editor added"},
-				{"symlink", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > ev && ln -sf ../ev .git/config", "symbolic link"},
-				{"hard link", "printf '[core]\\n\\tfsmonitor = " + run + "\\n' > .git/ev && ln -f .git/ev .git/config", "linked to another file"},
-				{"linked out", "ln .git/config .git/ev", "linked to another file"},
-				{"with a safe change", "cp .git/config c && git config -f c --unset user.name && git config -f c core.pager '" + run + "' && mv c .git/config", "the safe keys' too (user.name"},
-				{"unreadable", "echo '[core' >> .git/config", "git cannot read"},
+			b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+			if fi, err := os.Lstat(filepath.Join(b.ws, ".git/config")); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("%s: .git/config is not a file: %v", a.name, err)
 			}
-			for _, a := range attacks {
-				out, _ := b.run("off", a.script)
-				// (One line, or more when the change was made in steps
-				// that the guard undid while the command ran.)
-				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
-					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
-				}
-				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
-				if fi, err := os.Lstat(filepath.Join(b.ws, ".git/config")); err != nil || !fi.Mode().IsRegular() {
-					t.Errorf("%s: .git/config is not a file: %v", a.name, err)
-				}
-				os.Remove(filepath.Join(b.ws, "ev"))
-				os.Remove(filepath.Join(b.ws, ".git/ev"))
-			}
-			b.host("git status >/dev/null; git diff >/dev/null; git log -1 | cat >/dev/null; echo x > tracked; git diff >/dev/null; git add -A; git commit -qm x; git checkout -q HEAD~1 -- tracked; git x 2>/dev/null; true")
-			if _, err := os.Stat(marker); err == nil {
-				t.Error("git on the host ran a planted program")
-			}
-		})
-	}
+			os.Remove(filepath.Join(b.ws, "ev"))
+			os.Remove(filepath.Join(b.ws, ".git/ev"))
+		}
+		b.host("git status >/dev/null; git diff >/dev/null; git log -1 | cat >/dev/null; echo x > tracked; git diff >/dev/null; git add -A; git commit -qm x; git checkout -q HEAD~1 -- tracked; git x 2>/dev/null; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("git on the host ran a planted program")
+		}
+	})
 }
 
 // A code-running key is undone while the command still runs, not only
@@ -263,78 +261,76 @@ func TestGitConfigEnvPairs(t *testing.T) {
 // command adds, and a branch made to push to a remote that was there
 // before, are ordinary work and kept.
 func TestGitConfigLeadsElsewhereUndone(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			origin, evil := filepath.Join(b.base, "origin.git"), filepath.Join(b.base, "evil.git")
-			b.host("git init -q --bare " + origin + " && git init -q --bare " + evil + " && git remote add origin " + origin + " && git push -q origin HEAD:refs/heads/main")
-			branch := strings.TrimSpace(b.host("git branch --show-current"))
-			config := b.host("cat .git/config")
-			marker := filepath.Join(b.base, "pwned")
-			for _, a := range []struct{ name, script, says string }{
-				{"pushurl", "git config remote.origin.pushurl " + evil, "remote.origin.pushurl added"},
-				{"set-url", "git remote set-url origin " + evil, "remote.origin.url changed"},
-				{"push remote", "git remote add evil " + evil + " && git config branch." + branch + ".pushRemote evil", "branch." + branch + ".pushremote added"},
-				{"mirror", "git config remote.origin.mirror true", "remote.origin.mirror added"},
-				{"gc hook", "git config gc.recentObjectsHook 'touch " + marker + "'", "gc.recentobjectshook added"},
-			} {
-				out, _ := b.run("off", a.script)
-				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
-					t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
-				}
-				b.unchanged(filepath.Join(b.ws, ".git/config"), config)
-			}
-			// In two commands: a remote added (kept: ordinary work), then a
-			// branch made to push to it (the remote is the command's, not
-			// one the person had).
-			if out, _ := b.run("off", "git remote add evil "+evil); strings.Contains(out, "cordon:") {
-				t.Errorf("adding a remote was undone:\n%s", out)
-			}
-			if out, _ := b.run("off", "git config branch."+branch+".pushRemote evil"); !strings.Contains(out, "branch."+branch+".pushremote added") {
-				t.Errorf("two steps: want the push remote undone:\n%s", out)
-			}
-			if got := strings.TrimSpace(b.host("git config branch." + branch + ".pushRemote || true")); got != "" {
-				t.Errorf("two steps: the push remote is %q", got)
-			}
-			b.host("git remote remove evil")
-			// git reads config.worktree with config: a new one holding a
-			// remote's address and a branch's push remote is not a new
-			// repository's.
-			out, _ := b.run("off", "git config extensions.worktreeConfig true && printf '[remote \"origin\"]\n\tpushurl = "+evil+"\n[remote \"evil\"]\n\turl = "+evil+"\n[branch \""+branch+"\"]\n\tpushRemote = evil\n' > .git/config.worktree; echo done")
-			if !strings.Contains(out, "done") || !strings.Contains(out, "config.worktree") {
-				t.Errorf("config.worktree: want it undone, with a line:\n%s", out)
-			}
-			if got := b.host("git config --get-all remote.origin.pushurl; git config --get branch." + branch + ".pushRemote; true"); strings.TrimSpace(got) != "" {
-				t.Errorf("config.worktree: the person's push goes to %q", got)
-			}
-			b.host("git config --unset extensions.worktreeConfig; rm -f .git/config.worktree")
-			// More remotes in one command than the ledger remembers: undone.
-			if out, _ := b.run("off", "for i in $(seq 1100); do printf '[remote \"r%d\"]\n\turl = "+evil+"\n' $i; done >> .git/config; echo done"); !strings.Contains(out, "more remotes than cordon remembers") {
-				t.Errorf("1100 remotes: want the change undone:\n%s", tail(out))
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		origin, evil := filepath.Join(b.base, "origin.git"), filepath.Join(b.base, "evil.git")
+		b.host("git init -q --bare " + origin + " && git init -q --bare " + evil + " && git remote add origin " + origin + " && git push -q origin HEAD:refs/heads/main")
+		branch := strings.TrimSpace(b.host("git branch --show-current"))
+		config := b.host("cat .git/config")
+		marker := filepath.Join(b.base, "pwned")
+		for _, a := range []struct{ name, script, says string }{
+			{"pushurl", "git config remote.origin.pushurl " + evil, "remote.origin.pushurl added"},
+			{"set-url", "git remote set-url origin " + evil, "remote.origin.url changed"},
+			{"push remote", "git remote add evil " + evil + " && git config branch." + branch + ".pushRemote evil", "branch." + branch + ".pushremote added"},
+			{"mirror", "git config remote.origin.mirror true", "remote.origin.mirror added"},
+			{"gc hook", "git config gc.recentObjectsHook 'touch " + marker + "'", "gc.recentobjectshook added"},
+		} {
+			out, _ := b.run("off", a.script)
+			if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, ".git/config")+":") || !strings.Contains(out, a.says) {
+				t.Errorf("%s: want a line saying %q:\n%s", a.name, a.says, out)
 			}
 			b.unchanged(filepath.Join(b.ws, ".git/config"), config)
-			b.host("echo x > person.txt && git add person.txt && git commit -qm person && git push -q 2>/dev/null; git push -q origin HEAD:refs/heads/main; git gc -q --prune=now 2>/dev/null; true")
-			if refs := strings.TrimSpace(b.host("git --git-dir=" + evil + " for-each-ref")); refs != "" {
-				t.Errorf("the person's push reached the command's remote:\n%s", refs)
+		}
+		// In two commands: a remote added (kept: ordinary work), then a
+		// branch made to push to it (the remote is the command's, not
+		// one the person had).
+		if out, _ := b.run("off", "git remote add evil "+evil); strings.Contains(out, "cordon:") {
+			t.Errorf("adding a remote was undone:\n%s", out)
+		}
+		if out, _ := b.run("off", "git config branch."+branch+".pushRemote evil"); !strings.Contains(out, "branch."+branch+".pushremote added") {
+			t.Errorf("two steps: want the push remote undone:\n%s", out)
+		}
+		if got := strings.TrimSpace(b.host("git config branch." + branch + ".pushRemote || true")); got != "" {
+			t.Errorf("two steps: the push remote is %q", got)
+		}
+		b.host("git remote remove evil")
+		// git reads config.worktree with config: a new one holding a
+		// remote's address and a branch's push remote is not a new
+		// repository's.
+		out, _ := b.run("off", "git config extensions.worktreeConfig true && printf '[remote \"origin\"]\n\tpushurl = "+evil+"\n[remote \"evil\"]\n\turl = "+evil+"\n[branch \""+branch+"\"]\n\tpushRemote = evil\n' > .git/config.worktree; echo done")
+		if !strings.Contains(out, "done") || !strings.Contains(out, "config.worktree") {
+			t.Errorf("config.worktree: want it undone, with a line:\n%s", out)
+		}
+		if got := b.host("git config --get-all remote.origin.pushurl; git config --get branch." + branch + ".pushRemote; true"); strings.TrimSpace(got) != "" {
+			t.Errorf("config.worktree: the person's push goes to %q", got)
+		}
+		b.host("git config --unset extensions.worktreeConfig; rm -f .git/config.worktree")
+		// More remotes in one command than the ledger remembers: undone.
+		if out, _ := b.run("off", "for i in $(seq 1100); do printf '[remote \"r%d\"]\n\turl = "+evil+"\n' $i; done >> .git/config; echo done"); !strings.Contains(out, "more remotes than cordon remembers") {
+			t.Errorf("1100 remotes: want the change undone:\n%s", tail(out))
+		}
+		b.unchanged(filepath.Join(b.ws, ".git/config"), config)
+		b.host("echo x > person.txt && git add person.txt && git commit -qm person && git push -q 2>/dev/null; git push -q origin HEAD:refs/heads/main; git gc -q --prune=now 2>/dev/null; true")
+		if refs := strings.TrimSpace(b.host("git --git-dir=" + evil + " for-each-ref")); refs != "" {
+			t.Errorf("the person's push reached the command's remote:\n%s", refs)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("git gc on the host ran a planted program")
+		}
+		// Ordinary work is kept.
+		out, code := b.run("off", "git remote add upstream https://example.com/up.git && git checkout -q -b topic && git config branch.topic.pushRemote origin && echo done")
+		if code != 0 || !strings.Contains(out, "done") || strings.Contains(out, "cordon:") {
+			t.Fatalf("ordinary work: exit %d:\n%s", code, out)
+		}
+		for cmd, want := range map[string]string{
+			"git config remote.upstream.url":     "https://example.com/up.git",
+			"git config branch.topic.pushRemote": "origin",
+		} {
+			if got := strings.TrimSpace(b.host(cmd + " || true")); got != want {
+				t.Errorf("%s: %q, want %q", cmd, got, want)
 			}
-			if _, err := os.Stat(marker); err == nil {
-				t.Error("git gc on the host ran a planted program")
-			}
-			// Ordinary work is kept.
-			out, code := b.run("off", "git remote add upstream https://example.com/up.git && git checkout -q -b topic && git config branch.topic.pushRemote origin && echo done")
-			if code != 0 || !strings.Contains(out, "done") || strings.Contains(out, "cordon:") {
-				t.Fatalf("ordinary work: exit %d:\n%s", code, out)
-			}
-			for cmd, want := range map[string]string{
-				"git config remote.upstream.url":     "https://example.com/up.git",
-				"git config branch.topic.pushRemote": "origin",
-			} {
-				if got := strings.TrimSpace(b.host(cmd + " || true")); got != want {
-					t.Errorf("%s: %q, want %q", cmd, got, want)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // tail is the last lines of s.
@@ -419,66 +415,64 @@ func TestGitSubmodulePointerGuarded(t *testing.T) {
 // One the person made before keeps its hooks, and a command's change to
 // them is undone. Ordinary work in a nested clone still works.
 func TestGitNestedRepository(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			marker := filepath.Join(b.base, "pwned")
-			hook := "printf '#!/bin/sh\\ntouch " + marker + "\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
-			// Made by the command, deep, committed as a gitlink.
-			b.run("off", "set -e; mkdir -p lib/deep && cd lib/deep && git init -q sub && cd sub && git commit -q --allow-empty -m x && "+
-				hook+" && git config core.fsmonitor 'touch "+marker+"' && cd .. && git -C "+b.ws+" add lib/deep/sub")
-			// Made by the command, directly in the workspace, left uncommitted.
-			b.run("off", "set -e; git init -q top && cd top && "+hook+" && git config core.pager 'touch "+marker+"; cat'")
-			b.host("git status >/dev/null 2>&1; git -C lib/deep/sub status >/dev/null 2>&1; git -C lib/deep/sub commit -q --allow-empty -m p >/dev/null 2>&1; " +
-				"git -C top -c core.pager= status >/dev/null 2>&1; git -C top log 2>&1 | cat >/dev/null; git -C top commit -q --allow-empty -m p >/dev/null 2>&1; true")
-			if _, err := os.Stat(marker); err == nil {
-				t.Fatal("the person's git ran a program a command planted in a repository it made in the workspace")
-			}
-			// The shapes an attacker tried next: a gitlink whose .git is a
-			// file naming a git directory elsewhere in the workspace; 70
-			// empty .git directories first (no repositories: they take no
-			// place); a split index (its gitlinks in .git/sharedindex.*).
-			b.run("off", "set -e; mkdir -p p/sub && cd p/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add p/sub && "+
-				"mv p/sub/.git p/.x && echo 'gitdir: ../.x' > p/sub/.git && git config -f p/.x/config core.fsmonitor 'touch "+marker+"'")
-			b.run("off", "set -e; for i in $(seq 1 70); do mkdir -p a$i/.git; done; mkdir -p zz/sub && cd zz/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && "+
-				"git add zz/sub && git update-index --split-index && git config -f zz/sub/.git/config core.fsmonitor 'touch "+marker+"'")
-			// Then: a .git that is a link to a git directory elsewhere in
-			// the workspace; a gitlink's git directory inside the
-			// workspace's own .git, outside modules/; the work tree moved
-			// below the workspace (core.worktree), where a gitlink waits.
-			b.run("off", "set -e; mkdir -p l/sub && cd l/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add l/sub && "+
-				"mv l/sub/.git l/.y && ln -s ../.y l/sub/.git && git config -f l/.y/config core.fsmonitor 'touch "+marker+"'")
-			b.run("off", "set -e; mkdir -p g/sub && cd g/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add g/sub && "+
-				"mv g/sub/.git .git/x && echo 'gitdir: ../../.git/x' > g/sub/.git && git config -f .git/x/config core.fsmonitor 'touch "+marker+"'")
-			b.run("off", "set -e; mkdir -p w2/evil && cd w2/evil && git init -q && git commit -q --allow-empty -m x && cd ../.. && git config core.worktree ../w2 && "+
-				"git -C w2 add evil && git config -f w2/evil/.git/config core.fsmonitor 'touch "+marker+"'")
-			b.host("git status >/dev/null 2>&1; git -C p/sub status >/dev/null 2>&1; git -C zz/sub status >/dev/null 2>&1; git -C l/sub status >/dev/null 2>&1; git -C g/sub status >/dev/null 2>&1; true")
-			if _, err := os.Stat(marker); err == nil {
-				t.Fatal("the person's git ran a program a command planted in a nested repository it hid from the guard")
-			}
-			// The person's own nested repository keeps its hook; a command's
-			// change to it is undone.
-			b.host("git init -q mine && printf '#!/bin/sh\\nexit 0\\n' > mine/.git/hooks/pre-commit && chmod +x mine/.git/hooks/pre-commit")
-			b.run("off", "cd mine && "+hook+" && git config core.fsmonitor 'touch "+marker+"'")
-			b.unchanged(filepath.Join(b.ws, "mine/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n")
-			b.host("git -C mine status >/dev/null 2>&1; true")
-			if _, err := os.Stat(marker); err == nil {
-				t.Fatal("the person's git ran a program a command planted in the person's nested repository")
-			}
-			// A clone the command makes and works in, then removes.
-			origin := filepath.Join(b.base, "origin")
-			b.host("git init -q " + origin + " && git -C " + origin + " commit -q --allow-empty -m one")
-			out, code := b.run("off", "set -e; git clone -q "+origin+" clone && cd clone && git pull -q && git commit -q --allow-empty -m two && git log --oneline | wc -l")
-			// (Under Landlock a session may be made again: origin is a new
-			// entry beside the home, around the hidden paths.)
-			if code != 0 || !strings.HasSuffix(out, "\n2\n") && out != "2\n" {
-				t.Errorf("working in a nested clone failed (exit %d):\n%s", code, out)
-			}
-			if out, code := b.run("off", "rm -rf clone && echo gone"); code != 0 || out != "gone\n" {
-				t.Errorf("removing a nested clone failed (exit %d):\n%s", code, out)
-			}
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		marker := filepath.Join(b.base, "pwned")
+		hook := "printf '#!/bin/sh\\ntouch " + marker + "\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit"
+		// Made by the command, deep, committed as a gitlink.
+		b.run("off", "set -e; mkdir -p lib/deep && cd lib/deep && git init -q sub && cd sub && git commit -q --allow-empty -m x && "+
+			hook+" && git config core.fsmonitor 'touch "+marker+"' && cd .. && git -C "+b.ws+" add lib/deep/sub")
+		// Made by the command, directly in the workspace, left uncommitted.
+		b.run("off", "set -e; git init -q top && cd top && "+hook+" && git config core.pager 'touch "+marker+"; cat'")
+		b.host("git status >/dev/null 2>&1; git -C lib/deep/sub status >/dev/null 2>&1; git -C lib/deep/sub commit -q --allow-empty -m p >/dev/null 2>&1; " +
+			"git -C top -c core.pager= status >/dev/null 2>&1; git -C top log 2>&1 | cat >/dev/null; git -C top commit -q --allow-empty -m p >/dev/null 2>&1; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the person's git ran a program a command planted in a repository it made in the workspace")
+		}
+		// The shapes an attacker tried next: a gitlink whose .git is a
+		// file naming a git directory elsewhere in the workspace; 70
+		// empty .git directories first (no repositories: they take no
+		// place); a split index (its gitlinks in .git/sharedindex.*).
+		b.run("off", "set -e; mkdir -p p/sub && cd p/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add p/sub && "+
+			"mv p/sub/.git p/.x && echo 'gitdir: ../.x' > p/sub/.git && git config -f p/.x/config core.fsmonitor 'touch "+marker+"'")
+		b.run("off", "set -e; for i in $(seq 1 70); do mkdir -p a$i/.git; done; mkdir -p zz/sub && cd zz/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && "+
+			"git add zz/sub && git update-index --split-index && git config -f zz/sub/.git/config core.fsmonitor 'touch "+marker+"'")
+		// Then: a .git that is a link to a git directory elsewhere in
+		// the workspace; a gitlink's git directory inside the
+		// workspace's own .git, outside modules/; the work tree moved
+		// below the workspace (core.worktree), where a gitlink waits.
+		b.run("off", "set -e; mkdir -p l/sub && cd l/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add l/sub && "+
+			"mv l/sub/.git l/.y && ln -s ../.y l/sub/.git && git config -f l/.y/config core.fsmonitor 'touch "+marker+"'")
+		b.run("off", "set -e; mkdir -p g/sub && cd g/sub && git init -q && git commit -q --allow-empty -m x && cd ../.. && git add g/sub && "+
+			"mv g/sub/.git .git/x && echo 'gitdir: ../../.git/x' > g/sub/.git && git config -f .git/x/config core.fsmonitor 'touch "+marker+"'")
+		b.run("off", "set -e; mkdir -p w2/evil && cd w2/evil && git init -q && git commit -q --allow-empty -m x && cd ../.. && git config core.worktree ../w2 && "+
+			"git -C w2 add evil && git config -f w2/evil/.git/config core.fsmonitor 'touch "+marker+"'")
+		b.host("git status >/dev/null 2>&1; git -C p/sub status >/dev/null 2>&1; git -C zz/sub status >/dev/null 2>&1; git -C l/sub status >/dev/null 2>&1; git -C g/sub status >/dev/null 2>&1; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the person's git ran a program a command planted in a nested repository it hid from the guard")
+		}
+		// The person's own nested repository keeps its hook; a command's
+		// change to it is undone.
+		b.host("git init -q mine && printf '#!/bin/sh\\nexit 0\\n' > mine/.git/hooks/pre-commit && chmod +x mine/.git/hooks/pre-commit")
+		b.run("off", "cd mine && "+hook+" && git config core.fsmonitor 'touch "+marker+"'")
+		b.unchanged(filepath.Join(b.ws, "mine/.git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n")
+		b.host("git -C mine status >/dev/null 2>&1; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatal("the person's git ran a program a command planted in the person's nested repository")
+		}
+		// A clone the command makes and works in, then removes.
+		origin := filepath.Join(b.base, "origin")
+		b.host("git init -q " + origin + " && git -C " + origin + " commit -q --allow-empty -m one")
+		out, code := b.run("off", "set -e; git clone -q "+origin+" clone && cd clone && git pull -q && git commit -q --allow-empty -m two && git log --oneline | wc -l")
+		// (Under Landlock a session may be made again: origin is a new
+		// entry beside the home, around the hidden paths.)
+		if code != 0 || !strings.HasSuffix(out, "\n2\n") && out != "2\n" {
+			t.Errorf("working in a nested clone failed (exit %d):\n%s", code, out)
+		}
+		if out, code := b.run("off", "rm -rf clone && echo gone"); code != 0 || out != "gone\n" {
+			t.Errorf("removing a nested clone failed (exit %d):\n%s", code, out)
+		}
+	})
 }
 
 // TestGitNewWorkspaceRepository: a workspace that is no repository yet
@@ -542,70 +536,67 @@ func TestGitMadeRepositoryRenamed(t *testing.T) {
 // attacker: vendor/lib's hooks and configuration were writable and not
 // compared).
 func TestGitPersonsDeepRepository(t *testing.T) {
-	for _, backend := range []string{"bwrap", "landlock"} {
-		for _, session := range []string{"on", "off"} {
-			t.Run(backend+"/session-"+session, func(t *testing.T) {
-				r := newSessionRig(t, backend, "  session: "+session+"\n")
-				marker := filepath.Join(r.base, "pwned")
-				own := "#!/bin/sh\nexit 0\n"
-				r.host("cp /bin/sh x && git init -q vendor/lib && git -C vendor/lib commit -q --allow-empty -m one && " +
-					"printf '" + own + "' > vendor/lib/.git/hooks/pre-commit && chmod +x vendor/lib/.git/hooks/pre-commit")
-				// (A marker each, so that each attack is seen on its own.)
-				hook := "printf '#!/bin/sh\\ntouch MARK\\n' > "
-				attacks := []struct{ name, script string }{
-					{"core.fsmonitor", "git -C vendor/lib config core.fsmonitor 'touch MARK; false'"},
-					{"core.hooksPath", "mkdir -p h && " + hook + "h/post-checkout && chmod +x h/post-checkout && git -C vendor/lib config core.hooksPath \"$PWD/h\""},
-					{"a hook", hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
-					{"a hook, replaced whole", "mv vendor/lib/.git/hooks vendor/lib/.git/old && mkdir vendor/lib/.git/hooks && " + hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
-				}
-				config := r.host("cat vendor/lib/.git/config")
-				for i, a := range attacks {
-					os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte(strings.ReplaceAll(a.script, "MARK", fmt.Sprint(marker, i))+" && echo planted\n"), 0o644)
-					out, errs, _ := r.sh("./x < a.sh")
-					// The next process on the host: the person's git there.
-					r.hostMay(fmt.Sprintf("cd vendor/lib && git status --short >/dev/null 2>&1; git checkout -q -b b%d 2>&1", i))
-					if !strings.Contains(out, "planted") {
-						t.Fatalf("%s: the script did not run:\n%s\n%s", a.name, out, errs)
-					}
-					if _, err := os.Stat(fmt.Sprint(marker, i)); err == nil {
-						t.Errorf("%s: the person's git ran a program a command planted in their own repository below the root:\n%s", a.name, errs)
-					}
-					if !strings.Contains(errs, "cordon: "+filepath.Join(r.ws, "vendor/lib/.git/")) {
-						t.Errorf("%s: no line says what was undone:\n%s", a.name, errs)
-					}
-					r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/config"), config)
-					r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/hooks/pre-commit"), own)
-					// (Each attack on its own: what one left is taken back.)
-					os.WriteFile(filepath.Join(r.ws, "vendor/lib/.git/config"), []byte(config), 0o644)
-					r.host("cd vendor/lib/.git && if [ -d old ]; then rm -rf hooks && mv old hooks; fi; rm -f hooks/post-checkout")
-				}
-				// Ordinary work there stays. (A line about a repository
-				// in /tmp is another test's, on this machine.)
-				if out, errs, code := r.sh("git -C vendor/lib config user.name Agent && git -C vendor/lib commit -q --allow-empty -m two && echo ok"); code != 0 || !strings.Contains(out, "ok") || strings.Contains(errs, "cordon: "+r.ws) {
-					t.Fatalf("ordinary work in the person's repository (exit %d):\n%s\n%s", code, out, errs)
-				}
-				if got := strings.TrimSpace(r.host("git -C vendor/lib config user.name")); got != "Agent" {
-					t.Errorf("a safe key was not kept: %q", got)
-				}
-				// A repository that appears between commands: not known to
-				// be the person's, kept as a command's.
-				// (After the last command's round: one made before it is
-				// taken for that command's.)
-				snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(r.ws)
-				r.host("git init -q vendor/new")
-				os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte("git -C vendor/new config core.fsmonitor 'touch "+marker+"; false' && echo planted\n"), 0o644)
-				out, errs, _ := r.sh("./x < a.sh")
-				r.hostMay("cd vendor/new && git status --short >/dev/null 2>&1; true")
-				if !strings.Contains(out, "planted") {
-					t.Fatalf("the script did not run:\n%s\n%s", out, errs)
-				}
-				if _, err := os.Stat(marker); err == nil {
-					t.Fatalf("the person's git ran a program a command planted in a repository that appeared between commands:\n%s", errs)
-				}
-				if !strings.Contains(errs, "appeared between commands") {
-					t.Errorf("no line says the repository is taken for a command's:\n%s", errs)
-				}
-			})
+	atOnce(t, []string{"bwrap/session-on", "bwrap/session-off", "landlock/session-on", "landlock/session-off"}, func(t *testing.T, name string) {
+		backend, session, _ := strings.Cut(name, "/session-")
+		r := newSessionRig(t, backend, "  session: "+session+"\n")
+		marker := filepath.Join(r.base, "pwned")
+		own := "#!/bin/sh\nexit 0\n"
+		r.host("cp /bin/sh x && git init -q vendor/lib && git -C vendor/lib commit -q --allow-empty -m one && " +
+			"printf '" + own + "' > vendor/lib/.git/hooks/pre-commit && chmod +x vendor/lib/.git/hooks/pre-commit")
+		// (A marker each, so that each attack is seen on its own.)
+		hook := "printf '#!/bin/sh\\ntouch MARK\\n' > "
+		attacks := []struct{ name, script string }{
+			{"core.fsmonitor", "git -C vendor/lib config core.fsmonitor 'touch MARK; false'"},
+			{"core.hooksPath", "mkdir -p h && " + hook + "h/post-checkout && chmod +x h/post-checkout && git -C vendor/lib config core.hooksPath \"$PWD/h\""},
+			{"a hook", hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
+			{"a hook, replaced whole", "mv vendor/lib/.git/hooks vendor/lib/.git/old && mkdir vendor/lib/.git/hooks && " + hook + "vendor/lib/.git/hooks/post-checkout && chmod +x vendor/lib/.git/hooks/post-checkout"},
 		}
-	}
+		config := r.host("cat vendor/lib/.git/config")
+		for i, a := range attacks {
+			os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte(strings.ReplaceAll(a.script, "MARK", fmt.Sprint(marker, i))+" && echo planted\n"), 0o644)
+			out, errs, _ := r.sh("./x < a.sh")
+			// The next process on the host: the person's git there.
+			r.hostMay(fmt.Sprintf("cd vendor/lib && git status --short >/dev/null 2>&1; git checkout -q -b b%d 2>&1", i))
+			if !strings.Contains(out, "planted") {
+				t.Fatalf("%s: the script did not run:\n%s\n%s", a.name, out, errs)
+			}
+			if _, err := os.Stat(fmt.Sprint(marker, i)); err == nil {
+				t.Errorf("%s: the person's git ran a program a command planted in their own repository below the root:\n%s", a.name, errs)
+			}
+			if !strings.Contains(errs, "cordon: "+filepath.Join(r.ws, "vendor/lib/.git/")) {
+				t.Errorf("%s: no line says what was undone:\n%s", a.name, errs)
+			}
+			r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/config"), config)
+			r.unchanged(filepath.Join(r.ws, "vendor/lib/.git/hooks/pre-commit"), own)
+			// (Each attack on its own: what one left is taken back.)
+			os.WriteFile(filepath.Join(r.ws, "vendor/lib/.git/config"), []byte(config), 0o644)
+			r.host("cd vendor/lib/.git && if [ -d old ]; then rm -rf hooks && mv old hooks; fi; rm -f hooks/post-checkout")
+		}
+		// Ordinary work there stays. (A line about a repository
+		// in /tmp is another test's, on this machine.)
+		if out, errs, code := r.sh("git -C vendor/lib config user.name Agent && git -C vendor/lib commit -q --allow-empty -m two && echo ok"); code != 0 || !strings.Contains(out, "ok") || strings.Contains(errs, "cordon: "+r.ws) {
+			t.Fatalf("ordinary work in the person's repository (exit %d):\n%s\n%s", code, out, errs)
+		}
+		if got := strings.TrimSpace(r.host("git -C vendor/lib config user.name")); got != "Agent" {
+			t.Errorf("a safe key was not kept: %q", got)
+		}
+		// A repository that appears between commands: not known to
+		// be the person's, kept as a command's.
+		// (After the last command's round: one made before it is
+		// taken for that command's.)
+		snapshot.Open(filepath.Join(r.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(r.ws)
+		r.host("git init -q vendor/new")
+		os.WriteFile(filepath.Join(r.ws, "a.sh"), []byte("git -C vendor/new config core.fsmonitor 'touch "+marker+"; false' && echo planted\n"), 0o644)
+		out, errs, _ := r.sh("./x < a.sh")
+		r.hostMay("cd vendor/new && git status --short >/dev/null 2>&1; true")
+		if !strings.Contains(out, "planted") {
+			t.Fatalf("the script did not run:\n%s\n%s", out, errs)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("the person's git ran a program a command planted in a repository that appeared between commands:\n%s", errs)
+		}
+		if !strings.Contains(errs, "appeared between commands") {
+			t.Errorf("no line says the repository is taken for a command's:\n%s", errs)
+		}
+	})
 }

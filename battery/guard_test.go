@@ -81,21 +81,19 @@ func TestGuardPlantedFilesGone(t *testing.T) {
 // (b): a second command starts while the first, which plants, runs: it
 // must not take the first one's files for trusted ones.
 func TestGuardParallel(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			config := b.host("cat .git/config")
-			first := make(chan struct{})
-			go func() {
-				b.run("on", plant+"; sleep 1.5")
-				close(first)
-			}()
-			time.Sleep(700 * time.Millisecond)
-			b.run("on", "sleep 2")
-			<-first
-			b.planted(config)
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		config := b.host("cat .git/config")
+		first := make(chan struct{})
+		go func() {
+			b.run("on", plant+"; sleep 1.5")
+			close(first)
+		}()
+		time.Sleep(700 * time.Millisecond)
+		b.run("on", "sleep 2")
+		<-first
+		b.planted(config)
+	})
 }
 
 // (c), (g): the shim is killed with SIGKILL while its command runs (and
@@ -281,95 +279,93 @@ func TestGuardScratchRepository(t *testing.T) {
 // has ended, and the command says so; one the command left alone
 // stays.
 func TestGuardBelowRoot(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			if b.session {
-				b.settings("")
-			} else {
-				b.settings("  session: off\n")
-			}
-			marker := filepath.Join(b.base, "pwned")
-			b.host("mkdir -p packages/app packages/lib && echo 'fund=false' > packages/lib/.npmrc && git add -A && git commit -qm pkgs")
-			// (The judge asks about these writes, named in a script: here
-			// they come through a program it cannot read, as a command
-			// past the judge would make them.)
-			b.host("cp /bin/sh x")
-			// Besides the plain ones: one committed (git status shows it
-			// clean), and 20,001 files in a directory before them (no
-			// budget of entries to use up: git's own walk finds names).
-			out := b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
-				"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
-				"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
-				"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n", "planted")
-			b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
-			b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
-			b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
-			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
-			if !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
-				t.Errorf("the command does not say what was moved aside:\n%s", out)
-			}
-			// Staged where the round does not look (a regenerable
-			// directory) by one command, moved into place with its
-			// directory by the next: the file's change time is the first
-			// command's, its new directory's is the second's. A person's
-			// committed place in a directory the command adds to stays.
-			b.plant("stage", "mkdir -p node_modules/x/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/x/app/.npmrc && echo staged\n", "staged")
-			time.Sleep(100 * time.Millisecond)
-			b.plant("move", "mv node_modules/x/app packages/moved && touch packages/lib/new && echo moved\n", "moved")
-			b.absent(filepath.Join(b.ws, "packages/moved/.npmrc"))
-			b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
-			// A link to a directory that holds one (npm run in tool reads
-			// node_modules/st/.npmrc), a place below the root of a
-			// person's clone nested in the workspace (git's walk does not
-			// go into it), and one git cannot list (the index broken).
-			b.host("git init -q clone && git -C clone -c user.name=p -c user.email=p@x commit -q --allow-empty -m c")
-			b.plant("more", "mkdir -p node_modules/st clone/packages/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/st/.npmrc && "+
-				"ln -s node_modules/st tool && cp node_modules/st/.npmrc clone/packages/app/.npmrc && echo more\n", "more")
-			b.absent(filepath.Join(b.ws, "tool"))
-			b.absent(filepath.Join(b.ws, "clone/packages/app/.npmrc"))
-			b.plant("broken", "mkdir -p web && cp node_modules/st/.npmrc web/.npmrc && cp .git/index index.saved && echo garbage > .git/index && echo broken\n", "broken")
-			b.absent(filepath.Join(b.ws, "web/.npmrc"))
-			b.host("mv index.saved .git/index")
-			// Links: a chain whose inner link, in node_modules, a later
-			// command swaps to a directory holding .npmrc; a link named
-			// as the first part of a place (sub2/.vscode holding
-			// tasks.json); a directory staged in node_modules and moved
-			// into the person's clone. The person's committed link into
-			// the workspace stays while the command works behind it.
-			b.host("mkdir -p pkgs/web && echo 'fund=false' > pkgs/web/.npmrc && ln -s pkgs/web weblink && git add pkgs weblink && git commit -qm weblink")
-			time.Sleep(100 * time.Millisecond) // (the person's files older than the file clock's tick)
-			b.plant("links1", "mkdir -p node_modules/empty node_modules/b node_modules/vs node_modules/stage2 && ln -s empty node_modules/a && ln -s node_modules/a chain && "+
-				"printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/b/.npmrc && cp node_modules/b/.npmrc node_modules/stage2/.npmrc && echo '{}' > node_modules/vs/tasks.json && echo links1\n", "links1")
-			time.Sleep(100 * time.Millisecond)
-			b.plant("links2", "ln -sfn b node_modules/a && mkdir -p sub2 && ln -s ../node_modules/vs sub2/.vscode && mv node_modules/stage2 clone/app2 && echo 1 > pkgs/web/util.js && echo links2\n", "links2")
-			b.absent(filepath.Join(b.ws, "chain"))
-			b.absent(filepath.Join(b.ws, "sub2/.vscode"))
-			b.absent(filepath.Join(b.ws, "clone/app2/.npmrc"))
-			if _, err := os.Lstat(filepath.Join(b.ws, "weblink")); err != nil {
-				t.Errorf("the person's committed link was moved: %v", err)
-			}
-			b.unchanged(filepath.Join(b.ws, "pkgs/web/.npmrc"), "fund=false\n")
-			// Build tools' settings that name a program they run (cargo's
-			// rustc-wrapper), at the root and below it.
-			b.plant("cargo", "mkdir -p .cargo crate/.cargo && printf '[build]\\nrustc-wrapper = \"/bin/true\"\\n' > crate/.cargo/config.toml && cp crate/.cargo/config.toml .cargo/config.toml; echo cargo\n", "cargo")
-			b.absent(filepath.Join(b.ws, "crate/.cargo/config.toml"))
-			b.absent(filepath.Join(b.ws, ".cargo/config.toml"))
-			// A repository made two levels down (no gitlink names it):
-			// its hook and fsmonitor go; a hook planted there by a later
-			// command goes too.
-			b.plant("deeprepo", "git init -q tools/app && printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/pre-commit && chmod +x tools/app/.git/hooks/pre-commit && "+
-				"git -C tools/app config core.fsmonitor 'touch "+marker+"'; echo deeprepo\n", "deeprepo")
-			b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/pre-commit"))
-			b.host("git -C tools/app status >/dev/null 2>&1; true")
-			time.Sleep(100 * time.Millisecond)
-			b.plant("deeprepo2", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/post-checkout && chmod +x tools/app/.git/hooks/post-checkout; echo deeprepo2\n", "deeprepo2")
-			b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/post-checkout"))
-			if _, err := os.Stat(marker); err == nil {
-				t.Error("the person's git ran a program planted in a repository a command made below the root")
-			}
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		if b.session {
+			b.settings("")
+		} else {
+			b.settings("  session: off\n")
+		}
+		marker := filepath.Join(b.base, "pwned")
+		b.host("mkdir -p packages/app packages/lib && echo 'fund=false' > packages/lib/.npmrc && git add -A && git commit -qm pkgs")
+		// (The judge asks about these writes, named in a script: here
+		// they come through a program it cannot read, as a command
+		// past the judge would make them.)
+		b.host("cp /bin/sh x")
+		// Besides the plain ones: one committed (git status shows it
+		// clean), and 20,001 files in a directory before them (no
+		// budget of entries to use up: git's own walk finds names).
+		out := b.plant("plant", "mkdir -p sub/.vscode packages/web aaa && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > packages/app/.npmrc && "+
+			"echo '{\"tasks\":[{\"label\":\"x\",\"command\":\"touch "+marker+"\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}' > sub/.vscode/tasks.json && "+
+			"cp packages/app/.npmrc packages/web/.npmrc && git add packages/web/.npmrc && git commit -qm web && "+
+			"cd aaa && seq 1 20001 | xargs touch && cd .. && echo planted\n", "planted")
+		b.absent(filepath.Join(b.ws, "packages/app/.npmrc"))
+		b.absent(filepath.Join(b.ws, "packages/web/.npmrc"))
+		b.absent(filepath.Join(b.ws, "sub/.vscode/tasks.json"))
+		b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
+		if !strings.Contains(out, "packages/app/.npmrc") || !strings.Contains(out, "sub/.vscode/tasks.json") {
+			t.Errorf("the command does not say what was moved aside:\n%s", out)
+		}
+		// Staged where the round does not look (a regenerable
+		// directory) by one command, moved into place with its
+		// directory by the next: the file's change time is the first
+		// command's, its new directory's is the second's. A person's
+		// committed place in a directory the command adds to stays.
+		b.plant("stage", "mkdir -p node_modules/x/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/x/app/.npmrc && echo staged\n", "staged")
+		time.Sleep(100 * time.Millisecond)
+		b.plant("move", "mv node_modules/x/app packages/moved && touch packages/lib/new && echo moved\n", "moved")
+		b.absent(filepath.Join(b.ws, "packages/moved/.npmrc"))
+		b.unchanged(filepath.Join(b.ws, "packages/lib/.npmrc"), "fund=false\n")
+		// A link to a directory that holds one (npm run in tool reads
+		// node_modules/st/.npmrc), a place below the root of a
+		// person's clone nested in the workspace (git's walk does not
+		// go into it), and one git cannot list (the index broken).
+		b.host("git init -q clone && git -C clone -c user.name=p -c user.email=p@x commit -q --allow-empty -m c")
+		b.plant("more", "mkdir -p node_modules/st clone/packages/app && printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/st/.npmrc && "+
+			"ln -s node_modules/st tool && cp node_modules/st/.npmrc clone/packages/app/.npmrc && echo more\n", "more")
+		b.absent(filepath.Join(b.ws, "tool"))
+		b.absent(filepath.Join(b.ws, "clone/packages/app/.npmrc"))
+		b.plant("broken", "mkdir -p web && cp node_modules/st/.npmrc web/.npmrc && cp .git/index index.saved && echo garbage > .git/index && echo broken\n", "broken")
+		b.absent(filepath.Join(b.ws, "web/.npmrc"))
+		b.host("mv index.saved .git/index")
+		// Links: a chain whose inner link, in node_modules, a later
+		// command swaps to a directory holding .npmrc; a link named
+		// as the first part of a place (sub2/.vscode holding
+		// tasks.json); a directory staged in node_modules and moved
+		// into the person's clone. The person's committed link into
+		// the workspace stays while the command works behind it.
+		b.host("mkdir -p pkgs/web && echo 'fund=false' > pkgs/web/.npmrc && ln -s pkgs/web weblink && git add pkgs weblink && git commit -qm weblink")
+		time.Sleep(100 * time.Millisecond) // (the person's files older than the file clock's tick)
+		b.plant("links1", "mkdir -p node_modules/empty node_modules/b node_modules/vs node_modules/stage2 && ln -s empty node_modules/a && ln -s node_modules/a chain && "+
+			"printf 'script-shell=/bin/sh -c \"touch "+marker+"\"\\n' > node_modules/b/.npmrc && cp node_modules/b/.npmrc node_modules/stage2/.npmrc && echo '{}' > node_modules/vs/tasks.json && echo links1\n", "links1")
+		time.Sleep(100 * time.Millisecond)
+		b.plant("links2", "ln -sfn b node_modules/a && mkdir -p sub2 && ln -s ../node_modules/vs sub2/.vscode && mv node_modules/stage2 clone/app2 && echo 1 > pkgs/web/util.js && echo links2\n", "links2")
+		b.absent(filepath.Join(b.ws, "chain"))
+		b.absent(filepath.Join(b.ws, "sub2/.vscode"))
+		b.absent(filepath.Join(b.ws, "clone/app2/.npmrc"))
+		if _, err := os.Lstat(filepath.Join(b.ws, "weblink")); err != nil {
+			t.Errorf("the person's committed link was moved: %v", err)
+		}
+		b.unchanged(filepath.Join(b.ws, "pkgs/web/.npmrc"), "fund=false\n")
+		// Build tools' settings that name a program they run (cargo's
+		// rustc-wrapper), at the root and below it.
+		b.plant("cargo", "mkdir -p .cargo crate/.cargo && printf '[build]\\nrustc-wrapper = \"/bin/true\"\\n' > crate/.cargo/config.toml && cp crate/.cargo/config.toml .cargo/config.toml; echo cargo\n", "cargo")
+		b.absent(filepath.Join(b.ws, "crate/.cargo/config.toml"))
+		b.absent(filepath.Join(b.ws, ".cargo/config.toml"))
+		// A repository made two levels down (no gitlink names it):
+		// its hook and fsmonitor go; a hook planted there by a later
+		// command goes too.
+		b.plant("deeprepo", "git init -q tools/app && printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/pre-commit && chmod +x tools/app/.git/hooks/pre-commit && "+
+			"git -C tools/app config core.fsmonitor 'touch "+marker+"'; echo deeprepo\n", "deeprepo")
+		b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/pre-commit"))
+		b.host("git -C tools/app status >/dev/null 2>&1; true")
+		time.Sleep(100 * time.Millisecond)
+		b.plant("deeprepo2", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > tools/app/.git/hooks/post-checkout && chmod +x tools/app/.git/hooks/post-checkout; echo deeprepo2\n", "deeprepo2")
+		b.absent(filepath.Join(b.ws, "tools/app/.git/hooks/post-checkout"))
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("the person's git ran a program planted in a repository a command made below the root")
+		}
+	})
 }
 
 // plant writes script to NAME.sh in the workspace, runs it through the
@@ -401,50 +397,48 @@ func (b *battery) plant(name, script, want string) string {
 // submodule (git submodule add) a sandboxed command adds, deep below the
 // root, keep working.
 func TestGuardBelowGitPointer(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			if b.session {
-				b.settings("")
-			} else {
-				b.settings("  session: off\n")
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		if b.session {
+			b.settings("")
+		} else {
+			b.settings("  session: off\n")
+		}
+		marker := filepath.Join(b.base, "pwned")
+		scratch := filepath.Join(filepath.Dir(b.ws), "scratch")
+		b.host("cp /bin/sh x")
+		// gitdir DIR MAKES: a git directory at DIR whose fsmonitor
+		// is a script there that touches the marker.
+		gitdir := func(dir string) string {
+			return "git init -q --bare " + dir + " && git --git-dir=" + dir + " config core.bare false && " +
+				"printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + dir + "/fsm && chmod +x " + dir + "/fsm && " +
+				"git --git-dir=" + dir + " config core.fsmonitor " + dir + "/fsm"
+		}
+		b.plant("pointers", "mkdir -p deep/x deep/y deep/z node_modules && "+
+			gitdir("$PWD/node_modules/g")+" && printf 'gitdir: ../../node_modules/g\\n' > deep/x/.git && "+
+			gitdir("$PWD/node_modules/h")+" && ln -s ../../node_modules/h deep/y/.git && "+
+			gitdir(scratch+"/g")+" && printf 'gitdir: "+scratch+"/g\\n' > deep/z/.git && "+
+			"echo a > deep/x/a && echo a > deep/y/a && echo a > deep/z/a && echo planted\n", "planted")
+		for _, d := range []string{"deep/x", "deep/y", "deep/z"} {
+			// (Run as the person: their git, in that directory.)
+			b.host("git -C " + d + " status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the person's git status in %s ran a program a sandboxed command named through %s/.git", d, d)
+				os.Remove(marker)
 			}
-			marker := filepath.Join(b.base, "pwned")
-			scratch := filepath.Join(filepath.Dir(b.ws), "scratch")
-			b.host("cp /bin/sh x")
-			// gitdir DIR MAKES: a git directory at DIR whose fsmonitor
-			// is a script there that touches the marker.
-			gitdir := func(dir string) string {
-				return "git init -q --bare " + dir + " && git --git-dir=" + dir + " config core.bare false && " +
-					"printf '#!/bin/sh\\ntouch " + marker + "\\n' > " + dir + "/fsm && chmod +x " + dir + "/fsm && " +
-					"git --git-dir=" + dir + " config core.fsmonitor " + dir + "/fsm"
-			}
-			b.plant("pointers", "mkdir -p deep/x deep/y deep/z node_modules && "+
-				gitdir("$PWD/node_modules/g")+" && printf 'gitdir: ../../node_modules/g\\n' > deep/x/.git && "+
-				gitdir("$PWD/node_modules/h")+" && ln -s ../../node_modules/h deep/y/.git && "+
-				gitdir(scratch+"/g")+" && printf 'gitdir: "+scratch+"/g\\n' > deep/z/.git && "+
-				"echo a > deep/x/a && echo a > deep/y/a && echo a > deep/z/a && echo planted\n", "planted")
-			for _, d := range []string{"deep/x", "deep/y", "deep/z"} {
-				// (Run as the person: their git, in that directory.)
-				b.host("git -C " + d + " status >/dev/null 2>&1; true")
-				if _, err := os.Stat(marker); err == nil {
-					t.Errorf("the person's git status in %s ran a program a sandboxed command named through %s/.git", d, d)
-					os.Remove(marker)
-				}
-			}
-			// Ordinary work: a worktree and a submodule, deep below the
-			// root; the host's git works in both afterwards.
-			lib := filepath.Join(filepath.Dir(b.ws), "lib")
-			b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib")
-			b.plant("ordinary", "git worktree add -q sub/a/wt -b side && git -c protocol.file.allow=always submodule add -q "+lib+" vendor/libs/lib && git commit -qm lib && echo done\n", "done")
-			if got := b.host("git -C sub/a/wt rev-parse --abbrev-ref HEAD && git -C vendor/libs/lib log --format=%s"); got != "side\nlib\n" {
-				t.Errorf("the worktree or the submodule a command added does not work on the host: %q", got)
-			}
-			if out, _ := b.shim("true"); strings.Contains(out, "sub/a/wt") || strings.Contains(out, "vendor/libs/lib") {
-				t.Errorf("the next command says the worktree or submodule was moved:\n%s", out)
-			}
-		})
-	}
+		}
+		// Ordinary work: a worktree and a submodule, deep below the
+		// root; the host's git works in both afterwards.
+		lib := filepath.Join(filepath.Dir(b.ws), "lib")
+		b.host("git init -q " + lib + " && git -C " + lib + " commit -q --allow-empty -m lib")
+		b.plant("ordinary", "git worktree add -q sub/a/wt -b side && git -c protocol.file.allow=always submodule add -q "+lib+" vendor/libs/lib && git commit -qm lib && echo done\n", "done")
+		if got := b.host("git -C sub/a/wt rev-parse --abbrev-ref HEAD && git -C vendor/libs/lib log --format=%s"); got != "side\nlib\n" {
+			t.Errorf("the worktree or the submodule a command added does not work on the host: %q", got)
+		}
+		if out, _ := b.shim("true"); strings.Contains(out, "sub/a/wt") || strings.Contains(out, "vendor/libs/lib") {
+			t.Errorf("the next command says the worktree or submodule was moved:\n%s", out)
+		}
+	})
 }
 
 // TestGuardBelowBare: a command makes a directory below the root a git
@@ -460,50 +454,48 @@ func TestGuardBelowGitPointer(t *testing.T) {
 // A test remote an agent makes (git init --bare remote.git, git push
 // remote.git HEAD) keeps working in the next command.
 func TestGuardBelowBare(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			if b.session {
-				b.settings("")
-			} else {
-				b.settings("  session: off\n")
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		if b.session {
+			b.settings("")
+		} else {
+			b.settings("  session: off\n")
+		}
+		marker := filepath.Join(b.base, "pwned")
+		b.host("cp /bin/sh x && mkdir -p lib/src/pkg deep/h/sub && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
+		config := func(dir string) string {
+			return "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > " + dir + "/config"
+		}
+		ran := func(dir string) {
+			t.Helper()
+			b.host("git -C " + dir + " status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the person's git status in %s ran a program a sandboxed command planted in a bare repository above it", dir)
+				os.Remove(marker)
 			}
-			marker := filepath.Join(b.base, "pwned")
-			b.host("cp /bin/sh x && mkdir -p lib/src/pkg deep/h/sub && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
-			config := func(dir string) string {
-				return "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > " + dir + "/config"
-			}
-			ran := func(dir string) {
-				t.Helper()
-				b.host("git -C " + dir + " status >/dev/null 2>&1; true")
-				if _, err := os.Stat(marker); err == nil {
-					t.Errorf("the person's git status in %s ran a program a sandboxed command planted in a bare repository above it", dir)
-					os.Remove(marker)
-				}
-			}
-			b.plant("bare", "git init -q --bare lib/src && "+config("lib/src")+" && echo planted\n", "planted")
-			ran("lib/src/pkg")
-			if _, err := os.Stat(filepath.Join(b.ws, "lib/src/pkg/main.c")); err != nil {
-				t.Errorf("the person's file went: %v", err)
-			}
-			b.plant("head", "echo 0123456789abcdef0123456789abcdef01234567 > deep/h/HEAD && echo planted\n", "planted")
-			b.plant("rest", "mkdir deep/h/objects deep/h/refs && "+config("deep/h")+" && echo planted\n", "planted")
-			ran("deep/h/sub")
-			// Inside a regenerable directory, which the walk before the
-			// command's status does not go into: the round after it
-			// does. A bare one, and a repository's .git there.
-			b.plant("inside", "mkdir -p node_modules/x && git init -q --bare node_modules/x/lib && "+config("node_modules/x/lib")+" && mkdir node_modules/x/lib/sub && "+
-				"git init -q node_modules/y && git -C node_modules/y config core.fsmonitor 'touch "+marker+"; false' && echo planted\n", "planted")
-			ran("node_modules/x/lib/sub")
-			ran("node_modules/y")
-			// Ordinary work: a test remote, pushed to and cloned later.
-			b.plant("remote", "git init -q --bare remote.git && git push -q remote.git HEAD && echo done\n", "done")
-			b.plant("remote2", "git push -q remote.git HEAD:refs/heads/two && git clone -q remote.git c && git -C c log --format=%s -1\n", "src")
-			if got := b.host("git --git-dir=remote.git config core.bare"); got != "true\n" {
-				t.Errorf("the test remote's configuration changed: %q", got)
-			}
-		})
-	}
+		}
+		b.plant("bare", "git init -q --bare lib/src && "+config("lib/src")+" && echo planted\n", "planted")
+		ran("lib/src/pkg")
+		if _, err := os.Stat(filepath.Join(b.ws, "lib/src/pkg/main.c")); err != nil {
+			t.Errorf("the person's file went: %v", err)
+		}
+		b.plant("head", "echo 0123456789abcdef0123456789abcdef01234567 > deep/h/HEAD && echo planted\n", "planted")
+		b.plant("rest", "mkdir deep/h/objects deep/h/refs && "+config("deep/h")+" && echo planted\n", "planted")
+		ran("deep/h/sub")
+		// Inside a regenerable directory, which the walk before the
+		// command's status does not go into: the round after it
+		// does. A bare one, and a repository's .git there.
+		b.plant("inside", "mkdir -p node_modules/x && git init -q --bare node_modules/x/lib && "+config("node_modules/x/lib")+" && mkdir node_modules/x/lib/sub && "+
+			"git init -q node_modules/y && git -C node_modules/y config core.fsmonitor 'touch "+marker+"; false' && echo planted\n", "planted")
+		ran("node_modules/x/lib/sub")
+		ran("node_modules/y")
+		// Ordinary work: a test remote, pushed to and cloned later.
+		b.plant("remote", "git init -q --bare remote.git && git push -q remote.git HEAD && echo done\n", "done")
+		b.plant("remote2", "git push -q remote.git HEAD:refs/heads/two && git clone -q remote.git c && git -C c log --format=%s -1\n", "src")
+		if got := b.host("git --git-dir=remote.git config core.bare"); got != "true\n" {
+			t.Errorf("the test remote's configuration changed: %q", got)
+		}
+	})
 }
 
 // TestGuardBelowAtOnce: what a command plants below the root is put
@@ -516,37 +508,35 @@ func TestGuardBelowBare(t *testing.T) {
 // marker), and a look at a package's .npmrc and a folder's
 // .vscode/tasks.json. The marker must not appear, nor the files.
 func TestGuardBelowAtOnce(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			if b.session {
-				b.settings("")
-			} else {
-				b.settings("  session: off\n")
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		if b.session {
+			b.settings("")
+		} else {
+			b.settings("  session: off\n")
+		}
+		marker := filepath.Join(b.base, "pwned")
+		b.host("cp /bin/sh x")
+		fsmonitor := "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > "
+		ran := func(what string) {
+			t.Helper()
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the person's git status, run as the shim returned, ran a program a sandboxed command planted %s", what)
+				os.Remove(marker)
 			}
-			marker := filepath.Join(b.base, "pwned")
-			b.host("cp /bin/sh x")
-			fsmonitor := "printf '[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n' > "
-			ran := func(what string) {
-				t.Helper()
-				if _, err := os.Stat(marker); err == nil {
-					t.Errorf("the person's git status, run as the shim returned, ran a program a sandboxed command planted %s", what)
-					os.Remove(marker)
-				}
-			}
-			b.plantThen("bare", "git init -q --bare deep/b && "+fsmonitor+"deep/b/config && mkdir deep/b/sub && echo planted\n", "planted",
-				"git -C deep/b/sub status >/dev/null 2>&1; true")
-			ran("in a bare repository deep/b above it")
-			b.plantThen("pointer", "git init -q --bare node_modules/g && "+fsmonitor+"node_modules/g/config && mkdir -p deep/p && "+
-				"printf 'gitdir: ../../node_modules/g\\n' > deep/p/.git && echo planted\n", "planted",
-				"git -C deep/p status >/dev/null 2>&1; true")
-			ran("through deep/p/.git")
-			if got := b.plantThen("files", "mkdir -p packages/app sub/.vscode && echo script-shell=./x > packages/app/.npmrc && echo '{}' > sub/.vscode/tasks.json && echo planted\n", "planted",
-				"ls packages/app/.npmrc sub/.vscode/tasks.json 2>/dev/null; true"); got != "" {
-				t.Errorf("auto-run files a sandboxed command planted below the root were there when its shim returned:\n%s", got)
-			}
-		})
-	}
+		}
+		b.plantThen("bare", "git init -q --bare deep/b && "+fsmonitor+"deep/b/config && mkdir deep/b/sub && echo planted\n", "planted",
+			"git -C deep/b/sub status >/dev/null 2>&1; true")
+		ran("in a bare repository deep/b above it")
+		b.plantThen("pointer", "git init -q --bare node_modules/g && "+fsmonitor+"node_modules/g/config && mkdir -p deep/p && "+
+			"printf 'gitdir: ../../node_modules/g\\n' > deep/p/.git && echo planted\n", "planted",
+			"git -C deep/p status >/dev/null 2>&1; true")
+		ran("through deep/p/.git")
+		if got := b.plantThen("files", "mkdir -p packages/app sub/.vscode && echo script-shell=./x > packages/app/.npmrc && echo '{}' > sub/.vscode/tasks.json && echo planted\n", "planted",
+			"ls packages/app/.npmrc sub/.vscode/tasks.json 2>/dev/null; true"); got != "" {
+			t.Errorf("auto-run files a sandboxed command planted below the root were there when its shim returned:\n%s", got)
+		}
+	})
 }
 
 // plantThen is plant, with then run on the host the moment the shim

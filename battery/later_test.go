@@ -20,49 +20,47 @@ import (
 // command out of the session), both made from such a policy. So a
 // command there can plant no hook and no key that runs a program.
 func TestSessionScratchRepositoryLater(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			// Scratch space of this test's own ($TMPDIR): a repository
-			// in /tmp is guarded by every cordon run on the machine, and
-			// another's could put back what this one's let through.
-			tmpdir := filepath.Join(b.base, "tmp")
-			if err := os.Mkdir(tmpdir, 0o700); err != nil {
-				t.Fatal(err)
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		// Scratch space of this test's own ($TMPDIR): a repository
+		// in /tmp is guarded by every cordon run on the machine, and
+		// another's could put back what this one's let through.
+		tmpdir := filepath.Join(b.base, "tmp")
+		if err := os.Mkdir(tmpdir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		b.env = append(b.env, "TMPDIR="+tmpdir)
+		b.settings("")
+		if out, code := b.run("off", "echo first"); code != 0 || !strings.Contains(out, "first") {
+			t.Fatalf("first command: exit %d\n%s", code, out)
+		}
+		repo, err := os.MkdirTemp(tmpdir, "cordon-later-repo-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(repo)
+		b.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
+		marker := filepath.Join(b.base, "pwned")
+		hook := filepath.Join(repo, ".git/hooks/pre-commit")
+		plant := func(where string) {
+			t.Helper()
+			out, _ := b.run("off", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > "+hook+"; chmod +x "+hook+"; git -C "+repo+" config core.fsmonitor 'touch "+marker+"'; echo done")
+			if !strings.Contains(out, "done") {
+				t.Fatalf("%s: the command did not run:\n%s", where, out)
 			}
-			b.env = append(b.env, "TMPDIR="+tmpdir)
-			b.settings("")
-			if out, code := b.run("off", "echo first"); code != 0 || !strings.Contains(out, "first") {
-				t.Fatalf("first command: exit %d\n%s", code, out)
+			b.host("git -C " + repo + " status >/dev/null 2>&1; git -C " + repo + " commit -q --allow-empty -m two; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Fatalf("%s: the person's git in %s ran what a command planted:\n%s", where, repo, out)
 			}
-			repo, err := os.MkdirTemp(tmpdir, "cordon-later-repo-")
-			if err != nil {
-				t.Fatal(err)
+			if _, err := os.Stat(hook); err == nil {
+				t.Fatalf("%s: a hook was planted in %s:\n%s", where, repo, out)
 			}
-			defer os.RemoveAll(repo)
-			b.host("git init -q " + repo + " && git -C " + repo + " commit -q --allow-empty -m one")
-			marker := filepath.Join(b.base, "pwned")
-			hook := filepath.Join(repo, ".git/hooks/pre-commit")
-			plant := func(where string) {
-				t.Helper()
-				out, _ := b.run("off", "printf '#!/bin/sh\\ntouch "+marker+"\\n' > "+hook+"; chmod +x "+hook+"; git -C "+repo+" config core.fsmonitor 'touch "+marker+"'; echo done")
-				if !strings.Contains(out, "done") {
-					t.Fatalf("%s: the command did not run:\n%s", where, out)
-				}
-				b.host("git -C " + repo + " status >/dev/null 2>&1; git -C " + repo + " commit -q --allow-empty -m two; true")
-				if _, err := os.Stat(marker); err == nil {
-					t.Fatalf("%s: the person's git in %s ran what a command planted:\n%s", where, repo, out)
-				}
-				if _, err := os.Stat(hook); err == nil {
-					t.Fatalf("%s: a hook was planted in %s:\n%s", where, repo, out)
-				}
-			}
-			stopSessions(t, b.home)
-			plant("the session's next sandbox")
-			b.settings("  limits: {open_files: 512}\n")
-			plant("a sandbox of its own")
-		})
-	}
+		}
+		stopSessions(t, b.home)
+		plant("the session's next sandbox")
+		b.settings("  limits: {open_files: 512}\n")
+		plant("a sandbox of its own")
+	})
 }
 
 // TestSessionScratchRepositoryInSession: a person's repository made in
@@ -149,44 +147,42 @@ func TestNestedShellScratchRepositoryLater(t *testing.T) {
 // when the same command wrote it.
 func TestSessionPutBackBesideAnother(t *testing.T) {
 	python := needPython(t)
-	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte("open('.envrc', 'w').write('touch pwned\\n')\nprint('planted')\n"), 0o644); err != nil {
-				t.Fatal(err)
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		if err := os.WriteFile(filepath.Join(r.ws, "writer.py"), []byte("open('.envrc', 'w').write('touch pwned\\n')\nprint('planted')\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		long := exec.Command(r.shim, "-c", "touch started; sleep 6")
+		long.Args[0] = "bash"
+		long.Dir, long.Env = r.ws, r.env
+		if err := long.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ended := make(chan struct{})
+		go func() { long.Wait(); close(ended) }()
+		defer func() { <-ended }()
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(r.ws, "started")); err == nil {
+				break
 			}
-			long := exec.Command(r.shim, "-c", "touch started; sleep 6")
-			long.Args[0] = "bash"
-			long.Dir, long.Env = r.ws, r.env
-			if err := long.Start(); err != nil {
-				t.Fatal(err)
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("the long command never started")
 			}
-			ended := make(chan struct{})
-			go func() { long.Wait(); close(ended) }()
-			defer func() { <-ended }()
-			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
-				if _, err := os.Stat(filepath.Join(r.ws, "started")); err == nil {
-					break
-				}
-				if time.Since(start) > 10*time.Second {
-					t.Fatal("the long command never started")
-				}
-			}
-			out, errs, code := r.sh(python + " writer.py")
-			select {
-			case <-ended:
-				t.Skip("the long command ended before the writer: the machine is too slow for this test")
-			default:
-			}
-			if out != "planted\n" || code != 0 {
-				t.Fatalf("the writer: exit %d, %q, %s", code, out, errs)
-			}
-			if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {
-				t.Errorf(".envrc planted beside another command of the session is on the host after its shim returned")
-			}
-			if !strings.Contains(errs, ".envrc") {
-				t.Errorf("the command does not say what was put back: %q", errs)
-			}
-		})
-	}
+		}
+		out, errs, code := r.sh(python + " writer.py")
+		select {
+		case <-ended:
+			t.Skip("the long command ended before the writer: the machine is too slow for this test")
+		default:
+		}
+		if out != "planted\n" || code != 0 {
+			t.Fatalf("the writer: exit %d, %q, %s", code, out, errs)
+		}
+		if _, err := os.Stat(filepath.Join(r.ws, ".envrc")); err == nil {
+			t.Errorf(".envrc planted beside another command of the session is on the host after its shim returned")
+		}
+		if !strings.Contains(errs, ".envrc") {
+			t.Errorf("the command does not say what was put back: %q", errs)
+		}
+	})
 }

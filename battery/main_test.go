@@ -90,6 +90,26 @@ func TestMain(m *testing.M) {
 // state and settings) is put there.
 var testBase string
 
+// ownBases holds, by test name, the directory that a subtest run beside
+// its siblings (eachBackend) makes its directories in, instead of
+// testBase.
+var ownBases sync.Map
+
+// ownBase is where t makes directories outside scratch space: its own
+// directory if t or a parent test has one, else testBase.
+func ownBase(t testing.TB) string {
+	for name := t.Name(); ; {
+		if dir, ok := ownBases.Load(name); ok {
+			return dir.(string)
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return testBase
+		}
+		name = name[:i]
+	}
+}
+
 // runAndClean runs the tests with TMPDIR as it was (testscript has made
 // its commands' directory in testBase by then), then removes testBase.
 type runAndClean struct {
@@ -444,7 +464,7 @@ func linkShim(t testing.TB, name string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp(testBase, "shim-")
+	dir, err := os.MkdirTemp(ownBase(t), "shim-")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,10 @@ import (
 // .git/config itself; the person's git status then runs nothing. A safe
 // key written there is kept.
 func TestGuardGitIncludes(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			marker := filepath.Join(b.base, "pwned")
-			b.host(`git config include.path ../.gitconfig
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		marker := filepath.Join(b.base, "pwned")
+		b.host(`git config include.path ../.gitconfig
 printf '[user]\n\tname = Person\n[include]\n\tpath = nested.gitconfig\n' > .gitconfig
 echo '[user]' > nested.gitconfig
 git config --add includeIf.gitdir:` + b.ws + `/.path ` + b.ws + `/cond/when.gitconfig
@@ -40,36 +39,35 @@ ln -s ` + b.ws + `/tilde.gitconfig ` + b.home + `/tilde.gitconfig
 git config -f ` + b.home + `/.gitconfig include.path ` + b.ws + `/abs.gitconfig
 git config -f ` + b.home + `/.gitconfig --add include.path '~/tilde.gitconfig'
 git add .gitconfig nested.gitconfig && git commit -qm shared`)
-			if got := strings.TrimSpace(b.host("git config user.name")); got != "Person" {
-				t.Fatalf("the includes do not work on the host: user.name %q", got)
+		if got := strings.TrimSpace(b.host("git config user.name")); got != "Person" {
+			t.Fatalf("the includes do not work on the host: user.name %q", got)
+		}
+		fsm := "[core]\\n\\tfsmonitor = \\\"touch " + marker + "; false\\\"\\n"
+		for _, f := range []string{".gitconfig", "nested.gitconfig", "cond/when.gitconfig", "abs.gitconfig", "tilde.gitconfig"} {
+			before, _ := os.ReadFile(filepath.Join(b.ws, f))
+			out, _ := b.run("off", "mkdir -p cond && printf '"+fsm+"' >> "+f)
+			if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, f)+":") || !strings.Contains(out, "core.fsmonitor added") {
+				t.Errorf("%s: no line saying core.fsmonitor was undone:\n%s", f, out)
 			}
-			fsm := "[core]\\n\\tfsmonitor = \\\"touch " + marker + "; false\\\"\\n"
-			for _, f := range []string{".gitconfig", "nested.gitconfig", "cond/when.gitconfig", "abs.gitconfig", "tilde.gitconfig"} {
-				before, _ := os.ReadFile(filepath.Join(b.ws, f))
-				out, _ := b.run("off", "mkdir -p cond && printf '"+fsm+"' >> "+f)
-				if !strings.Contains(out, "cordon: "+filepath.Join(b.ws, f)+":") || !strings.Contains(out, "core.fsmonitor added") {
-					t.Errorf("%s: no line saying core.fsmonitor was undone:\n%s", f, out)
-				}
-				b.host("git status >/dev/null 2>&1; true")
-				if _, err := os.Stat(marker); err == nil {
-					t.Errorf("%s: the person's git status ran the program a command planted there", f)
-					os.Remove(marker)
-				}
-				if before != nil {
-					b.unchanged(filepath.Join(b.ws, f), string(before))
-				} else {
-					b.absent(filepath.Join(b.ws, f))
-				}
+			b.host("git status >/dev/null 2>&1; true")
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("%s: the person's git status ran the program a command planted there", f)
+				os.Remove(marker)
 			}
-			// A safe key is ordinary work: kept.
-			if out, code := b.run("off", "git config -f .gitconfig user.email p@example.com"); code != 0 || strings.Contains(out, "cordon:") {
-				t.Errorf("a safe key: exit %d:\n%s", code, out)
+			if before != nil {
+				b.unchanged(filepath.Join(b.ws, f), string(before))
+			} else {
+				b.absent(filepath.Join(b.ws, f))
 			}
-			if got := strings.TrimSpace(b.host("git config user.email")); got != "p@example.com" {
-				t.Errorf("a safe key in .gitconfig was not kept: %q", got)
-			}
-		})
-	}
+		}
+		// A safe key is ordinary work: kept.
+		if out, code := b.run("off", "git config -f .gitconfig user.email p@example.com"); code != 0 || strings.Contains(out, "cordon:") {
+			t.Errorf("a safe key: exit %d:\n%s", code, out)
+		}
+		if got := strings.TrimSpace(b.host("git config user.email")); got != "p@example.com" {
+			t.Errorf("a safe key in .gitconfig was not kept: %q", got)
+		}
+	})
 }
 
 // TestGuardBareKeepsPersonsFiles: a command makes the person's web/ (a
@@ -83,64 +81,62 @@ git add .gitconfig nested.gitconfig && git commit -qm shared`)
 // repository a command makes of its own, with a hook planted, still
 // loses the hook.
 func TestGuardBareKeepsPersonsFiles(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			b.host(`for d in web packages/web; do
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		b.host(`for d in web packages/web; do
 mkdir -p $d/hooks && echo 'export const useThing = 1' > $d/hooks/useThing.js && echo 'port: 3000' > $d/config
 done
 git add web packages && git commit -qm web
 echo 'export const useOther = 2' > web/hooks/useOther.js && echo 'export const useOther = 2' > packages/web/hooks/useOther.js`)
-			// (Older than the next command's trusted state by more than
-			// the file clock's margin.)
-			time.Sleep(100 * time.Millisecond)
-			make := func(d string) string {
-				return "mkdir -p " + d + "/objects " + d + "/refs && echo 'ref: refs/heads/main' > " + d + "/HEAD"
+		// (Older than the next command's trusted state by more than
+		// the file clock's margin.)
+		time.Sleep(100 * time.Millisecond)
+		make := func(d string) string {
+			return "mkdir -p " + d + "/objects " + d + "/refs && echo 'ref: refs/heads/main' > " + d + "/HEAD"
+		}
+		out, code := b.run("off", make("web"))
+		if code != 0 {
+			t.Fatalf("exit %d:\n%s", code, out)
+		}
+		out2, code := b.shim(make("packages/web"))
+		if code != 0 {
+			t.Fatalf("through the shim: exit %d:\n%s", code, out2)
+		}
+		snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+		for _, d := range []string{"web", "packages/web"} {
+			for f, want := range map[string]string{"hooks/useThing.js": "export const useThing = 1\n", "hooks/useOther.js": "export const useOther = 2\n", "config": "port: 3000\n"} {
+				b.unchanged(filepath.Join(b.ws, d, f), want)
 			}
-			out, code := b.run("off", make("web"))
-			if code != 0 {
-				t.Fatalf("exit %d:\n%s", code, out)
+			if got := strings.TrimSpace(b.host("cd " + d + " && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
+				t.Errorf("%s: git takes %s for its git directory, want the workspace's", d, got)
 			}
-			out2, code := b.shim(make("packages/web"))
-			if code != 0 {
-				t.Fatalf("through the shim: exit %d:\n%s", code, out2)
+		}
+		if !strings.Contains(out+out2, "your own") {
+			t.Errorf("no line saying what was done:\n%s\n%s", out, out2)
+		}
+		// The same with a hook planted among the person's: git does
+		// not run it (web is no repository, or the hook is gone).
+		b.run("off", make("web")+" && printf '#!/bin/sh\\necho pwned\\n' > web/hooks/post-checkout && chmod +x web/hooks/post-checkout")
+		if got := strings.TrimSpace(b.host("cd web && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
+			if _, err := os.Lstat(filepath.Join(b.ws, "web/hooks/post-checkout")); err == nil {
+				t.Errorf("web is a git directory (%s) with the planted hook in it", got)
 			}
-			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
-			for _, d := range []string{"web", "packages/web"} {
-				for f, want := range map[string]string{"hooks/useThing.js": "export const useThing = 1\n", "hooks/useOther.js": "export const useOther = 2\n", "config": "port: 3000\n"} {
-					b.unchanged(filepath.Join(b.ws, d, f), want)
-				}
-				if got := strings.TrimSpace(b.host("cd " + d + " && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
-					t.Errorf("%s: git takes %s for its git directory, want the workspace's", d, got)
-				}
-			}
-			if !strings.Contains(out+out2, "your own") {
-				t.Errorf("no line saying what was done:\n%s\n%s", out, out2)
-			}
-			// The same with a hook planted among the person's: git does
-			// not run it (web is no repository, or the hook is gone).
-			b.run("off", make("web")+" && printf '#!/bin/sh\\necho pwned\\n' > web/hooks/post-checkout && chmod +x web/hooks/post-checkout")
-			if got := strings.TrimSpace(b.host("cd web && git rev-parse --absolute-git-dir")); got != filepath.Join(b.ws, ".git") {
-				if _, err := os.Lstat(filepath.Join(b.ws, "web/hooks/post-checkout")); err == nil {
-					t.Errorf("web is a git directory (%s) with the planted hook in it", got)
-				}
-			}
-			// A repository a command makes in the person's directory: the
-			// person's places at its root stay, one it plants goes.
-			b.host("mkdir -p app/.vscode && echo 'use nix' > app/.envrc && echo '{}' > app/.vscode/settings.json")
-			time.Sleep(100 * time.Millisecond)
-			out, _ = b.run("off", "git init -q app && mkdir -p app2 && echo 'echo pwned' > app2/.envrc && git init -q app2")
-			b.unchanged(filepath.Join(b.ws, "app/.envrc"), "use nix\n")
-			b.unchanged(filepath.Join(b.ws, "app/.vscode/settings.json"), "{}\n")
-			b.absent(filepath.Join(b.ws, "app2/.envrc"))
-			// A bare repository of the command's own: its planted hook goes.
-			out, _ = b.run("off", "git init -q --bare remote.git && printf '#!/bin/sh\\necho pwned\\n' > remote.git/hooks/post-update && chmod +x remote.git/hooks/post-update")
-			b.absent(filepath.Join(b.ws, "remote.git/hooks/post-update"))
-			if !strings.Contains(out, "remote.git") {
-				t.Errorf("no line for remote.git:\n%s", out)
-			}
-		})
-	}
+		}
+		// A repository a command makes in the person's directory: the
+		// person's places at its root stay, one it plants goes.
+		b.host("mkdir -p app/.vscode && echo 'use nix' > app/.envrc && echo '{}' > app/.vscode/settings.json")
+		time.Sleep(100 * time.Millisecond)
+		out, _ = b.run("off", "git init -q app && mkdir -p app2 && echo 'echo pwned' > app2/.envrc && git init -q app2")
+		b.unchanged(filepath.Join(b.ws, "app/.envrc"), "use nix\n")
+		b.unchanged(filepath.Join(b.ws, "app/.vscode/settings.json"), "{}\n")
+		b.absent(filepath.Join(b.ws, "app2/.envrc"))
+		// A bare repository of the command's own: its planted hook goes.
+		out, _ = b.run("off", "git init -q --bare remote.git && printf '#!/bin/sh\\necho pwned\\n' > remote.git/hooks/post-update && chmod +x remote.git/hooks/post-update")
+		b.absent(filepath.Join(b.ws, "remote.git/hooks/post-update"))
+		if !strings.Contains(out, "remote.git") {
+			t.Errorf("no line for remote.git:\n%s", out)
+		}
+	})
 }
 
 // TestGuardStoppedRebase: a command leaves a rebase stopped at a

@@ -391,26 +391,24 @@ func countOwn(match func(cmdline []byte) bool) int {
 // confined program, and do not starve cordon itself (a memory limit on
 // the Go runtime would crash it).
 func TestSandboxLimits(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			cfg := filepath.Join(b.base, "config")
-			os.MkdirAll(filepath.Join(cfg, "cordon"), 0o755)
-			os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  limits: {memory: 268435456, open_files: 64}\n"), 0o644)
-			// Limits set after the program starts were missing in 5 of
-			// 20 runs: try it often enough to see such a race.
-			for i := 0; i < 12; i++ {
-				out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
-				if code != 0 || out != "262144\n64\n" {
-					t.Fatalf("limits, run %d: exit %d: %q", i, code, out)
-				}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		cfg := filepath.Join(b.base, "config")
+		os.MkdirAll(filepath.Join(cfg, "cordon"), 0o755)
+		os.WriteFile(filepath.Join(cfg, "cordon", "config.yaml"), []byte("version: 1\nsandbox:\n  limits: {memory: 268435456, open_files: 64}\n"), 0o644)
+		// Limits set after the program starts were missing in 5 of
+		// 20 runs: try it often enough to see such a race.
+		for i := 0; i < 12; i++ {
+			out, code := b.run("on", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg)
+			if code != 0 || out != "262144\n64\n" {
+				t.Fatalf("limits, run %d: exit %d: %q", i, code, out)
 			}
-			// Behind the allowlist's forwarder, cordon in the sandbox
-			// (Go) starts before the program: the limits are the
-			// program's only.
-			if out, code := b.run("allowlist", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg); code != 0 || out != "262144\n64\n" {
-				t.Fatalf("limits behind the allowlist: exit %d: %q", code, out)
-			}
-		})
-	}
+		}
+		// Behind the allowlist's forwarder, cordon in the sandbox
+		// (Go) starts before the program: the limits are the
+		// program's only.
+		if out, code := b.run("allowlist", "ulimit -v; ulimit -n", "XDG_CONFIG_HOME="+cfg); code != 0 || out != "262144\n64\n" {
+			t.Fatalf("limits behind the allowlist: exit %d: %q", code, out)
+		}
+	})
 }

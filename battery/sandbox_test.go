@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,11 +52,53 @@ type battery struct {
 // directory while another test's session lived replaced that session.
 func batteryBase(t testing.TB) string {
 	t.Helper()
-	base, err := os.MkdirTemp(testBase, "t-")
+	base, err := os.MkdirTemp(ownBase(t), "t-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return base
+}
+
+// eachBackend runs f for every backend, as subtests that run at once:
+// most of their time is spent waiting (the agent's margin, sandboxes
+// starting), not computing. They are not t.Parallel, so -parallel
+// (GOMAXPROCS by default, 2 in CI) does not hold them back, and no other
+// test runs beside them.
+//
+// Each makes its directories in one of its own, made before any starts
+// and removed after all have ended: an entry made or removed in
+// testBase, on the way to a sibling's hidden paths, would change that
+// sibling's Landlock session key, so replace its sandbox mid-test (see
+// batteryBase). Run f only where the subtests share nothing else: no
+// listener, no process name they count, no file outside their own.
+func eachBackend(t *testing.T, f func(t *testing.T, backend string)) {
+	t.Helper()
+	atOnce(t, backends, f)
+}
+
+// atOnce runs f for each of names as eachBackend does for backends.
+func atOnce(t *testing.T, names []string, f func(t *testing.T, name string)) {
+	t.Helper()
+	dirs := make([]string, len(names))
+	for i := range names {
+		dir, err := os.MkdirTemp(testBase, "each-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		dirs[i] = dir
+	}
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			t.Run(name, func(t *testing.T) {
+				ownBases.Store(t.Name(), dirs[i])
+				t.Cleanup(func() { ownBases.Delete(t.Name()) })
+				f(t, name)
+			})
+		})
+	}
+	wg.Wait()
 }
 
 // secret is the content of every fake credential.
@@ -228,69 +271,65 @@ func (b *battery) absent(path string) {
 }
 
 func TestSandboxCredentialsUnreadable(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc",
-				".docker/config.json", ".claude/.credentials.json"} {
-				b.mustFail("reading ~/"+f, "cat ~/"+f)
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc",
+			".docker/config.json", ".claude/.credentials.json"} {
+			b.mustFail("reading ~/"+f, "cat ~/"+f)
+		}
+		// Shown filtered (tokenfiles_test.go): a line that is a bare
+		// value is left out.
+		for _, f := range []string{".git-credentials", ".config/gh/hosts.yml"} {
+			if out, _ := b.run("on", "cat ~/"+f); strings.Contains(out, secret) {
+				t.Errorf("reading ~/%s: got through:\n%s", f, out)
 			}
-			// Shown filtered (tokenfiles_test.go): a line that is a bare
-			// value is left out.
-			for _, f := range []string{".git-credentials", ".config/gh/hosts.yml"} {
-				if out, _ := b.run("on", "cat ~/"+f); strings.Contains(out, secret) {
-					t.Errorf("reading ~/%s: got through:\n%s", f, out)
-				}
+		}
+		// The same files where XDG_CONFIG_HOME puts them (found by
+		// an attacker: only the ~/.config spellings were listed).
+		xdg := filepath.Join(b.home, "xdg")
+		for f, text := range map[string]string{"gh/hosts.yml": "github.com:\n    oauth_token: " + secret + "\n", "git/credentials": "https://person:" + secret + "@github.com\n"} {
+			os.MkdirAll(filepath.Dir(filepath.Join(xdg, f)), 0o755)
+			os.WriteFile(filepath.Join(xdg, f), []byte(text), 0o600)
+		}
+		b.env = append(b.env, "XDG_CONFIG_HOME="+xdg)
+		for _, f := range []string{"gh/hosts.yml", "git/credentials"} {
+			if out, _ := b.run("on", "cat $XDG_CONFIG_HOME/"+f); strings.Contains(out, secret) {
+				t.Errorf("reading $XDG_CONFIG_HOME/%s: got through:\n%s", f, out)
 			}
-			// The same files where XDG_CONFIG_HOME puts them (found by
-			// an attacker: only the ~/.config spellings were listed).
-			xdg := filepath.Join(b.home, "xdg")
-			for f, text := range map[string]string{"gh/hosts.yml": "github.com:\n    oauth_token: " + secret + "\n", "git/credentials": "https://person:" + secret + "@github.com\n"} {
-				os.MkdirAll(filepath.Dir(filepath.Join(xdg, f)), 0o755)
-				os.WriteFile(filepath.Join(xdg, f), []byte(text), 0o600)
-			}
-			b.env = append(b.env, "XDG_CONFIG_HOME="+xdg)
-			for _, f := range []string{"gh/hosts.yml", "git/credentials"} {
-				if out, _ := b.run("on", "cat $XDG_CONFIG_HOME/"+f); strings.Contains(out, secret) {
-					t.Errorf("reading $XDG_CONFIG_HOME/%s: got through:\n%s", f, out)
-				}
-			}
-			if b.backend != "landlock" {
-				// Landlock lets the names in a hidden directory be
-				// listed (see platform/landlock_linux.go); bwrap and
-				// Seatbelt not.
-				b.mustFail("listing ~/.ssh", "ls ~/.ssh | grep -q id_ed25519")
-			}
-			b.mustFail("copying ~/.aws out", "cp -r ~/.aws ./aws && cat ./aws/credentials")
-			if out, code := b.run("on", "cat ~/.ssh/known_hosts"); code != 0 || !strings.Contains(out, "github.com") {
-				t.Errorf("~/.ssh/known_hosts should stay readable: exit %d: %s", code, out)
-			}
-		})
-	}
+		}
+		if b.backend != "landlock" {
+			// Landlock lets the names in a hidden directory be
+			// listed (see platform/landlock_linux.go); bwrap and
+			// Seatbelt not.
+			b.mustFail("listing ~/.ssh", "ls ~/.ssh | grep -q id_ed25519")
+		}
+		b.mustFail("copying ~/.aws out", "cp -r ~/.aws ./aws && cat ./aws/credentials")
+		if out, code := b.run("on", "cat ~/.ssh/known_hosts"); code != 0 || !strings.Contains(out, "github.com") {
+			t.Errorf("~/.ssh/known_hosts should stay readable: exit %d: %s", code, out)
+		}
+	})
 }
 
 func TestSandboxWritesOutsideFail(t *testing.T) {
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			outside := filepath.Join(b.base, "outside")
-			b.mustFail("appending to ~/.bashrc", "echo evil >> ~/.bashrc")
-			b.mustFail("creating a file in home", "touch ~/new")
-			b.mustFail("deleting ~/.profile", "rm -f ~/.profile && test ! -e ~/.profile")
-			b.mustFail("deleting a directory outside", "rm -rf "+outside+" && test ! -e "+outside)
-			b.mustFail("writing next to the workspace", "echo x > "+filepath.Join(b.base, "new"))
-			b.mustFail("writing in /etc", "echo x > /etc/cordon-battery")
-			b.mustFail("writing in /usr", "touch /usr/cordon-battery")
-			b.mustFail("renaming a file outside", "mv ~/.profile ~/.profile2")
-			b.unchanged(filepath.Join(b.home, ".bashrc"), "# rc\n")
-			b.unchanged(filepath.Join(b.home, ".profile"), "# profile\n")
-			b.unchanged(filepath.Join(outside, "file"), "outside\n")
-			b.absent(filepath.Join(b.home, "new"))
-			b.absent(filepath.Join(b.base, "new"))
-			b.absent("/etc/cordon-battery")
-			b.absent("/usr/cordon-battery")
-		})
-	}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		outside := filepath.Join(b.base, "outside")
+		b.mustFail("appending to ~/.bashrc", "echo evil >> ~/.bashrc")
+		b.mustFail("creating a file in home", "touch ~/new")
+		b.mustFail("deleting ~/.profile", "rm -f ~/.profile && test ! -e ~/.profile")
+		b.mustFail("deleting a directory outside", "rm -rf "+outside+" && test ! -e "+outside)
+		b.mustFail("writing next to the workspace", "echo x > "+filepath.Join(b.base, "new"))
+		b.mustFail("writing in /etc", "echo x > /etc/cordon-battery")
+		b.mustFail("writing in /usr", "touch /usr/cordon-battery")
+		b.mustFail("renaming a file outside", "mv ~/.profile ~/.profile2")
+		b.unchanged(filepath.Join(b.home, ".bashrc"), "# rc\n")
+		b.unchanged(filepath.Join(b.home, ".profile"), "# profile\n")
+		b.unchanged(filepath.Join(outside, "file"), "outside\n")
+		b.absent(filepath.Join(b.home, "new"))
+		b.absent(filepath.Join(b.base, "new"))
+		b.absent("/etc/cordon-battery")
+		b.absent("/usr/cordon-battery")
+	})
 }
 
 func TestSandboxSymlinkOutFails(t *testing.T) {

@@ -580,46 +580,44 @@ func TestSessionWorkspaceMadeAgain(t *testing.T) {
 // file's content only when the same command wrote it.)
 func TestSessionBetweenCommands(t *testing.T) {
 	names := []string{".envrc", ".npmrc", ".vscode/tasks.json"}
-	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			python := needPython(t)
-			// A submodule.s git directory (.git/modules/lib),
-			// the person.s own: its configuration too.
-			lib := filepath.Join(t.TempDir(), "lib")
-			for _, c := range [][]string{{"init", "-q", lib}, {"-C", lib, "-c", "user.name=p", "-c", "user.email=p@x", "commit", "-q", "--allow-empty", "-m", "x"},
-				{"-C", r.ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib"}} {
-				if out, err := exec.Command("git", c...).CombinedOutput(); err != nil {
-					t.Fatalf("git %v: %v\n%s", c, err, out)
-				}
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		python := needPython(t)
+		// A submodule.s git directory (.git/modules/lib),
+		// the person.s own: its configuration too.
+		lib := filepath.Join(t.TempDir(), "lib")
+		for _, c := range [][]string{{"init", "-q", lib}, {"-C", lib, "-c", "user.name=p", "-c", "user.email=p@x", "commit", "-q", "--allow-empty", "-m", "x"},
+			{"-C", r.ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib"}} {
+			if out, err := exec.Command("git", c...).CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", c, err, out)
 			}
-			modcfg := filepath.Join(r.ws, ".git/modules/lib/config")
-			before, _ := os.ReadFile(modcfg)
-			writer := "import os, time\n" +
-				"time.sleep(0.5)\n" +
-				"open('.envrc', 'w').write('touch pwned\\n')\n" +
-				"open('.npmrc', 'w').write('script-shell=/tmp/x\\n')\n" +
-				"os.makedirs('.vscode', exist_ok=True)\n" +
-				"open('.vscode/tasks.json', 'w').write('{}')\n" +
-				"time.sleep(0.5)\n" + // (a write of its own, after the others are put back)
-				"open('.git/modules/lib/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
-				"open('wrote', 'w').close()\n"
-			r.background(python, writer)
-			time.Sleep(time.Second)
-			for _, name := range names {
-				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
-					t.Errorf("%s written by the session's background process is on the host a second later", name)
-				}
+		}
+		modcfg := filepath.Join(r.ws, ".git/modules/lib/config")
+		before, _ := os.ReadFile(modcfg)
+		writer := "import os, time\n" +
+			"time.sleep(0.5)\n" +
+			"open('.envrc', 'w').write('touch pwned\\n')\n" +
+			"open('.npmrc', 'w').write('script-shell=/tmp/x\\n')\n" +
+			"os.makedirs('.vscode', exist_ok=True)\n" +
+			"open('.vscode/tasks.json', 'w').write('{}')\n" +
+			"time.sleep(0.5)\n" + // (a write of its own, after the others are put back)
+			"open('.git/modules/lib/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
+			"open('wrote', 'w').close()\n"
+		r.background(python, writer)
+		time.Sleep(time.Second)
+		for _, name := range names {
+			if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
+				t.Errorf("%s written by the session's background process is on the host a second later", name)
 			}
-			if after, _ := os.ReadFile(modcfg); string(after) != string(before) {
-				t.Errorf("a submodule's configuration written by the session's background process is on the host a second later:\n%s", after)
-			}
-			// The next command says what was put back.
-			if _, errs, _ := r.sh("true"); !strings.Contains(errs, ".envrc") {
-				t.Errorf("the next command does not say what was put back: %q", errs)
-			}
-		})
-	}
+		}
+		if after, _ := os.ReadFile(modcfg); string(after) != string(before) {
+			t.Errorf("a submodule's configuration written by the session's background process is on the host a second later:\n%s", after)
+		}
+		// The next command says what was put back.
+		if _, errs, _ := r.sh("true"); !strings.Contains(errs, ".envrc") {
+			t.Errorf("the next command does not say what was put back: %q", errs)
+		}
+	})
 }
 
 // TestSessionBelowRootBetweenCommands: a process a command left running
@@ -630,40 +628,38 @@ func TestSessionBetweenCommands(t *testing.T) {
 // says what was moved.
 func TestSessionBelowRootBetweenCommands(t *testing.T) {
 	python := needPython(t)
-	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			npmrc := filepath.Join(r.ws, "packages/app/.npmrc")
-			os.MkdirAll(filepath.Dir(npmrc), 0o755)
-			if err := os.WriteFile(npmrc, []byte("save-exact=true\n"), 0o644); err != nil {
-				t.Fatal(err)
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		npmrc := filepath.Join(r.ws, "packages/app/.npmrc")
+		os.MkdirAll(filepath.Dir(npmrc), 0o755)
+		if err := os.WriteFile(npmrc, []byte("save-exact=true\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.host("git add packages && git -c user.name=p -c user.email=p@x commit -q -m npmrc")
+		writer := "import os, time\n" +
+			"time.sleep(1.5)\n" + // (after the command's round)
+			"open('packages/app/.npmrc', 'a').write('script-shell=/tmp/x\\n')\n" +
+			"os.makedirs('deep/er/.vscode', exist_ok=True)\n" +
+			"open('deep/er/.vscode/tasks.json', 'w').write('{}')\n" +
+			"open('deep/.envrc', 'w').write('touch pwned\\n')\n" +
+			"open('packages/app/index.js', 'w').write('1\\n')\n" +
+			// (A repository made below the root, a hook planted in it.)
+			"os.system(\"git init -q deep/repo && printf '#!/bin/sh\\\\ntouch pwned\\\\n' > deep/repo/.git/hooks/pre-commit && chmod +x deep/repo/.git/hooks/pre-commit\")\n" +
+			"open('wrote', 'w').close()\n"
+		r.background(python, writer)
+		time.Sleep(time.Second)
+		for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc", "deep/repo/.git/hooks/pre-commit"} {
+			if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
+				t.Errorf("%s written by the session's background process is on the host a second later", name)
 			}
-			r.host("git add packages && git -c user.name=p -c user.email=p@x commit -q -m npmrc")
-			writer := "import os, time\n" +
-				"time.sleep(1.5)\n" + // (after the command's round)
-				"open('packages/app/.npmrc', 'a').write('script-shell=/tmp/x\\n')\n" +
-				"os.makedirs('deep/er/.vscode', exist_ok=True)\n" +
-				"open('deep/er/.vscode/tasks.json', 'w').write('{}')\n" +
-				"open('deep/.envrc', 'w').write('touch pwned\\n')\n" +
-				"open('packages/app/index.js', 'w').write('1\\n')\n" +
-				// (A repository made below the root, a hook planted in it.)
-				"os.system(\"git init -q deep/repo && printf '#!/bin/sh\\\\ntouch pwned\\\\n' > deep/repo/.git/hooks/pre-commit && chmod +x deep/repo/.git/hooks/pre-commit\")\n" +
-				"open('wrote', 'w').close()\n"
-			r.background(python, writer)
-			time.Sleep(time.Second)
-			for _, name := range []string{"packages/app/.npmrc", "deep/er/.vscode/tasks.json", "deep/.envrc", "deep/repo/.git/hooks/pre-commit"} {
-				if _, err := os.Stat(filepath.Join(r.ws, name)); err == nil {
-					t.Errorf("%s written by the session's background process is on the host a second later", name)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(r.ws, "packages/app/index.js")); err != nil {
-				t.Errorf("an ordinary file the background process wrote was moved: %v", err)
-			}
-			if _, errs, _ := r.sh("true"); !strings.Contains(errs, "packages/app/.npmrc") {
-				t.Errorf("the next command does not say what was moved: %q", errs)
-			}
-		})
-	}
+		}
+		if _, err := os.Stat(filepath.Join(r.ws, "packages/app/index.js")); err != nil {
+			t.Errorf("an ordinary file the background process wrote was moved: %v", err)
+		}
+		if _, errs, _ := r.sh("true"); !strings.Contains(errs, "packages/app/.npmrc") {
+			t.Errorf("the next command does not say what was moved: %q", errs)
+		}
+	})
 }
 
 // TestSessionSurvivesSocketChurn: sockets appear and vanish in /tmp all
@@ -998,24 +994,22 @@ func TestSessionBelowGitPointerBetweenCommands(t *testing.T) {
 // below it runs nothing.
 func TestSessionBelowBareBetweenCommands(t *testing.T) {
 	python := needPython(t)
-	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			marker := filepath.Join(r.base, "pwned")
-			r.host("mkdir -p lib/src/pkg && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
-			writer := "import os, time\n" +
-				"time.sleep(1.5)\n" + // (after the command's round)
-				"os.system('git init -q --bare lib/src')\n" +
-				"open('lib/src/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n')\n" +
-				"open('wrote', 'w').close()\n"
-			r.background(python, writer)
-			time.Sleep(time.Second)
-			r.host("git -C lib/src/pkg status >/dev/null 2>&1; true")
-			if _, err := os.Stat(marker); err == nil {
-				t.Error("the person's git status in lib/src/pkg ran a program a session's background process planted in a bare repository")
-			}
-		})
-	}
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		marker := filepath.Join(r.base, "pwned")
+		r.host("mkdir -p lib/src/pkg && echo 'int main(){}' > lib/src/pkg/main.c && git add lib && git commit -qm src")
+		writer := "import os, time\n" +
+			"time.sleep(1.5)\n" + // (after the command's round)
+			"os.system('git init -q --bare lib/src')\n" +
+			"open('lib/src/config', 'w').write('[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = \"touch " + marker + "; false\"\\n')\n" +
+			"open('wrote', 'w').close()\n"
+		r.background(python, writer)
+		time.Sleep(time.Second)
+		r.host("git -C lib/src/pkg status >/dev/null 2>&1; true")
+		if _, err := os.Stat(marker); err == nil {
+			t.Error("the person's git status in lib/src/pkg ran a program a session's background process planted in a bare repository")
+		}
+	})
 }
 
 // TestSessionOwnRepositoryBetweenCommands: a process a command left
@@ -1024,28 +1018,26 @@ func TestSessionBelowBareBetweenCommands(t *testing.T) {
 // between commands: both are put back within a second, before the next
 // command, as in a repository directly in the workspace.
 func TestSessionOwnRepositoryBetweenCommands(t *testing.T) {
-	for _, backend := range []string{"bwrap", "landlock"} {
-		t.Run(backend, func(t *testing.T) {
-			r := newSessionRig(t, backend)
-			python := needPython(t)
-			r.host("git init -q vendor/lib")
-			config := filepath.Join(r.ws, "vendor/lib/.git/config")
-			hook := filepath.Join(r.ws, "vendor/lib/.git/hooks/post-checkout")
-			before, _ := os.ReadFile(config)
-			writer := "import os, time\n" +
-				"time.sleep(0.5)\n" +
-				"open('vendor/lib/.git/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
-				"open('vendor/lib/.git/hooks/post-checkout', 'w').write('#!/bin/sh\\ntouch pwned\\n')\n" +
-				"os.chmod('vendor/lib/.git/hooks/post-checkout', 0o755)\n" +
-				"open('wrote', 'w').close()\n"
-			r.background(python, writer)
-			time.Sleep(time.Second)
-			if after, _ := os.ReadFile(config); string(after) != string(before) {
-				t.Errorf("the person's repository's configuration written by the session's background process is on the host a second later:\n%s", after)
-			}
-			if _, err := os.Lstat(hook); err == nil {
-				t.Error("a hook written by the session's background process into the person's repository is on the host a second later")
-			}
-		})
-	}
+	atOnce(t, []string{"bwrap", "landlock"}, func(t *testing.T, backend string) {
+		r := newSessionRig(t, backend)
+		python := needPython(t)
+		r.host("git init -q vendor/lib")
+		config := filepath.Join(r.ws, "vendor/lib/.git/config")
+		hook := filepath.Join(r.ws, "vendor/lib/.git/hooks/post-checkout")
+		before, _ := os.ReadFile(config)
+		writer := "import os, time\n" +
+			"time.sleep(0.5)\n" +
+			"open('vendor/lib/.git/config', 'a').write('[core]\\n\\tfsmonitor = touch pwned\\n')\n" +
+			"open('vendor/lib/.git/hooks/post-checkout', 'w').write('#!/bin/sh\\ntouch pwned\\n')\n" +
+			"os.chmod('vendor/lib/.git/hooks/post-checkout', 0o755)\n" +
+			"open('wrote', 'w').close()\n"
+		r.background(python, writer)
+		time.Sleep(time.Second)
+		if after, _ := os.ReadFile(config); string(after) != string(before) {
+			t.Errorf("the person's repository's configuration written by the session's background process is on the host a second later:\n%s", after)
+		}
+		if _, err := os.Lstat(hook); err == nil {
+			t.Error("a hook written by the session's background process into the person's repository is on the host a second later")
+		}
+	})
 }

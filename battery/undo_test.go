@@ -94,9 +94,10 @@ func TestUndoRestoresRepository(t *testing.T) {
 		}
 		t.Skip("needs python3")
 	}
-	for _, backend := range backends {
+	// The backends at once, the cases of each one after another.
+	eachBackend(t, func(t *testing.T, backend string) {
 		for _, c := range lossCases {
-			t.Run(backend+"/"+c.name, func(t *testing.T) {
+			t.Run(c.name, func(t *testing.T) {
 				b := newBattery(t, backend)
 				b.settings("")
 				// History, a branch not merged, two stash entries, an
@@ -156,7 +157,7 @@ echo SECRET=1 > .env && echo mine > notes.txt && echo staged > staged && git add
 				}
 			})
 		}
-	}
+	})
 }
 
 // repoState is what must come back: every commit, the stash, the
@@ -182,40 +183,38 @@ func TestUndoRestoresSubmodule(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("needs python3")
 	}
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			b.settings("")
-			origin := filepath.Join(b.base, "dep")
-			b.host(`git init -q ` + origin + ` && git -C ` + origin + ` commit -q --allow-empty -m dep1 && git -C ` + origin + ` commit -q --allow-empty -m dep2
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		b.settings("")
+		origin := filepath.Join(b.base, "dep")
+		b.host(`git init -q ` + origin + ` && git -C ` + origin + ` commit -q --allow-empty -m dep1 && git -C ` + origin + ` commit -q --allow-empty -m dep2
 git -c protocol.file.allow=always submodule -q add ` + origin + ` lib/dep && git commit -qm sub
 git -C lib/dep checkout -qb work && git -C lib/dep commit -q --allow-empty -m local-only`)
-			const state = `git log --all --format='%H %s' | sort; git -C lib/dep log --all --format='%H %s' | sort; git -C lib/dep branch; git status --short -- . ':!prog.py'`
-			before := b.host(state)
-			if err := os.WriteFile(filepath.Join(b.base, "prog.py"), []byte("import shutil\nshutil.rmtree('.git', ignore_errors=True)\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if out, code := b.shim("cp " + filepath.Join(b.base, "prog.py") + " prog.py"); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
-			if out, code := b.shim("python3 prog.py"); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
-			if _, err := os.Stat(filepath.Join(b.ws, ".git", "modules", "lib", "dep", "HEAD")); err == nil {
-				t.Fatal("the program did not remove the submodule's git directory")
-			}
-			out, err := b.undo()
-			if err != nil {
-				t.Fatalf("cordon undo: %v\n%s", err, out)
-			}
-			if after := b.hostMay(state); after != before {
-				t.Errorf("the submodule did not come back:\n%s\nbefore:\n%s\nafter:\n%s", out, before, after)
-			}
-			if fsck := b.hostMay("git -C lib/dep fsck --no-progress --no-dangling 2>&1 && echo fsck-clean"); !strings.HasSuffix(strings.TrimSpace(fsck), "fsck-clean") {
-				t.Errorf("git fsck in the submodule:\n%s", fsck)
-			}
-		})
-	}
+		const state = `git log --all --format='%H %s' | sort; git -C lib/dep log --all --format='%H %s' | sort; git -C lib/dep branch; git status --short -- . ':!prog.py'`
+		before := b.host(state)
+		if err := os.WriteFile(filepath.Join(b.base, "prog.py"), []byte("import shutil\nshutil.rmtree('.git', ignore_errors=True)\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, code := b.shim("cp " + filepath.Join(b.base, "prog.py") + " prog.py"); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		if out, code := b.shim("python3 prog.py"); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		if _, err := os.Stat(filepath.Join(b.ws, ".git", "modules", "lib", "dep", "HEAD")); err == nil {
+			t.Fatal("the program did not remove the submodule's git directory")
+		}
+		out, err := b.undo()
+		if err != nil {
+			t.Fatalf("cordon undo: %v\n%s", err, out)
+		}
+		if after := b.hostMay(state); after != before {
+			t.Errorf("the submodule did not come back:\n%s\nbefore:\n%s\nafter:\n%s", out, before, after)
+		}
+		if fsck := b.hostMay("git -C lib/dep fsck --no-progress --no-dangling 2>&1 && echo fsck-clean"); !strings.HasSuffix(strings.TrimSpace(fsck), "fsck-clean") {
+			t.Errorf("git fsck in the submodule:\n%s", fsck)
+		}
+	})
 }
 
 // A command that writes junk cannot make the store forget: what a
@@ -226,59 +225,57 @@ func TestUndoUnderBudgetPressure(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("needs python3")
 	}
-	for _, backend := range backends {
-		t.Run(backend, func(t *testing.T) {
-			b := newBattery(t, backend)
-			b.settings("snapshots:\n  max_file: 1MiB\n  max_command: 4MiB\n  max_total: 8MiB\n")
-			b.host(`echo SECRET=1 > .env && echo .env > .gitignore && git add .gitignore && git commit -qm ignore && echo mine > notes.txt`)
-			write := func(name, program string) {
-				t.Helper()
-				if err := os.WriteFile(filepath.Join(b.ws, name), []byte("import os, shutil\n"+program+"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+	eachBackend(t, func(t *testing.T, backend string) {
+		b := newBattery(t, backend)
+		b.settings("snapshots:\n  max_file: 1MiB\n  max_command: 4MiB\n  max_total: 8MiB\n")
+		b.host(`echo SECRET=1 > .env && echo .env > .gitignore && git add .gitignore && git commit -qm ignore && echo mine > notes.txt`)
+		write := func(name, program string) {
+			t.Helper()
+			if err := os.WriteFile(filepath.Join(b.ws, name), []byte("import os, shutil\n"+program+"\n"), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			write("junk.py", `import sys
+		}
+		write("junk.py", `import sys
 os.makedirs("junk", exist_ok=True)
 for i in range(3):
     open("junk/%s-%d" % (sys.argv[1], i), "wb").write(os.urandom(1000 << 10))`)
-			write("lose.py", `os.remove(".env"); os.remove("notes.txt")`)
-			write("rmgit.py", `shutil.rmtree(".git", ignore_errors=True)`)
-			for i := range 4 {
-				if out, code := b.shim(fmt.Sprintf("python3 junk.py %d", i)); code != 0 {
-					t.Fatalf("junk: exit %d\n%s", code, out)
-				}
+		write("lose.py", `os.remove(".env"); os.remove("notes.txt")`)
+		write("rmgit.py", `shutil.rmtree(".git", ignore_errors=True)`)
+		for i := range 4 {
+			if out, code := b.shim(fmt.Sprintf("python3 junk.py %d", i)); code != 0 {
+				t.Fatalf("junk: exit %d\n%s", code, out)
 			}
-			if out, code := b.shim("python3 lose.py"); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
+		}
+		if out, code := b.shim("python3 lose.py"); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		if out, code := b.shim("echo hi > x.txt"); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		undo := func(args ...string) string {
+			t.Helper()
+			out, err := b.undo(args...)
+			if err != nil {
+				t.Errorf("cordon undo %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
-			if out, code := b.shim("echo hi > x.txt"); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
-			undo := func(args ...string) string {
-				t.Helper()
-				out, err := b.undo(args...)
-				if err != nil {
-					t.Errorf("cordon undo %s: %v\n%s", strings.Join(args, " "), err, out)
-				}
-				return out
-			}
-			if list := undo("--list"); !strings.Contains(list, "not kept in") || !strings.Contains(list, "quarter of the snapshot store") {
-				t.Errorf("cordon undo --list does not say what the junk left out:\n%s", list)
-			}
-			undo()
-			if got := b.hostMay("cat .env notes.txt"); got != "SECRET=1\nmine\n" {
-				t.Errorf("after the junk, the loss was not undone: %q", got)
-			}
-			history := b.host("git log --all --format=%H")
-			if out, code := b.shim("python3 rmgit.py"); code != 0 {
-				t.Fatalf("exit %d\n%s", code, out)
-			}
-			undo()
-			if got := b.hostMay("git log --all --format=%H"); got != history {
-				t.Errorf("after the junk, the history was not undone:\n%s\nwant:\n%s", got, history)
-			}
-		})
-	}
+			return out
+		}
+		if list := undo("--list"); !strings.Contains(list, "not kept in") || !strings.Contains(list, "quarter of the snapshot store") {
+			t.Errorf("cordon undo --list does not say what the junk left out:\n%s", list)
+		}
+		undo()
+		if got := b.hostMay("cat .env notes.txt"); got != "SECRET=1\nmine\n" {
+			t.Errorf("after the junk, the loss was not undone: %q", got)
+		}
+		history := b.host("git log --all --format=%H")
+		if out, code := b.shim("python3 rmgit.py"); code != 0 {
+			t.Fatalf("exit %d\n%s", code, out)
+		}
+		undo()
+		if got := b.hostMay("git log --all --format=%H"); got != history {
+			t.Errorf("after the junk, the history was not undone:\n%s\nwant:\n%s", got, history)
+		}
+	})
 }
 
 // A round may save an auto-run file while it holds what a command
