@@ -144,6 +144,24 @@ func checkBelow(stateDir string, p *platform.Policy, since time.Time) []string {
 	return append(lines, moveAside(stateDir, ws, found)...)
 }
 
+// AdoptAppeared adopts the repositories made below the root of p's
+// workspace since since ([AdoptRoots]), and moves nothing else: a
+// session's manager asks it at a command's start when its watch saw a
+// change since the ticket was last given back. Between commands no
+// ticket is held and nothing looks, and a repository below the root
+// that neither the index nor the workspace's top level names (git init
+// vendor/new) is not found by the ticket's start either: its
+// configuration would not be guarded during the command (a command set
+// core.fsmonitor there, and the person's next git ran it). The lines
+// say what was adopted.
+func AdoptAppeared(stateDir string, p *platform.Policy, since time.Time) []string {
+	if p.Workspace == "" || stateDir == "" || !hasBelowEntries(p.RootGuarded) {
+		return nil
+	}
+	_, made, _ := findBelow(stateDir, p.Workspace, p.RootGuarded, p.Regenerable, p.Nested, since, nil, false)
+	return adoptRoots(stateDir, p.Workspace, made)
+}
+
 // atRootOf reports whether path is one of the places entries name at
 // the root of one of repos (not below it).
 func atRootOf(repos []platform.NestedRepo, path string, entries []string) bool {

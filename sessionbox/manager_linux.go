@@ -45,17 +45,21 @@ type spec struct {
 // A manager is one session's sandbox, from the host.
 type manager struct {
 	s       spec
-	ctl     int               // the control socket to the keeper
-	lis     int               // the listening socket
-	agent   int               // the agent's pidfd, or -1
-	guarded bool              // the workspace has guarded places
-	held    bool              // this process holds a ticket in the workspace's ledger
-	between func()            // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
-	changes *guard.Changes    // what may have changed below the workspace's root, for the session's life
-	since   time.Time         // the start of the first command since the last watch or release
-	base    int               // the processes below this one with no command running (bwrap, the keeper)
-	self    map[string]string // this process's namespaces
-	filters int               // this process's seccomp filters
+	ctl     int            // the control socket to the keeper
+	lis     int            // the listening socket
+	agent   int            // the agent's pidfd, or -1
+	guarded bool           // the workspace has guarded places
+	held    bool           // this process holds a ticket in the workspace's ledger
+	between func()         // stops the watch of the guarded places while no command runs ([guard.WatchBetween])
+	changes *guard.Changes // what may have changed below the workspace's root, for the session's life
+	since   time.Time      // the start of the first command since the last watch or release
+	// released is when the ticket was last given back with nothing
+	// left running (zero: never): what appears after it is no command's
+	// the guard saw.
+	released time.Time
+	base     int               // the processes below this one with no command running (bwrap, the keeper)
+	self     map[string]string // this process's namespaces
+	filters  int               // this process's seccomp filters
 	// broker serves the session's credentials, nil when it brokers none
 	// (brokerErr says why, when it should have).
 	broker    *platform.Brokerage
@@ -240,6 +244,11 @@ func (m *manager) hold() error {
 		return err
 	}
 	m.held = true
+	if m.changes != nil && !m.released.IsZero() && m.changes.Changed() {
+		// What appeared since the ticket was given back, made by a
+		// person, the agent's file tools or nothing of the session's.
+		guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, guard.AdoptAppeared(m.s.StateDir, m.s.Policy, m.released))
+	}
 	if m.changes == nil {
 		m.changes = guard.WatchChanges(m.s.Policy, m.since)
 	}
@@ -277,6 +286,7 @@ func (m *manager) release() {
 	os.Remove(m.s.Socket + busySuffix)
 	m.stopBetween()
 	m.since = time.Time{}
+	m.released = time.Now()
 	lines, _ := guard.Release(m.s.StateDir, m.s.Policy.Workspace)
 	guard.KeepLines(m.s.StateDir, m.s.Policy.Workspace, lines)
 	m.held = false
