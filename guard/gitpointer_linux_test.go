@@ -181,3 +181,43 @@ func TestKeptPointerGitDirBehindLink(t *testing.T) {
 		t.Error("a pointer into a workspace's .git that is a link is kept")
 	}
 }
+
+// git worktree add writes the worktree's commondir as it writes every
+// file, made and then written: a watch that looks between the two (woken
+// by the .git git wrote just before) waits for it, as for one not made
+// yet, rather than moving the .git that git's next step uses as GIT_DIR.
+// One that stays empty goes once the wait is over.
+func TestWatchBelowWorktreeCommondirBeingWritten(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	os.MkdirAll(filepath.Join(ws, ".git/worktrees/wt"), 0o755)
+	os.MkdirAll(filepath.Join(ws, ".git/worktrees/empty"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	gitDirs := []string{filepath.Join(ws, ".git")}
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	own := filepath.Join(ws, "a/wt/.git")
+	os.MkdirAll(filepath.Dir(own), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), nil, 0o644)
+	os.WriteFile(own, []byte("gitdir: "+filepath.Join(ws, ".git/worktrees/wt")+"\n"), 0o644)
+	empty := filepath.Join(ws, "a/empty/.git")
+	os.MkdirAll(filepath.Dir(empty), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/empty/commondir"), nil, 0o644)
+	os.WriteFile(empty, []byte("gitdir: ../../.git/worktrees/empty\n"), 0o644)
+	if kept, pending := judgePointer(ws, own, gitDirs); kept || !pending {
+		t.Errorf("a worktree's .git whose commondir is made, not written: kept %v, pending %v; want waited for", kept, pending)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(own); err != nil {
+		t.Fatalf("a worktree's .git went while git wrote its commondir: %v", err)
+	}
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	if !waitGone(empty) {
+		t.Error("a .git leading to a worktree's git directory whose commondir stays empty stayed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(own); err != nil {
+		t.Errorf("a worktree's .git went: %v", err)
+	}
+}
