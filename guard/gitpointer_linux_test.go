@@ -221,3 +221,24 @@ func TestWatchBelowWorktreeCommondirBeingWritten(t *testing.T) {
 		t.Errorf("a worktree's .git went: %v", err)
 	}
 }
+
+// A reconcile that runs while git worktree add writes the worktree's
+// commondir (made, not written yet) leaves it to git; one written to
+// lead elsewhere goes.
+func TestReconcileWorktreeCommondirBeingWritten(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	wt := filepath.Join(ws, ".git/worktrees/wt")
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, "commondir"), nil, 0o644)
+	q := newQuarantine(t.TempDir())
+	pattern := filepath.Join(ws, ".git/worktrees/*/commondir")
+	reconcile(ws, []string{pattern}, state{}, q)
+	if _, err := os.Lstat(filepath.Join(wt, "commondir")); err != nil {
+		t.Fatalf("a worktree's commondir git had made, not written yet, went: %v", err)
+	}
+	os.WriteFile(filepath.Join(wt, "commondir"), []byte("../../../elsewhere\n"), 0o644)
+	reconcile(ws, []string{pattern}, state{}, q)
+	if _, err := os.Lstat(filepath.Join(wt, "commondir")); err == nil {
+		t.Error("a worktree's commondir leading elsewhere stayed")
+	}
+}
