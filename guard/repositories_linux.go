@@ -186,6 +186,12 @@ func (b *book) unmakeBare(n platform.NestedRepo) (string, bool) {
 	if len(mine) == 0 {
 		return "", false
 	}
+	if !remade(n.GitDir, b.l.TrustedAt) {
+		// What makes git take it for a git directory was there, as it
+		// is, at the trusted state: the person's repository, changed
+		// inside (a push into its objects/), which moving would lose.
+		return "", false
+	}
 	var moved []string
 	q := newQuarantine(b.stateDir)
 	names, _ := os.ReadDir(n.GitDir)
@@ -212,6 +218,27 @@ func (b *book) unmakeBare(n platform.NestedRepo) (string, bool) {
 		rel[i], _ = filepath.Rel(n.GitDir, p)
 	}
 	return "cordon: " + printable(n.Root) + ": a sandboxed command made this directory a git repository of its own around your own " + printable(strings.Join(rel, ", ")) + " (git would run hooks and read its configuration there): they are left as they are, and what made it a repository is moved aside, so git no longer takes it for one (" + printable(strings.Join(moved, "; ")) + ")", true
+}
+
+// remade reports whether the directory gitDir's names, or its HEAD or
+// commondir (what git reads to take it for a git directory, besides
+// objects/ and refs/ being there), were made or changed since t. A push
+// into a git directory that was one already changes only what is inside
+// its objects/ and refs/.
+func remade(gitDir string, t time.Time) bool {
+	var st unix.Stat_t
+	if unix.Lstat(gitDir, &st) != nil || changedSince(&st, t) {
+		return true
+	}
+	names, _ := os.ReadDir(gitDir)
+	for _, e := range names {
+		if strings.EqualFold(e.Name(), "HEAD") || strings.EqualFold(e.Name(), "commondir") {
+			if unix.Lstat(filepath.Join(gitDir, e.Name()), &st) != nil || changedSince(&st, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trustPersons trusts the places of the repository n (added meanwhile)
