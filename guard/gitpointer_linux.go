@@ -89,8 +89,8 @@ func keptPointer(ws, path string, gitDirs []string) bool {
 // judgePointer is keptPointer; pending is true when the .git is a file
 // made but not written yet, or leads to a worktree's git directory
 // whose commondir is not there, or not written, yet (git worktree add
-// writes the worktree's .git before it): a watch that sees the .git at once waits
-// a moment for it (see [belowWatch.move]).
+// writes the worktree's .git before it): a watch that sees the .git at
+// once waits a moment for it (see [belowWatch.move]).
 func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 	rel, err := filepath.Rel(ws, path)
 	if err != nil || filepath.Base(rel) != ".git" || rel == ".git" || strings.HasPrefix(rel, "..") {

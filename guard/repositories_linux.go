@@ -373,10 +373,8 @@ func (b *book) appeared(n platform.NestedRepo) bool {
 
 // keeps reports whether the ledger keeps n's git directory already. A
 // bare one directly in the workspace is a root ([roots]) from the
-// trusted state on, the person's as it was then: a push into it later
-// changes its objects/, which does not make it the command's (its
-// objects were moved aside as made, or it was adopted, when the round
-// ran after a later command's trusted state).
+// trusted state on, the person's as it was then: a push into it, which
+// changes its objects/, does not make it a command's.
 func (b *book) keeps(n platform.NestedRepo) bool {
 	if n.GitDir == n.Root && slices.Contains(b.l.AdoptedBare, n.GitDir) {
 		return true
