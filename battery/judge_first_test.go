@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cordonsh/cordon/snapshot"
 )
 
 // shim runs script through the cordon shim as bash -c, in the battery's
@@ -59,6 +61,13 @@ func TestJudgeSaysFirst(t *testing.T) {
 			// Pushing to a repository in the workspace works.
 			if out, code := b.shim("git push -q inner HEAD:refs/heads/main && git --git-dir=inner.git log --oneline main | wc -l"); code != 0 || strings.TrimSpace(out) != "1" {
 				t.Errorf("git push into the workspace (exit %d):\n%s", code, out)
+			}
+			// The person's own bare repository directly in the workspace
+			// stays theirs after the round (the push changed its
+			// objects/: once taken for a command's, moved aside).
+			snapshot.Open(filepath.Join(b.home, ".local", "state", "cordon"), snapshot.Budgets{}).WaitPending(b.ws)
+			if out := b.host("git --git-dir=inner.git log --oneline main | wc -l"); strings.TrimSpace(out) != "1" {
+				t.Errorf("inner.git after the push's round: %s", out)
 			}
 			// Over SSH: the keys and the agent are hidden.
 			if out, code := b.shim("git fetch gh"); code != 126 || !strings.Contains(out, "over SSH") {

@@ -309,3 +309,36 @@ func TestFindBelowInside(t *testing.T) {
 		t.Errorf("the walk before the status went into node_modules: %v", repos)
 	}
 }
+
+// The person's own bare repositories, directly in the workspace and
+// below it, there before the trusted state was taken: a push into them
+// (which changes their objects/) keeps what was pushed; the round takes
+// neither for one a command made around the person's files.
+func TestGuardPersonsBarePushedTo(t *testing.T) {
+	p, state := bareWorkspace(t)
+	ws := p.Workspace
+	hostGit(t, ws, "", "init", "-q", "--bare", "top.git")
+	hostGit(t, ws, "", "init", "-q", "--bare", "remotes/origin.git")
+	// (Older than the next trusted state by more than the file clock's
+	// margin.)
+	time.Sleep(50 * time.Millisecond)
+	Release(state, ws)
+	if _, err := Hold(state, p); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	time.Sleep(30 * time.Millisecond)
+	for _, r := range []string{"top.git", "remotes/origin.git"} {
+		hostGit(t, ws, "", "push", "-q", r, "HEAD:refs/heads/main")
+	}
+	for _, l := range bareRound(p, state, since) {
+		if strings.Contains(l, "moved") {
+			t.Errorf("a push into the person's bare repository moved something: %s", l)
+		}
+	}
+	for _, r := range []string{"top.git", "remotes/origin.git"} {
+		if out := hostGit(t, ws, "", "--git-dir="+r, "log", "--oneline", "main"); !strings.Contains(out, "lib/src") {
+			t.Errorf("%s lost what was pushed: %s", r, out)
+		}
+	}
+}

@@ -88,9 +88,9 @@ func keptPointer(ws, path string, gitDirs []string) bool {
 
 // judgePointer is keptPointer; pending is true when the .git is a file
 // made but not written yet, or leads to a worktree's git directory
-// whose commondir is not there yet (git worktree add writes the
-// worktree's .git before it): a watch that sees the .git at once waits
-// a moment for it (see [belowWatch.move]).
+// whose commondir is not there, or not written, yet (git worktree add
+// writes the worktree's .git before it): a watch that sees the .git at
+// once waits a moment for it (see [belowWatch.move]).
 func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 	rel, err := filepath.Rel(ws, path)
 	if err != nil || filepath.Base(rel) != ".git" || rel == ".git" || strings.HasPrefix(rel, "..") {
@@ -181,7 +181,13 @@ func judgePointer(ws, path string, gitDirs []string) (kept, pending bool) {
 			if commondirBack(real, greal) {
 				return true, false
 			}
-			if _, err := os.Lstat(real + "/commondir"); os.IsNotExist(err) {
+			// Not there yet, or made and not written yet: git writes
+			// the file as it does the .git (open, then write), and a
+			// watch woken by the .git looks while git writes it; moved
+			// then, the .git left git's own next step (git
+			// symbolic-ref, GIT_DIR=WT/.git) with no repository.
+			var st unix.Stat_t
+			if err := unix.Lstat(real+"/commondir", &st); err == unix.ENOENT || err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
 				pending = true
 			}
 		case len(comps) >= 2 && len(comps) <= maxDeep+1 && comps[0] == "modules":

@@ -181,3 +181,64 @@ func TestKeptPointerGitDirBehindLink(t *testing.T) {
 		t.Error("a pointer into a workspace's .git that is a link is kept")
 	}
 }
+
+// git worktree add writes the worktree's commondir as it writes every
+// file, made and then written: a watch that looks between the two (woken
+// by the .git git wrote just before) waits for it, as for one not made
+// yet, rather than moving the .git that git's next step uses as GIT_DIR.
+// One that stays empty goes once the wait is over.
+func TestWatchBelowWorktreeCommondirBeingWritten(t *testing.T) {
+	p, state := belowPolicy(t)
+	ws := p.Workspace
+	os.MkdirAll(filepath.Join(ws, ".git/worktrees/wt"), 0o755)
+	os.MkdirAll(filepath.Join(ws, ".git/worktrees/empty"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	gitDirs := []string{filepath.Join(ws, ".git")}
+	stop := watchBelow(state, p, time.Now())
+	defer stop()
+	time.Sleep(50 * time.Millisecond)
+	own := filepath.Join(ws, "a/wt/.git")
+	os.MkdirAll(filepath.Dir(own), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), nil, 0o644)
+	os.WriteFile(own, []byte("gitdir: "+filepath.Join(ws, ".git/worktrees/wt")+"\n"), 0o644)
+	empty := filepath.Join(ws, "a/empty/.git")
+	os.MkdirAll(filepath.Dir(empty), 0o755)
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/empty/commondir"), nil, 0o644)
+	os.WriteFile(empty, []byte("gitdir: ../../.git/worktrees/empty\n"), 0o644)
+	if kept, pending := judgePointer(ws, own, gitDirs); kept || !pending {
+		t.Errorf("a worktree's .git whose commondir is made, not written: kept %v, pending %v; want waited for", kept, pending)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(own); err != nil {
+		t.Fatalf("a worktree's .git went while git wrote its commondir: %v", err)
+	}
+	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	if !waitGone(empty) {
+		t.Error("a .git leading to a worktree's git directory whose commondir stays empty stayed")
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := os.Lstat(own); err != nil {
+		t.Errorf("a worktree's .git went: %v", err)
+	}
+}
+
+// A reconcile that runs while git worktree add writes the worktree's
+// commondir (made, not written yet) leaves it to git; one written to
+// lead elsewhere goes.
+func TestReconcileWorktreeCommondirBeingWritten(t *testing.T) {
+	ws := filepath.Join(t.TempDir(), "ws")
+	wt := filepath.Join(ws, ".git/worktrees/wt")
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, "commondir"), nil, 0o644)
+	q := newQuarantine(t.TempDir())
+	pattern := filepath.Join(ws, ".git/worktrees/*/commondir")
+	reconcile(ws, []string{pattern}, state{}, q)
+	if _, err := os.Lstat(filepath.Join(wt, "commondir")); err != nil {
+		t.Fatalf("a worktree's commondir git had made, not written yet, went: %v", err)
+	}
+	os.WriteFile(filepath.Join(wt, "commondir"), []byte("../../../elsewhere\n"), 0o644)
+	reconcile(ws, []string{pattern}, state{}, q)
+	if _, err := os.Lstat(filepath.Join(wt, "commondir")); err == nil {
+		t.Error("a worktree's commondir leading elsewhere stayed")
+	}
+}

@@ -186,6 +186,12 @@ func (b *book) unmakeBare(n platform.NestedRepo) (string, bool) {
 	if len(mine) == 0 {
 		return "", false
 	}
+	if !remade(n.GitDir, b.l.TrustedAt) {
+		// What makes git take it for a git directory was there, as it
+		// is, at the trusted state: the person's repository, changed
+		// inside (a push into its objects/), which moving would lose.
+		return "", false
+	}
 	var moved []string
 	q := newQuarantine(b.stateDir)
 	names, _ := os.ReadDir(n.GitDir)
@@ -212,6 +218,27 @@ func (b *book) unmakeBare(n platform.NestedRepo) (string, bool) {
 		rel[i], _ = filepath.Rel(n.GitDir, p)
 	}
 	return "cordon: " + printable(n.Root) + ": a sandboxed command made this directory a git repository of its own around your own " + printable(strings.Join(rel, ", ")) + " (git would run hooks and read its configuration there): they are left as they are, and what made it a repository is moved aside, so git no longer takes it for one (" + printable(strings.Join(moved, "; ")) + ")", true
+}
+
+// remade reports whether the directory gitDir's names, or its HEAD or
+// commondir (what git reads to take it for a git directory, besides
+// objects/ and refs/ being there), were made or changed since t. A push
+// into a git directory that was one already changes only what is inside
+// its objects/ and refs/.
+func remade(gitDir string, t time.Time) bool {
+	var st unix.Stat_t
+	if unix.Lstat(gitDir, &st) != nil || changedSince(&st, t) {
+		return true
+	}
+	names, _ := os.ReadDir(gitDir)
+	for _, e := range names {
+		if strings.EqualFold(e.Name(), "HEAD") || strings.EqualFold(e.Name(), "commondir") {
+			if unix.Lstat(filepath.Join(gitDir, e.Name()), &st) != nil || changedSince(&st, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // trustPersons trusts the places of the repository n (added meanwhile)
@@ -344,10 +371,13 @@ func (b *book) appeared(n platform.NestedRepo) bool {
 	return id != "" && !b.l.TrustedAt.IsZero() && !bornSince(unix.AT_FDCWD, n.GitDir, b.l.TrustedAt) && !slices.Contains(b.l.MadeDirs, id)
 }
 
-// keeps reports whether the ledger keeps n's git directory already.
+// keeps reports whether the ledger keeps n's git directory already. A
+// bare one directly in the workspace is a root ([roots]) from the
+// trusted state on, the person's as it was then: a push into it, which
+// changes its objects/, does not make it a command's.
 func (b *book) keeps(n platform.NestedRepo) bool {
-	if n.GitDir == n.Root {
-		return slices.Contains(b.l.AdoptedBare, n.GitDir)
+	if n.GitDir == n.Root && slices.Contains(b.l.AdoptedBare, n.GitDir) {
+		return true
 	}
 	return slices.Contains(b.l.Roots, n.Root)
 }

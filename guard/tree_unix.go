@@ -576,6 +576,14 @@ func (w *walker) ownCommondir(dirfd int, name, path string, st *unix.Stat_t) boo
 	if name != "commondir" || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 4096 || w.ws == "" {
 		return false
 	}
+	if st.Size == 0 {
+		// Made, not written yet (git writes a file after making it): a
+		// reconcile that a process left by a command set off while its
+		// git worktree add ran must not take it from git, whose next
+		// step needs it. git reads no repository through an empty one
+		// (it stops), and it is looked at again at the next reconcile.
+		return true
+	}
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
